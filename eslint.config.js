@@ -1,0 +1,19 @@
+// Lint rules: typescript-eslint recommended, plus the project's own: no process.exit outside the CLI entry point.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'collections/**', '.obflow/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Only src/cli/main.ts decides exit codes.' }],
+    },
+  },
+  { files: ['src/cli/main.ts', 'bench/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
+  { files: ['templates/**/*.js'], languageOptions: { globals: { pm: 'readonly', postman: 'readonly', require: 'readonly', console: 'readonly', atob: 'readonly', btoa: 'readonly', CryptoJS: 'readonly' } } },
+);

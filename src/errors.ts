@@ -1,0 +1,82 @@
+// The one error family of obflow: a closed set of stable codes, each with the exit class the CLI maps it to.
+// Tests assert `code`, never the message. docs/errors.md documents every code (checked by test/unit/errors.test.ts).
+
+/** Exit classes: `checks` → 1 (something was verified and failed), `usage` → 2 (the user's input or config is wrong),
+ *  `remote` → 3 (a remote party refused or could not be reached). */
+export type ExitClass = 'checks' | 'usage' | 'remote';
+
+export const ERROR_CODES = {
+  // usage and configuration
+  ERR_USAGE: 'usage',
+  ERR_CONFIG_INVALID: 'usage',
+  ERR_CONFIG_NOT_FOUND: 'usage',
+  ERR_FILE_MISSING: 'usage',
+  ERR_FILE_UNREADABLE: 'usage',
+  ERR_WRITE_FAILED: 'usage',
+  ERR_IDENTITY_MISSING: 'usage',
+  ERR_NOT_REGISTERED: 'usage',
+  ERR_STEP_UNKNOWN: 'usage',
+  ERR_BROWSER_MISSING: 'usage',
+  // prerequisites and local material (doctor, register preflight, run preflight)
+  ERR_SSA_MISSING: 'checks',
+  ERR_SSA_INVALID: 'checks',
+  ERR_SSA_SIGNATURE: 'checks',
+  ERR_SSA_EXPIRED: 'checks',
+  ERR_CERT_MISSING: 'checks',
+  ERR_CERT_INVALID: 'checks',
+  ERR_CERT_EXPIRED: 'checks',
+  ERR_CERT_NOT_YET_VALID: 'checks',
+  ERR_CERT_KEY_MISMATCH: 'checks',
+  ERR_CERT_UNTRUSTED: 'checks',
+  ERR_CERT_NO_CLIENT_AUTH: 'checks',
+  ERR_CERT_PORT_UNMATCHED: 'checks',
+  ERR_PFX_PASSPHRASE: 'checks',
+  ERR_KEY_INVALID: 'checks',
+  ERR_SIGNING_KEY_MISMATCH: 'checks',
+  ERR_REDIRECT_URI_MISSING: 'checks',
+  ERR_REDIRECT_URI_NOT_IN_SSA: 'checks',
+  ERR_DIRECTORY_CERTS_MISSING: 'checks',
+  ERR_REGISTRATION_INVALID: 'checks',
+  ERR_COLLECTION_INVALID: 'checks',
+  ERR_RUN_FAILED: 'checks',
+  // remote parties
+  ERR_REMOTE_UNREACHABLE: 'remote',
+  ERR_REMOTE_TLS: 'remote',
+  ERR_REMOTE_RESPONSE: 'remote',
+  ERR_DISCOVERY_INVALID: 'remote',
+  ERR_REGISTRATION_REJECTED: 'remote',
+  ERR_ENVIRONMENT_DOWNLOAD: 'remote',
+  ERR_CONSENT_REJECTED: 'remote',
+  ERR_SANDBOX_START: 'remote',
+} as const satisfies Record<string, ExitClass>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ObflowErrorOptions {
+  /** What to do about it, one line. */
+  hint: string;
+  cause?: unknown;
+}
+
+/** The only error type obflow throws for expected failures. Programmer misuse throws TypeError instead. */
+export class ObflowError extends Error {
+  override readonly name = 'ObflowError';
+  readonly code: ErrorCode;
+  readonly hint: string;
+
+  constructor(code: ErrorCode, message: string, options: ObflowErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+  }
+
+  get exitClass(): ExitClass {
+    return ERROR_CODES[this.code];
+  }
+}
+
+export function isObflowError(value: unknown): value is ObflowError {
+  return value instanceof ObflowError;
+}
+
+export const EXIT_CODES: Record<ExitClass | 'ok', number> = { ok: 0, checks: 1, usage: 2, remote: 3 };

@@ -1,0 +1,164 @@
+// The seams inside the bank emulator: what the authorisation side (auth/) and the resource side (resource/) share.
+// Both sides are wired together only in src/sandbox/index.ts (startSandbox). Nothing outside src/sandbox imports this.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PeerCertificate } from 'node:tls';
+
+/** The four client profiles of the sandbox (bank-interface.md §1): each has its own issuer / {auth_url}. */
+export const PROFILE_NAMES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+export interface Profile {
+  name: ProfileName;
+  /** strict: every rule of the standard; permissive: tolerates common client mistakes, never unsafe ones. */
+  strictness: 'strict' | 'permissive';
+  /** headless: one GET of the consent URL redirects with a code; interactive: real login and consent pages. */
+  consent: 'headless' | 'interactive';
+}
+
+export function profileOf(name: ProfileName): Profile {
+  const [strictness, consent] = name.split('-') as [Profile['strictness'], Profile['consent']];
+  return { name, strictness, consent };
+}
+
+/** Every address the sandbox serves; printed by `obflow sandbox --json`. */
+export interface SandboxUrls {
+  /** {sandbox_base_url}: resource server origin (registration, environment helper, AIS API). */
+  sandbox_base_url: string;
+  /** {sandbox_base_url}/dynamic-client-registration/v3.2/register */
+  registration_endpoint: string;
+  /** {sandbox_base_url}/sandbox-helper/v1.0/postman/environment (takes ?client_id=) */
+  environment_helper: string;
+  /** {sandbox_base_url}/open-banking/v3.1/aisp */
+  aisp_base_url: string;
+  /** Per profile: {auth_url} (the issuer), its token endpoint and discovery document. */
+  profiles: Record<ProfileName, { auth_url: string; token_url: string; discovery_url: string; authorization_endpoint: string }>;
+}
+
+export interface SandboxHandle {
+  urls: SandboxUrls;
+  close(): Promise<void>;
+}
+
+// ---- Consents (AIS v3.1 account-access-consents) --------------------------------------------------------------
+
+export type ConsentStatus = 'AwaitingAuthorisation' | 'Authorised' | 'Rejected' | 'Revoked';
+
+/** One account-access consent as the bank stores it. Field names on the wire are the OBIE ones. */
+export interface ConsentRecord {
+  ConsentId: string;
+  /** The client (TPP registration) that created it with a client-credentials token. */
+  clientId: string;
+  Status: ConsentStatus;
+  Permissions: string[];
+  CreationDateTime: string;
+  StatusUpdateDateTime: string;
+  ExpirationDateTime?: string;
+  TransactionFromDateTime?: string;
+  TransactionToDateTime?: string;
+  /** Set when the PSU authorises: which test user, and which of their accounts they selected. */
+  psuId?: string;
+  accountIds?: string[];
+}
+
+export interface ConsentStore {
+  create(record: ConsentRecord): Promise<ConsentRecord>;
+  get(consentId: string): Promise<ConsentRecord | undefined>;
+  /** AwaitingAuthorisation → Authorised. Throws ConsentStateError from any other state. */
+  authorise(consentId: string, psuId: string, accountIds: string[], now: Date): Promise<ConsentRecord>;
+  /** AwaitingAuthorisation → Rejected (PSU cancelled). Throws ConsentStateError from any other state. */
+  reject(consentId: string, now: Date): Promise<ConsentRecord>;
+  /** Authorised or AwaitingAuthorisation → Revoked (DELETE by the TPP). Throws ConsentStateError otherwise. */
+  revoke(consentId: string, now: Date): Promise<ConsentRecord>;
+}
+
+export class ConsentStateError extends Error {
+  override readonly name = 'ConsentStateError';
+  constructor(
+    readonly consentId: string,
+    readonly status: ConsentStatus | 'missing',
+    readonly wanted: ConsentStatus,
+  ) {
+    super(`consent ${consentId} is ${status}; cannot become ${wanted}`);
+  }
+}
+
+// ---- Clients and tokens (owned by auth/, read by resource/) ---------------------------------------------------
+
+/** A registered TPP client as the resource side needs to know it. */
+export interface SandboxClient {
+  clientId: string;
+  profile: ProfileName;
+  softwareId: string;
+  orgId: string;
+  redirectUris: string[];
+  /** SHA-256 thumbprints (base64url, as x5t#S256) of transport certificates allowed for this client. */
+  certificateThumbprints: string[];
+}
+
+export interface ClientDirectory {
+  get(clientId: string): Promise<SandboxClient | undefined>;
+}
+
+/** What the resource server learns from an access token (RFC 7662 introspection, in process). */
+export interface AccessTokenInfo {
+  clientId: string;
+  profile: ProfileName;
+  /** client_credentials tokens may create consents; authorization_code tokens may read account data. */
+  grant: 'client_credentials' | 'authorization_code';
+  scopes: string[];
+  /** For authorization_code (and refreshed) tokens: the consent the PSU authorised (openbanking_intent_id). */
+  consentId?: string;
+  /** RFC 8705 cnf.x5t#S256 of the certificate the token was issued to. */
+  certificateThumbprint?: string;
+  expiresAt: Date;
+}
+
+export interface TokenVerifier {
+  /** undefined when the token is unknown, expired or revoked. */
+  verify(accessToken: string): Promise<AccessTokenInfo | undefined>;
+}
+
+// ---- HTTP plumbing shared by both origins ----------------------------------------------------------------------
+
+/** Per-request context the top-level server builds before dispatching to a side. */
+export interface RequestContext {
+  /** The TLS peer certificate if the client presented one (empty object from Node otherwise → undefined here). */
+  peerCertificate: PeerCertificate | undefined;
+  /** True when the presented certificate chains to the directory's issuing CA (socket.authorized). */
+  peerAuthorized: boolean;
+  /** x5t#S256 of the presented certificate (base64url SHA-256 of the DER), when one was presented. */
+  peerThumbprint: string | undefined;
+  /** x-fapi-interaction-id echoed from the request, or a fresh UUID. */
+  interactionId: string;
+  /** Filled in by handlers so the one-line request log can name the client. */
+  clientId?: string;
+  now(): Date;
+}
+
+export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
+
+/** Options of startSandbox; every seam injectable, every field has a default in index.ts. */
+export interface SandboxOptions {
+  /** Server certificate and key (PEM), from the local trust directory. */
+  serverCertificate: string;
+  serverKey: string;
+  /** Trust anchors for client certificates: the directory's issuing CA (and root), PEM. */
+  clientCa: string[];
+  /** The directory's public JWKS: verifies software statement assertions. */
+  directoryJwks: { keys: Record<string, unknown>[] };
+  /** Where clients, consents, grants and tokens persist. Required: tests and the demo pass a fresh temp dir. */
+  dataDir: string;
+  /** Listen address; the URLs use it too. Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 for both (tests). `obflow sandbox` may fix them. */
+  resourcePort?: number;
+  authPort?: number;
+  /** Seed of the generated bank data (users' accounts and transactions). */
+  seed?: string;
+  now?: () => Date;
+  /** One line per request (already redacted). Default: silent. */
+  log?: (line: string) => void;
+  /** Also log bodies (secrets masked). */
+  verbose?: boolean;
+}

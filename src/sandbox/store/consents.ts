@@ -1,0 +1,45 @@
+// Account-access consents (AIS v3.1) persisted in the data directory; the status machine lives here so the resource
+// side (create, GET, DELETE) and the authorisation side (PSU confirms or cancels) share one set of rules:
+// AwaitingAuthorisation → Authorised | Rejected; AwaitingAuthorisation | Authorised → Revoked; terminal otherwise.
+
+import { ConsentStateError } from '../contracts.js';
+import type { ConsentRecord, ConsentStatus, ConsentStore } from '../contracts.js';
+import { JsonCollection } from './json-store.js';
+
+export function openConsentStore(dataDir: string): ConsentStore {
+  const consents = new JsonCollection<ConsentRecord>(dataDir, 'consents');
+
+  function transition(consentId: string, from: ConsentStatus[], to: ConsentStatus, now: Date, extra: Partial<ConsentRecord> = {}): ConsentRecord {
+    const current = consents.get(consentId);
+    if (!current) throw new ConsentStateError(consentId, 'missing', to);
+    if (!from.includes(current.Status)) throw new ConsentStateError(consentId, current.Status, to);
+    const next: ConsentRecord = { ...current, ...extra, Status: to, StatusUpdateDateTime: isoSeconds(now) };
+    consents.set(consentId, next);
+    return next;
+  }
+
+  return {
+    async create(record) {
+      if (consents.get(record.ConsentId)) throw new TypeError(`consent ${record.ConsentId} exists`);
+      consents.set(record.ConsentId, record);
+      return record;
+    },
+    async get(consentId) {
+      return consents.get(consentId);
+    },
+    async authorise(consentId, psuId, accountIds, now) {
+      return transition(consentId, ['AwaitingAuthorisation'], 'Authorised', now, { psuId, accountIds: [...accountIds] });
+    },
+    async reject(consentId, now) {
+      return transition(consentId, ['AwaitingAuthorisation'], 'Rejected', now);
+    },
+    async revoke(consentId, now) {
+      return transition(consentId, ['AwaitingAuthorisation', 'Authorised'], 'Revoked', now);
+    },
+  };
+}
+
+/** ISO 8601 with seconds and an explicit offset, as OBIE examples write date-times. */
+export function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
