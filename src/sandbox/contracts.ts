@@ -162,3 +162,18 @@ export interface SandboxOptions {
   /** Also log bodies (secrets masked). */
   verbose?: boolean;
 }
+
+// ---- The resource side's entry point (implemented in resource/index.ts as createResourceHandler(deps)) -------------
+
+/** What startSandbox hands the resource server. It answers every request on the resource origin that is not
+ *  registration (/dynamic-client-registration/…) or the environment helper (/sandbox-helper/…), 404 for unknown. */
+export interface ResourceServerDeps {
+  consents: ConsentStore;
+  tokens: TokenVerifier;
+  clients: ClientDirectory;
+  /** Seed of the generated bank data; same seed → same accounts, balances, transactions. */
+  seed: string;
+  now(): Date;
+  /** Fresh ids (ConsentId, interaction ids). */
+  newId(): string;
+}
