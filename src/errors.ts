@@ -48,6 +48,8 @@ export const ERROR_CODES = {
   ERR_ENVIRONMENT_DOWNLOAD: 'remote',
   ERR_CONSENT_REJECTED: 'remote',
   ERR_SANDBOX_START: 'remote',
+  // a bug in obflow (never thrown on purpose; the CLI prints it for unexpected exceptions)
+  ERR_UNEXPECTED: 'checks',
 } as const satisfies Record<string, ExitClass>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,50 @@
+// What every command handler shares: the output, the process seams, and loading the config from file, OBFLOW_*
+// variables and this command's flags (flags mapped to dotted config keys here, once).
+
+import type { ObflowConfig } from '../config/schema.js';
+import type { CliIo, Output } from './output.js';
+
+export interface CommandState {
+  io: CliIo;
+  output: Output;
+  /** Set by a handler whose checks failed (1); errors decide the other codes. */
+  exitCode: number;
+}
+
+/** Global and per-command flags that override config keys (kebab-case flag → dotted key). */
+export const FLAG_TO_CONFIG: Record<string, string> = {
+  'state-dir': 'stateDir',
+  target: 'target',
+  profile: 'sandbox.profile',
+  seed: 'sandbox.seed',
+  'resource-port': 'sandbox.resourcePort',
+  'auth-port': 'sandbox.authPort',
+  'response-type': 'flow.responseType',
+  consent: 'flow.consent',
+  'psu-user': 'flow.psuUser',
+  'max-pages': 'flow.maxPages',
+  'out-collections': 'output.collections',
+  'out-reports': 'output.reports',
+};
+
+export function flagsToLayer(argv: Record<string, unknown>): Record<string, unknown> {
+  const layer: Record<string, unknown> = {};
+  for (const [flag, key] of Object.entries(FLAG_TO_CONFIG)) {
+    const value = argv[flag];
+    if (value === undefined) continue;
+    const path = key.split('.');
+    let node = layer;
+    path.slice(0, -1).forEach((segment) => {
+      node[segment] ??= {};
+      node = node[segment] as Record<string, unknown>;
+    });
+    node[path[path.length - 1] as string] = value;
+  }
+  return layer;
+}
+
+export async function loadCommandConfig(state: CommandState, argv: Record<string, unknown>): Promise<ObflowConfig> {
+  const { loadConfig } = await import('../config/load.js');
+  const configFile = typeof argv.config === 'string' ? argv.config : undefined;
+  return loadConfig({ cwd: state.io.cwd, env: state.io.env, configFile, flags: flagsToLayer(argv) }).config;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// The obflow command line: a yargs root over command modules. This is the only place that turns errors into
+// `error:`/`hint:` lines and exit codes: 0 ok, 1 checks failed, 2 usage or configuration, 3 remote refused/unreachable.
+
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import yargs from 'yargs';
+import { EXIT_CODES, isObflowError } from '../errors.js';
+import { commandModules } from './commands/index.js';
+import type { CommandState } from './context.js';
+import { createOutput } from './output.js';
+import type { CliIo } from './output.js';
+
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const wantsJson = argv.includes('--json');
+  const state: CommandState = { io, exitCode: 0, output: createOutput(io, { json: wantsJson, quiet: argv.includes('--quiet') }) };
+  const parser = yargs([...argv])
+    .scriptName('obflow')
+    .usage('$0 <command> [options]\n\nFrom a UK open-banking software statement to verified account data, as Postman collections.')
+    .option('config', { type: 'string', describe: 'Config file (default: ./obflow.config.json if present)', global: true })
+    .option('json', { type: 'boolean', describe: 'Machine-readable output (one JSON document)', global: true })
+    .option('quiet', { type: 'boolean', describe: 'Only problems and the result', global: true })
+    .option('state-dir', { type: 'string', describe: 'State folder (identity, registrations, secrets)', global: true })
+    .command(commandModules(state))
+    .demandCommand(1, 'Name a command: obflow <command>; `obflow --help` lists them.')
+    .example('$0 demo', 'the whole flow against the embedded sandbox (what `npm start` runs)')
+    .example('$0 doctor --config obflow.config.json', "check a real bank's prerequisites")
+    .recommendCommands()
+    .strict()
+    .help()
+    .alias('h', 'help')
+    .version(false)
+    .wrap(Math.min(110, process.stdout.columns || 110))
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw error ?? new UsageError(message);
+    });
+  try {
+    await parser.parseAsync();
+    return state.exitCode;
+  } catch (error) {
+    return report(error, state);
+  }
+}
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+function report(error: unknown, state: CommandState): number {
+  const { output, io } = state;
+  if (isObflowError(error)) {
+    output.error(error.code, error.message, error.hint);
+    if (io.env.OBFLOW_DEBUG && error.cause) io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+    return EXIT_CODES[error.exitClass];
+  }
+  if (error instanceof UsageError || (error instanceof Error && error.name === 'YError')) {
+    output.error('ERR_USAGE', error.message.split('\n')[0] ?? 'bad usage', 'Run `obflow --help` or `obflow <command> --help`.');
+    return EXIT_CODES.usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  output.error('ERR_UNEXPECTED', message.split('\n')[0] ?? 'unexpected failure', 'This is a bug in obflow: rerun with OBFLOW_DEBUG=1 and report the stack trace.');
+  if (io.env.OBFLOW_DEBUG) io.stderr.write(`${String((error as Error).stack ?? error)}\n`);
+  return EXIT_CODES.checks;
+}
+
+function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+}
+
+function invokedDirectly(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  const code = await main(process.argv.slice(2));
+  // Let pending output drain, then leave even if a dependency keeps a handle open.
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 50).unref();
+}

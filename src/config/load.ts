@@ -1,0 +1,279 @@
+// Loads the config: file < OBFLOW_* environment < flags (undefined never overrides). Relative paths resolve from
+// the config file's folder for file values and from the working directory for environment and flag values.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { z } from 'zod';
+import { ObflowError } from '../errors.js';
+import { configJsonSchema, configSchema } from './schema.js';
+import type { ObflowConfig } from './schema.js';
+
+export const DEFAULT_CONFIG_FILE = 'obflow.config.json';
+const ENV_PREFIX = 'OBFLOW_';
+
+type Layer = Record<string, unknown>;
+
+export interface LoadConfigOptions {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** --config; else OBFLOW_CONFIG; else ./obflow.config.json when it exists; else defaults only. */
+  configFile?: string | undefined;
+  /** Flag values as a partial config (dotted keys already nested); undefined leaves are ignored. */
+  flags?: Layer;
+  /** Check that every file the config names exists (default true). */
+  checkFiles?: boolean;
+}
+
+export interface LoadedConfig {
+  config: ObflowConfig;
+  /** Absolute path of the file read, if any. */
+  configFile: string | undefined;
+}
+
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const configFile = locateConfigFile(options);
+  const fileLayer = configFile ? resolvePaths(readConfigFile(configFile), dirname(configFile)) : {};
+  const envLayer = resolvePaths(readEnvironment(options.env), options.cwd);
+  const flagLayer = resolvePaths(options.flags ?? {}, options.cwd);
+  const merged = mergeLayers(mergeLayers(fileLayer, envLayer), flagLayer);
+  // Defaults that are paths resolve from the config file's folder (or cwd), like any other relative path.
+  const baseDir = configFile ? dirname(configFile) : options.cwd;
+  const config = resolveDefaults(parseConfig(merged, configFile ?? 'configuration'), baseDir);
+  if (options.checkFiles !== false) checkFilesExist(config);
+  return { config, configFile };
+}
+
+/** Validates a merged raw config; the first problem becomes one ERR_CONFIG_INVALID line naming its dotted path. */
+export function parseConfig(raw: unknown, source: string): ObflowConfig {
+  const result = configSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  const where = dotted(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const key = [where, issue.keys[0]].filter(Boolean).join('.');
+    throw new ObflowError('ERR_CONFIG_INVALID', `${source}: unknown key ${key}`, {
+      hint: 'Remove it or fix its spelling; obflow.config.schema.json lists every key.',
+    });
+  }
+  throw new ObflowError('ERR_CONFIG_INVALID', `${source}: ${where || '(root)'} ${issue.message}`, {
+    hint: 'Fix that value; obflow.config.schema.json describes every key.',
+  });
+}
+
+function locateConfigFile(options: LoadConfigOptions): string | undefined {
+  const named = options.configFile ?? options.env.OBFLOW_CONFIG;
+  if (named !== undefined && named !== '') {
+    const file = resolve(options.cwd, named);
+    if (!existsSync(file)) {
+      throw new ObflowError('ERR_CONFIG_NOT_FOUND', `config file ${file} does not exist`, {
+        hint: 'Check the path, or leave out --config to use the embedded sandbox.',
+      });
+    }
+    return file;
+  }
+  const implicit = resolve(options.cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(implicit) ? implicit : undefined;
+}
+
+function readConfigFile(file: string): Layer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (cause) {
+    throw new ObflowError('ERR_CONFIG_INVALID', `${file} is not valid JSON`, {
+      hint: 'Fix the JSON syntax (an editor with obflow.config.schema.json helps).',
+      cause,
+    });
+  }
+  if (!isPlainObject(parsed)) {
+    throw new ObflowError('ERR_CONFIG_INVALID', `${file}: (root) must be a JSON object`, { hint: 'Start the file with {.' });
+  }
+  return parsed;
+}
+
+// ---- OBFLOW_* environment: OBFLOW_<SEGMENT>__<SEGMENT>, each segment the key in UPPER_SNAKE_CASE ----------------
+
+interface LeafInfo {
+  path: string[];
+  type: 'string' | 'number' | 'boolean' | 'array';
+}
+
+let leafCache: Map<string, LeafInfo> | undefined;
+
+/** Every settable leaf of the schema, by its environment variable name. */
+export function environmentVariables(): Map<string, LeafInfo> {
+  if (leafCache) return leafCache;
+  const leaves = new Map<string, LeafInfo>();
+  const walk = (node: unknown, path: string[]): void => {
+    if (!isPlainObject(node)) return;
+    const variants = (node.anyOf ?? node.oneOf) as unknown[] | undefined;
+    if (Array.isArray(variants)) {
+      for (const variant of variants) walk(variant, path);
+      return;
+    }
+    if (node.type === 'object' && isPlainObject(node.properties)) {
+      for (const [key, child] of Object.entries(node.properties)) if (key !== '$schema') walk(child, [...path, key]);
+      return;
+    }
+    const type = node.type === 'integer' ? 'number' : node.type;
+    if (type === 'string' || type === 'number' || type === 'boolean' || type === 'array' || Array.isArray(node.enum)) {
+      const name = ENV_PREFIX + path.map(toEnvSegment).join('__');
+      leaves.set(name, { path, type: Array.isArray(node.enum) ? 'string' : (type as LeafInfo['type']) });
+    }
+  };
+  walk(configJsonSchema(), []);
+  leafCache = leaves;
+  return leaves;
+}
+
+function toEnvSegment(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+function readEnvironment(env: Record<string, string | undefined>): Layer {
+  const layer: Layer = {};
+  const leaves = environmentVariables();
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || name === 'OBFLOW_CONFIG' || name === 'OBFLOW_DEBUG' || value === undefined) continue;
+    const leaf = leaves.get(name);
+    if (!leaf) {
+      throw new ObflowError('ERR_CONFIG_INVALID', `environment: unknown variable ${name}`, {
+        hint: `Unset it, or use one of: ${[...leaves.keys()].slice(0, 6).join(', ')}, … (see the README).`,
+      });
+    }
+    setPath(layer, leaf.path, coerce(name, value, leaf.type));
+  }
+  return layer;
+}
+
+function coerce(name: string, value: string, type: LeafInfo['type']): unknown {
+  switch (type) {
+    case 'string':
+      return value;
+    case 'boolean':
+      if (value === 'true' || value === '1') return true;
+      if (value === 'false' || value === '0') return false;
+      break;
+    case 'number':
+      if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+      break;
+    case 'array':
+      if (value.trim().startsWith('[')) {
+        try {
+          return JSON.parse(value) as unknown;
+        } catch {
+          break;
+        }
+      }
+      return value.split(',').map((part) => part.trim()).filter(Boolean);
+  }
+  throw new ObflowError('ERR_CONFIG_INVALID', `environment: ${name} must be a ${type}, got "${value}"`, {
+    hint: type === 'boolean' ? 'Use true or false.' : `Give a ${type}.`,
+  });
+}
+
+// ---- paths -------------------------------------------------------------------------------------------------------
+
+/** Dotted paths of every config value that is a file or folder path ('[]' marks arrays of paths). */
+const PATH_KEYS = [
+  'stateDir',
+  'output.collections',
+  'output.reports',
+  'identity.softwareStatement',
+  'identity.transport.cert',
+  'identity.transport.key',
+  'identity.transport.pfx',
+  'identity.signing.key',
+  'identity.directoryRoots[]',
+  'identity.directoryIssuing[]',
+  'identity.directoryJwks',
+  'bank.server_ca[]',
+] as const;
+
+function resolvePaths(layer: Layer, baseDir: string): Layer {
+  const copy = structuredClone(layer);
+  for (const key of PATH_KEYS) {
+    const isArray = key.endsWith('[]');
+    const segments = key.replace('[]', '').split('.');
+    const value = getPath(copy, segments);
+    if (isArray && Array.isArray(value)) {
+      setPath(copy, segments, value.map((item) => (typeof item === 'string' ? absolute(baseDir, item) : item)));
+    } else if (typeof value === 'string') {
+      setPath(copy, segments, absolute(baseDir, value));
+    }
+  }
+  return copy;
+}
+
+function resolveDefaults(config: ObflowConfig, baseDir: string): ObflowConfig {
+  return {
+    ...config,
+    stateDir: absolute(baseDir, config.stateDir),
+    output: { collections: absolute(baseDir, config.output.collections), reports: absolute(baseDir, config.output.reports) },
+  };
+}
+
+function absolute(baseDir: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(baseDir, path);
+}
+
+function checkFilesExist(config: ObflowConfig): void {
+  const files: [string, string][] = [];
+  const id = config.identity;
+  if (id) {
+    files.push(['identity.softwareStatement', id.softwareStatement], ['identity.signing.key', id.signing.key], ['identity.directoryJwks', id.directoryJwks]);
+    if ('pfx' in id.transport) files.push(['identity.transport.pfx', id.transport.pfx]);
+    else files.push(['identity.transport.cert', id.transport.cert], ['identity.transport.key', id.transport.key]);
+    id.directoryRoots.forEach((file, i) => files.push([`identity.directoryRoots.${i}`, file]));
+    id.directoryIssuing.forEach((file, i) => files.push([`identity.directoryIssuing.${i}`, file]));
+  }
+  config.bank?.server_ca.forEach((file, i) => files.push([`bank.server_ca.${i}`, file]));
+  for (const [where, file] of files) {
+    if (!existsSync(file)) {
+      throw new ObflowError('ERR_FILE_MISSING', `${where}: ${file} does not exist`, {
+        hint: 'Fix the path (relative paths resolve from the config file folder).',
+      });
+    }
+  }
+}
+
+// ---- small object helpers ------------------------------------------------------------------------------------------
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function getPath(object: Layer, path: readonly string[]): unknown {
+  let node: unknown = object;
+  for (const key of path) {
+    if (!isPlainObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+function setPath(object: Layer, path: readonly string[], value: unknown): void {
+  let node = object;
+  path.forEach((key, index) => {
+    if (index === path.length - 1) {
+      node[key] = value;
+      return;
+    }
+    if (!isPlainObject(node[key])) node[key] = {};
+    node = node[key] as Layer;
+  });
+}
+
+/** Deep merge where later layers win and undefined never overrides; arrays are replaced, not concatenated. */
+export function mergeLayers(base: Layer, over: Layer): Layer {
+  const out: Layer = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? mergeLayers(out[key], value) : value;
+  }
+  return out;
+}
+
+function dotted(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}

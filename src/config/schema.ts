@@ -1,0 +1,126 @@
+// The one config schema: it yields the TypeScript type (ObflowConfig), the defaults, and the published JSON Schema
+// (obflow.config.schema.json, generated from it by `obflow config schema` and checked by a test).
+
+import { z } from 'zod';
+
+/** The emulator's client profiles, named as on the wire (each is its own issuer). */
+export const SANDBOX_PROFILES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
+export type SandboxProfile = (typeof SANDBOX_PROFILES)[number];
+
+const path = (description: string) => z.string().min(1).describe(description);
+
+const transportPem = z
+  .strictObject({
+    cert: path('Transport certificate (PEM) issued by the directory for the software statement.'),
+    key: path('Private key (PEM) of the transport certificate.'),
+  })
+  .describe('Transport certificate as a PEM certificate and key.');
+
+const transportPfx = z
+  .strictObject({
+    pfx: path('Transport certificate and key as one PKCS#12 (PFX/P12) file.'),
+    passphrase: z.string().optional().describe('Passphrase of the PFX (prefer OBFLOW_IDENTITY__TRANSPORT__PASSPHRASE).'),
+  })
+  .describe('Transport certificate as a PFX file.');
+
+const identity = z
+  .strictObject({
+    softwareStatement: path('The software statement assertion (JWT) downloaded from the directory.'),
+    transport: z.union([transportPem, transportPfx]),
+    signing: z
+      .strictObject({
+        key: path('Private signing key (PEM) whose public half is in the software statement JWKS.'),
+        kid: z.string().min(1).describe('Key id of the signing key, as published in the JWKS.'),
+      })
+      .describe('Key that signs the registration request (PS256).'),
+    directoryRoots: z.array(z.string().min(1)).min(1).describe("The directory's root CA certificates (PEM)."),
+    directoryIssuing: z.array(z.string().min(1)).min(1).describe("The directory's issuing CA certificates (PEM)."),
+    directoryJwks: path("The directory's public signing keys (JWKS) that verify software statements."),
+    redirectUris: z
+      .array(z.url())
+      .default([])
+      .describe('Redirect URIs to use (each must be in the statement); empty means all of the statement.'),
+  })
+  .describe("The TPP's own identity files; paths are relative to the config file.");
+
+const bank = z
+  .strictObject({
+    name: z.string().min(1).default('bank').describe('A short name for the bank, used in file names.'),
+    environment: z.enum(['sandbox', 'production']).default('sandbox').describe('Which of the bank environments to call.'),
+    base_url: z.url().optional().describe('{base_url}: production resource server address.'),
+    sandbox_base_url: z.url().optional().describe('{sandbox_base_url}: sandbox resource server address.'),
+    auth_url: z.url().describe('{auth_url}: authorisation server address (the issuer).'),
+    token_url: z.url().optional().describe('{token_url}: token endpoint; default: from discovery.'),
+    environment_helper_path: z
+      .string()
+      .startsWith('/')
+      .default('/sandbox-helper/v1.0/postman/environment')
+      .describe('Path of the environment file helper on the resource server.'),
+    server_ca: z.array(z.string().min(1)).default([]).describe("CA certificates (PEM) that verify the bank's servers."),
+    insecure: z
+      .boolean()
+      .default(false)
+      .describe("Skip server certificate verification (the spec allows it for the bank's self-signed sandbox)."),
+  })
+  .describe("A real bank's addresses (bank-interface.md placeholders).");
+
+const sandbox = z
+  .strictObject({
+    profile: z.enum(SANDBOX_PROFILES).default('strict-headless').describe('Which emulator client profile to register with.'),
+    seed: z.string().min(1).default('obflow').describe('Seed of the emulated bank data.'),
+    resourcePort: z.int().min(0).max(65535).default(0).describe('Resource server port of `obflow sandbox` (0: any free port).'),
+    authPort: z.int().min(0).max(65535).default(0).describe('Authorisation server port of `obflow sandbox` (0: any free port).'),
+  })
+  .describe('The embedded bank emulator.');
+
+const flow = z
+  .strictObject({
+    responseType: z.enum(['code id_token', 'code']).default('code id_token').describe('OIDC response type of the PSU consent.'),
+    consent: z
+      .enum(['auto', 'headless', 'browser'])
+      .default('auto')
+      .describe('How the PSU consents: headless (one redirect), browser (Chromium), auto (from the sandbox profile).'),
+    psuUser: z.string().min(1).optional().describe('Test user who consents (login_hint; the browser logs in as them).'),
+    maxPages: z.int().min(1).max(10_000).default(200).describe('Guard against endless transaction paging.'),
+  })
+  .describe('The account-information flow.');
+
+const output = z
+  .strictObject({
+    collections: z.string().min(1).default('collections').describe('Where `obflow generate` writes collections.'),
+    reports: z.string().min(1).default('.obflow/reports').describe('Where `obflow run` writes reports.'),
+  })
+  .describe('Output folders; relative to the config file.');
+
+export const configSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    target: z
+      .enum(['sandbox', 'bank'])
+      .default('sandbox')
+      .describe('sandbox: the embedded emulator with the local identity; bank: the addresses in `bank`.'),
+    stateDir: z.string().min(1).default('.obflow').describe('State folder: identity, registrations, environment (secrets).'),
+    sandbox: sandbox.prefault({}),
+    bank: bank.optional(),
+    identity: identity.optional(),
+    flow: flow.prefault({}),
+    output: output.prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    if (config.target === 'bank') {
+      if (!config.bank) ctx.addIssue({ code: 'custom', path: ['bank'], message: 'is required when target is "bank"' });
+      if (!config.identity) ctx.addIssue({ code: 'custom', path: ['identity'], message: 'is required when target is "bank"' });
+    }
+  })
+  .describe('obflow configuration (obflow.config.json).');
+
+export type ObflowConfig = z.output<typeof configSchema>;
+export type ObflowConfigInput = z.input<typeof configSchema>;
+export type IdentityConfig = NonNullable<ObflowConfig['identity']>;
+export type BankConfig = NonNullable<ObflowConfig['bank']>;
+
+/** The JSON Schema editors use for autocompletion (written to obflow.config.schema.json). */
+export function configJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...schema, $id: 'https://obflow.dev/obflow.config.schema.json', title: 'obflow configuration' };
+}
