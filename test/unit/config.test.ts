@@ -1,0 +1,136 @@
+// Config loading: precedence file < OBFLOW_* environment < flags, path resolution, and one-line errors naming the
+// dotted path for unknown keys, wrong types and missing files.
+
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { environmentVariables, loadConfig } from '../../src/config/load.js';
+import { configJsonSchema } from '../../src/config/schema.js';
+import { ObflowError } from '../../src/errors.js';
+
+function folderWith(config: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'obflow-config-'));
+  writeFileSync(join(dir, 'obflow.config.json'), JSON.stringify(config));
+  return dir;
+}
+
+function codeOf(run: () => unknown): { code: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ObflowError) return { code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('expected an ObflowError');
+}
+
+describe('config precedence', () => {
+  it('uses defaults when nothing is configured', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'obflow-empty-'));
+    const { config, configFile } = loadConfig({ cwd, env: {} });
+    expect(configFile).toBeUndefined();
+    expect(config.target).toBe('sandbox');
+    expect(config.sandbox.profile).toBe('strict-headless');
+    expect(config.flow.responseType).toBe('code id_token');
+    expect(config.stateDir).toBe(join(cwd, '.obflow'));
+  });
+
+  const scenarios = [
+    { name: 'file only', file: 'permissive-headless', env: undefined, flag: undefined, expected: 'permissive-headless' },
+    { name: 'environment beats file', file: 'permissive-headless', env: 'strict-interactive', flag: undefined, expected: 'strict-interactive' },
+    { name: 'flag beats environment', file: 'permissive-headless', env: 'strict-interactive', flag: 'permissive-interactive', expected: 'permissive-interactive' },
+    { name: 'undefined flag never overrides', file: 'permissive-headless', env: undefined, flag: undefined, expected: 'permissive-headless' },
+  ] as const;
+  for (const scenario of scenarios) {
+    it(scenario.name, () => {
+      const cwd = folderWith({ sandbox: { profile: scenario.file } });
+      const env = scenario.env ? { OBFLOW_SANDBOX__PROFILE: scenario.env } : {};
+      const flags = { sandbox: { profile: scenario.flag } };
+      expect(loadConfig({ cwd, env, flags }).config.sandbox.profile).toBe(scenario.expected);
+    });
+  }
+
+  it('coerces environment values by the schema type', () => {
+    const cwd = folderWith({});
+    const { config } = loadConfig({ cwd, env: { OBFLOW_FLOW__MAX_PAGES: '7', OBFLOW_SANDBOX__AUTH_PORT: '8443' } });
+    expect(config.flow.maxPages).toBe(7);
+    expect(config.sandbox.authPort).toBe(8443);
+  });
+
+  it('resolves file paths from the config file folder and flag paths from cwd', () => {
+    const dir = folderWith({ stateDir: 'state', output: { reports: 'out/reports' } });
+    const cwd = mkdtempSync(join(tmpdir(), 'obflow-cwd-'));
+    const { config } = loadConfig({ cwd, env: {}, configFile: join(dir, 'obflow.config.json'), flags: { output: { collections: 'mine' } } });
+    expect(config.stateDir).toBe(join(dir, 'state'));
+    expect(config.output.reports).toBe(join(dir, 'out/reports'));
+    expect(config.output.collections).toBe(join(cwd, 'mine'));
+  });
+
+  it('every schema leaf has an OBFLOW_ variable', () => {
+    const names = [...environmentVariables().keys()];
+    expect(names).toContain('OBFLOW_BANK__AUTH_URL');
+    expect(names).toContain('OBFLOW_IDENTITY__TRANSPORT__PASSPHRASE');
+    expect(names).toContain('OBFLOW_STATE_DIR');
+  });
+});
+
+describe('bad config is one line naming the dotted path', () => {
+  it('unknown key', () => {
+    const cwd = folderWith({ flow: { responseTipe: 'code' } });
+    const error = codeOf(() => loadConfig({ cwd, env: {} }));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toContain('flow.responseTipe');
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('wrong type', () => {
+    const cwd = folderWith({ flow: { maxPages: 'many' } });
+    const error = codeOf(() => loadConfig({ cwd, env: {} }));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toContain('flow.maxPages');
+  });
+
+  it('wrong environment value and unknown variable', () => {
+    const cwd = folderWith({});
+    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_FLOW__MAX_PAGES: 'x' } })).message).toContain('OBFLOW_FLOW__MAX_PAGES');
+    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_NOPE: '1' } })).message).toContain('OBFLOW_NOPE');
+  });
+
+  it('bank target needs bank and identity', () => {
+    const cwd = folderWith({ target: 'bank' });
+    const error = codeOf(() => loadConfig({ cwd, env: {} }));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toMatch(/bank|identity/);
+  });
+
+  it('missing file named by the config', () => {
+    const cwd = folderWith({
+      target: 'bank',
+      bank: { auth_url: 'https://auth.bank.example', sandbox_base_url: 'https://rs.bank.example' },
+      identity: {
+        softwareStatement: 'ssa.jwt',
+        transport: { cert: 'transport.pem', key: 'transport.key' },
+        signing: { key: 'signing.key', kid: 'k1' },
+        directoryRoots: ['root.pem'],
+        directoryIssuing: ['issuing.pem'],
+        directoryJwks: 'directory.jwks.json',
+      },
+    });
+    const error = codeOf(() => loadConfig({ cwd, env: {} }));
+    expect(error.code).toBe('ERR_FILE_MISSING');
+    expect(error.message).toContain('identity.softwareStatement');
+  });
+
+  it('a named config file that does not exist', () => {
+    const cwd = folderWith({});
+    expect(codeOf(() => loadConfig({ cwd, env: {}, configFile: 'nope.json' })).code).toBe('ERR_CONFIG_NOT_FOUND');
+  });
+});
+
+describe('published JSON Schema', () => {
+  it('obflow.config.schema.json is the one the schema generates', () => {
+    const published = readFileSync(new URL('../../obflow.config.schema.json', import.meta.url), 'utf8');
+    expect(published).toBe(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+  });
+});
