@@ -1,0 +1,183 @@
+// The registration request's claims (bank-interface.md §2.1) built from the software statement, and the local checks
+// that refuse before sending what the bank would refuse (DCR v3.2 §"Request Validation").
+
+import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
+import { ObflowError } from '../errors.js';
+import type { SoftwareStatementClaims } from '../pki/types.js';
+
+/** The statement claims registration reads (a subset of the directory's assertion, src/pki/types.ts). */
+export type StatementClaims = Pick<SoftwareStatementClaims, 'software_id'> &
+  Partial<Pick<SoftwareStatementClaims, 'software_roles' | 'software_redirect_uris' | 'org_id' | 'exp' | 'software_jwks'>>;
+
+/** The JWT header of §2.1, exactly. */
+export interface RegistrationHeader {
+  alg: 'PS256';
+  kid: string;
+  typ: 'JWT';
+}
+
+/** The claims of §2.1, exactly (names on the wire). */
+export interface RegistrationClaims {
+  token_endpoint_auth_signing_alg: 'PS256';
+  grant_types: ['authorization_code', 'client_credentials'];
+  subject_type: 'public';
+  application_type: 'web';
+  iss: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: 'client_secret_basic';
+  aud: string;
+  scope: string;
+  request_object_signing_alg: 'none';
+  exp: number;
+  iat: number;
+  jti: string;
+  response_types: ['code', 'code id_token'];
+  id_token_signed_response_alg: 'PS256';
+  software_statement: string;
+}
+
+export interface BuildRegistrationClaimsInput {
+  /** The software statement assertion, compact JWT, sent as is. */
+  softwareStatement: string;
+  statementClaims: StatementClaims;
+  /** {auth_url} of the target (the profile's issuer in the sandbox): the JWT's `aud`. */
+  authUrl: string;
+  now: () => Date;
+  /** Source of the `jti` (a UUID); injected so output is deterministic in tests. */
+  newJti: () => string;
+  /** exp = iat + lifetime; §8 uses 3600 in the reference flow. */
+  lifetimeSeconds?: number;
+  /** Redirect URIs to register; default (and normally) all of the statement's (§2.1). */
+  redirectUris?: string[];
+}
+
+/** §2.1: AISP → accounts, PISP → payments, plus `openid` ("the service"). Other roles (ASPSP, CBPII) add nothing. */
+export function scopeForRoles(roles: readonly string[]): string {
+  const scopes = ['openid'];
+  if (roles.includes('AISP')) scopes.push('accounts');
+  if (roles.includes('PISP')) scopes.push('payments');
+  return scopes.join(' ');
+}
+
+/** Pure: the exact claim set of §2.1. Throws TypeError on programmer misuse only; local checks are separate. */
+export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): RegistrationClaims {
+  const lifetime = input.lifetimeSeconds ?? 3600;
+  if (!Number.isInteger(lifetime) || lifetime <= 0) throw new TypeError(`lifetimeSeconds must be a positive integer, got ${lifetime}`);
+  const iat = Math.floor(input.now().getTime() / 1000);
+  return {
+    token_endpoint_auth_signing_alg: 'PS256',
+    grant_types: ['authorization_code', 'client_credentials'],
+    subject_type: 'public',
+    application_type: 'web',
+    iss: input.statementClaims.software_id,
+    redirect_uris: [...(input.redirectUris ?? input.statementClaims.software_redirect_uris ?? [])],
+    token_endpoint_auth_method: 'client_secret_basic',
+    aud: input.authUrl,
+    scope: scopeForRoles(input.statementClaims.software_roles ?? []),
+    request_object_signing_alg: 'none',
+    exp: iat + lifetime,
+    iat,
+    jti: input.newJti(),
+    response_types: ['code', 'code id_token'],
+    id_token_signed_response_alg: 'PS256',
+    software_statement: input.softwareStatement,
+  };
+}
+
+export interface LocalCheckInput {
+  claims: RegistrationClaims;
+  kid: string;
+  statementClaims: StatementClaims;
+  /** The private signing key (its public half must be the statement's key `kid`). */
+  signingKey: KeyObject;
+  /** The software's JWKS as the directory publishes it (the statement's `software_jwks` if absent). */
+  statementJwks?: { keys: readonly Record<string, unknown>[] };
+  /** The transport certificate (PEM) that will carry the request. */
+  transportCertificatePem?: string;
+  now: () => Date;
+}
+
+function invalid(message: string, hint: string): ObflowError {
+  return new ObflowError('ERR_REGISTRATION_INVALID', message, { hint });
+}
+
+/**
+ * Refuses before sending what the bank would refuse (bank-interface.md §2.1 claim rules; the sandbox implements the
+ * same DCR v3.2 validation). Returns nothing when everything holds; throws the most specific ObflowError otherwise.
+ */
+export function checkRegistrationLocally(input: LocalCheckInput): void {
+  const { claims, statementClaims } = input;
+  const nowSeconds = Math.floor(input.now().getTime() / 1000);
+
+  if (typeof statementClaims.software_id !== 'string' || statementClaims.software_id === '') {
+    throw new ObflowError('ERR_SSA_INVALID', 'the software statement has no software_id', {
+      hint: 'Re-download the statement from the directory; do not edit it.',
+    });
+  }
+  if (claims.iss !== statementClaims.software_id) {
+    throw invalid(`iss "${claims.iss}" is not the statement's software_id "${statementClaims.software_id}"`,
+      'The registration JWT must be issued by the software statement it carries (DCR v3.2: iss = software_id).');
+  }
+  if (typeof statementClaims.exp === 'number' && statementClaims.exp <= nowSeconds) {
+    throw new ObflowError('ERR_SSA_EXPIRED', `the software statement expired at ${new Date(statementClaims.exp * 1000).toISOString()}`, {
+      hint: 'Download a fresh software statement from the directory (or run `obflow init --force` for the local one).',
+    });
+  }
+  if (claims.exp <= claims.iat) throw invalid('exp is not after iat', 'Use a positive lifetime (3600 s by default).');
+
+  const allowed = statementClaims.software_redirect_uris ?? [];
+  if (claims.redirect_uris.length === 0) {
+    throw new ObflowError('ERR_REDIRECT_URI_MISSING', 'the registration names no redirect URI', {
+      hint: 'Add at least one redirect URI to the software statement in the directory.',
+    });
+  }
+  for (const uri of claims.redirect_uris) {
+    if (!allowed.includes(uri)) {
+      throw new ObflowError('ERR_REDIRECT_URI_NOT_IN_SSA', `redirect URI ${uri} is not in the software statement`, {
+        hint: `Use only the statement's redirect URIs: ${allowed.join(', ') || '(none)'}.`,
+      });
+    }
+  }
+  const roles = statementClaims.software_roles ?? [];
+  if (!roles.includes('AISP') && !roles.includes('PISP')) {
+    throw invalid(`the statement's roles [${roles.join(', ')}] allow neither accounts nor payments`,
+      'Register software with the AISP role in the directory.');
+  }
+
+  // The bank verifies the JWT with the statement's key `kid`; a different key is refused with invalid_software_statement.
+  const jwks = input.statementJwks ?? statementClaims.software_jwks;
+  const publicJwk = createPublicKey(input.signingKey).export({ format: 'jwk' });
+  if (publicJwk.kty !== 'RSA') {
+    throw new ObflowError('ERR_KEY_INVALID', `the signing key is ${String(publicJwk.kty)}, PS256 needs RSA`, {
+      hint: 'Use the RSA signing key the directory issued for this software statement.',
+    });
+  }
+  if (jwks !== undefined) {
+    const entry = jwks.keys.find((key) => key.kid === input.kid);
+    if (entry === undefined) {
+      throw new ObflowError('ERR_SIGNING_KEY_MISMATCH', `no key "${input.kid}" in the software statement's JWKS`, {
+        hint: `Set the signing kid to one the directory published: ${jwks.keys.map((key) => String(key.kid)).join(', ') || '(none)'}.`,
+      });
+    }
+    if (entry.kty !== publicJwk.kty || entry.n !== publicJwk.n || entry.e !== publicJwk.e) {
+      throw new ObflowError('ERR_SIGNING_KEY_MISMATCH', `the signing key is not the statement's key "${input.kid}"`, {
+        hint: 'Point the signing key at the private key whose public half the directory published under that kid.',
+      });
+    }
+  }
+
+  if (input.transportCertificatePem !== undefined) {
+    const certificate = new X509Certificate(input.transportCertificatePem);
+    const now = input.now().getTime();
+    if (Date.parse(certificate.validTo) <= now) {
+      throw new ObflowError('ERR_CERT_EXPIRED', `the transport certificate expired on ${new Date(certificate.validTo).toISOString()}`, {
+        hint: 'Issue a new transport certificate in the directory (or `obflow init --force` locally).',
+      });
+    }
+    if (Date.parse(certificate.validFrom) > now) {
+      throw new ObflowError('ERR_CERT_NOT_YET_VALID', `the transport certificate is valid only from ${new Date(certificate.validFrom).toISOString()}`, {
+        hint: "Check this machine's clock, or wait until the certificate becomes valid.",
+      });
+    }
+  }
+}

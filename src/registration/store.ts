@@ -1,0 +1,79 @@
+// Registrations kept in the state folder (they hold the client secret: mode 0600, atomic), one file per software id +
+// target + profile, so registering twice re-uses the client unless forced (bank-interface.md §5.2: register once).
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ObflowError } from '../errors.js';
+import { writeFileAtomic } from '../pki/files.js';
+import type { RegistrationResponse } from './register.js';
+
+export interface RegistrationKey {
+  softwareId: string;
+  /** The config's target name (`sandbox` for the embedded emulator, or the real bank's name). */
+  target: string;
+  /** The sandbox client profile (its {auth_url}); a real bank's `sandbox`/`production`. */
+  profile: string;
+}
+
+export interface StoredRegistration {
+  version: 1;
+  software_id: string;
+  target: string;
+  profile: string;
+  /** The `aud` it was registered for and where. */
+  auth_url: string;
+  registration_endpoint: string;
+  registered_at: string;
+  client_id: string;
+  client_secret?: string;
+  /** The bank's full registration response (RFC 7591 §3.2.1). */
+  metadata: RegistrationResponse;
+}
+
+const SAFE = /[^A-Za-z0-9._-]/g;
+
+export function registrationPath(stateDir: string, key: RegistrationKey): string {
+  const part = (value: string): string => value.replace(SAFE, '_');
+  return join(stateDir, 'registrations', `${part(key.softwareId)}--${part(key.target)}--${part(key.profile)}.json`);
+}
+
+export async function readStoredRegistration(stateDir: string, key: RegistrationKey): Promise<StoredRegistration | undefined> {
+  const path = registrationPath(stateDir, key);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ObflowError('ERR_FILE_UNREADABLE', `cannot read ${path}: ${(error as Error).message}`, {
+      hint: 'Check the state folder permissions, or register again with --force.', cause: error,
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ObflowError('ERR_FILE_UNREADABLE', `${path} is not valid JSON`, { hint: 'Register again with --force.', cause: error });
+  }
+  const record = parsed as Partial<StoredRegistration>;
+  if (record.version !== 1 || typeof record.client_id !== 'string' || record.software_id !== key.softwareId) {
+    throw new ObflowError('ERR_FILE_UNREADABLE', `${path} is not an obflow registration`, { hint: 'Register again with --force.' });
+  }
+  return record as StoredRegistration;
+}
+
+/** Like readStoredRegistration, but a missing registration is ERR_NOT_REGISTERED (for `environment` and `run`). */
+export async function requireStoredRegistration(stateDir: string, key: RegistrationKey): Promise<StoredRegistration> {
+  const record = await readStoredRegistration(stateDir, key);
+  if (record === undefined) {
+    throw new ObflowError('ERR_NOT_REGISTERED', `no registration for software ${key.softwareId} at ${key.target} (${key.profile})`, {
+      hint: 'Run `obflow register` first.',
+    });
+  }
+  return record;
+}
+
+export async function writeStoredRegistration(stateDir: string, record: StoredRegistration): Promise<string> {
+  const path = registrationPath(stateDir, { softwareId: record.software_id, target: record.target, profile: record.profile });
+  await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, true);
+  return path;
+}

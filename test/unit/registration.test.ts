@@ -1,0 +1,173 @@
+// Registration request: the exact §2.1 claim set and types, the PS256 header, and every local refusal before sending.
+
+import { X509Certificate, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtemp, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt, importJWK, jwtVerify } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { isObflowError } from '../../src/errors.js';
+import {
+  buildRegistrationClaims,
+  buildSignedRegistration,
+  checkRegistrationLocally,
+  readStoredRegistration,
+  registerClient,
+  scopeForRoles,
+  writeStoredRegistration,
+  type RegistrationClaims,
+  type StatementClaims,
+} from '../../src/registration/index.js';
+import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+
+// The clock sits two days into the issued transport certificate's validity (issued with the real clock).
+let NOW = new Date(0);
+const now = (): Date => NOW;
+const jti = (): string => '6f1c9b1e-2f1f-4c55-9d7e-0c6b3f1e9a10';
+const AUTH_URL = 'https://127.0.0.1:4443/strict-headless';
+
+let identity: TestIdentity;
+let signingKey: KeyObject;
+let statementClaims: StatementClaims;
+
+beforeAll(async () => {
+  identity = await getTestIdentity();
+  NOW = new Date(Math.floor((Date.parse(new X509Certificate(identity.pem.transportCert).validFrom) + 2 * 86_400_000) / 1000) * 1000);
+  signingKey = createPrivateKey(identity.pem.signingKey);
+  statementClaims = decodeJwt(identity.softwareStatement) as unknown as StatementClaims;
+});
+
+function claims(overrides: Partial<Parameters<typeof buildRegistrationClaims>[0]> = {}): RegistrationClaims {
+  return buildRegistrationClaims({ softwareStatement: identity.softwareStatement, statementClaims, authUrl: AUTH_URL, now, newJti: jti, ...overrides });
+}
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    if (isObflowError(error)) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
+/** The §2.1 table, claim by claim: name → type as the table gives it. */
+const TABLE: Record<string, 'string' | 'string[]' | 'integer'> = {
+  token_endpoint_auth_signing_alg: 'string', grant_types: 'string[]', subject_type: 'string', application_type: 'string',
+  iss: 'string', redirect_uris: 'string[]', token_endpoint_auth_method: 'string', aud: 'string', scope: 'string',
+  request_object_signing_alg: 'string', exp: 'integer', iat: 'integer', jti: 'string', response_types: 'string[]',
+  id_token_signed_response_alg: 'string', software_statement: 'string',
+};
+
+function typeOf(value: unknown): string {
+  if (Array.isArray(value)) return value.every((item) => typeof item === 'string') ? 'string[]' : 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+describe('buildRegistrationClaims (bank-interface.md §2.1)', () => {
+  it('has exactly the claims of the table, typed as the table says, with the table values', () => {
+    const built = claims();
+    expect(Object.keys(built).sort()).toEqual(Object.keys(TABLE).sort());
+    for (const [name, type] of Object.entries(TABLE)) expect([name, typeOf(built[name as keyof RegistrationClaims])]).toEqual([name, type]);
+    expect(built).toEqual({
+      token_endpoint_auth_signing_alg: 'PS256',
+      grant_types: ['authorization_code', 'client_credentials'],
+      subject_type: 'public',
+      application_type: 'web',
+      iss: statementClaims.software_id,
+      redirect_uris: statementClaims.software_redirect_uris,
+      token_endpoint_auth_method: 'client_secret_basic',
+      aud: AUTH_URL,
+      scope: 'openid accounts',
+      request_object_signing_alg: 'none',
+      exp: NOW.getTime() / 1000 + 3600,
+      iat: NOW.getTime() / 1000,
+      jti: '6f1c9b1e-2f1f-4c55-9d7e-0c6b3f1e9a10',
+      response_types: ['code', 'code id_token'],
+      id_token_signed_response_alg: 'PS256',
+      software_statement: identity.softwareStatement,
+    });
+    expect(statementClaims.software_redirect_uris?.length).toBeGreaterThan(1);
+  });
+
+  it('derives scope from the roles and honours the lifetime', () => {
+    expect(scopeForRoles(['AISP'])).toBe('openid accounts');
+    expect(scopeForRoles(['PISP'])).toBe('openid payments');
+    expect(scopeForRoles(['AISP', 'PISP', 'CBPII'])).toBe('openid accounts payments');
+    const short = claims({ lifetimeSeconds: 300 });
+    expect(short.exp - short.iat).toBe(300);
+    expect(() => claims({ lifetimeSeconds: 0 })).toThrow(TypeError);
+  });
+
+  it('signs PS256 with header {alg, kid, typ}, verifiable with the statement key', async () => {
+    const signed = await buildSignedRegistration(claims(), signingKey, identity.manifest.kid);
+    expect(signed.header).toEqual({ alg: 'PS256', kid: identity.manifest.kid, typ: 'JWT' });
+    const jwk = identity.signingJwks.keys.find((key) => key.kid === identity.manifest.kid);
+    expect(jwk).toBeDefined();
+    const { payload } = await jwtVerify(signed.jwt, await importJWK({ ...jwk, alg: 'PS256' }, 'PS256'), { audience: AUTH_URL, issuer: statementClaims.software_id, currentDate: NOW });
+    expect(payload).toEqual(signed.claims);
+    expect(signed.claims).toEqual(claims());
+  });
+});
+
+describe('checkRegistrationLocally', () => {
+  const base = () => ({ claims: claims(), kid: identity.manifest.kid, statementClaims, signingKey, statementJwks: identity.signingJwks, transportCertificatePem: identity.pem.transportCert, now });
+
+  it('passes the issued identity', () => {
+    expect(codeOf(() => checkRegistrationLocally(base()))).toBeUndefined();
+  });
+  it('refuses iss ≠ software_id', () => {
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: { ...claims(), iss: 'someone-else' } }))).toBe('ERR_REGISTRATION_INVALID');
+  });
+  it('refuses a redirect URI that is not in the statement, and none at all', () => {
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: claims({ redirectUris: ['https://evil.example/cb'] }) }))).toBe('ERR_REDIRECT_URI_NOT_IN_SSA');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: claims({ redirectUris: [] }) }))).toBe('ERR_REDIRECT_URI_MISSING');
+  });
+  it('refuses a kid that is not in the JWKS, and a key that is not the kid', () => {
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), kid: 'not-a-kid' }))).toBe('ERR_SIGNING_KEY_MISMATCH');
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), signingKey: other }))).toBe('ERR_SIGNING_KEY_MISMATCH');
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), signingKey: ec }))).toBe('ERR_KEY_INVALID');
+  });
+  it('uses the JWKS embedded in the statement when none is given', () => {
+    const { statementJwks: _omit, ...rest } = base();
+    expect(statementClaims.software_jwks).toBeDefined();
+    expect(codeOf(() => checkRegistrationLocally({ ...rest, kid: 'not-a-kid' }))).toBe('ERR_SIGNING_KEY_MISMATCH');
+  });
+  it('refuses an expired statement and an expired or not-yet-valid certificate', () => {
+    const expired = { ...statementClaims, exp: Math.floor(NOW.getTime() / 1000) - 1 };
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), statementClaims: expired }))).toBe('ERR_SSA_EXPIRED');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), now: () => new Date('2099-01-01T00:00:00Z'), claims: claims({ now: () => new Date('2099-01-01T00:00:00Z') }) }))).toBe('ERR_CERT_EXPIRED');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), now: () => new Date('2000-01-01T00:00:00Z'), claims: claims({ now: () => new Date('2000-01-01T00:00:00Z') }) }))).toBe('ERR_CERT_NOT_YET_VALID');
+  });
+  it('refuses roles without AISP or PISP', () => {
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), statementClaims: { ...statementClaims, software_roles: ['CBPII'] } }))).toBe('ERR_REGISTRATION_INVALID');
+  });
+});
+
+describe('registration store', () => {
+  it('writes 0600, reads back by key, and dry-run never touches it', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-reg-'));
+    const record = {
+      version: 1 as const, software_id: statementClaims.software_id, target: 'sandbox', profile: 'strict-headless', auth_url: AUTH_URL,
+      registration_endpoint: 'https://127.0.0.1:1/dynamic-client-registration/v3.2/register', registered_at: NOW.toISOString(),
+      client_id: 'client-1', client_secret: 's3cret', metadata: { client_id: 'client-1', client_secret: 's3cret' },
+    };
+    const path = await writeStoredRegistration(stateDir, record);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const key = { softwareId: statementClaims.software_id, target: 'sandbox', profile: 'strict-headless' };
+    expect(await readStoredRegistration(stateDir, key)).toEqual(record);
+    expect(await readStoredRegistration(stateDir, { ...key, profile: 'permissive-headless' })).toBeUndefined();
+
+    const common = { stateDir, target: 'sandbox', profile: 'strict-headless', authUrl: AUTH_URL, registrationEndpoint: record.registration_endpoint,
+      softwareStatement: identity.softwareStatement, statementClaims, signingKey, kid: identity.manifest.kid, now, newJti: jti };
+    // Stored and not forced → reused without any network (no dispatcher given).
+    const reused = await registerClient(common);
+    expect(reused.kind).toBe('reused');
+    const dry = await registerClient({ ...common, dryRun: true });
+    expect(dry.kind).toBe('dry-run');
+  });
+});
