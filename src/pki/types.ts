@@ -37,4 +37,63 @@ export interface LocalIdentityManifest {
     server_certificate: string;
     server_key: string;
   };
+  /** The directory's own private material, kept so a second software statement can be issued under the same
+   *  directory (another TPP). Present only in identities that `issueLocalIdentity` created as a new directory. */
+  directory_private?: {
+    root_ca_key: string;
+    issuing_ca_key: string;
+    signing_certificate: string;
+    signing_key: string;
+  };
+}
+
+/** The claims of an OB software statement assertion (directory API swagger, `.../software-statement-assertion`). */
+export interface SoftwareStatementClaims {
+  iss: string;
+  iat: number;
+  jti: string;
+  exp?: number;
+  software_environment: string;
+  software_mode: string;
+  software_id: string;
+  software_client_id: string;
+  software_client_name: string;
+  software_client_description: string;
+  software_version: string;
+  software_client_uri: string;
+  software_redirect_uris: string[];
+  software_roles: string[];
+  organisation_competent_authority_claims: {
+    authority_id: string;
+    registration_id: string;
+    status: string;
+    authorisations: { member_state: string; roles: string[] }[];
+  };
+  software_logo_uri: string;
+  org_status: string;
+  org_id: string;
+  org_name: string;
+  org_contacts: { name: string; email: string; phone: string; type: string }[];
+  org_jwks_endpoint: string;
+  org_jwks_revoked_endpoint: string;
+  software_jwks_endpoint: string;
+  software_jwks_revoked_endpoint: string;
+  software_policy_uri: string;
+  software_tos_uri: string;
+  software_on_behalf_of_org: string;
+  /** The TPP's public signing keys, embedded (the emulator cannot fetch software_jwks_endpoint). */
+  software_jwks: { keys: PublicJwk[] };
+}
+
+/** A public JWK as published in a JWKS (RSA only: OB signing keys are RSA, PS256). */
+export interface PublicJwk {
+  kty: string;
+  kid: string;
+  use?: string;
+  alg?: string;
+  n?: string;
+  e?: string;
+  x5c?: string[];
+  x5t?: string;
+  [member: string]: unknown;
 }
