@@ -1,0 +1,3 @@
+// The environment step's public surface: download (edge) and merge (pure).
+export * from './download.js';
+export * from './merge.js';
