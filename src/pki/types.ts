@@ -81,8 +81,9 @@ export interface SoftwareStatementClaims {
   software_policy_uri: string;
   software_tos_uri: string;
   software_on_behalf_of_org: string;
-  /** The TPP's public signing keys, embedded (the emulator cannot fetch software_jwks_endpoint). */
-  software_jwks: { keys: PublicJwk[] };
+  /** The TPP's public signing keys, embedded (the emulator cannot fetch software_jwks_endpoint). The local directory
+   *  always embeds it; real directories may publish only software_jwks_endpoint. */
+  software_jwks?: { keys: PublicJwk[] };
 }
 
 /** A public JWK as published in a JWKS (RSA only: OB signing keys are RSA, PS256). */

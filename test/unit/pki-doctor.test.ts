@@ -1,0 +1,245 @@
+// `runDoctorChecks` over a scenario table: a good identity passes every check; each broken prerequisite fails exactly
+// its own check with its own code and a hint (bank-interface.md §1), and doctor never throws.
+
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import forge from 'node-forge';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import type { ErrorCode } from '../../src/errors.js';
+import { CHECK_NAMES, runDoctorChecks, type DoctorCheck } from '../../src/pki/doctor.js';
+import { issueLocalIdentity } from '../../src/pki/issue.js';
+import { identityPathsFromManifest } from '../../src/pki/manifest.js';
+import type { IdentityPaths } from '../../src/pki/types.js';
+import { getForeignIdentity, getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+
+const DAY_MS = 86_400_000;
+
+function failures(checks: DoctorCheck[]): { name: string; code: ErrorCode }[] {
+  return checks.flatMap((check) => (check.ok ? [] : [{ name: check.name, code: check.code }]));
+}
+
+/** Writes a PFX of the identity's transport certificate + key (+ issuing CA) with `passphrase`. */
+async function writePfx(id: TestIdentity, passphrase: string): Promise<string> {
+  const key = forge.pki.privateKeyFromPem(id.pem.transportKey);
+  const certs = [forge.pki.certificateFromPem(id.pem.transportCert), forge.pki.certificateFromPem(id.pem.issuingCa)];
+  const asn1 = forge.pkcs12.toPkcs12Asn1(key, certs, passphrase, { algorithm: '3des' });
+  const dir = await mkdtemp(join(tmpdir(), 'obflow-pfx-'));
+  const path = join(dir, 'transport.pfx');
+  await writeFile(path, Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), { mode: 0o600 });
+  return path;
+}
+
+async function scratchFile(name: string, contents: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'obflow-doctor-'));
+  const path = join(dir, name);
+  await writeFile(path, contents);
+  return path;
+}
+
+let base: TestIdentity;
+let second: TestIdentity;
+let foreign: TestIdentity;
+/** Variants issued by the same directory as `base`, each with one thing wrong. */
+let expiredTransport: IdentityPaths;
+let expiredStatement: IdentityPaths;
+let noRedirectUris: IdentityPaths;
+const now = new Date();
+
+async function variant(options: Omit<Parameters<typeof issueLocalIdentity>[0], 'dir' | 'directoryFrom'>): Promise<IdentityPaths> {
+  const dir = await mkdtemp(join(tmpdir(), 'obflow-doctor-variant-'));
+  const manifest = await issueLocalIdentity({ ...options, dir, directoryFrom: base.dir });
+  return identityPathsFromManifest(dir, manifest);
+}
+
+beforeAll(async () => {
+  [base, second, foreign] = await Promise.all([getTestIdentity(), getTestIdentity('second-tpp'), getForeignIdentity()]);
+  expiredTransport = await variant({
+    transportValidity: { notBefore: new Date(now.getTime() - 400 * DAY_MS), notAfter: new Date(now.getTime() - DAY_MS) },
+  });
+  expiredStatement = await variant({ statementExpiresAt: new Date(now.getTime() - DAY_MS) });
+  noRedirectUris = await variant({ redirectUris: [] });
+});
+
+describe('runDoctorChecks', () => {
+  it('passes every check for the issued identity, one line per prerequisite', async () => {
+    const checks = await runDoctorChecks(base.paths, now);
+    expect(failures(checks)).toEqual([]);
+    expect(checks.map((check) => check.name)).toEqual(Object.values(CHECK_NAMES));
+    for (const check of checks) if (check.ok) expect(check.detail).not.toBe('');
+  });
+
+  it('passes for a second TPP of the same directory, and with a PFX transport', async () => {
+    expect(failures(await runDoctorChecks(second.paths, now))).toEqual([]);
+    const pfx = await writePfx(base, 'correct horse');
+    const checks = await runDoctorChecks({ ...base.paths, transport: { pfx, passphrase: 'correct horse' } }, now);
+    expect(failures(checks)).toEqual([]);
+    expect(checks.find((check) => check.name === CHECK_NAMES.transportPresent)).toMatchObject({ ok: true, detail: expect.stringMatching(/^PFX/) as unknown });
+  });
+
+  // Each row: how to break the good identity → the one check that fails and its code.
+  const scenarios: { name: string; paths: () => Promise<IdentityPaths> | IdentityPaths; at?: () => Date; expected: { name: string; code: ErrorCode }[] }[] = [
+    {
+      name: 'missing software statement file',
+      paths: () => ({ ...base.paths, softwareStatement: join(base.dir, 'nope.jwt') }),
+      expected: [{ name: CHECK_NAMES.statementPresent, code: 'ERR_SSA_MISSING' }],
+    },
+    {
+      name: 'software statement that is not a JWT',
+      paths: async () => ({ ...base.paths, softwareStatement: await scratchFile('ssa.jwt', 'not-a-jwt\n') }),
+      expected: [{ name: CHECK_NAMES.statementDecodable, code: 'ERR_SSA_INVALID' }],
+    },
+    {
+      name: 'software statement with a bad signature (payload altered)',
+      paths: async () => {
+        const [h, p, s] = base.softwareStatement.split('.') as [string, string, string];
+        const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
+        const altered = Buffer.from(JSON.stringify({ ...claims, software_roles: ['AISP', 'PISP'] })).toString('base64url');
+        return { ...base.paths, softwareStatement: await scratchFile('ssa.jwt', `${h}.${altered}.${s}`) };
+      },
+      expected: [{ name: CHECK_NAMES.statementSigned, code: 'ERR_SSA_SIGNATURE' }],
+    },
+    {
+      name: 'software statement signed by another directory',
+      paths: () => ({ ...base.paths, softwareStatement: foreign.paths.softwareStatement }),
+      // The foreign statement publishes the foreign TPP's signing key, so the kid check fails too.
+      expected: [
+        { name: CHECK_NAMES.statementSigned, code: 'ERR_SSA_SIGNATURE' },
+        { name: CHECK_NAMES.signingKey, code: 'ERR_SIGNING_KEY_MISMATCH' },
+      ],
+    },
+    {
+      name: 'expired software statement',
+      paths: () => expiredStatement,
+      expected: [{ name: CHECK_NAMES.statementSigned, code: 'ERR_SSA_EXPIRED' }],
+    },
+    {
+      name: 'missing directory JWKS',
+      paths: () => ({ ...base.paths, directoryJwks: join(base.dir, 'nope.json') }),
+      expected: [{ name: CHECK_NAMES.statementSigned, code: 'ERR_FILE_MISSING' }],
+    },
+    {
+      name: 'missing directory root certificate',
+      paths: () => ({ ...base.paths, directoryRoots: [join(base.dir, 'nope.pem')] }),
+      expected: [{ name: CHECK_NAMES.directoryCerts, code: 'ERR_DIRECTORY_CERTS_MISSING' }],
+    },
+    {
+      name: 'no directory issuing certificate configured',
+      paths: () => ({ ...base.paths, directoryIssuing: [] }),
+      expected: [{ name: CHECK_NAMES.directoryCerts, code: 'ERR_DIRECTORY_CERTS_MISSING' }],
+    },
+    {
+      name: 'missing transport certificate file',
+      paths: () => ({ ...base.paths, transport: { cert: join(base.dir, 'nope.pem'), key: base.paths.signing.key } }),
+      expected: [{ name: CHECK_NAMES.transportPresent, code: 'ERR_CERT_MISSING' }],
+    },
+    {
+      name: 'transport certificate file that is not a certificate',
+      paths: async () => ({ ...base.paths, transport: { cert: await scratchFile('t.pem', 'hello\n'), key: join(base.dir, base.manifest.files.transport_key) } }),
+      expected: [{ name: CHECK_NAMES.transportPresent, code: 'ERR_CERT_INVALID' }],
+    },
+    {
+      name: 'transport key file that is not a key',
+      paths: async () => ({ ...base.paths, transport: { cert: join(base.dir, base.manifest.files.transport_certificate), key: await scratchFile('t.key', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n') } }),
+      expected: [{ name: CHECK_NAMES.transportPresent, code: 'ERR_KEY_INVALID' }],
+    },
+    {
+      name: 'transport key of another certificate',
+      paths: () => ({ ...base.paths, transport: { cert: join(base.dir, base.manifest.files.transport_certificate), key: join(second.dir, second.manifest.files.transport_key) } }),
+      expected: [{ name: CHECK_NAMES.transportKey, code: 'ERR_CERT_KEY_MISMATCH' }],
+    },
+    {
+      name: 'transport certificate not issued by the directory',
+      paths: () => ({ ...base.paths, transport: foreign.paths.transport }),
+      expected: [{ name: CHECK_NAMES.transportChain, code: 'ERR_CERT_UNTRUSTED' }],
+    },
+    {
+      name: 'expired transport certificate',
+      paths: () => ({ ...base.paths, transport: expiredTransport.transport }),
+      expected: [{ name: CHECK_NAMES.transportValidity, code: 'ERR_CERT_EXPIRED' }],
+    },
+    {
+      name: 'transport certificate not yet valid (clock behind)',
+      paths: () => base.paths,
+      at: () => new Date(now.getTime() - 2 * DAY_MS),
+      expected: [
+        { name: CHECK_NAMES.transportChain, code: 'ERR_CERT_NOT_YET_VALID' },
+        { name: CHECK_NAMES.transportValidity, code: 'ERR_CERT_NOT_YET_VALID' },
+      ],
+    },
+    {
+      name: 'server certificate used as transport certificate (no clientAuth)',
+      paths: () => ({ ...base.paths, transport: { cert: join(base.dir, base.manifest.files.server_certificate), key: join(base.dir, base.manifest.files.server_key) } }),
+      expected: [{ name: CHECK_NAMES.transportClientAuth, code: 'ERR_CERT_NO_CLIENT_AUTH' }],
+    },
+    {
+      name: 'PFX with the wrong passphrase',
+      paths: async () => ({ ...base.paths, transport: { pfx: await writePfx(base, 'right'), passphrase: 'wrong' } }),
+      expected: [{ name: CHECK_NAMES.transportPresent, code: 'ERR_PFX_PASSPHRASE' }],
+    },
+    {
+      name: 'PFX with no passphrase given',
+      paths: async () => ({ ...base.paths, transport: { pfx: await writePfx(base, 'right') } }),
+      expected: [{ name: CHECK_NAMES.transportPresent, code: 'ERR_PFX_PASSPHRASE' }],
+    },
+    {
+      name: 'redirect URI not in the statement',
+      paths: () => ({ ...base.paths, redirectUris: ['https://tpp.obflow.example/callback', 'https://evil.example/cb'] }),
+      expected: [{ name: CHECK_NAMES.redirectUris, code: 'ERR_REDIRECT_URI_NOT_IN_SSA' }],
+    },
+    {
+      name: 'statement without redirect URIs',
+      paths: () => noRedirectUris,
+      expected: [{ name: CHECK_NAMES.redirectUris, code: 'ERR_REDIRECT_URI_MISSING' }],
+    },
+    {
+      name: 'signing key of another TPP',
+      paths: () => ({ ...base.paths, signing: { key: second.paths.signing.key, kid: base.paths.signing.kid } }),
+      expected: [{ name: CHECK_NAMES.signingKey, code: 'ERR_SIGNING_KEY_MISMATCH' }],
+    },
+    {
+      name: 'kid not published in the statement',
+      paths: () => ({ ...base.paths, signing: { key: base.paths.signing.key, kid: second.paths.signing.kid } }),
+      expected: [{ name: CHECK_NAMES.signingKey, code: 'ERR_SIGNING_KEY_MISMATCH' }],
+    },
+    {
+      name: 'missing signing key file',
+      paths: () => ({ ...base.paths, signing: { key: join(base.dir, 'nope.key'), kid: base.paths.signing.kid } }),
+      expected: [{ name: CHECK_NAMES.signingKey, code: 'ERR_FILE_MISSING' }],
+    },
+  ];
+
+  it.each(scenarios)('catches: $name', async ({ paths, at, expected }) => {
+    const checks = await runDoctorChecks(await paths(), at ? at() : now);
+    expect(failures(checks)).toEqual(expected);
+    for (const check of checks) {
+      if (!check.ok) {
+        expect(check.message).not.toBe('');
+        expect(check.hint.length).toBeGreaterThan(10);
+      }
+    }
+  });
+
+  it('leaves out only the checks whose material failed to load, and still checks the rest', async () => {
+    const checks = await runDoctorChecks(
+      { ...base.paths, softwareStatement: join(base.dir, 'nope.jwt'), transport: { cert: join(base.dir, 'nope.pem'), key: join(base.dir, 'nope.key') } },
+      now,
+    );
+    expect(checks.map((check) => [check.name, check.ok])).toEqual([
+      [CHECK_NAMES.statementPresent, false],
+      [CHECK_NAMES.directoryCerts, true],
+      [CHECK_NAMES.transportPresent, false],
+    ]);
+  });
+
+  it('does not read secrets into its output', async () => {
+    const checks = await runDoctorChecks(base.paths, now);
+    const text = JSON.stringify(checks);
+    const keyBody = (await readFile(join(base.dir, base.manifest.files.transport_key), 'utf8')).split('\n')[1] ?? '';
+    expect(keyBody.length).toBeGreaterThan(20);
+    expect(text).not.toContain(keyBody);
+    expect(text).not.toContain('PRIVATE KEY');
+  });
+});
