@@ -16,6 +16,10 @@ export interface Profile {
   consent: 'headless' | 'interactive';
 }
 
+/** The bank's x-fapi-financial-id (OB organisation id of the ASPSP): what the TPP sends, what the environment
+ *  helper publishes as obParticipantId. */
+export const BANK_FINANCIAL_ID = '0015800001041RHAAY';
+
 export function profileOf(name: ProfileName): Profile {
   const [strictness, consent] = name.split('-') as [Profile['strictness'], Profile['consent']];
   return { name, strictness, consent };
@@ -157,6 +161,9 @@ export interface SandboxOptions {
   /** Seed of the generated bank data (users' accounts and transactions). */
   seed?: string;
   now?: () => Date;
+  /** Fresh ids (client_id, ConsentId); default crypto.randomUUID. Secrets (client secrets, codes, tokens) are always
+   *  random and never come from here. */
+  newId?: () => string;
   /** One line per request (already redacted). Default: silent. */
   log?: (line: string) => void;
   /** Also log bodies (secrets masked). */

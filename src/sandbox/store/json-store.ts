@@ -24,6 +24,11 @@ export class JsonCollection<T> {
     return [...this.entries.values()];
   }
 
+  /** [key, value] pairs in insertion order (a copy: safe to set() while iterating). */
+  pairs(): Array<[string, T]> {
+    return [...this.entries.entries()];
+  }
+
   set(key: string, value: T): void {
     this.entries.set(key, value);
     this.flush();

@@ -1,0 +1,41 @@
+// The OpenID Provider configuration (OpenID Connect Discovery 1.0 §3) of one profile's issuer, with the fields a UK
+// Open Banking bank publishes (cf. the model bank's document in shared/specs): scopes, the two response types,
+// openbanking_intent_id and acr claims, `none` among the request-object algorithms, client_secret_basic, PS256.
+
+import type { Profile } from '../contracts.js';
+
+export interface IssuerEndpoints {
+  issuer: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  jwksUri: string;
+  registrationEndpoint: string;
+}
+
+export function buildDiscovery(profile: Profile, endpoints: IssuerEndpoints): Record<string, unknown> {
+  return {
+    issuer: endpoints.issuer,
+    authorization_endpoint: endpoints.authorizationEndpoint,
+    token_endpoint: endpoints.tokenEndpoint,
+    jwks_uri: endpoints.jwksUri,
+    registration_endpoint: endpoints.registrationEndpoint,
+    scopes_supported: ['openid', 'accounts', 'payments'],
+    response_types_supported: ['code', 'code id_token'],
+    response_modes_supported: ['query', 'fragment'],
+    grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+    subject_types_supported: ['public'],
+    acr_values_supported: ['urn:openbanking:psd2:sca'],
+    claims_parameter_supported: true,
+    claims_supported: ['openbanking_intent_id', 'acr'],
+    claim_types_supported: ['normal'],
+    request_parameter_supported: true,
+    request_uri_parameter_supported: false,
+    require_request_uri_registration: false,
+    // The sandbox's registration asks for unsigned request objects (bank-interface §5.2); PS256 ones are verified
+    // with the software statement's keys.
+    request_object_signing_alg_values_supported: ['none', 'PS256'],
+    id_token_signing_alg_values_supported: ['PS256'],
+    token_endpoint_auth_methods_supported: profile.strictness === 'strict' ? ['client_secret_basic'] : ['client_secret_basic', 'client_secret_post'],
+    tls_client_certificate_bound_access_tokens: true,
+  };
+}

@@ -1,0 +1,90 @@
+// The environment helper (bank-interface §4.2): GET {sandbox_base_url}/sandbox-helper/v1.0/postman/environment?
+// client_id=… returns a Postman environment for that client, named as the model bank's own collection expects.
+// Only the transport certificate that registered the client may fetch it (it carries the client secret).
+
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { RequestContext } from '../contracts.js';
+import { BANK_FINANCIAL_ID } from '../contracts.js';
+import { sendJson, sendObieError } from '../http/io.js';
+import type { StoredClient } from '../store/auth-store.js';
+import type { AuthDeps } from './deps.js';
+
+export interface PostmanEnvironmentValue {
+  key: string;
+  value: string;
+  type: 'default' | 'secret';
+  enabled: boolean;
+}
+
+export interface PostmanEnvironment {
+  id: string;
+  name: string;
+  values: PostmanEnvironmentValue[];
+  _postman_variable_scope: 'environment';
+}
+
+export async function handleEnvironment(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, deps: AuthDeps): Promise<void> {
+  if (req.method !== 'GET') {
+    res.setHeader('Allow', 'GET');
+    sendObieError(res, ctx, 405, 'UK.OBIE.NotSupported', 'the environment helper answers GET');
+    return;
+  }
+  const clientId = url.searchParams.get('client_id');
+  if (!clientId) {
+    sendObieError(res, ctx, 400, 'UK.OBIE.Field.Missing', 'query parameter client_id is required');
+    return;
+  }
+  const client = deps.store.clients.get(clientId);
+  if (!client) {
+    sendObieError(res, ctx, 404, 'UK.OBIE.Resource.NotFound', `no client ${clientId} is registered with this sandbox`);
+    return;
+  }
+  if (ctx.peerThumbprint === undefined || !client.certificateThumbprints.includes(ctx.peerThumbprint)) {
+    sendObieError(res, ctx, 403, 'UK.OBIE.Unauthorised', 'only the transport certificate that registered this client may download its environment');
+    return;
+  }
+  ctx.clientId = client.clientId;
+  res.setHeader('x-fapi-interaction-id', ctx.interactionId);
+  res.setHeader('Content-Disposition', `attachment; filename="${client.clientId}.postman_environment.json"`);
+  sendJson(res, 200, buildEnvironment(client, deps));
+}
+
+/** Pure: the environment of one client. Variable names follow the model bank's published Postman collection. */
+export function buildEnvironment(client: StoredClient, deps: Pick<AuthDeps, 'urls'>): PostmanEnvironment {
+  const profile = deps.urls.profiles[client.profile];
+  const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64');
+  const plain = (key: string, value: string): PostmanEnvironmentValue => ({ key, value, type: 'default', enabled: true });
+  const secret = (key: string, value: string): PostmanEnvironmentValue => ({ key, value, type: 'secret', enabled: true });
+  return {
+    id: uuidFrom(`obflow-sandbox-environment:${client.clientId}`),
+    name: `obflow sandbox (${client.profile}) ${client.clientId}`,
+    values: [
+      plain('rs', deps.urls.sandbox_base_url),
+      plain('issuer', profile.auth_url),
+      plain('configEndpoint', profile.discovery_url),
+      plain('authEndpoint', profile.authorization_endpoint),
+      plain('tokenEndpoint', profile.token_url),
+      plain('registrationEndpoint', deps.urls.registration_endpoint),
+      secret('basicToken', basic),
+      plain('_clientId', client.clientId),
+      secret('_clientSecret', client.clientSecret),
+      plain('oidcClient', client.clientId),
+      plain('redirectUrl', client.redirectUris[0] ?? ''),
+      plain('obParticipantId', BANK_FINANCIAL_ID),
+      plain('request-scope', 'openid accounts'),
+      plain('softwareId', client.softwareId),
+      plain('orgId', client.orgId),
+      // Real exports carry switched-off leftovers like this one; a TPP-side merge must drop disabled entries.
+      { key: 'paymentsRequestScope', value: 'openid payments', type: 'default', enabled: false },
+    ],
+    _postman_variable_scope: 'environment',
+  };
+}
+
+/** A UUID-shaped id derived from text, so the same client always gets the same environment id. */
+function uuidFrom(text: string): string {
+  const hex = createHash('sha256').update(text).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,53 @@
+// ID tokens (OpenID Connect Core §2, §3.3.2.11; OB Security Profile): PS256, sub = ConsentId, openbanking_intent_id,
+// acr, nonce, and the hybrid flow's c_hash / s_hash (FAPI 1 Advanced §5.2.2.1) or the token endpoint's at_hash.
+
+import { createHash } from 'node:crypto';
+
+import { SignJWT } from 'jose';
+
+import type { SigningKey } from './keys.js';
+
+/** The Open Banking SCA acr value (OB Security Profile §5.2.2). */
+export const ACR_SCA = 'urn:openbanking:psd2:sca';
+
+/** Lifetime of an ID token in seconds. */
+const ID_TOKEN_TTL = 300;
+
+/** OIDC Core §3.3.2.11: base64url of the left-most half of the SHA-256 of the ASCII value. */
+export function halfHash(value: string): string {
+  const digest = createHash('sha256').update(value, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+export interface IdTokenInput {
+  issuer: string;
+  clientId: string;
+  consentId: string;
+  authTime: number;
+  now: Date;
+  nonce?: string | undefined;
+  code?: string;
+  state?: string | undefined;
+  accessToken?: string;
+}
+
+export async function signIdToken(key: SigningKey, input: IdTokenInput): Promise<string> {
+  const iat = Math.floor(input.now.getTime() / 1000);
+  const claims: Record<string, unknown> = {
+    openbanking_intent_id: input.consentId,
+    acr: ACR_SCA,
+    auth_time: input.authTime,
+  };
+  if (input.nonce !== undefined) claims.nonce = input.nonce;
+  if (input.code !== undefined) claims.c_hash = halfHash(input.code);
+  if (input.state !== undefined) claims.s_hash = halfHash(input.state);
+  if (input.accessToken !== undefined) claims.at_hash = halfHash(input.accessToken);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'PS256', kid: key.kid, typ: 'JWT' })
+    .setIssuer(input.issuer)
+    .setAudience(input.clientId)
+    .setSubject(input.consentId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ID_TOKEN_TTL)
+    .sign(key.privateKey);
+}

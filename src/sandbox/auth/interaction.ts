@@ -1,0 +1,126 @@
+// The interactive profiles' PSU journey after the authorisation request was validated: log in as a test user, see
+// the consent's permissions, pick accounts, Confirm (code to the redirect URI) or Cancel (access_denied, consent
+// Rejected). The interaction id is in the path and in a cookie, so the journey stays in the browser that began it.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { Profile } from '../contracts.js';
+import { accountIdOf, findUser, holdingsOf, TEST_USERS } from '../data/users.js';
+import { mediaType, parseForm, readBody, redirect, sendHtml } from '../http/io.js';
+import type { InteractionRecord } from '../store/auth-store.js';
+import type { Completion } from './authorize.js';
+import { completeAuthorisation, rejectAuthorisation } from './authorize.js';
+import type { AuthDeps } from './deps.js';
+import { consentPage, errorPage, loginPage } from './pages.js';
+import type { ConsentAccount } from './pages.js';
+
+export async function handleInteraction(req: IncomingMessage, res: ServerResponse, profile: Profile, rest: string[], deps: AuthDeps, clientIdOut: (id: string) => void): Promise<void> {
+  const [uid = '', step] = rest;
+  const interaction = deps.store.interactions.get(uid);
+  if (!interaction || interaction.profile !== profile.name || new Date(interaction.expiresAt).getTime() < deps.now().getTime()) {
+    sendHtml(res, 404, errorPage('This page has expired', 'Start again from the application that sent you here.'));
+    return;
+  }
+  if (cookieOf(req, 'obflow_interaction') !== uid) {
+    sendHtml(res, 400, errorPage('Session not found', 'Open the link in the browser that started the authorisation (cookies must be allowed).'));
+    return;
+  }
+  clientIdOut(interaction.clientId);
+  const issuer = deps.urls.profiles[profile.name].auth_url;
+  const base = `${issuer}/interaction/${uid}`;
+  const client = deps.store.clients.get(interaction.clientId);
+  const clientName = client?.clientName ?? client?.softwareId ?? interaction.clientId;
+
+  if (req.method === 'GET' && step === undefined) {
+    if (interaction.psuId === undefined) sendHtml(res, 200, loginPage({ action: `${base}/login`, clientName }));
+    else sendHtml(res, 200, await renderConsent(interaction, base, clientName, deps));
+    return;
+  }
+  if (req.method !== 'POST' || (step !== 'login' && step !== 'confirm')) {
+    sendHtml(res, 405, errorPage('Not allowed', 'Use the buttons on the page.'));
+    return;
+  }
+  if (mediaType(req) !== 'application/x-www-form-urlencoded') {
+    sendHtml(res, 415, errorPage('Unsupported form', 'The form must be posted as application/x-www-form-urlencoded.'));
+    return;
+  }
+  const form = parseForm(await readBody(req)).all;
+
+  if (step === 'login') {
+    const username = (form.get('username') ?? '').trim();
+    const user = findUser(username);
+    if (!user || user.username !== username || !sameText(user.password, form.get('password') ?? '')) {
+      sendHtml(res, 401, loginPage({ action: `${base}/login`, clientName, username, error: 'That username and password do not match a test user.' }));
+      return;
+    }
+    deps.store.interactions.set(uid, { ...interaction, psuId: user.psuId });
+    redirect(res, base);
+    return;
+  }
+
+  if (interaction.psuId === undefined) {
+    redirect(res, base);
+    return;
+  }
+  const completion: Completion = {
+    issuer,
+    clientId: interaction.clientId,
+    profile: interaction.profile,
+    redirectUri: interaction.redirectUri,
+    redirectUriInRequest: interaction.redirectUriInRequest,
+    responseType: interaction.responseType,
+    state: interaction.state,
+    nonce: interaction.nonce,
+    consentId: interaction.consentId,
+    scopes: interaction.scopes,
+  };
+  if (form.get('action') === 'cancel') {
+    deps.store.interactions.delete(uid);
+    redirect(res, await rejectAuthorisation(completion, deps));
+    return;
+  }
+  const offered = new Set(accountsOf(interaction.psuId, deps).map((a) => a.accountId));
+  const chosen = [...new Set(form.getAll('account'))];
+  if (chosen.length === 0 || chosen.some((id) => !offered.has(id))) {
+    sendHtml(res, 400, await renderConsent(interaction, base, clientName, deps, 'Choose at least one of your accounts, or Cancel.'));
+    return;
+  }
+  deps.store.interactions.delete(uid);
+  redirect(res, await completeAuthorisation(completion, interaction.psuId, chosen, deps));
+}
+
+async function renderConsent(interaction: InteractionRecord, base: string, clientName: string, deps: AuthDeps, error?: string): Promise<string> {
+  const consent = await deps.consents.get(interaction.consentId);
+  const user = findUser(interaction.psuId ?? '') ?? TEST_USERS[0];
+  return consentPage({
+    action: `${base}/confirm`,
+    clientName,
+    userName: user?.displayName ?? '',
+    permissions: consent?.Permissions ?? [],
+    accounts: accountsOf(interaction.psuId ?? '', deps),
+    ...(consent?.ExpirationDateTime === undefined ? {} : { expires: consent.ExpirationDateTime }),
+    ...(error === undefined ? {} : { error }),
+  });
+}
+
+function accountsOf(psuId: string, deps: AuthDeps): ConsentAccount[] {
+  return holdingsOf(psuId).map((holding) => {
+    const accountId = accountIdOf(deps.seed, holding.key);
+    return { accountId, label: `${holding.kind} ending ${accountId.slice(-4)}` };
+  });
+}
+
+function cookieOf(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

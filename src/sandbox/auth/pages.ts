@@ -1,0 +1,134 @@
+// The bank's PSU-facing HTML: login, consent (permissions and account picker) and error pages. Plain, accessible
+// (labels, fieldset/legend, one h1, role="alert" for errors), self-contained: an inline stylesheet, no scripts, no
+// external assets.
+
+import { escapeHtml } from '../http/io.js';
+
+const STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1b1b}
+main{max-width:34rem;margin:2rem auto;background:#fff;padding:1.5rem 2rem;border-radius:6px;border:1px solid #d0d4da}
+h1{font-size:1.5rem;margin-top:0}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
+input[type=text],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box;border:1px solid #6b7280;border-radius:4px}
+fieldset{border:1px solid #d0d4da;border-radius:4px;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}
+fieldset label{font-weight:400;display:flex;gap:.5rem;align-items:center}
+button{font-size:1rem;padding:.5rem 1.25rem;margin:1rem .5rem 0 0;border-radius:4px;border:1px solid #1d4ed8;cursor:pointer}
+button.primary{background:#1d4ed8;color:#fff}button.secondary{background:#fff;color:#1d4ed8}
+button:focus,input:focus{outline:3px solid #f59e0b;outline-offset:2px}
+.alert{border-left:4px solid #b91c1c;background:#fef2f2;padding:.5rem 1rem}ul{padding-left:1.25rem}
+.muted{color:#4b5563;font-size:.9rem}`;
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en-GB">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} – obflow sandbox bank</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export function errorPage(title: string, message: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p class="alert" role="alert">${escapeHtml(message)}</p>`);
+}
+
+export interface LoginPageInput {
+  action: string;
+  clientName: string;
+  error?: string;
+  username?: string;
+}
+
+export function loginPage(input: LoginPageInput): string {
+  const alert = input.error ? `<p class="alert" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  return layout(
+    'Log in',
+    `<h1>Log in to the sandbox bank</h1>
+<p><strong>${escapeHtml(input.clientName)}</strong> is asking to access your account information.</p>
+${alert}<form method="post" action="${escapeHtml(input.action)}">
+<label for="username">Username</label>
+<input type="text" id="username" name="username" autocomplete="username" required value="${escapeHtml(input.username ?? '')}">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit" class="primary">Log in</button>
+</form>
+<p class="muted">Test users: see the obflow README (alex, sam, jo).</p>`,
+  );
+}
+
+export interface ConsentAccount {
+  accountId: string;
+  label: string;
+}
+
+export interface ConsentPageInput {
+  action: string;
+  clientName: string;
+  userName: string;
+  permissions: string[];
+  expires?: string;
+  accounts: ConsentAccount[];
+  error?: string;
+}
+
+/** Plain-language names of the AIS v3.1 permissions (Account and Transaction API Specification, Permissions). */
+const PERMISSION_TEXT: Record<string, string> = {
+  ReadAccountsBasic: 'Your account names and types',
+  ReadAccountsDetail: 'Your account details, including account numbers',
+  ReadBalances: 'Your balances',
+  ReadTransactionsBasic: 'Your transactions (basic)',
+  ReadTransactionsDetail: 'Your transactions, including details',
+  ReadTransactionsCredits: 'Money coming into your accounts',
+  ReadTransactionsDebits: 'Money going out of your accounts',
+  ReadBeneficiariesBasic: 'Your payees',
+  ReadBeneficiariesDetail: 'Your payees, including details',
+  ReadDirectDebits: 'Your Direct Debits',
+  ReadStandingOrdersBasic: 'Your standing orders',
+  ReadStandingOrdersDetail: 'Your standing orders, including details',
+  ReadProducts: 'Product information about your accounts',
+  ReadOffers: 'Offers on your accounts',
+  ReadParty: 'Your name and contact details',
+  ReadPartyPSU: 'Your own name and contact details',
+  ReadScheduledPaymentsBasic: 'Your scheduled payments',
+  ReadScheduledPaymentsDetail: 'Your scheduled payments, including details',
+  ReadStatementsBasic: 'Your statements',
+  ReadStatementsDetail: 'Your statements, including details',
+  ReadPAN: 'Your full card numbers',
+};
+
+export function consentPage(input: ConsentPageInput): string {
+  const alert = input.error ? `<p class="alert" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  const permissions = input.permissions
+    .map((p) => `<li>${escapeHtml(PERMISSION_TEXT[p] ?? p)} <span class="muted">(${escapeHtml(p)})</span></li>`)
+    .join('\n');
+  const accounts = input.accounts
+    .map(
+      (a, i) =>
+        `<label for="account-${i}"><input type="checkbox" id="account-${i}" name="account" value="${escapeHtml(a.accountId)}"> ${escapeHtml(a.label)}</label>`,
+    )
+    .join('\n');
+  const expires = input.expires ? `<p>This access lasts until ${escapeHtml(input.expires)}.</p>\n` : '<p>This access has no end date; you can withdraw it at any time.</p>\n';
+  return layout(
+    'Confirm access',
+    `<h1>Share your account information</h1>
+<p>Hello ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> would like to see:</p>
+<ul>
+${permissions}
+</ul>
+${expires}${alert}<form method="post" action="${escapeHtml(input.action)}">
+<fieldset>
+<legend>Choose the accounts to share</legend>
+${accounts}
+</fieldset>
+<button type="submit" name="action" value="confirm" class="primary">Confirm</button>
+<button type="submit" name="action" value="cancel" class="secondary" formnovalidate>Cancel</button>
+</form>`,
+  );
+}

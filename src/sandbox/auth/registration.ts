@@ -1,0 +1,310 @@
+// Dynamic client registration (OBIE DCR v3.2 POST /register, RFC 7591): the body is a PS256-signed JWT whose
+// software_statement is verified against the directory's keys and whose own signature against the statement's
+// software_jwks; `aud` picks the profile (issuer). Errors are RFC 7591 §3.2.2 bodies with DCR v3.2's codes.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import type { JSONWebKeySet, JWTPayload } from 'jose';
+
+import type { ProfileName, RequestContext } from '../contracts.js';
+import { PROFILE_NAMES, profileOf } from '../contracts.js';
+import { mediaType, readBody, sendJson, sendOAuthError, subjectCn } from '../http/io.js';
+import type { StoredClient } from '../store/auth-store.js';
+import type { AuthDeps } from './deps.js';
+import { randomToken, seconds } from './deps.js';
+
+/** Clock skew tolerated on the registration JWT's iat/exp (seconds). */
+export const REGISTRATION_CLOCK_TOLERANCE = 60;
+
+type RegistrationErrorCode = 'invalid_client_metadata' | 'invalid_redirect_uri' | 'invalid_software_statement' | 'unapproved_software_statement';
+
+class RegistrationError extends Error {
+  constructor(
+    readonly code: RegistrationErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface StatementClaims {
+  softwareId: string;
+  orgId: string;
+  redirectUris: string[];
+  roles: string[];
+  jwks: JSONWebKeySet;
+  clientName?: string;
+}
+
+/** Scopes a software statement's roles allow (OB: accounts for AISP, payments for PISP), plus openid. */
+export function scopesForRoles(roles: string[]): string[] {
+  const scopes = ['openid'];
+  if (roles.includes('AISP')) scopes.push('accounts');
+  if (roles.includes('PISP')) scopes.push('payments');
+  if (roles.includes('CBPII')) scopes.push('fundsconfirmations');
+  return scopes;
+}
+
+export async function handleRegistration(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, deps: AuthDeps): Promise<void> {
+  if (req.method !== 'POST') {
+    res.setHeader('Allow', 'POST');
+    sendOAuthError(res, 405, 'invalid_request', 'registration is POST with a signed JWT body');
+    return;
+  }
+  try {
+    const body = (await readBody(req)).trim();
+    const client = await register(body, mediaType(req), ctx, deps);
+    ctx.clientId = client.clientId;
+    sendJson(res, 201, client.metadata);
+  } catch (error) {
+    if (error instanceof RegistrationError) {
+      sendOAuthError(res, 400, error.code, error.message);
+      return;
+    }
+    throw error;
+  }
+}
+
+async function register(body: string, type: string, ctx: RequestContext, deps: AuthDeps): Promise<StoredClient> {
+  // DCR v3.2: the request is the signed JWT itself (application/jwt). Plain JSON would let anyone register
+  // without proving possession of the statement's keys, so nothing else is accepted.
+  if (type !== 'application/jwt') throw new RegistrationError('invalid_client_metadata', `Content-Type must be application/jwt, not ${type || 'none'}`);
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  let unverified: JWTPayload;
+  try {
+    header = decodeProtectedHeader(body);
+    unverified = decodeJwt(body);
+  } catch {
+    throw new RegistrationError('invalid_client_metadata', 'the body is not a signed JWT (compact JWS)');
+  }
+  if (header.alg !== 'PS256') throw new RegistrationError('invalid_client_metadata', `the registration JWT must be signed with PS256, not ${String(header.alg)}`);
+  if (typeof header.kid !== 'string' || header.kid === '') throw new RegistrationError('invalid_client_metadata', 'the registration JWT header has no kid');
+
+  const ssa = unverified.software_statement;
+  if (typeof ssa !== 'string' || ssa === '') throw new RegistrationError('invalid_software_statement', 'software_statement is missing');
+  const statement = await verifyStatement(ssa, deps);
+
+  // The request JWT must be signed by one of the statement's own keys, named by kid.
+  if (!statement.jwks.keys.some((key) => key.kid === header.kid)) {
+    throw new RegistrationError('invalid_client_metadata', `kid ${header.kid} is not a key of the software statement`);
+  }
+  const now = deps.now();
+  let claims: JWTPayload;
+  try {
+    ({ payload: claims } = await jwtVerify(body, createLocalJWKSet(statement.jwks), {
+      algorithms: ['PS256'],
+      currentDate: now,
+      clockTolerance: REGISTRATION_CLOCK_TOLERANCE,
+      requiredClaims: ['iss', 'aud', 'iat', 'exp', 'jti'],
+    }));
+  } catch (error) {
+    throw new RegistrationError('invalid_client_metadata', describeJoseError(error, 'registration JWT'));
+  }
+  const nowSeconds = seconds(now);
+  if (typeof claims.iat !== 'number' || claims.iat > nowSeconds + REGISTRATION_CLOCK_TOLERANCE) {
+    throw new RegistrationError('invalid_client_metadata', `iat is in the future beyond ${REGISTRATION_CLOCK_TOLERANCE} s of the bank's clock`);
+  }
+  if (claims.iss !== statement.softwareId) throw new RegistrationError('invalid_client_metadata', `iss must be the statement's software_id ${statement.softwareId}`);
+  const profile = profileForAudience(claims.aud, deps);
+  if (!profile) {
+    throw new RegistrationError('invalid_client_metadata', `aud must be one of the issuers: ${PROFILE_NAMES.map((n) => deps.urls.profiles[n].auth_url).join(', ')}`);
+  }
+  const strict = profileOf(profile).strictness === 'strict';
+
+  // Strict profiles: the transport certificate must be the statement's own (OB transport certificate: CN =
+  // software_id, OU = org_id), not merely one the directory issued to someone.
+  if (strict && !certificateBelongs(ctx, statement)) {
+    throw new RegistrationError('unapproved_software_statement', 'the transport certificate was not issued for this software statement (subject CN must be its software_id)');
+  }
+
+  const jti = String(claims.jti);
+  if (deps.store.jtis.get(jti)) throw new RegistrationError('invalid_client_metadata', `jti ${jti} was already used (replayed registration request)`);
+
+  const metadata = acceptMetadata(claims, statement, strict);
+  deps.store.jtis.set(jti, { expiresAt: new Date(((claims.exp ?? nowSeconds) + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
+
+  const clientId = deps.newId();
+  const clientSecret = randomToken(24);
+  const issuedAt = nowSeconds;
+  const client: StoredClient = {
+    clientId,
+    profile,
+    softwareId: statement.softwareId,
+    orgId: statement.orgId,
+    redirectUris: metadata.redirect_uris,
+    certificateThumbprints: ctx.peerThumbprint ? [ctx.peerThumbprint] : [],
+    clientSecret,
+    clientIdIssuedAt: issuedAt,
+    scopes: metadata.scope.split(' '),
+    grantTypes: metadata.grant_types,
+    responseTypes: metadata.response_types,
+    requestObjectSigningAlg: metadata.request_object_signing_alg,
+    softwareJwks: statement.jwks as StoredClient['softwareJwks'],
+    ...(statement.clientName === undefined ? {} : { clientName: statement.clientName }),
+    metadata: {
+      client_id: clientId,
+      client_secret: clientSecret,
+      client_id_issued_at: issuedAt,
+      client_secret_expires_at: 0,
+      ...metadata,
+      software_id: statement.softwareId,
+      software_statement: ssa,
+    },
+  };
+  deps.store.clients.set(clientId, client);
+  return client;
+}
+
+async function verifyStatement(ssa: string, deps: AuthDeps): Promise<StatementClaims> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(ssa, createLocalJWKSet(deps.directoryJwks as JSONWebKeySet), {
+      algorithms: ['PS256', 'RS256'],
+      currentDate: deps.now(),
+      clockTolerance: REGISTRATION_CLOCK_TOLERANCE,
+    }));
+  } catch (error) {
+    // A statement the directory did not sign (unknown key, bad signature) is not approved here (RFC 7591 §3.2.2).
+    if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWSSignatureVerificationFailed) {
+      throw new RegistrationError('unapproved_software_statement', 'the software statement is not signed by a key of the trust directory');
+    }
+    throw new RegistrationError('invalid_software_statement', describeJoseError(error, 'software statement'));
+  }
+  const softwareId = payload.software_id;
+  const orgId = payload.org_id;
+  const redirectUris = payload.software_redirect_uris;
+  const roles = payload.software_roles;
+  const jwks = payload.software_jwks;
+  if (typeof softwareId !== 'string' || softwareId === '') throw new RegistrationError('invalid_software_statement', 'the statement has no software_id');
+  if (typeof orgId !== 'string' || orgId === '') throw new RegistrationError('invalid_software_statement', 'the statement has no org_id');
+  if (!isStringArray(redirectUris)) throw new RegistrationError('invalid_software_statement', 'the statement has no software_redirect_uris');
+  if (!isStringArray(roles)) throw new RegistrationError('invalid_software_statement', 'the statement has no software_roles');
+  if (jwks === null || typeof jwks !== 'object' || !Array.isArray((jwks as { keys?: unknown }).keys)) {
+    throw new RegistrationError('invalid_software_statement', 'the statement embeds no software_jwks (this sandbox cannot fetch software_jwks_endpoint)');
+  }
+  const statement: StatementClaims = { softwareId, orgId, redirectUris, roles, jwks: jwks as JSONWebKeySet };
+  if (typeof payload.software_client_name === 'string') statement.clientName = payload.software_client_name;
+  return statement;
+}
+
+function profileForAudience(aud: JWTPayload['aud'], deps: AuthDeps): ProfileName | undefined {
+  const values = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
+  if (values.length !== 1) return undefined;
+  const [value] = values;
+  return PROFILE_NAMES.find((name) => {
+    const urls = deps.urls.profiles[name];
+    return value === urls.auth_url || value === urls.token_url;
+  });
+}
+
+function certificateBelongs(ctx: RequestContext, statement: StatementClaims): boolean {
+  if (subjectCn(ctx.peerCertificate) !== statement.softwareId) return false;
+  const ou = ctx.peerCertificate?.subject?.OU;
+  const ous = Array.isArray(ou) ? ou : ou === undefined ? [] : [ou];
+  return ous.length === 0 || ous.includes(statement.orgId);
+}
+
+interface AcceptedMetadata {
+  redirect_uris: string[];
+  token_endpoint_auth_method: 'client_secret_basic';
+  grant_types: string[];
+  response_types: string[];
+  scope: string;
+  application_type: 'web';
+  subject_type: 'public';
+  id_token_signed_response_alg: 'PS256';
+  request_object_signing_alg: 'none' | 'PS256';
+  token_endpoint_auth_signing_alg: 'PS256';
+}
+
+const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'];
+const RESPONSE_TYPES = ['code', 'code id_token'];
+
+/**
+ * Maps the request's claims to client metadata (DCR v3.2 OBRegistrationProperties1). Strict profiles require every
+ * claim the bank's table marks required; permissive ones fill a missing claim with its only allowed value. A wrong
+ * value is refused in both.
+ */
+function acceptMetadata(claims: JWTPayload, statement: StatementClaims, strict: boolean): AcceptedMetadata {
+  const fixed = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const value = claims[name];
+    if (value === undefined) {
+      if (strict) throw new RegistrationError('invalid_client_metadata', `${name} is required`);
+      return fallback;
+    }
+    if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+      throw new RegistrationError('invalid_client_metadata', `${name} must be ${allowed.join(' or ')}`);
+    }
+    return value as T;
+  };
+
+  const redirectUris = claims.redirect_uris;
+  if (redirectUris === undefined || (Array.isArray(redirectUris) && redirectUris.length === 0)) {
+    throw new RegistrationError('invalid_redirect_uri', 'redirect_uris must name at least one of the statement\'s software_redirect_uris');
+  }
+  if (!isStringArray(redirectUris)) throw new RegistrationError('invalid_redirect_uri', 'redirect_uris must be an array of URIs');
+  for (const uri of redirectUris) {
+    if (!statement.redirectUris.includes(uri)) throw new RegistrationError('invalid_redirect_uri', `redirect URI ${uri} is not in the software statement`);
+    if (!uri.startsWith('https://')) throw new RegistrationError('invalid_redirect_uri', `redirect URI ${uri} is not https`);
+  }
+
+  const grantTypes = listClaim(claims, 'grant_types', GRANT_TYPES, strict, ['authorization_code', 'client_credentials']);
+  const responseTypes = listClaim(claims, 'response_types', RESPONSE_TYPES, strict, ['code', 'code id_token']);
+  if (grantTypes.includes('authorization_code') && !grantTypes.includes('refresh_token')) grantTypes.push('refresh_token');
+
+  const allowedScopes = scopesForRoles(statement.roles);
+  const rawScope = claims.scope;
+  let scopes: string[];
+  if (rawScope === undefined) {
+    if (strict) throw new RegistrationError('invalid_client_metadata', 'scope is required');
+    scopes = allowedScopes;
+  } else {
+    if (typeof rawScope !== 'string') throw new RegistrationError('invalid_client_metadata', 'scope must be a space-separated string');
+    scopes = rawScope.split(/\s+/).filter((s) => s !== '');
+    const beyond = scopes.filter((s) => !allowedScopes.includes(s));
+    if (beyond.length > 0) {
+      throw new RegistrationError('invalid_client_metadata', `scope ${beyond.join(' ')} is beyond the statement's roles (${statement.roles.join(', ')})`);
+    }
+    if (!scopes.includes('openid')) scopes.unshift('openid');
+  }
+
+  return {
+    redirect_uris: [...redirectUris],
+    token_endpoint_auth_method: fixed('token_endpoint_auth_method', ['client_secret_basic'] as const, 'client_secret_basic'),
+    grant_types: grantTypes,
+    response_types: responseTypes,
+    scope: [...new Set(scopes)].join(' '),
+    application_type: fixed('application_type', ['web'] as const, 'web'),
+    subject_type: fixed('subject_type', ['public'] as const, 'public'),
+    id_token_signed_response_alg: fixed('id_token_signed_response_alg', ['PS256'] as const, 'PS256'),
+    request_object_signing_alg: fixed('request_object_signing_alg', ['none', 'PS256'] as const, 'none'),
+    token_endpoint_auth_signing_alg: fixed('token_endpoint_auth_signing_alg', ['PS256'] as const, 'PS256'),
+  };
+}
+
+function listClaim(claims: JWTPayload, name: string, allowed: string[], strict: boolean, fallback: string[]): string[] {
+  const value = claims[name];
+  if (value === undefined) {
+    if (strict) throw new RegistrationError('invalid_client_metadata', `${name} is required`);
+    return [...fallback];
+  }
+  if (!isStringArray(value) || value.length === 0) throw new RegistrationError('invalid_client_metadata', `${name} must be a non-empty array`);
+  const unknown = value.filter((item) => !allowed.includes(item));
+  if (unknown.length > 0) throw new RegistrationError('invalid_client_metadata', `${name} ${unknown.join(', ')} not supported (allowed: ${allowed.join(', ')})`);
+  return [...new Set(value)];
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function describeJoseError(error: unknown, what: string): string {
+  if (error instanceof joseErrors.JWTExpired) return `the ${what} has expired (exp)`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `the ${what}'s ${error.claim} claim is invalid: ${error.reason}`;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return `the ${what}'s signature does not verify`;
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return `no key matches the ${what}'s kid`;
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return `the ${what}'s algorithm is not allowed`;
+  if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid) return `the ${what} is not a valid JWT`;
+  return `the ${what} could not be verified`;
+}

@@ -1,0 +1,213 @@
+// The token endpoint (RFC 6749 §3.2, §4.1.3, §4.4, §6): client_secret_basic over mutual TLS; client_credentials,
+// authorization_code (single use, bound to client and redirect_uri) and refresh_token. Every access token is bound
+// to the certificate it was issued to (RFC 8705 §3, cnf.x5t#S256); strict profiles also require that certificate
+// to be the software statement's own.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { Profile, RequestContext } from '../contracts.js';
+import { mediaType, parseForm, readBody, sendJson, sendOAuthError, subjectCn } from '../http/io.js';
+import type { StoredClient, TokenRecord } from '../store/auth-store.js';
+import { hashSecret } from '../store/auth-store.js';
+import type { AuthDeps } from './deps.js';
+import { randomToken } from './deps.js';
+import { signIdToken } from './id-token.js';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const REFRESH_TOKEN_TTL_SECONDS = 90 * 24 * 3600;
+
+class TokenError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function handleToken(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, profile: Profile, deps: AuthDeps): Promise<void> {
+  const issuer = deps.urls.profiles[profile.name].auth_url;
+  const challenge = { 'WWW-Authenticate': `Basic realm="${issuer}"` };
+  try {
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      throw new TokenError(405, 'invalid_request', 'the token endpoint answers POST');
+    }
+    if (!ctx.peerAuthorized || !ctx.peerThumbprint) {
+      throw new TokenError(401, 'invalid_client', 'a transport certificate issued by the trust directory is required (mutual TLS)');
+    }
+    if (mediaType(req) !== 'application/x-www-form-urlencoded') throw new TokenError(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const { params, repeated } = parseForm(await readBody(req));
+    if (repeated.length > 0) throw new TokenError(400, 'invalid_request', `parameter ${repeated.join(', ')} is repeated`);
+
+    const client = authenticate(req, params, profile, deps);
+    ctx.clientId = client.clientId;
+    // Strict: the certificate must belong to the software statement that registered (RFC 8705 §2 spirit, OB
+    // transport certificate: subject CN = software_id) — either the very certificate that registered, or another
+    // one the directory issued for the same statement.
+    if (profile.strictness === 'strict' && !certificateOfClient(ctx, client)) {
+      throw new TokenError(401, 'invalid_client', 'the transport certificate does not belong to this client\'s software statement');
+    }
+
+    const grantType = params.get('grant_type');
+    let body: Record<string, unknown>;
+    if (grantType === 'client_credentials') body = clientCredentials(client, params, ctx, deps);
+    else if (grantType === 'authorization_code') body = await authorizationCode(client, params, ctx, issuer, deps);
+    else if (grantType === 'refresh_token') body = await refreshToken(client, params, ctx, deps);
+    else if (grantType === undefined) throw new TokenError(400, 'invalid_request', 'grant_type is missing');
+    else throw new TokenError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
+    sendJson(res, 200, body, { Pragma: 'no-cache' });
+  } catch (error) {
+    if (!(error instanceof TokenError)) throw error;
+    sendOAuthError(res, error.status, error.error, error.message, error.status === 401 ? challenge : {});
+  }
+}
+
+/** client_secret_basic (RFC 6749 §2.3.1: form-urlencoded id and secret inside Basic); permissive also takes _post. */
+function authenticate(req: IncomingMessage, params: Map<string, string>, profile: Profile, deps: AuthDeps): StoredClient {
+  const header = req.headers.authorization;
+  let clientId: string | undefined;
+  let secret: string | undefined;
+  if (header !== undefined) {
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    if (!match?.[1]) throw new TokenError(401, 'invalid_client', 'the Authorization header must be Basic base64(client_id:client_secret)');
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new TokenError(401, 'invalid_client', 'the Basic credentials have no colon');
+    try {
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+    } catch {
+      throw new TokenError(401, 'invalid_client', 'the Basic credentials are not form-urlencoded');
+    }
+    if (params.has('client_secret')) throw new TokenError(400, 'invalid_request', 'use one client authentication method, not two');
+  } else if (profile.strictness === 'permissive' && params.has('client_secret')) {
+    clientId = params.get('client_id');
+    secret = params.get('client_secret');
+  } else {
+    throw new TokenError(401, 'invalid_client', 'client authentication is required (client_secret_basic)');
+  }
+  const client = deps.store.clients.get(clientId ?? '');
+  if (!client || secret === undefined || !sameText(client.clientSecret, secret)) {
+    throw new TokenError(401, 'invalid_client', 'unknown client or wrong client secret');
+  }
+  if (params.has('client_id') && params.get('client_id') !== client.clientId) throw new TokenError(400, 'invalid_request', 'client_id differs from the authenticated client');
+  if (client.profile !== profile.name) {
+    throw new TokenError(401, 'invalid_client', `this client registered with ${deps.urls.profiles[client.profile].auth_url}; use its token endpoint`);
+  }
+  return client;
+}
+
+function certificateOfClient(ctx: RequestContext, client: StoredClient): boolean {
+  if (ctx.peerThumbprint !== undefined && client.certificateThumbprints.includes(ctx.peerThumbprint)) return true;
+  if (subjectCn(ctx.peerCertificate) !== client.softwareId) return false;
+  const ou = ctx.peerCertificate?.subject?.OU;
+  const ous = Array.isArray(ou) ? ou : ou === undefined ? [] : [ou];
+  return ous.length === 0 || ous.includes(client.orgId);
+}
+
+function clientCredentials(client: StoredClient, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Record<string, unknown> {
+  if (!client.grantTypes.includes('client_credentials')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the client_credentials grant');
+  const requested = params.get('scope');
+  const registered = client.scopes.filter((s) => s !== 'openid');
+  const scopes = requested === undefined ? registered : [...new Set(requested.split(/\s+/).filter((s) => s !== ''))];
+  if (scopes.length === 0) throw new TokenError(400, 'invalid_scope', 'scope is empty');
+  const refused = scopes.filter((s) => !registered.includes(s));
+  if (refused.length > 0) throw new TokenError(400, 'invalid_scope', `scope ${refused.join(' ')} is not available to this client with client_credentials`);
+  const accessToken = issue(deps, { kind: 'access', clientId: client.clientId, profile: client.profile, grant: 'client_credentials', scopes }, ctx, ACCESS_TOKEN_TTL_SECONDS);
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
+}
+
+async function authorizationCode(client: StoredClient, params: Map<string, string>, ctx: RequestContext, issuer: string, deps: AuthDeps): Promise<Record<string, unknown>> {
+  if (!client.grantTypes.includes('authorization_code')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the authorization_code grant');
+  const code = params.get('code');
+  if (!code) throw new TokenError(400, 'invalid_request', 'code is missing');
+  const codeHash = hashSecret(code);
+  const record = deps.store.codes.get(codeHash);
+  const now = deps.now();
+  if (!record || record.clientId !== client.clientId) throw new TokenError(400, 'invalid_grant', 'the authorisation code is unknown or was issued to another client');
+  if (record.used) {
+    // RFC 6749 §4.1.2: a code used twice revokes every token issued from it.
+    for (const [key, token] of tokensOfCode(deps, codeHash)) deps.store.tokens.set(key, { ...token, revoked: true });
+    throw new TokenError(400, 'invalid_grant', 'the authorisation code was already used');
+  }
+  if (new Date(record.expiresAt).getTime() <= now.getTime()) throw new TokenError(400, 'invalid_grant', 'the authorisation code has expired');
+  const redirectUri = params.get('redirect_uri');
+  if (redirectUri === undefined ? record.redirectUriInRequest : redirectUri !== record.redirectUri) {
+    throw new TokenError(400, 'invalid_grant', 'redirect_uri must be the one of the authorisation request');
+  }
+  deps.store.codes.set(codeHash, { ...record, used: true });
+  const consent = await deps.consents.get(record.consentId);
+  if (!consent || consent.Status !== 'Authorised') throw new TokenError(400, 'invalid_grant', `consent ${record.consentId} is no longer Authorised`);
+
+  const base = { clientId: client.clientId, profile: client.profile, grant: 'authorization_code' as const, scopes: record.scopes, consentId: record.consentId, psuId: record.psuId, codeHash };
+  const accessToken = issue(deps, { kind: 'access', ...base }, ctx, ACCESS_TOKEN_TTL_SECONDS);
+  const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: record.scopes.join(' ') };
+  if (client.grantTypes.includes('refresh_token')) body.refresh_token = issue(deps, { kind: 'refresh', ...base }, ctx, REFRESH_TOKEN_TTL_SECONDS);
+  if (record.scopes.includes('openid')) {
+    body.id_token = await signIdToken(deps.key, { issuer, clientId: client.clientId, consentId: record.consentId, authTime: record.authTime, now, nonce: record.nonce, accessToken });
+  }
+  return body;
+}
+
+async function refreshToken(client: StoredClient, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Promise<Record<string, unknown>> {
+  if (!client.grantTypes.includes('refresh_token')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the refresh_token grant');
+  const value = params.get('refresh_token');
+  if (!value) throw new TokenError(400, 'invalid_request', 'refresh_token is missing');
+  const record = deps.store.tokens.get(hashSecret(value));
+  const now = deps.now();
+  if (!record || record.kind !== 'refresh' || record.revoked || record.clientId !== client.clientId || new Date(record.expiresAt).getTime() <= now.getTime()) {
+    throw new TokenError(400, 'invalid_grant', 'the refresh token is unknown, expired, revoked or another client\'s');
+  }
+  // RFC 8705 §4: a refresh token of a certificate-bound grant stays with that certificate in strict profiles.
+  if (client.profile.startsWith('strict') && record.certificateThumbprint !== undefined && record.certificateThumbprint !== ctx.peerThumbprint) {
+    throw new TokenError(400, 'invalid_grant', 'the refresh token was issued to another certificate');
+  }
+  const consent = record.consentId === undefined ? undefined : await deps.consents.get(record.consentId);
+  if (!consent || consent.Status !== 'Authorised') throw new TokenError(400, 'invalid_grant', 'the consent behind this refresh token is no longer Authorised');
+  const requested = params.get('scope');
+  let scopes = record.scopes;
+  if (requested !== undefined) {
+    scopes = [...new Set(requested.split(/\s+/).filter((s) => s !== ''))];
+    if (scopes.some((s) => !record.scopes.includes(s))) throw new TokenError(400, 'invalid_scope', 'a refresh may only narrow the original scope');
+  }
+  const fields: Omit<TokenRecord, 'expiresAt' | 'revoked' | 'certificateThumbprint'> = {
+    kind: 'access',
+    clientId: client.clientId,
+    profile: client.profile,
+    grant: 'authorization_code',
+    scopes,
+    ...(record.consentId === undefined ? {} : { consentId: record.consentId }),
+    ...(record.psuId === undefined ? {} : { psuId: record.psuId }),
+    ...(record.codeHash === undefined ? {} : { codeHash: record.codeHash }),
+  };
+  const accessToken = issue(deps, fields, ctx, ACCESS_TOKEN_TTL_SECONDS);
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' '), refresh_token: value };
+}
+
+function issue(deps: AuthDeps, fields: Omit<TokenRecord, 'expiresAt' | 'revoked' | 'certificateThumbprint'>, ctx: RequestContext, ttl: number): string {
+  const value = randomToken(32);
+  const record: TokenRecord = {
+    ...fields,
+    expiresAt: new Date(deps.now().getTime() + ttl * 1000).toISOString(),
+    revoked: false,
+  };
+  if (ctx.peerThumbprint !== undefined) record.certificateThumbprint = ctx.peerThumbprint;
+  deps.store.tokens.set(hashSecret(value), record);
+  return value;
+}
+
+function tokensOfCode(deps: AuthDeps, codeHash: string): Array<[string, TokenRecord]> {
+  const found: Array<[string, TokenRecord]> = [];
+  for (const [key, token] of deps.store.tokens.pairs()) if (token.codeHash === codeHash) found.push([key, token]);
+  return found;
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+

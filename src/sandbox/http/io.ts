@@ -1,0 +1,129 @@
+// Small HTTP helpers shared by both origins of the emulator: body reading with a size cap, JSON / OAuth / OBIE error
+// responses, form parsing, and the per-request context (peer certificate, RFC 8705 thumbprint, interaction id).
+
+import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+
+import type { RequestContext } from '../contracts.js';
+
+/** Largest request body any emulator route accepts (a registration JWT with an embedded SSA is a few KB). */
+const MAX_BODY_BYTES = 256 * 1024;
+
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+/** Reads the whole request body; the raw text is also kept on the request for the verbose log. */
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError(`request body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  bodies.set(req, text);
+  return text;
+}
+
+const bodies = new WeakMap<IncomingMessage, string>();
+
+/** The body read by readBody, if any (for the verbose request log). */
+export function bodyOf(req: IncomingMessage): string | undefined {
+  return bodies.get(req);
+}
+
+/** application/x-www-form-urlencoded → map; a repeated parameter is an error for OAuth endpoints (RFC 6749 §3.1). */
+export function parseForm(text: string): { params: Map<string, string>; repeated: string[]; all: URLSearchParams } {
+  const all = new URLSearchParams(text);
+  const params = new Map<string, string>();
+  const repeated: string[] = [];
+  for (const [key, value] of all) {
+    if (params.has(key)) repeated.push(key);
+    params.set(key, value);
+  }
+  return { params, repeated, all };
+}
+
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.end(text);
+}
+
+/** RFC 6749 §5.2 / RFC 7591 §3.2.2 error body. */
+export function sendOAuthError(res: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error, error_description: description }, headers);
+}
+
+/** OBIE Read/Write error body (OBErrorResponse1) for the resource origin. */
+export function sendObieError(res: ServerResponse, ctx: RequestContext, status: number, errorCode: string, message: string): void {
+  res.setHeader('x-fapi-interaction-id', ctx.interactionId);
+  sendJson(res, status, {
+    Code: String(status),
+    Id: ctx.interactionId,
+    Message: message,
+    Errors: [{ ErrorCode: errorCode, Message: message }],
+  });
+}
+
+export function sendHtml(res: ServerResponse, status: number, html: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  // No external assets at all: the pages carry their own small stylesheet and no scripts.
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.end(html);
+}
+
+export function redirect(res: ServerResponse, location: string, status = 303): void {
+  res.statusCode = status;
+  res.setHeader('Location', location);
+  res.setHeader('Cache-Control', 'no-store');
+  res.end();
+}
+
+/** x5t#S256 (RFC 8705 §3.1): base64url SHA-256 of the certificate's DER. */
+export function thumbprintOf(der: Buffer): string {
+  return createHash('sha256').update(der).digest('base64url');
+}
+
+const INTERACTION_ID = /^[0-9A-Za-z-]{1,64}$/;
+
+/** Builds the context of one request: the TLS peer as presented, and the interaction id to echo (FAPI §6.2.1-11). */
+export function buildContext(req: IncomingMessage, now: () => Date): RequestContext {
+  const socket = req.socket as TLSSocket;
+  const raw: PeerCertificate | Record<string, never> = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : {};
+  const peer = 'raw' in raw && raw.raw ? (raw as PeerCertificate) : undefined;
+  const presented = req.headers['x-fapi-interaction-id'];
+  const interactionId = typeof presented === 'string' && INTERACTION_ID.test(presented) ? presented : randomUUID();
+  return {
+    peerCertificate: peer,
+    peerAuthorized: peer !== undefined && socket.authorized === true,
+    peerThumbprint: peer ? thumbprintOf(peer.raw) : undefined,
+    interactionId,
+    now,
+  };
+}
+
+/** The subject CN of a peer certificate (OB transport certificates carry the software_id there). */
+export function subjectCn(peer: PeerCertificate | undefined): string | undefined {
+  const cn = peer?.subject?.CN;
+  return Array.isArray(cn) ? cn[0] : cn;
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}

@@ -1,0 +1,165 @@
+// startSandbox: the bank emulator's one entry point. Two HTTPS origins over mutual TLS (resource server and
+// authorisation server, as at the real bank), the stores in the data directory, and the wiring between the
+// authorisation side (auth/) and the resource side (resource/).
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTRATION_PATH } from './auth/index.js';
+import type { AuthDeps } from './auth/deps.js';
+import { loadSigningKey } from './auth/keys.js';
+import type { ProfileName, RequestContext, SandboxHandle, SandboxHandler, SandboxOptions, SandboxUrls } from './contracts.js';
+import { PROFILE_NAMES } from './contracts.js';
+import { BodyTooLargeError, buildContext, sendJson, sendObieError } from './http/io.js';
+import { createRequestLogger } from './http/log.js';
+import type { RequestLogger } from './http/log.js';
+import { createResourceHandler } from './resource/index.js';
+import { AuthStore } from './store/auth-store.js';
+import { openConsentStore } from './store/consents.js';
+
+export type { SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
+export { PROFILE_NAMES } from './contracts.js';
+
+const DEFAULT_SEED = 'obflow-sandbox';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export async function startSandbox(options: SandboxOptions): Promise<SandboxHandle> {
+  if (!options.dataDir) throw new TypeError('startSandbox: dataDir is required');
+  const host = options.host ?? '127.0.0.1';
+  const now = options.now ?? (() => new Date());
+  const newId = options.newId ?? randomUUID;
+  const seed = options.seed ?? DEFAULT_SEED;
+  const logger = createRequestLogger(options.log, options.verbose === true);
+
+  const tls = {
+    key: options.serverKey,
+    cert: options.serverCertificate,
+    ca: options.clientCa,
+    // Ask every connection for a certificate but let the handshake finish without one: discovery and the browser
+    // pages work without, and the routes that need one answer 401 with a body instead of a bare TLS alert.
+    requestCert: true,
+    rejectUnauthorized: false,
+    minVersion: 'TLSv1.2' as const,
+  };
+  // Handlers are attached once both ports are known (the URLs name them); nothing is served before.
+  const handlers: { resource?: Listener; auth?: Listener } = {};
+  const resourceServer = createServer(tls, (req, res) => (handlers.resource ?? unavailable)(req, res));
+  const authServer = createServer(tls, (req, res) => (handlers.auth ?? unavailable)(req, res));
+
+  const [key] = await Promise.all([
+    loadSigningKey(options.dataDir),
+    listen(resourceServer, options.resourcePort ?? 0, host),
+    listen(authServer, options.authPort ?? 0, host),
+  ]).catch(async (error: unknown) => {
+    await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
+    throw error;
+  });
+
+  const urls = buildUrls(host, (resourceServer.address() as AddressInfo).port, (authServer.address() as AddressInfo).port);
+  const store = new AuthStore(options.dataDir, now);
+  store.prune();
+  const consents = openConsentStore(options.dataDir);
+  const deps: AuthDeps = { store, consents, key, urls, directoryJwks: options.directoryJwks, seed, now, newId };
+  const resource = createResourceHandler({ consents, tokens: store, clients: store, seed, now, newId });
+  const auth = createAuthHandler(deps);
+
+  handlers.resource = (req, res) =>
+    serve('resource', req, res, now, logger, async (request, response, ctx) => {
+      const pathname = new URL(request.url ?? '/', 'https://resource.invalid').pathname;
+      // Every resource-origin route (registration, helper, AIS) is mutual TLS with a directory certificate.
+      if (!ctx.peerAuthorized) {
+        const why = ctx.peerCertificate ? 'the client certificate does not chain to the trust directory' : 'a client certificate is required (mutual TLS)';
+        sendObieError(response, ctx, 401, 'UK.OBIE.Unauthorised', why);
+        return;
+      }
+      const own = authRouteOnResourceOrigin(deps, pathname);
+      await (own ?? resource)(request, response, ctx);
+    });
+  handlers.auth = (req, res) => serve('auth', req, res, now, logger, auth);
+
+  return {
+    urls,
+    async close() {
+      await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
+    },
+  };
+}
+
+export function buildUrls(host: string, resourcePort: number, authPort: number): SandboxUrls {
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const base = `https://${hostPart}:${resourcePort}`;
+  const authOrigin = `https://${hostPart}:${authPort}`;
+  const profiles = Object.fromEntries(
+    PROFILE_NAMES.map((name) => {
+      const issuer = `${authOrigin}/${name}`;
+      return [
+        name,
+        {
+          auth_url: issuer,
+          token_url: `${issuer}/token`,
+          discovery_url: `${issuer}/.well-known/openid-configuration`,
+          authorization_endpoint: `${issuer}/authorize`,
+        },
+      ];
+    }),
+  ) as SandboxUrls['profiles'];
+  return {
+    sandbox_base_url: base,
+    registration_endpoint: `${base}${REGISTRATION_PATH}`,
+    environment_helper: `${base}${ENVIRONMENT_PATH}`,
+    aisp_base_url: `${base}/open-banking/v3.1/aisp`,
+    profiles,
+  };
+}
+
+function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerResponse, now: () => Date, logger: RequestLogger, handler: SandboxHandler): void {
+  const ctx: RequestContext = buildContext(req, now);
+  logger.track(origin, req, res, ctx);
+  handler(req, res, ctx).catch((error: unknown) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof BodyTooLargeError) {
+      sendJson(res, 413, { error: 'invalid_request', error_description: error.message });
+      return;
+    }
+    // An emulator bug must still answer like a server, with nothing internal in the body.
+    sendJson(res, 500, { error: 'server_error', error_description: 'the sandbox failed to process this request' });
+    process.emitWarning(`obflow sandbox: ${origin} ${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  });
+}
+
+function unavailable(_req: IncomingMessage, res: ServerResponse): void {
+  res.statusCode = 503;
+  res.setHeader('Retry-After', '1');
+  res.end();
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    // Keep-alive connections (undici, browsers) would hold close() open.
+    server.closeAllConnections();
+  });
+}
+
+export type { ProfileName };

@@ -1,0 +1,297 @@
+// A small wire-level TPP for integration tests: undici over mutual TLS with a test identity; DCR with a jose-signed
+// JWT, client credentials, consent creation through the resource API, headless authorise (one GET, redirects off),
+// code exchange. Every method returns what the wire said, so tests can assert refusals as well as successes.
+
+import { createPrivateKey, randomUUID } from 'node:crypto';
+
+import { SignJWT } from 'jose';
+import type { JWTPayload } from 'jose';
+import { Agent, request } from 'undici';
+import type { Dispatcher } from 'undici';
+
+import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
+import type { ProfileName, SandboxUrls } from '../../src/sandbox/contracts.js';
+import type { TestIdentity } from './identity.js';
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The body parsed as JSON (throws if it is not JSON). */
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface RegisteredClient {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+  [name: string]: unknown;
+}
+
+export interface AuthorizeOptions {
+  consentId: string;
+  responseType?: 'code' | 'code id_token';
+  /** Default: a fresh value; `null` leaves it out. */
+  state?: string | null;
+  nonce?: string | null;
+  /** Default: the client's first redirect URI; `null` leaves it out. */
+  redirectUri?: string | null;
+  scope?: string;
+  loginHint?: string;
+  /** How to send the request object: unsigned (default), PS256 with the identity's signing key, or not at all. */
+  requestObject?: 'none' | 'PS256' | false;
+  /** Extra or replaced request-object claims (undefined values delete a claim). */
+  objectClaims?: Record<string, unknown>;
+  /** Whether the parameters are also in the query (default true, as OIDC Core §6.1 asks). */
+  queryParams?: boolean;
+  essential?: boolean;
+}
+
+export interface AuthorizeResult {
+  status: number;
+  location: string | undefined;
+  /** The redirect's parameters (from the fragment for code id_token, else the query). */
+  params: URLSearchParams;
+  response: WireResponse;
+  state: string | undefined;
+  nonce: string | undefined;
+  redirectUri: string | undefined;
+}
+
+/** The permissions a typical AIS consent asks for. */
+export const DEFAULT_PERMISSIONS = ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsCredits', 'ReadTransactionsDebits', 'ReadTransactionsDetail'];
+
+
+/** An mTLS agent presenting `identity`'s transport certificate and trusting the directory's CAs. */
+export function mtlsAgent(identity: TestIdentity, withCertificate = true): Agent {
+  return new Agent({
+    connect: {
+      ca: [identity.pem.rootCa, identity.pem.issuingCa],
+      ...(withCertificate ? { cert: identity.pem.transportCert, key: identity.pem.transportKey } : {}),
+    },
+  });
+}
+
+export async function wire(dispatcher: Dispatcher, method: Dispatcher.HttpMethod, url: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<WireResponse> {
+  const response = await request(url, { method, dispatcher, headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }) });
+  const text = await response.body.text();
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text,
+    json<T>() {
+      return JSON.parse(text) as T;
+    },
+  };
+}
+
+export class SandboxTpp {
+  readonly agent: Agent;
+  client: RegisteredClient | undefined;
+
+  constructor(
+    readonly urls: SandboxUrls,
+    readonly identity: TestIdentity,
+    readonly profile: ProfileName = 'strict-headless',
+    agent?: Agent,
+  ) {
+    this.agent = agent ?? mtlsAgent(identity);
+  }
+
+  get issuer(): string {
+    return this.urls.profiles[this.profile].auth_url;
+  }
+
+  /** The same registered client, presenting another identity's certificate (for binding tests). */
+  withIdentity(identity: TestIdentity, withCertificate = true): SandboxTpp {
+    const other = new SandboxTpp(this.urls, identity, this.profile, mtlsAgent(identity, withCertificate));
+    other.client = this.client;
+    return other;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  fetch(method: Dispatcher.HttpMethod, url: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<WireResponse> {
+    return wire(this.agent, method, url, init);
+  }
+
+  /** The registration claims of bank-interface §2.1, with overrides (an `undefined` value deletes the claim). */
+  registrationClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+    const now = Math.floor(Date.now() / 1000);
+    const claims: Record<string, unknown> = {
+      token_endpoint_auth_signing_alg: 'PS256',
+      grant_types: ['authorization_code', 'client_credentials'],
+      subject_type: 'public',
+      application_type: 'web',
+      iss: this.identity.manifest.software_id,
+      redirect_uris: [...this.identity.manifest.redirect_uris],
+      token_endpoint_auth_method: 'client_secret_basic',
+      aud: this.issuer,
+      scope: 'openid accounts',
+      request_object_signing_alg: 'none',
+      exp: now + 3600,
+      iat: now,
+      jti: randomUUID(),
+      response_types: ['code', 'code id_token'],
+      id_token_signed_response_alg: 'PS256',
+      software_statement: this.identity.softwareStatement,
+    };
+    for (const [name, value] of Object.entries(overrides)) {
+      if (value === undefined) delete claims[name];
+      else claims[name] = value;
+    }
+    return claims;
+  }
+
+  /** Signs registration claims with the identity's signing key (PS256, kid from the manifest). */
+  async signRegistration(claims: Record<string, unknown>, signWith?: { key: string; kid: string }): Promise<string> {
+    const key = createPrivateKey(signWith?.key ?? this.identity.pem.signingKey);
+    return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: 'PS256', kid: signWith?.kid ?? this.identity.manifest.kid, typ: 'JWT' }).sign(key);
+  }
+
+  /** POST the registration JWT; returns the raw response. */
+  registerRaw(jwt: string, contentType = 'application/jwt'): Promise<WireResponse> {
+    return this.fetch('POST', this.urls.registration_endpoint, { headers: { 'content-type': contentType, accept: 'application/json' }, body: jwt });
+  }
+
+  /** Registers with default claims (plus overrides) and keeps the client; throws unless 201. */
+  async register(overrides: Record<string, unknown> = {}): Promise<RegisteredClient> {
+    const response = await this.registerRaw(await this.signRegistration(this.registrationClaims(overrides)));
+    if (response.status !== 201) throw new Error(`registration answered ${response.status}: ${response.text}`);
+    this.client = response.json<RegisteredClient>();
+    return this.client;
+  }
+
+  private requireClient(): RegisteredClient {
+    if (!this.client) throw new TypeError('register() first');
+    return this.client;
+  }
+
+  basicAuth(secret?: string): string {
+    const client = this.requireClient();
+    return `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret ?? client.client_secret)}`).toString('base64')}`;
+  }
+
+  /** POST to this profile's token endpoint with client_secret_basic. */
+  token(params: Record<string, string>, init: { secret?: string; authorization?: string | null } = {}): Promise<WireResponse> {
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    if (init.authorization !== null) headers.authorization = init.authorization ?? this.basicAuth(init.secret);
+    return this.fetch('POST', this.urls.profiles[this.profile].token_url, { headers, body: new URLSearchParams(params).toString() });
+  }
+
+  /** client_credentials for `scope` (default accounts); throws unless 200. */
+  async clientCredentials(scope = 'accounts'): Promise<string> {
+    const response = await this.token({ grant_type: 'client_credentials', scope });
+    if (response.status !== 200) throw new Error(`client_credentials answered ${response.status}: ${response.text}`);
+    return response.json<{ access_token: string }>().access_token;
+  }
+
+  /** POST /account-access-consents on the resource server; returns the raw response. */
+  createConsentRaw(accessToken: string, permissions: string[] = DEFAULT_PERMISSIONS): Promise<WireResponse> {
+    return this.fetch('POST', `${this.urls.aisp_base_url}/account-access-consents`, {
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-fapi-financial-id': BANK_FINANCIAL_ID,
+        'x-fapi-interaction-id': randomUUID(),
+      },
+      body: JSON.stringify({ Data: { Permissions: permissions }, Risk: {} }),
+    });
+  }
+
+  /** Client credentials + consent creation; returns the ConsentId. */
+  async createConsent(permissions: string[] = DEFAULT_PERMISSIONS): Promise<string> {
+    const response = await this.createConsentRaw(await this.clientCredentials(), permissions);
+    if (response.status !== 201) throw new Error(`consent creation answered ${response.status}: ${response.text}`);
+    return response.json<{ Data: { ConsentId: string } }>().Data.ConsentId;
+  }
+
+  /** The consent URL (authorization endpoint + request object) as a TPP builds it. */
+  async authorizeUrl(options: AuthorizeOptions): Promise<{ url: string; state: string | undefined; nonce: string | undefined; redirectUri: string | undefined }> {
+    const client = this.requireClient();
+    const responseType = options.responseType ?? 'code id_token';
+    const state = options.state === null ? undefined : (options.state ?? randomUUID());
+    const nonce = options.nonce === null ? undefined : (options.nonce ?? randomUUID());
+    const redirectUri = options.redirectUri === null ? undefined : (options.redirectUri ?? client.redirect_uris[0]);
+    const scope = options.scope ?? 'openid accounts';
+    const claims = { id_token: { openbanking_intent_id: { value: options.consentId, essential: options.essential ?? true }, acr: { essential: true, values: ['urn:openbanking:psd2:sca'] } } };
+    const now = Math.floor(Date.now() / 1000);
+    const object: Record<string, unknown> = {
+      iss: client.client_id,
+      aud: this.issuer,
+      client_id: client.client_id,
+      response_type: responseType,
+      scope,
+      claims,
+      iat: now,
+      exp: now + 300,
+      ...(state === undefined ? {} : { state }),
+      ...(nonce === undefined ? {} : { nonce }),
+      ...(redirectUri === undefined ? {} : { redirect_uri: redirectUri }),
+      ...(options.loginHint === undefined ? {} : { login_hint: options.loginHint }),
+    };
+    for (const [name, value] of Object.entries(options.objectClaims ?? {})) {
+      if (value === undefined) delete object[name];
+      else object[name] = value;
+    }
+    const query = new URLSearchParams({ client_id: client.client_id });
+    if (options.queryParams !== false) {
+      query.set('response_type', responseType);
+      query.set('scope', scope);
+      if (redirectUri !== undefined) query.set('redirect_uri', redirectUri);
+      if (state !== undefined) query.set('state', state);
+      if (nonce !== undefined) query.set('nonce', nonce);
+      if (options.loginHint !== undefined) query.set('login_hint', options.loginHint);
+      if (options.requestObject === false) query.set('claims', JSON.stringify(claims));
+    }
+    const mode = options.requestObject ?? 'none';
+    if (mode === 'none') query.set('request', unsignedJwt(object));
+    if (mode === 'PS256') {
+      const key = createPrivateKey(this.identity.pem.signingKey);
+      query.set('request', await new SignJWT(object as JWTPayload).setProtectedHeader({ alg: 'PS256', kid: this.identity.manifest.kid, typ: 'oauth-authz-req+jwt' }).sign(key));
+    }
+    return { url: `${this.urls.profiles[this.profile].authorization_endpoint}?${query.toString()}`, state, nonce, redirectUri };
+  }
+
+  /** One GET of the consent URL with redirects off (headless profiles answer with the redirect at once). */
+  async authorize(options: AuthorizeOptions): Promise<AuthorizeResult> {
+    const built = await this.authorizeUrl(options);
+    const response = await this.fetch('GET', built.url);
+    const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
+    return { status: response.status, location, params: redirectParams(location), response, state: built.state, nonce: built.nonce, redirectUri: built.redirectUri };
+  }
+
+  /** authorization_code grant. */
+  exchangeCode(code: string, redirectUri: string | undefined): Promise<WireResponse> {
+    return this.token({ grant_type: 'authorization_code', code, ...(redirectUri === undefined ? {} : { redirect_uri: redirectUri }) });
+  }
+
+  /** The whole headless flow: consent, authorise as the default user, code exchange. Throws on any refusal. */
+  async headlessFlow(options: Partial<AuthorizeOptions> = {}): Promise<{ consentId: string; accessToken: string; refreshToken: string | undefined; idToken: string | undefined; authorize: AuthorizeResult }> {
+    const consentId = await this.createConsent();
+    const authorize = await this.authorize({ ...options, consentId });
+    const code = authorize.params.get('code');
+    if (!code) throw new Error(`authorise answered ${authorize.status} ${authorize.location ?? authorize.response.text}`);
+    const exchanged = await this.exchangeCode(code, authorize.redirectUri);
+    if (exchanged.status !== 200) throw new Error(`code exchange answered ${exchanged.status}: ${exchanged.text}`);
+    const tokens = exchanged.json<{ access_token: string; refresh_token?: string; id_token?: string }>();
+    return { consentId, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, idToken: tokens.id_token, authorize };
+  }
+}
+
+/** Parameters of a redirect Location: the fragment when there is one, else the query. */
+export function redirectParams(location: string | undefined): URLSearchParams {
+  if (!location) return new URLSearchParams();
+  const hash = location.indexOf('#');
+  if (hash >= 0) return new URLSearchParams(location.slice(hash + 1));
+  return new URL(location).searchParams;
+}
+
+/** An unsigned JWT (`alg: none`, empty signature), as the sandbox registration's request_object_signing_alg asks. */
+export function unsignedJwt(payload: Record<string, unknown>): string {
+  const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part(payload)}.`;
+}
