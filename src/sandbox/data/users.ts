@@ -28,6 +28,10 @@ export interface AccountHolding {
   holders: string[];
   /** How many transactions the generator makes for it. */
   transactionCount: number;
+  /** The nickname the holders gave it (OBAccount Nickname; shown on the consent page). */
+  nickname: string;
+  /** The account name when it is not the holders' names (business accounts carry the company's name). */
+  accountName?: string;
 }
 
 export const TEST_USERS: readonly TestUser[] = [
@@ -45,13 +49,13 @@ export const DEFAULT_TEST_USER = 'alex';
  * transactions used for pagination tests and benchmarks.
  */
 export const HOLDINGS: readonly AccountHolding[] = [
-  { key: 'alex/personal', kind: 'Personal Account', holders: ['psu-alex'], transactionCount: 240 },
-  { key: 'alex/savings', kind: 'Personal Savings Account', holders: ['psu-alex'], transactionCount: 36 },
-  { key: 'alex-sam/joint', kind: 'Joint Account', holders: ['psu-alex', 'psu-sam'], transactionCount: 310 },
-  { key: 'alex-sam/joint-savings', kind: 'Joint Savings Account', holders: ['psu-alex', 'psu-sam'], transactionCount: 48 },
-  { key: 'sam/personal', kind: 'Personal Account', holders: ['psu-sam'], transactionCount: 180 },
-  { key: 'jo/business-current', kind: 'Business Current Account', holders: ['psu-jo'], transactionCount: 10_250 },
-  { key: 'jo/business-savings', kind: 'Business Savings Account', holders: ['psu-jo'], transactionCount: 60 },
+  { key: 'alex/personal', kind: 'Personal Account', holders: ['psu-alex'], transactionCount: 240, nickname: 'Everyday' },
+  { key: 'alex/savings', kind: 'Personal Savings Account', holders: ['psu-alex'], transactionCount: 36, nickname: 'Rainy day' },
+  { key: 'alex-sam/joint', kind: 'Joint Account', holders: ['psu-alex', 'psu-sam'], transactionCount: 310, nickname: 'Household' },
+  { key: 'alex-sam/joint-savings', kind: 'Joint Savings Account', holders: ['psu-alex', 'psu-sam'], transactionCount: 48, nickname: 'Holiday fund' },
+  { key: 'sam/personal', kind: 'Personal Account', holders: ['psu-sam'], transactionCount: 180, nickname: 'Sam current' },
+  { key: 'jo/business-current', kind: 'Business Current Account', holders: ['psu-jo'], transactionCount: 10_250, nickname: 'Evans Joinery', accountName: 'EVANS JOINERY LTD' },
+  { key: 'jo/business-savings', kind: 'Business Savings Account', holders: ['psu-jo'], transactionCount: 60, nickname: 'Tax reserve', accountName: 'EVANS JOINERY LTD' },
 ];
 
 export function findUser(usernameOrPsuId: string): TestUser | undefined {
