@@ -1,0 +1,195 @@
+// Assembles Postman v2.1 collections from the flow's steps with the postman-collection SDK: one per step plus the
+// whole flow (a folder per step). Deterministic: uuid v5 ids from item paths everywhere (Scripts too), url.raw set,
+// keys sorted, 2-space JSON with a trailing newline. No addresses and no secrets: only {{variables}}.
+
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pc from 'postman-collection';
+import { ObflowError } from '../errors.js';
+import { buildFlow, type StepName } from './flow.js';
+import { uuidV5 } from './ids.js';
+import type { RequestItemSpec, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
+import { DEFAULT_UNSUPPORTED_CALLS } from './steps/unsupported.js';
+import { render, type Templates } from './templates.js';
+
+/** Consent permissions obflow asks for: everything its reads need, Detail variants (AIS v3.1 "Permissions"). */
+export const DEFAULT_PERMISSIONS: readonly string[] = [
+  'ReadAccountsDetail',
+  'ReadBalances',
+  'ReadTransactionsCredits',
+  'ReadTransactionsDebits',
+  'ReadTransactionsDetail',
+];
+
+export interface GenerateOptions {
+  permissions?: readonly string[];
+  unsupported?: readonly UnsupportedCall[];
+}
+
+export interface BuildOptions extends GenerateOptions {
+  /** templates/ as loadTemplates() reads it. */
+  templates: Templates;
+}
+
+export interface GeneratedFile {
+  fileName: string;
+  json: string;
+}
+
+export const FLOW_COLLECTION_NAME = 'obflow-ais';
+
+export function stepFileName(step: StepName | string): string {
+  return `${step}.postman_collection.json`;
+}
+
+export const FLOW_FILE_NAME = stepFileName(FLOW_COLLECTION_NAME);
+
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+function sortKeys(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: { [key: string]: JsonValue } = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key] as JsonValue);
+  return out;
+}
+
+/** Lines that only serve linting the templates (eslint directives, sandbox globals) are left out of collections. */
+function stripLintLines(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !/^\s*(\/\*\s*(eslint-disable|global)\b.*\*\/|\/\/\s*eslint-disable-next-line\b.*)\s*$/.test(line))
+    .join('\n');
+}
+
+function renderPart(part: ScriptPart, templates: Templates): string {
+  const template = templates.scripts[part.template];
+  if (template === undefined) throw new TypeError(`no script template ${part.template}`);
+  const params: Record<string, unknown> = { ...part.params };
+  if (typeof params.schemaName === 'string') {
+    const schema = params.schemaName === '' ? undefined : templates.schemas[params.schemaName];
+    if (params.schemaName !== '' && schema === undefined) throw new TypeError(`no schema templates/schemas/${params.schemaName}.json`);
+    params.schema = schema === undefined ? '' : JSON.stringify(schema);
+    params.schemaTitle = schema === undefined ? '' : String(schema.title ?? params.schemaName);
+  }
+  const text = stripLintLines(render(template, params)).trim();
+  // Library parts define helpers for the parts after them; every other part runs in its own function scope.
+  return part.template.startsWith('lib-') ? text : `(function () {\n${text}\n})();`;
+}
+
+function renderScript(parts: readonly ScriptPart[], templates: Templates): string[] {
+  return parts.map((part) => renderPart(part, templates)).join('\n').split('\n');
+}
+
+function renderBody(item: RequestItemSpec, templates: Templates): pc.RequestBodyDefinition | undefined {
+  const body = item.body;
+  if (body === undefined) return undefined;
+  if (body.mode === 'urlencoded') return { mode: 'urlencoded', urlencoded: body.pairs.map(([key, value]) => ({ key, value })) };
+  const template = templates.bodies[body.template];
+  if (template === undefined) throw new TypeError(`no body template ${body.template}`);
+  return { mode: 'raw', raw: render(template, body.params ?? {}), options: { raw: { language: 'json' } } } as pc.RequestBodyDefinition;
+}
+
+function buildItem(item: RequestItemSpec, path: string, templates: Templates): pc.Item {
+  const id = uuidV5(`${path}/${item.name}`);
+  const body = renderBody(item, templates);
+  // postman-collection 4.4 reads `event` (the v2.1 name); @types/postman-collection 3.5 calls it `events`.
+  const definition: pc.ItemDefinition & { event: pc.EventDefinition[]; protocolProfileBehavior?: Record<string, boolean> } = {
+    id,
+    name: item.name,
+    description: item.description,
+    request: {
+      url: item.url,
+      method: item.method,
+      header: item.headers.map(([key, value]) => ({ key, value })),
+      ...(body === undefined ? {} : { body }),
+    },
+    event: [
+      { listen: 'prerequest', script: { id: uuidV5(`${path}/${item.name}#prerequest`), type: 'text/javascript', exec: renderScript(item.prerequest, templates) } },
+      { listen: 'test', script: { id: uuidV5(`${path}/${item.name}#test`), type: 'text/javascript', exec: renderScript(item.test, templates) } },
+    ],
+  };
+  if (item.followRedirects === false) {
+    definition.protocolProfileBehavior = { followRedirects: false };
+  }
+  return new pc.Item(definition);
+}
+
+type ItemJson = { id?: string; request?: { url?: string | { raw?: string } }; item?: ItemJson[] };
+
+/** The SDK writes `url` without `raw`; put the template URL back as raw (newman notes "Deterministic collections"). */
+function setRawUrls(items: ItemJson[] | undefined, raws: Map<string, string>): void {
+  for (const item of items ?? []) {
+    setRawUrls(item.item, raws);
+    const raw = item.id === undefined ? undefined : raws.get(item.id);
+    if (raw !== undefined && item.request !== undefined && typeof item.request.url === 'object') item.request.url.raw = raw;
+  }
+}
+
+function collectionDescription(steps: readonly StepSpec[]): string {
+  return [
+    'Generated by obflow (`obflow generate`): UK Open Banking AIS v3.1 flow. Do not edit by hand.',
+    'Run with the environment obflow writes (bank helper variables + obflow flow variables, see docs/collections.md) and',
+    'client certificates through newman\'s sslClientCertList. State passes between requests through the environment only.',
+    '',
+    ...steps.map((step) => `- ${step.name}: ${step.description}`),
+  ].join('\n');
+}
+
+function toFile(fileName: string, name: string, steps: readonly StepSpec[], asFolders: boolean, templates: Templates): GeneratedFile {
+  const collectionPath = fileName.replace(/\.postman_collection\.json$/, '');
+  const collection = new pc.Collection({ info: { id: uuidV5(`collection/${collectionPath}`), name, description: collectionDescription(steps) } } as pc.CollectionDefinition);
+  const raws = new Map<string, string>();
+  for (const step of steps) {
+    const stepPath = `${collectionPath}/${step.name}`;
+    const items = step.items.map((spec) => {
+      const item = buildItem(spec, stepPath, templates);
+      raws.set(item.id, spec.url);
+      return item;
+    });
+    if (asFolders) {
+      const folder = new pc.ItemGroup<pc.Item>({ id: uuidV5(stepPath), name: step.name, description: `${step.title}: ${step.description}` } as pc.ItemGroupDefinition);
+      for (const item of items) folder.items.add(item);
+      collection.items.add(folder);
+    } else {
+      for (const item of items) collection.items.add(item);
+    }
+  }
+  const json = collection.toJSON() as { item?: ItemJson[] };
+  setRawUrls(json.item, raws);
+  return { fileName, json: `${JSON.stringify(sortKeys(json as JsonValue), null, 2)}\n` };
+}
+
+/** Pure: every collection file for these options (templates already loaded). */
+export function buildCollections(options: BuildOptions): GeneratedFile[] {
+  const context: StepContext = {
+    permissions: options.permissions ?? DEFAULT_PERMISSIONS,
+    unsupported: options.unsupported ?? DEFAULT_UNSUPPORTED_CALLS,
+  };
+  const steps = buildFlow(context);
+  const files = steps.map((step) => toFile(stepFileName(step.name), `obflow AIS — ${step.title}`, [step], false, options.templates));
+  files.push(toFile(FLOW_FILE_NAME, 'obflow AIS — whole flow', steps, true, options.templates));
+  return files;
+}
+
+/** Writes every file into dir, all or nothing: temporary files first, then renames; a failure removes the temporaries. */
+export async function writeCollections(dir: string, files: readonly GeneratedFile[]): Promise<void> {
+  const temporaries: string[] = [];
+  try {
+    await mkdir(dir, { recursive: true });
+    for (const file of files) {
+      if (file.fileName.includes('/') || file.fileName.includes('\\')) throw new TypeError(`not a plain file name: ${file.fileName}`);
+      const tmp = join(dir, `.${file.fileName}.${process.pid}.tmp`);
+      temporaries.push(tmp);
+      await writeFile(tmp, file.json, { mode: 0o644 });
+    }
+    for (const [index, file] of files.entries()) await rename(temporaries[index] as string, join(dir, file.fileName));
+  } catch (cause) {
+    await Promise.all(temporaries.map((tmp) => rm(tmp, { force: true })));
+    if (cause instanceof TypeError) throw cause;
+    throw new ObflowError('ERR_WRITE_FAILED', `could not write the collections into ${dir}: ${(cause as Error).message}`, {
+      hint: 'Check that the output folder is writable and the disk has space.',
+      cause,
+    });
+  }
+}

@@ -1,0 +1,59 @@
+// The data a flow step is made of: request items with their script parts. Steps return these; collections.ts turns
+// them into Postman items. No I/O, no SDK here.
+
+import type { SchemaName } from './schemas.js';
+
+/** One rendered piece of a script: a template under templates/scripts/ and its parameters. */
+export interface ScriptPart {
+  template: string;
+  params?: Record<string, unknown>;
+}
+
+export type RequestBody =
+  | { mode: 'raw'; template: string; contentType: string; params?: Record<string, unknown> }
+  | { mode: 'urlencoded'; pairs: readonly (readonly [string, string])[] };
+
+export interface RequestItemSpec {
+  /** Unique across the whole flow: pm.execution.setNextRequest targets it by name. */
+  name: string;
+  description: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Raw URL with {{variables}} only (no addresses, no secrets). */
+  url: string;
+  headers: readonly (readonly [string, string])[];
+  body?: RequestBody;
+  /** protocolProfileBehavior.followRedirects = false: the test script reads Location (newman notes "Redirects"). */
+  followRedirects?: false;
+  prerequest: readonly ScriptPart[];
+  test: readonly ScriptPart[];
+}
+
+export interface StepSpec {
+  name: string;
+  title: string;
+  description: string;
+  items: readonly RequestItemSpec[];
+}
+
+/** What every step builder receives: generation options already defaulted. */
+export interface StepContext {
+  /** Permissions of the account-access consent (AIS v3.1 Account Access Consents, "Permissions"). */
+  permissions: readonly string[];
+  /** Unsupported calls, one per family (bank-interface.md §4.5 rule 1, §4.7). */
+  unsupported: readonly UnsupportedCall[];
+}
+
+export interface UnsupportedCall {
+  /** Path after /open-banking/v3.1/aisp, e.g. "/beneficiaries". */
+  path: string;
+  family: string;
+}
+
+/** Standard checks of a response: the parameters of templates/scripts/checks.test.js. */
+export interface Checks {
+  status: number;
+  /** Compare x-fapi-interaction-id with the one sent (resource server; FAPI 1 Baseline §6.2.1 item 11). */
+  echo: 'required' | 'if-present';
+  schema?: SchemaName | 'openid-configuration' | 'token-response';
+  contentType?: string;
+}

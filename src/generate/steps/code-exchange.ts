@@ -1,0 +1,24 @@
+// Step: code exchange (bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
+
+import type { StepSpec } from '../model.js';
+import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
+
+export function codeExchangeStep(): StepSpec {
+  return {
+    name: 'code-exchange',
+    title: 'Code exchange',
+    description: 'POST {{tokenEndpoint}} with client_secret_basic, grant_type authorization_code, auth_code and redirectUrl; writes access_token (and refresh_token).',
+    items: [
+      {
+        name: 'code-exchange: POST token',
+        description: 'RFC 6749 §4.1.3: the code is single-use and bound to the client and redirect_uri.',
+        method: 'POST',
+        url: '{{tokenEndpoint}}',
+        headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
+        body: { mode: 'urlencoded', pairs: [['grant_type', 'authorization_code'], ['code', '{{auth_code}}'], ['redirect_uri', '{{redirectUrl}}']] },
+        prerequest: [FAPI_PREREQUEST],
+        test: [checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'lib-jwt' }, { template: 'code-exchange.test' }],
+      },
+    ],
+  };
+}

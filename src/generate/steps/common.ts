@@ -1,0 +1,36 @@
+// Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
+
+import type { Checks, ScriptPart } from '../model.js';
+
+/** AIS v3.1 base path on the resource server (bank-interface.md §4.5). */
+export const AIS_BASE = '{{rs}}/open-banking/v3.1/aisp';
+
+/** Content-Type of every AIS response the bank sends (AIS v3.1 "Content-Type", issue 4 §4). */
+export const AIS_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** Every AIS call (bank-interface.md §5.3 step 6; v3.1.1 requires x-fapi-financial-id). */
+export function aisHeaders(tokenVariable: 'access_token' | 'client_credentials_token'): readonly (readonly [string, string])[] {
+  return [
+    ['Accept', 'application/json'],
+    ['Authorization', `Bearer {{${tokenVariable}}}`],
+    ['x-fapi-financial-id', '{{obParticipantId}}'],
+    ['x-fapi-interaction-id', '{{x_fapi_interaction_id}}'],
+  ];
+}
+
+/** Calls to the authorisation server (discovery, token): no x-fapi-financial-id, the interaction id all the same. */
+export function authServerHeaders(): readonly (readonly [string, string])[] {
+  return [
+    ['Accept', 'application/json'],
+    ['x-fapi-interaction-id', '{{x_fapi_interaction_id}}'],
+  ];
+}
+
+export const FAPI_PREREQUEST: ScriptPart = { template: 'fapi.prerequest' };
+
+export function checks(options: Checks): ScriptPart {
+  return {
+    template: 'checks.test',
+    params: { status: options.status, echo: options.echo, contentType: options.contentType ?? '', schemaName: options.schema ?? '' },
+  };
+}

@@ -1,0 +1,29 @@
+// Step: each account (bank-interface.md §4.5): GET /accounts/{AccountId} for every id of account_ids (one item, looped).
+
+import type { StepSpec } from '../model.js';
+import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+
+const ITEM = 'each-account: GET /accounts/{AccountId}';
+
+export function eachAccountStep(): StepSpec {
+  return {
+    name: 'each-account',
+    title: 'Each account',
+    description: 'GET /accounts/{AccountId} for every id in account_ids, looping with pm.execution.setNextRequest.',
+    items: [
+      {
+        name: ITEM,
+        description: 'AIS v3.1 Accounts (single account).',
+        method: 'GET',
+        url: `${AIS_BASE}/accounts/{{account_id}}`,
+        headers: aisHeaders('access_token'),
+        prerequest: [FAPI_PREREQUEST, { template: 'account-loop.prerequest' }],
+        test: [
+          checks({ status: 200, echo: 'required', schema: 'obie-account', contentType: AIS_CONTENT_TYPE }),
+          { template: 'each-account.test' },
+          { template: 'account-loop.test', params: { item: ITEM } },
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,30 @@
+// Step: PSU consent (bank-interface.md §5.3 steps 3–4): build the consent URL with an unsigned request object and
+// GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
+
+import type { StepSpec } from '../model.js';
+import { FAPI_PREREQUEST } from './common.js';
+
+/** Request object lifetime: the strict profile allows exp at most 60 minutes ahead (FAPI 1 Advanced §5.2.2 item 13). */
+export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
+
+export function psuConsentStep(): StepSpec {
+  return {
+    name: 'psu-consent',
+    title: 'PSU consent',
+    description:
+      'Builds consent_url (authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce, login_hint, request) and GETs it with redirects off. ' +
+      'headless: checks the redirect and writes auth_code (+ id_token); interactive: checks it did not land on redirectUrl — the runner then opens consent_url in a browser and writes auth_code (+ id_token).',
+    items: [
+      {
+        name: 'psu-consent: GET authorization endpoint',
+        description: 'OIDC Core §3.1.2.1 / §6.1; OB: openbanking_intent_id is an essential claim naming the consent.',
+        method: 'GET',
+        url: '{{consent_url}}',
+        headers: [['x-fapi-interaction-id', '{{x_fapi_interaction_id}}']],
+        followRedirects: false,
+        prerequest: [FAPI_PREREQUEST, { template: 'lib-jwt' }, { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } }],
+        test: [{ template: 'lib-jwt' }, { template: 'psu-consent.test' }],
+      },
+    ],
+  };
+}

@@ -1,0 +1,52 @@
+// Loads templates/ (script .js templates, request bodies, vendored schemas) and renders them with handlebars.
+// Loading is the only I/O; rendering is pure. Placeholders sit inside JS string literals so the script templates
+// stay valid, lintable JavaScript: `'{{js value}}'` renders value escaped for a single-quoted string.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import type { Json } from './schemas.js';
+
+/** Everything the generator reads from templates/, by file name without extension. */
+export interface Templates {
+  /** templates/scripts/<name>.js */
+  scripts: Readonly<Record<string, string>>;
+  /** templates/bodies/<name>.json.hbs → <name> */
+  bodies: Readonly<Record<string, string>>;
+  /** templates/schemas/<name>.json */
+  schemas: Readonly<Record<string, { [key: string]: Json }>>;
+}
+
+/** <repo>/templates, from src/generate/ (tests) and dist/generate/ (the built CLI) alike. */
+export const DEFAULT_TEMPLATES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates');
+
+function readFolder(dir: string, suffix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const file of readdirSync(dir).filter((name) => name.endsWith(suffix)).sort()) {
+    out[file.slice(0, -suffix.length)] = readFileSync(join(dir, file), 'utf8');
+  }
+  return out;
+}
+
+export function loadTemplates(dir: string = DEFAULT_TEMPLATES_DIR): Templates {
+  const schemas: Record<string, { [key: string]: Json }> = {};
+  for (const [name, text] of Object.entries(readFolder(join(dir, 'schemas'), '.json'))) {
+    schemas[name] = JSON.parse(text) as { [key: string]: Json };
+  }
+  return { scripts: readFolder(join(dir, 'scripts'), '.js'), bodies: readFolder(join(dir, 'bodies'), '.json.hbs'), schemas };
+}
+
+const handlebars = Handlebars.create();
+// 'js': a value as the inside of a single-quoted JS string (objects as their JSON text).
+handlebars.registerHelper('js', (value: unknown) => {
+  const text = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  return new handlebars.SafeString(JSON.stringify(text).slice(1, -1).replace(/'/g, "\\'"));
+});
+// 'json': a value as JSON (request bodies).
+handlebars.registerHelper('json', (value: unknown) => new handlebars.SafeString(JSON.stringify(value)));
+
+/** Renders one template text; a missing parameter is an error (strict), not an empty string. */
+export function render(template: string, params: Record<string, unknown>): string {
+  return handlebars.compile(template, { strict: true, noEscape: true })(params);
+}

@@ -1,0 +1,76 @@
+// The environment-variable contract of obflow's collections: what the bank's helper environment provides, what the
+// user may set, and the state each step writes. State passes between steps only through the environment
+// (pm.environment): collection variables are lost between newman runs (../shared/notes/newman-notes.md).
+
+/** Who provides a variable: the bank's environment helper, the user (inputs with defaults), or a step (state). */
+export type VariableSource = 'bank' | 'input' | 'state';
+
+export interface VariableSpec {
+  key: string;
+  source: VariableSource;
+  description: string;
+  /** Value the environment merge uses when nothing else sets it ('' = empty but present). */
+  default: string;
+  /** Typed `secret` in the environment; never printed in reports or logs. */
+  secret: boolean;
+  /** For state: the step(s) that write it (read by later steps and by the runner). */
+  writtenBy?: readonly string[];
+}
+
+/** The bank helper's variables, named as the model bank's own Postman collection expects them (issue 3 §6). */
+export const BANK_VARIABLES: readonly VariableSpec[] = [
+  { key: 'rs', source: 'bank', default: '', secret: false, description: 'Resource server base URL ({sandbox_base_url} / {base_url}); AIS paths are appended as /open-banking/v3.1/aisp/…' },
+  { key: 'issuer', source: 'bank', default: '', secret: false, description: 'Authorisation server issuer ({auth_url}); the request object audience and the id_token iss.' },
+  { key: 'configEndpoint', source: 'bank', default: '', secret: false, description: 'OpenID discovery document URL ({auth_url}/.well-known/openid-configuration).' },
+  { key: 'authEndpoint', source: 'bank', default: '', secret: false, description: 'authorization_endpoint; overwritten from discovery by the discovery step.' },
+  { key: 'tokenEndpoint', source: 'bank', default: '', secret: false, description: 'token_endpoint ({token_url}); overwritten from discovery by the discovery step.' },
+  { key: 'basicToken', source: 'bank', default: '', secret: true, description: 'base64(client_id:client_secret) for client_secret_basic at the token endpoint.' },
+  { key: '_clientId', source: 'bank', default: '', secret: false, description: 'The registered client id (request object iss and client_id, id_token aud).' },
+  { key: '_clientSecret', source: 'bank', default: '', secret: true, description: 'The registered client secret (obflow uses basicToken; kept for the bank\'s own collection).' },
+  { key: 'oidcClient', source: 'bank', default: '', secret: false, description: 'The client id as the bank\'s own collection names it (not used by obflow\'s requests).' },
+  { key: 'redirectUrl', source: 'bank', default: '', secret: false, description: 'The registered redirect URI the PSU returns to; sent as redirect_uri.' },
+  { key: 'obParticipantId', source: 'bank', default: '', secret: false, description: 'The bank\'s participant id, sent as x-fapi-financial-id (required by AIS v3.1.1).' },
+  { key: 'request-scope', source: 'bank', default: '', secret: false, description: 'Scope the bank\'s own collection requests (not used by obflow: client credentials ask for "accounts", the consent URL for "openid accounts").' },
+];
+
+/** obflow's inputs: set in the environment (merge) or by the runner; the defaults are the headless flow. */
+export const INPUT_VARIABLES: readonly VariableSpec[] = [
+  { key: 'response_type', source: 'input', default: 'code id_token', secret: false, description: 'OIDC response type of the consent URL: "code id_token" (hybrid, parameters in the fragment) or "code" (query).' },
+  { key: 'consent_mode', source: 'input', default: 'headless', secret: false, description: '"headless": the consent URL GET redirects straight to redirectUrl; "interactive": it leads to the bank\'s login page and the runner drives a browser with consent_url, then writes auth_code (and id_token).' },
+  { key: 'psu_login_hint', source: 'input', default: '', secret: false, description: 'Optional login_hint naming the test user (empty: the bank\'s default user).' },
+  { key: 'max_pages', source: 'input', default: '1000', secret: false, description: 'Page guard per account for the transactions loop; reaching it with Links.Next still present fails the step.' },
+];
+
+/** State written by the steps, read by later steps (and by the runner for its summary). */
+export const STATE_VARIABLES: readonly VariableSpec[] = [
+  { key: 'x_fapi_interaction_id', source: 'state', default: '', secret: false, writtenBy: ['*'], description: 'Fresh UUID set by every request\'s pre-request script, sent as x-fapi-interaction-id and compared with the echo.' },
+  { key: 'client_credentials_token', source: 'state', default: '', secret: true, writtenBy: ['client-credentials'], description: 'Access token of the client credentials grant (scope accounts): creates and reads the consent.' },
+  { key: 'consent_id', source: 'state', default: '', secret: false, writtenBy: ['account-access-consent'], description: 'ConsentId of the account-access consent; the request object\'s openbanking_intent_id.' },
+  { key: 'state', source: 'state', default: '', secret: false, writtenBy: ['psu-consent'], description: 'OAuth state of the consent URL; must come back unchanged.' },
+  { key: 'nonce', source: 'state', default: '', secret: false, writtenBy: ['psu-consent'], description: 'OIDC nonce of the consent URL; must be in the id_token.' },
+  { key: 'consent_url', source: 'state', default: '', secret: false, writtenBy: ['psu-consent'], description: 'The consent URL (authEndpoint + parameters + unsigned request object) the PSU opens; the runner gives it to the browser in interactive mode.' },
+  { key: 'auth_code', source: 'state', default: '', secret: true, writtenBy: ['psu-consent', 'runner'], description: 'Authorisation code from the redirect (headless: read from Location; interactive: written by the runner).' },
+  { key: 'id_token', source: 'state', default: '', secret: true, writtenBy: ['psu-consent', 'runner'], description: 'id_token from the redirect fragment (response_type "code id_token").' },
+  { key: 'access_token', source: 'state', default: '', secret: true, writtenBy: ['code-exchange'], description: 'Access token of the authorization_code grant: reads account data.' },
+  { key: 'refresh_token', source: 'state', default: '', secret: true, writtenBy: ['code-exchange'], description: 'Refresh token, when the bank issues one.' },
+  { key: 'account_ids', source: 'state', default: '', secret: false, writtenBy: ['accounts'], description: 'JSON array of the AccountIds /accounts returned, in order.' },
+  { key: 'account_index', source: 'state', default: '', secret: false, writtenBy: ['each-account', 'account-balances', 'transactions'], description: 'Loop cursor over account_ids inside one step; empty between steps.' },
+  { key: 'account_id', source: 'state', default: '', secret: false, writtenBy: ['each-account', 'account-balances', 'transactions'], description: 'The AccountId of the current loop iteration (used in the request path).' },
+  { key: 'interim_balances', source: 'state', default: '', secret: false, writtenBy: ['account-balances'], description: 'JSON object AccountId → {Amount, Currency, CreditDebitIndicator} of the InterimAvailable balance (the runner\'s summary).' },
+  { key: 'transactions_next_url', source: 'state', default: '', secret: false, writtenBy: ['transactions'], description: 'Links.Next of the last page read (the next request), empty at an account\'s first page.' },
+  { key: 'transactions_first_url', source: 'state', default: '', secret: false, writtenBy: ['transactions'], description: 'URL of the current account\'s first page: every page link must share its origin and path.' },
+  { key: 'transactions_seen_urls', source: 'state', default: '', secret: false, writtenBy: ['transactions'], description: 'JSON array of the page URLs already requested for the current account: Links.Next must not repeat one.' },
+  { key: 'transactions_page', source: 'state', default: '', secret: false, writtenBy: ['transactions'], description: 'Number of pages read so far for the current account (the max_pages guard).' },
+  { key: 'transaction_counts', source: 'state', default: '', secret: false, writtenBy: ['transactions'], description: 'JSON object AccountId → number of transactions read across all pages (the runner\'s summary).' },
+];
+
+/** Every variable a collection may read or write, in contract order. */
+export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [...BANK_VARIABLES, ...INPUT_VARIABLES, ...STATE_VARIABLES];
+
+export const VARIABLE_KEYS: ReadonlySet<string> = new Set(ENVIRONMENT_VARIABLES.map((v) => v.key));
+
+export const SECRET_VARIABLE_KEYS: ReadonlySet<string> = new Set(ENVIRONMENT_VARIABLES.filter((v) => v.secret).map((v) => v.key));
+
+export function variableSpec(key: string): VariableSpec | undefined {
+  return ENVIRONMENT_VARIABLES.find((v) => v.key === key);
+}

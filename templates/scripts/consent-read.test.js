@@ -1,0 +1,9 @@
+// GET /account-access-consents/{ConsentId}: the consent we created, still AwaitingAuthorisation before the PSU acts.
+const data = (pm.response.json() || {}).Data || {};
+
+pm.test('ConsentId is ours', function () {
+  pm.expect(data.ConsentId).to.equal(pm.environment.get('consent_id'));
+});
+pm.test('consent is AwaitingAuthorisation', function () {
+  pm.expect(data.Status).to.equal('AwaitingAuthorisation');
+});

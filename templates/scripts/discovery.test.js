@@ -1,0 +1,26 @@
+// Discovery (OIDC Discovery 1.0 §3, bank-interface.md §4.3): the provider is the one the environment names and
+// supports what obflow's flow uses; its endpoints replace the helper's authEndpoint/tokenEndpoint.
+const config = pm.response.json();
+const env = pm.environment;
+
+pm.test('issuer is the environment\'s issuer', function () {
+  pm.expect(config.issuer).to.equal(env.get('issuer'));
+});
+pm.test('supports response_type ' + env.get('response_type'), function () {
+  pm.expect(config.response_types_supported).to.include(env.get('response_type'));
+});
+pm.test('accepts unsigned request objects (request_object_signing_alg none)', function () {
+  pm.expect(config.request_object_signing_alg_values_supported || []).to.include('none');
+});
+pm.test('authenticates clients with client_secret_basic', function () {
+  pm.expect(config.token_endpoint_auth_methods_supported || ['client_secret_basic']).to.include('client_secret_basic');
+});
+pm.test('supports scopes openid and accounts', function () {
+  pm.expect(config.scopes_supported || []).to.include.members(['openid', 'accounts']);
+});
+pm.test('offers the openbanking_intent_id claim', function () {
+  pm.expect(config.claims_supported || []).to.include('openbanking_intent_id');
+});
+
+env.set('authEndpoint', config.authorization_endpoint);
+env.set('tokenEndpoint', config.token_endpoint);

@@ -1,0 +1,60 @@
+/* global obflowJwt */
+/* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
+// PSU consent URL (OIDC Core §6.1 request object; OB Security Profile: unsigned since the registration asked for
+// request_object_signing_alg none): authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce,
+// login_hint and `request`, whose claims ask for the consent id as an essential openbanking_intent_id.
+const env = pm.environment;
+const uuid = require('uuid');
+const lifetimeSeconds = Number('{{js lifetimeSeconds}}');
+const scope = '{{js scope}}';
+
+const consentId = env.get('consent_id');
+const clientId = env.get('_clientId');
+const redirectUri = env.get('redirectUrl');
+const responseType = env.get('response_type') || 'code id_token';
+const loginHint = env.get('psu_login_hint') || '';
+const state = uuid.v4();
+const nonce = uuid.v4();
+const now = Math.floor(Date.now() / 1000);
+
+const intent = { value: consentId, essential: true };
+const requestObject = obflowJwt.unsigned({
+  iss: clientId,
+  aud: env.get('issuer'),
+  response_type: responseType,
+  client_id: clientId,
+  redirect_uri: redirectUri,
+  scope: scope,
+  state: state,
+  nonce: nonce,
+  iat: now,
+  nbf: now,
+  exp: now + lifetimeSeconds,
+  jti: uuid.v4(),
+  claims: {
+    id_token: {
+      openbanking_intent_id: intent,
+      acr: { essential: true, values: ['urn:openbanking:psd2:sca', 'urn:openbanking:psd2:ca'] },
+    },
+    userinfo: { openbanking_intent_id: intent },
+  },
+});
+
+const params = [
+  ['response_type', responseType],
+  ['client_id', clientId],
+  ['redirect_uri', redirectUri],
+  ['scope', scope],
+  ['state', state],
+  ['nonce', nonce],
+];
+if (loginHint !== '') params.push(['login_hint', loginHint]);
+params.push(['request', requestObject]);
+const query = params.map(function (pair) {
+  return encodeURIComponent(pair[0]) + '=' + encodeURIComponent(pair[1]);
+}).join('&');
+const authEndpoint = env.get('authEndpoint');
+
+env.set('state', state);
+env.set('nonce', nonce);
+env.set('consent_url', authEndpoint + (authEndpoint.indexOf('?') >= 0 ? '&' : '?') + query);

@@ -1,0 +1,91 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
+// One page of GET /accounts/{AccountId}/transactions: ≤ 100 transactions (bank-interface.md §8), all of this
+// account; page links absolute, on the first page's origin and path, never repeating a page; Next absent exactly on
+// the last page (Meta.TotalPages). Then: next page, next account, or done; max_pages guards against endless paging.
+const env = pm.environment;
+const url = require('url');
+const item = '{{js item}}';
+const ids = JSON.parse(env.get('account_ids') || '[]');
+const index = Number(env.get('account_index') || '0');
+const accountId = env.get('account_id');
+const maxPages = Number(env.get('max_pages') || '1000');
+const page = Number(env.get('transactions_page') || '0') + 1;
+const firstUrl = page === 1
+  ? String(env.get('rs')).replace(/\/+$/, '') + '/open-banking/v3.1/aisp/accounts/' + encodeURIComponent(accountId) + '/transactions'
+  : env.get('transactions_first_url');
+const seen = page === 1 ? [] : JSON.parse(env.get('transactions_seen_urls') || '[]');
+let body = {};
+try {
+  body = pm.response.json() || {};
+} catch {
+  body = {};
+}
+const transactions = (body.Data || {}).Transaction || [];
+const links = body.Links || {};
+const meta = body.Meta || {};
+const next = typeof links.Next === 'string' ? links.Next : '';
+seen.push(env.get('transactions_next_url') || firstUrl);
+if (typeof links.Self === 'string') seen.push(links.Self);
+
+function originAndPath(link) {
+  const parsed = url.parse(String(link));
+  return (parsed.protocol || '') + '//' + (parsed.host || '') + (parsed.pathname || '');
+}
+
+pm.test('page ' + page + ' of ' + accountId + ': at most 100 transactions', function () {
+  pm.expect(transactions.length).to.be.at.most(100);
+});
+pm.test('page ' + page + ': every transaction belongs to the account', function () {
+  transactions.forEach(function (transaction) {
+    pm.expect(transaction.AccountId).to.equal(accountId);
+  });
+});
+pm.test('page ' + page + ': links are absolute, on the first page\'s origin and path', function () {
+  ['Self', 'First', 'Prev', 'Next', 'Last'].forEach(function (name) {
+    const link = links[name];
+    if (link !== undefined) {
+      pm.expect(String(link), name).to.match(/^https?:\/\/[^/]/);
+      pm.expect(originAndPath(link), name).to.equal(originAndPath(firstUrl));
+    }
+  });
+});
+if (next !== '') {
+  pm.test('page ' + page + ': Links.Next is not a page already read', function () {
+    pm.expect(seen.slice(0, seen.length - (typeof links.Self === 'string' ? 1 : 0)), 'pages read').to.not.include(next);
+    pm.expect(next, 'Links.Self').to.not.equal(links.Self);
+  });
+}
+if (typeof meta.TotalPages === 'number') {
+  pm.test('page ' + page + ': Links.Next is present exactly when pages remain (Meta.TotalPages ' + meta.TotalPages + ')', function () {
+    pm.expect(next !== '', 'Links.Next present').to.equal(page < meta.TotalPages);
+  });
+}
+
+const counts = JSON.parse(env.get('transaction_counts') || '{}');
+counts[accountId] = (page === 1 ? 0 : counts[accountId] || 0) + transactions.length;
+env.set('transaction_counts', JSON.stringify(counts));
+
+const guardReached = next !== '' && page >= maxPages;
+if (guardReached) {
+  pm.test('paging ends within max_pages (' + maxPages + ')', function () {
+    pm.expect.fail('Links.Next still present after ' + page + ' pages: raise max_pages or check the bank\'s links');
+  });
+}
+if (next !== '' && !guardReached && seen.indexOf(next) < 0 && pm.response.code === 200) {
+  env.set('transactions_next_url', next);
+  env.set('transactions_first_url', firstUrl);
+  env.set('transactions_seen_urls', JSON.stringify(seen));
+  env.set('transactions_page', String(page));
+  pm.execution.setNextRequest(item);
+} else {
+  ['transactions_next_url', 'transactions_first_url', 'transactions_seen_urls', 'transactions_page'].forEach(function (key) {
+    env.set(key, '');
+  });
+  if (index + 1 < ids.length) {
+    env.set('account_index', String(index + 1));
+    pm.execution.setNextRequest(item);
+  } else {
+    env.set('account_index', '');
+    env.set('account_id', '');
+  }
+}
