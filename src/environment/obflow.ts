@@ -1,0 +1,40 @@
+// obflow's layers for the merge: the generator's variable contract (initial values, secret keys) and the discovery
+// addresses under the contract's names (issuer, authEndpoint, tokenEndpoint, configEndpoint — generate/variables.ts).
+
+import { ENVIRONMENT_VARIABLES, SECRET_VARIABLE_KEYS } from '../generate/variables.js';
+import type { DiscoveryAddresses } from './download.js';
+import { mergeEnvironment, type MergeEnvironmentInput, type PostmanEnvironment } from './merge.js';
+
+/** The contract's initial values (bank variables default to '' so a missing one is visible, not undefined). */
+export function flowDefaults(): Record<string, string> {
+  return Object.fromEntries(ENVIRONMENT_VARIABLES.map((spec) => [spec.key, spec.default]));
+}
+
+/** Discovery document fields (OIDC Discovery §3) under the contract's variable names. */
+export function discoveryVariables(addresses: DiscoveryAddresses, discoveryUrl: string): Record<string, string> {
+  return {
+    issuer: addresses.issuer,
+    authEndpoint: addresses.authorization_endpoint,
+    tokenEndpoint: addresses.token_endpoint,
+    configEndpoint: discoveryUrl,
+  };
+}
+
+export interface BuildObflowEnvironmentInput {
+  name: string;
+  bank: MergeEnvironmentInput['bank'];
+  discovery?: { addresses: DiscoveryAddresses; url: string };
+  overrides?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The environment `obflow environment` writes: contract defaults < bank file < discovery < overrides. */
+export function buildObflowEnvironment(input: BuildObflowEnvironmentInput): PostmanEnvironment {
+  return mergeEnvironment({
+    name: input.name,
+    flow: flowDefaults(),
+    bank: input.bank,
+    ...(input.discovery !== undefined ? { discovery: discoveryVariables(input.discovery.addresses, input.discovery.url) } : {}),
+    ...(input.overrides !== undefined ? { overrides: input.overrides } : {}),
+    secretKeys: [...SECRET_VARIABLE_KEYS],
+  });
+}

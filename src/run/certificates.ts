@@ -1,0 +1,147 @@
+// newman's client certificates: an `sslClientCertList` with port-qualified `matches` for every bank origin, a
+// preflight of the files it names, and a coverage check — newman silently sends NO certificate when a pattern does
+// not match (a port-less pattern misses https://host:8443) or a file is missing (newman-notes.md, "silent failures").
+
+import { createSecureContext } from 'node:tls';
+import pc from 'postman-collection';
+import { ObflowError } from '../errors.js';
+import { loadTransportMaterial, safeCheckPrivateKey } from '../pki/load.js';
+import type { IdentityPaths } from '../pki/types.js';
+
+/** One entry of newman's `sslClientCertList` (postman-collection Certificate definition). Paths only: newman ignores
+ *  inline PEM values. */
+export interface SslClientCert {
+  name: string;
+  matches: string[];
+  key?: { src: string };
+  cert?: { src: string };
+  pfx?: { src: string };
+  passphrase?: string;
+}
+
+/** `https://host:port` of a URL, the port always explicit (443 when the URL has none). */
+export function originOf(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'https:') return undefined;
+  return `https://${parsed.hostname.includes(':') ? `[${parsed.hostname}]` : parsed.hostname}:${parsed.port === '' ? '443' : parsed.port}`;
+}
+
+/** Every https origin among the environment's values (rs, issuer, tokenEndpoint, authEndpoint, …), sorted. */
+export function bankOriginsOf(values: readonly { key: string; value: unknown }[]): string[] {
+  const origins = new Set<string>();
+  for (const entry of values) {
+    if (typeof entry.value !== 'string' || !entry.value.startsWith('https://')) continue;
+    const origin = originOf(entry.value);
+    if (origin !== undefined) origins.add(origin);
+  }
+  return [...origins].sort();
+}
+
+/** The pattern for one origin, port included: `https://host:port/*` (a port-less pattern only matches port 443). */
+export function matchPatternOf(origin: string): string {
+  const normalised = originOf(origin);
+  if (normalised === undefined) throw new TypeError(`not an https origin: ${origin}`);
+  return `${normalised}/*`;
+}
+
+export interface BuildCertListInput {
+  origins: readonly string[];
+  transport: IdentityPaths['transport'];
+  name?: string;
+}
+
+/** One entry presenting the transport certificate to every bank origin (PEM src pair, or PFX src + passphrase). */
+export function buildSslClientCertList(input: BuildCertListInput): SslClientCert[] {
+  const matches = [...new Set(input.origins.map(matchPatternOf))].sort();
+  if (matches.length === 0) throw new TypeError('buildSslClientCertList needs at least one bank origin');
+  const name = input.name ?? 'obflow transport certificate';
+  if ('pfx' in input.transport) {
+    return [{ name, matches, pfx: { src: input.transport.pfx }, ...(input.transport.passphrase !== undefined ? { passphrase: input.transport.passphrase } : {}) }];
+  }
+  return [{ name, matches, key: { src: input.transport.key }, cert: { src: input.transport.cert } }];
+}
+
+/** The certificate newman would pick for `url` — postman-collection's own matcher, the one postman-runtime uses. */
+export function certificateFor(list: readonly SslClientCert[], url: string): SslClientCert | undefined {
+  const certificates = new pc.CertificateList({}, list.map((entry) => structuredClone(entry)) as never);
+  const found = certificates.resolveOne(url) as { name?: string } | undefined;
+  return found === undefined ? undefined : list.find((entry) => entry.name === found.name);
+}
+
+/**
+ * Every URL must get a certificate from the list; otherwise newman would send the request without one and the bank
+ * would answer with a TLS alert or 401 that looks like anything but a certificate problem.
+ */
+export function checkCertificateCoverage(list: readonly SslClientCert[], urls: readonly string[]): void {
+  const unmatched = [...new Set(urls.filter((url) => url.startsWith('https://') && certificateFor(list, url) === undefined).map((url) => originOf(url) ?? url))];
+  if (unmatched.length > 0) {
+    throw new ObflowError('ERR_CERT_PORT_UNMATCHED', `no client certificate matches ${unmatched.join(', ')}: newman would send these requests without one`, {
+      hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*); check the addresses in the environment and the certificate list.',
+    });
+  }
+}
+
+/** Substitutes {{variables}} from the environment (twice: values may refer to other values). */
+export function resolveVariables(text: string, values: Readonly<Record<string, string>>): string {
+  const substitute = (input: string): string =>
+    input.replace(/\{\{([^{}]+)\}\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? (values[name] ?? whole) : whole));
+  return substitute(substitute(text));
+}
+
+/** The request URLs of collections (v2.1 JSON definitions) that can be resolved before running (fully substituted).
+ *  URLs built at run time (e.g. `{{transactions_next_url}}`) are checked by the runner as newman sends them. */
+export function requestUrlsOf(collections: readonly object[], values: Readonly<Record<string, string>>): string[] {
+  const urls: string[] = [];
+  const visit = (items: unknown): void => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as { item?: unknown; request?: unknown }[]) {
+      visit(item.item);
+      const request = item.request;
+      if (typeof request !== 'object' || request === null) continue;
+      const url = (request as { url?: unknown }).url;
+      const raw = typeof url === 'string' ? url : typeof url === 'object' && url !== null ? (url as { raw?: unknown }).raw : undefined;
+      if (typeof raw !== 'string') continue;
+      const resolved = resolveVariables(raw, values);
+      if (!/\{\{[^}]*\}\}/.test(resolved) && /^https?:\/\//.test(resolved)) urls.push(resolved);
+    }
+  };
+  for (const definition of collections) visit((definition as { item?: unknown }).item);
+  return urls;
+}
+
+/**
+ * Before any request: every file of the list exists and parses, the key belongs to the certificate, and Node's TLS
+ * (what newman uses) accepts the pair or PFX. Throws ERR_FILE_MISSING / ERR_FILE_UNREADABLE / ERR_CERT_INVALID /
+ * ERR_KEY_INVALID / ERR_PFX_PASSPHRASE / ERR_CERT_KEY_MISMATCH.
+ */
+export async function preflightClientCertificates(list: readonly SslClientCert[]): Promise<void> {
+  for (const entry of list) {
+    const transport: IdentityPaths['transport'] | undefined = entry.pfx !== undefined
+      ? { pfx: entry.pfx.src, ...(entry.passphrase !== undefined ? { passphrase: entry.passphrase } : {}) }
+      : entry.cert !== undefined && entry.key !== undefined ? { cert: entry.cert.src, key: entry.key.src } : undefined;
+    if (transport === undefined) {
+      throw new ObflowError('ERR_CERT_MISSING', `certificate list entry "${entry.name}" names neither cert+key nor pfx`, {
+        hint: 'Give the transport certificate as PEM cert + key files or as a PFX with passphrase.',
+      });
+    }
+    const material = await loadTransportMaterial(transport);
+    if (!safeCheckPrivateKey(material.x509, material.privateKey)) {
+      throw new ObflowError('ERR_CERT_KEY_MISMATCH', `the transport key does not belong to the certificate in "${entry.name}"`, {
+        hint: 'Point the key at the private key the transport certificate was issued for.',
+      });
+    }
+    try {
+      createSecureContext(material.pfx !== undefined ? { pfx: material.pfx.bytes, passphrase: material.pfx.passphrase } : { cert: material.certPem, key: material.keyPem });
+    } catch (cause) {
+      throw new ObflowError('ERR_CERT_INVALID', `Node's TLS cannot use the transport certificate of "${entry.name}": ${(cause as Error).message}`, {
+        hint: 'A PFX with legacy encryption (RC2/3DES) is refused by OpenSSL 3: configure the PEM certificate and key instead.',
+        cause,
+      });
+    }
+  }
+}

@@ -1,0 +1,346 @@
+// Runs the flow's steps with `newman.run` in ONE process, chaining `summary.environment.toJSON()` from step to step
+// (the environment is the only state that survives a run — newman-notes.md), client certificates via the checked
+// `sslClientCertList`, server certificates verified against the target's CA unless `insecure` is asked for.
+
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EventEmitter } from 'node:events';
+import { ObflowError } from '../errors.js';
+import { SECRET_KEY_PATTERN, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
+import { certificateFor, originOf, type SslClientCert } from './certificates.js';
+
+/** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
+export type RunStep =
+  | { name: string; collection: object }
+  | { name: string; local: (environment: PostmanEnvironment) => Promise<Readonly<Record<string, string>>> };
+
+export type ReporterName = 'cli' | 'junit';
+
+export interface RunStepsInput {
+  steps: readonly RunStep[];
+  environment: PostmanEnvironment;
+  /** Pinned working directory: newman reads `./.newmanrc` from the process cwd, so obflow runs from here. */
+  cwd: string;
+  sslClientCertList: readonly SslClientCert[];
+  /** PEM file of the target's CA: the bank's server certificate is verified against it (newman `sslExtraCaCerts`). */
+  sslExtraCaCerts?: string;
+  /** Skip server certificate verification (the spec allows it for the bank's self-signed sandbox, §5.1). */
+  insecure?: boolean;
+  /** Default cli + junit. */
+  reporters?: readonly ReporterName[];
+  /** Where junit files go (one per step); default `<cwd>/reports`. */
+  reportDir?: string;
+  /** Keys that are secrets by contract (kept typed `secret` through the chain and redacted from reports). */
+  secretKeys?: ReadonlySet<string> | readonly string[];
+  /** Stop after the first failing step (later steps read its state). Default true. */
+  bail?: boolean;
+  /** Where the cli reporter and obflow's progress lines go; default process.stdout. */
+  log?: (line: string) => void;
+  /** Per-request timeout (ms); default 30 000 so a silent server cannot hang a run forever. */
+  timeoutRequest?: number;
+}
+
+export interface StepFailure {
+  item: string;
+  test: string;
+  message: string;
+}
+
+export interface StepResult {
+  name: string;
+  passed: boolean;
+  requests: number;
+  assertions: { total: number; failed: number };
+  failures: StepFailure[];
+  /** Reports written for this step. */
+  reports: string[];
+}
+
+/** One request the run made: enough for the summary; bodies kept only for the AIS accounts list. */
+export interface ExecutionRecord {
+  step: string;
+  item: string;
+  method: string;
+  url: string;
+  status: number | undefined;
+  /** Parsed JSON body of GET …/aisp/accounts (the summary names the accounts). */
+  json?: unknown;
+}
+
+export interface RunResult {
+  passed: boolean;
+  steps: StepResult[];
+  /** The first step that failed (the CLI names it and exits 1 with ERR_RUN_FAILED). */
+  failedStep?: string;
+  environment: PostmanEnvironment;
+  executions: ExecutionRecord[];
+}
+
+/** The subset of newman.run's options obflow sets (the published types lack sslClientCertList/sslExtraCaCerts). */
+interface NewmanOptions {
+  collection: object;
+  environment: object;
+  globals: object;
+  workingDir: string;
+  insecureFileRead: boolean;
+  reporters: string[];
+  reporter: Record<string, unknown>;
+  insecure: boolean;
+  sslClientCertList: SslClientCert[];
+  sslClientCert: string;
+  sslClientKey: string;
+  sslClientPassphrase: string;
+  sslExtraCaCerts?: string;
+  ignoreRedirects: boolean;
+  bail: boolean;
+  delayRequest: number;
+  timeoutRequest: number;
+  suppressExitCode: boolean;
+  color: 'on' | 'off' | 'auto';
+  iterationCount: number;
+}
+
+interface NewmanSummaryLike {
+  environment: { toJSON(): { values?: { key?: unknown; value?: unknown; type?: unknown; disabled?: unknown }[] } };
+  run: {
+    stats: { requests: { total?: number }; assertions: { total?: number; failed?: number } };
+    failures: { error?: { message?: string; test?: string; name?: string }; source?: { name?: string } }[];
+  };
+}
+
+type NewmanRun = (options: NewmanOptions, callback: (error: Error | null, summary: NewmanSummaryLike) => void) => EventEmitter;
+
+let newmanRun: Promise<NewmanRun> | undefined;
+
+/** newman costs ~0.3–0.45 s to import; only `run` pays it (STYLE.md: heavy dependencies lazily). */
+function loadNewman(): Promise<NewmanRun> {
+  newmanRun ??= import('newman').then((module) => (module.default as unknown as { run: NewmanRun }).run);
+  return newmanRun;
+}
+
+function toSet(keys: RunStepsInput['secretKeys']): Set<string> {
+  return new Set(keys === undefined ? [] : [...keys]);
+}
+
+/** Back from newman's VariableScope JSON into a sorted, typed environment; secret-ness never gets lost. */
+export function environmentFromNewman(
+  json: ReturnType<NewmanSummaryLike['environment']['toJSON']>,
+  previous: PostmanEnvironment,
+  secretKeys: ReadonlySet<string>,
+): PostmanEnvironment {
+  const wasSecret = new Set(previous.values.filter((entry) => entry.type === 'secret').map((entry) => entry.key));
+  const values: PostmanEnvironmentValue[] = [];
+  for (const entry of json.values ?? []) {
+    if (typeof entry.key !== 'string' || entry.disabled === true) continue;
+    const value = entry.value === undefined || entry.value === null ? '' : typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value);
+    const secret = wasSecret.has(entry.key) || secretKeys.has(entry.key) || entry.type === 'secret' || SECRET_KEY_PATTERN.test(entry.key);
+    values.push({ key: entry.key, value, type: secret ? 'secret' : 'default', enabled: true });
+  }
+  values.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { ...previous, values };
+}
+
+/** Replaces every secret value (≥ 4 chars) of the environments seen in `path` with `[redacted]`. */
+async function redactFile(path: string, secrets: ReadonlySet<string>): Promise<void> {
+  let text = await readFile(path, 'utf8');
+  const ordered = [...secrets].filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+  let changed = false;
+  for (const secret of ordered) {
+    if (text.includes(secret)) {
+      text = text.split(secret).join('[redacted]');
+      changed = true;
+    }
+  }
+  if (changed) await writeFile(path, text, { mode: 0o600 });
+}
+
+function secretValuesOf(environment: PostmanEnvironment): string[] {
+  return environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value);
+}
+
+/**
+ * newman merges `/etc/postman/newmanrc`, `~/.postman/newmanrc` and `./.newmanrc` into every run. obflow's options
+ * override what they set, but not what they add (e.g. a catch-all sslClientCert). Pin cwd and HOME while newman loads
+ * its options (until its `start` event), so only a system-wide file could still apply.
+ */
+function pinForOptionLoading(cwd: string): () => void {
+  const previousCwd = process.cwd();
+  const previousHome = process.env.HOME;
+  process.chdir(cwd);
+  process.env.HOME = cwd;
+  let restored = false;
+  return () => {
+    if (restored) return;
+    restored = true;
+    process.chdir(previousCwd);
+    if (previousHome === undefined) delete process.env.HOME;
+    else process.env.HOME = previousHome;
+  };
+}
+
+function safeFileName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+interface StepOutcome {
+  summary: NewmanSummaryLike;
+  unmatched: Set<string>;
+  certificateWarnings: string[];
+  executions: ExecutionRecord[];
+}
+
+async function runOne(
+  run: NewmanRun,
+  step: { name: string; collection: object },
+  environment: PostmanEnvironment,
+  input: RunStepsInput,
+  reporters: readonly ReporterName[],
+  junitPath: string | undefined,
+): Promise<StepOutcome> {
+  const unmatched = new Set<string>();
+  const certificateWarnings: string[] = [];
+  const executions: ExecutionRecord[] = [];
+  const options: NewmanOptions = {
+    collection: structuredClone(step.collection),
+    environment: { id: environment.id, name: environment.name, values: environment.values.map((entry) => ({ ...entry })) },
+    globals: { values: [] },
+    workingDir: input.cwd,
+    insecureFileRead: true,
+    reporters: [...reporters],
+    reporter: junitPath === undefined ? {} : { junit: { export: junitPath } },
+    insecure: input.insecure === true,
+    // newman pushes onto and mutates the list's entries (it reads the files into them): give it a fresh copy.
+    sslClientCertList: input.sslClientCertList.map((entry) => structuredClone(entry)),
+    sslClientCert: '',
+    sslClientKey: '',
+    sslClientPassphrase: '',
+    ...(input.sslExtraCaCerts !== undefined ? { sslExtraCaCerts: input.sslExtraCaCerts } : {}),
+    ignoreRedirects: false,
+    bail: false,
+    delayRequest: 0,
+    timeoutRequest: input.timeoutRequest ?? 30_000,
+    suppressExitCode: true,
+    color: process.stdout.isTTY ? 'auto' : 'off',
+    iterationCount: 1,
+  };
+  const restore = pinForOptionLoading(input.cwd);
+  try {
+    return await new Promise<StepOutcome>((resolve, reject) => {
+      const emitter = run(options, (error, summary) => {
+        restore();
+        if (error !== null) reject(error);
+        else resolve({ summary, unmatched, certificateWarnings, executions });
+      });
+      emitter.on('start', restore);
+      // The resolved URL of every request, checked with the same matcher postman-runtime uses (certificates.ts).
+      emitter.on('beforeRequest', (_error: unknown, args: { request?: { url?: { toString(): string } } }) => {
+        const url = args.request?.url?.toString();
+        if (url !== undefined && url.startsWith('https://') && certificateFor(input.sslClientCertList, url) === undefined) {
+          unmatched.add(originOf(url) ?? url);
+        }
+      });
+      emitter.on('console', (_error: unknown, args: { level?: string; messages?: unknown[] }) => {
+        const text = (args.messages ?? []).map(String).join(' ');
+        if (args.level === 'warn' && /certificate/i.test(text)) certificateWarnings.push(text);
+      });
+      emitter.on('request', (_error: unknown, args: { item?: { name?: string }; request?: { method?: string; url?: { toString(): string } }; response?: { code?: number; stream?: Buffer } }) => {
+        const url = args.request?.url?.toString() ?? '';
+        const record: ExecutionRecord = { step: step.name, item: args.item?.name ?? '', method: args.request?.method ?? 'GET', url, status: args.response?.code };
+        if (record.method === 'GET' && /\/aisp\/accounts(\?|$)/.test(url) && args.response?.stream !== undefined) {
+          try {
+            record.json = JSON.parse(args.response.stream.toString('utf8'));
+          } catch {
+            // not JSON: the step's own tests report it
+          }
+        }
+        executions.push(record);
+      });
+    });
+  } finally {
+    restore();
+  }
+}
+
+/** Runs the steps in order; returns per-step results. Throws ObflowError only for problems outside the assertions
+ *  (certificates not applied, newman refusing its input); failed assertions are a result, not an exception. */
+export async function runSteps(input: RunStepsInput): Promise<RunResult> {
+  const reporters = input.reporters ?? ['cli', 'junit'];
+  const reportDir = input.reportDir ?? join(input.cwd, 'reports');
+  const secretKeys = toSet(input.secretKeys);
+  const log = input.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  await mkdir(input.cwd, { recursive: true });
+  if (reporters.includes('junit')) await mkdir(reportDir, { recursive: true });
+
+  const run = input.steps.some((step) => 'collection' in step) ? await loadNewman() : undefined;
+  let environment = input.environment;
+  const steps: StepResult[] = [];
+  const executions: ExecutionRecord[] = [];
+  const secretsSeen = new Set(secretValuesOf(environment));
+
+  for (const step of input.steps) {
+    if ('local' in step) {
+      const updates = await step.local(environment);
+      const values = new Map(environment.values.map((entry) => [entry.key, entry]));
+      for (const [key, value] of Object.entries(updates)) {
+        const secret = secretKeys.has(key) || SECRET_KEY_PATTERN.test(key) || values.get(key)?.type === 'secret';
+        values.set(key, { key, value, type: secret ? 'secret' : 'default', enabled: true });
+      }
+      environment = { ...environment, values: [...values.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) };
+      for (const value of secretValuesOf(environment)) secretsSeen.add(value);
+      steps.push({ name: step.name, passed: true, requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] });
+      log(`✓ ${step.name} (local)`);
+      continue;
+    }
+    if (run === undefined) throw new TypeError('newman not loaded');
+    const junitPath = reporters.includes('junit') ? join(reportDir, `${safeFileName(step.name)}.xml`) : undefined;
+    let outcome: StepOutcome;
+    try {
+      outcome = await runOne(run, step, environment, input, reporters, junitPath);
+    } catch (cause) {
+      throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run step ${step.name}: ${(cause as Error).message}`, {
+        hint: 'Regenerate the collections (`obflow generate`) and check the certificate list and CA paths.',
+        cause,
+      });
+    }
+    if (outcome.certificateWarnings.length > 0) {
+      throw new ObflowError('ERR_FILE_UNREADABLE', `newman could not load the client certificate in step ${step.name}: ${outcome.certificateWarnings[0] ?? ''}`, {
+        hint: 'Check the files the certificate list names exist and are readable (obflow preflights them; were they removed during the run?).',
+      });
+    }
+    if (outcome.unmatched.size > 0) {
+      throw new ObflowError('ERR_CERT_PORT_UNMATCHED', `step ${step.name} called ${[...outcome.unmatched].join(', ')} without a client certificate (no pattern matched)`, {
+        hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*) in the certificate list.',
+      });
+    }
+    environment = environmentFromNewman(outcome.summary.environment.toJSON(), environment, secretKeys);
+    for (const value of secretValuesOf(environment)) secretsSeen.add(value);
+    executions.push(...outcome.executions);
+
+    const failures: StepFailure[] = outcome.summary.run.failures.map((failure) => ({
+      item: failure.source?.name ?? '',
+      test: failure.error?.test ?? failure.error?.name ?? '',
+      message: failure.error?.message ?? '',
+    }));
+    const assertions = { total: outcome.summary.run.stats.assertions.total ?? 0, failed: outcome.summary.run.stats.assertions.failed ?? 0 };
+    const reports: string[] = [];
+    if (junitPath !== undefined) {
+      await redactFile(junitPath, secretsSeen);
+      reports.push(junitPath);
+    }
+    const result: StepResult = {
+      name: step.name,
+      passed: failures.length === 0 && assertions.failed === 0,
+      requests: outcome.summary.run.stats.requests.total ?? 0,
+      assertions,
+      failures,
+      reports,
+    };
+    steps.push(result);
+    if (!result.passed && input.bail !== false) break;
+  }
+  // Reports written before a secret first appeared (e.g. a token issued in a later step) are redacted again at the end.
+  for (const step of steps) for (const report of step.reports) await redactFile(report, secretsSeen);
+
+  const failed = steps.find((step) => !step.passed);
+  return { passed: failed === undefined && steps.length === input.steps.length, steps, ...(failed !== undefined ? { failedStep: failed.name } : {}), environment, executions };
+}
