@@ -1,0 +1,160 @@
+// Validates response bodies against the official OBIE Account and Transaction API OpenAPI files (v3.1.1 and
+// v3.1.11, loaded from ../shared/specs relative to the repository root) with ajv: the (method, path template, status)
+// triple picks the documented response, and its JSON schema (OpenAPI 3.0 schema objects) judges the body.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+export const SPEC_FILES = { '3.1.1': 'obie-account-info-v3.1.1.yaml', '3.1.11': 'obie-account-info-v3.1.11.yaml' } as const;
+export type SpecVersion = keyof typeof SPEC_FILES;
+export const SPEC_VERSIONS = Object.keys(SPEC_FILES) as SpecVersion[];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** ../shared/specs next to the repository (the CI's fresh clone), else the SPECS_DIR override. */
+export function specsDir(): string {
+  const dir = process.env.OBFLOW_SPECS_DIR ?? join(repoRoot, '..', 'shared', 'specs');
+  if (!existsSync(join(dir, SPEC_FILES['3.1.1']))) throw new Error(`OBIE spec files not found in ${dir}`);
+  return dir;
+}
+
+interface LoadedSpec {
+  version: SpecVersion;
+  doc: JsonObject;
+  ajv: Ajv;
+  cache: Map<string, ValidateFunction>;
+}
+
+const specs = new Map<SpecVersion, LoadedSpec>();
+
+function asObject(value: Json | undefined): JsonObject | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+/**
+ * Known defect of the v3.1.x files: OBTransaction5 (and the other OB*Basic / OB*Detail pairs) are `oneOf` two schemas
+ * where every Basic record is also a valid Detail record (same required fields, Detail a superset), so `oneOf` can
+ * never accept a Basic record. The intent ("one of these two field sets") is `anyOf`; only such pairs are rewritten,
+ * and tests check the Basic/Detail field sets themselves.
+ */
+function relaxBasicDetailOneOf(schemas: JsonObject): void {
+  for (const schema of Object.values(schemas)) {
+    const object = asObject(schema);
+    const branches = object?.oneOf;
+    if (!object || !Array.isArray(branches) || branches.length !== 2) continue;
+    const refs = branches.map((branch) => String(asObject(branch)?.$ref ?? ''));
+    if (refs[0]?.endsWith('Basic') && refs[1]?.endsWith('Detail')) {
+      object.anyOf = branches;
+      delete object.oneOf;
+    }
+  }
+}
+
+function loadSpec(version: SpecVersion): LoadedSpec {
+  let spec = specs.get(version);
+  if (spec) return spec;
+  const doc = parse(readFileSync(join(specsDir(), SPEC_FILES[version]), 'utf8')) as JsonObject;
+  const components = asObject(doc.components);
+  const schemas = asObject(components?.schemas);
+  if (!schemas) throw new Error(`${SPEC_FILES[version]} has no components.schemas`);
+  relaxBasicDetailOneOf(schemas);
+  // OpenAPI 3.0 schema objects: `nullable` is understood by ajv's own keyword; vendor keywords (x-namespaced-enum)
+  // and `example` are ignored with strict: false; formats (date-time, uri, int32, float, …) come from ajv-formats.
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+  const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+  addFormats(ajv);
+  ajv.addSchema({ components: { schemas } } as object, `obie-${version}`);
+  spec = { version, doc, ajv, cache: new Map() };
+  specs.set(version, spec);
+  return spec;
+}
+
+function compile(spec: LoadedSpec, ref: string): ValidateFunction {
+  let validate = spec.cache.get(ref);
+  if (!validate) {
+    validate = spec.ajv.compile({ $ref: `obie-${spec.version}${ref}` });
+    spec.cache.set(ref, validate);
+  }
+  return validate;
+}
+
+function resolveRef(doc: JsonObject, value: Json | undefined): JsonObject | undefined {
+  const object = asObject(value);
+  const ref = object?.$ref;
+  if (typeof ref !== 'string') return object;
+  let node: Json | undefined = doc;
+  for (const part of ref.replace(/^#\//, '').split('/')) node = asObject(node)?.[part];
+  return asObject(node);
+}
+
+/** What the spec documents for a response: undefined when it documents no body for that status. */
+export function documentedSchemaRef(version: SpecVersion, method: string, pathTemplate: string, status: number): string | undefined {
+  const spec = loadSpec(version);
+  const operation = asObject(asObject(asObject(spec.doc.paths)?.[pathTemplate])?.[method.toLowerCase()]);
+  if (!operation) throw new Error(`v${version} has no ${method.toUpperCase()} ${pathTemplate}`);
+  const response = resolveRef(spec.doc, asObject(operation.responses)?.[String(status)]);
+  if (!response) throw new Error(`v${version} documents no ${status} for ${method.toUpperCase()} ${pathTemplate}`);
+  const content = asObject(response.content);
+  if (!content) return undefined;
+  const media = asObject(content['application/json; charset=utf-8']) ?? asObject(content['application/json']);
+  const ref = asObject(media?.schema)?.$ref;
+  if (typeof ref !== 'string') throw new Error(`v${version} ${status} of ${pathTemplate} has no schema reference`);
+  return ref;
+}
+
+export interface ValidationResult {
+  version: SpecVersion;
+  valid: boolean;
+  errors: string[];
+}
+
+function run(spec: LoadedSpec, ref: string, body: unknown): ValidationResult {
+  const validate = compile(spec, ref);
+  const valid = validate(body) === true;
+  const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+  return { version: spec.version, valid, errors };
+}
+
+/**
+ * Validates `body` as the response of (method, path template, status), e.g. ('GET', '/accounts/{AccountId}', 200),
+ * against one spec version. A status the spec documents without a body must come with no body (undefined or '').
+ * Throws when the spec does not document the response at all.
+ */
+export function validateResponse(version: SpecVersion, method: string, pathTemplate: string, status: number, body: unknown): ValidationResult {
+  const ref = documentedSchemaRef(version, method, pathTemplate, status);
+  if (ref === undefined) {
+    const empty = body === undefined || body === '';
+    return { version, valid: empty, errors: empty ? [] : ['the spec documents no body for this response'] };
+  }
+  return run(loadSpec(version), ref, body);
+}
+
+/** Validates `body` against a named schema of components.schemas (e.g. OBErrorResponse1 for a 501 answer). */
+export function validateSchema(version: SpecVersion, schemaName: string, body: unknown): ValidationResult {
+  return run(loadSpec(version), `#/components/schemas/${schemaName}`, body);
+}
+
+/** Both versions at once; a one-line summary of every failure (empty when the body is valid in both). */
+export function responseProblems(method: string, pathTemplate: string, status: number, body: unknown): string[] {
+  return SPEC_VERSIONS.flatMap((version) => {
+    const result = validateResponse(version, method, pathTemplate, status, body);
+    return result.valid ? [] : [`v${version} ${method} ${pathTemplate} ${status}: ${result.errors.join('; ')}`];
+  });
+}
+
+/** Both versions at once for a named schema. */
+export function schemaProblems(schemaName: string, body: unknown): string[] {
+  return SPEC_VERSIONS.flatMap((version) => {
+    const result = validateSchema(version, schemaName, body);
+    return result.valid ? [] : [`v${version} ${schemaName}: ${result.errors.join('; ')}`];
+  });
+}
