@@ -3,6 +3,9 @@
 // code exchange. Every method returns what the wire said, so tests can assert refusals as well as successes.
 
 import { createPrivateKey, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { SignJWT } from 'jose';
 import type { JWTPayload } from 'jose';
@@ -10,8 +13,55 @@ import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 
 import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
-import type { ProfileName, SandboxUrls } from '../../src/sandbox/contracts.js';
+import type { ProfileName, SandboxOptions, SandboxUrls } from '../../src/sandbox/contracts.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { getTestIdentity } from './identity.js';
 import type { TestIdentity } from './identity.js';
+
+export interface TestSandbox {
+  urls: SandboxUrls;
+  identity: TestIdentity;
+  dataDir: string;
+  /** The sandbox's request log lines (already redacted). */
+  log: string[];
+  /** Stops the servers (keeps the data directory). */
+  stop(): Promise<void>;
+  /** Stops the servers and removes the data directory. */
+  close(): Promise<void>;
+}
+
+/** Starts the emulator on port 0 with the default test identity's directory and a fresh (or given) data dir. */
+export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+  const identity = await getTestIdentity();
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'obflow-sandbox-test-')));
+  const log: string[] = [];
+  const handle = await startSandbox({
+    serverCertificate: identity.pem.serverCert,
+    serverKey: identity.pem.serverKey,
+    clientCa: [identity.pem.rootCa, identity.pem.issuingCa],
+    directoryJwks: identity.directoryJwks as unknown as SandboxOptions['directoryJwks'],
+    log: (line) => log.push(line),
+    ...options,
+    dataDir,
+  });
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await handle.close();
+  };
+  return {
+    urls: handle.urls,
+    identity,
+    dataDir,
+    log,
+    stop,
+    async close() {
+      await stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
 export interface WireResponse {
   status: number;
