@@ -1,0 +1,217 @@
+// The generated collections: deterministic, Postman v2.1 schema-valid, the checked-in golden files and vendored
+// schemas up to date, only {{variables}} from the contract, the headers and scripts every request must carry.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import Ajv from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { buildCollections, FLOW_FILE_NAME, stepFileName, type GeneratedFile } from '../../src/generate/collections.js';
+import { STEP_NAMES } from '../../src/generate/flow.js';
+import { deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
+import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
+import { loadTemplates } from '../../src/generate/templates.js';
+import { buildSchemaFiles, REPO_ROOT } from '../../src/generate/update-collections.js';
+import { ENVIRONMENT_VARIABLES, VARIABLE_KEYS } from '../../src/generate/variables.js';
+
+const SPECS_DIR = join(REPO_ROOT, '..', 'shared', 'specs');
+const templates = loadTemplates();
+const files = buildCollections({ templates });
+
+interface PmItem {
+  id: string;
+  name: string;
+  item?: PmItem[];
+  request?: { method: string; url: { raw: string }; header: { key: string; value: string }[]; body?: { raw?: string; urlencoded?: { key: string; value: string }[] } };
+  event?: { listen: string; script: { id: string; exec: string[] } }[];
+  protocolProfileBehavior?: { followRedirects?: boolean };
+}
+interface PmCollection {
+  info: { _postman_id: string; name: string };
+  item: PmItem[];
+}
+
+function parse(file: GeneratedFile): PmCollection {
+  return JSON.parse(file.json) as PmCollection;
+}
+function requests(items: PmItem[]): PmItem[] {
+  return items.flatMap((item) => (item.item ? requests(item.item) : [item]));
+}
+const flow = parse(files.find((file) => file.fileName === FLOW_FILE_NAME) as GeneratedFile);
+const flowRequests = requests(flow.item);
+
+describe('buildCollections', () => {
+  it('emits one collection per step plus the whole flow, named by convention', () => {
+    expect(files.map((file) => file.fileName)).toEqual([...STEP_NAMES.map(stepFileName), 'obflow-ais.postman_collection.json']);
+  });
+
+  it('is byte-identical across runs (fresh template load too)', () => {
+    expect(buildCollections({ templates: loadTemplates() })).toEqual(files);
+  });
+
+  it('writes sorted keys, 2-space JSON and a trailing newline', () => {
+    for (const file of files) {
+      const sorted = JSON.stringify(JSON.parse(file.json), (_key, value: unknown) =>
+        value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value, 2);
+      expect(file.json).toBe(`${sorted}\n`);
+    }
+  });
+
+  it('validates against the Postman v2.1.0 collection schema', () => {
+    const schema = JSON.parse(readFileSync(join(SPECS_DIR, 'postman-collection-v2.1.0.schema.json'), 'utf8')) as object;
+    const validate = new Ajv({ strict: false }).compile(schema);
+    for (const file of files) {
+      expect(validate(JSON.parse(file.json)), `${file.fileName}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+
+  it('gives explicit, unique uuid v5 ids to the collection, folders, items and every script', () => {
+    for (const file of files) {
+      const collection = parse(file);
+      const ids = [collection.info._postman_id];
+      const walk = (items: PmItem[]): void => {
+        for (const item of items) {
+          ids.push(item.id);
+          for (const event of item.event ?? []) ids.push(event.script.id);
+          walk(item.item ?? []);
+        }
+      };
+      walk(collection.item);
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
+  it('has a folder per step, in flow order, in the whole-flow collection; item names unique (setNextRequest targets)', () => {
+    expect(flow.item.map((folder) => folder.name)).toEqual([...STEP_NAMES]);
+    const names = flowRequests.map((item) => item.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('sets url.raw on every request, from {{variables}} only: no addresses, no secrets', () => {
+    for (const file of files) {
+      for (const item of requests(parse(file).item)) {
+        expect(item.request?.url.raw, item.name).toMatch(/^\{\{[A-Za-z_-]+\}\}/);
+        const values = [item.request?.url.raw ?? '', ...(item.request?.header ?? []).map((h) => h.value), ...(item.request?.body?.urlencoded ?? []).map((p) => p.value), item.request?.body?.raw ?? ''];
+        for (const value of values) expect(value, item.name).not.toMatch(/:\/\/|localhost|127\.0\.0\.1/);
+      }
+      expect(file.json).not.toMatch(/localhost|127\.0\.0\.1|BEGIN [A-Z ]*PRIVATE KEY/);
+    }
+  });
+
+  it('uses only variables of the contract, in requests and in scripts', () => {
+    const text = flow.item.length > 0 ? files.map((file) => file.json).join('\n') : '';
+    const used = new Set<string>();
+    for (const match of text.matchAll(/\{\{([^{}\s]+)\}\}/g)) used.add(match[1] as string);
+    for (const match of text.matchAll(/env(?:\.get|\.set)\('([^']+)'/g)) used.add(match[1] as string);
+    for (const match of text.matchAll(/pm\.environment\.(?:get|set)\('([^']+)'/g)) used.add(match[1] as string);
+    // the keys the scripts clear in loops (['a', 'b'].forEach(... env.set(key, '')))
+    for (const match of text.matchAll(/\[((?:'[a-z_]+', )+'[a-z_]+')\]\.forEach/g)) for (const key of (match[1] as string).matchAll(/'([a-z_]+)'/g)) used.add(key[1] as string);
+    const unknown = [...used].filter((key) => !VARIABLE_KEYS.has(key));
+    expect(unknown).toEqual([]);
+    for (const key of ['rs', 'consent_id', 'access_token', 'transactions_next_url', 'interim_balances', 'transaction_counts']) expect(used).toContain(key);
+  });
+
+  it('documents every contract variable with a description; secrets are the tokens and client credentials', () => {
+    for (const spec of ENVIRONMENT_VARIABLES) expect(spec.description.length, spec.key).toBeGreaterThan(10);
+    expect(ENVIRONMENT_VARIABLES.filter((v) => v.secret).map((v) => v.key).sort()).toEqual(
+      ['_clientSecret', 'access_token', 'auth_code', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token'].sort(),
+    );
+  });
+
+  it('sends Bearer, x-fapi-financial-id, x-fapi-interaction-id and Accept on every AIS request', () => {
+    const ais = flowRequests.filter((item) => item.request?.url.raw.startsWith('{{rs}}/open-banking/v3.1/aisp/'));
+    expect(ais.length).toBe(7 + DEFAULT_UNSUPPORTED_CALLS.length);
+    for (const item of ais) {
+      const headers = Object.fromEntries((item.request?.header ?? []).map((h) => [h.key.toLowerCase(), h.value]));
+      expect(headers.authorization, item.name).toMatch(/^Bearer \{\{(access_token|client_credentials_token)\}\}$/);
+      expect(headers['x-fapi-financial-id'], item.name).toBe('{{obParticipantId}}');
+      expect(headers['x-fapi-interaction-id'], item.name).toBe('{{x_fapi_interaction_id}}');
+      expect(headers.accept, item.name).toBe('application/json');
+    }
+  });
+
+  it('gives every request a fresh interaction id before it and status + echo tests after it', () => {
+    for (const item of flowRequests) {
+      const pre = item.event?.find((e) => e.listen === 'prerequest')?.script.exec.join('\n') ?? '';
+      const test = item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
+      expect(pre, item.name).toContain("pm.environment.set('x_fapi_interaction_id', require('uuid').v4())");
+      expect(test, item.name).toMatch(/pm\.test\('(status is|redirects|interactive consent)/);
+      expect(test, item.name).toMatch(/x-fapi-interaction-id|interactive consent|redirects/);
+    }
+  });
+
+  it('turns redirects off for the PSU consent request only', () => {
+    const off = flowRequests.filter((item) => item.protocolProfileBehavior?.followRedirects === false).map((item) => item.name);
+    expect(off).toEqual(['psu-consent: GET authorization endpoint']);
+  });
+
+  it('produces scripts that are valid JavaScript, without template or lint leftovers', () => {
+    for (const item of flowRequests) {
+      for (const event of item.event ?? []) {
+        const code = event.script.exec.join('\n');
+        expect(() => new Script(code), `${item.name} ${event.listen}`).not.toThrow();
+        expect(code).not.toMatch(/\{\{|eslint-disable|\/\* global/);
+      }
+    }
+  });
+
+  it('asks for one unsupported call per family and GET /transactions, each expecting 501', () => {
+    const unsupported = flowRequests.filter((item) => item.name.startsWith('unsupported: '));
+    expect(unsupported.map((item) => item.request?.url.raw)).toEqual(DEFAULT_UNSUPPORTED_CALLS.map((call) => `{{rs}}/open-banking/v3.1/aisp${call.path}`));
+    for (const item of unsupported) expect(item.event?.find((e) => e.listen === 'test')?.script.exec).toContain("const expectedStatus = Number('501');");
+  });
+
+  it('honours options: permissions go into the consent body and its test', () => {
+    const custom = buildCollections({ templates, permissions: ['ReadAccountsBasic'] });
+    const consent = requests(parse(custom.find((file) => file.fileName === stepFileName('account-access-consent')) as GeneratedFile).item)[0] as PmItem;
+    expect(JSON.parse(consent.request?.body?.raw ?? '')).toEqual({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} });
+    expect(consent.event?.find((e) => e.listen === 'test')?.script.exec.join('\n')).toContain(`JSON.parse('[\\"ReadAccountsBasic\\"]')`);
+  });
+});
+
+describe('golden files', () => {
+  it('collections/ holds exactly the collections of the default options (update: npm run build && node dist/generate/update-collections.js)', () => {
+    const dir = join(REPO_ROOT, 'collections');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.json')).sort()).toEqual(files.map((file) => file.fileName).sort());
+    for (const file of files) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
+  });
+
+  it('templates/schemas/obie-*.json are what ../shared/specs derives today (update: … update-collections.js --schemas)', () => {
+    const dir = join(REPO_ROOT, 'templates', 'schemas');
+    const derived = buildSchemaFiles(SPECS_DIR);
+    expect(readdirSync(dir).filter((name) => name.startsWith('obie-')).sort()).toEqual(derived.map((file) => file.fileName).sort());
+    for (const file of derived) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
+  });
+});
+
+describe('derived OBIE schemas', () => {
+  const schemas = deriveSchemas(readSpecDocuments(SPECS_DIR));
+  // The sandbox's own ajv (6, draft-07): resolved through eslint, which depends on ajv 6 as postman-sandbox 4.7 does.
+  const Ajv6 = createRequire(createRequire(import.meta.url).resolve('eslint/package.json'))('ajv') as new (options: object) => {
+    compile(schema: object): ((data: unknown) => boolean) & { errors?: unknown };
+  };
+
+  it('compile in ajv 6 (what newman 6.2\'s script sandbox bundles), formats included', () => {
+    for (const name of [...SCHEMA_NAMES, 'openid-configuration', 'token-response']) {
+      const schema = templates.schemas[name] as object;
+      expect(() => new Ajv6({ allErrors: true }).compile(schema), name).not.toThrow();
+    }
+  });
+
+  it('require a body valid under both v3.1.1 and v3.1.11', () => {
+    const validate = new Ajv6({ allErrors: true }).compile(schemas['obie-error']);
+    const refusal = { Code: '501 Not Implemented', Id: 'a1b2', Message: 'not supported', Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'Beneficiaries are not offered' }] };
+    expect(validate(refusal)).toBe(true);
+    expect(validate({ ...refusal, Errors: [] })).toBe(false);
+    expect(validate({ ...refusal, Extra: 1 })).toBe(false);
+    const accounts = new Ajv6({ allErrors: true }).compile(schemas['obie-accounts']);
+    const page = { Data: { Account: [{ AccountId: 'a1', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' }] }, Links: { Self: 'https://bank.example/open-banking/v3.1/aisp/accounts' }, Meta: { TotalPages: 1 } };
+    expect(accounts(page), JSON.stringify(accounts.errors)).toBe(true);
+    expect(accounts({ ...page, Data: { Account: [{ AccountId: 'a1', Currency: 'pounds' }] } })).toBe(false);
+    // Both versions are in: every definition is prefixed with its spec version.
+    expect(Object.keys(schemas['obie-accounts'].definitions as object).some((key) => key.startsWith('v3.1.1.'))).toBe(true);
+    expect(Object.keys(schemas['obie-accounts'].definitions as object).some((key) => key.startsWith('v3.1.11.'))).toBe(true);
+  });
+});
