@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   ERR_CERT_KEY_MISMATCH: 'checks',
   ERR_CERT_UNTRUSTED: 'checks',
   ERR_CERT_NO_CLIENT_AUTH: 'checks',
+  ERR_CERT_NOT_FOR_SSA: 'checks',
   ERR_CERT_PORT_UNMATCHED: 'checks',
   ERR_PFX_PASSPHRASE: 'checks',
   ERR_KEY_INVALID: 'checks',

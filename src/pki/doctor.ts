@@ -16,6 +16,7 @@ import {
   readDirectoryJwks,
   readSigningKey,
   readSoftwareStatement,
+  verifyCertificateForStatement,
   verifyClientAuth,
   verifyKeyMatch,
   verifyRedirectUris,
@@ -39,6 +40,7 @@ export const CHECK_NAMES = {
   transportChain: 'transport certificate chains to the directory',
   transportValidity: 'transport certificate within its validity period',
   transportClientAuth: 'transport certificate allows TLS client authentication',
+  transportForStatement: 'transport certificate issued for the statement',
   redirectUris: 'redirect URIs present and in the statement',
   signingKey: 'signing key matches the kid in the statement',
 } as const;
@@ -163,6 +165,15 @@ export async function runDoctorChecks(paths: IdentityPaths, now: Date): Promise<
         return { value: true, detail: 'extended key usage allows clientAuth' };
       }),
     );
+    if (claims !== undefined) {
+      const statement = claims;
+      push(
+        await check(CHECK_NAMES.transportForStatement, () => {
+          verifyCertificateForStatement(transport.x509, statement);
+          return { value: true, detail: `CN ${statement.software_id}, org ${statement.org_id}` };
+        }),
+      );
+    }
   }
 
   // §1 prerequisite 4: redirect URIs, all in the statement.

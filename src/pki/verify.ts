@@ -263,6 +263,38 @@ export function verifyClientAuth(cert: X509Certificate): void {
   });
 }
 
+/** Subject attributes of a certificate (Node prints one `key=value` per line). */
+function subjectAttributes(cert: X509Certificate): Map<string, string[]> {
+  const attributes = new Map<string, string[]>();
+  for (const line of cert.subject.split('\n')) {
+    const at = line.indexOf('=');
+    if (at <= 0) continue;
+    const key = line.slice(0, at);
+    attributes.set(key, [...(attributes.get(key) ?? []), line.slice(at + 1)]);
+  }
+  return attributes;
+}
+
+/**
+ * The directory issues a transport certificate per software statement (bank-interface.md §1 prerequisite 3) with
+ * subject CN=<software_id>, OU=<org_id>; the bank binds a registration to it. → ERR_CERT_NOT_FOR_SSA.
+ */
+export function verifyCertificateForStatement(cert: X509Certificate, claims: Pick<SoftwareStatementClaims, 'software_id' | 'org_id'>): void {
+  const subject = subjectAttributes(cert);
+  const cn = subject.get('CN') ?? [];
+  const ou = subject.get('OU') ?? [];
+  if (!cn.includes(claims.software_id)) {
+    throw new ObflowError('ERR_CERT_NOT_FOR_SSA', `the transport certificate's CN (${cn.join(', ') || 'none'}) is not the statement's software_id ${claims.software_id}`, {
+      hint: 'use the transport certificate the directory issued for this software statement',
+    });
+  }
+  if (ou.length > 0 && !ou.includes(claims.org_id)) {
+    throw new ObflowError('ERR_CERT_NOT_FOR_SSA', `the transport certificate's OU (${ou.join(', ')}) is not the statement's org_id ${claims.org_id}`, {
+      hint: 'use the transport certificate the directory issued for this software statement',
+    });
+  }
+}
+
 // ---- signing key and redirect URIs ----------------------------------------------------------------------------
 
 /** Reads the TPP's private signing key. Missing → ERR_FILE_MISSING; not a key → ERR_KEY_INVALID. */
@@ -336,6 +368,7 @@ export async function verifyIdentity(paths: IdentityPaths, now: Date): Promise<V
   verifyKeyMatch(transport);
   const chain = verifyChain(transport.x509, directory, now);
   verifyClientAuth(transport.x509);
+  verifyCertificateForStatement(transport.x509, claims);
   const redirectUris = verifyRedirectUris(paths.redirectUris, claims);
   const signingKey = await readSigningKey(paths.signing.key);
   verifySigningKey(signingKey, paths.signing.kid, claims);

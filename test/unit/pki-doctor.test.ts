@@ -107,6 +107,7 @@ describe('runDoctorChecks', () => {
       // The foreign statement publishes the foreign TPP's signing key, so the kid check fails too.
       expected: [
         { name: CHECK_NAMES.statementSigned, code: 'ERR_SSA_SIGNATURE' },
+        { name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' },
         { name: CHECK_NAMES.signingKey, code: 'ERR_SIGNING_KEY_MISMATCH' },
       ],
     },
@@ -153,11 +154,19 @@ describe('runDoctorChecks', () => {
     {
       name: 'transport certificate not issued by the directory',
       paths: () => ({ ...base.paths, transport: foreign.paths.transport }),
-      expected: [{ name: CHECK_NAMES.transportChain, code: 'ERR_CERT_UNTRUSTED' }],
+      expected: [
+        { name: CHECK_NAMES.transportChain, code: 'ERR_CERT_UNTRUSTED' },
+        { name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' },
+      ],
+    },
+    {
+      name: 'transport certificate of another TPP of the same directory',
+      paths: () => ({ ...base.paths, transport: second.paths.transport }),
+      expected: [{ name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' }],
     },
     {
       name: 'expired transport certificate',
-      paths: () => ({ ...base.paths, transport: expiredTransport.transport }),
+      paths: () => expiredTransport,
       expected: [{ name: CHECK_NAMES.transportValidity, code: 'ERR_CERT_EXPIRED' }],
     },
     {
@@ -172,7 +181,10 @@ describe('runDoctorChecks', () => {
     {
       name: 'server certificate used as transport certificate (no clientAuth)',
       paths: () => ({ ...base.paths, transport: { cert: join(base.dir, base.manifest.files.server_certificate), key: join(base.dir, base.manifest.files.server_key) } }),
-      expected: [{ name: CHECK_NAMES.transportClientAuth, code: 'ERR_CERT_NO_CLIENT_AUTH' }],
+      expected: [
+        { name: CHECK_NAMES.transportClientAuth, code: 'ERR_CERT_NO_CLIENT_AUTH' },
+        { name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' },
+      ],
     },
     {
       name: 'PFX with the wrong passphrase',
