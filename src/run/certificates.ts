@@ -5,6 +5,7 @@
 import { createSecureContext } from 'node:tls';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
+import { writeFileAtomic } from '../pki/files.js';
 import { loadTransportMaterial, safeCheckPrivateKey } from '../pki/load.js';
 import type { IdentityPaths } from '../pki/types.js';
 
@@ -31,10 +32,14 @@ export function originOf(url: string): string | undefined {
   return `https://${parsed.hostname.includes(':') ? `[${parsed.hostname}]` : parsed.hostname}:${parsed.port === '' ? '443' : parsed.port}`;
 }
 
+/** Keys whose URLs are the TPP's own, not the bank's: no client certificate is presented there. */
+export const NON_BANK_KEYS: readonly string[] = ['redirectUrl'];
+
 /** Every https origin among the environment's values (rs, issuer, tokenEndpoint, authEndpoint, …), sorted. */
-export function bankOriginsOf(values: readonly { key: string; value: unknown }[]): string[] {
+export function bankOriginsOf(values: readonly { key: string; value: unknown }[], exclude: readonly string[] = NON_BANK_KEYS): string[] {
   const origins = new Set<string>();
   for (const entry of values) {
+    if (exclude.includes(entry.key)) continue;
     if (typeof entry.value !== 'string' || !entry.value.startsWith('https://')) continue;
     const origin = originOf(entry.value);
     if (origin !== undefined) origins.add(origin);
@@ -144,4 +149,10 @@ export async function preflightClientCertificates(list: readonly SslClientCert[]
       });
     }
   }
+}
+
+/** newman's `sslExtraCaCerts` takes ONE PEM path: write the target's CA certificates (root + issuing) into a bundle. */
+export async function writeCaBundle(path: string, pems: readonly string[]): Promise<string> {
+  await writeFileAtomic(path, `${pems.map((pem) => pem.trim()).join('\n')}\n`, false);
+  return path;
 }

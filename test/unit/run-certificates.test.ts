@@ -42,10 +42,11 @@ const values = [
 
 describe('sslClientCertList', () => {
   it('collects every https origin with an explicit port and builds port-qualified patterns', () => {
-    expect(bankOriginsOf(values)).toEqual(['https://127.0.0.1:8443', 'https://127.0.0.1:9443', 'https://tpp.obflow.example:443']);
+    expect(bankOriginsOf(values)).toEqual(['https://127.0.0.1:8443', 'https://127.0.0.1:9443']);
+    expect(bankOriginsOf(values, [])).toEqual(['https://127.0.0.1:8443', 'https://127.0.0.1:9443', 'https://tpp.obflow.example:443']);
     expect(matchPatternOf('https://bank.example')).toBe('https://bank.example:443/*');
     const list = buildSslClientCertList({ origins: bankOriginsOf(values), transport: { cert: '/c.pem', key: '/k.pem' } });
-    expect(list).toEqual([{ name: 'obflow transport certificate', matches: ['https://127.0.0.1:8443/*', 'https://127.0.0.1:9443/*', 'https://tpp.obflow.example:443/*'], key: { src: '/k.pem' }, cert: { src: '/c.pem' } }]);
+    expect(list).toEqual([{ name: 'obflow transport certificate', matches: ['https://127.0.0.1:8443/*', 'https://127.0.0.1:9443/*'], key: { src: '/k.pem' }, cert: { src: '/c.pem' } }]);
     expect(buildSslClientCertList({ origins: ['https://a.example:1'], transport: { pfx: '/t.pfx', passphrase: 'pw' } })[0]).toEqual({ name: 'obflow transport certificate', matches: ['https://a.example:1/*'], pfx: { src: '/t.pfx' }, passphrase: 'pw' });
     expect(() => buildSslClientCertList({ origins: [], transport: { cert: '/c', key: '/k' } })).toThrow(TypeError);
   });

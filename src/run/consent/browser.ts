@@ -1,0 +1,172 @@
+// Interactive PSU consent (bank-interface.md §5.3 steps 3–4) in a real browser: Debian's Chromium driven by
+// playwright-core logs in as a test user, picks accounts, confirms, and catches the redirect to the TPP's redirect URI
+// with `page.route` (its host does not resolve) — the code (+ id_token) come back for the code exchange.
+
+import { access, constants } from 'node:fs/promises';
+import { ObflowError } from '../../errors.js';
+import type { PostmanEnvironment } from '../../environment/merge.js';
+import type { RunStep } from '../newman.js';
+
+export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+
+/** Chromium flags for a quiet, self-contained headless run (no network chatter beyond the pages themselves). */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+] as const;
+
+export interface BrowserConsentInput {
+  consentUrl: string;
+  /** The registered redirect URI the bank sends the PSU back to (intercepted, never resolved). */
+  redirectUri: string;
+  /** The state the consent URL carries; the redirect must return it unchanged (OAuth 2.0 §10.12). */
+  expectedState?: string;
+  username: string;
+  password: string;
+  /** Which accounts to share: AccountIds or label substrings; default every account offered. */
+  accounts?: readonly string[];
+  /** Cancel instead of confirming (tests the refusal path). */
+  cancel?: boolean;
+  executablePath?: string;
+  /** SPKI pins (base64 SHA-256) of the bank's server certificate chain, so Chromium trusts the sandbox exactly. */
+  trustedSpki?: readonly string[];
+  /** Accept any server certificate (only with `insecure`). */
+  ignoreHttpsErrors?: boolean;
+  /** Per-action timeout (ms) for page waits; default 15 000. */
+  timeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface BrowserConsentResult {
+  code: string;
+  idToken?: string;
+  state?: string;
+  /** How many accounts the PSU selected. */
+  selectedAccounts: number;
+}
+
+/** Parameters of the redirect: query for `code`, fragment for `code id_token` (OAuth 2.0 Multiple Response Types §5). */
+function redirectParameters(url: string): URLSearchParams {
+  const parsed = new URL(url);
+  const params = new URLSearchParams(parsed.search);
+  for (const [key, value] of new URLSearchParams(parsed.hash.replace(/^#/, ''))) params.set(key, value);
+  return params;
+}
+
+export async function consentInBrowser(input: BrowserConsentInput): Promise<BrowserConsentResult> {
+  const executablePath = input.executablePath ?? DEFAULT_CHROMIUM;
+  try {
+    await access(executablePath, constants.X_OK);
+  } catch {
+    throw new ObflowError('ERR_BROWSER_MISSING', `no Chromium at ${executablePath}`, {
+      hint: 'Install it (`apt-get install -y chromium`) or use a headless sandbox profile.',
+    });
+  }
+  const { chromium } = await import('playwright-core');
+  const args: string[] = [...CHROMIUM_FLAGS];
+  if (input.trustedSpki !== undefined && input.trustedSpki.length > 0) args.push(`--ignore-certificate-errors-spki-list=${input.trustedSpki.join(',')}`);
+  const browser = await chromium.launch({ executablePath, headless: true, args });
+  const timeout = input.timeoutMs ?? 15_000;
+  try {
+    const context = await browser.newContext({ ignoreHTTPSErrors: input.ignoreHttpsErrors === true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(timeout);
+    const redirect = new URL(input.redirectUri);
+    let landed: string | undefined;
+    // Every request to the redirect URI's origin is answered locally: the TPP's callback host need not exist.
+    await page.route((url) => url.origin === redirect.origin, async (route) => {
+      landed ??= route.request().url();
+      await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>obflow</title><p>Consent received.</p>' });
+    });
+
+    await page.goto(input.consentUrl);
+    await page.getByLabel('Username').fill(input.username);
+    await page.getByLabel('Password').fill(input.password);
+    await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: 'Log in' }).click()]);
+    const loginAlert = page.getByRole('alert');
+    if (await page.getByRole('button', { name: 'Log in' }).count() > 0 && await loginAlert.count() > 0) {
+      throw new ObflowError('ERR_CONSENT_REJECTED', `the bank refused the login of ${input.username}: ${(await loginAlert.first().innerText()).trim()}`, {
+        hint: 'Use one of the sandbox test users (README: alex, sam, jo) with its password.',
+      });
+    }
+
+    const boxes = page.getByRole('checkbox');
+    const total = await boxes.count();
+    let selected = 0;
+    for (let index = 0; index < total; index += 1) {
+      const box = boxes.nth(index);
+      const value = (await box.getAttribute('value')) ?? '';
+      const label = (await page.locator(`label[for="${(await box.getAttribute('id')) ?? ''}"]`).innerText().catch(() => '')).trim();
+      const wanted = input.accounts === undefined || input.accounts.some((choice) => choice === value || (choice !== '' && label.includes(choice)));
+      if (wanted) {
+        await box.check();
+        selected += 1;
+      }
+    }
+    if (selected === 0 && input.cancel !== true) {
+      throw new ObflowError('ERR_CONSENT_REJECTED', `none of the accounts offered to ${input.username} matched ${JSON.stringify(input.accounts ?? [])}`, {
+        hint: 'Choose accounts the test user holds, or leave the selection empty to share all of them.',
+      });
+    }
+    await page.getByRole('button', { name: input.cancel === true ? 'Cancel' : 'Confirm' }).click();
+    await page.waitForURL((url) => url.origin === redirect.origin && url.pathname === redirect.pathname);
+    // page.url() keeps the fragment (the request to the route does not): `code id_token` puts the parameters there.
+    const params = redirectParameters(page.url().includes('#') ? page.url() : (landed ?? page.url()));
+    input.log?.(`browser consent: landed on ${redirect.origin}${redirect.pathname}`);
+
+    const error = params.get('error');
+    if (error !== null) {
+      throw new ObflowError('ERR_CONSENT_REJECTED', `the bank redirected with ${error}${params.has('error_description') ? `: ${params.get('error_description') ?? ''}` : ''}`, {
+        hint: error === 'access_denied' ? 'The PSU cancelled; run the consent again and confirm.' : 'Check the consent URL parameters (obflow run psu-consent --verbose).',
+      });
+    }
+    const state = params.get('state') ?? undefined;
+    if (input.expectedState !== undefined && input.expectedState !== '' && state !== input.expectedState) {
+      throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect did not return the state the consent URL sent', {
+        hint: 'The response may not belong to this request (OAuth 2.0 §10.12); start the flow again.',
+      });
+    }
+    const code = params.get('code');
+    if (code === null || code === '') {
+      throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect carries no authorisation code', {
+        hint: 'Check the response_type the consent URL asked for and that the bank supports it.',
+      });
+    }
+    const idToken = params.get('id_token') ?? undefined;
+    return { code, ...(idToken !== undefined ? { idToken } : {}), ...(state !== undefined ? { state } : {}), selectedAccounts: selected };
+  } catch (error) {
+    if (error instanceof ObflowError) throw error;
+    throw new ObflowError('ERR_CONSENT_REJECTED', `browser consent failed: ${(error as Error).message.split('\n')[0] ?? ''}`, {
+      hint: 'Run with the interactive profile again; check the consent URL and that the sandbox pages are reachable.',
+      cause: error,
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The runner step between `psu-consent` and `code-exchange`: reads consent_url/redirectUrl/state from the
+ *  environment, drives the browser, writes auth_code and id_token (generate/variables.ts, written by "runner"). */
+export function browserConsentStep(options: Omit<BrowserConsentInput, 'consentUrl' | 'redirectUri' | 'expectedState'>, name = 'psu-consent-browser'): RunStep {
+  return {
+    name,
+    local: async (environment: PostmanEnvironment) => {
+      const get = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
+      const consentUrl = get('consent_url');
+      const redirectUri = get('redirectUrl');
+      if (consentUrl === '' || redirectUri === '') {
+        throw new ObflowError('ERR_USAGE', 'browser consent needs consent_url and redirectUrl in the environment', {
+          hint: 'Run the psu-consent step first (`obflow run all` does).',
+        });
+      }
+      const result = await consentInBrowser({ ...options, consentUrl, redirectUri, expectedState: get('state') });
+      return { auth_code: result.code, id_token: result.idToken ?? '' };
+    },
+  };
+}
