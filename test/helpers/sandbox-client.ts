@@ -314,6 +314,39 @@ export class SandboxTpp {
     return { status: response.status, location, params: redirectParams(location), response, state: built.state, nonce: built.nonce, redirectUri: built.redirectUri };
   }
 
+  /**
+   * Interactive profiles without a browser: follows the bank's pages over the wire as a browser would (cookie,
+   * login form, consent form). `accounts` picks by index among the offered checkboxes (default: all);
+   * `cancel` presses Cancel instead of Confirm.
+   */
+  async authorizeInteractive(options: AuthorizeOptions, psu: { username: string; password: string; accounts?: number[]; cancel?: boolean }): Promise<AuthorizeResult> {
+    const built = await this.authorizeUrl(options);
+    const start = await this.fetch('GET', built.url);
+    const result = (response: WireResponse): AuthorizeResult => {
+      const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
+      return { status: response.status, location, params: redirectParams(location), response, state: built.state, nonce: built.nonce, redirectUri: built.redirectUri };
+    };
+    const pageUrl = typeof start.headers.location === 'string' ? start.headers.location : undefined;
+    if (start.status !== 303 || !pageUrl || !pageUrl.startsWith(this.issuer)) return result(start);
+    const setCookie = start.headers['set-cookie'];
+    const cookie = (Array.isArray(setCookie) ? setCookie[0] : setCookie)?.split(';')[0] ?? '';
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
+
+    const login = await this.fetch('GET', pageUrl, { headers: { cookie } });
+    const loginAction = /<form method="post" action="([^"]+)"/.exec(login.text)?.[1];
+    if (login.status !== 200 || !loginAction) return result(login);
+    const loggedIn = await this.fetch('POST', decodeHtml(loginAction), { headers: form, body: new URLSearchParams({ username: psu.username, password: psu.password }).toString() });
+    if (loggedIn.status !== 303) return result(loggedIn);
+
+    const consentPage = await this.fetch('GET', pageUrl, { headers: { cookie } });
+    const confirmAction = /<form method="post" action="([^"]+)"/.exec(consentPage.text)?.[1];
+    if (consentPage.status !== 200 || !confirmAction) return result(consentPage);
+    const offered = [...consentPage.text.matchAll(/name="account" value="([^"]+)"/g)].map((m) => decodeHtml(m[1] ?? ''));
+    const body = new URLSearchParams({ action: psu.cancel ? 'cancel' : 'confirm' });
+    for (const [index, accountId] of offered.entries()) if (psu.accounts === undefined || psu.accounts.includes(index)) body.append('account', accountId);
+    return result(await this.fetch('POST', decodeHtml(confirmAction), { headers: form, body: body.toString() }));
+  }
+
   /** authorization_code grant. */
   exchangeCode(code: string, redirectUri: string | undefined): Promise<WireResponse> {
     return this.token({ grant_type: 'authorization_code', code, ...(redirectUri === undefined ? {} : { redirect_uri: redirectUri }) });
@@ -344,4 +377,8 @@ export function redirectParams(location: string | undefined): URLSearchParams {
 export function unsignedJwt(payload: Record<string, unknown>): string {
   const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part({ alg: 'none', typ: 'JWT' })}.${part(payload)}.`;
+}
+
+function decodeHtml(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name] ?? '');
 }

@@ -1,0 +1,298 @@
+// The authorisation flows of all four profiles over real mutual TLS: consent (created through the resource API),
+// authorise (headless: one GET; interactive: the bank's pages over the wire), code exchange, ID tokens and their
+// hashes, code reuse, refresh, and the rules only strict profiles enforce next to what permissive ones tolerate.
+
+import { createHash, randomUUID } from 'node:crypto';
+
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { ProfileName } from '../../src/sandbox/contracts.js';
+import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
+import { accountIdOf, findUser, holdingsOf } from '../../src/sandbox/data/users.js';
+import { getTestIdentity } from '../helpers/identity.js';
+import type { TestIdentity } from '../helpers/identity.js';
+import { BANK_FINANCIAL_ID, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
+import type { AuthorizeOptions, AuthorizeResult, TestSandbox } from '../helpers/sandbox-client.js';
+
+const SEED = 'flows-test-seed';
+let sandbox: TestSandbox;
+let second: TestIdentity;
+const tpps = new Map<ProfileName, SandboxTpp>();
+const extra: SandboxTpp[] = [];
+
+beforeAll(async () => {
+  second = await getTestIdentity('second-tpp');
+  sandbox = await startTestSandbox({ seed: SEED });
+  for (const profile of PROFILE_NAMES) {
+    const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
+    await tpp.register();
+    tpps.set(profile, tpp);
+  }
+});
+
+afterAll(async () => {
+  await Promise.all([...tpps.values(), ...extra].map((tpp) => tpp.close()));
+  await sandbox?.close();
+});
+
+function tppOf(profile: ProfileName): SandboxTpp {
+  const tpp = tpps.get(profile);
+  if (!tpp) throw new TypeError(profile);
+  return tpp;
+}
+
+/** OIDC Core §3.3.2.11, computed independently of the emulator. */
+function halfHash(value: string): string {
+  return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
+}
+
+async function jwksOf(tpp: SandboxTpp): Promise<ReturnType<typeof createLocalJWKSet>> {
+  const response = await tpp.fetch('GET', `${tpp.issuer}/jwks`);
+  return createLocalJWKSet(response.json<JSONWebKeySet>());
+}
+
+async function consentStatus(tpp: SandboxTpp, consentId: string): Promise<{ Status: string; accountIds?: string[] }> {
+  const token = await tpp.clientCredentials();
+  const response = await tpp.fetch('GET', `${sandbox.urls.aisp_base_url}/account-access-consents/${consentId}`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+  });
+  expect(response.status).toBe(200);
+  return response.json<{ Data: { Status: string } }>().Data;
+}
+
+/** Authorise the way the profile works: one GET (headless) or the pages as alex (interactive). */
+function authorise(tpp: SandboxTpp, options: AuthorizeOptions): Promise<AuthorizeResult> {
+  if (tpp.profile.endsWith('headless')) return tpp.authorize(options);
+  const alex = findUser('alex');
+  return tpp.authorizeInteractive(options, { username: alex?.username ?? '', password: alex?.password ?? '' });
+}
+
+describe.each(PROFILE_NAMES)('%s', (profile) => {
+  it.each(['code', 'code id_token'] as const)('authorises with response_type %s and exchanges the code once', async (responseType) => {
+    const tpp = tppOf(profile);
+    const consentId = await tpp.createConsent();
+    const result = await authorise(tpp, { consentId, responseType });
+    expect(result.status).toBe(303);
+    const location = result.location ?? '';
+    expect(location.startsWith(`${tpp.client?.redirect_uris[0]}${responseType === 'code' ? '?' : '#'}`)).toBe(true);
+    const code = result.params.get('code') ?? '';
+    expect(code).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(result.params.get('state')).toBe(result.state);
+
+    const jwks = await jwksOf(tpp);
+    if (responseType === 'code id_token') {
+      const { payload, protectedHeader } = await jwtVerify(result.params.get('id_token') ?? '', jwks, { issuer: tpp.issuer, audience: tpp.client?.client_id ?? '' });
+      expect(protectedHeader.alg).toBe('PS256');
+      expect(payload).toMatchObject({
+        sub: consentId,
+        openbanking_intent_id: consentId,
+        acr: 'urn:openbanking:psd2:sca',
+        nonce: result.nonce,
+        c_hash: halfHash(code),
+        s_hash: halfHash(result.state ?? ''),
+      });
+      expect(typeof payload.iat).toBe('number');
+      expect(payload.exp).toBeGreaterThan(payload.iat ?? 0);
+    } else {
+      expect(result.params.get('id_token')).toBeNull();
+    }
+
+    const exchanged = await tpp.exchangeCode(code, result.redirectUri);
+    expect(exchanged.status).toBe(200);
+    const tokens = exchanged.json<{ access_token: string; refresh_token: string; id_token: string; token_type: string; scope: string }>();
+    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'openid accounts' });
+    const { payload } = await jwtVerify(tokens.id_token, jwks, { issuer: tpp.issuer, audience: tpp.client?.client_id ?? '' });
+    expect(payload).toMatchObject({ sub: consentId, openbanking_intent_id: consentId, acr: 'urn:openbanking:psd2:sca', at_hash: halfHash(tokens.access_token), nonce: result.nonce });
+
+    // The PSU (alex) authorised every account they hold.
+    const consent = await consentStatus(tpp, consentId);
+    expect(consent.Status).toBe('Authorised');
+
+    const refreshed = await tpp.token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.json()).toMatchObject({ token_type: 'Bearer', scope: 'openid accounts' });
+
+    const reuse = await tpp.exchangeCode(code, result.redirectUri);
+    expect(reuse.status).toBe(400);
+    expect(reuse.json()).toMatchObject({ error: 'invalid_grant' });
+    // RFC 6749 §4.1.2: a replayed code revokes what was issued from it, refresh token included.
+    const afterReuse = await tpp.token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(afterReuse.status).toBe(400);
+    expect(afterReuse.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
+describe('code exchange refusals (every profile)', () => {
+  it.each(PROFILE_NAMES)('%s: wrong secret → 401, another client → invalid_grant, other redirect_uri → invalid_grant', async (profile) => {
+    const tpp = tppOf(profile);
+    const consentId = await tpp.createConsent();
+    const result = await authorise(tpp, { consentId, responseType: 'code' });
+    const code = result.params.get('code') ?? '';
+
+    const wrongSecret = await tpp.token({ grant_type: 'authorization_code', code, redirect_uri: result.redirectUri ?? '' }, { secret: 'wrong-secret' });
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.json()).toMatchObject({ error: 'invalid_client' });
+
+    const otherClient = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
+    extra.push(otherClient);
+    await otherClient.register();
+    const stolen = await otherClient.exchangeCode(code, result.redirectUri);
+    expect(stolen.status).toBe(400);
+    expect(stolen.json()).toMatchObject({ error: 'invalid_grant' });
+
+    const otherRedirect = await tpp.exchangeCode(code, tpp.client?.redirect_uris[1]);
+    expect(otherRedirect.status).toBe(400);
+    expect(otherRedirect.json()).toMatchObject({ error: 'invalid_grant' });
+
+    // None of the refusals consumed the code.
+    expect((await tpp.exchangeCode(code, result.redirectUri)).status).toBe(200);
+  });
+});
+
+describe('headless users', () => {
+  it('login_hint picks another test user, whose accounts the consent then names', async () => {
+    const tpp = tppOf('permissive-headless');
+    const consentId = await tpp.createConsent();
+    const result = await tpp.authorize({ consentId, loginHint: 'sam' });
+    expect(result.params.get('code')).toBeTruthy();
+    const consent = await consentStatus(tpp, consentId);
+    expect(consent.Status).toBe('Authorised');
+  });
+
+  it('an unknown login_hint goes back as login_required', async () => {
+    const tpp = tppOf('strict-headless');
+    const result = await tpp.authorize({ consentId: await tpp.createConsent(), loginHint: 'mallory' });
+    expect(result.params.get('error')).toBe('login_required');
+    expect(result.params.get('state')).toBe(result.state);
+  });
+});
+
+describe('interactive pages over the wire', () => {
+  it('Cancel redirects with access_denied and state, and the consent becomes Rejected', async () => {
+    const tpp = tppOf('strict-interactive');
+    const consentId = await tpp.createConsent();
+    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: findUser('sam')?.password ?? '', cancel: true });
+    expect(result.status).toBe(303);
+    expect(result.params.get('error')).toBe('access_denied');
+    expect(result.params.get('state')).toBe(result.state);
+    expect((await consentStatus(tpp, consentId)).Status).toBe('Rejected');
+  });
+
+  it('a wrong password stays on the login page', async () => {
+    const tpp = tppOf('permissive-interactive');
+    const result = await tpp.authorizeInteractive({ consentId: await tpp.createConsent() }, { username: 'alex', password: 'wrong' });
+    expect(result.status).toBe(401);
+    expect(result.location).toBeUndefined();
+    expect(result.response.text).toContain('role="alert"');
+  });
+
+  it('Confirm with two of three accounts authorises exactly those', async () => {
+    const tpp = tppOf('permissive-interactive');
+    const consentId = await tpp.createConsent();
+    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: findUser('sam')?.password ?? '', accounts: [0, 2] });
+    const sam = holdingsOf('psu-sam').map((h) => accountIdOf(SEED, h.key));
+    expect(sam).toHaveLength(3);
+    expect((await consentStatus(tpp, consentId)).Status).toBe('Authorised');
+    const exchanged = await tpp.exchangeCode(result.params.get('code') ?? '', result.redirectUri);
+    const accounts = await tpp.fetch('GET', `${sandbox.urls.aisp_base_url}/accounts`, {
+      headers: { authorization: `Bearer ${exchanged.json<{ access_token: string }>().access_token}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+    });
+    expect(accounts.status).toBe(200);
+    const ids = accounts.json<{ Data: { Account: Array<{ AccountId: string }> } }>().Data.Account.map((a) => a.AccountId);
+    expect(ids.sort()).toEqual([sam[0], sam[2]].sort());
+  });
+});
+
+describe('strict-only rules, and what permissive profiles tolerate', () => {
+  type Case = [name: string, options: Omit<AuthorizeOptions, 'consentId'>, strictError: string];
+  const cases: Case[] = [
+    ['no nonce', { responseType: 'code', nonce: null }, 'invalid_request'],
+    ['no state', { responseType: 'code', state: null }, 'invalid_request'],
+    ['no request object (parameters only in the query)', { responseType: 'code', requestObject: false }, 'invalid_request'],
+    ['a request object without exp', { objectClaims: { exp: undefined } }, 'invalid_request_object'],
+    ['a request object without aud', { objectClaims: { aud: undefined } }, 'invalid_request_object'],
+    ['a non-essential openbanking_intent_id', { essential: false }, 'invalid_request'],
+    ['extra spaces in scope', { scope: 'openid  accounts ' }, 'invalid_scope'],
+  ];
+
+  it.each(cases)('%s: strict refuses, permissive tolerates', async (_name, options, strictError) => {
+    const strict = tppOf('strict-headless');
+    const refused = await strict.authorize({ ...options, consentId: await strict.createConsent() });
+    expect(refused.status).toBe(303);
+    expect(refused.params.get('error')).toBe(strictError);
+    expect(refused.params.get('code')).toBeNull();
+
+    const permissive = tppOf('permissive-headless');
+    const accepted = await permissive.authorize({ ...options, consentId: await permissive.createConsent() });
+    expect(accepted.status).toBe(303);
+    expect(accepted.params.get('error')).toBeNull();
+    expect((await permissive.exchangeCode(accepted.params.get('code') ?? '', accepted.redirectUri)).status).toBe(200);
+  });
+
+  it('strict refuses a request object living longer than 60 minutes and one for another audience', async () => {
+    const strict = tppOf('strict-headless');
+    const now = Math.floor(Date.now() / 1000);
+    const long = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { exp: now + 7200 } });
+    expect(long.params.get('error')).toBe('invalid_request_object');
+    const aud = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { aud: 'https://other.example' } });
+    expect(aud.params.get('error')).toBe('invalid_request_object');
+  });
+
+  it.each(['strict-headless', 'permissive-headless'] as const)('%s accepts a PS256-signed request object and refuses one signed by another key', async (profile) => {
+    const tpp = tppOf(profile);
+    const signed = await tpp.authorize({ consentId: await tpp.createConsent(), requestObject: 'PS256' });
+    expect(signed.params.get('code')).toBeTruthy();
+    const forged = new SandboxTpp(sandbox.urls, { ...sandbox.identity, pem: { ...sandbox.identity.pem, signingKey: second.pem.signingKey } }, profile, tpp.agent);
+    forged.client = tpp.client;
+    const refused = await forged.authorize({ consentId: await tpp.createConsent(), requestObject: 'PS256' });
+    expect(refused.params.get('error')).toBe('invalid_request_object');
+  });
+
+  it.each(['strict-headless', 'permissive-headless'] as const)('%s: an unregistered redirect_uri gets an error page, never a redirect', async (profile) => {
+    const tpp = tppOf(profile);
+    const result = await tpp.authorize({ consentId: await tpp.createConsent(), redirectUri: 'https://evil.example/callback' });
+    expect(result.status).toBe(400);
+    expect(result.location).toBeUndefined();
+    expect(String(result.response.headers['content-type'])).toMatch(/^text\/html/);
+    expect(result.response.text).toContain('not registered');
+  });
+
+  it.each(['strict-headless', 'permissive-headless'] as const)('%s: another client\'s consent is refused and stays AwaitingAuthorisation', async (profile) => {
+    const owner = tppOf(profile === 'strict-headless' ? 'permissive-headless' : 'strict-headless');
+    const consentId = await owner.createConsent();
+    const tpp = tppOf(profile);
+    const result = await tpp.authorize({ consentId });
+    expect(result.params.get('error')).toBe('invalid_request');
+    expect(result.params.get('code')).toBeNull();
+    expect((await consentStatus(owner, consentId)).Status).toBe('AwaitingAuthorisation');
+  });
+
+  it('an unknown consent and an already authorised one are refused', async () => {
+    const tpp = tppOf('permissive-headless');
+    expect((await tpp.authorize({ consentId: randomUUID() })).params.get('error')).toBe('invalid_request');
+    const consentId = await tpp.createConsent();
+    expect((await tpp.authorize({ consentId })).params.get('code')).toBeTruthy();
+    expect((await tpp.authorize({ consentId })).params.get('error')).toBe('invalid_request');
+  });
+
+  it('strict: tokens and refresh tokens stay with the certificate of the software statement', async () => {
+    const tpp = tppOf('strict-headless');
+    const flow = await tpp.headlessFlow();
+    const moved = tpp.withIdentity(second);
+    extra.push(moved);
+    const refresh = await moved.token({ grant_type: 'refresh_token', refresh_token: flow.refreshToken ?? '' });
+    expect(refresh.status).toBe(401);
+    expect(refresh.json()).toMatchObject({ error: 'invalid_client' });
+    // RFC 8705: the resource server refuses the access token when another certificate presents it.
+    const accounts = await moved.fetch('GET', `${sandbox.urls.aisp_base_url}/accounts`, {
+      headers: { authorization: `Bearer ${flow.accessToken}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+    });
+    expect(accounts.status).toBe(401);
+    const own = await tpp.fetch('GET', `${sandbox.urls.aisp_base_url}/accounts`, {
+      headers: { authorization: `Bearer ${flow.accessToken}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+    });
+    expect(own.status).toBe(200);
+  });
+});
