@@ -1,14 +1,296 @@
-// The bank emulator's resource server (AIS v3.1 account-access-consents and reads); minimal seam for wiring first.
+// The bank emulator's resource server: UK Open Banking Read/Write API v3.1, Account and Transaction API —
+// account-access-consents (client credentials) and the account reads (authorization code) over the seeded bank
+// data, with the standard's headers, status codes and OBErrorResponse1 bodies. docs/sandbox-ais.md describes it.
 
-import type { ResourceServerDeps, SandboxHandler } from '../contracts.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { BANK_FINANCIAL_ID, ConsentStateError, profileOf } from '../contracts.js';
+import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
+import { createBank, startOfUtcDay } from '../data/bank.js';
+import type { Bank, BankAccount } from '../data/bank.js';
+import { readBody } from '../http/io.js';
+import { isoSeconds, validateConsentRequest } from './consent-request.js';
+import { Refusal, acceptsJson, clip, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody, sendRefusal } from './http.js';
+import { PAGE_SIZE, availableRange, pageLinks, parseBookingFilter, selectTransactions } from './paging.js';
+import { renderAccount, renderBalance, renderTransaction } from './render.js';
+import { AISP_BASE_PATH, matchRoute } from './routes.js';
+import type { Route } from './routes.js';
+
+// RFC 7231 IMF-fixdate as the v3.1.1 x-fapi-customer-last-logged-time parameter pattern writes it.
+const LAST_LOGGED = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} (GMT|UTC)$/;
+
+interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  ctx: RequestContext;
+  url: URL;
+  origin: string;
+}
 
 /** Answers every request on the resource origin that startSandbox does not route elsewhere. */
-export function createResourceHandler(_deps: ResourceServerDeps): SandboxHandler {
-  return async (_req, res, ctx) => {
-    res.statusCode = 404;
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('x-fapi-interaction-id', ctx.interactionId);
-    res.setHeader('Date', ctx.now().toUTCString());
-    res.end();
+export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler {
+  // The generated history ends at the start of the day the sandbox started, so a day's runs see the same data.
+  const bank = createBank(deps.seed, startOfUtcDay(deps.now()));
+  const errorId = (): string => deps.newId();
+
+  return async (req, res, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'https://resource.invalid');
+    } catch {
+      sendEmpty(res, ctx, 404);
+      return;
+    }
+    const call: Call = { req, res, ctx, url, origin: requestOrigin(req) };
+    const method = (req.method ?? 'GET').toUpperCase();
+    const match = matchRoute(method, url.pathname);
+    if (match.outcome === 'not-found') {
+      sendEmpty(res, ctx, 404);
+      return;
+    }
+    if (match.outcome === 'method-not-allowed') {
+      sendEmpty(res, ctx, 405, { Allow: match.allow.join(', ') });
+      return;
+    }
+    try {
+      // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406.
+      if (!acceptsJson(req)) throw new Refusal(406, 'Accept must allow application/json');
+      const kind = match.outcome === 'unsupported' ? 'any' : match.route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
+      const token = await authenticate(deps, call, kind);
+      if (match.outcome === 'unsupported') {
+        // Decided answer for endpoints of the standard this bank does not implement (docs/sandbox-ais.md).
+        const path = clip(url.pathname, 400);
+        throw new Refusal(501, `${path} is not implemented by this ASPSP`, [
+          { ErrorCode: 'UK.OBIE.UnexpectedError', Message: `This ASPSP implements only accounts, balances and per-account transactions; ${path} is not available`, Path: path },
+        ]);
+      }
+      await dispatch(deps, bank, call, match.route, token);
+    } catch (error) {
+      if (error instanceof Refusal) {
+        sendRefusal(res, ctx, error, errorId());
+        return;
+      }
+      throw error;
+    }
   };
 }
+
+/**
+ * Bearer token (RFC 6750) → AccessTokenInfo. 401 with no body for a missing, unknown, expired or wrong-kind token
+ * and, in strict profiles, for a token presented with another certificate than the one it is bound to (RFC 8705
+ * §3). Strict profiles also require x-fapi-financial-id (AIS v3.1.1 marks it required) naming this bank.
+ */
+async function authenticate(deps: ResourceServerDeps, call: Call, kind: 'client_credentials' | 'authorization_code' | 'any'): Promise<AccessTokenInfo> {
+  const { req, ctx } = call;
+  const header = req.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
+  const challenge = (error?: string): Record<string, string> => ({ 'WWW-Authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
+  if (!match?.[1]) throw new Refusal(401, 'missing bearer token', [], challenge());
+  const token = await deps.tokens.verify(match[1]);
+  if (!token || token.expiresAt.getTime() <= ctx.now().getTime()) throw new Refusal(401, 'unknown or expired token', [], challenge('invalid_token'));
+  ctx.clientId = token.clientId;
+  if (kind !== 'any' && token.grant !== kind) throw new Refusal(401, `this endpoint needs a ${kind} token`, [], challenge('invalid_token'));
+  const client = await deps.clients.get(token.clientId);
+  if (!client) throw new Refusal(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
+  const strict = profileOf(token.profile).strictness === 'strict';
+  if (strict && (token.certificateThumbprint === undefined || token.certificateThumbprint !== ctx.peerThumbprint)) {
+    throw new Refusal(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
+  }
+  if (!token.scopes.includes('accounts')) {
+    throw new Refusal(403, 'the token has no accounts scope', [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'The access token was not issued for the accounts scope' }]);
+  }
+  const financialId = req.headers['x-fapi-financial-id'];
+  if (strict && (financialId === undefined || financialId === '')) {
+    throw new Refusal(400, 'x-fapi-financial-id is required', [{ ErrorCode: 'UK.OBIE.Header.Missing', Message: 'x-fapi-financial-id header is required', Path: 'x-fapi-financial-id' }]);
+  }
+  if (strict && financialId !== BANK_FINANCIAL_ID) {
+    throw new Refusal(400, 'x-fapi-financial-id names another ASPSP', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: `x-fapi-financial-id must be ${BANK_FINANCIAL_ID}`, Path: 'x-fapi-financial-id' }]);
+  }
+  const lastLogged = req.headers['x-fapi-customer-last-logged-time'];
+  if (strict && typeof lastLogged === 'string' && !LAST_LOGGED.test(lastLogged)) {
+    throw new Refusal(400, 'x-fapi-customer-last-logged-time is malformed', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: 'x-fapi-customer-last-logged-time must be an RFC 7231 date, e.g. Sun, 10 Sep 2017 19:43:31 UTC', Path: 'x-fapi-customer-last-logged-time' }]);
+  }
+  return token;
+}
+
+async function dispatch(deps: ResourceServerDeps, bank: Bank, call: Call, route: Route, token: AccessTokenInfo): Promise<void> {
+  switch (route.kind) {
+    case 'consent-create':
+      return createConsent(deps, call, token);
+    case 'consent-get':
+      return getConsent(deps, call, token, route.consentId);
+    case 'consent-delete':
+      return deleteConsent(deps, call, token, route.consentId);
+    default:
+      return read(deps, bank, call, route, token);
+  }
+}
+
+// ---- account-access-consents (AIS v3.1 "Account Access Consents") --------------------------------------------------
+
+const notFound = (what: string): Refusal => new Refusal(400, `${what} not found`, [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: `${what} does not exist` }]);
+
+function consentBody(call: Call, consent: ConsentRecord): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    ConsentId: consent.ConsentId,
+    CreationDateTime: consent.CreationDateTime,
+    Status: consent.Status,
+    StatusUpdateDateTime: consent.StatusUpdateDateTime,
+    Permissions: consent.Permissions,
+  };
+  if (consent.ExpirationDateTime !== undefined) data.ExpirationDateTime = consent.ExpirationDateTime;
+  if (consent.TransactionFromDateTime !== undefined) data.TransactionFromDateTime = consent.TransactionFromDateTime;
+  if (consent.TransactionToDateTime !== undefined) data.TransactionToDateTime = consent.TransactionToDateTime;
+  const self = `${call.origin}${AISP_BASE_PATH}/account-access-consents/${encodeURIComponent(consent.ConsentId)}`;
+  return { Data: data, Risk: {}, Links: { Self: self }, Meta: { TotalPages: 1 } };
+}
+
+async function createConsent(deps: ResourceServerDeps, call: Call, token: AccessTokenInfo): Promise<void> {
+  if (!isJsonContentType(call.req)) throw new Refusal(415, 'Content-Type must be application/json');
+  const text = await readBody(call.req);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Refusal(400, 'The request body is not JSON', [{ ErrorCode: 'UK.OBIE.Resource.InvalidFormat', Message: 'The request body is not well-formed JSON' }]);
+  }
+  const now = call.ctx.now();
+  const strict = profileOf(token.profile).strictness === 'strict';
+  const result = validateConsentRequest(body, now, strict);
+  if (!result.ok) throw new Refusal(400, 'The account access consent request is invalid', result.errors);
+  const stamp = isoSeconds(now);
+  const record: ConsentRecord = { ConsentId: `aac-${deps.newId()}`, clientId: token.clientId, Status: 'AwaitingAuthorisation', Permissions: result.request.Permissions, CreationDateTime: stamp, StatusUpdateDateTime: stamp };
+  if (result.request.ExpirationDateTime !== undefined) record.ExpirationDateTime = result.request.ExpirationDateTime;
+  if (result.request.TransactionFromDateTime !== undefined) record.TransactionFromDateTime = result.request.TransactionFromDateTime;
+  if (result.request.TransactionToDateTime !== undefined) record.TransactionToDateTime = result.request.TransactionToDateTime;
+  const created = await deps.consents.create(record);
+  sendJsonBody(call.res, call.ctx, 201, consentBody(call, created));
+}
+
+/** The consent as this client may see it: another client's consent, or one it deleted, does not exist for it. */
+async function ownConsent(deps: ResourceServerDeps, token: AccessTokenInfo, consentId: string): Promise<ConsentRecord> {
+  const consent = await deps.consents.get(consentId);
+  // DELETE removes the resource (AIS v3.1 "DELETE /account-access-consents/{ConsentId}"); the store keeps it as
+  // Revoked only so tokens issued under it stop working. Status Revoked in the standard means revoked at the ASPSP.
+  if (!consent || consent.clientId !== token.clientId || consent.Status === 'Revoked') throw notFound('ConsentId');
+  return consent;
+}
+
+async function getConsent(deps: ResourceServerDeps, call: Call, token: AccessTokenInfo, consentId: string): Promise<void> {
+  sendJsonBody(call.res, call.ctx, 200, consentBody(call, await ownConsent(deps, token, consentId)));
+}
+
+async function deleteConsent(deps: ResourceServerDeps, call: Call, token: AccessTokenInfo, consentId: string): Promise<void> {
+  await ownConsent(deps, token, consentId);
+  try {
+    await deps.consents.revoke(consentId, call.ctx.now());
+  } catch (error) {
+    if (error instanceof ConsentStateError) {
+      throw new Refusal(400, `the consent is ${error.status}`, [{ ErrorCode: 'UK.OBIE.Resource.InvalidConsentStatus', Message: `A ${error.status} consent cannot be deleted` }]);
+    }
+    throw error;
+  }
+  sendEmpty(call.res, call.ctx, 204);
+}
+
+// ---- reads (AIS v3.1 Accounts, Balances, Transactions) --------------------------------------------------------------
+
+const forbidden = (errorCode: string, message: string): Refusal => new Refusal(403, message, [{ ErrorCode: errorCode, Message: message }]);
+
+async function read(deps: ResourceServerDeps, bank: Bank, call: Call, route: Exclude<Route, { kind: `consent-${string}` }>, token: AccessTokenInfo): Promise<void> {
+  const now = call.ctx.now();
+  const consent = token.consentId === undefined ? undefined : await deps.consents.get(token.consentId);
+  if (!consent || consent.clientId !== token.clientId) throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The token is not linked to a consent of this client');
+  if (consent.Status !== 'Authorised') throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', `The consent is ${consent.Status === 'Revoked' ? 'revoked' : consent.Status}`);
+  if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime()) {
+    throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The consent has expired');
+  }
+  const has = (permission: string): boolean => consent.Permissions.includes(permission);
+  const need = (...permissions: string[]): void => {
+    if (!permissions.some(has)) throw forbidden('UK.OBIE.Resource.ConsentMismatch', `The consent does not grant ${permissions.join(' or ')}`);
+  };
+  // Only accounts the PSU selected and still holds (a joint account is visible to each of its holders).
+  const consented = bank.accounts().filter((account) => consent.accountIds?.includes(account.accountId) && consent.psuId !== undefined && account.holders.includes(consent.psuId));
+  const pick = (accountId: string): BankAccount => {
+    const account = consented.find((candidate) => candidate.accountId === accountId);
+    // AIS v3.1: an account id outside the consent is a bad request, not a missing endpoint.
+    if (!account) throw notFound('AccountId');
+    return account;
+  };
+  const self = `${call.origin}${call.url.pathname}`;
+  const single = { Links: { Self: self }, Meta: { TotalPages: 1 } };
+
+  switch (route.kind) {
+    case 'accounts':
+      need('ReadAccountsBasic', 'ReadAccountsDetail');
+      sendJsonBody(call.res, call.ctx, 200, { Data: { Account: consented.map((account) => renderAccount(account, has('ReadAccountsDetail'))) }, ...single });
+      return;
+    case 'account': {
+      need('ReadAccountsBasic', 'ReadAccountsDetail');
+      const account = pick(route.accountId);
+      sendJsonBody(call.res, call.ctx, 200, { Data: { Account: [renderAccount(account, has('ReadAccountsDetail'))] }, ...single });
+      return;
+    }
+    case 'balances':
+      need('ReadBalances');
+      sendJsonBody(call.res, call.ctx, 200, { Data: { Balance: consented.map((account) => renderBalance(account, bank.ledger(account.accountId).availableMinor, now)) }, ...single });
+      return;
+    case 'account-balances': {
+      need('ReadBalances');
+      const account = pick(route.accountId);
+      sendJsonBody(call.res, call.ctx, 200, { Data: { Balance: [renderBalance(account, bank.ledger(account.accountId).availableMinor, now)] }, ...single });
+      return;
+    }
+    case 'account-transactions': {
+      need('ReadTransactionsBasic', 'ReadTransactionsDetail');
+      const account = pick(route.accountId);
+      transactions(bank, call, consent, account, self);
+      return;
+    }
+  }
+}
+
+function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: BankAccount, base: string): void {
+  const query = call.url.searchParams;
+  const filters: [string, string][] = [];
+  const bound = (name: 'fromBookingDateTime' | 'toBookingDateTime'): number | undefined => {
+    const value = query.get(name);
+    if (value === null) return undefined;
+    const time = parseBookingFilter(value);
+    if (time === undefined) throw new Refusal(400, `${name} is not a date-time`, [{ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: `${name} must be an ISO 8601 date or date-time, e.g. 2017-04-05T10:43:07`, Path: name }]);
+    filters.push([name, value]);
+    return time;
+  };
+  const from = bound('fromBookingDateTime');
+  const to = bound('toBookingDateTime');
+  const pageText = query.get('page');
+  let page = 1;
+  if (pageText !== null) {
+    if (!/^[1-9]\d{0,8}$/.test(pageText)) throw new Refusal(400, 'page is not a page number', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'page must be a whole number from 1', Path: 'page' }]);
+    page = Number(pageText);
+  }
+
+  const has = (permission: string): boolean => consent.Permissions.includes(permission);
+  const credits = has('ReadTransactionsCredits');
+  const debits = has('ReadTransactionsDebits');
+  const ledger = bank.ledger(account.accountId);
+  // The consent's TransactionFrom/ToDateTime bound what is available at all; the query narrows within it.
+  const windowFrom = consent.TransactionFromDateTime === undefined ? Number.NEGATIVE_INFINITY : Date.parse(consent.TransactionFromDateTime);
+  const windowTo = consent.TransactionToDateTime === undefined ? Number.POSITIVE_INFINITY : Date.parse(consent.TransactionToDateTime);
+  const available = selectTransactions(ledger, windowFrom, windowTo, credits, debits);
+  const selection = selectTransactions(ledger, Math.max(windowFrom, from ?? Number.NEGATIVE_INFINITY), Math.min(windowTo, to ?? Number.POSITIVE_INFINITY), credits, debits);
+  const totalPages = Math.max(1, Math.ceil(selection.count / PAGE_SIZE));
+  if (page > totalPages) throw new Refusal(400, 'page is past the last page', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: `page must be between 1 and ${totalPages}`, Path: 'page' }]);
+
+  const detail = has('ReadTransactionsDetail');
+  const first = (page - 1) * PAGE_SIZE;
+  const last = Math.min(selection.count, first + PAGE_SIZE);
+  const items: Record<string, unknown>[] = [];
+  for (let k = first; k < last; k++) items.push(renderTransaction(account, selection.entry(k), detail));
+  sendJsonBody(call.res, call.ctx, 200, {
+    Data: { Transaction: items },
+    Links: pageLinks(base, filters, page, totalPages),
+    Meta: { TotalPages: totalPages, ...availableRange(available) },
+  });
+}
+

@@ -1,0 +1,113 @@
+// Response plumbing of the AIS resource server: the headers every answer carries (x-fapi-interaction-id, Date,
+// Content-Type: application/json; charset=utf-8), OBErrorResponse1 bodies, and request-side checks on Accept,
+// Content-Type and the origin the client used (for absolute Links).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { RequestContext } from '../contracts.js';
+
+/** One entry of OBErrorResponse1.Errors (OBError1); Path is the JSON path or header/parameter name at fault. */
+export interface ObError {
+  ErrorCode: string;
+  Message: string;
+  Path?: string;
+}
+
+/** An answer decided by a check, sent by the handler: status, optional OBErrorResponse1 errors, extra headers. */
+export class Refusal {
+  constructor(
+    readonly status: number,
+    readonly message: string,
+    readonly errors: ObError[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  415: 'Unsupported Media Type',
+  501: 'Not Implemented',
+};
+
+function commonHeaders(res: ServerResponse, ctx: RequestContext, headers: Record<string, string>): void {
+  // FAPI R/W §6.2.1-11 (echo the interaction id); OBIE R/W "HTTP Headers": JSON in UTF-8 on every response.
+  res.setHeader('x-fapi-interaction-id', ctx.interactionId);
+  res.setHeader('Date', ctx.now().toUTCString());
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+}
+
+export function sendJsonBody(res: ServerResponse, ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  commonHeaders(res, ctx, headers);
+  res.statusCode = status;
+  res.end(`${JSON.stringify(body)}\n`);
+}
+
+export function sendEmpty(res: ServerResponse, ctx: RequestContext, status: number, headers: Record<string, string> = {}): void {
+  commonHeaders(res, ctx, headers);
+  res.statusCode = status;
+  res.end();
+}
+
+/** OBErrorResponse1: Code ≤ 40, Id ≤ 40, Message ≤ 500, Errors ≥ 1 (OBError1 Message and Path ≤ 500). */
+export function errorBody(status: number, id: string, message: string, errors: ObError[]): Record<string, unknown> {
+  return {
+    Code: `${status} ${REASONS[status] ?? 'Error'}`.slice(0, 40),
+    Id: id.slice(0, 40),
+    Message: clip(message),
+    Errors: errors.map((error) => ({ ...error, Message: clip(error.Message), ...(error.Path === undefined ? {} : { Path: clip(error.Path) }) })),
+  };
+}
+
+/** Sends a refusal: with an OBErrorResponse1 body when it carries errors, else an empty body. */
+export function sendRefusal(res: ServerResponse, ctx: RequestContext, refusal: Refusal, id: string): void {
+  if (refusal.errors.length === 0) sendEmpty(res, ctx, refusal.status, refusal.headers);
+  else sendJsonBody(res, ctx, refusal.status, errorBody(refusal.status, id, refusal.message, refusal.errors), refusal.headers);
+}
+
+export function clip(text: string, max = 500): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** RFC 9110 §12.5.1: does the Accept header allow application/json (in UTF-8)? An absent header allows anything. */
+export function acceptsJson(req: IncomingMessage): boolean {
+  const accept = req.headers.accept;
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    let q = 1;
+    let charsetOk = true;
+    for (const param of params) {
+      const [name, value = ''] = param.split('=').map((part) => part.trim());
+      if (name === 'q') q = Number(value);
+      if (name === 'charset') charsetOk = value.replace(/"/g, '') === 'utf-8';
+    }
+    return q > 0 && charsetOk && (type === '*/*' || type === 'application/*' || type === 'application/json');
+  });
+}
+
+/** POST bodies must be JSON in UTF-8 (OBIE R/W "Content-Type"); anything else is 415. */
+export function isJsonContentType(req: IncomingMessage): boolean {
+  const header = req.headers['content-type'];
+  if (header === undefined) return false;
+  const [type = '', ...params] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((param) => !param.startsWith('charset=') || param.slice(8).replace(/"/g, '') === 'utf-8');
+}
+
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The origin the client addressed (Host header), so Links are absolute URLs it can follow as given. */
+export function requestOrigin(req: IncomingMessage): string {
+  const host = req.headers.host;
+  if (typeof host === 'string' && HOST.test(host)) return `https://${host}`;
+  const address = req.socket?.localAddress ?? '127.0.0.1';
+  const port = req.socket?.localPort ?? 443;
+  return `https://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
