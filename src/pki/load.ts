@@ -3,6 +3,7 @@
 
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createSecureContext } from 'node:tls';
 
 import forge from 'node-forge';
 
@@ -25,8 +26,9 @@ export interface TransportMaterial {
   keyPem: string;
   x509: X509Certificate;
   privateKey: KeyObject;
-  /** The PFX bytes and passphrase when kind is 'pfx'. */
-  pfx?: { bytes: Buffer; passphrase: string };
+  /** The PFX bytes and passphrase when kind is 'pfx'. `nodeTlsReadable` is false for legacy encodings (RC2-40,
+   *  `openssl pkcs12 -legacy`) that Node's OpenSSL 3 refuses: hand newman PEM copies (certPem/keyPem) instead. */
+  pfx?: { bytes: Buffer; passphrase: string; nodeTlsReadable: boolean };
 }
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -160,7 +162,7 @@ export async function loadTransportMaterial(transport: IdentityPaths['transport'
     const opened = openPfx(bytes, passphrase, transport.pfx);
     certs = parseCertificates(opened.certs.join('\n'), `${transport.pfx} (certificate)`);
     privateKey = parsePrivateKey(opened.keyPem, `${transport.pfx} (key)`);
-    pfx = { bytes, passphrase };
+    pfx = { bytes, passphrase, nodeTlsReadable: nodeTlsReadsPfx(bytes, passphrase) };
   } else {
     const certText = (await readMaterialFile(transport.cert, 'transport certificate')).toString('utf8');
     const keyText = (await readMaterialFile(transport.key, 'transport key')).toString('utf8');
@@ -184,6 +186,16 @@ export async function loadTransportMaterial(transport: IdentityPaths['transport'
     privateKey,
     ...(pfx === undefined ? {} : { pfx }),
   };
+}
+
+/** Whether Node's TLS (OpenSSL 3, no legacy provider) can open this PFX itself, as newman's `pfx:{src}` needs. */
+function nodeTlsReadsPfx(bytes: Buffer, passphrase: string): boolean {
+  try {
+    createSecureContext({ pfx: bytes, passphrase });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** checkPrivateKey throws for mismatched key types (e.g. EC key vs RSA certificate); treat that as "no match". */

@@ -2,11 +2,11 @@
 // 'default', further TPPs under the same directory (e.g. 'second-tpp'), and a foreign identity from another directory.
 
 import { rmSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { issueLocalIdentity } from '../../src/pki/issue.js';
+import { issueLocalIdentity, type IssueLocalIdentityOptions } from '../../src/pki/issue.js';
 import { identityPathsFromManifest } from '../../src/pki/manifest.js';
 import type { IdentityPaths, LocalIdentityManifest, PublicJwk } from '../../src/pki/types.js';
 
@@ -29,16 +29,39 @@ export interface TestIdentity {
   softwareStatement: string;
 }
 
-let root: string | undefined;
+let root: Promise<string> | undefined;
 const cache = new Map<string, Promise<TestIdentity>>();
 
-/** One temp folder per test process, removed when the process exits. */
-async function workRoot(): Promise<string> {
-  if (root === undefined) {
-    root = await mkdtemp(join(tmpdir(), 'obflow-test-identity-'));
-    const dir = root;
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+const PREFIX = 'obflow-test-identity-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Test workers are often ended by a signal, so 'exit' cleanup does not always run: remove folders of dead pids. */
+async function removeStaleRoots(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(/^obflow-test-identity-(\d+)-/.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid)) {
+      await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/** One temp folder per test process (named after its pid), removed when the process exits or by a later process. */
+function workRoot(): Promise<string> {
+  root ??= (async () => {
+    await removeStaleRoots();
+    const dir = await mkdtemp(join(tmpdir(), `${PREFIX}${process.pid}-`));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })();
   return root;
 }
 
@@ -96,4 +119,22 @@ export function getForeignIdentity(): Promise<TestIdentity> {
     cache.set('\0foreign', identity);
   }
   return identity;
+}
+
+/** A fresh folder under this process's identity root (removed with it), for tests that write files. */
+export async function scratchDir(label: string): Promise<string> {
+  return mkdtemp(join(await workRoot(), `${label}-`));
+}
+
+/**
+ * A one-off identity issued by the default test directory with options (not memoised): e.g. an expired transport
+ * certificate (`transportValidity`), an expired statement (`statementExpiresAt`), other redirect URIs or roles.
+ */
+export async function issueVariantIdentity(
+  options: Omit<IssueLocalIdentityOptions, 'dir' | 'directoryFrom'>,
+): Promise<TestIdentity> {
+  const base = await getTestIdentity();
+  const dir = await scratchDir('variant');
+  const manifest = await issueLocalIdentity({ ...options, dir, directoryFrom: base.dir });
+  return readTestIdentity(dir, manifest);
 }

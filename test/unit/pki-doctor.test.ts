@@ -1,8 +1,7 @@
 // `runDoctorChecks` over a scenario table: a good identity passes every check; each broken prerequisite fails exactly
 // its own check with its own code and a hint (bank-interface.md §1), and doctor never throws.
 
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import forge from 'node-forge';
@@ -10,10 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ErrorCode } from '../../src/errors.js';
 import { CHECK_NAMES, runDoctorChecks, type DoctorCheck } from '../../src/pki/doctor.js';
-import { issueLocalIdentity } from '../../src/pki/issue.js';
-import { identityPathsFromManifest } from '../../src/pki/manifest.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
-import { getForeignIdentity, getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { getForeignIdentity, getTestIdentity, issueVariantIdentity, scratchDir, type TestIdentity } from '../helpers/identity.js';
 
 const DAY_MS = 86_400_000;
 
@@ -26,14 +23,14 @@ async function writePfx(id: TestIdentity, passphrase: string): Promise<string> {
   const key = forge.pki.privateKeyFromPem(id.pem.transportKey);
   const certs = [forge.pki.certificateFromPem(id.pem.transportCert), forge.pki.certificateFromPem(id.pem.issuingCa)];
   const asn1 = forge.pkcs12.toPkcs12Asn1(key, certs, passphrase, { algorithm: '3des' });
-  const dir = await mkdtemp(join(tmpdir(), 'obflow-pfx-'));
+  const dir = await scratchDir('pfx');
   const path = join(dir, 'transport.pfx');
   await writeFile(path, Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), { mode: 0o600 });
   return path;
 }
 
 async function scratchFile(name: string, contents: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'obflow-doctor-'));
+  const dir = await scratchDir('doctor');
   const path = join(dir, name);
   await writeFile(path, contents);
   return path;
@@ -48,10 +45,8 @@ let expiredStatement: IdentityPaths;
 let noRedirectUris: IdentityPaths;
 const now = new Date();
 
-async function variant(options: Omit<Parameters<typeof issueLocalIdentity>[0], 'dir' | 'directoryFrom'>): Promise<IdentityPaths> {
-  const dir = await mkdtemp(join(tmpdir(), 'obflow-doctor-variant-'));
-  const manifest = await issueLocalIdentity({ ...options, dir, directoryFrom: base.dir });
-  return identityPathsFromManifest(dir, manifest);
+async function variant(options: Parameters<typeof issueVariantIdentity>[0]): Promise<IdentityPaths> {
+  return (await issueVariantIdentity(options)).paths;
 }
 
 beforeAll(async () => {

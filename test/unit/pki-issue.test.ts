@@ -5,8 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
@@ -15,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { isObflowError } from '../../src/errors.js';
 import { issueLocalIdentity } from '../../src/pki/issue.js';
 import { loadLocalIdentity } from '../../src/pki/manifest.js';
-import { getForeignIdentity, getTestIdentity } from '../helpers/identity.js';
+import { getForeignIdentity, getTestIdentity, scratchDir } from '../helpers/identity.js';
 
 const opensslAvailable = (() => {
   try {
@@ -138,7 +137,7 @@ describe('issueLocalIdentity', () => {
   });
 
   it('honours the options: ids, redirect URIs, roles, validity window, statement expiry', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-pki-issue-'));
+    const dir = await scratchDir('pki-issue');
     const now = new Date('2031-05-01T12:00:00Z');
     const manifest = await issueLocalIdentity({
       dir,
@@ -178,7 +177,7 @@ describe('issueLocalIdentity', () => {
   });
 
   it('reports a missing or partial identity folder as ERR_IDENTITY_MISSING', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-pki-empty-'));
+    const dir = await scratchDir('pki-empty');
     const error: unknown = await loadLocalIdentity(dir).catch((e: unknown) => e);
     expect(isObflowError(error) && error.code).toBe('ERR_IDENTITY_MISSING');
     await writeFile(join(dir, 'identity.json'), '{"version":1}');

@@ -3,8 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import forge from 'node-forge';
@@ -15,7 +14,16 @@ import { isObflowError, type ErrorCode } from '../../src/errors.js';
 import { loadTransportMaterial } from '../../src/pki/load.js';
 import { certificateThumbprint, createMtlsDispatcher } from '../../src/pki/tls.js';
 import { verifyIdentity } from '../../src/pki/verify.js';
-import { getForeignIdentity, getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { getForeignIdentity, getTestIdentity, scratchDir, type TestIdentity } from '../helpers/identity.js';
+
+const opensslAvailable = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'no error' | 'not an ObflowError'> {
   try {
@@ -47,7 +55,7 @@ function pfxBytes(keyPem: string, certPems: string[], passphrase: string, algori
 
 beforeAll(async () => {
   id = await getTestIdentity();
-  scratch = await mkdtemp(join(tmpdir(), 'obflow-pki-load-'));
+  scratch = await scratchDir('pki-load');
 });
 
 describe('loadTransportMaterial', () => {
@@ -82,9 +90,24 @@ describe('loadTransportMaterial', () => {
     expect(material.source).toEqual({ pfx, passphrase: 's3cret' });
     expect(material.pfx?.bytes.equals(bytes)).toBe(true);
     expect(material.pfx?.passphrase).toBe('s3cret');
+    expect(material.pfx?.nodeTlsReadable).toBe(true);
     expect(material.x509.fingerprint256).toBe(new X509Certificate(id.pem.transportCert).fingerprint256);
     expect(material.chainPem).toHaveLength(1);
     expect(material.x509.checkPrivateKey(createPrivateKey(material.keyPem))).toBe(true);
+  });
+
+  it.skipIf(!opensslAvailable)('opens PFX files made by openssl 3, modern and -legacy (which Node TLS cannot read)', async () => {
+    const cert = join(id.dir, id.manifest.files.transport_certificate);
+    const key = join(id.dir, id.manifest.files.transport_key);
+    for (const [name, extra, nodeTlsReadable] of [['modern', [], true], ['legacy', ['-legacy'], false]] as const) {
+      const pfx = join(scratch, `openssl-${name}.pfx`);
+      execFileSync('openssl', ['pkcs12', '-export', ...extra, '-in', cert, '-inkey', key, '-certfile',
+        join(id.dir, id.manifest.files.directory_issuing_ca), '-passout', 'pass:pw', '-out', pfx], { stdio: 'pipe' });
+      const material = await loadTransportMaterial({ pfx, passphrase: 'pw' });
+      expect(material.x509.fingerprint256, name).toBe(new X509Certificate(id.pem.transportCert).fingerprint256);
+      expect(material.pfx?.nodeTlsReadable, name).toBe(nodeTlsReadable);
+      expect(await codeOf(loadTransportMaterial({ pfx, passphrase: 'nope' })), name).toBe('ERR_PFX_PASSPHRASE');
+    }
   });
 
   it('reports each kind of bad material with its own code', async () => {
