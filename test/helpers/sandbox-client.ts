@@ -108,6 +108,9 @@ export interface AuthorizeResult {
   redirectUri: string | undefined;
 }
 
+/** The bank's x-fapi-financial-id, as TPP requests send it. */
+export { BANK_FINANCIAL_ID };
+
 /** The permissions a typical AIS consent asks for. */
 export const DEFAULT_PERMISSIONS = ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsCredits', 'ReadTransactionsDebits', 'ReadTransactionsDetail'];
 
