@@ -78,6 +78,11 @@ function convert(node: Json, prefix: string, seen: Set<string>): Json {
       const name = value.replace('#/components/schemas/', '');
       seen.add(name);
       out.$ref = `#/definitions/${prefix}${name}`;
+    } else if (key === 'oneOf') {
+      // v3.1.1's Basic/Detail unions (OBTransaction5, OBAccount3, …) are `oneOf` of two closed objects with the same
+      // required fields: a Basic transaction matches both, so `oneOf` rejects every valid Basic body. v3.1.2+ dropped
+      // the unions; `anyOf` keeps what the spec meant ("one of these shapes"). See docs/collections.md.
+      out.anyOf = convert(value, prefix, seen);
     } else if (key === 'format') {
       if (typeof value === 'string' && KEPT_FORMATS.has(value)) out.format = value;
     } else if (key === 'properties' && isObject(value)) {

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { buildCollections, FLOW_FILE_NAME, stepFileName, type GeneratedFile } from '../../src/generate/collections.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';

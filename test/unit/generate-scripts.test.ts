@@ -1,0 +1,360 @@
+// The collections' scripts, run as rendered in a vm with a small pm double (environment, request, response, tests,
+// setNextRequest) and the sandbox's libraries (ajv 6, chai, crypto-js subset, uuid, querystring, url): the logic
+// the emulator cannot be made to break — wrong state, bad hashes, foreign page links, other balance types — fails.
+
+import { createHash, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import * as querystring from 'node:querystring';
+import * as url from 'node:url';
+import { createContext, runInContext } from 'node:vm';
+import { expect as chaiExpect } from 'chai';
+import { describe, expect, it } from 'vitest';
+import { buildCollections, FLOW_FILE_NAME } from '../../src/generate/collections.js';
+import { loadTemplates } from '../../src/generate/templates.js';
+
+interface PmItem {
+  name: string;
+  item?: PmItem[];
+  request?: { url: { raw: string } };
+  event?: { listen: string; script: { exec: string[] } }[];
+}
+const flow = JSON.parse(buildCollections({ templates: loadTemplates() }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}') as { item: PmItem[] };
+const items = flow.item.flatMap((folder) => folder.item ?? []);
+
+function script(itemName: string, listen: 'prerequest' | 'test'): string {
+  const item = items.find((i) => i.name === itemName);
+  if (!item) throw new Error(`no item ${itemName}`);
+  return item.event?.find((e) => e.listen === listen)?.script.exec.join('\n') ?? '';
+}
+
+const Ajv6 = createRequire(createRequire(import.meta.url).resolve('eslint/package.json'))('ajv') as unknown;
+
+// crypto-js, the subset the scripts use: SHA256 → hex, Hex.parse → Base64.
+class WordArray {
+  constructor(readonly bytes: Buffer) {}
+  toString(encoding: { name: string }): string {
+    return this.bytes.toString(encoding.name === 'hex' ? 'hex' : 'base64');
+  }
+}
+const cryptoJs = {
+  SHA256: (text: string) => new WordArray(createHash('sha256').update(text, 'utf8').digest()),
+  enc: { Hex: { name: 'hex', parse: (hex: string) => new WordArray(Buffer.from(hex, 'hex')) }, Base64: { name: 'base64' } },
+};
+
+interface Run {
+  env: Map<string, string>;
+  tests: { name: string; passed: boolean; error?: string }[];
+  next: string | null | undefined;
+  requestUrl: string;
+  failed(): string[];
+  passed(): string[];
+}
+
+interface FakeResponse {
+  code: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+function run(code: string, options: { env: Record<string, string>; response?: FakeResponse; requestUrl?: string; now?: number }): Run {
+  const env = new Map(Object.entries(options.env));
+  const result: Run = {
+    env,
+    tests: [],
+    next: undefined,
+    requestUrl: options.requestUrl ?? 'https://rs.example/',
+    failed: () => result.tests.filter((t) => !t.passed).map((t) => t.name),
+    passed: () => result.tests.filter((t) => t.passed).map((t) => t.name),
+  };
+  const response = options.response ?? { code: 200 };
+  const headers = new Map(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const pm = {
+    environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
+    request: {
+      get url() {
+        return { toString: () => result.requestUrl };
+      },
+      set url(value: { toString(): string }) {
+        result.requestUrl = String(value);
+      },
+    },
+    response: {
+      code: response.code,
+      headers: { get: (name: string) => headers.get(name.toLowerCase()) },
+      json: () => {
+        if (response.body === undefined) throw new SyntaxError('no JSON body');
+        return JSON.parse(JSON.stringify(response.body)) as unknown;
+      },
+      to: { have: { status: (status: number) => chaiExpect(response.code, 'status').to.equal(status) } },
+    },
+    test: (name: string, fn: () => void) => {
+      try {
+        fn();
+        result.tests.push({ name, passed: true });
+      } catch (error) {
+        result.tests.push({ name, passed: false, error: (error as Error).message });
+      }
+    },
+    expect: chaiExpect,
+    execution: { setNextRequest: (name: string | null) => (result.next = name) },
+  };
+  const modules: Record<string, unknown> = { ajv: Ajv6, 'crypto-js': cryptoJs, uuid: { v4: randomUUID }, querystring, url };
+  const context = createContext({
+    pm,
+    require: (name: string) => {
+      if (!(name in modules)) throw new Error(`module ${name} is not in the sandbox double`);
+      return modules[name];
+    },
+    btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
+    atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
+    console,
+    Date: options.now === undefined ? Date : class extends Date { static override now(): number { return options.now as number; } },
+  });
+  runInContext(code, context);
+  return result;
+}
+
+const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+const halfHash = (value: string): string => createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
+
+const BANK = {
+  rs: 'https://rs.example:8443',
+  issuer: 'https://auth.example:9443/strict-headless',
+  authEndpoint: 'https://auth.example:9443/strict-headless/auth',
+  _clientId: 'client-1',
+  redirectUrl: 'https://tpp.example/callback',
+  obParticipantId: '0015800001041REAAY',
+  response_type: 'code id_token',
+  consent_mode: 'headless',
+  psu_login_hint: '',
+  max_pages: '1000',
+};
+
+describe('psu-consent pre-request: the consent URL', () => {
+  const pre = script('psu-consent: GET authorization endpoint', 'prerequest');
+
+  it('carries the parameters and an unsigned request object asking for the consent as an essential intent id', () => {
+    const now = Date.UTC(2026, 10, 22, 3, 0, 0);
+    const result = run(pre, { env: { ...BANK, consent_id: 'consent-42', psu_login_hint: 'alice' }, now });
+    const consentUrl = result.env.get('consent_url') ?? '';
+    expect(consentUrl.startsWith(`${BANK.authEndpoint}?`)).toBe(true);
+    const params = new URL(consentUrl).searchParams;
+    expect([...params.keys()]).toEqual(['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'login_hint', 'request']);
+    expect(params.get('response_type')).toBe('code id_token');
+    expect(params.get('scope')).toBe('openid accounts');
+    expect(params.get('state')).toBe(result.env.get('state'));
+    expect(params.get('nonce')).toBe(result.env.get('nonce'));
+    const [header, payload, signature] = (params.get('request') ?? '').split('.');
+    expect(JSON.parse(Buffer.from(header ?? '', 'base64url').toString())).toEqual({ alg: 'none', typ: 'JWT' });
+    expect(signature).toBe('');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown> & { claims: Record<string, Record<string, unknown>> };
+    expect(claims).toMatchObject({ iss: 'client-1', aud: BANK.issuer, client_id: 'client-1', redirect_uri: BANK.redirectUrl, response_type: 'code id_token', scope: 'openid accounts', state: params.get('state'), nonce: params.get('nonce') });
+    expect(claims.iat).toBe(now / 1000);
+    expect((claims.exp as number) - (claims.iat as number)).toBeGreaterThan(0);
+    expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(3600);
+    expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
+    expect(claims.claims.id_token?.openbanking_intent_id).toEqual({ value: 'consent-42', essential: true });
+    expect(claims.claims.userinfo?.openbanking_intent_id).toEqual({ value: 'consent-42', essential: true });
+    expect(claims.claims.id_token?.acr).toMatchObject({ essential: true });
+  });
+
+  it('leaves login_hint out when psu_login_hint is empty', () => {
+    const result = run(pre, { env: { ...BANK, consent_id: 'c' } });
+    expect(new URL(result.env.get('consent_url') ?? '').searchParams.has('login_hint')).toBe(false);
+  });
+});
+
+describe('psu-consent test: the redirect', () => {
+  const test = script('psu-consent: GET authorization endpoint', 'test');
+  const env = { ...BANK, consent_id: 'consent-42', state: 'state-1', nonce: 'nonce-1' };
+  const idToken = (overrides: Record<string, unknown> = {}, code = 'code-1', state = 'state-1'): string =>
+    `${b64url({ alg: 'PS256', kid: 'k1' })}.${b64url({ iss: BANK.issuer, aud: 'client-1', sub: 'consent-42', nonce: 'nonce-1', openbanking_intent_id: 'consent-42', c_hash: halfHash(code), s_hash: halfHash(state), exp: Math.floor(Date.now() / 1000) + 300, ...overrides })}.c2ln`;
+  const redirect = (fragment: Record<string, string>): FakeResponse => ({ code: 302, headers: { Location: `${BANK.redirectUrl}#${new URLSearchParams(fragment).toString()}` } });
+
+  it('passes a correct code id_token redirect and stores code and id_token', () => {
+    const token = idToken();
+    const result = run(test, { env, response: redirect({ code: 'code-1', id_token: token, state: 'state-1' }) });
+    expect(result.failed()).toEqual([]);
+    expect(result.passed().length).toBeGreaterThanOrEqual(10);
+    expect(result.env.get('auth_code')).toBe('code-1');
+    expect(result.env.get('id_token')).toBe(token);
+  });
+
+  it('fails on a changed state, a wrong c_hash or s_hash, another intent id, another nonce', () => {
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({}, 'code-1', 'other'), state: 'other' }) }).failed()).toEqual(['state comes back unchanged']);
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ c_hash: halfHash('code-2') }), state: 'state-1' }) }).failed()).toEqual(['id_token c_hash matches the code']);
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ s_hash: halfHash('x') }), state: 'state-1' }) }).failed()).toEqual(['id_token s_hash matches the state']);
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ openbanking_intent_id: 'consent-7' }), state: 'state-1' }) }).failed()).toEqual(['id_token openbanking_intent_id is the consent id']);
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ nonce: 'n2' }), state: 'state-1' }) }).failed()).toEqual(['id_token iss, aud and nonce are right']);
+  });
+
+  it('fails on an error redirect and on a redirect elsewhere', () => {
+    const denied = run(test, { env, response: redirect({ error: 'access_denied', state: 'state-1' }) });
+    expect(denied.failed()).toContain('no error in the redirect');
+    const elsewhere = run(test, { env, response: { code: 302, headers: { Location: `https://evil.example/cb#code=code-1&state=state-1&id_token=${idToken()}` } } });
+    expect(elsewhere.failed()).toEqual(['redirect is the registered redirect URI']);
+  });
+
+  it('reads code from the query for response_type code (no id_token expected)', () => {
+    const result = run(test, { env: { ...env, response_type: 'code' }, response: { code: 302, headers: { Location: `${BANK.redirectUrl}?code=code-9&state=state-1` } } });
+    expect(result.failed()).toEqual([]);
+    expect(result.env.get('auth_code')).toBe('code-9');
+    // …and the fragment is not where it looks:
+    expect(run(test, { env: { ...env, response_type: 'code' }, response: redirect({ code: 'code-9', state: 'state-1' }) }).failed()).toContain('state comes back unchanged');
+  });
+
+  it('interactive mode: passes on the way to the login page, fails when it lands on the redirect URI', () => {
+    const interactive = { ...env, consent_mode: 'interactive' };
+    expect(run(test, { env: interactive, response: { code: 303, headers: { Location: 'https://auth.example:9443/interaction/abc' } } }).failed()).toEqual([]);
+    expect(run(test, { env: interactive, response: redirect({ code: 'code-1', state: 'state-1', id_token: idToken() }) }).failed()).toEqual(['interactive consent does not land on the redirect URI']);
+  });
+});
+
+describe('checks: status, echo, Content-Type, schema', () => {
+  const test = script('unsupported: GET /beneficiaries', 'test');
+  const refusal = { Code: '501', Id: 'err-1', Message: 'Not implemented', Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'Beneficiaries are not offered' }] };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia-1' };
+  const env = { ...BANK, x_fapi_interaction_id: 'ia-1' };
+
+  it('passes the documented refusal', () => {
+    const result = run(test, { env, response: { code: 501, headers, body: refusal } });
+    expect(result.failed()).toEqual([]);
+    expect(result.passed()).toHaveLength(5);
+  });
+
+  it('fails another status, a missing echo, another Content-Type, a body outside the schema', () => {
+    expect(run(test, { env, response: { code: 404, headers, body: refusal } }).failed()).toEqual(['status is 501']);
+    expect(run(test, { env, response: { code: 501, headers: { ...headers, 'x-fapi-interaction-id': 'other' }, body: refusal } }).failed()).toEqual(['x-fapi-interaction-id is echoed']);
+    expect(run(test, { env, response: { code: 501, headers: { ...headers, 'Content-Type': 'application/json' }, body: refusal } }).failed()).toEqual(['Content-Type is application/json; charset=utf-8']);
+    const { Id: _id, ...withoutId } = refusal;
+    expect(run(test, { env, response: { code: 501, headers, body: withoutId } }).failed()).toEqual(['Beneficiaries refusal names Code, Id, Message and an ErrorCode for every error']);
+    const broken = run(test, { env, response: { code: 501, headers, body: { ...refusal, Errors: [{ Message: 'no code' }] } } });
+    expect(broken.failed().length).toBe(2);
+    expect(broken.failed()[0]).toMatch(/^body is valid against/);
+  });
+});
+
+describe('balances: InterimAvailable only', () => {
+  const balance = (type: string, accountId = 'acc-1') => ({ AccountId: accountId, Amount: { Amount: '10.00', Currency: 'GBP' }, CreditDebitIndicator: 'Credit', Type: type, DateTime: '2026-11-22T00:00:00+00:00' });
+  const env = { ...BANK, x_fapi_interaction_id: 'ia', account_ids: '["acc-1","acc-2"]', account_index: '0', account_id: 'acc-1' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia' };
+  const body = (balances: unknown[]) => ({ Data: { Balance: balances }, Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/balances' }, Meta: { TotalPages: 1 } });
+  const test = script('account-balances: GET /accounts/{AccountId}/balances', 'test');
+
+  it('passes InterimAvailable, records it and loops to the next account', () => {
+    const result = run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable')]) } });
+    expect(result.failed()).toEqual([]);
+    expect(JSON.parse(result.env.get('interim_balances') ?? '{}')).toEqual({ 'acc-1': { Amount: '10.00', Currency: 'GBP', CreditDebitIndicator: 'Credit' } });
+    expect(result.next).toBe('account-balances: GET /accounts/{AccountId}/balances');
+    expect(result.env.get('account_index')).toBe('1');
+    const last = run(test, { env: { ...env, account_index: '1', account_id: 'acc-2' }, response: { code: 200, headers, body: body([balance('InterimAvailable', 'acc-2')]) } });
+    expect(last.next).toBeUndefined();
+    expect(last.env.get('account_index')).toBe('');
+  });
+
+  it('fails a balance of another type or of another account', () => {
+    expect(run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable'), balance('ClosingBooked')]) } }).failed()).toEqual(['every balance is InterimAvailable']);
+    expect(run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable', 'acc-2')]) } }).failed()).toEqual(['every balance belongs to the account asked for']);
+  });
+
+  it('GET /balances: fails a missing account or a disagreeing amount', () => {
+    const all = script('all-balances: GET /balances', 'test');
+    const recorded = JSON.stringify({ 'acc-1': { Amount: '10.00', Currency: 'GBP', CreditDebitIndicator: 'Credit' } });
+    const ok = run(all, { env: { ...env, interim_balances: recorded }, response: { code: 200, headers, body: body([balance('InterimAvailable'), balance('InterimAvailable', 'acc-2')]) } });
+    expect(ok.failed()).toEqual([]);
+    expect(run(all, { env: { ...env, interim_balances: recorded }, response: { code: 200, headers, body: body([balance('InterimAvailable')]) } }).failed()).toEqual(['balances cover exactly the consented accounts']);
+    const other = { ...balance('InterimAvailable'), Amount: { Amount: '11.00', Currency: 'GBP' } };
+    expect(run(all, { env: { ...env, interim_balances: recorded }, response: { code: 200, headers, body: body([other, balance('InterimAvailable', 'acc-2')]) } }).failed()).toEqual(['each balance equals the account\'s own balances read']);
+  });
+});
+
+describe('transactions: paging through Links.Next', () => {
+  const item = 'transactions: GET /accounts/{AccountId}/transactions';
+  const pre = script(item, 'prerequest');
+  const test = script(item, 'test');
+  const base = 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/transactions';
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia' };
+  const txn = (i: number, accountId = 'acc-1') => ({
+    AccountId: accountId,
+    TransactionId: `t${i}`,
+    Amount: { Amount: '1.00', Currency: 'GBP' },
+    CreditDebitIndicator: 'Debit',
+    Status: 'Booked',
+    BookingDateTime: '2026-11-01T10:00:00+00:00',
+  });
+  const page = (n: number, total: number, count = 100, links: Record<string, string | undefined> = {}) => ({
+    Data: { Transaction: Array.from({ length: count }, (_, i) => txn(n * 1000 + i)) },
+    Links: JSON.parse(JSON.stringify({ Self: `${base}?page=${n}`, First: `${base}?page=1`, Last: `${base}?page=${total}`, ...(n < total ? { Next: `${base}?page=${n + 1}` } : {}), ...(n > 1 ? { Prev: `${base}?page=${n - 1}` } : {}), ...links })) as Record<string, string>,
+    Meta: { TotalPages: total },
+  });
+  const start = { ...BANK, x_fapi_interaction_id: 'ia', account_ids: '["acc-1","acc-2"]', account_index: '', account_id: '', transaction_counts: '' };
+
+  /** Runs pre-request then test for each page the fake bank serves, following setNextRequest like newman. */
+  function walk(serve: (requestUrl: string, env: Map<string, string>) => unknown, env: Record<string, string> = start, limit = 50): { runs: Run[]; env: Map<string, string> } {
+    let state = { ...env };
+    const runs: Run[] = [];
+    for (let i = 0; i < limit; i += 1) {
+      const before = run(pre, { env: state, requestUrl: `{{rs}}/open-banking/v3.1/aisp/accounts/${'{{account_id}}'}/transactions` });
+      const accountId = before.env.get('account_id') ?? '';
+      const requested = before.requestUrl.includes('{{') ? `https://rs.example:8443/open-banking/v3.1/aisp/accounts/${accountId}/transactions` : before.requestUrl;
+      const echo = { ...headers, 'x-fapi-interaction-id': before.env.get('x_fapi_interaction_id') ?? '' };
+      const after = run(test, { env: Object.fromEntries(before.env), requestUrl: requested, response: { code: 200, headers: echo, body: serve(requested, before.env) } });
+      runs.push(after);
+      state = Object.fromEntries(after.env);
+      if (after.next !== item) break;
+    }
+    return { runs, env: new Map(Object.entries(state)) };
+  }
+  const pageOf = (requested: string): number => Number(new URL(requested).searchParams.get('page') ?? '1');
+  const forAccount = (requested: string): string => requested.split('/accounts/')[1]?.split('/')[0] ?? '';
+  const serveOf = (totals: Record<string, number>, tweak: (p: ReturnType<typeof page>, n: number) => unknown = (p) => p) => (requested: string) => {
+    const account = forAccount(requested);
+    const n = pageOf(requested);
+    const body = page(n, totals[account] ?? 1, n === totals[account] ? 7 : 100);
+    const localised = JSON.parse(JSON.stringify(body).replaceAll('/acc-1/', `/${account}/`).replaceAll('"acc-1"', `"${account}"`)) as ReturnType<typeof page>;
+    return tweak(localised, n);
+  };
+
+  it('reads every page of every account, then stops; counts transactions; leaves no loop state', () => {
+    const { runs, env } = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }));
+    expect(runs).toHaveLength(4);
+    expect(runs.flatMap((r) => r.failed())).toEqual([]);
+    expect(JSON.parse(env.get('transaction_counts') ?? '{}')).toEqual({ 'acc-1': 207, 'acc-2': 7 });
+    for (const key of ['transactions_next_url', 'transactions_seen_urls', 'transactions_page', 'account_index', 'account_id']) expect(env.get(key), key).toBe('');
+    expect(runs[1]?.requestUrl).toBe(`${base}?page=2`);
+  });
+
+  it('fails a page link to another origin or path', () => {
+    const { runs } = walk(serveOf({ 'acc-1': 2, 'acc-2': 1 }, (p, n) => (n === 1 ? { ...p, Links: { ...p.Links, Next: 'https://elsewhere.example/open-banking/v3.1/aisp/accounts/acc-1/transactions?page=2' } } : p)));
+    expect(runs[0]?.failed()).toEqual(['page 1: links are absolute, on the first page\'s origin and path']);
+    const relative = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Self: '/open-banking/v3.1/aisp/accounts/acc-1/transactions' } })));
+    // A relative link also breaks the schema (Links.Self is format uri): both fail.
+    expect(relative.runs[0]?.failed()).toContain('page 1: links are absolute, on the first page\'s origin and path');
+  });
+
+  it('fails a Next that repeats a page, and does not loop on it', () => {
+    const { runs } = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }, (p, n) => (n === 2 ? { ...p, Links: { ...p.Links, Next: `${base}?page=1` } } : p)));
+    expect(runs[1]?.failed()).toContain('page 2: Links.Next is not a page already read');
+    expect(runs).toHaveLength(3); // page 1, page 2 (repeat detected → next account), acc-2
+  });
+
+  it('fails a last page that still has Next, and a page that lacks it too early', () => {
+    const extra = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Next: `${base}?page=2` } })), start, 2);
+    expect(extra.runs[0]?.failed()).toEqual(['page 1: Links.Next is present exactly when pages remain (Meta.TotalPages 1)']);
+    const early = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Next: undefined } })));
+    expect(early.runs[0]?.failed()).toEqual(['page 1: Links.Next is present exactly when pages remain (Meta.TotalPages 3)']);
+  });
+
+  it('fails more than 100 transactions on a page and a transaction of another account', () => {
+    const big = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Data: { Transaction: Array.from({ length: 101 }, (_, i) => txn(i)) } })));
+    expect(big.runs[0]?.failed()).toContain('page 1 of acc-1: at most 100 transactions');
+    const foreign = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Data: { Transaction: [txn(1, 'acc-9')] } })));
+    expect(foreign.runs[0]?.failed()).toEqual(['page 1: every transaction belongs to the account']);
+  });
+
+  it('stops at max_pages with a failed assertion instead of paging forever', () => {
+    const { runs } = walk(serveOf({ 'acc-1': 10, 'acc-2': 1 }), { ...start, max_pages: '2' });
+    expect(runs).toHaveLength(3);
+    expect(runs[1]?.failed()).toEqual(['paging ends within max_pages (2)']);
+  });
+});
