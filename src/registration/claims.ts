@@ -4,6 +4,7 @@
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
 import { ObflowError } from '../errors.js';
 import type { SoftwareStatementClaims } from '../pki/types.js';
+import { verifyCertificateForStatement } from '../pki/verify.js';
 
 /** The statement claims registration reads (a subset of the directory's assertion, src/pki/types.ts). */
 export type StatementClaims = Pick<SoftwareStatementClaims, 'software_id'> &
@@ -179,5 +180,7 @@ export function checkRegistrationLocally(input: LocalCheckInput): void {
         hint: "Check this machine's clock, or wait until the certificate becomes valid.",
       });
     }
+    // The bank binds the registration to the certificate issued for this statement (CN = software_id, OU = org_id).
+    if (statementClaims.org_id !== undefined) verifyCertificateForStatement(certificate, { software_id: statementClaims.software_id, org_id: statementClaims.org_id });
   }
 }

@@ -143,6 +143,10 @@ describe('checkRegistrationLocally', () => {
     expect(codeOf(() => checkRegistrationLocally({ ...base(), now: () => new Date('2099-01-01T00:00:00Z'), claims: claims({ now: () => new Date('2099-01-01T00:00:00Z') }) }))).toBe('ERR_CERT_EXPIRED');
     expect(codeOf(() => checkRegistrationLocally({ ...base(), now: () => new Date('2000-01-01T00:00:00Z'), claims: claims({ now: () => new Date('2000-01-01T00:00:00Z') }) }))).toBe('ERR_CERT_NOT_YET_VALID');
   });
+  it('refuses a transport certificate issued for another statement', async () => {
+    const other = await getTestIdentity('second-tpp');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), transportCertificatePem: other.pem.transportCert }))).toBe('ERR_CERT_NOT_FOR_SSA');
+  });
   it('refuses roles without AISP or PISP', () => {
     expect(codeOf(() => checkRegistrationLocally({ ...base(), statementClaims: { ...statementClaims, software_roles: ['CBPII'] } }))).toBe('ERR_REGISTRATION_INVALID');
   });
