@@ -80,8 +80,9 @@ export function sendHtml(res: ServerResponse, status: number, html: string): voi
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  // No external assets at all: the pages carry their own small stylesheet and no scripts.
-  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+  // No external assets at all: the pages carry their own small stylesheet and no scripts. (No form-action: browsers
+  // apply it to the redirect that follows a form post, and Confirm must end at the TPP's redirect URI.)
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.end(html);
