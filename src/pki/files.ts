@@ -1,17 +1,10 @@
 // Small file helpers for identity material: atomic writes (temp file + rename) and owner-only modes for secrets.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 
 import { ObflowError } from '../errors.js';
-
-/** One file to write: `secret` files (private keys) get mode 0600, others 0644. */
-export interface PendingFile {
-  path: string;
-  contents: string;
-  secret: boolean;
-}
 
 /** Writes one file atomically: a sibling temp file with the final mode, then rename over the target. */
 export async function writeFileAtomic(path: string, contents: string, secret: boolean): Promise<void> {
@@ -32,7 +25,62 @@ export async function writeFileAtomic(path: string, contents: string, secret: bo
   }
 }
 
-/** Writes every file (each atomically). Callers build all contents first, so a failure leaves no half-made set. */
-export async function writeFilesAtomic(files: readonly PendingFile[]): Promise<void> {
-  for (const file of files) await writeFileAtomic(file.path, file.contents, file.secret);
+/** A file of a folder, path relative to it: `secret` files (private keys) get mode 0600, others 0644. */
+export interface FolderFile {
+  rel: string;
+  contents: string;
+  secret: boolean;
+}
+
+function writeFailed(path: string, cause: unknown): ObflowError {
+  return new ObflowError('ERR_WRITE_FAILED', `could not write ${path}`, {
+    hint: 'check that the folder is writable and the disk is not full; nothing was changed',
+    cause,
+  });
+}
+
+/**
+ * Writes a whole folder atomically: every file into a private staging folder next to it (mode 0700), then one rename
+ * into place. An existing non-empty folder is swapped out (and removed) only when `replace` is set; otherwise, and on
+ * any failure, the folder is left exactly as it was.
+ */
+export async function writeFolderAtomic(dir: string, files: readonly FolderFile[], replace: boolean): Promise<void> {
+  const parent = dirname(dir);
+  let staging: string;
+  try {
+    await mkdir(parent, { recursive: true, mode: 0o700 });
+    staging = await mkdtemp(join(parent, `.${basename(dir)}.staging-`));
+  } catch (cause) {
+    throw writeFailed(dir, cause);
+  }
+  let backup: string | undefined;
+  try {
+    for (const file of files) {
+      const path = join(staging, file.rel);
+      const mode = file.secret ? 0o600 : 0o644;
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await writeFile(path, file.contents, { mode, flag: 'wx' });
+      await chmod(path, mode);
+    }
+    const existing = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    });
+    if (existing.length > 0) {
+      if (!replace) {
+        throw new ObflowError('ERR_WRITE_FAILED', `${dir} is not empty`, {
+          hint: 'choose an empty folder, or replace its identity explicitly (obflow init --force)',
+        });
+      }
+      backup = join(parent, `.${basename(dir)}.old-${randomBytes(6).toString('hex')}`);
+      await rename(dir, backup);
+    }
+    // rename(2) replaces an empty directory at the target.
+    await rename(staging, dir);
+  } catch (cause) {
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    if (backup !== undefined) await rename(backup, dir).catch(() => undefined);
+    throw cause instanceof ObflowError ? cause : writeFailed(dir, cause);
+  }
+  if (backup !== undefined) await rm(backup, { recursive: true, force: true });
 }

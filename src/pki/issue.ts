@@ -3,14 +3,14 @@
 // plus the emulator's server certificate, and writes it under one folder with a manifest (`identity.json`).
 
 import { createHash, createPrivateKey, createPublicKey, randomBytes, randomUUID, webcrypto } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import * as x509 from '@peculiar/x509';
 import { SignJWT, calculateJwkThumbprint } from 'jose';
 
 import { ObflowError } from '../errors.js';
-import { writeFilesAtomic, type PendingFile } from './files.js';
+import { writeFolderAtomic, type FolderFile } from './files.js';
 import { MANIFEST_FILE } from './manifest.js';
 import type { LocalIdentityManifest, PublicJwk, SoftwareStatementClaims } from './types.js';
 
@@ -293,15 +293,26 @@ async function exists(path: string): Promise<boolean> {
 
 /**
  * Issues a TPP identity under a local trust directory (a new one, or `directoryFrom`'s) and writes it to `dir`.
- * Every file is built in memory first, keys are written 0600, and `identity.json` is written last, so an interrupted
- * run never leaves a manifest pointing at missing files.
+ * Every file is built in memory first, then the folder is written as a whole (staging folder + rename), keys 0600.
+ * `dir` belongs to the identity: with `overwrite` the previous folder is replaced; a non-empty folder that is not an
+ * identity is never touched.
  */
 export async function issueLocalIdentity(options: IssueLocalIdentityOptions): Promise<LocalIdentityManifest> {
   const now = (options.now ?? (() => new Date()))();
   const dir = resolve(options.dir);
-  if (!options.overwrite && (await exists(join(dir, MANIFEST_FILE)))) {
+  if (options.directoryFrom !== undefined && resolve(options.directoryFrom) === dir) {
+    throw new TypeError('directoryFrom must be another identity folder than dir');
+  }
+  const hasManifest = await exists(join(dir, MANIFEST_FILE));
+  if (!options.overwrite && hasManifest) {
     throw new ObflowError('ERR_WRITE_FAILED', `an identity already exists in ${dir}`, {
       hint: 'keep it, or re-issue with --force to replace it',
+    });
+  }
+  // Replacing swaps the whole folder out, so only ever replace a folder that holds an identity.
+  if (!hasManifest && (await readdir(dir).catch(() => [])).length > 0) {
+    throw new ObflowError('ERR_WRITE_FAILED', `${dir} is not empty and holds no identity`, {
+      hint: 'choose an empty or new folder for the identity',
     });
   }
   const defaultValidity: Validity = {
@@ -400,28 +411,28 @@ export async function issueLocalIdentity(options: IssueLocalIdentityOptions): Pr
     files: { ...LAYOUT },
     ...(inherited === undefined ? { directory_private: { ...DIRECTORY_PRIVATE_LAYOUT } } : {}),
   };
-  const at = (rel: string): string => join(dir, rel);
-  const files: PendingFile[] = [
-    { path: at(LAYOUT.directory_root_ca), contents: directory.root.toString('pem') + '\n', secret: false },
-    { path: at(LAYOUT.directory_issuing_ca), contents: directory.issuing.toString('pem') + '\n', secret: false },
-    { path: at(LAYOUT.directory_jwks), contents: json(directory.jwks), secret: false },
-    { path: at(LAYOUT.server_certificate), contents: server.cert, secret: false },
-    { path: at(LAYOUT.server_key), contents: server.key, secret: true },
-    { path: at(LAYOUT.transport_certificate), contents: transport.toString('pem') + '\n', secret: false },
-    { path: at(LAYOUT.transport_key), contents: transportKey.pem + '\n', secret: true },
-    { path: at(LAYOUT.signing_key), contents: signingKey.pem + '\n', secret: true },
-    { path: at(LAYOUT.signing_jwks), contents: json(signingJwks), secret: false },
-    { path: at(LAYOUT.software_statement), contents: `${statement}\n`, secret: false },
+  const files: FolderFile[] = [
+    { rel: LAYOUT.directory_root_ca, contents: directory.root.toString('pem') + '\n', secret: false },
+    { rel: LAYOUT.directory_issuing_ca, contents: directory.issuing.toString('pem') + '\n', secret: false },
+    { rel: LAYOUT.directory_jwks, contents: json(directory.jwks), secret: false },
+    { rel: LAYOUT.server_certificate, contents: server.cert, secret: false },
+    { rel: LAYOUT.server_key, contents: server.key, secret: true },
+    { rel: LAYOUT.transport_certificate, contents: transport.toString('pem') + '\n', secret: false },
+    { rel: LAYOUT.transport_key, contents: transportKey.pem + '\n', secret: true },
+    { rel: LAYOUT.signing_key, contents: signingKey.pem + '\n', secret: true },
+    { rel: LAYOUT.signing_jwks, contents: json(signingJwks), secret: false },
+    { rel: LAYOUT.software_statement, contents: `${statement}\n`, secret: false },
   ];
   if (inherited === undefined) {
     files.push(
-      { path: at(DIRECTORY_PRIVATE_LAYOUT.root_ca_key), contents: directory.rootKey.pem + '\n', secret: true },
-      { path: at(DIRECTORY_PRIVATE_LAYOUT.issuing_ca_key), contents: directory.issuingKey.pem + '\n', secret: true },
-      { path: at(DIRECTORY_PRIVATE_LAYOUT.signing_certificate), contents: directory.signingCert.toString('pem') + '\n', secret: false },
-      { path: at(DIRECTORY_PRIVATE_LAYOUT.signing_key), contents: directory.signingKey.pem + '\n', secret: true },
+      { rel: DIRECTORY_PRIVATE_LAYOUT.root_ca_key, contents: directory.rootKey.pem + '\n', secret: true },
+      { rel: DIRECTORY_PRIVATE_LAYOUT.issuing_ca_key, contents: directory.issuingKey.pem + '\n', secret: true },
+      { rel: DIRECTORY_PRIVATE_LAYOUT.signing_certificate, contents: directory.signingCert.toString('pem') + '\n', secret: false },
+      { rel: DIRECTORY_PRIVATE_LAYOUT.signing_key, contents: directory.signingKey.pem + '\n', secret: true },
     );
   }
-  files.push({ path: at(MANIFEST_FILE), contents: json(manifest), secret: false });
-  await writeFilesAtomic(files);
+  files.push({ rel: MANIFEST_FILE, contents: json(manifest), secret: false });
+  // The whole folder is swapped in at once: an interrupted or failed run leaves the previous identity untouched.
+  await writeFolderAtomic(dir, files, options.overwrite === true);
   return manifest;
 }

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
@@ -174,6 +174,29 @@ describe('issueLocalIdentity', () => {
     const id = await getTestIdentity();
     const error: unknown = await issueLocalIdentity({ dir: id.dir }).catch((e: unknown) => e);
     expect(isObflowError(error) && error.code).toBe('ERR_WRITE_FAILED');
+  });
+
+  it('replaces a whole identity folder with overwrite, leaving no staging or backup folders', async () => {
+    const parent = await scratchDir('pki-overwrite');
+    const dir = join(parent, 'identity');
+    const first = await issueLocalIdentity({ dir, softwareId: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    await writeFile(join(dir, 'stray.txt'), 'left by hand');
+    const second = await issueLocalIdentity({ dir, overwrite: true, softwareId: 'BBBBBBBBBBBBBBBBBBBBBB' });
+    expect(first.software_id).toBe('AAAAAAAAAAAAAAAAAAAAAA');
+    expect((await loadLocalIdentity(dir)).manifest).toEqual(second);
+    expect(existsSync(join(dir, 'stray.txt'))).toBe(false);
+    expect(await readdir(parent)).toEqual(['identity']);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it('never writes into a non-empty folder that is not an identity', async () => {
+    const dir = await scratchDir('pki-foreign-folder');
+    await writeFile(join(dir, 'notes.txt'), 'mine');
+    for (const overwrite of [false, true]) {
+      const error: unknown = await issueLocalIdentity({ dir, overwrite }).catch((e: unknown) => e);
+      expect(isObflowError(error) && error.code).toBe('ERR_WRITE_FAILED');
+      expect(await readdir(dir)).toEqual(['notes.txt']);
+    }
   });
 
   it('reports a missing or partial identity folder as ERR_IDENTITY_MISSING', async () => {
