@@ -185,7 +185,7 @@ interface GenState {
 type Maker = (random: Random, state: GenState) => Draft;
 
 interface MonthlyEvent {
-  /** Day of month from which the event is due; it replaces the first entry on or after that day. */
+  /** Day (1-30) of each 30-day cycle from which the event is due; it replaces the first entry on or after it. */
   day: number;
   make: Maker;
 }
@@ -382,8 +382,8 @@ function generateLedger(seed: string, account: BankAccount, asOf: Date, party: (
   const merchants = new Map<Merchant, { name: string; categoryCode: string }>();
   const state: GenState = { account, balanceMinor: balance, month: 'JAN', party };
   let currentDay = -1;
-  let dayOfMonth = 1;
-  let monthIndex = 0;
+  let dayOfCycle = 1;
+  let cycle = 0;
 
   for (let i = 0; i < count; i++) {
     // Entry i falls in [i, i+1) of `count` equal slices of the history; inside its day it lands between 07:00 and
@@ -393,18 +393,20 @@ function generateLedger(seed: string, account: BankAccount, asOf: Date, party: (
     const time = Math.floor((start + day * DAY_MS + 7 * 3_600_000 + (dayFloat - day) * 15 * 3_600_000) / 1000) * 1000;
     if (day !== currentDay) {
       currentDay = day;
-      const date = new Date(time);
-      dayOfMonth = date.getUTCDate();
-      monthIndex = date.getUTCFullYear() * 12 + date.getUTCMonth();
-      state.month = MONTHS[date.getUTCMonth()] ?? 'JAN';
+      // Monthly events follow 30-day cycles counted back from asOf, not the calendar: the amounts and ids of a seed
+      // are then the same whichever day the sandbox starts; only the dates (and month names) move with asOf.
+      const back = days - 1 - day;
+      cycle = Math.floor(back / 30);
+      dayOfCycle = 30 - (back % 30);
+      state.month = MONTHS[new Date(time).getUTCMonth()] ?? 'JAN';
     }
     state.balanceMinor = balance;
 
     let draft: Draft | undefined;
     for (let e = 0; e < plan.monthly.length; e++) {
       const event = plan.monthly[e];
-      if (event && fired[e] !== monthIndex && dayOfMonth >= event.day && i > 0) {
-        fired[e] = monthIndex;
+      if (event && fired[e] !== cycle && dayOfCycle >= event.day && i > 0) {
+        fired[e] = cycle;
         draft = event.make(random, state);
         break;
       }
