@@ -50,8 +50,10 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const resourceServer = createServer(tls, (req, res) => (handlers.resource ?? unavailable)(req, res));
   const authServer = createServer(tls, (req, res) => (handlers.auth ?? unavailable)(req, res));
 
-  const [key] = await Promise.all([
-    loadSigningKey(options.dataDir),
+  const key = loadSigningKey(options.dataDir);
+  // A failed key load surfaces on the first request that needs the key, not as an unhandled rejection.
+  key.catch(() => undefined);
+  await Promise.all([
     listen(resourceServer, options.resourcePort ?? 0, host),
     listen(authServer, options.authPort ?? 0, host),
   ]).catch(async (error: unknown) => {
@@ -63,7 +65,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const store = new AuthStore(options.dataDir, now);
   store.prune();
   const consents = openConsentStore(options.dataDir);
-  const deps: AuthDeps = { store, consents, key, urls, directoryJwks: options.directoryJwks, seed, now, newId };
+  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryJwks: options.directoryJwks, seed, now, newId };
   const resource = createResourceHandler({ consents, tokens: store, clients: store, seed, now, newId });
   const auth = createAuthHandler(deps);
 
@@ -85,6 +87,8 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     urls,
     async close() {
       await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
+      // Let a first start's key generation finish writing before the caller removes the data directory.
+      await key.catch(() => undefined);
     },
   };
 }

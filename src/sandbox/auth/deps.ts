@@ -11,7 +11,9 @@ import type { SigningKey } from './keys.js';
 export interface AuthDeps {
   store: AuthStore;
   consents: ConsentStore;
-  key: SigningKey;
+  /** The ID-token key; generated in the background on a first start (RSA key generation is the slow part of
+   *  start-up), so the first requests need not wait for it. */
+  signingKey(): Promise<SigningKey>;
   urls: SandboxUrls;
   directoryJwks: { keys: Record<string, unknown>[] };
   seed: string;

@@ -58,7 +58,7 @@ export function createAuthHandler(deps: AuthDeps): SandboxHandler {
         return;
       case 'jwks':
         if (rest.length !== 1 || !allow(req, res, 'GET')) break;
-        sendJson(res, 200, { keys: [deps.key.publicJwk] }, { 'Cache-Control': 'public, max-age=300' });
+        sendJson(res, 200, { keys: [(await deps.signingKey()).publicJwk] }, { 'Cache-Control': 'public, max-age=300' });
         return;
       case 'authorize':
         if (rest.length !== 1) break;
