@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { EventEmitter } from 'node:events';
 import { ObflowError } from '../errors.js';
 import { SECRET_KEY_PATTERN, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
-import { certificateFor, originOf, type SslClientCert } from './certificates.js';
+import { certificateFor, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
 
 /** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
 export type RunStep =
@@ -38,6 +38,9 @@ export interface RunStepsInput {
   log?: (line: string) => void;
   /** Per-request timeout (ms); default 30 000 so a silent server cannot hang a run forever. */
   timeoutRequest?: number;
+  /** Check the certificate files and that every bank URL the collections name gets a certificate, before any
+   *  request (default true; only tests that prove newman's silent behaviour turn it off). */
+  preflight?: boolean;
 }
 
 export interface StepFailure {
@@ -271,6 +274,12 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   await mkdir(input.cwd, { recursive: true });
   if (reporters.includes('junit')) await mkdir(reportDir, { recursive: true });
 
+  if (input.preflight !== false) {
+    await preflightClientCertificates(input.sslClientCertList);
+    const values = Object.fromEntries(input.environment.values.map((entry) => [entry.key, entry.value]));
+    const collections = input.steps.flatMap((step) => ('collection' in step ? [step.collection] : []));
+    checkCertificateCoverage(input.sslClientCertList, requestUrlsOf(collections, values));
+  }
   const run = input.steps.some((step) => 'collection' in step) ? await loadNewman() : undefined;
   let environment = input.environment;
   const steps: StepResult[] = [];

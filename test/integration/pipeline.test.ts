@@ -1,7 +1,12 @@
 // The whole pipeline against the real emulator over real mutual TLS: register → environment → run every step with
 // newman in one process, in both headless profiles and both response types.
 
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { environmentValue } from '../../src/environment/index.js';
+import { STEP_NAMES } from '../../src/generate/index.js';
+import { buildRunSummary, formatRunSummary } from '../../src/run/index.js';
 
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
@@ -29,5 +34,37 @@ describe('run all (headless)', () => {
     const result = await runAll(prepared);
     await prepared.dispatcher.close();
     expect(result.passed, describeRun(result)).toBe(true);
+    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES]);
+    expect(result.steps.every((step) => step.requests > 0 && step.assertions.total > 0)).toBe(true);
+
+    // The chained environment carries the flow's state; its secrets stay typed secret.
+    const type = (key: string) => result.environment.values.find((entry) => entry.key === key)?.type;
+    expect(environmentValue(result.environment, 'access_token')).toMatch(/\S/);
+    expect([type('access_token'), type('auth_code'), type('basicToken'), type('client_credentials_token')]).toEqual(['secret', 'secret', 'secret', 'secret']);
+    if (responseType === 'code id_token') expect(environmentValue(result.environment, 'id_token')).toMatch(/^ey/);
+
+    // The demo's summary: the default user's accounts, each with its InterimAvailable balance and transactions.
+    const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+    expect(summary.accounts.length).toBeGreaterThan(1);
+    for (const account of summary.accounts) {
+      expect(account.balance?.amount).toMatch(/^\d+\.\d{2}$/);
+      expect(account.transactions).toBeGreaterThan(0);
+      expect(account.label).toMatch(/\S/);
+    }
+    expect(summary.steps).toEqual({ passed: STEP_NAMES.length, total: STEP_NAMES.length });
+    const lines = formatRunSummary(summary).join('\n');
+    expect(lines).toContain(`steps passed: ${STEP_NAMES.length}/${STEP_NAMES.length}`);
+
+    // No secret of the run appears in any report or in the summary.
+    const secrets = result.environment.values.filter((entry) => entry.type === 'secret' && entry.value.length >= 4).map((entry) => entry.value);
+    expect(secrets.length).toBeGreaterThan(3);
+    const reports = result.steps.flatMap((step) => step.reports);
+    expect(reports).toHaveLength(STEP_NAMES.length);
+    for (const report of reports) {
+      const text = await readFile(report, 'utf8');
+      expect(text).toContain('<testsuites');
+      for (const secret of secrets) expect(text.includes(secret), `${report} leaks a secret`).toBe(false);
+    }
+    for (const secret of secrets) expect(lines.includes(secret)).toBe(false);
   });
 });

@@ -1,0 +1,133 @@
+// Client certificates with newman against the real emulator: plain newman silently sends NO certificate for a
+// port-less pattern or a missing file (proved here on the wire), and obflow refuses both before any request.
+
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import newman from 'newman';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { isObflowError } from '../../src/errors.js';
+import { STEP_NAMES } from '../../src/generate/index.js';
+import { buildRunPlan, buildSslClientCertList, runSteps, type SslClientCert } from '../../src/run/index.js';
+import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { prepare, type Prepared } from './pipeline-helpers.js';
+
+let sandbox: TestSandbox;
+let identity: TestIdentity;
+let prepared: Prepared;
+
+beforeAll(async () => {
+  identity = await getTestIdentity();
+  sandbox = await startTestSandbox();
+  prepared = await prepare(sandbox, identity, 'strict-headless');
+});
+afterAll(async () => {
+  await prepared?.dispatcher.close();
+  await sandbox?.close();
+  if (prepared !== undefined) await rm(prepared.stateDir, { recursive: true, force: true });
+});
+
+const tokenRequests = (): string[] => sandbox.log.filter((line) => /^auth POST \/strict-headless\/token /.test(line));
+const portOf = (url: string): string => new URL(url).port;
+
+/** Plain newman (no obflow checks) running the client-credentials step with a given certificate list. */
+function rawNewman(list: SslClientCert[]): Promise<{ status: number | undefined; warnings: string[] }> {
+  const warnings: string[] = [];
+  let status: number | undefined;
+  return new Promise((resolve, reject) => {
+    newman
+      .run({
+        collection: prepared.collections['client-credentials'] as never,
+        environment: { values: prepared.environment.values } as never,
+        reporters: [],
+        sslClientCertList: list,
+        sslExtraCaCerts: prepared.caBundle,
+      } as never, (error) => (error ? reject(error) : resolve({ status, warnings })))
+      .on('console', (_error: unknown, args: { level: string; messages: unknown[] }) => {
+        if (args.level === 'warn') warnings.push(args.messages.map(String).join(' '));
+      })
+      .on('request', (_error: unknown, args: { response?: { code: number } }) => {
+        status = args.response?.code;
+      });
+  });
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isObflowError(error)) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
+function run(list: SslClientCert[]): Promise<unknown> {
+  return runSteps({
+    steps: buildRunPlan({ stepNames: STEP_NAMES, collections: prepared.collections }),
+    environment: prepared.environment,
+    cwd: prepared.stateDir,
+    sslClientCertList: list,
+    sslExtraCaCerts: prepared.caBundle,
+    reporters: [],
+  });
+}
+
+describe('a pattern without the port', () => {
+  const tokenEndpoint = (): string => prepared.environment.values.find((entry) => entry.key === 'tokenEndpoint')?.value ?? '';
+  const portless = (): SslClientCert[] => [{ ...(prepared.certList[0] as SslClientCert), matches: ['https://127.0.0.1/*'] }];
+
+  it('plain newman: the request goes out without a certificate and without a warning; the bank refuses it', async () => {
+    expect(portOf(tokenEndpoint())).not.toBe('');
+    const control = await rawNewman(prepared.certList);
+    expect(control.status).toBe(200);
+    const before = tokenRequests().length;
+    const silent = await rawNewman(portless());
+    expect(tokenRequests().length).toBe(before + 1); // it was sent…
+    expect(silent.status).toBe(401); // …without the certificate (the token endpoint requires mutual TLS)…
+    expect(silent.warnings).toEqual([]); // …and newman said nothing.
+  });
+
+  it('obflow: ERR_CERT_PORT_UNMATCHED before any request', async () => {
+    const before = sandbox.log.length;
+    expect(await codeOf(run(portless()))).toBe('ERR_CERT_PORT_UNMATCHED');
+    expect(sandbox.log.length).toBe(before);
+  });
+
+  it('obflow: a list built for another port of the resource server is caught too', async () => {
+    const rs = prepared.environment.values.find((entry) => entry.key === 'rs')?.value ?? '';
+    const wrongPort = buildSslClientCertList({
+      origins: [`https://127.0.0.1:${Number(portOf(rs)) === 1 ? 2 : 1}`, new URL(tokenEndpoint()).origin],
+      transport: identity.paths.transport,
+    });
+    const before = sandbox.log.length;
+    let message = '';
+    try {
+      await run(wrongPort);
+    } catch (error) {
+      expect(isObflowError(error) && error.code).toBe('ERR_CERT_PORT_UNMATCHED');
+      message = (error as Error).message;
+    }
+    expect(message).toContain(new URL(rs).origin);
+    expect(sandbox.log.length).toBe(before);
+  });
+});
+
+describe('a missing certificate file', () => {
+  const missing = (): SslClientCert[] => [{ ...(prepared.certList[0] as SslClientCert), cert: { src: join(prepared.stateDir, 'no-such-cert.pem') } }];
+
+  it('plain newman: only a console warning, and the request is sent anyway', async () => {
+    const before = tokenRequests().length;
+    const result = await rawNewman(missing());
+    expect(tokenRequests().length).toBe(before + 1);
+    expect(result.status).toBe(401);
+    expect(result.warnings.join('\n')).toMatch(/certificate/i);
+  });
+
+  it('obflow: a clear error before any request', async () => {
+    const before = sandbox.log.length;
+    expect(await codeOf(run(missing()))).toBe('ERR_FILE_MISSING');
+    expect(sandbox.log.length).toBe(before);
+  });
+});
