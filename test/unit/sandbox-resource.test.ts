@@ -1,0 +1,246 @@
+// The AIS resource server's pure parts (routes, negotiation, consent validation, paging) and its handler driven
+// in process: a real consent store in a temp folder, an in-process TokenVerifier double, no sockets.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
+import type { AccessTokenInfo, RequestContext, ResourceServerDeps, SandboxClient } from '../../src/sandbox/contracts.js';
+import { createBank } from '../../src/sandbox/data/bank.js';
+import { accountIdOf } from '../../src/sandbox/data/users.js';
+import { validateConsentRequest } from '../../src/sandbox/resource/consent-request.js';
+import { acceptsJson, isJsonContentType, requestOrigin } from '../../src/sandbox/resource/http.js';
+import { createResourceHandler } from '../../src/sandbox/resource/index.js';
+import { pageLinks, parseBookingFilter, selectTransactions } from '../../src/sandbox/resource/paging.js';
+import { matchRoute } from '../../src/sandbox/resource/routes.js';
+import { openConsentStore } from '../../src/sandbox/store/consents.js';
+import { responseProblems, schemaProblems } from '../helpers/obie-schemas.js';
+
+const BASE = '/open-banking/v3.1/aisp';
+const NOW = new Date('2026-05-01T10:00:00Z');
+const SEED = 'unit-resource';
+
+function fakeRequest(method: string, url: string, headers: Record<string, string>, body = ''): IncomingMessage {
+  const req = Readable.from(body === '' ? [] : [Buffer.from(body)]) as unknown as IncomingMessage & { socket: unknown };
+  Object.assign(req, { method, url, headers, socket: { localAddress: '127.0.0.1', localPort: 4443 } });
+  return req;
+}
+
+interface Captured {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function fakeResponse(): { res: ServerResponse; captured: Captured } {
+  const captured: Captured = { status: 200, headers: {}, body: '' };
+  const res = {
+    set statusCode(value: number) {
+      captured.status = value;
+    },
+    get statusCode() {
+      return captured.status;
+    },
+    setHeader(name: string, value: string) {
+      captured.headers[name.toLowerCase()] = value;
+    },
+    end(text?: string) {
+      captured.body = text ?? '';
+    },
+    headersSent: false,
+  };
+  return { res: res as unknown as ServerResponse, captured };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'obflow-resource-unit-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const tokens = new Map<string, AccessTokenInfo>();
+const client = (clientId: string): SandboxClient => ({ clientId, profile: 'strict-headless', softwareId: 's', orgId: 'o', redirectUris: [], certificateThumbprints: [] });
+const consents = openConsentStore(dataDir);
+let ids = 0;
+const deps: ResourceServerDeps = {
+  consents,
+  tokens: { verify: async (token) => tokens.get(token) },
+  clients: { get: async (clientId) => (clientId.startsWith('client-') ? client(clientId) : undefined) },
+  seed: SEED,
+  now: () => NOW,
+  newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
+};
+const handler = createResourceHandler(deps);
+
+async function call(method: string, path: string, options: { token?: string; headers?: Record<string, string>; body?: string; thumbprint?: string } = {}): Promise<Captured & { json: () => Record<string, unknown> }> {
+  const headers: Record<string, string> = { host: 'bank.example:8443', 'x-fapi-financial-id': BANK_FINANCIAL_ID, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers };
+  const { res, captured } = fakeResponse();
+  const ctx: RequestContext = { peerCertificate: undefined, peerAuthorized: true, peerThumbprint: options.thumbprint ?? 'thumb-1', interactionId: 'interaction-1', now: () => NOW };
+  await handler(fakeRequest(method, path, headers, options.body ?? ''), res, ctx);
+  return { ...captured, json: () => JSON.parse(captured.body) as Record<string, unknown> };
+}
+
+function token(name: string, info: Partial<AccessTokenInfo>): string {
+  tokens.set(name, { clientId: 'client-a', profile: 'strict-headless', grant: 'client_credentials', scopes: ['accounts'], certificateThumbprint: 'thumb-1', expiresAt: new Date(NOW.getTime() + 3_600_000), ...info });
+  return name;
+}
+
+describe('matchRoute', () => {
+  it.each([
+    ['POST', `${BASE}/account-access-consents`, 'route'],
+    ['GET', `${BASE}/account-access-consents`, 'method-not-allowed'],
+    ['GET', `${BASE}/account-access-consents/aac-1`, 'route'],
+    ['PATCH', `${BASE}/account-access-consents/aac-1`, 'method-not-allowed'],
+    ['GET', `${BASE}/accounts`, 'route'],
+    ['GET', `${BASE}/accounts/123/transactions`, 'route'],
+    ['POST', `${BASE}/accounts/123/transactions`, 'method-not-allowed'],
+    ['GET', `${BASE}/transactions`, 'unsupported'],
+    ['GET', `${BASE}/statements/abc/file`, 'unsupported'],
+    ['GET', `${BASE}/accounts/123/statements/abc/file`, 'unsupported'],
+    ['GET', `${BASE}/accounts/123/product`, 'unsupported'],
+    ['DELETE', `${BASE}/beneficiaries`, 'unsupported'],
+    ['GET', `${BASE}/accounts/123/transactions/1`, 'not-found'],
+    ['GET', `${BASE}/accounts/`, 'not-found'],
+    ['GET', `${BASE}`, 'not-found'],
+    ['GET', '/elsewhere', 'not-found'],
+  ])('%s %s → %s', (method, path, outcome) => {
+    expect(matchRoute(method, path).outcome).toBe(outcome);
+  });
+});
+
+describe('negotiation', () => {
+  const req = (headers: Record<string, string>): IncomingMessage => fakeRequest('GET', '/', headers);
+  it('accepts JSON, wildcards and no Accept; refuses other types, other charsets, q=0', () => {
+    for (const accept of ['application/json', 'application/json; charset=utf-8', '*/*', 'text/html, application/*;q=0.5', '']) expect(acceptsJson(req({ accept })), accept).toBe(true);
+    for (const accept of ['text/html', 'application/xml', 'application/json; charset=iso-8859-1', 'application/json;q=0']) expect(acceptsJson(req({ accept })), accept).toBe(false);
+  });
+  it('takes JSON bodies in UTF-8 only', () => {
+    expect(isJsonContentType(req({ 'content-type': 'application/json' }))).toBe(true);
+    expect(isJsonContentType(req({ 'content-type': 'Application/JSON; charset=UTF-8' }))).toBe(true);
+    expect(isJsonContentType(req({ 'content-type': 'application/json; charset=latin1' }))).toBe(false);
+    expect(isJsonContentType(req({ 'content-type': 'text/plain' }))).toBe(false);
+    expect(isJsonContentType(req({}))).toBe(false);
+  });
+  it('builds Links on the Host the client used, falling back to the socket for a bad Host', () => {
+    expect(requestOrigin(req({ host: 'localhost:8443' }))).toBe('https://localhost:8443');
+    expect(requestOrigin(req({ host: '[::1]:8443' }))).toBe('https://[::1]:8443');
+    expect(requestOrigin(req({ host: 'evil.example/path?x' }))).toBe('https://127.0.0.1:4443');
+  });
+});
+
+describe('validateConsentRequest', () => {
+  const ok = { Data: { Permissions: ['ReadAccountsBasic', 'ReadAccountsBasic', 'ReadBalances'] }, Risk: {} };
+  it('deduplicates permissions and normalises dates to +00:00', () => {
+    const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: '2026-06-01T12:00:00+01:00' } }, NOW, true);
+    expect(result).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: '2026-06-01T11:00:00+00:00' } });
+  });
+  it('is stricter in strict profiles (unknown fields, offset-less dates)', () => {
+    const body = { Data: { ...ok.Data, TransactionFromDateTime: '2026-01-01T00:00:00', Extra: 1 }, Risk: { Channel: 'web' } };
+    const strict = validateConsentRequest(body, NOW, true);
+    expect(strict.ok).toBe(false);
+    if (!strict.ok) expect(strict.errors.map((error) => `${error.ErrorCode} ${error.Path ?? ''}`).sort()).toEqual(['UK.OBIE.Field.InvalidDate Data.TransactionFromDateTime', 'UK.OBIE.Field.Unexpected Data.Extra', 'UK.OBIE.Field.Unexpected Risk.Channel']);
+    expect(validateConsentRequest(body, NOW, false)).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], TransactionFromDateTime: '2026-01-01T00:00:00+00:00' } });
+  });
+});
+
+describe('paging', () => {
+  const bank = createBank(SEED, new Date('2026-05-01T00:00:00Z'));
+  const ledger = bank.ledger(accountIdOf(SEED, 'jo/business-current'));
+  it('selects by booking window and direction, newest first, as a brute-force filter would', () => {
+    const from = ledger.transactions[2000]?.time ?? 0;
+    const to = ledger.transactions[2600]?.time ?? 0;
+    for (const [credits, debits] of [[true, true], [true, false], [false, true]] as const) {
+      const selection = selectTransactions(ledger, from, to, credits, debits);
+      const expected = ledger.transactions.filter((t) => t.time >= from && t.time <= to && (t.credit ? credits : debits)).reverse();
+      expect(selection.count).toBe(expected.length);
+      expect(Array.from({ length: selection.count }, (_, k) => selection.entry(k))).toEqual(expected);
+    }
+    expect(selectTransactions(ledger, to, from, true, true).count).toBe(0);
+    expect(selectTransactions(ledger, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true, true).count).toBe(10_250);
+  });
+  it('reads booking filters as UTC, ignoring any zone; refuses impossible dates', () => {
+    expect(parseBookingFilter('2026-04-01')).toBe(Date.parse('2026-04-01T00:00:00Z'));
+    expect(parseBookingFilter('2026-04-01T10:20')).toBe(Date.parse('2026-04-01T10:20:00Z'));
+    expect(parseBookingFilter('2026-04-01T10:20:30+05:00')).toBe(Date.parse('2026-04-01T10:20:30Z'));
+    for (const bad of ['2026-02-30', '2026-04-01T24:00:00', 'April 1st', '']) expect(parseBookingFilter(bad), bad).toBeUndefined();
+  });
+  it('links every page on the same base with the filters kept, no Prev on the first, no Next on the last', () => {
+    const base = 'https://bank.example/open-banking/v3.1/aisp/accounts/1/transactions';
+    const first = pageLinks(base, [['fromBookingDateTime', '2026-01-01']], 1, 3);
+    expect(first).toEqual({ Self: `${base}?fromBookingDateTime=2026-01-01&page=1`, First: `${base}?fromBookingDateTime=2026-01-01&page=1`, Next: `${base}?fromBookingDateTime=2026-01-01&page=2`, Last: `${base}?fromBookingDateTime=2026-01-01&page=3` });
+    expect(pageLinks(base, [], 3, 3)).toEqual({ Self: `${base}?page=3`, First: `${base}?page=1`, Prev: `${base}?page=2`, Last: `${base}?page=3` });
+  });
+});
+
+describe('createResourceHandler (in process)', () => {
+  const consent = async (): Promise<string> => {
+    const created = await call('POST', `${BASE}/account-access-consents`, {
+      token: token('cc-a', {}),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic', 'ReadBalances'] }, Risk: {} }),
+    });
+    expect(created.status, created.body).toBe(201);
+    return String((created.json().Data as Record<string, unknown>).ConsentId);
+  };
+
+  it('creates a consent on the Host origin with the common headers', async () => {
+    const created = await call('POST', `${BASE}/account-access-consents`, { token: token('cc-a', {}), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} }) });
+    expect(created.status).toBe(201);
+    expect(created.headers).toMatchObject({ 'x-fapi-interaction-id': 'interaction-1', 'content-type': 'application/json; charset=utf-8', date: NOW.toUTCString() });
+    const body = created.json();
+    expect(responseProblems('POST', '/account-access-consents', 201, body)).toEqual([]);
+    expect(body.Links).toEqual({ Self: `https://bank.example:8443${BASE}/account-access-consents/aac-00000000-0000-4000-8000-${String(ids).padStart(12, '0')}` });
+    expect(body.Data).toMatchObject({ CreationDateTime: '2026-05-01T10:00:00+00:00', Status: 'AwaitingAuthorisation' });
+  });
+
+  it('reads with an authorization-code token of an Authorised consent; refuses every other state and kind', async () => {
+    const consentId = await consent();
+    const read = token('code-a', { grant: 'authorization_code', consentId });
+    expect((await call('GET', `${BASE}/accounts`, { token: read })).status).toBe(403);
+    await consents.authorise(consentId, 'psu-jo', [accountIdOf(SEED, 'jo/business-current'), accountIdOf(SEED, 'alex/personal')], NOW);
+    const accounts = await call('GET', `${BASE}/accounts`, { token: read });
+    expect(accounts.status).toBe(200);
+    expect(responseProblems('GET', '/accounts', 200, accounts.json())).toEqual([]);
+    // Only accounts the consent's PSU holds, even if the record lists another.
+    expect((accounts.json().Data as { Account: { AccountId: string }[] }).Account.map((a) => a.AccountId)).toEqual([accountIdOf(SEED, 'jo/business-current')]);
+    expect((await call('GET', `${BASE}/accounts/${accountIdOf(SEED, 'alex/personal')}`, { token: read })).status).toBe(400);
+    expect((await call('GET', `${BASE}/accounts`, { token: token('cc-b', {}) })).status).toBe(401);
+    expect((await call('GET', `${BASE}/accounts`, { token: read, thumbprint: 'thumb-2' })).status).toBe(401);
+    const relaxed = token('code-p', { grant: 'authorization_code', consentId, profile: 'permissive-headless' });
+    expect((await call('GET', `${BASE}/accounts`, { token: relaxed, thumbprint: 'thumb-2', headers: { 'x-fapi-financial-id': '' } })).status).toBe(200);
+    expect((await call('GET', `${BASE}/accounts`, { token: token('code-x', { grant: 'authorization_code', consentId, clientId: 'client-b' }) })).status).toBe(403);
+    expect((await call('GET', `${BASE}/accounts`, { token: token('code-gone', { grant: 'authorization_code', consentId, clientId: 'deleted' }) })).status).toBe(401);
+    expect((await call('GET', `${BASE}/accounts`, { token: token('code-s', { grant: 'authorization_code', consentId, scopes: ['openid'] }) })).status).toBe(403);
+    await consents.revoke(consentId, NOW);
+    expect((await call('GET', `${BASE}/accounts`, { token: read })).status).toBe(403);
+  });
+
+  it('answers unsupported endpoints 501 with an OBErrorResponse1 valid in both specs, after authentication', async () => {
+    const answer = await call('GET', `${BASE}/accounts/1/statements/2/file`, { token: token('cc-a', {}) });
+    expect(answer.status).toBe(501);
+    expect(schemaProblems('OBErrorResponse1', answer.json())).toEqual([]);
+    expect(answer.json()).toMatchObject({ Code: '501 Not Implemented', Message: `${BASE}/accounts/1/statements/2/file is not implemented by this ASPSP` });
+    expect((await call('GET', `${BASE}/accounts/1/statements/2/file`)).status).toBe(401);
+    const long = `${BASE}/statements/${'x'.repeat(2000)}`;
+    expect(schemaProblems('OBErrorResponse1', (await call('GET', long, { token: 'cc-a' })).json())).toEqual([]);
+  });
+
+  it('never answers 500 to malformed input', async () => {
+    const cc = token('cc-a', {});
+    const cases: [string, string, Record<string, string>, string][] = [
+      ['POST', `${BASE}/account-access-consents`, { 'content-type': 'application/json' }, '\u0000'],
+      ['POST', `${BASE}/account-access-consents`, { 'content-type': 'application/json' }, 'null'],
+      ['POST', `${BASE}/account-access-consents`, { 'content-type': 'application/json' }, JSON.stringify({ Data: { Permissions: [{}, null, 7] }, Risk: [] })],
+      ['GET', `${BASE}/account-access-consents/%E0%A4%A`, {}, ''],
+      ['GET', `${BASE}/accounts/%zz/transactions?page=99999999999`, {}, ''],
+      ['GET', '//', {}, ''],
+    ];
+    for (const [method, path, headers, body] of cases) {
+      const answer = await call(method, path, { token: cc, headers, body });
+      expect(answer.status, `${method} ${path}`).toBeLessThan(500);
+      if (answer.body !== '') expect(schemaProblems('OBErrorResponse1', answer.json())).toEqual([]);
+    }
+  });
+});
