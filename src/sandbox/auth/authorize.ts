@@ -11,7 +11,7 @@ import type { JSONWebKeySet, JWTPayload } from 'jose';
 import type { ConsentRecord, Profile } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
 import { accountIdOf, DEFAULT_TEST_USER, findUser, holdingsOf } from '../data/users.js';
-import { escapeHtml, redirect, sendHtml } from '../http/io.js';
+import { redirect, sendHtml } from '../http/io.js';
 import type { InteractionRecord, StoredClient } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
 import type { AuthDeps } from './deps.js';
@@ -183,10 +183,8 @@ async function validate(
 
   if (strict && state === undefined) fail('invalid_request', 'state is required by this profile');
   const nonce = param('nonce');
-  if (nonce === undefined && (strict || responseType === 'code id_token')) {
-    // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; strict profiles require it always (FAPI 1 §5.2.2.2).
-    if (strict || responseType === 'code id_token') fail('invalid_request', 'nonce is required');
-  }
+  // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; strict profiles require it always (FAPI 1 §5.2.2.2).
+  if (nonce === undefined && (strict || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
 
   const intentId = intentIdOf(param('claims'), strict, fail);
   if (!intentId) return fail('invalid_request', 'claims must name the consent as id_token.openbanking_intent_id');
@@ -384,8 +382,4 @@ export async function rejectAuthorisation(c: Completion, deps: AuthDeps): Promis
     if (!(error instanceof ConsentStateError)) throw error;
   }
   return errorRedirect(c.redirectUri, c.responseType, 'access_denied', 'the customer cancelled the authorisation', c.state);
-}
-
-export function describeScopes(scopes: string[]): string {
-  return escapeHtml(scopes.join(' '));
 }
