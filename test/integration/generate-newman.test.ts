@@ -1,0 +1,168 @@
+// The generated collections, run for real: newman 6.2 in process against the emulator over mutual TLS, the helper
+// environment of a freshly registered client, state chained step to step through the environment only.
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import newman from 'newman';
+import type { NewmanRunSummary } from 'newman';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCollections, stepFileName, type GeneratedFile } from '../../src/generate/collections.js';
+import { STEP_NAMES, type StepName } from '../../src/generate/flow.js';
+import { loadTemplates } from '../../src/generate/templates.js';
+import { INPUT_VARIABLES } from '../../src/generate/variables.js';
+import type { ProfileName } from '../../src/sandbox/contracts.js';
+import { SandboxTpp, startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+
+interface EnvValue {
+  key: string;
+  value: string;
+  type?: string;
+  enabled?: boolean;
+}
+
+const files = buildCollections({ templates: loadTemplates() });
+const collectionOf = (step: StepName): object => JSON.parse((files.find((f) => f.fileName === stepFileName(step)) as GeneratedFile).json) as object;
+
+let sandbox: TestSandbox;
+let work: string;
+let caFile: string;
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  work = await mkdtemp(join(tmpdir(), 'obflow-generate-it-'));
+  caFile = join(work, 'directory-ca.pem');
+  await writeFile(caFile, `${sandbox.identity.pem.rootCa}\n${sandbox.identity.pem.issuingCa}`);
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+/** Registers a client for the profile and returns its helper environment plus obflow's inputs (disabled entries dropped). */
+async function environmentFor(profile: ProfileName, inputs: Record<string, string>): Promise<{ values: EnvValue[] }> {
+  const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
+  try {
+    const client = await tpp.register();
+    const response = await tpp.fetch('GET', `${sandbox.urls.environment_helper}?client_id=${encodeURIComponent(client.client_id)}`);
+    expect(response.status).toBe(200);
+    const helper = response.json<{ values: EnvValue[] }>().values.filter((v) => v.enabled !== false);
+    const values = new Map(helper.map((v) => [v.key, v]));
+    for (const spec of INPUT_VARIABLES) values.set(spec.key, { key: spec.key, value: inputs[spec.key] ?? spec.default, type: 'default', enabled: true });
+    return { values: [...values.values()] };
+  } finally {
+    await tpp.close();
+  }
+}
+
+function certificateList(): object[] {
+  const transport = sandbox.identity.paths.transport;
+  if (!('cert' in transport)) throw new Error('the test identity is expected to have PEM transport material');
+  // Port-qualified patterns: a pattern without the port silently sends no certificate (newman-notes.md).
+  const origins = [sandbox.urls.sandbox_base_url, ...Object.values(sandbox.urls.profiles).map((p) => new URL(p.auth_url).origin)];
+  return [{ name: 'obflow transport', matches: [...new Set(origins)].map((origin) => `${origin}/*`), key: { src: transport.key }, cert: { src: transport.cert } }];
+}
+
+function runStep(collection: object, environment: object): Promise<NewmanRunSummary> {
+  return new Promise((resolve, reject) => {
+    newman.run(
+      { collection, environment, reporters: [], sslClientCertList: certificateList(), sslExtraCaCerts: caFile, timeoutRequest: 30_000 } as unknown as newman.NewmanRunOptions,
+      (error, summary) => (error ? reject(error) : resolve(summary)),
+    );
+  });
+}
+
+interface FlowResult {
+  environment: Map<string, string>;
+  failures: { step: string; item: string; test: string; message: string }[];
+  requests: Record<string, number>;
+  assertions: number;
+}
+
+/** Runs the steps in order, chaining the environment; records every failed assertion. */
+async function runFlow(steps: readonly StepName[], start: { values: EnvValue[] }): Promise<FlowResult> {
+  let environment: object = start;
+  const result: FlowResult = { environment: new Map(), failures: [], requests: {}, assertions: 0 };
+  for (const step of steps) {
+    const started = performance.now();
+    const summary = await runStep(collectionOf(step), environment);
+    // Timing is reported, never asserted (OBFLOW_TIMINGS=1 to see it).
+    if (process.env.OBFLOW_TIMINGS) console.log(`${step}: ${summary.run.stats.requests.total} requests, ${Math.round(performance.now() - started)} ms`);
+    environment = summary.environment.toJSON();
+    result.requests[step] = summary.run.stats.requests.total ?? 0;
+    result.assertions += summary.run.stats.assertions.total ?? 0;
+    for (const failure of summary.run.failures) {
+      result.failures.push({ step, item: failure.source?.name ?? '?', test: (failure.error as { test?: string }).test ?? '', message: failure.error.message });
+    }
+  }
+  result.environment = new Map((environment as { values: EnvValue[] }).values.map((v) => [v.key, v.value]));
+  return result;
+}
+
+describe.each([
+  ['strict-headless', 'code id_token'],
+  ['permissive-headless', 'code'],
+] as const)('the whole flow against the %s profile, response_type %s', (profile, responseType) => {
+  let flow: FlowResult;
+
+  beforeAll(async () => {
+    flow = await runFlow(STEP_NAMES, await environmentFor(profile, { response_type: responseType }));
+  }, 120_000);
+
+  it('passes every assertion of every step', () => {
+    expect(flow.failures).toEqual([]);
+    expect(flow.assertions).toBeGreaterThan(100);
+  });
+
+  it('reached the end: tokens, accounts, balances and every transaction page', () => {
+    const env = flow.environment;
+    expect(env.get('access_token')).toMatch(/.+/);
+    const accounts = JSON.parse(env.get('account_ids') ?? '[]') as string[];
+    expect(accounts.length).toBeGreaterThan(0);
+    expect(Object.keys(JSON.parse(env.get('interim_balances') ?? '{}') as object).sort()).toEqual([...accounts].sort());
+    const counts = JSON.parse(env.get('transaction_counts') ?? '{}') as Record<string, number>;
+    expect(Object.keys(counts).sort()).toEqual([...accounts].sort());
+    // each-account and account-balances looped once per account; transactions once per page.
+    expect(flow.requests['each-account']).toBe(accounts.length);
+    expect(flow.requests['account-balances']).toBe(accounts.length);
+    const pages = Object.values(counts).reduce((sum, n) => sum + Math.max(1, Math.ceil(n / 100)), 0);
+    expect(flow.requests.transactions).toBe(pages);
+    expect(flow.requests.unsupported).toBe(9);
+    for (const key of ['account_index', 'transactions_next_url', 'transactions_page']) expect(env.get(key), key).toBe('');
+  });
+});
+
+describe('assertions that must fail against the real emulator', () => {
+  it('interactive consent_mode against a headless profile: the consent lands on the redirect URI → failure', async () => {
+    const flow = await runFlow(['discovery', 'client-credentials', 'account-access-consent', 'psu-consent'], await environmentFor('strict-headless', { consent_mode: 'interactive' }));
+    expect(flow.failures.map((f) => `${f.step}: ${f.test}`)).toEqual(['psu-consent: interactive consent does not land on the redirect URI']);
+  }, 60_000);
+
+  it('interactive profile: the consent URL leads to the login page, not the redirect URI', async () => {
+    const flow = await runFlow(['discovery', 'client-credentials', 'account-access-consent', 'psu-consent'], await environmentFor('strict-interactive', { consent_mode: 'interactive' }));
+    expect(flow.failures).toEqual([]);
+    expect(flow.environment.get('consent_url')).toMatch(/^https:\/\/.+\?response_type=code%20id_token&client_id=/);
+    expect(flow.environment.get('auth_code')).toBe('');
+  }, 60_000);
+
+  it('a tampered consent id: the bank refuses the consent URL and the PSU consent step fails', async () => {
+    const env = await environmentFor('strict-headless', {});
+    const first = await runFlow(['discovery', 'client-credentials', 'account-access-consent'], env);
+    expect(first.failures).toEqual([]);
+    const values = [...first.environment.entries()].map(([key, value]) => ({ key, value: key === 'consent_id' ? 'not-a-consent' : value }));
+    const flow = await runFlow(['psu-consent'], { values });
+    const failed = flow.failures.map((f) => f.test);
+    expect(failed).toContain('no error in the redirect');
+    expect(failed).toContain('code is present in the fragment');
+  }, 60_000);
+
+  it('max_pages 1 stops paging with a failed assertion on an account with more than one page', async () => {
+    const flow = await runFlow(STEP_NAMES.slice(0, STEP_NAMES.indexOf('transactions') + 1), await environmentFor('permissive-headless', { max_pages: '1' }));
+    const counts = JSON.parse(flow.environment.get('transaction_counts') ?? '{}') as Record<string, number>;
+    const multiPage = Object.values(counts).filter((n) => n === 100).length;
+    expect(multiPage).toBeGreaterThan(0);
+    expect(flow.failures.filter((f) => f.test === 'paging ends within max_pages (1)')).toHaveLength(multiPage);
+    expect(flow.failures.filter((f) => f.test !== 'paging ends within max_pages (1)')).toEqual([]);
+  }, 120_000);
+});
