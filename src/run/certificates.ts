@@ -156,3 +156,10 @@ export async function writeCaBundle(path: string, pems: readonly string[]): Prom
   await writeFileAtomic(path, `${pems.map((pem) => pem.trim()).join('\n')}\n`, false);
   return path;
 }
+
+/** Writes the list as the file `newman run --ssl-client-cert-list <path>` reads (paths only; mode 0600 since a PFX
+ *  passphrase may be in it). Returns the path. */
+export async function writeSslClientCertList(path: string, list: readonly SslClientCert[]): Promise<string> {
+  await writeFileAtomic(path, `${JSON.stringify(list, null, 2)}\n`, true);
+  return path;
+}
