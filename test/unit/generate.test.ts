@@ -113,6 +113,12 @@ describe('buildCollections', () => {
     for (const key of ['rs', 'consent_id', 'access_token', 'transactions_next_url', 'interim_balances', 'transaction_counts']) expect(used).toContain(key);
   });
 
+  it('docs/collections.md lists every contract variable and every step', () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs', 'collections.md'), 'utf8');
+    for (const spec of ENVIRONMENT_VARIABLES) expect(doc, spec.key).toContain(`| \`${spec.key}\` | ${spec.source} |`);
+    for (const step of STEP_NAMES) expect(doc, step).toContain(`| \`${step}\` |`);
+  });
+
   it('documents every contract variable with a description; secrets are the tokens and client credentials', () => {
     for (const spec of ENVIRONMENT_VARIABLES) expect(spec.description.length, spec.key).toBeGreaterThan(10);
     expect(ENVIRONMENT_VARIABLES.filter((v) => v.secret).map((v) => v.key).sort()).toEqual(
