@@ -16,6 +16,7 @@ import {
   readDirectoryJwks,
   readSigningKey,
   readSoftwareStatement,
+  statementJwks,
   verifyCertificateForStatement,
   verifyClientAuth,
   verifyKeyMatch,
@@ -23,6 +24,7 @@ import {
   verifySigningKey,
   verifySoftwareStatement,
   verifyValidity,
+  type FetchJwks,
 } from './verify.js';
 
 export type DoctorCheck =
@@ -80,11 +82,17 @@ function subjectLine(cert: X509Certificate): string {
   return cert.subject.replaceAll('\n', ', ');
 }
 
+export interface DoctorOptions {
+  /** Fetches the statement's software_jwks_endpoint when the statement embeds no software_jwks (default: offline,
+   *  and the signing key check then says it compared nothing). */
+  fetchJwks?: FetchJwks;
+}
+
 /**
  * Checks the identity at `now`. Checks that depend on material which failed to load are left out (the failure that
  * blocks them is already listed), so every line is a real verdict.
  */
-export async function runDoctorChecks(paths: IdentityPaths, now: Date): Promise<DoctorCheck[]> {
+export async function runDoctorChecks(paths: IdentityPaths, now: Date, options: DoctorOptions = {}): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   const push = <T>(outcome: Outcome<T>): T | undefined => {
     checks.push(outcome.check);
@@ -189,11 +197,13 @@ export async function runDoctorChecks(paths: IdentityPaths, now: Date): Promise<
     push(
       await check(CHECK_NAMES.signingKey, async () => {
         const key: KeyObject = await readSigningKey(paths.signing.key);
-        const compared = verifySigningKey(key, paths.signing.kid, statement);
-        const detail = compared
-          ? `kid ${paths.signing.kid} is in the statement's software_jwks with this key`
-          : `the statement embeds no software_jwks; key at ${statement.software_jwks_endpoint} not fetched (offline check)`;
-        return { value: compared, detail };
+        const published = await statementJwks(statement, options.fetchJwks);
+        if (published === undefined) {
+          // Honest about what was not done: the key parses, but nothing published was compared with it.
+          return { value: false, detail: `key readable; not compared: the statement embeds no software_jwks and ${statement.software_jwks_endpoint} was not fetched (offline)` };
+        }
+        verifySigningKey(key, paths.signing.kid, published.jwks);
+        return { value: true, detail: `kid ${paths.signing.kid} is published with this key in ${published.source}` };
       }),
     );
   }

@@ -71,6 +71,8 @@ export interface IssueLocalIdentityOptions {
   serverValidity?: Validity;
   /** Optional `exp` for the statement (OB statements carry none). */
   statementExpiresAt?: Date;
+  /** Embed the TPP's JWKS as `software_jwks` (default true; real directories may publish only the endpoint). */
+  embedSoftwareJwks?: boolean;
   /** JWT id of the statement (default: random UUID). */
   jti?: string;
 }
@@ -395,7 +397,7 @@ export async function issueLocalIdentity(options: IssueLocalIdentityOptions): Pr
     software_policy_uri: 'https://tpp.obflow.example/policy',
     software_tos_uri: 'https://tpp.obflow.example/tos',
     software_on_behalf_of_org: '',
-    software_jwks: signingJwks,
+    ...(options.embedSoftwareJwks === false ? {} : { software_jwks: signingJwks }),
   };
   const directoryKid = directory.jwks.keys[0]?.kid ?? x5t(directory.signingCert);
   const statement = await new SignJWT({ ...claims })

@@ -303,13 +303,42 @@ export async function readSigningKey(path: string): Promise<KeyObject> {
   return parsePrivateKey(text, path);
 }
 
+/** Fetches a JWKS document (seam: the CLI passes an undici fetch; tests a function). */
+export type FetchJwks = (url: string) => Promise<unknown>;
+
+/**
+ * The statement's public signing keys: the embedded `software_jwks`, else the document at `software_jwks_endpoint`
+ * fetched with `fetchJwks` (→ ERR_REMOTE_UNREACHABLE / ERR_REMOTE_RESPONSE), else undefined (offline, not embedded).
+ */
+export async function statementJwks(
+  claims: Pick<SoftwareStatementClaims, 'software_jwks' | 'software_jwks_endpoint'>,
+  fetchJwks?: FetchJwks,
+): Promise<{ jwks: { keys: PublicJwk[] }; source: string } | undefined> {
+  if (claims.software_jwks !== undefined) return { jwks: claims.software_jwks, source: "the statement's software_jwks" };
+  const endpoint = claims.software_jwks_endpoint;
+  if (fetchJwks === undefined || typeof endpoint !== 'string' || endpoint === '') return undefined;
+  let document: unknown;
+  try {
+    document = await fetchJwks(endpoint);
+  } catch (cause) {
+    throw new ObflowError('ERR_REMOTE_UNREACHABLE', `cannot fetch the statement's software_jwks_endpoint ${endpoint}`, {
+      hint: 'check the network can reach the directory keystore',
+      cause,
+    });
+  }
+  if (!isJwks(document)) {
+    throw new ObflowError('ERR_REMOTE_RESPONSE', `${endpoint} did not return a JWKS`, {
+      hint: "check the statement's software_jwks_endpoint",
+    });
+  }
+  return { jwks: document, source: endpoint };
+}
+
 /**
  * The signing key must be the one the statement publishes under `kid`: `kid` present in the statement's JWKS and the
- * same public key. → ERR_SIGNING_KEY_MISMATCH. Returns false (nothing to compare) when the statement embeds no JWKS.
+ * same public key. → ERR_SIGNING_KEY_MISMATCH.
  */
-export function verifySigningKey(signingKey: KeyObject, kid: string, claims: Pick<SoftwareStatementClaims, 'software_jwks'>): boolean {
-  const jwks = claims.software_jwks;
-  if (jwks === undefined) return false;
+export function verifySigningKey(signingKey: KeyObject, kid: string, jwks: { keys: PublicJwk[] }): void {
   const published = jwks.keys.find((key) => key.kid === kid);
   if (published === undefined) {
     throw new ObflowError('ERR_SIGNING_KEY_MISMATCH', `kid ${kid} is not in the software statement's JWKS`, {
@@ -325,7 +354,6 @@ export function verifySigningKey(signingKey: KeyObject, kid: string, claims: Pic
       hint: "use the private key whose public half is in the statement's JWKS under that kid",
     });
   }
-  return true;
 }
 
 /**
@@ -359,8 +387,11 @@ export interface VerifiedIdentity {
   redirectUris: string[];
 }
 
-/** All prerequisites at once (register/run preflight): throws the first problem, returns the verified material. */
-export async function verifyIdentity(paths: IdentityPaths, now: Date): Promise<VerifiedIdentity> {
+/**
+ * All prerequisites at once (register/run preflight): throws the first problem, returns the verified material. The
+ * signing key is compared with the statement's JWKS when it is embedded or `fetchJwks` can fetch it.
+ */
+export async function verifyIdentity(paths: IdentityPaths, now: Date, options: { fetchJwks?: FetchJwks } = {}): Promise<VerifiedIdentity> {
   const softwareStatement = await readSoftwareStatement(paths.softwareStatement);
   const claims = await verifySoftwareStatement(softwareStatement, await readDirectoryJwks(paths.directoryJwks), now);
   const directory = await readDirectoryCertificates(paths);
@@ -371,6 +402,7 @@ export async function verifyIdentity(paths: IdentityPaths, now: Date): Promise<V
   verifyCertificateForStatement(transport.x509, claims);
   const redirectUris = verifyRedirectUris(paths.redirectUris, claims);
   const signingKey = await readSigningKey(paths.signing.key);
-  verifySigningKey(signingKey, paths.signing.kid, claims);
+  const published = await statementJwks(claims, options.fetchJwks);
+  if (published !== undefined) verifySigningKey(signingKey, paths.signing.kid, published.jwks);
   return { claims, softwareStatement, transport, chain, signingKey, redirectUris };
 }

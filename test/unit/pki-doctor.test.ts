@@ -241,6 +241,30 @@ describe('runDoctorChecks', () => {
     ]);
   });
 
+  it('compares the signing key with software_jwks_endpoint when the statement embeds no JWKS', async () => {
+    const variantId = await issueVariantIdentity({ embedSoftwareJwks: false });
+    const signingCheck = (checks: DoctorCheck[]): DoctorCheck | undefined => checks.find((check) => check.name === CHECK_NAMES.signingKey);
+    const offline = await runDoctorChecks(variantId.paths, now);
+    expect(failures(offline)).toEqual([]);
+    expect(signingCheck(offline)).toMatchObject({ ok: true, detail: expect.stringContaining('not compared') as unknown });
+    const fetched: string[] = [];
+    const online = await runDoctorChecks(variantId.paths, now, {
+      fetchJwks: (url) => {
+        fetched.push(url);
+        return Promise.resolve(variantId.signingJwks);
+      },
+    });
+    expect(failures(online)).toEqual([]);
+    expect(fetched).toEqual([`https://keystore.obflow.example/${variantId.manifest.org_id}/${variantId.manifest.software_id}.jwks`]);
+    expect(signingCheck(online)).toMatchObject({ ok: true, detail: expect.stringContaining(fetched[0] ?? '?') as unknown });
+    const wrongKeys = await runDoctorChecks(variantId.paths, now, { fetchJwks: () => Promise.resolve(second.signingJwks) });
+    expect(failures(wrongKeys)).toEqual([{ name: CHECK_NAMES.signingKey, code: 'ERR_SIGNING_KEY_MISMATCH' }]);
+    const down = await runDoctorChecks(variantId.paths, now, { fetchJwks: () => Promise.reject(new Error('ECONNREFUSED')) });
+    expect(failures(down)).toEqual([{ name: CHECK_NAMES.signingKey, code: 'ERR_REMOTE_UNREACHABLE' }]);
+    const junk = await runDoctorChecks(variantId.paths, now, { fetchJwks: () => Promise.resolve('<html>') });
+    expect(failures(junk)).toEqual([{ name: CHECK_NAMES.signingKey, code: 'ERR_REMOTE_RESPONSE' }]);
+  });
+
   it('does not read secrets into its output', async () => {
     const checks = await runDoctorChecks(base.paths, now);
     const text = JSON.stringify(checks);
