@@ -2,6 +2,7 @@
 // playwright-core logs in as a test user, picks accounts, confirms, and catches the redirect to the TPP's redirect URI
 // with `page.route` (its host does not resolve) — the code (+ id_token) come back for the code exchange.
 
+import { X509Certificate, createHash } from 'node:crypto';
 import { access, constants } from 'node:fs/promises';
 import { ObflowError } from '../../errors.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
@@ -20,6 +21,12 @@ export const CHROMIUM_FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ] as const;
+
+/** Chromium's SPKI pin of a certificate (base64 SHA-256 of its SubjectPublicKeyInfo), for `trustedSpki`. */
+export function spkiPinOf(certificatePem: string): string {
+  const spki = new X509Certificate(certificatePem).publicKey.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(spki).digest('base64');
+}
 
 export interface BrowserConsentInput {
   consentUrl: string;

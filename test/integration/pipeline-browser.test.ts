@@ -1,0 +1,89 @@
+// Interactive consent in a real browser (Debian's Chromium via playwright-core) inside `run all`: the PSU logs in on
+// the bank's pages, picks two of three accounts, confirms; the redirect is caught with page.route and the flow goes on.
+
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { environmentValue } from '../../src/environment/index.js';
+import { isObflowError } from '../../src/errors.js';
+import { STEP_NAMES } from '../../src/generate/index.js';
+import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildRunPlan, spkiPinOf } from '../../src/run/index.js';
+import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { describeRun, prepare, runAll, type Prepared } from './pipeline-helpers.js';
+
+let sandbox: TestSandbox;
+let identity: TestIdentity;
+const prepared: Prepared[] = [];
+
+beforeAll(async () => {
+  identity = await getTestIdentity();
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  for (const item of prepared) {
+    await item.dispatcher.close();
+    await rm(item.stateDir, { recursive: true, force: true });
+  }
+  await sandbox?.close();
+});
+
+const trust = (): { trustedSpki: string[] } => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)] });
+
+describe('interactive profiles with a browser', () => {
+  it.each(['strict-interactive', 'permissive-interactive'] as const)('%s: run all passes with sam sharing two of three accounts', async (profile) => {
+    const ready = await prepare(sandbox, identity, profile, { response_type: 'code id_token' });
+    prepared.push(ready);
+    const consentStep = browserConsentStep({ username: 'sam', password: 'sam-sandbox-2', accounts: ['Personal Account', 'Joint Account'], ...trust() });
+    const result = await runAll(ready, { consentStep });
+    expect(result.passed, describeRun(result)).toBe(true);
+    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, 4), 'psu-consent-browser', ...STEP_NAMES.slice(4)]);
+    expect(environmentValue(result.environment, 'id_token')).toMatch(/^ey/);
+    const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+    // Two of sam's three accounts were shared (the Joint Savings Account was not ticked), each read to the end.
+    expect(summary.accounts).toHaveLength(2);
+    for (const account of summary.accounts) expect(account.transactions).toBeGreaterThan(0);
+  });
+
+  it('Cancel → ERR_CONSENT_REJECTED (access_denied) and the run stops before the code exchange', async () => {
+    const ready = await prepare(sandbox, identity, 'strict-interactive');
+    prepared.push(ready);
+    const steps = buildRunPlan({
+      stepNames: STEP_NAMES,
+      collections: ready.collections,
+      consentStep: browserConsentStep({ username: 'sam', password: 'sam-sandbox-2', cancel: true, ...trust() }),
+    });
+    const before = sandbox.log.filter((line) => line.includes('/token')).length;
+    let code: string | undefined;
+    let message = '';
+    try {
+      await runSteps({ steps, environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [] });
+    } catch (error) {
+      code = isObflowError(error) ? error.code : undefined;
+      message = (error as Error).message;
+    }
+    expect(code).toBe('ERR_CONSENT_REJECTED');
+    expect(message).toContain('access_denied');
+    // Only the client-credentials token was requested; no code exchange happened.
+    expect(sandbox.log.filter((line) => line.includes('/token')).length).toBe(before + 1);
+  });
+
+  it('a wrong password is refused on the bank\'s login page', async () => {
+    const ready = await prepare(sandbox, identity, 'permissive-interactive');
+    prepared.push(ready);
+    const upToConsent = await runSteps({
+      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
+      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
+    });
+    expect(upToConsent.passed, describeRun(upToConsent)).toBe(true);
+    const consentUrl = environmentValue(upToConsent.environment, 'consent_url') ?? '';
+    const redirectUri = environmentValue(upToConsent.environment, 'redirectUrl') ?? '';
+    let code: string | undefined;
+    try {
+      await consentInBrowser({ consentUrl, redirectUri, username: 'sam', password: 'not-the-password', ...trust() });
+    } catch (error) {
+      code = isObflowError(error) ? error.code : undefined;
+    }
+    expect(code).toBe('ERR_CONSENT_REJECTED');
+  });
+});
