@@ -51,7 +51,8 @@ export interface UnsupportedCall {
 
 /** Standard checks of a response: the parameters of templates/scripts/checks.test.js. */
 export interface Checks {
-  status: number;
+  /** Absent: the step's own script checks the status. */
+  status?: number;
   /** Compare x-fapi-interaction-id with the one sent (resource server; FAPI 1 Baseline §6.2.1 item 11). */
   echo: 'required' | 'if-present';
   schema?: SchemaName | 'openid-configuration' | 'token-response';

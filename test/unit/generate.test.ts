@@ -166,7 +166,7 @@ describe('buildCollections', () => {
   it('asks for one unsupported call per family and GET /transactions, each expecting 501', () => {
     const unsupported = flowRequests.filter((item) => item.name.startsWith('unsupported: '));
     expect(unsupported.map((item) => item.request?.url.raw)).toEqual(DEFAULT_UNSUPPORTED_CALLS.map((call) => `{{rs}}/open-banking/v3.1/aisp${call.path}`));
-    for (const item of unsupported) expect(item.event?.find((e) => e.listen === 'test')?.script.exec).toContain("const expectedStatus = Number('501');");
+    for (const item of unsupported) expect(item.event?.find((e) => e.listen === 'test')?.script.exec).toContain("const expectedStatusText = '501';");
   });
 
   it('honours options: permissions go into the consent body and its test', () => {

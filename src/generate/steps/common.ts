@@ -31,6 +31,6 @@ export const FAPI_PREREQUEST: ScriptPart = { template: 'fapi.prerequest' };
 export function checks(options: Checks): ScriptPart {
   return {
     template: 'checks.test',
-    params: { status: options.status, echo: options.echo, contentType: options.contentType ?? '', schemaName: options.schema ?? '' },
+    params: { status: options.status ?? '', echo: options.echo, contentType: options.contentType ?? '', schemaName: options.schema ?? '' },
   };
 }

@@ -2,7 +2,7 @@
 // GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
 
 import type { StepSpec } from '../model.js';
-import { FAPI_PREREQUEST } from './common.js';
+import { checks, FAPI_PREREQUEST } from './common.js';
 
 /** Request object lifetime: the strict profile allows exp at most 60 minutes ahead (FAPI 1 Advanced §5.2.2 item 13). */
 export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
@@ -23,7 +23,7 @@ export function psuConsentStep(): StepSpec {
         headers: [['x-fapi-interaction-id', '{{x_fapi_interaction_id}}']],
         followRedirects: false,
         prerequest: [FAPI_PREREQUEST, { template: 'lib-jwt' }, { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } }],
-        test: [{ template: 'lib-jwt' }, { template: 'psu-consent.test' }],
+        test: [checks({ echo: 'if-present' }), { template: 'lib-jwt' }, { template: 'psu-consent.test' }],
       },
     ],
   };
