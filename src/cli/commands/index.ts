@@ -3,10 +3,28 @@
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { configSchemaCommand } from './config-schema.js';
+import { demoCommand } from './demo.js';
+import { doctorCommand } from './doctor.js';
+import { environmentCommand } from './environment.js';
+import { generateCommand } from './generate.js';
+import { initCommand } from './init.js';
+import { registerCommand } from './register.js';
+import { runCommand } from './run.js';
+import { sandboxCommand } from './sandbox.js';
 
 export type CommandFactory = (state: CommandState) => CommandModule;
 
-const factories: CommandFactory[] = [configSchemaCommand];
+const factories: CommandFactory[] = [
+  initCommand,
+  doctorCommand,
+  sandboxCommand,
+  registerCommand,
+  environmentCommand,
+  generateCommand,
+  runCommand,
+  demoCommand,
+  configSchemaCommand,
+];
 
 export function commandModules(state: CommandState): CommandModule[] {
   return factories.map((factory) => factory(state));

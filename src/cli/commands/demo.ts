@@ -1,0 +1,68 @@
+// `obflow demo` (= `npm start`): the whole flow against the embedded sandbox on a fresh clone — identity if absent,
+// start the emulator, register, environment, generate, run every step, summary, stop.
+
+import type { CommandModule } from 'yargs';
+import { ObflowError } from '../../errors.js';
+import type { CommandState } from '../context.js';
+import { loadCommandConfig } from '../context.js';
+
+export const demoCommand = (state: CommandState): CommandModule => ({
+  command: 'demo',
+  describe: 'The whole flow against the embedded sandbox: register, environment, generate, run, summary',
+  builder: (yargs) =>
+    yargs
+      .option('profile', {
+        type: 'string',
+        choices: ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'],
+        describe: 'Sandbox client profile (interactive ones consent in Chromium)',
+      })
+      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type' })
+      .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
+      .example('$0 demo', 'what `npm start` runs')
+      .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),
+  handler: async (argv) => {
+    const started = Date.now();
+    const config = await loadCommandConfig(state, argv);
+    if (config.target !== 'sandbox') {
+      throw new ObflowError('ERR_USAGE', 'demo runs against the embedded sandbox, but the config targets a bank', {
+        hint: 'Use `obflow register`, `environment`, `generate` and `run all` for a real bank.',
+      });
+    }
+    const { existsSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { localIdentityDir } = await import('../identity.js');
+    const out = state.output;
+    if (!existsSync(join(localIdentityDir(config), 'identity.json'))) {
+      const { issueLocalIdentity } = await import('../../pki/issue.js');
+      const manifest = await issueLocalIdentity({ dir: localIdentityDir(config) });
+      out.line(`identity     issued software statement ${manifest.software_id} under a local test directory`);
+    }
+    const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
+    const sandbox = await startEmbeddedSandbox(config);
+    try {
+      out.line(`sandbox      ${sandbox.urls.sandbox_base_url} (profile ${config.sandbox.profile})`);
+      const stages = await import('../../pipeline/stages.js');
+      const { openCommandSession } = await import('../session.js');
+      const session = await openCommandSession(state, config, { addresses: sandbox.urls });
+      try {
+        const registered = await stages.registerStage(session, { force: true });
+        if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
+        out.line(`register     client ${registered.registration.client_id}`);
+        const { environment, path } = await stages.environmentStage(session, registered.registration);
+        out.line(`environment  ${path}`);
+        const files = await stages.generateStage(config.output.collections);
+        out.line(`generate     ${files.length} collections in ${config.output.collections}`);
+        const result = await stages.runStage(session, { environment, reporters: ['junit'], progress: () => undefined });
+        await stages.saveEnvironment(session, result.environment);
+        out.line(`run          newman, ${result.steps.length} steps, reports in ${config.output.reports}`);
+        const { reportRun } = await import('../report.js');
+        reportRun(state, result, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
+        out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      } finally {
+        await session.close();
+      }
+    } finally {
+      await sandbox.close();
+    }
+  },
+});

@@ -1,0 +1,29 @@
+// `obflow doctor`: check the bank interface's five prerequisites for the configured target, one line per check.
+
+import type { CommandModule } from 'yargs';
+import type { CommandState } from '../context.js';
+import { loadCommandConfig } from '../context.js';
+
+export const doctorCommand = (state: CommandState): CommandModule => ({
+  command: 'doctor',
+  describe: 'Check the prerequisites: statement, transport certificate, redirect URIs, directory certificates',
+  builder: (yargs) =>
+    yargs
+      .example('$0 doctor', 'check the local test identity')
+      .example('$0 doctor --config obflow.config.json --json', "check a real bank's prerequisites, as JSON"),
+  handler: async (argv) => {
+    const config = await loadCommandConfig(state, argv);
+    const { resolveIdentity } = await import('../identity.js');
+    const { runDoctorChecks } = await import('../../pki/doctor.js');
+    const { paths } = await resolveIdentity(config);
+    const checks = await runDoctorChecks(paths, new Date());
+    for (const check of checks) {
+      if (check.ok) state.output.check(true, `${check.name}: ${check.detail}`);
+      else state.output.check(false, `${check.name}: ${check.code} ${check.message}`, check.hint);
+    }
+    const problems = checks.filter((check) => !check.ok).length;
+    state.output.result({ ok: problems === 0, checks });
+    state.output.line(problems === 0 ? `all ${checks.length} checks passed` : `${problems} of ${checks.length} checks found a problem`);
+    if (problems > 0) state.exitCode = 1;
+  },
+});

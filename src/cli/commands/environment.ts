@@ -1,0 +1,30 @@
+// `obflow environment`: download the bank's helper environment for the client and merge it with obflow's variables.
+
+import type { CommandModule } from 'yargs';
+import type { CommandState } from '../context.js';
+import { loadCommandConfig } from '../context.js';
+
+export const environmentCommand = (state: CommandState): CommandModule => ({
+  command: 'environment',
+  describe: "Download the bank's environment file for the client and merge it into one Postman environment",
+  builder: (yargs) =>
+    yargs
+      .option('profile', { type: 'string', describe: 'Sandbox client profile' })
+      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
+      .option('psu-user', { type: 'string', describe: 'Test user who consents (login_hint)' })
+      .example('$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json')
+      .example('$0 environment --response-type code', 'plain authorization code flow'),
+  handler: async (argv) => {
+    const config = await loadCommandConfig(state, argv);
+    const { openCommandSession } = await import('../session.js');
+    const { environmentStage, storedRegistration } = await import('../../pipeline/stages.js');
+    const session = await openCommandSession(state, config);
+    try {
+      const { path, environment } = await environmentStage(session, await storedRegistration(session));
+      state.output.result({ file: path, variables: environment.values.length });
+      state.output.line(`wrote ${path} (${environment.values.length} variables; it holds the client secret: keep it out of version control)`);
+    } finally {
+      await session.close();
+    }
+  },
+});

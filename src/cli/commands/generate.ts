@@ -1,0 +1,22 @@
+// `obflow generate`: write the Postman v2.1 collections (one per flow step + the whole flow), deterministically.
+
+import type { CommandModule } from 'yargs';
+import type { CommandState } from '../context.js';
+import { loadCommandConfig } from '../context.js';
+
+export const generateCommand = (state: CommandState): CommandModule => ({
+  command: 'generate',
+  describe: 'Write the Postman collections for every step of the account-information flow',
+  builder: (yargs) =>
+    yargs
+      .option('out-collections', { type: 'string', describe: 'Output folder (default: collections)' })
+      .example('$0 generate', 'write collections/*.postman_collection.json')
+      .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON'),
+  handler: async (argv) => {
+    const config = await loadCommandConfig(state, argv);
+    const { generateStage } = await import('../../pipeline/stages.js');
+    const files = await generateStage(config.output.collections);
+    state.output.result({ files });
+    state.output.line(`wrote ${files.length} collections to ${config.output.collections}`);
+  },
+});

@@ -1,0 +1,28 @@
+// `obflow init`: issue the local test identity (trust directory, transport certificate, signing key, software
+// statement, emulator server certificate) into the state folder and name every file written.
+
+import type { CommandModule } from 'yargs';
+import type { CommandState } from '../context.js';
+import { loadCommandConfig } from '../context.js';
+
+export const initCommand = (state: CommandState): CommandModule => ({
+  command: 'init',
+  describe: 'Create the local test identity (directory CAs, transport cert, signing key, software statement)',
+  builder: (yargs) =>
+    yargs
+      .option('force', { type: 'boolean', describe: 'Replace an existing identity' })
+      .example('$0 init', 'issue a test identity into .obflow/identity')
+      .example('$0 init --json', 'name every file as one JSON object, for scripts'),
+  handler: async (argv) => {
+    const config = await loadCommandConfig(state, argv);
+    const { localIdentityDir } = await import('../identity.js');
+    const { issueLocalIdentity } = await import('../../pki/issue.js');
+    const { resolve } = await import('node:path');
+    const dir = localIdentityDir(config);
+    const manifest = await issueLocalIdentity({ dir, overwrite: argv.force === true });
+    const files = Object.fromEntries(Object.entries(manifest.files).map(([name, rel]) => [name, resolve(dir, rel)]));
+    state.output.result({ dir, software_id: manifest.software_id, org_id: manifest.org_id, kid: manifest.kid, files });
+    state.output.line(`issued a test identity for software statement ${manifest.software_id} (kid ${manifest.kid}) in ${dir}:`);
+    for (const [name, path] of Object.entries(files)) state.output.line(`  ${name.padEnd(22)} ${path}`);
+  },
+});

@@ -1,0 +1,36 @@
+// `obflow run [step|all]`: run the collections with newman in one process over mTLS, chaining the environment.
+
+import type { CommandModule } from 'yargs';
+import type { CommandState } from '../context.js';
+import { loadCommandConfig } from '../context.js';
+
+export const runCommand = (state: CommandState): CommandModule => ({
+  command: 'run [step]',
+  describe: 'Run the collections with newman, presenting the transport certificate (all steps, or one)',
+  builder: (yargs) =>
+    yargs
+      .positional('step', { type: 'string', default: 'all', describe: 'all, or one step name (see docs/collections.md)' })
+      .option('profile', { type: 'string', describe: 'Sandbox client profile' })
+      .option('consent', { type: 'string', choices: ['auto', 'headless', 'browser'], describe: 'How the PSU consents' })
+      .option('psu-user', { type: 'string', describe: 'Test user who consents in the browser' })
+      .option('out-reports', { type: 'string', describe: 'Where the JUnit reports go (default .obflow/reports)' })
+      .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
+      .example('$0 run all', 'every step, in order')
+      .example('$0 run accounts', 'one step, reading the earlier steps\' state from the environment'),
+  handler: async (argv) => {
+    const config = await loadCommandConfig(state, argv);
+    const { openCommandSession } = await import('../session.js');
+    const { readEnvironmentFile, runStage, saveEnvironment } = await import('../../pipeline/stages.js');
+    const session = await openCommandSession(state, config, { insecure: argv.insecure === true });
+    try {
+      const environment = await readEnvironmentFile(config, session.target);
+      const result = await runStage(session, { environment, select: String(argv.step ?? 'all'), progress: (line) => state.output.line(line) });
+      // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
+      await saveEnvironment(session, result.environment);
+      const { reportRun } = await import('../report.js');
+      reportRun(state, result);
+    } finally {
+      await session.close();
+    }
+  },
+});

@@ -1,0 +1,57 @@
+// `obflow sandbox`: run the bank emulator until Ctrl-C and print its addresses (one JSON line with --json).
+
+import type { CommandModule } from 'yargs';
+import type { CommandState } from '../context.js';
+import { loadCommandConfig } from '../context.js';
+
+export const sandboxCommand = (state: CommandState): CommandModule => ({
+  command: 'sandbox',
+  describe: 'Run the local bank emulator (mTLS, DCR, discovery, token, authorise, AIS v3.1) until Ctrl-C',
+  builder: (yargs) =>
+    yargs
+      .option('resource-port', { type: 'number', describe: 'Port of the resource server {sandbox_base_url} (default: free port)' })
+      .option('auth-port', { type: 'number', describe: 'Port of the authorisation server {auth_url} (default: free port)' })
+      .option('data-dir', { type: 'string', describe: 'Keep clients, consents and tokens here (default: <state-dir>/sandbox)' })
+      .option('seed', { type: 'string', describe: 'Seed of the emulated bank data' })
+      .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
+      .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
+      .example('$0 sandbox --json', 'one JSON line naming every address once ready'),
+  handler: async (argv) => {
+    const config = await loadCommandConfig(state, argv);
+    const { join, resolve } = await import('node:path');
+    const { existsSync } = await import('node:fs');
+    const { localIdentityDir } = await import('../identity.js');
+    if (!existsSync(join(localIdentityDir(config), 'identity.json'))) {
+      const { issueLocalIdentity } = await import('../../pki/issue.js');
+      await issueLocalIdentity({ dir: localIdentityDir(config) });
+      state.output.line(`issued a local test identity in ${localIdentityDir(config)}`);
+    }
+    const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
+    const dataDir = typeof argv['data-dir'] === 'string' ? resolve(state.io.cwd, argv['data-dir']) : join(config.stateDir, 'sandbox');
+    const sandbox = await startEmbeddedSandbox(config, {
+      dataDir,
+      log: (line) => {
+        if (!state.output.json && !state.output.quiet) state.io.stderr.write(`${line}\n`);
+      },
+      verbose: argv.verbose === true,
+    });
+    state.output.result(sandbox.urls);
+    const { urls } = sandbox;
+    state.output.line(`sandbox ready (data in ${dataDir}); Ctrl-C stops it`);
+    state.output.line(`  {sandbox_base_url}     ${urls.sandbox_base_url}`);
+    state.output.line(`  registration           ${urls.registration_endpoint}`);
+    state.output.line(`  environment helper     ${urls.environment_helper}?client_id=…`);
+    state.output.line(`  AIS v3.1               ${urls.aisp_base_url}`);
+    for (const [name, profile] of Object.entries(urls.profiles)) {
+      state.output.line(`  ${name.padEnd(22)} {auth_url} ${profile.auth_url}  token ${profile.token_url}`);
+    }
+    state.output.line(`  test users: alex / alex-sandbox-1, sam / sam-sandbox-2, jo / jo-sandbox-3`);
+    await new Promise<void>((done) => {
+      const stop = () => done();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await sandbox.close();
+    state.output.line('sandbox stopped');
+  },
+});

@@ -1,0 +1,27 @@
+// Opens a pipeline session for a command: config → target (running sandbox or configured bank) → identity → mTLS.
+
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { ObflowConfig } from '../config/schema.js';
+import type { Session } from '../pipeline/stages.js';
+import type { SandboxAddresses, Target } from '../pipeline/target.js';
+import type { CommandState } from './context.js';
+import { resolveIdentity } from './identity.js';
+
+export async function resolveTarget(config: ObflowConfig, addresses?: SandboxAddresses): Promise<{ target: Target; identity: Awaited<ReturnType<typeof resolveIdentity>> }> {
+  const { bankTarget, readSandboxAddresses, sandboxTarget } = await import('../pipeline/target.js');
+  const identity = await resolveIdentity(config);
+  if (config.target === 'bank') return { target: await bankTarget(config), identity };
+  const local = identity.local;
+  if (!local) throw new TypeError('the sandbox target uses the local identity');
+  // The emulator's server certificate is issued by the local directory: trust exactly its CAs.
+  const serverCaPem = await Promise.all([local.manifest.files.directory_root_ca, local.manifest.files.directory_issuing_ca].map((file) => readFile(resolve(local.dir, file), 'utf8')));
+  return { target: sandboxTarget(config, addresses ?? (await readSandboxAddresses(config.stateDir)), serverCaPem), identity };
+}
+
+export async function openCommandSession(state: CommandState, config: ObflowConfig, options: { addresses?: SandboxAddresses; insecure?: boolean } = {}): Promise<Session> {
+  const { openSession } = await import('../pipeline/stages.js');
+  const { target, identity } = await resolveTarget(config, options.addresses);
+  if (options.insecure === true) target.insecure = true;
+  return openSession(config, target, identity.paths, { log: (line) => state.output.line(line) });
+}

@@ -1,0 +1,219 @@
+// The TPP pipeline as stages over one session: register → environment → generate → run (bank-interface.md §5.3).
+// The CLI commands and `demo` are thin handlers over these; each stage takes the session's seams (dispatcher, clock,
+// ids, logger) and returns data.
+
+import { createPublicKey, X509Certificate, createHash, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Agent } from 'undici';
+import type { ObflowConfig } from '../config/schema.js';
+import { ObflowError } from '../errors.js';
+import type { PostmanEnvironment } from '../environment/merge.js';
+import type { TransportMaterial } from '../pki/load.js';
+import type { IdentityPaths, SoftwareStatementClaims } from '../pki/types.js';
+import type { RegisterClientResult, StoredRegistration } from '../registration/index.js';
+import type { RunResult, RunStep } from '../run/newman.js';
+import type { Target } from './target.js';
+
+export interface SessionSeams {
+  now: () => Date;
+  newId: () => string;
+  log: (line: string) => void;
+}
+
+/** Everything the stages share for one target and identity; close() releases the mTLS connections. */
+export interface Session extends SessionSeams {
+  config: ObflowConfig;
+  target: Target;
+  identity: IdentityPaths;
+  transport: TransportMaterial;
+  statement: { jwt: string; claims: SoftwareStatementClaims };
+  dispatcher: Agent;
+  close(): Promise<void>;
+}
+
+export async function openSession(config: ObflowConfig, target: Target, identity: IdentityPaths, seams: Partial<SessionSeams> = {}): Promise<Session> {
+  const { loadTransportMaterial } = await import('../pki/load.js');
+  const { readSoftwareStatement, readDirectoryJwks, verifySoftwareStatement } = await import('../pki/verify.js');
+  const { createMtlsDispatcher } = await import('../pki/tls.js');
+  const now = seams.now ?? (() => new Date());
+  const jwt = await readSoftwareStatement(identity.softwareStatement);
+  const claims = await verifySoftwareStatement(jwt, await readDirectoryJwks(identity.directoryJwks), now());
+  const transport = await loadTransportMaterial(identity.transport);
+  const dispatcher = createMtlsDispatcher({ transport, serverCa: target.serverCaPem, insecure: target.insecure });
+  return {
+    config,
+    target,
+    identity,
+    transport,
+    statement: { jwt, claims },
+    dispatcher,
+    now,
+    newId: seams.newId ?? randomUUID,
+    log: seams.log ?? (() => undefined),
+    close: () => dispatcher.close(),
+  };
+}
+
+// ---- register ------------------------------------------------------------------------------------------------------
+
+export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
+  const { registerClient } = await import('../registration/index.js');
+  const { readSigningKey } = await import('../pki/verify.js');
+  return registerClient({
+    stateDir: session.config.stateDir,
+    target: session.target.name,
+    profile: session.target.profile,
+    authUrl: session.target.authUrl,
+    registrationEndpoint: session.target.registrationEndpoint,
+    softwareStatement: session.statement.jwt,
+    statementClaims: session.statement.claims,
+    ...(session.statement.claims.software_jwks ? { statementJwks: session.statement.claims.software_jwks } : {}),
+    signingKey: await readSigningKey(session.identity.signing.key),
+    kid: session.identity.signing.kid,
+    transportCertificatePem: session.transport.certPem,
+    redirectUris: session.identity.redirectUris,
+    dispatcher: session.dispatcher,
+    now: session.now,
+    newJti: session.newId,
+    force: options.force === true,
+    dryRun: options.dryRun === true,
+    log: session.log,
+  });
+}
+
+export async function storedRegistration(session: Session): Promise<StoredRegistration> {
+  const { requireStoredRegistration } = await import('../registration/index.js');
+  return requireStoredRegistration(session.config.stateDir, {
+    softwareId: session.statement.claims.software_id,
+    target: session.target.name,
+    profile: session.target.profile,
+  });
+}
+
+// ---- environment ---------------------------------------------------------------------------------------------------
+
+export function environmentStem(target: Target): string {
+  return `${target.name}-${target.profile}`;
+}
+
+/** Downloads the bank's helper environment, merges it with discovery and obflow's flow inputs, writes it (0600). */
+export async function environmentStage(session: Session, registration: StoredRegistration): Promise<{ environment: PostmanEnvironment; path: string }> {
+  const { buildObflowEnvironment, downloadEnvironment, fetchDiscovery, writeEnvironment } = await import('../environment/index.js');
+  const bank = await downloadEnvironment({
+    helperUrl: session.target.environmentHelperUrl,
+    clientId: registration.client_id,
+    dispatcher: session.dispatcher,
+    log: session.log,
+  });
+  const addresses = await fetchDiscovery(session.target.discoveryUrl, session.dispatcher);
+  const flow = session.config.flow;
+  const environment = buildObflowEnvironment({
+    name: `obflow ${environmentStem(session.target)}`,
+    bank,
+    discovery: { addresses, url: session.target.discoveryUrl },
+    overrides: {
+      // Production calls {base_url}; the helper file describes the sandbox resource server.
+      ...(session.target.profile === 'production' ? { rs: session.target.resourceBaseUrl } : {}),
+      response_type: flow.responseType,
+      consent_mode: session.target.consent === 'browser' ? 'interactive' : 'headless',
+      psu_login_hint: flow.psuUser,
+      max_pages: String(flow.maxPages),
+    },
+  });
+  const path = await writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
+  return { environment, path };
+}
+
+export async function saveEnvironment(session: Session, environment: PostmanEnvironment): Promise<string> {
+  const { writeEnvironment } = await import('../environment/index.js');
+  return writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
+}
+
+export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
+  const { environmentPath } = await import('../environment/index.js');
+  const { readFile } = await import('node:fs/promises');
+  const path = environmentPath(config.stateDir, environmentStem(target));
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as PostmanEnvironment;
+  } catch (cause) {
+    throw new ObflowError('ERR_FILE_MISSING', `no environment at ${path}`, { hint: 'Run `obflow environment` first.', cause });
+  }
+}
+
+// ---- generate ------------------------------------------------------------------------------------------------------
+
+export async function generateStage(outDir: string): Promise<string[]> {
+  const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
+  const files = buildCollections({ templates: loadTemplates() });
+  await writeCollections(outDir, files);
+  return files.map((file) => join(outDir, file.fileName));
+}
+
+// ---- run -----------------------------------------------------------------------------------------------------------
+
+export interface RunStageOptions {
+  environment: PostmanEnvironment;
+  /** `all` or one step name. */
+  select?: string;
+  reporters?: ('cli' | 'junit')[];
+  /** Progress lines of the cli reporter. */
+  progress?: (line: string) => void;
+}
+
+export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
+  const { STEP_NAMES, SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
+  const run = await import('../run/index.js');
+  const { config, target } = session;
+  const collections = await run.readStepCollections(config.output.collections, STEP_NAMES);
+  const consentStep = target.consent === 'browser' ? await browserConsent(session) : undefined;
+  const steps: RunStep[] = run.buildRunPlan({
+    stepNames: STEP_NAMES,
+    collections,
+    ...(options.select !== undefined ? { select: options.select } : {}),
+    ...(consentStep ? { consentStep } : {}),
+  });
+  const runDir = join(config.stateDir, 'run');
+  const sslClientCertList = run.buildSslClientCertList({ origins: run.bankOriginsOf(options.environment.values), transport: session.identity.transport });
+  const caBundle = target.serverCaPem.length > 0 ? await run.writeCaBundle(join(runDir, 'target-ca.pem'), target.serverCaPem) : undefined;
+  await run.writeSslClientCertList(join(runDir, 'ssl-client-cert-list.json'), sslClientCertList);
+  return run.runSteps({
+    steps,
+    environment: options.environment,
+    cwd: runDir,
+    sslClientCertList,
+    ...(caBundle ? { sslExtraCaCerts: caBundle } : {}),
+    insecure: target.insecure,
+    reporters: options.reporters ?? ['cli', 'junit'],
+    reportDir: config.output.reports,
+    secretKeys: SECRET_VARIABLE_KEYS,
+    log: options.progress ?? session.log,
+  });
+}
+
+/** The sandbox's public test users (README): the browser driver logs in as one of them. */
+const SANDBOX_TEST_USERS: Record<string, string> = { alex: 'alex-sandbox-1', sam: 'sam-sandbox-2', jo: 'jo-sandbox-3' };
+
+async function browserConsent(session: Session): Promise<RunStep> {
+  const { browserConsentStep } = await import('../run/consent/browser.js');
+  if (session.target.name !== 'sandbox') {
+    throw new ObflowError('ERR_USAGE', 'browser consent is automated for the embedded sandbox only', {
+      hint: 'Use flow.consent "headless" with a bank that offers it, or run the consent step in Postman.',
+    });
+  }
+  const username = session.config.flow.psuUser ?? 'alex';
+  const password = SANDBOX_TEST_USERS[username];
+  if (password === undefined) {
+    throw new ObflowError('ERR_CONFIG_INVALID', `flow.psuUser "${username}" is not a sandbox test user`, {
+      hint: `Use one of: ${Object.keys(SANDBOX_TEST_USERS).join(', ')}.`,
+    });
+  }
+  return browserConsentStep({ username, password, trustedSpki: spkiPins(session.target.serverCaPem), log: session.log });
+}
+
+/** base64 SHA-256 of each certificate's SubjectPublicKeyInfo: Chromium's --ignore-certificate-errors-spki-list. */
+function spkiPins(pems: readonly string[]): string[] {
+  return pems.map((pem) => {
+    const spki = createPublicKey(new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'pem' })).export({ type: 'spki', format: 'der' });
+    return createHash('sha256').update(spki).digest('base64');
+  });
+}

@@ -1,0 +1,111 @@
+// The bank a command talks to, resolved once: the embedded sandbox (its addresses from the running emulator) or a real
+// bank's addresses from the config (bank-interface.md placeholders {sandbox_base_url}, {base_url}, {auth_url}).
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ObflowConfig } from '../config/schema.js';
+import { ObflowError } from '../errors.js';
+import { writeFileAtomic } from '../fs.js';
+
+/** The emulator's addresses as `obflow sandbox --json` prints them (the wire-level shape; no import of src/sandbox). */
+export interface SandboxAddresses {
+  sandbox_base_url: string;
+  registration_endpoint: string;
+  environment_helper: string;
+  aisp_base_url: string;
+  profiles: Record<string, { auth_url: string; token_url: string; discovery_url: string; authorization_endpoint: string }>;
+}
+
+export interface Target {
+  /** Registration key and file names: `sandbox`, or the bank's name. */
+  name: string;
+  /** The sandbox client profile, or the bank environment (`sandbox`/`production`). */
+  profile: string;
+  authUrl: string;
+  discoveryUrl: string;
+  registrationEndpoint: string;
+  environmentHelperUrl: string;
+  /** The resource server origin the AIS calls go to (overrides the helper file's `rs` for production). */
+  resourceBaseUrl: string;
+  /** PEM texts that verify the bank's server certificates; empty → the system roots. */
+  serverCaPem: string[];
+  insecure: boolean;
+  /** How the PSU consents: one redirect (headless), or the bank's pages in Chromium (browser). */
+  consent: 'headless' | 'browser';
+}
+
+const SANDBOX_ADDRESSES_FILE = 'addresses.json';
+
+export function sandboxAddressesPath(stateDir: string): string {
+  return join(stateDir, 'sandbox', SANDBOX_ADDRESSES_FILE);
+}
+
+/** `obflow sandbox` announces where it listens so other commands (register, environment, run) can find it. */
+export async function writeSandboxAddresses(stateDir: string, addresses: SandboxAddresses): Promise<string> {
+  const path = sandboxAddressesPath(stateDir);
+  await writeFileAtomic(path, `${JSON.stringify(addresses, null, 2)}\n`);
+  return path;
+}
+
+export async function readSandboxAddresses(stateDir: string): Promise<SandboxAddresses> {
+  const path = sandboxAddressesPath(stateDir);
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as SandboxAddresses;
+  } catch (cause) {
+    throw new ObflowError('ERR_REMOTE_UNREACHABLE', 'no running sandbox found (target is "sandbox")', {
+      hint: 'Start `obflow sandbox` in another terminal (same --state-dir), or run `obflow demo` for the whole flow.',
+      cause,
+    });
+  }
+}
+
+export function sandboxTarget(config: ObflowConfig, addresses: SandboxAddresses, serverCaPem: string[]): Target {
+  const profile = config.sandbox.profile;
+  const urls = addresses.profiles[profile];
+  if (!urls) {
+    throw new ObflowError('ERR_REMOTE_RESPONSE', `the running sandbox has no profile ${profile}`, {
+      hint: `Pick one of: ${Object.keys(addresses.profiles).join(', ')}.`,
+    });
+  }
+  const consent = config.flow.consent === 'auto' ? (profile.endsWith('-interactive') ? 'browser' : 'headless') : config.flow.consent;
+  return {
+    name: 'sandbox',
+    profile,
+    authUrl: urls.auth_url,
+    discoveryUrl: urls.discovery_url,
+    registrationEndpoint: addresses.registration_endpoint,
+    environmentHelperUrl: addresses.environment_helper,
+    resourceBaseUrl: addresses.sandbox_base_url,
+    serverCaPem,
+    insecure: false,
+    consent,
+  };
+}
+
+export async function bankTarget(config: ObflowConfig): Promise<Target> {
+  const bank = config.bank;
+  if (!bank) throw new TypeError('config validation guarantees bank for target bank');
+  const production = bank.environment === 'production';
+  const resourceBaseUrl = production ? bank.base_url : bank.sandbox_base_url;
+  if (resourceBaseUrl === undefined) {
+    const key = production ? 'bank.base_url' : 'bank.sandbox_base_url';
+    throw new ObflowError('ERR_CONFIG_INVALID', `${key} is required for the ${bank.environment} environment`, {
+      hint: `Set ${key} to the bank's resource server address.`,
+    });
+  }
+  const base = resourceBaseUrl.replace(/\/+$/, '');
+  const authUrl = bank.auth_url.replace(/\/+$/, '');
+  const serverCaPem = await Promise.all(bank.server_ca.map((file) => readFile(file, 'utf8')));
+  return {
+    name: bank.name,
+    profile: bank.environment,
+    authUrl,
+    discoveryUrl: `${authUrl}/.well-known/openid-configuration`,
+    registrationEndpoint: `${base}/dynamic-client-registration/v3.2/register`,
+    environmentHelperUrl: `${base}${bank.environment_helper_path}`,
+    resourceBaseUrl: base,
+    serverCaPem,
+    insecure: bank.insecure,
+    consent: config.flow.consent === 'browser' ? 'browser' : 'headless',
+  };
+}
