@@ -60,9 +60,10 @@ async function check<T>(
     return { ok: true, value, check: { name, ok: true, detail } };
   } catch (cause) {
     if (!isObflowError(cause)) {
-      // Unexpected: still one failed line (doctor never throws for material), keeping the reason.
+      // A bug, not bad material: still one failed line (doctor never throws), keeping the reason.
       const message = cause instanceof Error ? cause.message : String(cause);
-      return { ok: false, check: { name, ok: false, code: 'ERR_FILE_UNREADABLE', message, hint: 'check the file is the material the directory issued' } };
+      const hint = 'this is a bug in obflow: rerun with OBFLOW_DEBUG=1 and report it';
+      return { ok: false, check: { name, ok: false, code: 'ERR_UNEXPECTED', message, hint } };
     }
     const error = remap ? remap(cause) : cause;
     return { ok: false, check: { name, ok: false, code: error.code, message: error.message, hint: error.hint } };
@@ -154,7 +155,7 @@ export async function runDoctorChecks(paths: IdentityPaths, now: Date, options: 
     if (directory !== undefined) {
       push(
         await check(CHECK_NAMES.transportChain, () => {
-          // Validity of each link is its own check below; here only the path and signatures (and the CAs' dates).
+          // Path, signatures and the CAs' dates here; the leaf's dates are their own check below.
           const chain = buildChain(transport.x509, directory);
           chain.slice(1).forEach((cert) => verifyValidity(cert, now, `directory certificate ${subjectLine(cert)}`));
           return { value: chain, detail: chain.slice(1).map(subjectLine).join(' → ') };
@@ -170,7 +171,8 @@ export async function runDoctorChecks(paths: IdentityPaths, now: Date, options: 
     push(
       await check(CHECK_NAMES.transportClientAuth, () => {
         verifyClientAuth(transport.x509);
-        return { value: true, detail: 'extended key usage allows clientAuth' };
+        const restricted = (transport.x509.keyUsage as string[] | undefined) !== undefined;
+        return { value: true, detail: restricted ? 'extended key usage includes clientAuth' : 'no extended key usage restriction' };
       }),
     );
     if (claims !== undefined) {

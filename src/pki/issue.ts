@@ -328,6 +328,9 @@ export async function issueLocalIdentity(options: IssueLocalIdentityOptions): Pr
 
   const softwareId = options.softwareId ?? randomString(22);
   const orgId = options.orgId ?? `0015800001${randomString(8, '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ')}`;
+  // Both go into the transport certificate's subject DN: keep them to the directory's alphabet (base62, Max35Text).
+  if (!/^[0-9A-Za-z]{1,40}$/.test(softwareId)) throw new TypeError(`softwareId must be base62: ${softwareId}`);
+  if (!/^[0-9A-Za-z]{1,35}$/.test(orgId)) throw new TypeError(`orgId must be alphanumeric, at most 35: ${orgId}`);
   const redirectUris = options.redirectUris ?? [...DEFAULT_REDIRECT_URIS];
   const roles = options.roles ?? ['AISP'];
 
