@@ -277,6 +277,25 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     expect((await tpp.authorize({ consentId })).params.get('error')).toBe('invalid_request');
   });
 
+  it('PKCE (RFC 7636): a code_challenge is enforced at the token endpoint; strict takes S256 only', async () => {
+    const tpp = tppOf('strict-headless');
+    const verifier = `${randomUUID()}-${randomUUID()}`;
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const result = await tpp.authorize({ consentId: await tpp.createConsent(), objectClaims: { code_challenge: challenge, code_challenge_method: 'S256' } });
+    const code = result.params.get('code') ?? '';
+    expect(code).not.toBe('');
+    const missing = await tpp.exchangeCode(code, result.redirectUri);
+    expect(missing.status).toBe(400);
+    expect(missing.json()).toMatchObject({ error: 'invalid_grant' });
+    const wrong = await tpp.token({ grant_type: 'authorization_code', code, redirect_uri: result.redirectUri ?? '', code_verifier: `${verifier}x` });
+    expect(wrong.json()).toMatchObject({ error: 'invalid_grant' });
+    const right = await tpp.token({ grant_type: 'authorization_code', code, redirect_uri: result.redirectUri ?? '', code_verifier: verifier });
+    expect(right.status).toBe(200);
+
+    const plain = await tpp.authorize({ consentId: await tpp.createConsent(), objectClaims: { code_challenge: verifier, code_challenge_method: 'plain' } });
+    expect(plain.params.get('error')).toBe('invalid_request');
+  });
+
   it('strict: tokens and refresh tokens stay with the certificate of the software statement', async () => {
     const tpp = tppOf('strict-headless');
     const flow = await tpp.headlessFlow();

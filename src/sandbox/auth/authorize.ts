@@ -12,7 +12,7 @@ import type { ConsentRecord, Profile } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
 import { accountIdOf, DEFAULT_TEST_USER, findUser, holdingsOf } from '../data/users.js';
 import { redirect, sendHtml } from '../http/io.js';
-import type { InteractionRecord, StoredClient } from '../store/auth-store.js';
+import type { CodeRecord, InteractionRecord, Pkce, StoredClient } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
 import type { AuthDeps } from './deps.js';
 import { randomToken, seconds } from './deps.js';
@@ -35,6 +35,7 @@ export interface AuthorizationRequest {
   responseType: 'code' | 'code id_token';
   state?: string;
   nonce?: string;
+  pkce?: Pkce;
   scopes: string[];
   consent: ConsentRecord;
   loginHint?: string;
@@ -83,9 +84,11 @@ export async function handleAuthorize(req: IncomingMessage, res: ServerResponse,
     };
     if (request.state !== undefined) interaction.state = request.state;
     if (request.nonce !== undefined) interaction.nonce = request.nonce;
+    if (request.pkce !== undefined) interaction.pkce = request.pkce;
     deps.store.interactions.set(uid, interaction);
     // The interaction is bound to this browser by a cookie scoped to the interaction pages.
-    res.setHeader('Set-Cookie', `obflow_interaction=${uid}; Path=/${profile.name}/interaction; HttpOnly; Secure; SameSite=Lax`);
+    // Scoped to this interaction's own pages, so several journeys can run side by side in one browser.
+    res.setHeader('Set-Cookie', `obflow_interaction=${uid}; Path=/${profile.name}/interaction/${uid}; HttpOnly; Secure; SameSite=Lax`);
     redirect(res, `${issuer}/interaction/${uid}`);
   } catch (error) {
     if (!(error instanceof AuthorizeError)) throw error;
@@ -192,6 +195,22 @@ async function validate(
   // Another client's consent looks exactly like an unknown one: never reveal that it exists.
   if (!consent || consent.clientId !== client.clientId) return fail('invalid_request', `openbanking_intent_id ${intentId} is not a consent of this client`);
   if (consent.Status !== 'AwaitingAuthorisation') fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
+  if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= deps.now().getTime()) {
+    fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime}`);
+  }
+
+  // RFC 7636: optional here (OB does not require PKCE), enforced at the token endpoint once asked for. Strict profiles
+  // accept only S256 (FAPI 1 Advanced §5.2.2-18); permissive ones also "plain".
+  const challenge = param('code_challenge');
+  const method = param('code_challenge_method') ?? (challenge === undefined ? undefined : 'plain');
+  let pkce: Pkce | undefined;
+  if (challenge !== undefined) {
+    if (method !== 'S256' && (strict || method !== 'plain')) fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${strict ? ' (S256 only)' : ''}`);
+    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) fail('invalid_request', 'code_challenge must be 43 to 128 unreserved characters');
+    pkce = { challenge, method: method as Pkce['method'] };
+  } else if (method !== undefined) {
+    fail('invalid_request', 'code_challenge_method without code_challenge');
+  }
 
   const request: AuthorizationRequest = {
     client,
@@ -203,6 +222,7 @@ async function validate(
   };
   if (state !== undefined) request.state = state;
   if (nonce !== undefined) request.nonce = nonce;
+  if (pkce !== undefined) request.pkce = pkce;
   const loginHint = param('login_hint');
   if (loginHint !== undefined) request.loginHint = loginHint;
   return request;
@@ -314,6 +334,7 @@ async function answerHeadless(res: ServerResponse, request: AuthorizationRequest
       responseType: request.responseType,
       state: request.state,
       nonce: request.nonce,
+      pkce: request.pkce,
       consentId: request.consent.ConsentId,
       scopes: request.scopes,
     },
@@ -333,6 +354,7 @@ export interface Completion {
   responseType: 'code' | 'code id_token';
   state: string | undefined;
   nonce: string | undefined;
+  pkce: Pkce | undefined;
   consentId: string;
   scopes: string[];
 }
@@ -349,7 +371,7 @@ export async function completeAuthorisation(c: Completion, psuId: string, accoun
     throw error;
   }
   const code = randomToken(32);
-  const record = {
+  const record: CodeRecord = {
     clientId: c.clientId,
     profile: c.profile,
     redirectUri: c.redirectUri,
@@ -361,6 +383,7 @@ export async function completeAuthorisation(c: Completion, psuId: string, accoun
     expiresAt: new Date(now.getTime() + CODE_TTL_SECONDS * 1000).toISOString(),
     used: false,
     ...(c.nonce === undefined ? {} : { nonce: c.nonce }),
+    ...(c.pkce === undefined ? {} : { pkce: c.pkce }),
   };
   deps.store.codes.set(hashSecret(code), record);
   const params = new URLSearchParams({ code });

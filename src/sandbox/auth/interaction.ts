@@ -72,6 +72,7 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
     responseType: interaction.responseType,
     state: interaction.state,
     nonce: interaction.nonce,
+    pkce: interaction.pkce,
     consentId: interaction.consentId,
     scopes: interaction.scopes,
   };

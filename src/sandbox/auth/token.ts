@@ -3,7 +3,7 @@
 // to the certificate it was issued to (RFC 8705 §3, cnf.x5t#S256); strict profiles also require that certificate
 // to be the software statement's own.
 
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { Profile, RequestContext } from '../contracts.js';
@@ -137,6 +137,13 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
   const redirectUri = params.get('redirect_uri');
   if (redirectUri === undefined ? record.redirectUriInRequest : redirectUri !== record.redirectUri) {
     throw new TokenError(400, 'invalid_grant', 'redirect_uri must be the one of the authorisation request');
+  }
+  if (record.pkce !== undefined) {
+    // RFC 7636 §4.6.
+    const verifier = params.get('code_verifier');
+    if (!verifier) throw new TokenError(400, 'invalid_grant', 'code_verifier is required: the authorisation request carried a code_challenge');
+    const derived = record.pkce.method === 'S256' ? createHash('sha256').update(verifier, 'ascii').digest('base64url') : verifier;
+    if (!sameText(derived, record.pkce.challenge)) throw new TokenError(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
   }
   deps.store.codes.set(codeHash, { ...record, used: true });
   const consent = await deps.consents.get(record.consentId);

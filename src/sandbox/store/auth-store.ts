@@ -34,6 +34,8 @@ export interface CodeRecord {
   psuId: string;
   scopes: string[];
   nonce?: string;
+  /** RFC 7636 PKCE, when the authorisation request carried a code_challenge. */
+  pkce?: Pkce;
   authTime: number;
   expiresAt: string;
   used: boolean;
@@ -49,10 +51,16 @@ export interface InteractionRecord {
   responseType: 'code' | 'code id_token';
   state?: string;
   nonce?: string;
+  pkce?: Pkce;
   consentId: string;
   scopes: string[];
   psuId?: string;
   expiresAt: string;
+}
+
+export interface Pkce {
+  challenge: string;
+  method: 'S256' | 'plain';
 }
 
 export interface TokenRecord {
