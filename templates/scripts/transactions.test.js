@@ -71,7 +71,9 @@ if (guardReached) {
     pm.expect.fail('Links.Next still present after ' + page + ' pages: raise max_pages or check the bank\'s links');
   });
 }
-if (next !== '' && !guardReached && seen.indexOf(next) < 0 && pm.response.code === 200) {
+// Follow Next only on the first page's origin and path: the bearer token must never go to a link elsewhere.
+const followable = next !== '' && originAndPath(next) === originAndPath(firstUrl) && seen.indexOf(next) < 0;
+if (followable && !guardReached && pm.response.code === 200) {
   env.set('transactions_next_url', next);
   env.set('transactions_first_url', firstUrl);
   env.set('transactions_seen_urls', JSON.stringify(seen));

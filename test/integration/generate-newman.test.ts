@@ -2,6 +2,8 @@
 // environment of a freshly registered client, state chained step to step through the environment only.
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import newman from 'newman';
@@ -12,7 +14,7 @@ import { STEP_NAMES, type StepName } from '../../src/generate/flow.js';
 import { loadTemplates } from '../../src/generate/templates.js';
 import { INPUT_VARIABLES } from '../../src/generate/variables.js';
 import type { ProfileName } from '../../src/sandbox/contracts.js';
-import { SandboxTpp, startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { mtlsAgent, SandboxTpp, startTestSandbox, wire, type TestSandbox } from '../helpers/sandbox-client.js';
 
 interface EnvValue {
   key: string;
@@ -27,6 +29,8 @@ const collectionOf = (step: StepName): object => JSON.parse((files.find((f) => f
 let sandbox: TestSandbox;
 let work: string;
 let caFile: string;
+/** Extra origins (the tampering proxy) the transport certificate is presented to. */
+const extraOrigins: string[] = [];
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
@@ -60,7 +64,7 @@ function certificateList(): object[] {
   const transport = sandbox.identity.paths.transport;
   if (!('cert' in transport)) throw new Error('the test identity is expected to have PEM transport material');
   // Port-qualified patterns: a pattern without the port silently sends no certificate (newman-notes.md).
-  const origins = [sandbox.urls.sandbox_base_url, ...Object.values(sandbox.urls.profiles).map((p) => new URL(p.auth_url).origin)];
+  const origins = [sandbox.urls.sandbox_base_url, ...extraOrigins, ...Object.values(sandbox.urls.profiles).map((p) => new URL(p.auth_url).origin)];
   return [{ name: 'obflow transport', matches: [...new Set(origins)].map((origin) => `${origin}/*`), key: { src: transport.key }, cert: { src: transport.cert } }];
 }
 
@@ -164,5 +168,75 @@ describe('assertions that must fail against the real emulator', () => {
     expect(multiPage).toBeGreaterThan(0);
     expect(flow.failures.filter((f) => f.test === 'paging ends within max_pages (1)')).toHaveLength(multiPage);
     expect(flow.failures.filter((f) => f.test !== 'paging ends within max_pages (1)')).toEqual([]);
+  }, 120_000);
+});
+
+/** A man in the middle on the resource origin: forwards over mTLS, rewrites the emulator's origin to its own, then
+ *  lets `tamper` break one answer — the collections' assertions must notice. */
+async function startTamperingProxy(tamper: (path: string, body: string) => { status?: number; body: string }): Promise<{ origin: string; close(): Promise<void> }> {
+  const agent = mtlsAgent(sandbox.identity);
+  const upstream = sandbox.urls.sandbox_base_url;
+  let origin = '';
+  const server: Server = createServer({ key: sandbox.identity.pem.serverKey, cert: sandbox.identity.pem.serverCert }, (req, res) => {
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(req.headers)) if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(key)) headers[key] = value;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    new Promise((resolve) => req.on('end', resolve))
+      .then(() => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        return wire(agent, (req.method ?? 'GET') as 'GET', `${upstream}${req.url ?? '/'}`, { headers, ...(body === '' ? {} : { body }) });
+      })
+      .then((answer) => {
+        const changed = tamper(req.url ?? '/', answer.text.split(upstream).join(origin));
+        const out: Record<string, string> = {};
+        for (const key of ['content-type', 'x-fapi-interaction-id']) if (typeof answer.headers[key] === 'string') out[key] = answer.headers[key];
+        res.writeHead(changed.status ?? answer.status, { ...out, 'content-length': Buffer.byteLength(changed.body) });
+        res.end(changed.body);
+      })
+      .catch((error: unknown) => {
+        res.writeHead(502);
+        res.end(String(error));
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  extraOrigins.push(origin);
+  return {
+    origin,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await agent.close();
+    },
+  };
+}
+
+describe('a broken bank answer makes the right assertion fail (newman against a tampering proxy)', () => {
+  it('a balance of another type, a page link to another path, a 404 for an unsupported call', async () => {
+    const proxy = await startTamperingProxy((path, body) => {
+      if (/\/accounts\/[^/]+\/balances$/.test(path)) return { body: body.replace(/"InterimAvailable"/g, '"ClosingBooked"') };
+      if (/\/accounts\/[^/]+\/transactions$/.test(path)) {
+        const page = JSON.parse(body) as { Links: Record<string, string> };
+        if (page.Links.Next) page.Links.Next = page.Links.Next.replace('/transactions', '/statements');
+        return { body: JSON.stringify(page) };
+      }
+      if (path.endsWith('/aisp/beneficiaries')) return { status: 404, body };
+      return { body };
+    });
+    try {
+      const env = await environmentFor('strict-headless', {});
+      const values = env.values.map((v) => (v.key === 'rs' ? { ...v, value: proxy.origin } : v));
+      const flow = await runFlow(STEP_NAMES, { values });
+      const failed = [...new Set(flow.failures.map((f) => `${f.step}: ${f.test.replace(/^page \d+( of \S+)?: /, 'page: ')}`))].sort();
+      expect(failed).toEqual(
+        [
+          'account-balances: every balance is InterimAvailable',
+          'transactions: page: links are absolute, on the first page\'s origin and path',
+          'unsupported: status is 501',
+        ].sort(),
+      );
+    } finally {
+      await proxy.close();
+    }
   }, 120_000);
 });

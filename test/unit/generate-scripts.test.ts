@@ -327,6 +327,8 @@ describe('transactions: paging through Links.Next', () => {
   it('fails a page link to another origin or path', () => {
     const { runs } = walk(serveOf({ 'acc-1': 2, 'acc-2': 1 }, (p, n) => (n === 1 ? { ...p, Links: { ...p.Links, Next: 'https://elsewhere.example/open-banking/v3.1/aisp/accounts/acc-1/transactions?page=2' } } : p)));
     expect(runs[0]?.failed()).toEqual(['page 1: links are absolute, on the first page\'s origin and path']);
+    // …and the token is not sent there: the loop moves on to the next account instead of following it.
+    expect(runs[1]?.requestUrl).toBe('https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-2/transactions');
     const relative = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Self: '/open-banking/v3.1/aisp/accounts/acc-1/transactions' } })));
     // A relative link also breaks the schema (Links.Self is format uri): both fail.
     expect(relative.runs[0]?.failed()).toContain('page 1: links are absolute, on the first page\'s origin and path');
