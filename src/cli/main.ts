@@ -36,7 +36,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       throw error ?? new UsageError(message);
     });
   try {
-    await parser.parseAsync();
+    // The parse callback hands help and usage text to us instead of console.log, so it goes to io.stdout.
+    let printed = '';
+    await parser.parseAsync([...argv], {}, (_error, _parsed, output) => {
+      printed = output;
+    });
+    if (printed !== '') io.stdout.write(`${printed}\n`);
     return state.exitCode;
   } catch (error) {
     return report(error, state);

@@ -13,6 +13,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('consent', { type: 'string', choices: ['auto', 'headless', 'browser'], describe: 'How the PSU consents' })
       .option('psu-user', { type: 'string', describe: 'Test user who consents in the browser' })
+      .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
       .option('out-reports', { type: 'string', describe: 'Where the JUnit reports go (default .obflow/reports)' })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
       .example('$0 run all', 'every step, in order')
@@ -24,7 +25,9 @@ export const runCommand = (state: CommandState): CommandModule => ({
     const session = await openCommandSession(state, config, { insecure: argv.insecure === true });
     try {
       const environment = await readEnvironmentFile(config, session.target);
-      const result = await runStage(session, { environment, select: String(argv.step ?? 'all'), progress: (line) => state.output.line(line) });
+      // newman's cli reporter writes to the process stdout itself: only for people, never with --json/--quiet.
+      const reporters: ('cli' | 'junit')[] = state.output.json || state.output.quiet ? ['junit'] : ['cli', 'junit'];
+      const result = await runStage(session, { environment, select: String(argv.step ?? 'all'), reporters, progress: (line) => state.output.line(line) });
       // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
       await saveEnvironment(session, result.environment);
       const { reportRun } = await import('../report.js');

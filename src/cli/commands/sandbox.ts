@@ -35,6 +35,9 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       },
       verbose: argv.verbose === true,
     });
+    // Announce the addresses so register/environment/run (target "sandbox") find this emulator.
+    const { writeSandboxAddresses } = await import('../../pipeline/target.js');
+    const announced = await writeSandboxAddresses(config.stateDir, sandbox.urls);
     state.output.result(sandbox.urls);
     const { urls } = sandbox;
     state.output.line(`sandbox ready (data in ${dataDir}); Ctrl-C stops it`);
@@ -52,6 +55,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       process.once('SIGTERM', stop);
     });
     await sandbox.close();
+    const { rm } = await import('node:fs/promises');
+    await rm(announced, { force: true });
     state.output.line('sandbox stopped');
   },
 });

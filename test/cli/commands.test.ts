@@ -1,0 +1,97 @@
+// The commands one by one, as a TPP developer runs them: `obflow sandbox` in its own process (real mTLS on free
+// ports), then init/doctor/register/environment/generate/run through main(argv) against it, sharing a state folder.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+const cwd = mkdtempSync(join(tmpdir(), 'obflow-commands-'));
+let sandbox: ChildProcess;
+let addresses: { sandbox_base_url: string; profiles: Record<string, { auth_url: string }> };
+
+beforeAll(async () => {
+  const init = await runCli(['init', '--json'], { cwd });
+  expect(init.code, init.stderr).toBe(0);
+  sandbox = spawn(process.execPath, [MAIN, 'sandbox', '--json'], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: sandbox.stdout! }).once('line', resolve);
+    sandbox.once('exit', (code) => reject(new Error(`obflow sandbox exited ${code}`)));
+  });
+  addresses = JSON.parse(firstLine);
+}, 60_000);
+
+afterAll(async () => {
+  if (sandbox && sandbox.exitCode === null) {
+    const exited = new Promise((resolve) => sandbox.once('exit', resolve));
+    sandbox.kill('SIGINT');
+    await exited;
+  }
+});
+
+describe('obflow commands against `obflow sandbox`', () => {
+  it('init --json names every file of the identity', async () => {
+    const manifest = JSON.parse(readFileSync(join(cwd, '.obflow', 'identity', 'identity.json'), 'utf8'));
+    expect(Object.keys(manifest.files)).toEqual(
+      expect.arrayContaining(['directory_root_ca', 'directory_issuing_ca', 'transport_certificate', 'transport_key', 'signing_key', 'software_statement', 'server_certificate', 'server_key']),
+    );
+    expect(statSync(join(cwd, '.obflow', 'identity', manifest.files.transport_key)).mode & 0o777).toBe(0o600);
+  });
+
+  it('sandbox --json prints one line naming every address', () => {
+    expect(addresses.sandbox_base_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(Object.keys(addresses.profiles).sort()).toEqual(['permissive-headless', 'permissive-interactive', 'strict-headless', 'strict-interactive']);
+  });
+
+  it('doctor passes on the fresh identity', async () => {
+    const result = await runCli(['doctor'], { cwd });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).not.toContain('problem');
+  });
+
+  it('register --dry-run prints the signed request and sends nothing; register stores the client; again re-uses it', async () => {
+    const dry = await runCli(['register', '--dry-run', '--json'], { cwd });
+    expect(dry.code, dry.stderr).toBe(0);
+    const { header, claims } = JSON.parse(dry.stdout);
+    expect(header).toMatchObject({ alg: 'PS256', typ: 'JWT' });
+    expect(claims.aud).toBe(addresses.profiles['strict-headless']!.auth_url);
+
+    const first = await runCli(['register', '--json'], { cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const registered = JSON.parse(first.stdout);
+    expect(registered.status).toBe('registered');
+    expect(statSync(registered.file).mode & 0o777).toBe(0o600);
+    expect(first.stdout).not.toMatch(/client_secret/);
+
+    const again = JSON.parse((await runCli(['register', '--json'], { cwd })).stdout);
+    expect(again).toMatchObject({ status: 'reused', client_id: registered.client_id });
+  });
+
+  it('environment, generate and run all pass, one step at a time too', async () => {
+    const environment = await runCli(['environment', '--json'], { cwd });
+    expect(environment.code, environment.stderr).toBe(0);
+    const generated = await runCli(['generate', '--out-collections', 'collections', '--json'], { cwd });
+    expect(generated.code, generated.stderr).toBe(0);
+    expect(JSON.parse(generated.stdout).files.length).toBeGreaterThan(10);
+
+    const run = await runCli(['run', 'all', '--json', '--out-collections', 'collections'], { cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split('\n').pop()!);
+    expect(summary.passed).toBe(true);
+    expect(summary.accounts.length).toBeGreaterThan(0);
+
+    // The chained environment was saved: a single later step runs on its own.
+    const one = await runCli(['run', 'accounts', '--quiet', '--out-collections', 'collections'], { cwd });
+    expect(one.code, one.stderr).toBe(0);
+  });
+
+  it('an unknown step is a usage error', async () => {
+    const result = await runCli(['run', 'nope', '--out-collections', 'collections'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: ERR_STEP_UNKNOWN/);
+  });
+});
