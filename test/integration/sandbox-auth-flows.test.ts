@@ -250,6 +250,16 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     expect(refused.params.get('error')).toBe('invalid_request_object');
   });
 
+  it('a client that registered request_object_signing_alg PS256 has unsigned request objects refused', async () => {
+    const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-headless');
+    extra.push(tpp);
+    await tpp.register({ request_object_signing_alg: 'PS256' });
+    const unsigned = await tpp.authorize({ consentId: await tpp.createConsent() });
+    expect(unsigned.params.get('error')).toBe('invalid_request_object');
+    const signed = await tpp.authorize({ consentId: await tpp.createConsent(), requestObject: 'PS256' });
+    expect(signed.params.get('code')).toBeTruthy();
+  });
+
   it.each(['strict-headless', 'permissive-headless'] as const)('%s: an unregistered redirect_uri gets an error page, never a redirect', async (profile) => {
     const tpp = tppOf(profile);
     const result = await tpp.authorize({ consentId: await tpp.createConsent(), redirectUri: 'https://evil.example/callback' });

@@ -240,6 +240,8 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
   }
   let payload: JWTPayload;
   if (alg === 'none') {
+    // OIDC Registration §2: a client that registered a signing algorithm has every other request object refused.
+    if (client.requestObjectSigningAlg === 'PS256') throw new RequestObjectError('this client registered request_object_signing_alg PS256; unsigned request objects are refused');
     const [, body, signature] = jwt.split('.');
     if (body === undefined || signature !== '') throw new RequestObjectError('an unsigned request object must have an empty signature part');
     try {
