@@ -185,7 +185,8 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
   return files;
 }
 
-/** Writes every file into dir, all or nothing: temporary files first, then renames; a failure removes the temporaries. */
+/** Writes every file into dir: all temporary files first (a failure there — disk full, unwritable — leaves every
+ *  existing file untouched), then one atomic rename each; any failure removes the temporaries. */
 export async function writeCollections(dir: string, files: readonly GeneratedFile[]): Promise<void> {
   const temporaries: string[] = [];
   try {

@@ -1,13 +1,15 @@
 // The generated collections: deterministic, Postman v2.1 schema-valid, the checked-in golden files and vendored
 // schemas up to date, only {{variables}} from the contract, the headers and scripts every request must carry.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { buildCollections, FLOW_FILE_NAME, stepFileName, type GeneratedFile } from '../../src/generate/collections.js';
+import { buildCollections, FLOW_FILE_NAME, stepFileName, writeCollections, type GeneratedFile } from '../../src/generate/collections.js';
+import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
@@ -174,6 +176,32 @@ describe('buildCollections', () => {
     const consent = requests(parse(custom.find((file) => file.fileName === stepFileName('account-access-consent')) as GeneratedFile).item)[0] as PmItem;
     expect(JSON.parse(consent.request?.body?.raw ?? '')).toEqual({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} });
     expect(consent.event?.find((e) => e.listen === 'test')?.script.exec.join('\n')).toContain(`JSON.parse('[\\"ReadAccountsBasic\\"]')`);
+  });
+});
+
+describe('writeCollections', () => {
+  it('writes every file, and rewrites them unchanged', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'obflow-generate-')), 'out');
+    await writeCollections(dir, files);
+    await writeCollections(dir, files);
+    expect(readdirSync(dir).sort()).toEqual(files.map((file) => file.fileName).sort());
+    for (const file of files) expect(readFileSync(join(dir, file.fileName), 'utf8')).toBe(file.json);
+  });
+
+  it('fails with ERR_WRITE_FAILED and leaves no temporary file behind', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'obflow-generate-'));
+    writeFileSync(join(parent, 'not-a-dir'), 'x');
+    await expect(writeCollections(join(parent, 'not-a-dir'), files)).rejects.toMatchObject({ code: 'ERR_WRITE_FAILED' });
+    const dir = join(parent, 'out');
+    mkdirSync(join(dir, FLOW_FILE_NAME), { recursive: true }); // a folder in the way of the last rename
+    const error: unknown = await writeCollections(dir, files).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ObflowError);
+    expect((error as ObflowError).code).toBe('ERR_WRITE_FAILED');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('refuses a file name with a path (programmer error)', async () => {
+    await expect(writeCollections(mkdtempSync(join(tmpdir(), 'obflow-generate-')), [{ fileName: '../x.json', json: '{}' }])).rejects.toBeInstanceOf(TypeError);
   });
 });
 
