@@ -185,26 +185,77 @@ function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
-interface StepOutcome {
+/** Per-step tallies of one newman run, keyed by the folder (step) an item sits in. */
+interface StepTally {
+  requests: number;
+  total: number;
+  failed: number;
+  failures: StepFailure[];
+}
+
+interface BatchOutcome {
   summary: NewmanSummaryLike;
+  tallies: Map<string, StepTally>;
   unmatched: Set<string>;
   certificateWarnings: string[];
   executions: ExecutionRecord[];
 }
 
-async function runOne(
+type NewmanItem = { name?: string; parent?: () => { name?: string } | undefined } | undefined;
+
+/** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
+ *  `request` event hands out a copy of the item without its parent, so the folder cannot be asked directly. */
+function itemSteps(batch: readonly { name: string; collection: object }[]): Map<string, string> {
+  const map = new Map<string, string>();
+  const visit = (items: unknown, step: string): void => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as { name?: unknown; item?: unknown }[]) {
+      if (typeof item.name === 'string') map.set(item.name, step);
+      visit(item.item, step);
+    }
+  };
+  for (const step of batch) visit((step.collection as { item?: unknown }).item, step.name);
+  return map;
+}
+
+/** One collection with a folder per step, so consecutive steps share one newman.run (its fixed cost is paid once and
+ *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so
+ *  setNextRequest loops keep working. */
+export function batchCollection(steps: readonly { name: string; collection: object }[]): object {
+  return {
+    info: { name: `obflow run: ${steps.map((step) => step.name).join(', ')}`, schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+    item: steps.map((step) => {
+      const definition = step.collection as { item?: unknown; event?: unknown };
+      return { name: step.name, item: structuredClone(definition.item ?? []), event: structuredClone(definition.event ?? []) };
+    }),
+  };
+}
+
+function tallyOf(tallies: Map<string, StepTally>, step: string): StepTally {
+  let tally = tallies.get(step);
+  if (tally === undefined) {
+    tally = { requests: 0, total: 0, failed: 0, failures: [] };
+    tallies.set(step, tally);
+  }
+  return tally;
+}
+
+async function runBatch(
   run: NewmanRun,
-  step: { name: string; collection: object },
+  batch: readonly { name: string; collection: object }[],
   environment: PostmanEnvironment,
   input: RunStepsInput,
   reporters: readonly ReporterName[],
   junitPath: string | undefined,
-): Promise<StepOutcome> {
+): Promise<BatchOutcome> {
+  const tallies = new Map<string, StepTally>();
+  const steps = itemSteps(batch);
+  const stepOf = (item: NewmanItem): string => steps.get(item?.name ?? '') ?? (typeof item?.parent === 'function' ? item.parent()?.name : undefined) ?? '';
   const unmatched = new Set<string>();
   const certificateWarnings: string[] = [];
   const executions: ExecutionRecord[] = [];
   const options: NewmanOptions = {
-    collection: structuredClone(step.collection),
+    collection: batchCollection(batch),
     environment: { id: environment.id, name: environment.name, values: environment.values.map((entry) => ({ ...entry })) },
     globals: { values: [] },
     workingDir: input.cwd,
@@ -219,7 +270,8 @@ async function runOne(
     sslClientPassphrase: '',
     ...(input.sslExtraCaCerts !== undefined ? { sslExtraCaCerts: input.sslExtraCaCerts } : {}),
     ignoreRedirects: false,
-    bail: false,
+    // Later steps read the state of earlier ones: stop after the first failing test script unless told otherwise.
+    bail: input.bail !== false,
     delayRequest: 0,
     timeoutRequest: input.timeoutRequest ?? 30_000,
     suppressExitCode: true,
@@ -228,11 +280,11 @@ async function runOne(
   };
   const restore = pinForOptionLoading(input.cwd);
   try {
-    return await new Promise<StepOutcome>((resolve, reject) => {
+    return await new Promise<BatchOutcome>((resolve, reject) => {
       const emitter = run(options, (error, summary) => {
         restore();
         if (error !== null) reject(error);
-        else resolve({ summary, unmatched, certificateWarnings, executions });
+        else resolve({ summary, tallies, unmatched, certificateWarnings, executions });
       });
       emitter.on('start', restore);
       // The resolved URL of every request, checked with the same matcher postman-runtime uses (certificates.ts).
@@ -246,9 +298,27 @@ async function runOne(
         const text = (args.messages ?? []).map(String).join(' ');
         if (args.level === 'warn' && /certificate/i.test(text)) certificateWarnings.push(text);
       });
-      emitter.on('request', (_error: unknown, args: { item?: { name?: string }; request?: { method?: string; url?: { toString(): string } }; response?: { code?: number; stream?: Buffer } }) => {
+      emitter.on('assertion', (error: { message?: string } | null, args: { item?: NewmanItem; assertion?: string; skipped?: boolean }) => {
+        if (args.skipped === true) return;
+        const tally = tallyOf(tallies, stepOf(args.item));
+        tally.total += 1;
+        if (error !== null && error !== undefined) {
+          tally.failed += 1;
+          tally.failures.push({ item: args.item?.name ?? '', test: args.assertion ?? '', message: error.message ?? '' });
+        }
+      });
+      emitter.on('script', (error: { message?: string; name?: string } | null, args: { item?: NewmanItem; event?: { listen?: string } }) => {
+        if (error === null || error === undefined) return;
+        // A script that throws outside pm.test (e.g. JSON.parse of a non-JSON body) is a failure of its step too.
+        tallyOf(tallies, stepOf(args.item)).failures.push({ item: args.item?.name ?? '', test: error.name ?? `${args.event?.listen ?? ''} script`, message: error.message ?? '' });
+      });
+      emitter.on('request', (error: { message?: string } | null, args: { item?: NewmanItem; request?: { method?: string; url?: { toString(): string } }; response?: { code?: number; stream?: Buffer } }) => {
+        const step = stepOf(args.item);
+        const tally = tallyOf(tallies, step);
+        tally.requests += 1;
+        if (error !== null && error !== undefined) tally.failures.push({ item: args.item?.name ?? '', test: 'request', message: error.message ?? '' });
         const url = args.request?.url?.toString() ?? '';
-        const record: ExecutionRecord = { step: step.name, item: args.item?.name ?? '', method: args.request?.method ?? 'GET', url, status: args.response?.code };
+        const record: ExecutionRecord = { step, item: args.item?.name ?? '', method: args.request?.method ?? 'GET', url, status: args.response?.code };
         if (record.method === 'GET' && /\/aisp\/accounts(\?|$)/.test(url) && args.response?.stream !== undefined) {
           try {
             record.json = JSON.parse(args.response.stream.toString('utf8'));
@@ -264,8 +334,13 @@ async function runOne(
   }
 }
 
-/** Runs the steps in order; returns per-step results. Throws ObflowError only for problems outside the assertions
- *  (certificates not applied, newman refusing its input); failed assertions are a result, not an exception. */
+function sortValues(values: Iterable<PostmanEnvironmentValue>): PostmanEnvironmentValue[] {
+  return [...values].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** Runs the steps in order; returns per-step results. Consecutive collection steps share one newman.run (a folder per
+ *  step); local steps (browser consent) run between them. Throws ObflowError only for problems outside the
+ *  assertions (certificates not applied, newman refusing its input); failed assertions are a result. */
 export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   const reporters = input.reporters ?? ['cli', 'junit'];
   const reportDir = input.reportDir ?? join(input.cwd, 'reports');
@@ -280,76 +355,89 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     const collections = input.steps.flatMap((step) => ('collection' in step ? [step.collection] : []));
     checkCertificateCoverage(input.sslClientCertList, requestUrlsOf(collections, values));
   }
+  const names = input.steps.map((step) => step.name);
+  if (new Set(names).size !== names.length) throw new TypeError(`step names must be unique: ${names.join(', ')}`);
   const run = input.steps.some((step) => 'collection' in step) ? await loadNewman() : undefined;
   let environment = input.environment;
   const steps: StepResult[] = [];
   const executions: ExecutionRecord[] = [];
   const secretsSeen = new Set(secretValuesOf(environment));
+  const failedSoFar = (): boolean => steps.some((step) => !step.passed);
 
-  for (const step of input.steps) {
+  for (let index = 0; index < input.steps.length && !(failedSoFar() && input.bail !== false);) {
+    const step = input.steps[index] as RunStep;
     if ('local' in step) {
+      index += 1;
       const updates = await step.local(environment);
       const values = new Map(environment.values.map((entry) => [entry.key, entry]));
       for (const [key, value] of Object.entries(updates)) {
         const secret = secretKeys.has(key) || SECRET_KEY_PATTERN.test(key) || values.get(key)?.type === 'secret';
         values.set(key, { key, value, type: secret ? 'secret' : 'default', enabled: true });
       }
-      environment = { ...environment, values: [...values.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) };
+      environment = { ...environment, values: sortValues(values.values()) };
       for (const value of secretValuesOf(environment)) secretsSeen.add(value);
       steps.push({ name: step.name, passed: true, requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] });
       log(`✓ ${step.name} (local)`);
       continue;
     }
+    const batch: { name: string; collection: object }[] = [];
+    while (index < input.steps.length && 'collection' in (input.steps[index] as RunStep)) {
+      batch.push(input.steps[index] as { name: string; collection: object });
+      index += 1;
+    }
     if (run === undefined) throw new TypeError('newman not loaded');
-    const junitPath = reporters.includes('junit') ? join(reportDir, `${safeFileName(step.name)}.xml`) : undefined;
-    let outcome: StepOutcome;
+    const first = batch[0]?.name ?? '';
+    const last = batch[batch.length - 1]?.name ?? '';
+    const label = first === last ? first : `${first}..${last}`;
+    const junitPath = reporters.includes('junit') ? join(reportDir, `${safeFileName(first === last ? first : `${first}--${last}`)}.xml`) : undefined;
+    let outcome: BatchOutcome;
     try {
-      outcome = await runOne(run, step, environment, input, reporters, junitPath);
+      outcome = await runBatch(run, batch, environment, input, reporters, junitPath);
     } catch (cause) {
-      throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run step ${step.name}: ${(cause as Error).message}`, {
+      throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${(cause as Error).message}`, {
         hint: 'Regenerate the collections (`obflow generate`) and check the certificate list and CA paths.',
         cause,
       });
     }
     if (outcome.certificateWarnings.length > 0) {
-      throw new ObflowError('ERR_FILE_UNREADABLE', `newman could not load the client certificate in step ${step.name}: ${outcome.certificateWarnings[0] ?? ''}`, {
+      throw new ObflowError('ERR_FILE_UNREADABLE', `newman could not load the client certificate (${label}): ${outcome.certificateWarnings[0] ?? ''}`, {
         hint: 'Check the files the certificate list names exist and are readable (obflow preflights them; were they removed during the run?).',
       });
     }
     if (outcome.unmatched.size > 0) {
-      throw new ObflowError('ERR_CERT_PORT_UNMATCHED', `step ${step.name} called ${[...outcome.unmatched].join(', ')} without a client certificate (no pattern matched)`, {
+      throw new ObflowError('ERR_CERT_PORT_UNMATCHED', `${label} called ${[...outcome.unmatched].join(', ')} without a client certificate (no pattern matched)`, {
         hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*) in the certificate list.',
       });
     }
     environment = environmentFromNewman(outcome.summary.environment.toJSON(), environment, secretKeys);
     for (const value of secretValuesOf(environment)) secretsSeen.add(value);
     executions.push(...outcome.executions);
+    if (junitPath !== undefined) await redactFile(junitPath, secretsSeen);
 
-    const failures: StepFailure[] = outcome.summary.run.failures.map((failure) => ({
-      item: failure.source?.name ?? '',
-      test: failure.error?.test ?? failure.error?.name ?? '',
-      message: failure.error?.message ?? '',
-    }));
-    const assertions = { total: outcome.summary.run.stats.assertions.total ?? 0, failed: outcome.summary.run.stats.assertions.failed ?? 0 };
-    const reports: string[] = [];
-    if (junitPath !== undefined) {
-      await redactFile(junitPath, secretsSeen);
-      reports.push(junitPath);
+    for (const member of batch) {
+      const tally = outcome.tallies.get(member.name);
+      if (tally === undefined) continue; // not reached: newman stopped at an earlier failure (bail)
+      steps.push({
+        name: member.name,
+        passed: tally.failures.length === 0 && tally.failed === 0,
+        requests: tally.requests,
+        assertions: { total: tally.total, failed: tally.failed },
+        failures: tally.failures,
+        reports: junitPath === undefined ? [] : [junitPath],
+      });
     }
-    const result: StepResult = {
-      name: step.name,
-      passed: failures.length === 0 && assertions.failed === 0,
-      requests: outcome.summary.run.stats.requests.total ?? 0,
-      assertions,
-      failures,
-      reports,
-    };
-    steps.push(result);
-    if (!result.passed && input.bail !== false) break;
+    // Failures newman reports that no event attributed to a step (should not happen) still fail the run.
+    const attributed = [...outcome.tallies.values()].reduce((sum, tally) => sum + tally.failures.length, 0);
+    if (outcome.summary.run.failures.length > attributed && !failedSoFar()) {
+      const failure = outcome.summary.run.failures[0];
+      steps.push({ name: label, passed: false, requests: 0, assertions: { total: 0, failed: 0 }, reports: [],
+        failures: [{ item: failure?.source?.name ?? '', test: failure?.error?.test ?? failure?.error?.name ?? '', message: failure?.error?.message ?? '' }] });
+    }
   }
   // Reports written before a secret first appeared (e.g. a token issued in a later step) are redacted again at the end.
-  for (const step of steps) for (const report of step.reports) await redactFile(report, secretsSeen);
+  for (const report of new Set(steps.flatMap((step) => step.reports))) await redactFile(report, secretsSeen);
 
   const failed = steps.find((step) => !step.passed);
-  return { passed: failed === undefined && steps.length === input.steps.length, steps, ...(failed !== undefined ? { failedStep: failed.name } : {}), environment, executions };
+  const complete = input.steps.every((step) => steps.some((result) => result.name === step.name));
+  return { passed: failed === undefined && complete, steps, ...(failed !== undefined ? { failedStep: failed.name } : {}), environment, executions };
 }
