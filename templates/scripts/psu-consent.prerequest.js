@@ -18,7 +18,7 @@ const nonce = uuid.v4();
 const now = Math.floor(Date.now() / 1000);
 
 const intent = { value: consentId, essential: true };
-const requestObject = obflowJwt.unsigned({
+const requestClaims = {
   iss: clientId,
   aud: env.get('issuer'),
   response_type: responseType,
@@ -38,7 +38,10 @@ const requestObject = obflowJwt.unsigned({
     },
     userinfo: { openbanking_intent_id: intent },
   },
-});
+};
+// FAPI 1 Advanced §5.2.2-10: a strict bank reads only what the request object carries, so login_hint goes in it too.
+if (loginHint !== '') requestClaims.login_hint = loginHint;
+const requestObject = obflowJwt.unsigned(requestClaims);
 
 const params = [
   ['response_type', responseType],

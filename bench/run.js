@@ -1,0 +1,119 @@
+// `npm run bench`: speed and memory targets as ratios against a baseline measured in the same run (never absolute
+// times: this machine is shared and noisy). Runs on the compiled code in dist/ against the embedded sandbox.
+//
+//  startup    sandbox start → first answered discovery  vs  a bare https server start → first answer
+//  paging     one transactions page (100 items, all script tests)  vs  one small read (GET account) in newman
+//  generate   building every collection  vs  parsing + serialising the same JSON
+//  memory     RSS after paging every account of the 10,250-transaction user  vs  RSS after the first newman step
+//
+// Prints a table and exits 1 if a ratio misses its target.
+
+import { createServer, request } from 'node:https';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const dist = resolve(import.meta.dirname, '..', 'dist');
+const { issueLocalIdentity } = await import(join(dist, 'pki', 'issue.js'));
+const { startSandbox } = await import(join(dist, 'sandbox', 'index.js'));
+const { openSession, registerStage, environmentStage, runStage } = await import(join(dist, 'pipeline', 'stages.js'));
+const { sandboxTarget } = await import(join(dist, 'pipeline', 'target.js'));
+const { identityPathsFromManifest } = await import(join(dist, 'pki', 'manifest.js'));
+const { parseConfig } = await import(join(dist, 'config', 'load.js'));
+const { buildCollections, loadTemplates } = await import(join(dist, 'generate', 'index.js'));
+
+const results = [];
+function record(name, value, baseline, target, unit) {
+  const ratio = value / baseline;
+  results.push({ name, value: `${value.toFixed(1)} ${unit}`, baseline: `${baseline.toFixed(1)} ${unit}`, ratio: ratio.toFixed(2), target: `≤ ${target}`, ok: ratio <= target });
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function get(url, ca) {
+  return new Promise((done, fail) => {
+    request(url, { ca, rejectUnauthorized: true }, (response) => {
+      response.resume();
+      response.on('end', () => done(response.statusCode));
+    }).on('error', fail).end();
+  });
+}
+
+// ---- identity (not timed) ----------------------------------------------------------------------------------------
+const dir = await mkdtemp(join(tmpdir(), 'obflow-bench-'));
+const manifest = await issueLocalIdentity({ dir: join(dir, 'identity') });
+const file = (name) => readFile(join(dir, 'identity', manifest.files[name]), 'utf8');
+const [serverCertificate, serverKey, issuing, root, jwks] = await Promise.all(
+  ['server_certificate', 'server_key', 'directory_issuing_ca', 'directory_root_ca', 'directory_jwks'].map(file),
+);
+const ca = [root, issuing];
+
+// ---- startup -----------------------------------------------------------------------------------------------------
+const startups = [];
+const bares = [];
+let sandbox;
+for (let i = 0; i < 5; i += 1) {
+  let t = performance.now();
+  const bare = createServer({ cert: serverCertificate, key: serverKey }, (_req, res) => res.end('{}'));
+  await new Promise((done) => bare.listen(0, '127.0.0.1', done));
+  await get(`https://127.0.0.1:${bare.address().port}/`, ca);
+  bares.push(performance.now() - t);
+  bare.close();
+
+  t = performance.now();
+  const candidate = await startSandbox({
+    serverCertificate, serverKey, clientCa: [issuing, root], directoryJwks: JSON.parse(jwks),
+    dataDir: await mkdtemp(join(tmpdir(), 'obflow-bench-data-')),
+  });
+  await get(candidate.urls.profiles['strict-headless'].discovery_url, ca);
+  startups.push(performance.now() - t);
+  if (i < 4) await candidate.close();
+  else sandbox = candidate;
+}
+record('startup (sandbox, median of 5)', median(startups), median(bares), 40, 'ms');
+
+// ---- flow: paging vs a small read, and memory -------------------------------------------------------------------
+let rssStart = 0;
+const config = parseConfig({ stateDir: join(dir, 'state'), output: { collections: resolve(import.meta.dirname, '..', 'collections'), reports: join(dir, 'reports') }, flow: { psuUser: 'jo' } }, 'bench');
+const target = sandboxTarget(config, sandbox.urls, ca);
+const session = await openSession(config, target, identityPathsFromManifest(join(dir, 'identity'), manifest));
+const registered = await registerStage(session, { force: true });
+let { environment } = await environmentStage(session, registered.registration);
+const perRequest = {};
+for (const step of ['discovery', 'client-credentials', 'account-access-consent', 'psu-consent', 'code-exchange', 'accounts', 'each-account', 'account-balances', 'all-balances', 'transactions']) {
+  const t = performance.now();
+  const result = await runStage(session, { environment, select: step, reporters: [] });
+  const ms = performance.now() - t;
+  if (!result.passed) throw new Error(`bench: step ${step} failed`);
+  environment = result.environment;
+  // Baseline: after the first newman step, so newman and its sandbox are loaded in both measurements.
+  if (step === 'discovery') rssStart = process.memoryUsage().rss;
+  const requests = result.steps.reduce((sum, s) => sum + s.requests, 0);
+  perRequest[step] = { ms, requests };
+}
+const page = perRequest.transactions.ms / perRequest.transactions.requests;
+const small = perRequest['each-account'].ms / perRequest['each-account'].requests;
+record(`paging (${perRequest.transactions.requests} pages, per page)`, page, small, 6, 'ms');
+const rssEnd = process.memoryUsage().rss;
+record('memory (RSS after paging / after first step)', rssEnd / 2 ** 20, rssStart / 2 ** 20, 1.6, 'MiB');
+await session.close();
+await sandbox.close();
+
+// ---- generate ----------------------------------------------------------------------------------------------------
+const templates = loadTemplates();
+const gens = [];
+const rounds = [];
+for (let i = 0; i < 5; i += 1) {
+  let t = performance.now();
+  const files = buildCollections({ templates });
+  gens.push(performance.now() - t);
+  t = performance.now();
+  for (const f of files) JSON.stringify(JSON.parse(f.json), null, 2);
+  rounds.push(performance.now() - t);
+}
+record('generate (all collections, median of 5)', median(gens), median(rounds), 60, 'ms');
+
+console.table(results);
+const missed = results.filter((r) => !r.ok);
+console.log(missed.length === 0 ? 'every target met' : `missed: ${missed.map((r) => r.name).join(', ')}`);
+process.exit(missed.length === 0 ? 0 : 1);
