@@ -1,0 +1,111 @@
+// Pure parts of the run: the plan (step order, browser consent slot), the batch collection, the environment coming
+// back from newman (secrets stay secret, sorted), and the demo summary (no secrets, InterimAvailable and counts).
+
+import { describe, expect, it } from 'vitest';
+
+import { mergeEnvironment } from '../../src/environment/index.js';
+import { isObflowError } from '../../src/errors.js';
+import { batchCollection, buildRunPlan, buildRunSummary, environmentFromNewman, formatRunSummary, type RunStep, type StepResult } from '../../src/run/index.js';
+
+const collection = (name: string): object => ({ info: { name }, item: [{ name: `${name}: GET`, request: { method: 'GET', url: { raw: '{{rs}}/x' } } }] });
+const names = ['discovery', 'psu-consent', 'code-exchange'];
+const collections = Object.fromEntries(names.map((name) => [name, collection(name)]));
+
+describe('buildRunPlan', () => {
+  it('keeps flow order and slots the consent step after psu-consent', () => {
+    const consentStep: RunStep = { name: 'psu-consent-browser', local: async () => ({}) };
+    expect(buildRunPlan({ stepNames: names, collections }).map((step) => step.name)).toEqual(names);
+    expect(buildRunPlan({ stepNames: names, collections, consentStep }).map((step) => step.name)).toEqual(['discovery', 'psu-consent', 'psu-consent-browser', 'code-exchange']);
+    expect(buildRunPlan({ stepNames: names, collections, select: 'code-exchange' }).map((step) => step.name)).toEqual(['code-exchange']);
+  });
+  it('refuses an unknown step (ERR_STEP_UNKNOWN) and a missing collection (ERR_COLLECTION_INVALID)', () => {
+    const code = (run: () => unknown): string | undefined => {
+      try {
+        run();
+      } catch (error) {
+        return isObflowError(error) ? error.code : 'other';
+      }
+      return undefined;
+    };
+    expect(code(() => buildRunPlan({ stepNames: names, collections, select: 'nope' }))).toBe('ERR_STEP_UNKNOWN');
+    expect(code(() => buildRunPlan({ stepNames: [...names, 'accounts'], collections }))).toBe('ERR_COLLECTION_INVALID');
+  });
+});
+
+describe('batchCollection', () => {
+  it('puts each step in a folder named after it, items unchanged', () => {
+    const batch = batchCollection([{ name: 'discovery', collection: collections.discovery as object }, { name: 'psu-consent', collection: collections['psu-consent'] as object }]) as { item: { name: string; item: { name: string }[] }[] };
+    expect(batch.item.map((folder) => folder.name)).toEqual(['discovery', 'psu-consent']);
+    expect(batch.item[1]?.item[0]?.name).toBe('psu-consent: GET');
+  });
+});
+
+describe('environmentFromNewman', () => {
+  const before = mergeEnvironment({ name: 'n', flow: { basicToken: 'abc', rs: 'https://h:1', consent_id: '' }, secretKeys: ['basicToken'] });
+  it('keeps secrets secret, types new secret keys by contract or name, drops disabled, sorts, stringifies', () => {
+    const after = environmentFromNewman({
+      values: [
+        { key: 'rs', value: 'https://h:1', type: 'any' },
+        { key: 'basicToken', value: 'abc', type: 'any' },
+        { key: 'consent_id', value: 'c-1', type: 'any' },
+        { key: 'client_credentials_token', value: 'tok', type: 'any' },
+        { key: 'access_token', value: 'at', type: 'any' },
+        { key: 'transaction_counts', value: { a: 1 }, type: 'any' },
+        { key: 'gone', value: 'x', disabled: true },
+      ],
+    }, before, new Set(['client_credentials_token']));
+    expect(after.id).toBe(before.id);
+    expect(after.values).toEqual([
+      { key: 'access_token', value: 'at', type: 'secret', enabled: true },
+      { key: 'basicToken', value: 'abc', type: 'secret', enabled: true },
+      { key: 'client_credentials_token', value: 'tok', type: 'secret', enabled: true },
+      { key: 'consent_id', value: 'c-1', type: 'default', enabled: true },
+      { key: 'rs', value: 'https://h:1', type: 'default', enabled: true },
+      { key: 'transaction_counts', value: '{"a":1}', type: 'default', enabled: true },
+    ]);
+  });
+});
+
+describe('buildRunSummary', () => {
+  const steps: StepResult[] = ['accounts', 'transactions'].map((name) => ({ name, passed: true, requests: 1, assertions: { total: 3, failed: 0 }, failures: [], reports: [] }));
+  const environment = mergeEnvironment({
+    name: 'n',
+    flow: {
+      account_ids: '["111","222"]',
+      interim_balances: '{"111":{"Amount":"10.50","Currency":"GBP","CreditDebitIndicator":"Credit"},"222":{"Amount":"3.00","Currency":"GBP","CreditDebitIndicator":"Debit"}}',
+      transaction_counts: '{"111":240,"222":36}',
+      access_token: 'very-secret-token',
+    },
+  });
+  const executions = [{ step: 'accounts', item: 'accounts: GET', method: 'GET', url: 'https://h/open-banking/v3.1/aisp/accounts', status: 200, json: { Data: { Account: [{ AccountId: '111', Nickname: 'Bills' }, { AccountId: '222', AccountSubType: 'Savings' }] } } }];
+
+  it('lists accounts with InterimAvailable balance, transaction count and label; counts steps', () => {
+    const summary = buildRunSummary({ environment, steps, executions, totalSteps: 11 });
+    expect(summary).toEqual({
+      accounts: [
+        { accountId: '111', label: 'Bills', balance: { amount: '10.50', currency: 'GBP', creditDebitIndicator: 'Credit' }, transactions: 240 },
+        { accountId: '222', label: 'Savings', balance: { amount: '3.00', currency: 'GBP', creditDebitIndicator: 'Debit' }, transactions: 36 },
+      ],
+      steps: { passed: 2, total: 11 },
+    });
+    const lines = formatRunSummary(summary);
+    expect(lines).toEqual([
+      '111 Bills: 10.50 GBP (InterimAvailable), 240 transactions',
+      '222 Savings: -3.00 GBP (InterimAvailable), 36 transactions',
+      'steps passed: 2/11',
+    ]);
+    expect(lines.join('\n')).not.toContain('very-secret-token');
+  });
+
+  it('names the failed step and survives missing state', () => {
+    const failed = [...steps.slice(0, 1), { ...(steps[1] as StepResult), passed: false }];
+    const summary = buildRunSummary({ environment: mergeEnvironment({ name: 'n' }), steps: failed });
+    expect(summary).toEqual({ accounts: [], steps: { passed: 1, total: 2, failed: 'transactions' } });
+    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2 (failed: transactions)']);
+  });
+
+  it('never reads a value typed secret', () => {
+    const secretIds = mergeEnvironment({ name: 'n', flow: { account_ids: '["111"]' }, secretKeys: ['account_ids'] });
+    expect(buildRunSummary({ environment: secretIds, steps }).accounts).toEqual([]);
+  });
+});
