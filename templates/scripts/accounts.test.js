@@ -14,7 +14,7 @@ pm.test('AccountIds are unique', function () {
   })).to.eql([]);
 });
 env.set('account_ids', JSON.stringify(ids));
-// Loops start from the first account.
-['account_index', 'account_id', 'transactions_next_url', 'transactions_first_url', 'transactions_seen_urls', 'transactions_page'].forEach(function (key) {
+// Loops start from the first account; per-account results of an earlier run (another consent) are forgotten.
+['account_index', 'account_id', 'transactions_next_url', 'transactions_first_url', 'transactions_seen_urls', 'transactions_page', 'interim_balances', 'transaction_counts'].forEach(function (key) {
   env.set(key, '');
 });

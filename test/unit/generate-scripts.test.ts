@@ -360,3 +360,74 @@ describe('transactions: paging through Links.Next', () => {
     expect(runs[1]?.failed()).toEqual(['paging ends within max_pages (2)']);
   });
 });
+
+describe('discovery, consent, code exchange, accounts', () => {
+  const json = { 'Content-Type': 'application/json; charset=utf-8' };
+
+  it('discovery: takes the endpoints, fails another issuer or no unsigned request objects', () => {
+    const test = script('discovery: GET openid-configuration', 'test');
+    const config = {
+      issuer: BANK.issuer,
+      authorization_endpoint: `${BANK.issuer}/auth`,
+      token_endpoint: `${BANK.issuer}/token`,
+      jwks_uri: `${BANK.issuer}/jwks`,
+      response_types_supported: ['code', 'code id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['PS256'],
+      request_object_signing_alg_values_supported: ['none', 'PS256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic'],
+      scopes_supported: ['openid', 'accounts'],
+      claims_supported: ['openbanking_intent_id', 'acr'],
+    };
+    const ok = run(test, { env: { ...BANK, authEndpoint: '', tokenEndpoint: '' }, response: { code: 200, headers: json, body: config } });
+    expect(ok.failed()).toEqual([]);
+    expect(ok.env.get('authEndpoint')).toBe(`${BANK.issuer}/auth`);
+    expect(ok.env.get('tokenEndpoint')).toBe(`${BANK.issuer}/token`);
+    expect(run(test, { env: BANK, response: { code: 200, headers: json, body: { ...config, issuer: 'https://other.example' } } }).failed()).toEqual(['issuer is the environment\'s issuer']);
+    expect(run(test, { env: BANK, response: { code: 200, headers: json, body: { ...config, request_object_signing_alg_values_supported: ['PS256'] } } }).failed()).toEqual([
+      'accepts unsigned request objects (request_object_signing_alg none)',
+    ]);
+  });
+
+  it('consent creation: stores the ConsentId and forgets older codes and tokens; fails another status', () => {
+    const test = script('account-access-consent: POST /account-access-consents', 'test');
+    const body = { Data: { ConsentId: 'c-1', Status: 'AwaitingAuthorisation', Permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsCredits', 'ReadTransactionsDebits', 'ReadTransactionsDetail'], CreationDateTime: '2026-11-22T03:00:00+00:00', StatusUpdateDateTime: '2026-11-22T03:00:00+00:00' }, Risk: {}, Links: { Self: 'https://rs.example/open-banking/v3.1/aisp/account-access-consents/c-1' }, Meta: {} };
+    const env = { ...BANK, x_fapi_interaction_id: 'ia', access_token: 'old', auth_code: 'old' };
+    const headers = { ...json, 'x-fapi-interaction-id': 'ia' };
+    const ok = run(test, { env, response: { code: 201, headers, body } });
+    expect(ok.failed()).toEqual([]);
+    expect(ok.env.get('consent_id')).toBe('c-1');
+    expect(ok.env.get('access_token')).toBe('');
+    expect(ok.env.get('auth_code')).toBe('');
+    expect(run(test, { env, response: { code: 201, headers, body: { ...body, Data: { ...body.Data, Status: 'Authorised' } } } }).failed()).toEqual(['consent is AwaitingAuthorisation']);
+    expect(run(test, { env, response: { code: 201, headers, body: { ...body, Data: { ...body.Data, Permissions: ['ReadBalances'] } } } }).failed()).toEqual(['consent has the requested permissions']);
+  });
+
+  it('code exchange: stores the access token, forgets the code; fails an id_token for another consent', () => {
+    const test = script('code-exchange: POST token', 'test');
+    const env = { ...BANK, consent_id: 'c-1', nonce: 'n-1', auth_code: 'code-1' };
+    const idToken = (claims: Record<string, unknown>) => `${b64url({ alg: 'PS256' })}.${b64url({ iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', ...claims })}.c2ln`;
+    const ok = run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', expires_in: 300, id_token: idToken({}) } } });
+    expect(ok.failed()).toEqual([]);
+    expect(ok.env.get('access_token')).toBe('at-1');
+    expect(ok.env.get('auth_code')).toBe('');
+    expect(run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', id_token: idToken({ openbanking_intent_id: 'c-2' }) } } }).failed()).toEqual([
+      'id_token names the consent, the client and our nonce',
+    ]);
+    expect(run(test, { env, response: { code: 400, headers: json, body: { error: 'invalid_grant' } } }).failed()).toContain('status is 200');
+  });
+
+  it('accounts: stores the ids, fails duplicates or none', () => {
+    const test = script('accounts: GET /accounts', 'test');
+    const env = { ...BANK, x_fapi_interaction_id: 'ia', interim_balances: '{"old":{}}' };
+    const headers = { ...json, 'x-fapi-interaction-id': 'ia' };
+    const account = (id: string) => ({ AccountId: id, Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' });
+    const body = (ids: string[]) => ({ Data: { Account: ids.map(account) }, Links: { Self: 'https://rs.example/open-banking/v3.1/aisp/accounts' }, Meta: {} });
+    const ok = run(test, { env, response: { code: 200, headers, body: body(['a', 'b']) } });
+    expect(ok.failed()).toEqual([]);
+    expect(ok.env.get('account_ids')).toBe('["a","b"]');
+    expect(ok.env.get('interim_balances')).toBe('');
+    expect(run(test, { env, response: { code: 200, headers, body: body(['a', 'a']) } }).failed()).toEqual(['AccountIds are unique']);
+    expect(run(test, { env, response: { code: 200, headers, body: body([]) } }).failed()).toEqual(['at least one account']);
+  });
+});
