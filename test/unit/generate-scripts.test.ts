@@ -156,11 +156,15 @@ describe('psu-consent pre-request: the consent URL', () => {
     expect(claims.claims.id_token?.openbanking_intent_id).toEqual({ value: 'consent-42', essential: true });
     expect(claims.claims.userinfo?.openbanking_intent_id).toEqual({ value: 'consent-42', essential: true });
     expect(claims.claims.id_token?.acr).toMatchObject({ essential: true });
+    // A strict bank reads only the request object (FAPI 1 Advanced §5.2.2-10): login_hint is in it too.
+    expect(claims.login_hint).toBe('alice');
   });
 
   it('leaves login_hint out when psu_login_hint is empty', () => {
     const result = run(pre, { env: { ...BANK, consent_id: 'c' } });
     expect(new URL(result.env.get('consent_url') ?? '').searchParams.has('login_hint')).toBe(false);
+    const request = new URL(result.env.get('consent_url') ?? '').searchParams.get('request') ?? '';
+    expect(JSON.parse(Buffer.from(request.split('.')[1] ?? '', 'base64url').toString())).not.toHaveProperty('login_hint');
   });
 });
 
