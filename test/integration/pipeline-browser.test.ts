@@ -79,11 +79,15 @@ describe('interactive profiles with a browser', () => {
     const consentUrl = environmentValue(upToConsent.environment, 'consent_url') ?? '';
     const redirectUri = environmentValue(upToConsent.environment, 'redirectUrl') ?? '';
     let code: string | undefined;
+    let message = '';
     try {
       await consentInBrowser({ consentUrl, redirectUri, username: 'sam', password: 'not-the-password', ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
+      message = (error as Error).message;
     }
     expect(code).toBe('ERR_CONSENT_REJECTED');
+    // The bank's own login page said so (not a TLS or navigation problem on the way).
+    expect(message).toMatch(/refused the login of sam: .*do not match/);
   });
 });
