@@ -4,6 +4,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { createPrivateKey, createPublicKey, webcrypto } from 'node:crypto';
+
+import * as x509 from '@peculiar/x509';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -43,6 +46,11 @@ let foreign: TestIdentity;
 let expiredTransport: IdentityPaths;
 let expiredStatement: IdentityPaths;
 let noRedirectUris: IdentityPaths;
+/** Transport certificates of the same directory for the same org / the same software id under another org. */
+let sameOrgOtherSoftware: IdentityPaths;
+let sameSoftwareOtherOrg: IdentityPaths;
+/** A transport certificate in the directory's name (same issuer DN and key id) signed by a rogue key. */
+let forgedTransportCert: string;
 const now = new Date();
 
 async function variant(options: Parameters<typeof issueVariantIdentity>[0]): Promise<IdentityPaths> {
@@ -56,7 +64,38 @@ beforeAll(async () => {
   });
   expiredStatement = await variant({ statementExpiresAt: new Date(now.getTime() - DAY_MS) });
   noRedirectUris = await variant({ redirectUris: [] });
+  forgedTransportCert = await forgeTransportCertificate(base);
+  sameOrgOtherSoftware = await variant({ orgId: base.manifest.org_id });
+  sameSoftwareOtherOrg = await variant({ softwareId: base.manifest.software_id, orgId: 'OTHERORG0000000001' });
 });
+
+async function forgeTransportCertificate(id: TestIdentity): Promise<string> {
+  const alg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) };
+  const rogue = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']);
+  const spki = createPublicKey(createPrivateKey(id.pem.transportKey)).export({ type: 'spki', format: 'der' });
+  const publicKey = await webcrypto.subtle.importKey('spki', spki, alg, true, ['verify']);
+  const issuing = new x509.X509Certificate(id.pem.issuingCa);
+  const keyId = issuing.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
+  if (keyId === undefined) throw new Error('issuing CA without subject key identifier');
+  const forged = await x509.X509CertificateGenerator.create(
+    {
+      subject: `C=GB, O=OpenBanking, OU=${id.manifest.org_id}, CN=${id.manifest.software_id}`,
+      issuer: issuing.subject,
+      notBefore: new Date(now.getTime() - DAY_MS),
+      notAfter: new Date(now.getTime() + 30 * DAY_MS),
+      publicKey,
+      signingKey: rogue.privateKey,
+      signingAlgorithm: alg,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+        new x509.AuthorityKeyIdentifierExtension(keyId),
+      ],
+    },
+    webcrypto as unknown as Crypto,
+  );
+  return scratchFile('forged.pem', forged.toString('pem'));
+}
 
 describe('runDoctorChecks', () => {
   it('passes every check for the issued identity, one line per prerequisite', async () => {
@@ -153,6 +192,21 @@ describe('runDoctorChecks', () => {
         { name: CHECK_NAMES.transportChain, code: 'ERR_CERT_UNTRUSTED' },
         { name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' },
       ],
+    },
+    {
+      name: "transport certificate forged in the directory's name (same issuer and key id, rogue signature)",
+      paths: () => ({ ...base.paths, transport: { cert: forgedTransportCert, key: join(base.dir, base.manifest.files.transport_key) } }),
+      expected: [{ name: CHECK_NAMES.transportChain, code: 'ERR_CERT_UNTRUSTED' }],
+    },
+    {
+      name: 'transport certificate of another software statement of the same organisation (CN differs)',
+      paths: () => ({ ...base.paths, transport: sameOrgOtherSoftware.transport }),
+      expected: [{ name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' }],
+    },
+    {
+      name: 'transport certificate naming the software id under another organisation (OU differs)',
+      paths: () => ({ ...base.paths, transport: sameSoftwareOtherOrg.transport }),
+      expected: [{ name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' }],
     },
     {
       name: 'transport certificate of another TPP of the same directory',
