@@ -143,18 +143,19 @@ export function environmentFromNewman(
   return { ...previous, values };
 }
 
-/** Replaces every secret value (≥ 4 chars) of the environments seen in `path` with `[redacted]`. */
+/** Replaces every secret value of the run with `[redacted]` — whole values, and also fragments of ≥ 8 token
+ *  characters cut from one (chai quotes long values truncated, `'eyJhbGciOi…'`, which still leaks a prefix). */
+export function redactSecrets(text: string, secrets: Iterable<string>): string {
+  const ordered = [...secrets].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const secret of ordered) out = out.split(secret).join('[redacted]');
+  return out.replace(/[A-Za-z0-9._~+/=-]{8,}/g, (run) => (ordered.some((secret) => secret.includes(run)) ? '[redacted]' : run));
+}
+
 async function redactFile(path: string, secrets: ReadonlySet<string>): Promise<void> {
-  let text = await readFile(path, 'utf8');
-  const ordered = [...secrets].filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
-  let changed = false;
-  for (const secret of ordered) {
-    if (text.includes(secret)) {
-      text = text.split(secret).join('[redacted]');
-      changed = true;
-    }
-  }
-  if (changed) await writeFile(path, text, { mode: 0o600 });
+  const original = await readFile(path, 'utf8');
+  const text = redactSecrets(original, secrets);
+  if (text !== original) await writeFile(path, text, { mode: 0o600 });
 }
 
 function secretValuesOf(environment: PostmanEnvironment): string[] {
@@ -437,6 +438,10 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   // Reports written before a secret first appeared (e.g. a token issued in a later step) are redacted again at the end.
   for (const report of new Set(steps.flatMap((step) => step.reports))) await redactFile(report, secretsSeen);
 
+  // Failure messages go to the terminal (ERR_RUN_FAILED names the first): same redaction as the reports.
+  for (const step of steps) {
+    step.failures = step.failures.map((failure) => ({ item: failure.item, test: redactSecrets(failure.test, secretsSeen), message: redactSecrets(failure.message, secretsSeen) }));
+  }
   const failed = steps.find((step) => !step.passed);
   const complete = input.steps.every((step) => steps.some((result) => result.name === step.name));
   return { passed: failed === undefined && complete, steps, ...(failed !== undefined ? { failedStep: failed.name } : {}), environment, executions };

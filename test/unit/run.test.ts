@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { mergeEnvironment } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
-import { batchCollection, buildRunPlan, buildRunSummary, environmentFromNewman, formatRunSummary, type RunStep, type StepResult } from '../../src/run/index.js';
+import { batchCollection, buildRunPlan, buildRunSummary, environmentFromNewman, formatRunSummary, redactSecrets, type RunStep, type StepResult } from '../../src/run/index.js';
 
 const collection = (name: string): object => ({ info: { name }, item: [{ name: `${name}: GET`, request: { method: 'GET', url: { raw: '{{rs}}/x' } } }] });
 const names = ['discovery', 'psu-consent', 'code-exchange'];
@@ -107,5 +107,15 @@ describe('buildRunSummary', () => {
   it('never reads a value typed secret', () => {
     const secretIds = mergeEnvironment({ name: 'n', flow: { account_ids: '["111"]' }, secretKeys: ['account_ids'] });
     expect(buildRunSummary({ environment: secretIds, steps }).accounts).toEqual([]);
+  });
+});
+
+describe('redactSecrets', () => {
+  const secret = 'eyJhbGciOiJQUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.sig-nature_1';
+  it('removes whole values and truncated fragments, leaves ordinary text and short secrets', () => {
+    expect(redactSecrets(`token ${secret} here`, [secret])).toBe('token [redacted] here');
+    expect(redactSecrets(`expected '${secret.slice(0, 24)}…' to deeply equal 'nope'`, [secret])).toBe("expected '[redacted]…' to deeply equal 'nope'");
+    expect(redactSecrets('status is 200: transactions page 2', [secret])).toBe('status is 200: transactions page 2');
+    expect(redactSecrets('pin 1234 stays', ['1234'])).toBe('pin 1234 stays');
   });
 });
