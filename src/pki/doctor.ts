@@ -79,6 +79,12 @@ function transportMissing(error: ObflowError): ObflowError {
   });
 }
 
+/** The CN of a certificate's subject (the whole subject if it has none), for short detail lines. */
+function commonName(cert: X509Certificate): string {
+  const cn = cert.subject.split('\n').find((line) => line.startsWith('CN='));
+  return cn === undefined ? subjectLine(cert) : cn.slice(3);
+}
+
 function subjectLine(cert: X509Certificate): string {
   return cert.subject.replaceAll('\n', ', ');
 }
@@ -158,7 +164,7 @@ export async function runDoctorChecks(paths: IdentityPaths, now: Date, options: 
           // Path, signatures and the CAs' dates here; the leaf's dates are their own check below.
           const chain = buildChain(transport.x509, directory);
           chain.slice(1).forEach((cert) => verifyValidity(cert, now, `directory certificate ${subjectLine(cert)}`));
-          return { value: chain, detail: chain.slice(1).map(subjectLine).join(' → ') };
+          return { value: chain, detail: `issued by ${chain.slice(1).map(commonName).join(' → ')}` };
         }),
       );
     }
