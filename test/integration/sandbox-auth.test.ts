@@ -197,6 +197,35 @@ describe('dynamic client registration (DCR v3.2)', () => {
   });
 });
 
+describe('registration management (DCR v3.2 GET / PUT / DELETE /register/{ClientId})', () => {
+  it('reads, updates and deletes a registration with the client\'s own client_credentials token', async () => {
+    const client = tpp('permissive-headless');
+    const registered = await client.register();
+    const url = `${sandbox.urls.registration_endpoint}/${registered.client_id}`;
+    const token = await client.clientCredentials();
+    const bearer = { authorization: `Bearer ${token}` };
+
+    const read = await client.fetch('GET', url, { headers: bearer });
+    expect(read.status).toBe(200);
+    expect(read.json()).toMatchObject({ client_id: registered.client_id, redirect_uris: registered.redirect_uris });
+
+    expect((await client.fetch('GET', url)).status).toBe(401);
+    const other = tpp('permissive-headless');
+    await other.register();
+    expect((await client.fetch('GET', url, { headers: { authorization: `Bearer ${await other.clientCredentials()}` } })).status).toBe(403);
+
+    const jwt = await client.signRegistration(client.registrationClaims({ redirect_uris: [identity.manifest.redirect_uris[1]] }));
+    const updated = await client.fetch('PUT', url, { headers: { ...bearer, 'content-type': 'application/jwt' }, body: jwt });
+    expect(updated.status).toBe(200);
+    expect(updated.json()).toMatchObject({ client_id: registered.client_id, client_secret: registered.client_secret, redirect_uris: [identity.manifest.redirect_uris[1]] });
+
+    expect((await client.fetch('DELETE', url, { headers: bearer })).status).toBe(204);
+    const gone = await client.token({ grant_type: 'client_credentials', scope: 'accounts' });
+    expect(gone.status).toBe(401);
+    expect((await client.fetch('GET', url, { headers: bearer })).status).toBe(401);
+  });
+});
+
 describe('token endpoint: client_credentials and client authentication', () => {
   let client: SandboxTpp;
   beforeAll(async () => {

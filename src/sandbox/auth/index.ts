@@ -13,7 +13,7 @@ import type { AuthDeps } from './deps.js';
 import { buildDiscovery } from './discovery.js';
 import { handleEnvironment } from './environment.js';
 import { handleInteraction } from './interaction.js';
-import { handleRegistration } from './registration.js';
+import { handleRegistration, handleRegistrationById } from './registration.js';
 import { handleToken } from './token.js';
 
 export const REGISTRATION_PATH = '/dynamic-client-registration/v3.2/register';
@@ -89,6 +89,16 @@ function allow(req: IncomingMessage, res: ServerResponse, method: string): boole
 /** The resource-origin routes of the authorisation side; undefined when the path is the resource server's. */
 export function authRouteOnResourceOrigin(deps: AuthDeps, pathname: string): SandboxHandler | undefined {
   if (pathname === REGISTRATION_PATH) return (req, res, ctx: RequestContext) => handleRegistration(req, res, ctx, deps);
+  if (pathname.startsWith(`${REGISTRATION_PATH}/`)) {
+    const raw = pathname.slice(REGISTRATION_PATH.length + 1);
+    let clientId = raw;
+    try {
+      clientId = decodeURIComponent(raw);
+    } catch {
+      // A malformed escape names no client; the lookup answers it.
+    }
+    return (req, res, ctx: RequestContext) => handleRegistrationById(req, res, ctx, clientId, deps);
+  }
   if (pathname === ENVIRONMENT_PATH) {
     return (req, res, ctx: RequestContext) => handleEnvironment(req, res, ctx, new URL(req.url ?? '/', 'https://resource.invalid'), deps);
   }

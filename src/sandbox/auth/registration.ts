@@ -66,7 +66,7 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
   }
 }
 
-async function register(body: string, type: string, ctx: RequestContext, deps: AuthDeps): Promise<StoredClient> {
+async function register(body: string, type: string, ctx: RequestContext, deps: AuthDeps, existing?: StoredClient): Promise<StoredClient> {
   // DCR v3.2: the request is the signed JWT itself (application/jwt). Plain JSON would let anyone register
   // without proving possession of the statement's keys, so nothing else is accepted.
   if (type !== 'application/jwt') throw new RegistrationError('invalid_client_metadata', `Content-Type must be application/jwt, not ${type || 'none'}`);
@@ -124,16 +124,21 @@ async function register(body: string, type: string, ctx: RequestContext, deps: A
   const metadata = acceptMetadata(claims, statement, strict);
   deps.store.jtis.set(jti, { expiresAt: new Date(((claims.exp ?? nowSeconds) + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
 
-  const clientId = deps.newId();
-  const clientSecret = randomToken(24);
-  const issuedAt = nowSeconds;
+  if (existing) {
+    // DCR v3.2 PUT /register/{ClientId}: the same software statement, the same issuer.
+    if (existing.softwareId !== statement.softwareId) throw new RegistrationError('invalid_client_metadata', 'an update must carry the software statement the client registered with');
+    if (existing.profile !== profile) throw new RegistrationError('invalid_client_metadata', `an update must keep aud ${deps.urls.profiles[existing.profile].auth_url}`);
+  }
+  const clientId = existing?.clientId ?? deps.newId();
+  const clientSecret = existing?.clientSecret ?? randomToken(24);
+  const issuedAt = existing?.clientIdIssuedAt ?? nowSeconds;
   const client: StoredClient = {
     clientId,
     profile,
     softwareId: statement.softwareId,
     orgId: statement.orgId,
     redirectUris: metadata.redirect_uris,
-    certificateThumbprints: ctx.peerThumbprint ? [ctx.peerThumbprint] : [],
+    certificateThumbprints: [...new Set([...(existing?.certificateThumbprints ?? []), ...(ctx.peerThumbprint ? [ctx.peerThumbprint] : [])])],
     clientSecret,
     clientIdIssuedAt: issuedAt,
     scopes: metadata.scope.split(' '),
@@ -307,4 +312,47 @@ function describeJoseError(error: unknown, what: string): string {
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return `the ${what}'s algorithm is not allowed`;
   if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid) return `the ${what} is not a valid JWT`;
   return `the ${what} could not be verified`;
+}
+
+/**
+ * DCR v3.2 GET / PUT / DELETE /register/{ClientId} (optional in the spec): mutual TLS plus a client_credentials
+ * access token of that very client (TPPOAuth2Security). 401 for a missing or unknown token, 403 for another client's.
+ */
+export async function handleRegistrationById(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, clientId: string, deps: AuthDeps): Promise<void> {
+  const challenge = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  const info = match?.[1] === undefined ? undefined : await deps.store.verify(match[1]);
+  if (!info || info.grant !== 'client_credentials') {
+    sendOAuthError(res, 401, 'invalid_token', 'a client_credentials access token of this client is required', challenge);
+    return;
+  }
+  if (info.clientId !== clientId || !deps.store.clients.get(clientId)) {
+    sendOAuthError(res, 403, 'access_denied', 'the access token belongs to another client');
+    return;
+  }
+  ctx.clientId = clientId;
+  const client = deps.store.clients.get(clientId);
+  if (!client) return;
+  if (req.method === 'GET') {
+    sendJson(res, 200, client.metadata);
+    return;
+  }
+  if (req.method === 'DELETE') {
+    deps.store.clients.delete(clientId);
+    res.statusCode = 204;
+    res.end();
+    return;
+  }
+  if (req.method === 'PUT') {
+    try {
+      const updated = await register((await readBody(req)).trim(), mediaType(req), ctx, deps, client);
+      sendJson(res, 200, updated.metadata);
+    } catch (error) {
+      if (!(error instanceof RegistrationError)) throw error;
+      sendOAuthError(res, 400, error.code, error.message);
+    }
+    return;
+  }
+  res.setHeader('Allow', 'GET, PUT, DELETE');
+  sendOAuthError(res, 405, 'invalid_request', `${req.method ?? ''} is not allowed on a registration`);
 }

@@ -117,6 +117,8 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
   async verify(accessToken: string): Promise<AccessTokenInfo | undefined> {
     const record = this.tokens.get(hashSecret(accessToken));
     if (!record || record.kind !== 'access' || record.revoked) return undefined;
+    // A deleted registration (DCR DELETE) takes its tokens with it.
+    if (!this.clients.get(record.clientId)) return undefined;
     const expiresAt = new Date(record.expiresAt);
     if (expiresAt.getTime() <= this.now().getTime()) return undefined;
     const info: AccessTokenInfo = {
