@@ -248,8 +248,14 @@ async function runBatch(
   input: RunStepsInput,
   reporters: readonly ReporterName[],
   junitPath: string | undefined,
+  secrets: Set<string>,
+  secretKeys: ReadonlySet<string>,
+  log: (line: string) => void,
 ): Promise<BatchOutcome> {
   const tallies = new Map<string, StepTally>();
+  const progress = reporters.includes('cli');
+  let pending: string[] = [];
+  let lastStep = '';
   const steps = itemSteps(batch);
   const stepOf = (item: NewmanItem): string => steps.get(item?.name ?? '') ?? (typeof item?.parent === 'function' ? item.parent()?.name : undefined) ?? '';
   const unmatched = new Set<string>();
@@ -261,7 +267,8 @@ async function runBatch(
     globals: { values: [] },
     workingDir: input.cwd,
     insecureFileRead: true,
-    reporters: [...reporters],
+    // `cli` is obflow's own line reporter below (redacted, through the log seam); newman writes only JUnit.
+    reporters: junitPath === undefined ? [] : ['junit'],
     reporter: junitPath === undefined ? {} : { junit: { export: junitPath } },
     insecure: input.insecure === true,
     // newman pushes onto and mutates the list's entries (it reads the files into them): give it a fresh copy.
@@ -299,6 +306,23 @@ async function runBatch(
         const text = (args.messages ?? []).map(String).join(' ');
         if (args.level === 'warn' && /certificate/i.test(text)) certificateWarnings.push(text);
       });
+      // Secrets issued during the run (tokens, codes) become known from the scripts' environments, before the
+      // item's lines are printed (on `item`), so progress lines are redacted with them too.
+      const learn = (_error: unknown, args: { executions?: { result?: { environment?: unknown } }[] }): void => {
+        for (const execution of args.executions ?? []) {
+          const scope = execution.result?.environment as { toJSON?: () => { values?: { key?: unknown; value?: unknown }[] } } | undefined;
+          const json = typeof scope?.toJSON === 'function' ? scope.toJSON() : (scope as { values?: { key?: unknown; value?: unknown }[] } | undefined);
+          for (const entry of json?.values ?? []) {
+            if (typeof entry.key === 'string' && typeof entry.value === 'string' && entry.value !== '' && (secretKeys.has(entry.key) || SECRET_KEY_PATTERN.test(entry.key))) secrets.add(entry.value);
+          }
+        }
+      };
+      emitter.on('prerequest', learn);
+      emitter.on('test', learn);
+      emitter.on('item', () => {
+        for (const line of pending) log(redactSecrets(line, secrets));
+        pending = [];
+      });
       emitter.on('assertion', (error: { message?: string } | null, args: { item?: NewmanItem; assertion?: string; skipped?: boolean }) => {
         if (args.skipped === true) return;
         const tally = tallyOf(tallies, stepOf(args.item));
@@ -306,6 +330,9 @@ async function runBatch(
         if (error !== null && error !== undefined) {
           tally.failed += 1;
           tally.failures.push({ item: args.item?.name ?? '', test: args.assertion ?? '', message: error.message ?? '' });
+          if (progress) pending.push(`    ✗ ${args.assertion ?? ''}: ${error.message ?? ''}`);
+        } else if (progress) {
+          pending.push(`    ✓ ${args.assertion ?? ''}`);
         }
       });
       emitter.on('script', (error: { message?: string; name?: string } | null, args: { item?: NewmanItem; event?: { listen?: string } }) => {
@@ -319,6 +346,14 @@ async function runBatch(
         tally.requests += 1;
         if (error !== null && error !== undefined) tally.failures.push({ item: args.item?.name ?? '', test: 'request', message: error.message ?? '' });
         const url = args.request?.url?.toString() ?? '';
+        if (progress) {
+          if (step !== lastStep) {
+            pending.push(`▸ ${step}`);
+            lastStep = step;
+          }
+          const path = url.replace(/^https:\/\/[^/]+/, '').replace(/\?.*$/, '');
+          pending.push(`  ${args.item?.name ?? ''}  ${args.request?.method ?? 'GET'} ${path} → ${error !== null && error !== undefined ? `error: ${error.message ?? ''}` : String(args.response?.code ?? '')}`);
+        }
         const record: ExecutionRecord = { step, item: args.item?.name ?? '', method: args.request?.method ?? 'GET', url, status: args.response?.code };
         if (record.method === 'GET' && /\/aisp\/accounts(\?|$)/.test(url) && args.response?.stream !== undefined) {
           try {
@@ -393,7 +428,7 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     const junitPath = reporters.includes('junit') ? join(reportDir, `${safeFileName(first === last ? first : `${first}--${last}`)}.xml`) : undefined;
     let outcome: BatchOutcome;
     try {
-      outcome = await runBatch(run, batch, environment, input, reporters, junitPath);
+      outcome = await runBatch(run, batch, environment, input, reporters, junitPath, secretsSeen, secretKeys, log);
     } catch (cause) {
       throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${(cause as Error).message}`, {
         hint: 'Regenerate the collections (`obflow generate`) and check the certificate list and CA paths.',

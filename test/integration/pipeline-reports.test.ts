@@ -41,15 +41,17 @@ const leaky = {
 describe('reports', () => {
   it('JUnit files carry the failing assertion but [redacted] instead of any secret value', async () => {
     const reportDir = join(prepared.stateDir, 'reports');
+    const lines: string[] = [];
     const result = await runSteps({
       steps: [...buildRunPlan({ stepNames: ['discovery', 'client-credentials'], collections: prepared.collections }), { name: 'leaky', collection: leaky }],
       environment: prepared.environment,
       cwd: prepared.stateDir,
       sslClientCertList: prepared.certList,
       sslExtraCaCerts: prepared.caBundle,
-      reporters: ['junit'],
+      reporters: ['cli', 'junit'],
       reportDir,
       secretKeys: SECRET_VARIABLE_KEYS,
+      log: (line) => lines.push(line),
     });
     expect(result.failedStep, describeRun(result)).toBe('leaky');
     expect(result.steps.find((step) => step.name === 'leaky')?.assertions, describeRun(result)).toEqual({ total: 2, failed: 2 });
@@ -71,5 +73,13 @@ describe('reports', () => {
       expect(text.includes(secret)).toBe(false);
       expect(text.includes(secret.slice(0, 12))).toBe(false);
     }
+
+    // The cli progress lines (obflow's own reporter, through the log seam) are redacted the same way.
+    const progress = lines.join('\n');
+    expect(progress).toContain('▸ client-credentials');
+    expect(progress).toMatch(/client-credentials: POST token\s+POST \/\S+\/token → 200/);
+    expect(progress).toContain('✓ status is 200');
+    expect(progress).toMatch(/✗ basicToken is not quoted in reports: expected '\[redacted\]/);
+    for (const secret of [basic, token]) expect(progress.includes(secret.slice(0, 12))).toBe(false);
   });
 });
