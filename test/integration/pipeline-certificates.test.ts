@@ -1,7 +1,8 @@
 // Client certificates with newman against the real emulator: plain newman silently sends NO certificate for a
 // port-less pattern or a missing file (proved here on the wire), and obflow refuses both before any request.
 
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import forge from 'node-forge';
 import { join } from 'node:path';
 import newman from 'newman';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +129,28 @@ describe('a missing certificate file', () => {
   it('obflow: a clear error before any request', async () => {
     const before = sandbox.log.length;
     expect(await codeOf(run(missing()))).toBe('ERR_FILE_MISSING');
+    expect(sandbox.log.length).toBe(before);
+  });
+});
+
+describe('a PFX transport certificate', () => {
+  it('runs over mTLS through the list (pfx src + passphrase); a wrong passphrase is refused before any request', async () => {
+    const key = forge.pki.privateKeyFromPem(identity.pem.transportKey);
+    const cert = forge.pki.certificateFromPem(identity.pem.transportCert);
+    const pfxPath = join(prepared.stateDir, 'transport.pfx');
+    await writeFile(pfxPath, Buffer.from(forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(key, [cert], 'pfx-pass', { algorithm: 'aes256' })).getBytes(), 'binary'), { mode: 0o600 });
+    const origins = [...new Set(prepared.certList.flatMap((entry) => entry.matches.map((pattern) => pattern.replace(/\/\*$/, ''))))];
+    const pfxList = buildSslClientCertList({ origins, transport: { pfx: pfxPath, passphrase: 'pfx-pass' } });
+    expect(pfxList[0]?.pfx).toEqual({ src: pfxPath });
+    const result = await runSteps({
+      steps: buildRunPlan({ stepNames: ['discovery', 'client-credentials', 'account-access-consent'], collections: prepared.collections }),
+      environment: prepared.environment, cwd: prepared.stateDir, sslClientCertList: pfxList, sslExtraCaCerts: prepared.caBundle, reporters: [],
+    });
+    expect(result.passed).toBe(true);
+    expect(result.steps.map((step) => step.requests)).toEqual([1, 1, 2]);
+
+    const before = sandbox.log.length;
+    expect(await codeOf(run([{ ...(pfxList[0] as SslClientCert), passphrase: 'wrong' }]))).toBe('ERR_PFX_PASSPHRASE');
     expect(sandbox.log.length).toBe(before);
   });
 });
