@@ -11,8 +11,9 @@ import { serializeEnvironment, type PostmanEnvironment, type RawEnvironmentValue
 /** The sandbox's helper path under {sandbox_base_url} (§4.2 shape `/<helper-prefix>/v1.0/<client-tool>/environment`). */
 export const DEFAULT_HELPER_PATH = '/sandbox-helper/v1.0/postman/environment';
 
+/** {sandbox_base_url} + helper path, appended (a base URL may carry a path of its own, e.g. `https://api.bank/sandbox`). */
 export function environmentHelperUrl(sandboxBaseUrl: string, helperPath: string = DEFAULT_HELPER_PATH): string {
-  return new URL(helperPath, `${sandboxBaseUrl.replace(/\/+$/, '')}/`).toString().replace(/\?.*$/, '');
+  return `${sandboxBaseUrl.replace(/\/+$/, '')}/${helperPath.replace(/^\/+/, '').replace(/\?.*$/, '')}`;
 }
 
 export interface DownloadedEnvironment {

@@ -88,5 +88,6 @@ describe('environmentHelperUrl', () => {
   it('joins the configurable helper path to {sandbox_base_url}', () => {
     expect(environmentHelperUrl('https://127.0.0.1:8443')).toBe('https://127.0.0.1:8443/sandbox-helper/v1.0/postman/environment');
     expect(environmentHelperUrl('https://bank.example/', '/bank-helper/v1.0/tool/environment')).toBe('https://bank.example/bank-helper/v1.0/tool/environment');
+    expect(environmentHelperUrl('https://api.bank.example/sandbox', 'bank-helper/v1.0/tool/environment')).toBe('https://api.bank.example/sandbox/bank-helper/v1.0/tool/environment');
   });
 });
