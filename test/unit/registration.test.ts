@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { decodeJwt, importJWK, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { isObflowError } from '../../src/errors.js';
+import { ObflowError, isObflowError } from '../../src/errors.js';
+import { transportError } from '../../src/registration/http.js';
 import {
   buildRegistrationClaims,
   buildSignedRegistration,
@@ -173,5 +174,20 @@ describe('registration store', () => {
     expect(reused.kind).toBe('reused');
     const dry = await registerClient({ ...common, dryRun: true });
     expect(dry.kind).toBe('dry-run');
+  });
+});
+
+describe('transportError', () => {
+  const url = 'https://bank.example:8443/dynamic-client-registration/v3.2/register';
+  const wrapped = (code: string, message = 'boom'): Error => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code }) });
+  it('maps TLS failures (by code or message) to ERR_REMOTE_TLS and the rest to ERR_REMOTE_UNREACHABLE', () => {
+    const codeOf = (error: unknown): unknown => (isObflowError(error) ? error.code : error);
+    expect(codeOf(transportError(wrapped('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), url, 'registration'))).toBe('ERR_REMOTE_TLS');
+    expect(codeOf(transportError(wrapped('ERR_TLS_CERT_ALTNAME_INVALID'), url, 'registration'))).toBe('ERR_REMOTE_TLS');
+    expect(codeOf(transportError(wrapped('ECONNRESET', 'tlsv13 alert certificate required'), url, 'registration'))).toBe('ERR_REMOTE_TLS');
+    expect(codeOf(transportError(wrapped('ECONNREFUSED', 'connect ECONNREFUSED'), url, 'registration'))).toBe('ERR_REMOTE_UNREACHABLE');
+    expect(codeOf(transportError(wrapped('ENOTFOUND', 'getaddrinfo ENOTFOUND'), url, 'registration'))).toBe('ERR_REMOTE_UNREACHABLE');
+    const already = new ObflowError('ERR_USAGE', 'x', { hint: 'y' });
+    expect(transportError(already, url, 'registration')).toBe(already);
   });
 });
