@@ -1,7 +1,7 @@
 // Starts the embedded bank emulator from the local test identity: the one place the CLI turns identity files into
 // SandboxOptions (used by `obflow sandbox` and `obflow demo`).
 
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
@@ -30,10 +30,13 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
     file(files.directory_root_ca),
     file(files.directory_jwks),
   ]);
+  // A temporary data folder (the demo's) lives as long as the sandbox; a named one persists.
+  const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'obflow-sandbox-')));
+  const removeTemporary = () => (temporary ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
   const { startSandbox } = await import('../sandbox/index.js');
   try {
-    return await startSandbox({
+    const handle = await startSandbox({
       serverCertificate,
       serverKey,
       clientCa: [issuing, root],
@@ -45,7 +48,15 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.log ? { log: options.log } : {}),
       ...(options.verbose ? { verbose: true } : {}),
     });
+    return {
+      urls: handle.urls,
+      close: async () => {
+        await handle.close();
+        await removeTemporary();
+      },
+    };
   } catch (cause) {
+    await removeTemporary();
     const message = cause instanceof Error ? cause.message : String(cause);
     throw new ObflowError('ERR_SANDBOX_START', `the sandbox could not start: ${message}`, {
       hint: 'Free the ports (or pick others with --resource-port / --auth-port) and check `obflow doctor`.',

@@ -32,29 +32,37 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     const { join } = await import('node:path');
     const { localIdentityDir } = await import('../identity.js');
     const out = state.output;
+    let mark = Date.now();
+    /** Milliseconds since the previous stage line: where the demo's time goes. */
+    const took = () => {
+      const now = Date.now();
+      const text = `(${now - mark} ms)`;
+      mark = now;
+      return text;
+    };
     if (!existsSync(join(localIdentityDir(config), 'identity.json'))) {
       const { issueLocalIdentity } = await import('../../pki/issue.js');
       const manifest = await issueLocalIdentity({ dir: localIdentityDir(config) });
-      out.line(`identity     issued software statement ${manifest.software_id} under a local test directory`);
+      out.line(`identity     issued software statement ${manifest.software_id} under a local test directory ${took()}`);
     }
     const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
     const sandbox = await startEmbeddedSandbox(config);
     try {
-      out.line(`sandbox      ${sandbox.urls.sandbox_base_url} (profile ${config.sandbox.profile})`);
+      out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
       const stages = await import('../../pipeline/stages.js');
       const { openCommandSession } = await import('../session.js');
       const session = await openCommandSession(state, config, { addresses: sandbox.urls });
       try {
         const registered = await stages.registerStage(session, { force: true });
         if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
-        out.line(`register     client ${registered.registration.client_id}`);
+        out.line(`register     client ${registered.registration.client_id} ${took()}`);
         const { environment, path } = await stages.environmentStage(session, registered.registration);
-        out.line(`environment  ${path}`);
+        out.line(`environment  ${path} ${took()}`);
         const files = await stages.generateStage(config.output.collections);
-        out.line(`generate     ${files.length} collections in ${config.output.collections}`);
+        out.line(`generate     ${files.length} collections in ${config.output.collections} ${took()}`);
         const result = await stages.runStage(session, { environment, reporters: ['junit'], progress: () => undefined });
         await stages.saveEnvironment(session, result.environment);
-        out.line(`run          newman, ${result.steps.length} steps, reports in ${config.output.reports}`);
+        out.line(`run          newman, ${result.steps.length} steps, reports in ${config.output.reports} ${took()}`);
         const { reportRun } = await import('../report.js');
         reportRun(state, result, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
