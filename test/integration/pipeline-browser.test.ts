@@ -90,4 +90,51 @@ describe('interactive profiles with a browser', () => {
     // The bank's own login page said so (not a TLS or navigation problem on the way).
     expect(message).toMatch(/refused the login of sam: .*do not match/);
   });
+
+  it('a consent URL the bank refuses (unregistered redirect_uri) → its error page, reported at once', async () => {
+    const ready = await prepare(sandbox, identity, 'strict-interactive');
+    prepared.push(ready);
+    const upToConsent = await runSteps({
+      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
+      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
+    });
+    expect(upToConsent.passed, describeRun(upToConsent)).toBe(true);
+    // The unsigned request object's values win over the query (OIDC Core §6.1): change redirect_uri in both.
+    const consentUrl = new URL(environmentValue(upToConsent.environment, 'consent_url') ?? '');
+    const [header, payload] = (consentUrl.searchParams.get('request') ?? '').split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    claims.redirect_uri = 'https://attacker.example/callback';
+    consentUrl.searchParams.set('request', `${header ?? ''}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`);
+    consentUrl.searchParams.set('redirect_uri', 'https://attacker.example/callback');
+    let code: string | undefined;
+    let message = '';
+    try {
+      await consentInBrowser({ consentUrl: consentUrl.toString(), redirectUri: 'https://attacker.example/callback', username: 'sam', password: 'sam-sandbox-2', ...trust() });
+    } catch (error) {
+      code = isObflowError(error) ? error.code : undefined;
+      message = (error as Error).message;
+    }
+    expect(code).toBe('ERR_CONSENT_REJECTED');
+    expect(message).toMatch(/the bank answered 4\d\d on \/strict-interactive\/authorize/);
+  });
+
+  it('a redirect to a host that does not resolve is named', async () => {
+    const ready = await prepare(sandbox, identity, 'permissive-interactive');
+    prepared.push(ready);
+    const upToConsent = await runSteps({
+      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
+      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
+    });
+    // Told to expect another redirect URI than the registered one the bank will use: nothing intercepts the real one.
+    let code: string | undefined;
+    let message = '';
+    try {
+      await consentInBrowser({ consentUrl: environmentValue(upToConsent.environment, 'consent_url') ?? '', redirectUri: 'https://elsewhere.obflow.example/cb', username: 'sam', password: 'sam-sandbox-2', ...trust() });
+    } catch (error) {
+      code = isObflowError(error) ? error.code : undefined;
+      message = (error as Error).message;
+    }
+    expect(code).toBe('ERR_REMOTE_RESPONSE');
+    expect(message).toContain(`was sent to ${environmentValue(upToConsent.environment, 'redirectUrl') ?? '?'}`);
+  });
 });

@@ -45,7 +45,7 @@ export interface BrowserConsentInput {
   trustedSpki?: readonly string[];
   /** Accept any server certificate (only with `insecure`). */
   ignoreHttpsErrors?: boolean;
-  /** Per-action timeout (ms) for page waits; default 15 000. */
+  /** Per-action timeout (ms) for page waits; default 30 000 (a cold Chromium on a busy 2-core machine is slow). */
   timeoutMs?: number;
   log?: (line: string) => void;
 }
@@ -79,7 +79,8 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
   const args: string[] = [...CHROMIUM_FLAGS];
   if (input.trustedSpki !== undefined && input.trustedSpki.length > 0) args.push(`--ignore-certificate-errors-spki-list=${input.trustedSpki.join(',')}`);
   const browser = await chromium.launch({ executablePath, headless: true, args });
-  const timeout = input.timeoutMs ?? 15_000;
+  const timeout = input.timeoutMs ?? 30_000;
+  let unreachableSeen: string | undefined;
   try {
     const context = await browser.newContext({ ignoreHTTPSErrors: input.ignoreHttpsErrors === true });
     const page = await context.newPage();
@@ -91,8 +92,24 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
       landed ??= route.request().url();
       await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>obflow</title><p>Consent received.</p>' });
     });
+    // A navigation the browser could not complete (e.g. a redirect to a host that does not resolve) is named in the
+    // error instead of a bare net:: code.
+    page.on('requestfailed', (request) => {
+      if (request.isNavigationRequest()) {
+        const url = new URL(request.url());
+        unreachableSeen ??= `${url.origin}${url.pathname} (${request.failure()?.errorText ?? 'failed'})`;
+      }
+    });
 
-    await page.goto(input.consentUrl);
+    // A bank that refuses the consent URL answers with an error page, not the login form: say what it says.
+    const bankError = async (response: { status(): number; url(): string } | null): Promise<void> => {
+      if (response === null || response.status() < 400 || new URL(response.url()).origin === redirect.origin) return;
+      const text = (await page.locator('body').innerText().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 300);
+      throw new ObflowError('ERR_CONSENT_REJECTED', `the bank answered ${response.status()} on ${new URL(response.url()).pathname}: ${text}`, {
+        hint: 'Check the consent URL parameters (obflow run psu-consent) and the bank\'s log; start the flow again.',
+      });
+    };
+    await bankError(await page.goto(input.consentUrl));
     await page.getByLabel('Username').fill(input.username);
     await page.getByLabel('Password').fill(input.password);
     await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: 'Log in' }).click()]);
@@ -121,8 +138,16 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
         hint: 'Choose accounts the test user holds, or leave the selection empty to share all of them.',
       });
     }
+    // Either the redirect to the TPP, or an error page from the bank (e.g. 400 "choose an account", or a 500).
+    let failed: { status(): number; url(): string } | undefined;
+    const onResponse = (response: { status(): number; url(): string; request(): { isNavigationRequest(): boolean } }): void => {
+      if (failed === undefined && response.request().isNavigationRequest() && response.status() >= 400 && new URL(response.url()).origin !== redirect.origin) failed = response;
+    };
+    page.on('response', onResponse);
     await page.getByRole('button', { name: input.cancel === true ? 'Cancel' : 'Confirm' }).click();
-    await page.waitForURL((url) => url.origin === redirect.origin && url.pathname === redirect.pathname);
+    await page.waitForURL((url) => (url.origin === redirect.origin && url.pathname === redirect.pathname) || failed !== undefined);
+    page.off('response', onResponse);
+    if (failed !== undefined) await bankError(failed);
     // page.url() keeps the fragment (the request to the route does not): `code id_token` puts the parameters there.
     const params = redirectParameters(page.url().includes('#') ? page.url() : (landed ?? page.url()));
     input.log?.(`browser consent: landed on ${redirect.origin}${redirect.pathname}`);
@@ -149,6 +174,12 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
     return { code, ...(idToken !== undefined ? { idToken } : {}), ...(state !== undefined ? { state } : {}), selectedAccounts: selected };
   } catch (error) {
     if (error instanceof ObflowError) throw error;
+    if (unreachableSeen !== undefined) {
+      throw new ObflowError('ERR_REMOTE_RESPONSE', `the browser was sent to ${unreachableSeen}, not to the redirect URI ${input.redirectUri}`, {
+        hint: 'The bank redirected somewhere unexpected: check redirect_uri in the consent URL and its request object.',
+        cause: error,
+      });
+    }
     throw new ObflowError('ERR_CONSENT_REJECTED', `browser consent failed: ${(error as Error).message.split('\n')[0] ?? ''}`, {
       hint: 'Run with the interactive profile again; check the consent URL and that the sandbox pages are reachable.',
       cause: error,
