@@ -15,5 +15,6 @@ export default tseslint.config(
     },
   },
   { files: ['src/cli/main.ts', 'bench/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
+  { files: ['bench/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   { files: ['templates/**/*.js'], languageOptions: { globals: { pm: 'readonly', postman: 'readonly', require: 'readonly', console: 'readonly', atob: 'readonly', btoa: 'readonly', CryptoJS: 'readonly' } } },
 );

@@ -1,20 +1,24 @@
-// Atomic file writes for everything obflow produces: write a temporary file beside the target, then rename, so a
-// failure never leaves a half-written file. Secrets get mode 0600.
+// Atomic file writes for everything obflow produces: a sibling temporary file with the final mode, then rename, so a
+// failure never leaves a half-written file. Secrets (keys, client secrets, tokens) get mode 0600, in 0700 folders.
 
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { ObflowError } from './errors.js';
 
-export async function writeFileAtomic(file: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
-  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+export async function writeFileAtomic(path: string, contents: string | Uint8Array, options: { secret?: boolean } = {}): Promise<void> {
+  const mode = options.secret === true ? 0o600 : 0o644;
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(tmp, data, { mode: options.mode ?? 0o644 });
-    await rename(tmp, file);
+    await mkdir(dirname(path), { recursive: true, mode: options.secret === true ? 0o700 : 0o755 });
+    await writeFile(tmp, contents, { mode, flag: 'wx' });
+    // The umask may have narrowed the mode, never widened it; chmod makes it exact either way.
+    await chmod(tmp, mode);
+    await rename(tmp, path);
   } catch (cause) {
-    await rm(tmp, { force: true });
-    throw new ObflowError('ERR_WRITE_FAILED', `could not write ${file}: ${(cause as Error).message}`, {
-      hint: 'Check that the folder is writable and the disk has space.',
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw new ObflowError('ERR_WRITE_FAILED', `could not write ${path}: ${(cause as Error).message}`, {
+      hint: 'Check that the folder is writable and the disk is not full; nothing half-written was left.',
       cause,
     });
   }

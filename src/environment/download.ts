@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
-import { writeFileAtomic } from '../pki/files.js';
+import { writeFileAtomic } from '../fs.js';
 import { transportError } from '../registration/http.js';
 import { serializeEnvironment, type PostmanEnvironment, type RawEnvironmentValue } from './merge.js';
 
@@ -111,6 +111,6 @@ export function environmentPath(stateDir: string, fileStem: string): string {
 /** Writes the merged environment into the state folder only (mode 0600, atomic); returns the path. */
 export async function writeEnvironment(stateDir: string, fileStem: string, environment: PostmanEnvironment): Promise<string> {
   const path = environmentPath(stateDir, fileStem);
-  await writeFileAtomic(path, serializeEnvironment(environment), true);
+  await writeFileAtomic(path, serializeEnvironment(environment), { secret: true });
   return path;
 }

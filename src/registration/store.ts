@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ObflowError } from '../errors.js';
-import { writeFileAtomic } from '../pki/files.js';
+import { writeFileAtomic } from '../fs.js';
 import type { RegistrationResponse } from './register.js';
 
 export interface RegistrationKey {
@@ -74,6 +74,6 @@ export async function requireStoredRegistration(stateDir: string, key: Registrat
 
 export async function writeStoredRegistration(stateDir: string, record: StoredRegistration): Promise<string> {
   const path = registrationPath(stateDir, { softwareId: record.software_id, target: record.target, profile: record.profile });
-  await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, true);
+  await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, { secret: true });
   return path;
 }

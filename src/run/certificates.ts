@@ -5,7 +5,7 @@
 import { createSecureContext } from 'node:tls';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
-import { writeFileAtomic } from '../pki/files.js';
+import { writeFileAtomic } from '../fs.js';
 import { loadTransportMaterial, safeCheckPrivateKey } from '../pki/load.js';
 import type { IdentityPaths } from '../pki/types.js';
 
@@ -153,13 +153,13 @@ export async function preflightClientCertificates(list: readonly SslClientCert[]
 
 /** newman's `sslExtraCaCerts` takes ONE PEM path: write the target's CA certificates (root + issuing) into a bundle. */
 export async function writeCaBundle(path: string, pems: readonly string[]): Promise<string> {
-  await writeFileAtomic(path, `${pems.map((pem) => pem.trim()).join('\n')}\n`, false);
+  await writeFileAtomic(path, `${pems.map((pem) => pem.trim()).join('\n')}\n`);
   return path;
 }
 
 /** Writes the list as the file `newman run --ssl-client-cert-list <path>` reads (paths only; mode 0600 since a PFX
  *  passphrase may be in it). Returns the path. */
 export async function writeSslClientCertList(path: string, list: readonly SslClientCert[]): Promise<string> {
-  await writeFileAtomic(path, `${JSON.stringify(list, null, 2)}\n`, true);
+  await writeFileAtomic(path, `${JSON.stringify(list, null, 2)}\n`, { secret: true });
   return path;
 }
