@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   ERR_REGISTRATION_INVALID: 'checks',
   ERR_COLLECTION_INVALID: 'checks',
   ERR_RUN_FAILED: 'checks',
+  ERR_DOCTOR_PROBLEMS: 'checks',
   // remote parties
   ERR_REMOTE_UNREACHABLE: 'remote',
   ERR_REMOTE_TLS: 'remote',

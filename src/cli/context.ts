@@ -7,8 +7,6 @@ import type { CliIo, Output } from './output.js';
 export interface CommandState {
   io: CliIo;
   output: Output;
-  /** Set by a handler whose checks failed (1); errors decide the other codes. */
-  exitCode: number;
 }
 
 /** Global and per-command flags that override config keys (kebab-case flag → dotted key). */

@@ -10,10 +10,14 @@ import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
 import { createOutput } from './output.js';
 import type { CliIo } from './output.js';
+import type { CommandModule } from 'yargs';
 
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const wantsJson = argv.includes('--json');
-  const state: CommandState = { io, exitCode: 0, output: createOutput(io, { json: wantsJson, quiet: argv.includes('--quiet') }) };
+  const state: CommandState = { io, output: createOutput(io, { json: wantsJson, quiet: argv.includes('--quiet') }) };
+  const modules = commandModules(state);
+  const unknown = unknownCommand(argv, modules);
+  if (unknown !== undefined) return report(new UsageError(`unknown command "${unknown}"`), state);
   const parser = yargs([...argv])
     .scriptName('obflow')
     .usage('$0 <command> [options]\n\nFrom a UK open-banking software statement to verified account data, as Postman collections.')
@@ -21,7 +25,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     .option('json', { type: 'boolean', describe: 'Machine-readable output (one JSON document)', global: true })
     .option('quiet', { type: 'boolean', describe: 'Only problems and the result', global: true })
     .option('state-dir', { type: 'string', describe: 'State folder (identity, registrations, secrets)', global: true })
-    .command(commandModules(state))
+    .command(modules)
     .demandCommand(1, 'Name a command: obflow <command>; `obflow --help` lists them.')
     .example('$0 demo', 'the whole flow against the embedded sandbox (what `npm start` runs)')
     .example('$0 doctor --config obflow.config.json', "check a real bank's prerequisites")
@@ -42,7 +46,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       printed = output;
     });
     if (printed !== '') io.stdout.write(`${printed}\n`);
-    return state.exitCode;
+    return EXIT_CODES.ok;
   } catch (error) {
     return report(error, state);
   }
@@ -50,6 +54,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** The first positional argument when it names no command (yargs would print the root help for `x --help`). */
+function unknownCommand(argv: readonly string[], modules: readonly CommandModule[]): string | undefined {
+  const names = new Set(modules.map((module) => String(module.command).split(' ')[0]));
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index] ?? '';
+    if (arg === '--config' || arg === '--state-dir') {
+      index += 1;
+      continue;
+    }
+    if (arg.startsWith('-')) continue;
+    return names.has(arg) ? undefined : arg;
+  }
+  return undefined;
 }
 
 function report(error: unknown, state: CommandState): number {
@@ -60,7 +79,9 @@ function report(error: unknown, state: CommandState): number {
     return EXIT_CODES[error.exitClass];
   }
   if (error instanceof UsageError || (error instanceof Error && error.name === 'YError')) {
-    output.error('ERR_USAGE', error.message.split('\n')[0] ?? 'bad usage', 'Run `obflow --help` or `obflow <command> --help`.');
+    // yargs puts the detail of a validation message on its next lines ("Invalid values:\n  Argument: …"): one line.
+    const message = error.message.replace(/\s*\n\s*/g, ' ').trim() || 'bad usage';
+    output.error('ERR_USAGE', message, 'Run `obflow --help` or `obflow <command> --help`.');
     return EXIT_CODES.usage;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -23,8 +23,11 @@ export interface Output {
 }
 
 export function createOutput(io: CliIo, options: { json: boolean; quiet: boolean }): Output {
-  const colour = Boolean(io.stdout.isTTY) && io.env.NO_COLOR === undefined && io.env.TERM !== 'dumb';
-  const paint = (code: number, text: string) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
+  // Colour only on a terminal, decided per stream, and never when NO_COLOR or TERM=dumb says no.
+  const allowed = io.env.NO_COLOR === undefined && io.env.TERM !== 'dumb';
+  const painter = (tty: boolean | undefined) => (code: number, text: string) => (allowed && tty === true ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const paint = painter(io.stdout.isTTY);
+  const paintError = painter(io.stderr.isTTY);
   const human = !options.json && !options.quiet;
   return {
     json: options.json,
@@ -42,10 +45,15 @@ export function createOutput(io: CliIo, options: { json: boolean; quiet: boolean
       if (options.json) io.stdout.write(`${JSON.stringify(value)}\n`);
     },
     warn(text) {
-      if (!options.quiet) io.stderr.write(`${paint(33, 'warning:')} ${text}\n`);
+      if (!options.quiet) io.stderr.write(`${paintError(33, 'warning:')} ${text}\n`);
     },
     error(code, message, hint) {
-      io.stderr.write(`${paint(31, 'error:')} ${code} ${message}\n`);
+      // With --json the error is one JSON line too (on stderr, so stdout stays the command's result).
+      if (options.json) {
+        io.stderr.write(`${JSON.stringify({ error: { code, message, ...(hint ? { hint } : {}) } })}\n`);
+        return;
+      }
+      io.stderr.write(`${paintError(31, 'error:')} ${code} ${message}\n`);
       if (hint) io.stderr.write(`hint: ${hint}\n`);
     },
     bold(text) {

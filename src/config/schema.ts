@@ -1,5 +1,5 @@
 // The one config schema: it yields the TypeScript type (ObflowConfig), the defaults, and the published JSON Schema
-// (obflow.config.schema.json, generated from it by `obflow config schema` and checked by a test).
+// (obflow.config.schema.json, generated from it by `obflow config-schema --write` and checked by a test).
 
 import { z } from 'zod';
 

@@ -1,6 +1,6 @@
 // The CLI surface: help on every command, strict parsing, and one-line errors with the right exit code.
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +29,26 @@ describe('obflow CLI', () => {
     const result = await runCli(['doctor', '--no-such-flag'], { cwd });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: ERR_USAGE .+\nhint: .+\n$/);
+  });
+
+  it('an unknown command is a usage error even with --help', async () => {
+    const result = await runCli(['config', '--help'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: ERR_USAGE unknown command "config"\nhint: .+\n$/);
+  });
+
+  it('a yargs validation message stays whole on one line', async () => {
+    const result = await runCli(['demo', '--profile', 'lenient'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: ERR_USAGE Invalid values: .*lenient.*strict-headless.*\nhint: .+\n$/);
+  });
+
+  it('with --json an error is one JSON line', async () => {
+    const result = await runCli(['demo', '--profile', 'lenient', '--json'], { cwd });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ error: { code: 'ERR_USAGE', hint: expect.any(String) } });
   });
 
   it('no command is a usage error', async () => {
@@ -64,6 +84,25 @@ describe('obflow CLI', () => {
     const result = await runCli(['doctor'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: ERR_FILE_MISSING identity\.softwareStatement/);
+  });
+
+  it('init lists every file it wrote; doctor finds a removed statement: its own code, then exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'obflow-doctor-'));
+    const init = await runCli(['init', '--json'], { cwd: dir });
+    expect(init.code, init.stderr).toBe(0);
+    const { files } = JSON.parse(init.stdout) as { files: Record<string, string> };
+    const onDisk = readdirSync(join(dir, '.obflow', 'identity'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name))
+      .sort();
+    expect(Object.values(files).sort()).toEqual(onDisk);
+
+    expect((await runCli(['doctor'], { cwd: dir })).code).toBe(0);
+    rmSync(files.software_statement!);
+    const doctor = await runCli(['doctor'], { cwd: dir });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/problem .*ERR_SSA_MISSING[\s\S]*hint: /);
+    expect(doctor.stderr).toMatch(/^error: ERR_DOCTOR_PROBLEMS /);
   });
 
   it('doctor without a local identity tells to run init (exit 2)', async () => {

@@ -1,6 +1,7 @@
 // `obflow doctor`: check the bank interface's five prerequisites for the configured target, one line per check.
 
 import type { CommandModule } from 'yargs';
+import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { loadCommandConfig } from '../context.js';
 
@@ -23,7 +24,13 @@ export const doctorCommand = (state: CommandState): CommandModule => ({
     }
     const problems = checks.filter((check) => !check.ok).length;
     state.output.result({ ok: problems === 0, checks });
-    state.output.line(problems === 0 ? `all ${checks.length} checks passed` : `${problems} of ${checks.length} checks found a problem`);
-    if (problems > 0) state.exitCode = 1;
+    if (problems === 0) {
+      state.output.line(`all ${checks.length} checks passed`);
+      return;
+    }
+    const first = checks.find((check) => !check.ok);
+    throw new ObflowError('ERR_DOCTOR_PROBLEMS', `${problems} of ${checks.length} checks found a problem${first && !first.ok ? ` (first: ${first.code})` : ''}`, {
+      hint: 'Fix each problem as its hint says, then run `obflow doctor` again.',
+    });
   },
 });

@@ -20,9 +20,17 @@ export const initCommand = (state: CommandState): CommandModule => ({
     const { resolve } = await import('node:path');
     const dir = localIdentityDir(config);
     const manifest = await issueLocalIdentity({ dir, overwrite: argv.force === true });
-    const files = Object.fromEntries(Object.entries(manifest.files).map(([name, rel]) => [name, resolve(dir, rel)]));
+    // Every file written: the identity's own, the directory's private material (it issues further statements), and
+    // the manifest that names them all.
+    const { MANIFEST_FILE } = await import('../../pki/manifest.js');
+    const written: [string, string][] = [
+      ...Object.entries(manifest.files),
+      ...Object.entries(manifest.directory_private ?? {}).map(([name, rel]): [string, string] => [`directory_private_${name}`, rel]),
+      ['manifest', MANIFEST_FILE],
+    ];
+    const files = Object.fromEntries(written.map(([name, rel]) => [name, resolve(dir, rel)]));
     state.output.result({ dir, software_id: manifest.software_id, org_id: manifest.org_id, kid: manifest.kid, files });
     state.output.line(`issued a test identity for software statement ${manifest.software_id} (kid ${manifest.kid}) in ${dir}:`);
-    for (const [name, path] of Object.entries(files)) state.output.line(`  ${name.padEnd(22)} ${path}`);
+    for (const [name, path] of Object.entries(files)) state.output.line(`  ${name.padEnd(38)} ${path}`);
   },
 });
