@@ -49,9 +49,23 @@ export interface StepFailure {
   message: string;
 }
 
+/** A request that got no HTTP answer: the bank was not reached (refused, reset, DNS, timeout) or the TLS handshake
+ *  failed (server certificate not trusted, client certificate refused). Not a verdict on the bank's answers. */
+export interface TransportFailure {
+  kind: 'unreachable' | 'tls';
+  item: string;
+  /** `https://host:port` of the request (no path: paths may carry ids). */
+  origin: string;
+  /** Node's error code when it has one (ECONNREFUSED, UNABLE_TO_GET_ISSUER_CERT_LOCALLY, …). */
+  code?: string;
+  message: string;
+}
+
 export interface StepResult {
   name: string;
   passed: boolean;
+  /** Set when the step failed because a request got no answer (the CLI maps it to ERR_REMOTE_UNREACHABLE/_TLS). */
+  transport?: TransportFailure;
   requests: number;
   assertions: { total: number; failed: number };
   failures: StepFailure[];
@@ -73,8 +87,10 @@ export interface ExecutionRecord {
 export interface RunResult {
   passed: boolean;
   steps: StepResult[];
-  /** The first step that failed (the CLI names it and exits 1 with ERR_RUN_FAILED). */
+  /** The first step that failed (the CLI names it and exits 1 with ERR_RUN_FAILED, or 3 when it is a transport error). */
   failedStep?: string;
+  /** The failed step's transport error, if its failure is that no answer came (see StepResult.transport). */
+  transport?: TransportFailure & { step: string };
   environment: PostmanEnvironment;
   executions: ExecutionRecord[];
 }
@@ -199,6 +215,24 @@ interface StepTally {
   total: number;
   failed: number;
   failures: StepFailure[];
+  transport?: TransportFailure;
+}
+
+/** OpenSSL's certificate verification results as Node names them (X509_V_ERR_* without the prefix). */
+const TLS_VERIFY_CODES = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REVOKED', 'CERT_UNTRUSTED', 'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE', 'HOSTNAME_MISMATCH', 'INVALID_CA', 'EPROTO',
+]);
+
+/** Whether a request error is a TLS failure (handshake, server certificate, client certificate alert) or the bank
+ *  not being reached at all. Node puts the reason in `code`; an alert sometimes only in the message. */
+export function transportErrorKind(error: { code?: unknown; message?: unknown }): TransportFailure['kind'] {
+  const code = typeof error.code === 'string' ? error.code : '';
+  const message = typeof error.message === 'string' ? error.message : '';
+  if (TLS_VERIFY_CODES.has(code) || /^ERR_(SSL|TLS)_/.test(code)) return 'tls';
+  if (/certificate|\bssl\b|\btls\b|handshake|alert/i.test(message)) return 'tls';
+  return 'unreachable';
 }
 
 interface BatchOutcome {
@@ -347,12 +381,22 @@ async function runBatch(
         // A script that throws outside pm.test (e.g. JSON.parse of a non-JSON body) is a failure of its step too.
         tallyOf(tallies, stepOf(args.item)).failures.push({ item: args.item?.name ?? '', test: error.name ?? `${args.event?.listen ?? ''} script`, message: error.message ?? '' });
       });
-      emitter.on('request', (error: { message?: string } | null, args: { item?: NewmanItem; request?: { method?: string; url?: { toString(): string } }; response?: { code?: number; stream?: Buffer } }) => {
+      emitter.on('request', (error: { message?: string; code?: unknown } | null, args: { item?: NewmanItem; request?: { method?: string; url?: { toString(): string } }; response?: { code?: number; stream?: Buffer } }) => {
         const step = stepOf(args.item);
         const tally = tallyOf(tallies, step);
         tally.requests += 1;
-        if (error !== null && error !== undefined) tally.failures.push({ item: args.item?.name ?? '', test: 'request', message: error.message ?? '' });
         const url = args.request?.url?.toString() ?? '';
+        if (error !== null && error !== undefined) {
+          // No HTTP answer at all: the step's assertions that follow fail only as a consequence. Keep the first cause.
+          tally.failures.push({ item: args.item?.name ?? '', test: 'request', message: error.message ?? '' });
+          tally.transport ??= {
+            kind: transportErrorKind(error),
+            item: args.item?.name ?? '',
+            origin: originOf(url) ?? url.replace(/^(https?:\/\/[^/?#]+).*$/, '$1'),
+            ...(typeof error.code === 'string' ? { code: error.code } : {}),
+            message: error.message ?? '',
+          };
+        }
         if (progress) {
           if (step !== lastStep) {
             pending.push(`▸ ${step}`);
@@ -467,6 +511,7 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
         assertions: { total: tally.total, failed: tally.failed },
         failures: tally.failures,
         reports: junitPath === undefined ? [] : [junitPath],
+        ...(tally.transport !== undefined ? { transport: tally.transport } : {}),
       });
     }
     // Failures newman reports that no event attributed to a step (should not happen) still fail the run.
@@ -483,8 +528,16 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   // Failure messages go to the terminal (ERR_RUN_FAILED names the first): same redaction as the reports.
   for (const step of steps) {
     step.failures = step.failures.map((failure) => ({ item: failure.item, test: redactSecrets(failure.test, secretsSeen), message: redactSecrets(failure.message, secretsSeen) }));
+    if (step.transport !== undefined) step.transport = { ...step.transport, message: redactSecrets(step.transport.message, secretsSeen) };
   }
   const failed = steps.find((step) => !step.passed);
   const complete = input.steps.every((step) => steps.some((result) => result.name === step.name));
-  return { passed: failed === undefined && complete, steps, ...(failed !== undefined ? { failedStep: failed.name } : {}), environment, executions };
+  return {
+    passed: failed === undefined && complete,
+    steps,
+    ...(failed !== undefined ? { failedStep: failed.name } : {}),
+    ...(failed?.transport !== undefined ? { transport: { step: failed.name, ...failed.transport } } : {}),
+    environment,
+    executions,
+  };
 }
