@@ -113,6 +113,15 @@ describe('dynamic client registration (DCR v3.2)', () => {
     ['scope beyond the statement\'s roles', async () => ({ jwt: await sign({ scope: 'openid accounts payments' }) }), 'invalid_client_metadata'],
     ['an unsupported grant type', async () => ({ jwt: await sign({ grant_types: ['password'] }) }), 'invalid_client_metadata'],
     ['a missing required claim in a strict profile', async () => ({ jwt: await sign({ token_endpoint_auth_method: undefined }) }), 'invalid_client_metadata'],
+    // Validly signed, but no Date can hold it (once answered 500).
+    ['an exp of 1e20', async () => ({ jwt: await sign({ exp: 1e20 }) }), 'invalid_client_metadata'],
+    ['an exp more than 24 hours after iat', async () => ({ jwt: await sign({ exp: now() + 24 * 3600 + 120 }) }), 'invalid_client_metadata'],
+    ['an exp before iat', async () => ({ jwt: await sign({ iat: now(), exp: now() - 1 }) }), 'invalid_client_metadata'],
+    ['an iat that is not a whole number of seconds', async () => ({ jwt: await sign({ iat: now() + 0.5 }) }), 'invalid_client_metadata'],
+    ['an exp that is not a number', async () => ({ jwt: await sign({ exp: String(now() + 600) }) }), 'invalid_client_metadata'],
+    ['a jti that is an object', async () => ({ jwt: await sign({ jti: { id: randomUUID() } }) }), 'invalid_client_metadata'],
+    ['a jti that is a number', async () => ({ jwt: await sign({ jti: 42 }) }), 'invalid_client_metadata'],
+    ['an empty jti', async () => ({ jwt: await sign({ jti: '' }) }), 'invalid_client_metadata'],
   ];
 
   async function sign(overrides: Record<string, unknown>): Promise<string> {
@@ -213,6 +222,11 @@ describe('registration management (DCR v3.2 GET / PUT / DELETE /register/{Client
     const other = tpp('permissive-headless');
     await other.register();
     expect((await client.fetch('GET', url, { headers: { authorization: `Bearer ${await other.clientCredentials()}` } })).status).toBe(403);
+
+    // A validly signed update with an exp no Date can hold is refused like any bad registration, not a 500.
+    const absurd = await client.fetch('PUT', url, { headers: { ...bearer, 'content-type': 'application/jwt' }, body: await client.signRegistration(client.registrationClaims({ exp: 1e20 })) });
+    expect(absurd.status).toBe(400);
+    expect(absurd.json()).toMatchObject({ error: 'invalid_client_metadata' });
 
     const jwt = await client.signRegistration(client.registrationClaims({ redirect_uris: [identity.manifest.redirect_uris[1]] }));
     const updated = await client.fetch('PUT', url, { headers: { ...bearer, 'content-type': 'application/jwt' }, body: jwt });

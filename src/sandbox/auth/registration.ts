@@ -16,6 +16,12 @@ import { randomToken, seconds } from './deps.js';
 
 /** Clock skew tolerated on the registration JWT's iat/exp (seconds). */
 export const REGISTRATION_CLOCK_TOLERANCE = 60;
+/**
+ * Longest lifetime (exp - iat, seconds) a registration JWT may declare. The request is single use (jti), so a long
+ * life buys nothing, and the jti must be remembered until exp: an exp decades ahead would be kept forever (and one
+ * beyond the Date range cannot even be stored).
+ */
+export const REGISTRATION_MAX_LIFETIME = 24 * 3600;
 
 type RegistrationErrorCode = 'invalid_client_metadata' | 'invalid_redirect_uri' | 'invalid_software_statement' | 'unapproved_software_statement';
 
@@ -102,8 +108,15 @@ async function register(body: string, type: string, ctx: RequestContext, deps: A
     throw new RegistrationError('invalid_client_metadata', describeJoseError(error, 'registration JWT'));
   }
   const nowSeconds = seconds(now);
-  if (typeof claims.iat !== 'number' || claims.iat > nowSeconds + REGISTRATION_CLOCK_TOLERANCE) {
+  // RFC 7519 §2 NumericDate; this bank takes whole seconds only, as every JWT library writes them.
+  const { iat, exp } = claims;
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) throw new RegistrationError('invalid_client_metadata', 'iat and exp must be whole seconds since the epoch (NumericDate)');
+  if (typeof iat !== 'number' || typeof exp !== 'number') throw new RegistrationError('invalid_client_metadata', 'iat and exp are required');
+  if (iat > nowSeconds + REGISTRATION_CLOCK_TOLERANCE) {
     throw new RegistrationError('invalid_client_metadata', `iat is in the future beyond ${REGISTRATION_CLOCK_TOLERANCE} s of the bank's clock`);
+  }
+  if (exp <= iat || exp - iat > REGISTRATION_MAX_LIFETIME) {
+    throw new RegistrationError('invalid_client_metadata', `exp must be after iat and at most ${REGISTRATION_MAX_LIFETIME / 3600} hours after it`);
   }
   if (claims.iss !== statement.softwareId) throw new RegistrationError('invalid_client_metadata', `iss must be the statement's software_id ${statement.softwareId}`);
   const profile = profileForAudience(claims.aud, deps);
@@ -118,11 +131,15 @@ async function register(body: string, type: string, ctx: RequestContext, deps: A
     throw new RegistrationError('unapproved_software_statement', 'the transport certificate was not issued for this software statement (subject CN must be its software_id)');
   }
 
-  const jti = String(claims.jti);
+  // DCR v3.2 / RFC 7519 §4.1.7: jti is a string; anything else (an object would become "[object Object]" and collide
+  // with every other object) is refused rather than coerced.
+  const jti = claims.jti;
+  if (typeof jti !== 'string' || jti.trim() === '') throw new RegistrationError('invalid_client_metadata', 'jti must be a non-empty string');
   if (deps.store.jtis.get(jti)) throw new RegistrationError('invalid_client_metadata', `jti ${jti} was already used (replayed registration request)`);
 
   const metadata = acceptMetadata(claims, statement, strict);
-  deps.store.jtis.set(jti, { expiresAt: new Date(((claims.exp ?? nowSeconds) + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
+  // exp is bounded above (iat ≤ now + tolerance, exp ≤ iat + 24 h), so this is a valid date.
+  deps.store.jtis.set(jti, { expiresAt: new Date((exp + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
 
   if (existing) {
     // DCR v3.2 PUT /register/{ClientId}: the same software statement, the same issuer.
