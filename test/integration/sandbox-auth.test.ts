@@ -53,6 +53,7 @@ describe('discovery', () => {
     expect(doc.request_object_signing_alg_values_supported).toContain('none');
     expect(doc.token_endpoint_auth_methods_supported).toContain('client_secret_basic');
     expect(doc.id_token_signing_alg_values_supported).toEqual(['PS256']);
+    expect(doc.token_endpoint_auth_signing_alg_values_supported).toEqual(['PS256']);
     const jwks = await tpp(profile).fetch('GET', String(doc.jwks_uri));
     expect(jwks.json<{ keys: Array<{ kty: string; d?: string }> }>().keys[0]).toMatchObject({ kty: 'RSA' });
     expect(jwks.json<{ keys: Array<{ d?: string }> }>().keys[0]?.d).toBeUndefined();

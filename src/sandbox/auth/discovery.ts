@@ -35,6 +35,8 @@ export function buildDiscovery(profile: Profile, endpoints: IssuerEndpoints): Re
     // with the software statement's keys.
     request_object_signing_alg_values_supported: ['none', 'PS256'],
     id_token_signing_alg_values_supported: ['PS256'],
+    // As the model bank publishes it (the registration's token_endpoint_auth_signing_alg is PS256 only).
+    token_endpoint_auth_signing_alg_values_supported: ['PS256'],
     token_endpoint_auth_methods_supported: profile.strictness === 'strict' ? ['client_secret_basic'] : ['client_secret_basic', 'client_secret_post'],
     tls_client_certificate_bound_access_tokens: true,
   };
