@@ -1,21 +1,28 @@
 // The emulator's request log in verbose mode: one line per request plus masked bodies, and no secret of a whole flow
-// (client secret, tokens, code, ID token, state, nonce, software statement, Basic credentials) anywhere in it.
+// (client secret, tokens, code, ID token, state, nonce, software statement, Basic credentials, PKCE verifier, the PSU's
+// password) anywhere in it.
+
+import { createHash, randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { findUser } from '../../src/sandbox/data/users.js';
 import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
 let sandbox: TestSandbox;
 let tpp: SandboxTpp;
+let interactive: SandboxTpp;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ verbose: true });
   tpp = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-headless');
+  interactive = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-interactive');
 });
 
 afterAll(async () => {
   await tpp?.close();
+  await interactive?.close();
   await sandbox?.close();
 });
 
@@ -51,5 +58,33 @@ describe('verbose request log', () => {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('[redacted]');
+  });
+
+  it('masks the PKCE code_verifier of a code exchange and the password of an interactive login', async () => {
+    const from = sandbox.log.length;
+    await tpp.register();
+    const verifier = `${randomUUID()}-${randomUUID()}`;
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = await tpp.authorize({ consentId: await tpp.createConsent(), responseType: 'code', objectClaims: { code_challenge: challenge, code_challenge_method: 'S256' } });
+    const code = authorize.params.get('code') ?? '';
+    const exchanged = await tpp.token({ grant_type: 'authorization_code', code, redirect_uri: authorize.redirectUri ?? '', code_verifier: verifier });
+    expect(exchanged.status).toBe(200);
+
+    await interactive.register();
+    const jo = findUser('jo');
+    const password = jo?.password ?? '';
+    const consented = await interactive.authorizeInteractive({ consentId: await interactive.createConsent(), responseType: 'code' }, { username: 'jo', password });
+    expect(consented.status).toBe(303);
+    expect(consented.params.get('code')).not.toBeNull();
+
+    const lines = sandbox.log.slice(from);
+    // The token request's body and the login form's body are in the log, masked.
+    expect(lines.some((line) => line.startsWith('  > ') && line.includes('code_verifier=[redacted]'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('  > ') && line.includes('username=jo') && line.includes('password=[redacted]'))).toBe(true);
+    const text = lines.join('\n');
+    for (const secret of [verifier, password, code, consented.params.get('code') ?? '', exchanged.json<{ access_token: string }>().access_token]) {
+      expect(secret.length).toBeGreaterThan(8);
+      expect(text).not.toContain(secret);
+    }
   });
 });

@@ -6,9 +6,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../contracts.js';
 import { bodyOf } from './io.js';
 
-/** Parameter and field names whose values never reach a log line. */
+/**
+ * Parameter and field names whose values never reach a log line: credentials (client_secret, the PSU's password,
+ * Basic credentials, a client_assertion JWT), what redeems or proves a grant (code, code_verifier — RFC 7636 §7.1,
+ * refresh and access tokens), and the values that tie a response to its request (state, nonce, request objects).
+ */
 const SECRET_NAMES = new Set([
   'client_secret',
+  'client_assertion',
+  'assertion',
+  'code_verifier',
   '_clientsecret',
   'access_token',
   'refresh_token',
