@@ -45,9 +45,6 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       const manifest = await issueLocalIdentity({ dir: localIdentityDir(config) });
       out.line(`identity     issued software statement ${manifest.software_id} under a local test directory ${took()}`);
     }
-    // newman takes ~0.4 s to import: start it now so it overlaps the sandbox start, registration and generation.
-    const { preloadNewman } = await import('../../run/newman.js');
-    preloadNewman();
     const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
     const sandbox = await startEmbeddedSandbox(config);
     try {
