@@ -215,6 +215,10 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     ['a request object without aud', { objectClaims: { aud: undefined } }, 'invalid_request_object'],
     ['a non-essential openbanking_intent_id', { essential: false }, 'invalid_request'],
     ['extra spaces in scope', { scope: 'openid  accounts ' }, 'invalid_scope'],
+    // OIDC Core §6.1 / FAPI 1 Advanced §5.2.2-10: strict reads these from the request object only.
+    ['a request object without response_type (only in the query)', { objectClaims: { response_type: undefined } }, 'invalid_request_object'],
+    ['a request object without scope (only in the query)', { objectClaims: { scope: undefined } }, 'invalid_request_object'],
+    ['a query scope other than the request object\'s', { scope: 'openid', objectClaims: { scope: 'openid accounts' } }, 'invalid_request'],
   ];
 
   it.each(cases)('%s: strict refuses, permissive tolerates', async (_name, options, strictError) => {

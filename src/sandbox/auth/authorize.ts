@@ -155,13 +155,21 @@ async function validate(
     if (!client.redirectUris.includes(requestedRedirect)) fail('invalid_request', `redirect_uri ${requestedRedirect} is not registered for this client`, false);
     redirectUri = requestedRedirect;
   }
-  const rawResponseType = param('response_type') ?? query.get('response_type') ?? '';
+  // param() already falls back to the query where the profile allows it; strict takes the request object's only.
+  const rawResponseType = param('response_type') ?? '';
   const responseType = normaliseResponseType(rawResponseType);
-  const state = param('state');
-  onRedirectKnown({ redirectUri, responseType: responseType ?? 'code', state });
-
-  if (!responseType) fail('unsupported_response_type', `response_type must be "code" or "code id_token", not "${rawResponseType}"`);
   const queryResponseType = query.get('response_type');
+  const state = param('state');
+  // Where an error goes (query or fragment) follows the response_type asked for, from the query if need be.
+  onRedirectKnown({ redirectUri, responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code', state });
+
+  // Strict (FAPI 1 Advanced §5.2.2-10, OIDC Core §6.1): response_type and scope come from the request object; the
+  // query's copies are only there for OAuth 2.0 syntax and must match.
+  if (strict && object) {
+    const missing = ['response_type', 'scope'].filter((name) => object?.[name] === undefined || object[name] === null);
+    if (missing.length > 0) fail('invalid_request_object', `the request object must carry ${missing.join(' and ')}; this profile uses only its parameters`);
+  }
+  if (!responseType) fail('unsupported_response_type', `response_type must be code or code id_token, not ${rawResponseType}`);
   if (object && queryResponseType !== null && normaliseResponseType(queryResponseType) !== responseType) {
     fail('invalid_request', 'response_type differs between the query and the request object');
   }
@@ -176,7 +184,9 @@ async function validate(
     if (!queryClientId || !queryResponseType || !query.get('scope')) fail('invalid_request', 'client_id, response_type and scope must also be query parameters');
   }
 
-  const rawScope = param('scope') ?? query.get('scope') ?? '';
+  const rawScope = param('scope') ?? '';
+  const queryScope = query.get('scope');
+  if (strict && object && queryScope !== null && scopeSet(queryScope) !== scopeSet(rawScope)) fail('invalid_request', 'scope differs between the query and the request object');
   if (strict && rawScope !== rawScope.trim().split(/\s+/).join(' ')) fail('invalid_scope', 'scope must be space-separated values without extra spaces');
   const scopes = [...new Set(rawScope.split(/\s+/).filter((s) => s !== ''))];
   if (!scopes.includes('openid') && (strict || responseType === 'code id_token')) fail('invalid_scope', 'scope must include openid');
@@ -277,6 +287,10 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
     if (!aud.includes(issuer)) throw new RequestObjectError(`the request object's aud names another server, not ${issuer}`);
   }
   return payload;
+}
+
+function scopeSet(value: string): string {
+  return [...new Set(value.split(/\s+/).filter((s) => s !== ''))].sort().join(' ');
 }
 
 function normaliseResponseType(value: string): 'code' | 'code id_token' | undefined {
