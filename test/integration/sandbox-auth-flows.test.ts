@@ -167,6 +167,18 @@ describe('headless users', () => {
     expect(result.params.get('error')).toBe('login_required');
     expect(result.params.get('state')).toBe(result.state);
   });
+
+  it('error_description keeps to the RFC 6749 §4.1.2.1 characters even when it quotes client input', async () => {
+    const tpp = tppOf('permissive-headless');
+    const hint = await tpp.authorize({ consentId: await tpp.createConsent(), loginHint: 'mal"lory\\\u00e9\n' });
+    expect(hint.params.get('error')).toBe('login_required');
+    const type = await tpp.authorize({ consentId: await tpp.createConsent(), objectClaims: { response_type: 'token"' } });
+    expect(type.params.get('error')).toBe('unsupported_response_type');
+    for (const description of [hint.params.get('error_description'), type.params.get('error_description')]) {
+      expect(description).toMatch(/^[\x20\x21\x23-\x5B\x5D-\x7E]+$/);
+    }
+    expect(hint.params.get('error_description')).toContain("mal'lory/");
+  });
 });
 
 describe('interactive pages over the wire', () => {

@@ -138,6 +138,15 @@ describe('dynamic client registration (DCR v3.2)', () => {
     expect(typeof response.json().error_description).toBe('string');
   });
 
+  it('keeps error_description to the RFC 6749 §5.2 characters when it quotes client input (a kid)', async () => {
+    const client = tpp('strict-headless');
+    const response = await client.registerRaw(await client.signRegistration(client.registrationClaims(), { key: identity.pem.signingKey, kid: 'k"e\\y\u00e9' }));
+    expect(response.status).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(response.json().error_description).toMatch(/^[\x20\x21\x23-\x5B\x5D-\x7E]+$/);
+    expect(response.json().error_description).toContain("k'e/y?");
+  });
+
   it('refuses a replayed jti', async () => {
     const client = tpp('strict-headless');
     const jwt = await client.signRegistration(client.registrationClaims({ jti: randomUUID() }));

@@ -11,7 +11,7 @@ import type { JSONWebKeySet, JWTPayload } from 'jose';
 import type { ConsentRecord, Profile } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
 import { accountIdOf, DEFAULT_TEST_USER, findUser, holdingsOf } from '../data/users.js';
-import { redirect, sendHtml } from '../http/io.js';
+import { oauthErrorDescription, redirect, sendHtml } from '../http/io.js';
 import type { CodeRecord, InteractionRecord, Pkce, StoredClient } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
 import type { AuthDeps } from './deps.js';
@@ -322,7 +322,7 @@ function intentIdOf(claimsParam: string | undefined, strict: boolean, fail: (err
 
 /** Errors go where the response would have gone: the fragment for the hybrid flow (OIDC Core §3.3.2.6). */
 export function errorRedirect(redirectUri: string, responseType: string, error: string, description: string, state: string | undefined): string {
-  const params = new URLSearchParams({ error, error_description: description });
+  const params = new URLSearchParams({ error, error_description: oauthErrorDescription(description) });
   if (state !== undefined) params.set('state', state);
   return withParams(redirectUri, responseType === 'code' ? 'query' : 'fragment', params);
 }

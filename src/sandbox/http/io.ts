@@ -60,9 +60,18 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/**
+ * RFC 6749 §4.1.2.1 / §5.2: error_description "MUST NOT include characters outside the set %x20-21 / %x23-5B /
+ * %x5D-7E". Descriptions often quote client input (a redirect_uri, a login_hint, a jti), so every one goes through
+ * here: `"` becomes `'`, `\` becomes `/`, anything else outside the set (controls, non-ASCII) becomes `?`.
+ */
+export function oauthErrorDescription(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/gu, (c) => (c === '"' ? "'" : c === '\\' ? '/' : '?'));
+}
+
 /** RFC 6749 §5.2 / RFC 7591 §3.2.2 error body. */
 export function sendOAuthError(res: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { error, error_description: description }, headers);
+  sendJson(res, status, { error, error_description: oauthErrorDescription(description) }, headers);
 }
 
 /** OBIE Read/Write error body (OBErrorResponse1) for the resource origin. */
