@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   ERR_IDENTITY_MISSING: 'usage',
   ERR_NOT_REGISTERED: 'usage',
   ERR_STEP_UNKNOWN: 'usage',
+  ERR_ENVIRONMENT_STALE: 'usage',
   ERR_BROWSER_MISSING: 'usage',
   // prerequisites and local material (doctor, register preflight, run preflight)
   ERR_SSA_MISSING: 'checks',

@@ -160,10 +160,49 @@ export interface RunStageOptions {
   progress?: (line: string) => void;
 }
 
+/** `https://host:port` with the port explicit, or undefined for anything that is not an absolute http(s) URL. */
+function originWithPort(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
+    return `${parsed.protocol}//${parsed.hostname}:${parsed.port === '' ? (parsed.protocol === 'https:' ? '443' : '80') : parsed.port}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The saved environment must name the bank the session talks to: after `obflow sandbox` restarts on new ports (or the
+ * config points at another bank) the file still carries the old addresses, and newman would call them — a refused
+ * connection or, worse, another server. Compares origins (scheme, host, port): `rs` with the target's resource
+ * server, `issuer` and `configEndpoint` with its `{auth_url}`; for the sandbox also `tokenEndpoint` (a real bank may
+ * serve its token endpoint from another host, RFC 8705 §5 mTLS endpoint aliases). Throws ERR_ENVIRONMENT_STALE.
+ */
+export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'values'>, target: Pick<Target, 'name' | 'profile' | 'resourceBaseUrl' | 'authUrl'>): void {
+  const expected: [string, string | undefined][] = [
+    ['rs', originWithPort(target.resourceBaseUrl)],
+    ['issuer', originWithPort(target.authUrl)],
+    ['configEndpoint', originWithPort(target.authUrl)],
+    ...(target.name === 'sandbox' ? [['tokenEndpoint', originWithPort(target.authUrl)] as [string, string | undefined]] : []),
+  ];
+  const values = new Map(environment.values.map((entry) => [entry.key, entry.value]));
+  for (const [key, want] of expected) {
+    const value = values.get(key);
+    if (want === undefined || typeof value !== 'string' || value === '') continue;
+    const have = originWithPort(value);
+    if (have !== want) {
+      throw new ObflowError('ERR_ENVIRONMENT_STALE', `the saved environment's ${key} is ${have ?? value}, but the ${target.name} target (${target.profile}) is at ${want}`, {
+        hint: 'The bank moved (e.g. `obflow sandbox` restarted on new ports): run `obflow environment` again.',
+      });
+    }
+  }
+}
+
 export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
+  const { config, target } = session;
+  checkEnvironmentTarget(options.environment, target);
   const { STEP_NAMES, SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
   const run = await import('../run/index.js');
-  const { config, target } = session;
   const collections = await run.readStepCollections(config.output.collections, STEP_NAMES);
   const consentStep = target.consent === 'browser' ? await browserConsent(session) : undefined;
   const steps: RunStep[] = run.buildRunPlan({
