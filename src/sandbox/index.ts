@@ -13,7 +13,7 @@ import type { AuthDeps } from './auth/deps.js';
 import { loadSigningKey } from './auth/keys.js';
 import type { ProfileName, RequestContext, SandboxHandle, SandboxHandler, SandboxOptions, SandboxUrls } from './contracts.js';
 import { PROFILE_NAMES } from './contracts.js';
-import { BodyTooLargeError, buildContext, sendJson, sendObieError } from './http/io.js';
+import { BodyTooLargeError, buildContext, sendObieError, sendOAuthError } from './http/io.js';
 import { createRequestLogger } from './http/log.js';
 import type { RequestLogger } from './http/log.js';
 import { createResourceHandler } from './resource/index.js';
@@ -123,17 +123,23 @@ export function buildUrls(host: string, resourcePort: number, authPort: number):
 function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerResponse, now: () => Date, logger: RequestLogger, handler: SandboxHandler): void {
   const ctx: RequestContext = buildContext(req, now);
   logger.track(origin, req, res, ctx);
+  // FAPI R/W §6.2.1-11: every resource-origin answer echoes the interaction id (registration, helper and AIS routes,
+  // refusals and failures included); set here so no path can miss it.
+  if (origin === 'resource') res.setHeader('x-fapi-interaction-id', ctx.interactionId);
   handler(req, res, ctx).catch((error: unknown) => {
     if (res.headersSent) {
       res.destroy();
       return;
     }
     if (error instanceof BodyTooLargeError) {
-      sendJson(res, 413, { error: 'invalid_request', error_description: error.message });
+      if (origin === 'resource') sendObieError(res, ctx, 413, 'UK.OBIE.Resource.InvalidFormat', error.message);
+      else sendOAuthError(res, 413, 'invalid_request', error.message);
       return;
     }
     // An emulator bug must still answer like a server, with nothing internal in the body.
-    sendJson(res, 500, { error: 'server_error', error_description: 'the sandbox failed to process this request' });
+    const message = 'the sandbox failed to process this request';
+    if (origin === 'resource') sendObieError(res, ctx, 500, 'UK.OBIE.UnexpectedError', message);
+    else sendOAuthError(res, 500, 'server_error', message);
     process.emitWarning(`obflow sandbox: ${origin} ${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   });
 }

@@ -163,6 +163,24 @@ describe('account-access-consents', () => {
     expect(response.text).toBe('');
   });
 
+  it('answers a body over 256 KiB with 413, the interaction id and an OBErrorResponse1 (AIS and registration routes)', async () => {
+    const big = JSON.stringify({ Data: { Permissions: ALL_TXN, Padding: 'x'.repeat(300 * 1024) }, Risk: {} });
+    const interactionId = randomUUID();
+    const consent = await postConsent(tpp, await tpp.clientCredentials(), big, { 'x-fapi-interaction-id': interactionId });
+    const registrationId = randomUUID();
+    const registration = await tpp.fetch('POST', sandbox.urls.registration_endpoint, { headers: { 'content-type': 'application/jwt', 'x-fapi-interaction-id': registrationId }, body: 'e'.repeat(300 * 1024) });
+    for (const [response, id] of [[consent, interactionId], [registration, registrationId]] as const) {
+      expect(response.status, response.text).toBe(413);
+      expectStandardHeaders(response, id);
+      expect(schemaProblems('OBErrorResponse1', response.json())).toEqual([]);
+      expect(response.json()).toMatchObject({ Id: id });
+    }
+    // Every other resource-origin answer carries it too, registration included.
+    const registered = await tpp.registerRaw('not-a-jwt');
+    expect(registered.status).toBe(400);
+    expect(registered.headers['x-fapi-interaction-id']).toMatch(UUID);
+  });
+
   it('walks AwaitingAuthorisation → Authorised → deleted (204; then 400 NotFound, reads 403, no re-authorisation)', async () => {
     const cc = await tpp.clientCredentials();
     const created = await postConsent(tpp, cc, { Data: { Permissions: ALL_TXN }, Risk: {} });
