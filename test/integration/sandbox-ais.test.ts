@@ -541,14 +541,29 @@ describe('refusals', () => {
     }
     const post = await tpp.fetch('POST', aisp('/accounts'), { headers: headers(token, { 'content-type': 'application/json' }), body: '{}' });
     expect(post.status).toBe(405);
-    expect(post.headers.allow).toBe('GET');
+    expect(post.headers.allow).toBe('GET, HEAD');
     const put = await tpp.fetch('PUT', aisp('/account-access-consents/aac-1'), { headers: headers(cc, { 'content-type': 'application/json' }), body: '{}' });
     expect(put.status).toBe(405);
-    expect(put.headers.allow).toBe('GET, DELETE');
+    expect(put.headers.allow).toBe('GET, HEAD, DELETE');
     const html = await get(tpp, token, '/accounts', { accept: 'text/html' });
     expect(html.status).toBe(406);
     expect((await get(tpp, token, '/accounts', { accept: 'application/json; charset=utf-8' })).status).toBe(200);
     expect((await get(tpp, token, '/accounts', { accept: '*/*' })).status).toBe(200);
+  });
+
+  it('HEAD wherever GET is (RFC 9110 §9.3.2): the GET answer\'s status and headers, no body', async () => {
+    const consentId = (await authorised(tpp, 'alex', { Permissions: ['ReadAccountsBasic'] })).consentId;
+    for (const [path, bearer] of [['/accounts', token], [`/accounts/${idOf('alex/personal')}`, token], ['/balances', token], [`/account-access-consents/${consentId}`, cc]] as const) {
+      const interactionId = randomUUID();
+      const viaGet = await get(tpp, bearer, path);
+      const head = await tpp.fetch('HEAD', aisp(path), { headers: headers(bearer, { 'x-fapi-interaction-id': interactionId }) });
+      expect(head.status, path).toBe(viaGet.status);
+      expect(head.text).toBe('');
+      expectStandardHeaders(head, interactionId);
+    }
+    expect(await get(tpp, token, '/balances')).toMatchObject({ status: 403 });
+    // Without a token, HEAD is refused like GET.
+    expect((await tpp.fetch('HEAD', aisp('/accounts'), { headers: headers(undefined) })).status).toBe(401);
   });
 
   it('400 for bad query parameters', async () => {

@@ -36,6 +36,9 @@ function segmentValue(segment: string): string {
   }
 }
 
+/** RFC 9110 §9.3.2: HEAD wherever GET is (Node's server sends the headers of the GET answer without its body). */
+const READ = ['GET', 'HEAD'];
+
 function only(method: string, allowed: string[], route: Route): RouteMatch {
   return allowed.includes(method) ? { outcome: 'route', route } : { outcome: 'method-not-allowed', allow: allowed };
 }
@@ -52,20 +55,20 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
     if (second === undefined) return upper === 'POST' ? { outcome: 'route', route: { kind: 'consent-create' } } : { outcome: 'method-not-allowed', allow: ['POST'] };
     if (third !== undefined) return { outcome: 'not-found' };
     const consentId = segmentValue(second);
-    if (upper === 'GET') return { outcome: 'route', route: { kind: 'consent-get', consentId } };
+    if (READ.includes(upper)) return { outcome: 'route', route: { kind: 'consent-get', consentId } };
     if (upper === 'DELETE') return { outcome: 'route', route: { kind: 'consent-delete', consentId } };
-    return { outcome: 'method-not-allowed', allow: ['GET', 'DELETE'] };
+    return { outcome: 'method-not-allowed', allow: [...READ, 'DELETE'] };
   }
-  if (first === 'balances' && second === undefined) return only(upper, ['GET'], { kind: 'balances' });
+  if (first === 'balances' && second === undefined) return only(upper, READ, { kind: 'balances' });
   if (UNSUPPORTED_BULK.has(first)) return { outcome: 'unsupported' };
   if (first === 'accounts') {
-    if (second === undefined) return only(upper, ['GET'], { kind: 'accounts' });
+    if (second === undefined) return only(upper, READ, { kind: 'accounts' });
     const accountId = segmentValue(second);
-    if (third === undefined) return only(upper, ['GET'], { kind: 'account', accountId });
+    if (third === undefined) return only(upper, READ, { kind: 'account', accountId });
     if (UNSUPPORTED_PER_ACCOUNT.has(third)) return { outcome: 'unsupported' };
     if (rest.length > 0) return { outcome: 'not-found' };
-    if (third === 'balances') return only(upper, ['GET'], { kind: 'account-balances', accountId });
-    if (third === 'transactions') return only(upper, ['GET'], { kind: 'account-transactions', accountId });
+    if (third === 'balances') return only(upper, READ, { kind: 'account-balances', accountId });
+    if (third === 'transactions') return only(upper, READ, { kind: 'account-transactions', accountId });
   }
   return { outcome: 'not-found' };
 }
