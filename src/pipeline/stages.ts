@@ -12,7 +12,7 @@ import type { TransportMaterial } from '../pki/load.js';
 import type { IdentityPaths, SoftwareStatementClaims } from '../pki/types.js';
 import type { RegisterClientResult, StoredRegistration } from '../registration/index.js';
 import type { RunResult, RunStep } from '../run/newman.js';
-import type { Target } from './target.js';
+import { sandboxPsuUser, type Target } from './target.js';
 
 export interface SessionSeams {
   now: () => Date;
@@ -201,6 +201,8 @@ export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'va
 export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
   const { config, target } = session;
   checkEnvironmentTarget(options.environment, target);
+  // The PSU is a sandbox test user in every flow (login_hint when headless): refuse anyone else before any request.
+  if (target.name === 'sandbox') sandboxPsuUser(config);
   const { STEP_NAMES, SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
   const run = await import('../run/index.js');
   const collections = await run.readStepCollections(config.output.collections, STEP_NAMES);
@@ -229,9 +231,6 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   });
 }
 
-/** The sandbox's public test users (README): the browser driver logs in as one of them. */
-const SANDBOX_TEST_USERS: Record<string, string> = { alex: 'alex-sandbox-1', sam: 'sam-sandbox-2', jo: 'jo-sandbox-3' };
-
 async function browserConsent(session: Session): Promise<RunStep> {
   const { browserConsentStep } = await import('../run/consent/browser.js');
   if (session.target.name !== 'sandbox') {
@@ -239,13 +238,7 @@ async function browserConsent(session: Session): Promise<RunStep> {
       hint: 'Use flow.consent "headless" with a bank that offers it, or run the consent step in Postman.',
     });
   }
-  const username = session.config.flow.psuUser ?? 'alex';
-  const password = SANDBOX_TEST_USERS[username];
-  if (password === undefined) {
-    throw new ObflowError('ERR_CONFIG_INVALID', `flow.psuUser "${username}" is not a sandbox test user`, {
-      hint: `Use one of: ${Object.keys(SANDBOX_TEST_USERS).join(', ')}.`,
-    });
-  }
+  const { username, password } = sandboxPsuUser(session.config);
   return browserConsentStep({ username, password, trustedSpki: spkiPins(session.target.serverCaPem), log: session.log });
 }
 

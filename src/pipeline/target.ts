@@ -59,7 +59,25 @@ export async function readSandboxAddresses(stateDir: string): Promise<SandboxAdd
   }
 }
 
+/** The sandbox's public test users (README) and their passwords: the PSU is one of them in every flow (login_hint
+ *  when headless, the login page when in the browser). */
+export const SANDBOX_TEST_USERS: Readonly<Record<string, string>> = { alex: 'alex-sandbox-1', sam: 'sam-sandbox-2', jo: 'jo-sandbox-3' };
+
+/** `flow.psuUser` must be a sandbox test user (default alex): anyone else ends as a refused consent deep in the run,
+ *  so it is refused here, before any request. Returns the user and password. */
+export function sandboxPsuUser(config: Pick<ObflowConfig, 'flow'>): { username: string; password: string } {
+  const username = config.flow.psuUser ?? 'alex';
+  const password = Object.hasOwn(SANDBOX_TEST_USERS, username) ? SANDBOX_TEST_USERS[username] : undefined;
+  if (password === undefined) {
+    throw new ObflowError('ERR_CONFIG_INVALID', `flow.psuUser "${username}" is not a sandbox test user`, {
+      hint: `Use one of: ${Object.keys(SANDBOX_TEST_USERS).join(', ')} (--psu-user).`,
+    });
+  }
+  return { username, password };
+}
+
 export function sandboxTarget(config: ObflowConfig, addresses: SandboxAddresses, serverCaPem: string[]): Target {
+  sandboxPsuUser(config);
   const profile = config.sandbox.profile;
   const urls = addresses.profiles[profile];
   if (!urls) {

@@ -69,6 +69,27 @@ describe('obflow run: refusals before any request', () => {
   });
 });
 
+describe('flow.psuUser is a sandbox test user in every flow', () => {
+  it('run --psu-user nobody (headless) is ERR_CONFIG_INVALID naming flow.psuUser (exit 2), before any request', async () => {
+    const result = await cli(['run', 'all', '--psu-user', 'nobody']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^error: ERR_CONFIG_INVALID .*flow\.psuUser/);
+    expect(result.stdout).not.toMatch(/▸|→/); // no progress line: nothing was sent
+  });
+
+  it('demo --psu-user nobody is ERR_CONFIG_INVALID before registering', async () => {
+    const result = await runCli(['demo', '--psu-user', 'nobody', '--state-dir', join(cwd, 'demo-state')], { cwd });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^error: ERR_CONFIG_INVALID .*flow\.psuUser/);
+    expect(result.stdout).not.toMatch(/^register/m);
+  });
+
+  it.each(['alex', 'sam', 'jo'])('%s is accepted', async (user) => {
+    const result = await cli(['run', 'discovery', '--quiet', '--psu-user', user]);
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
+
 async function startSandboxAgain(): Promise<{ sandbox_base_url: string }> {
   await stopSandbox();
   return startSandbox();
