@@ -322,7 +322,10 @@ export class SandboxTpp {
    * login form, consent form). `accounts` picks by index among the offered checkboxes (default: all);
    * `cancel` presses Cancel instead of Confirm.
    */
-  async authorizeInteractive(options: AuthorizeOptions, psu: { username: string; password: string; accounts?: number[]; cancel?: boolean }): Promise<AuthorizeResult> {
+  async authorizeInteractive(
+    options: AuthorizeOptions,
+    psu: { username: string; password: string; accounts?: number[]; cancel?: boolean; /** Runs after the consent page loads, before Confirm/Cancel. */ beforeConfirm?: () => void | Promise<void> },
+  ): Promise<AuthorizeResult> {
     const built = await this.authorizeUrl(options);
     const start = await this.fetch('GET', built.url);
     const result = (response: WireResponse): AuthorizeResult => {
@@ -347,6 +350,7 @@ export class SandboxTpp {
     const offered = [...consentPage.text.matchAll(/name="account" value="([^"]+)"/g)].map((m) => decodeHtml(m[1] ?? ''));
     const body = new URLSearchParams({ action: psu.cancel ? 'cancel' : 'confirm' });
     for (const [index, accountId] of offered.entries()) if (psu.accounts === undefined || psu.accounts.includes(index)) body.append('account', accountId);
+    await psu.beforeConfirm?.();
     return result(await this.fetch('POST', decodeHtml(confirmAction), { headers: form, body: body.toString() }));
   }
 

@@ -221,7 +221,9 @@ describe('account-access-consents', () => {
   it('records a PSU cancellation as Rejected, which stays terminal', async () => {
     const interactive = new SandboxTpp(sandbox.urls, sandbox.identity, 'strict-interactive');
     try {
-      await interactive.register();
+      // The sandbox clock is ahead of the real one by now: date the JWTs by it.
+      const at = Math.floor((Date.now() + clockOffset) / 1000);
+      await interactive.register({ iat: at, exp: at + 600 });
       const cc = await interactive.clientCredentials();
       const created = await postConsent(interactive, cc, { Data: { Permissions: ALL_TXN }, Risk: {} });
       const consentId = created.json<{ Data: { ConsentId: string } }>().Data.ConsentId;
@@ -610,5 +612,36 @@ describe('refusals', () => {
     const stale = await get(tpp, expiring.token, '/accounts');
     expect(stale.status).toBe(401);
     expect(stale.text).toBe('');
+  });
+
+  // Also moves the clock forward.
+  it('Confirm refuses a consent that expired while the PSU was on the pages, and leaves it AwaitingAuthorisation', async () => {
+    const interactive = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-interactive');
+    try {
+      // The sandbox clock is ahead of the real one by now: date the JWTs by it.
+      const at = Math.floor((Date.now() + clockOffset) / 1000);
+      await interactive.register({ iat: at, exp: at + 600 });
+      const cc = await interactive.clientCredentials();
+      const soon = new Date(Date.now() + clockOffset + 5 * 60_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+      const created = await postConsent(interactive, cc, { Data: { Permissions: ALL_TXN, ExpirationDateTime: soon }, Risk: {} });
+      expect(created.status, created.text).toBe(201);
+      const consentId = created.json<{ Data: { ConsentId: string } }>().Data.ConsentId;
+      const result = await interactive.authorizeInteractive({ consentId, responseType: 'code', objectClaims: { iat: at, exp: at + 600 } }, {
+        username: 'alex',
+        password: 'alex-sandbox-1',
+        beforeConfirm: () => {
+          clockOffset += 6 * 60_000;
+        },
+      });
+      expect(result.status).toBe(303);
+      expect(result.params.get('error')).toBe('invalid_request');
+      expect(result.params.get('error_description')).toContain('expired');
+      expect(result.params.get('code')).toBeNull();
+      expect(result.params.get('state')).toBe(result.state);
+      const after = await get(interactive, cc, `/account-access-consents/${consentId}`);
+      expect(after.json<{ Data: { Status: string } }>().Data.Status).toBe('AwaitingAuthorisation');
+    } finally {
+      await interactive.close();
+    }
   });
 });

@@ -378,6 +378,12 @@ export interface Completion {
 /** The PSU said yes: authorise the consent, mint the code (and the hybrid ID token), build the redirect. */
 export async function completeAuthorisation(c: Completion, psuId: string, accountIds: string[], deps: AuthDeps): Promise<string> {
   const now = deps.now();
+  // The consent may have passed its ExpirationDateTime while the PSU was on the pages (the request was checked when
+  // it arrived): refuse like the authorization endpoint would, and leave the consent as it is.
+  const consent = await deps.consents.get(c.consentId);
+  if (consent?.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime()) {
+    return errorRedirect(c.redirectUri, c.responseType, 'invalid_request', `consent ${c.consentId} expired at ${consent.ExpirationDateTime}`, c.state);
+  }
   try {
     await deps.consents.authorise(c.consentId, psuId, accountIds, now);
   } catch (error) {
