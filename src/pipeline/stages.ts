@@ -130,14 +130,8 @@ export async function saveEnvironment(session: Session, environment: PostmanEnvi
 }
 
 export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
-  const { environmentPath } = await import('../environment/index.js');
-  const { readFile } = await import('node:fs/promises');
-  const path = environmentPath(config.stateDir, environmentStem(target));
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as PostmanEnvironment;
-  } catch (cause) {
-    throw new ObflowError('ERR_FILE_MISSING', `no environment at ${path}`, { hint: 'Run `obflow environment` first.', cause });
-  }
+  const { environmentPath, readSavedEnvironment } = await import('../environment/index.js');
+  return readSavedEnvironment(environmentPath(config.stateDir, environmentStem(target)));
 }
 
 // ---- generate ------------------------------------------------------------------------------------------------------
@@ -205,6 +199,13 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   if (target.name === 'sandbox') sandboxPsuUser(config);
   const { STEP_NAMES, SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
   const run = await import('../run/index.js');
+  const origins = run.bankOriginsOf(options.environment.values);
+  if (origins.length === 0) {
+    // A hand-edited or truncated file: without a bank address there is nothing to present the certificate to.
+    throw new ObflowError('ERR_FILE_UNREADABLE', 'the environment names no https bank address (rs, issuer, tokenEndpoint, …)', {
+      hint: 'Run `obflow environment` again to rewrite it.',
+    });
+  }
   const collections = await run.readStepCollections(config.output.collections, STEP_NAMES);
   const consentStep = target.consent === 'browser' ? await browserConsent(session) : undefined;
   const steps: RunStep[] = run.buildRunPlan({
@@ -214,7 +215,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     ...(consentStep ? { consentStep } : {}),
   });
   const runDir = join(config.stateDir, 'run');
-  const sslClientCertList = run.buildSslClientCertList({ origins: run.bankOriginsOf(options.environment.values), transport: session.identity.transport });
+  const sslClientCertList = run.buildSslClientCertList({ origins, transport: session.identity.transport });
   const caBundle = target.serverCaPem.length > 0 ? await run.writeCaBundle(join(runDir, 'target-ca.pem'), target.serverCaPem) : undefined;
   await run.writeSslClientCertList(join(runDir, 'ssl-client-cert-list.json'), sslClientCertList);
   return run.runSteps({

@@ -3,7 +3,7 @@
 // a sandbox test user. Each ends with one coded line and the exit code of its class, before any request.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -87,6 +87,30 @@ describe('flow.psuUser is a sandbox test user in every flow', () => {
   it.each(['alex', 'sam', 'jo'])('%s is accepted', async (user) => {
     const result = await cli(['run', 'discovery', '--quiet', '--psu-user', user]);
     expect(result.code, result.stderr).toBe(0);
+  });
+});
+
+describe('a saved environment that is missing or not an environment', () => {
+  const path = join(cwd, '.obflow', 'environments', 'sandbox-strict-headless.postman_environment.json');
+
+  it.each([
+    ['[]', 'ERR_FILE_UNREADABLE'],
+    ['{"values":[{"key":1}]}', 'ERR_FILE_UNREADABLE'],
+    ['{"values":[]}', 'ERR_FILE_UNREADABLE'],
+    ['{"values": [', 'ERR_FILE_UNREADABLE'],
+    [undefined, 'ERR_FILE_MISSING'],
+  ])('%s → %s (exit 2), not ERR_UNEXPECTED', async (text, code) => {
+    const saved = readFileSync(path, 'utf8');
+    try {
+      if (text === undefined) rmSync(path);
+      else writeFileSync(path, text);
+      const result = await cli(['run', 'all']);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^error: ${code} `));
+      expect(result.stderr).toContain('obflow environment');
+    } finally {
+      writeFileSync(path, saved, { mode: 0o600 });
+    }
   });
 });
 
