@@ -1,6 +1,7 @@
 // The bank a command talks to, resolved once: the embedded sandbox (its addresses from the running emulator) or a real
 // bank's addresses from the config (bank-interface.md placeholders {sandbox_base_url}, {base_url}, {auth_url}).
 
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
@@ -100,6 +101,30 @@ export function sandboxTarget(config: ObflowConfig, addresses: SandboxAddresses,
   };
 }
 
+/** One PEM file of `bank.server_ca` (root or issuing CA of the bank's server certificates), checked to parse as
+ *  X.509 so a wrong file is named here and not as a TLS failure later. `key` is the dotted config path with index. */
+async function readServerCa(file: string, key: string): Promise<string> {
+  let pem: string;
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new ObflowError('ERR_FILE_MISSING', `${key}: no file at ${file}`, { hint: "Point it at the bank's CA certificate (PEM); relative paths resolve from the config file's folder.", cause });
+    }
+    throw new ObflowError('ERR_FILE_UNREADABLE', `${key}: cannot read ${file} (${code ?? (cause as Error).message})`, {
+      hint: "Point it at a readable PEM file with the bank's CA certificate (not a folder).",
+      cause,
+    });
+  }
+  try {
+    new X509Certificate(pem);
+  } catch (cause) {
+    throw new ObflowError('ERR_FILE_UNREADABLE', `${key}: ${file} is not a PEM certificate`, { hint: "Use the bank's CA certificate as PEM (-----BEGIN CERTIFICATE-----).", cause });
+  }
+  return pem;
+}
+
 export async function bankTarget(config: ObflowConfig): Promise<Target> {
   const bank = config.bank;
   if (!bank) throw new TypeError('config validation guarantees bank for target bank');
@@ -113,7 +138,7 @@ export async function bankTarget(config: ObflowConfig): Promise<Target> {
   }
   const base = resourceBaseUrl.replace(/\/+$/, '');
   const authUrl = bank.auth_url.replace(/\/+$/, '');
-  const serverCaPem = await Promise.all(bank.server_ca.map((file) => readFile(file, 'utf8')));
+  const serverCaPem = await Promise.all(bank.server_ca.map((file, index) => readServerCa(file, `bank.server_ca.${index}`)));
   return {
     name: bank.name,
     profile: bank.environment,
