@@ -60,7 +60,8 @@ export interface BuildCertListInput {
   name?: string;
 }
 
-/** One entry presenting the transport certificate to every bank origin (PEM src pair, or PFX src + passphrase). */
+/** One entry presenting the transport certificate to every bank origin (PEM src pair, or PFX src + passphrase). The
+ *  passphrase stays in memory for newman.run; writeSslClientCertList leaves it out of the file. */
 export function buildSslClientCertList(input: BuildCertListInput): SslClientCert[] {
   const matches = [...new Set(input.origins.map(matchPatternOf))].sort();
   if (matches.length === 0) throw new TypeError('buildSslClientCertList needs at least one bank origin');
@@ -157,9 +158,16 @@ export async function writeCaBundle(path: string, pems: readonly string[]): Prom
   return path;
 }
 
-/** Writes the list as the file `newman run --ssl-client-cert-list <path>` reads (paths only; mode 0600 since a PFX
- *  passphrase may be in it). Returns the path. */
+/** The list as written to disk: without the PFX passphrase (a secret never lands in a file obflow writes unless
+ *  asked; obflow hands the passphrase to newman.run in memory). Plain-newman users with a PFX add `passphrase` to
+ *  the entry themselves, or configure the PEM certificate and key (docs/pipeline.md). */
+export function sslClientCertListForFile(list: readonly SslClientCert[]): SslClientCert[] {
+  return list.map(({ passphrase: _passphrase, ...entry }) => structuredClone(entry));
+}
+
+/** Writes the list as the file `newman run --ssl-client-cert-list <path>` reads: paths only, no passphrase (mode 0600
+ *  all the same: it names the key files). Returns the path. */
 export async function writeSslClientCertList(path: string, list: readonly SslClientCert[]): Promise<string> {
-  await writeFileAtomic(path, `${JSON.stringify(list, null, 2)}\n`, { secret: true });
+  await writeFileAtomic(path, `${JSON.stringify(sslClientCertListForFile(list), null, 2)}\n`, { secret: true });
   return path;
 }

@@ -126,3 +126,18 @@ describe('preflightClientCertificates', () => {
     expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], pfx: { src: pfxPath }, passphrase: 'wrong' })))).toBe('ERR_PFX_PASSPHRASE');
   });
 });
+
+describe('writeSslClientCertList', () => {
+  it('writes the list for `newman run --ssl-client-cert-list` without the PFX passphrase; the list in memory keeps it', async () => {
+    const { writeSslClientCertList } = await import('../../src/run/certificates.js');
+    const { readFile, stat } = await import('node:fs/promises');
+    const dir = await mkdtemp(join(tmpdir(), 'obflow-certlist-'));
+    const list = buildSslClientCertList({ origins: ['https://127.0.0.1:8443'], transport: { pfx: '/t.pfx', passphrase: 'correct horse battery' } });
+    const path = await writeSslClientCertList(join(dir, 'ssl-client-cert-list.json'), list);
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain('correct horse battery');
+    expect(JSON.parse(text)).toEqual([{ name: 'obflow transport certificate', matches: ['https://127.0.0.1:8443/*'], pfx: { src: '/t.pfx' } }]);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(list[0]?.passphrase).toBe('correct horse battery');
+  });
+});
