@@ -127,7 +127,10 @@ function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerRes
   // refusals and failures included); set here so no path can miss it.
   if (origin === 'resource') res.setHeader('x-fapi-interaction-id', ctx.interactionId);
   handler(req, res, ctx).catch((error: unknown) => {
-    if (res.headersSent) {
+    // A client that went away mid-request (a browser closed during a form post: readBody rejects with "aborted") is
+    // not an emulator failure: nobody is left to answer, and a warning naming the handler would send someone
+    // looking for a bug that is not there. The log records the request as aborted.
+    if (res.headersSent || req.socket.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET') {
       res.destroy();
       return;
     }

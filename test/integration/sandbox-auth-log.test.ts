@@ -3,8 +3,9 @@
 // password) anywhere in it.
 
 import { createHash, randomUUID } from 'node:crypto';
+import { connect } from 'node:tls';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { findUser } from '../../src/sandbox/data/users.js';
 import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
@@ -85,6 +86,41 @@ describe('verbose request log', () => {
     for (const secret of [verifier, password, code, consented.params.get('code') ?? '', exchanged.json<{ access_token: string }>().access_token]) {
       expect(secret.length).toBeGreaterThan(8);
       expect(text).not.toContain(secret);
+    }
+  });
+
+  it('a form post the browser abandons mid-body is logged as aborted, not treated as an emulator failure', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.message);
+    };
+    process.on('warning', onWarning);
+    try {
+      if (!interactive.client) await interactive.register();
+      const built = await interactive.authorizeUrl({ consentId: await interactive.createConsent(), responseType: 'code' });
+      const start = await interactive.fetch('GET', built.url);
+      const page = String(start.headers.location);
+      const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
+      const login = new URL(`${page}/login`);
+      const { pem } = sandbox.identity;
+      // Headers and part of the body, then the connection goes away (a browser closed during the post).
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect({ host: login.hostname, port: Number(login.port), ca: [pem.rootCa, pem.issuingCa], cert: pem.transportCert, key: pem.transportKey }, () => {
+          socket.write(`POST ${login.pathname} HTTP/1.1\r\nHost: ${login.host}\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nusername=al`, () => {
+            socket.destroy();
+            resolve();
+          });
+        });
+        socket.once('error', reject);
+      });
+      await vi.waitFor(() => expect(sandbox.log.some((line) => line.startsWith(`auth POST ${login.pathname} aborted `))).toBe(true), { timeout: 10_000 });
+      expect(sandbox.log.some((line) => line.startsWith(`auth POST ${login.pathname} 500`))).toBe(false);
+      expect(warnings.filter((message) => message.includes('obflow sandbox'))).toEqual([]);
+      // The journey itself is unharmed: the PSU can log in and confirm on the same interaction.
+      const loggedIn = await interactive.fetch('POST', login.toString(), { headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: 'username=alex&password=alex-sandbox-1' });
+      expect(loggedIn.status).toBe(303);
+    } finally {
+      process.off('warning', onWarning);
     }
   });
 });

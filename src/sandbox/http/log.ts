@@ -99,7 +99,15 @@ export function createRequestLogger(log: ((line: string) => void) | undefined, v
           return end(...args);
         }) as typeof res.end;
       }
+      let finished = false;
+      // A request the client abandoned before the answer was sent never finishes: say so instead of staying silent.
+      res.once('close', () => {
+        if (finished) return;
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        log(`${origin} ${req.method ?? '-'} ${redactUrl(req.url ?? '/')} aborted ${ms.toFixed(1)}ms client=${ctx.clientId ?? '-'} interaction=${ctx.interactionId}`);
+      });
       res.once('finish', () => {
+        finished = true;
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         const line = `${origin} ${req.method ?? '-'} ${redactUrl(req.url ?? '/')} ${res.statusCode} ${ms.toFixed(1)}ms client=${ctx.clientId ?? '-'} interaction=${ctx.interactionId}`;
         log(line);
