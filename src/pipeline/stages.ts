@@ -215,7 +215,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     ...(consentStep ? { consentStep } : {}),
   });
   const runDir = join(config.stateDir, 'run');
-  const sslClientCertList = run.buildSslClientCertList({ origins, transport: session.identity.transport });
+  const sslClientCertList = run.buildSslClientCertList({ origins, transport: await newmanTransport(session, runDir) });
   const caBundle = target.serverCaPem.length > 0 ? await run.writeCaBundle(join(runDir, 'target-ca.pem'), target.serverCaPem) : undefined;
   await run.writeSslClientCertList(join(runDir, 'ssl-client-cert-list.json'), sslClientCertList);
   return run.runSteps({
@@ -230,6 +230,21 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
   });
+}
+
+/**
+ * What newman reads the transport certificate from. A PFX in a legacy encoding (RC2-40, `openssl pkcs12 -legacy`) is
+ * one Node 20's OpenSSL 3 cannot open, so newman would fail on it: hand newman PEM copies (mode 0600, state folder).
+ */
+async function newmanTransport(session: Session, runDir: string): Promise<IdentityPaths['transport']> {
+  const { transport } = session;
+  if (transport.pfx === undefined || transport.pfx.nodeTlsReadable) return session.identity.transport;
+  const { writeFileAtomic } = await import('../fs.js');
+  const cert = join(runDir, 'transport-from-pfx.pem');
+  const key = join(runDir, 'transport-from-pfx.key');
+  await writeFileAtomic(cert, `${[transport.certPem, ...transport.chainPem].join('\n')}\n`, { secret: true });
+  await writeFileAtomic(key, transport.keyPem, { secret: true });
+  return { cert, key };
 }
 
 async function browserConsent(session: Session): Promise<RunStep> {

@@ -1,0 +1,74 @@
+// The pipeline stages the CLI runs (src/pipeline), end to end against the real emulator over mTLS: with the PEM
+// transport certificate, and with a legacy-encoded PFX that Node's OpenSSL 3 cannot open (newman gets PEM copies).
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { parseConfig } from '../../src/config/load.js';
+import { environmentStage, openSession, registerStage, runStage } from '../../src/pipeline/stages.js';
+import { sandboxTarget } from '../../src/pipeline/target.js';
+import type { IdentityPaths } from '../../src/pki/types.js';
+import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+
+const COLLECTIONS = join(import.meta.dirname, '..', '..', 'collections');
+const opensslAvailable = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let sandbox: TestSandbox;
+let identity: TestIdentity;
+
+beforeAll(async () => {
+  identity = await getTestIdentity();
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+async function runWhole(transport: IdentityPaths['transport']) {
+  const work = await mkdtemp(join(tmpdir(), 'obflow-stages-'));
+  const config = parseConfig({ stateDir: join(work, 'state'), output: { collections: COLLECTIONS, reports: join(work, 'reports') } }, 'test');
+  const target = sandboxTarget(config, sandbox.urls, [identity.pem.rootCa, identity.pem.issuingCa]);
+  const session = await openSession(config, target, { ...identity.paths, transport });
+  try {
+    const registered = await registerStage(session, { force: true });
+    if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
+    const { environment } = await environmentStage(session, registered.registration);
+    const result = await runStage(session, { environment, reporters: ['junit'] });
+    return { result, stateDir: config.stateDir };
+  } finally {
+    await session.close();
+  }
+}
+
+describe('pipeline stages', () => {
+  it('run every step with the PEM transport certificate', async () => {
+    const { result } = await runWhole(identity.paths.transport);
+    expect(result.passed, result.failedStep).toBe(true);
+  });
+
+  it.skipIf(!opensslAvailable)('run every step with a legacy PFX: newman is handed PEM copies, mode 0600', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'obflow-legacy-pfx-'));
+    const pfx = join(work, 'transport-legacy.p12');
+    execFileSync('openssl', ['pkcs12', '-export', '-legacy', '-in', join(identity.dir, identity.manifest.files.transport_certificate),
+      '-inkey', join(identity.dir, identity.manifest.files.transport_key), '-passout', 'pass:pw', '-out', pfx], { stdio: 'pipe' });
+    const { result, stateDir } = await runWhole({ pfx, passphrase: 'pw' });
+    expect(result.passed, result.failedStep).toBe(true);
+    for (const copy of ['transport-from-pfx.pem', 'transport-from-pfx.key']) {
+      const path = join(stateDir, 'run', copy);
+      expect(existsSync(path)).toBe(true);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    }
+  });
+});
