@@ -135,6 +135,8 @@ function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerRes
       return;
     }
     if (error instanceof BodyTooLargeError) {
+      // The rest of the body is drained, not read: do not reuse this connection.
+      res.setHeader('Connection', 'close');
       if (origin === 'resource') sendObieError(res, ctx, 413, 'UK.OBIE.Resource.InvalidFormat', error.message);
       else sendOAuthError(res, 413, 'invalid_request', error.message);
       return;

@@ -15,17 +15,37 @@ export class BodyTooLargeError extends Error {
 }
 
 /** Reads the whole request body; the raw text is also kept on the request for the verbose log. */
-export async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError(`request body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  bodies.set(req, text);
-  return text;
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      // Too large: stop keeping it but let the rest drain, so the client finishes sending and reads the 413 (leaving
+      // a for-await loop instead would destroy the request and, with it, the connection the answer must go out on).
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.resume();
+      reject(new BodyTooLargeError(`request body over ${MAX_BODY_BYTES} bytes`));
+    };
+    const onEnd = (): void => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      bodies.set(req, text);
+      resolve(text);
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    // The client went away mid-body ("aborted", ECONNRESET): index.ts tells this apart from an emulator failure.
+    req.once('error', reject);
+    req.once('close', () => {
+      if (req.complete) return;
+      reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    });
+  });
 }
 
 const bodies = new WeakMap<IncomingMessage, string>();
