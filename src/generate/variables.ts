@@ -49,6 +49,7 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
   { key: 'state', source: 'state', default: '', secret: false, writtenBy: ['psu-consent'], description: 'OAuth state of the consent URL; must come back unchanged.' },
   { key: 'nonce', source: 'state', default: '', secret: false, writtenBy: ['psu-consent'], description: 'OIDC nonce of the consent URL; must be in the id_token.' },
   { key: 'consent_url', source: 'state', default: '', secret: false, writtenBy: ['psu-consent'], description: 'The consent URL (authEndpoint + parameters + unsigned request object) the PSU opens; the runner gives it to the browser in interactive mode.' },
+  { key: 'psu_consent_url', source: 'state', default: '', secret: false, writtenBy: ['psu-consent'], description: 'Interactive mode: the consent URL the runner opens in the PSU\'s browser (same state and nonce as consent_url, a fresh request-object jti, so no request object is presented twice); empty in headless mode.' },
   { key: 'auth_code', source: 'state', default: '', secret: true, writtenBy: ['psu-consent', 'runner'], description: 'Authorisation code from the redirect (headless: read from Location; interactive: written by the runner).' },
   { key: 'id_token', source: 'state', default: '', secret: true, writtenBy: ['psu-consent', 'runner'], description: 'id_token from the redirect fragment (response_type "code id_token").' },
   { key: 'access_token', source: 'state', default: '', secret: true, writtenBy: ['code-exchange'], description: 'Access token of the authorization_code grant: reads account data.' },

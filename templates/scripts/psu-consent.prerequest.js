@@ -18,46 +18,54 @@ const nonce = uuid.v4();
 const now = Math.floor(Date.now() / 1000);
 
 const intent = { value: consentId, essential: true };
-const requestClaims = {
-  iss: clientId,
-  aud: env.get('issuer'),
-  response_type: responseType,
-  client_id: clientId,
-  redirect_uri: redirectUri,
-  scope: scope,
-  state: state,
-  nonce: nonce,
-  iat: now,
-  nbf: now,
-  exp: now + lifetimeSeconds,
-  jti: uuid.v4(),
-  claims: {
-    id_token: {
-      openbanking_intent_id: intent,
-      acr: { essential: true, values: ['urn:openbanking:psd2:sca', 'urn:openbanking:psd2:ca'] },
-    },
-    userinfo: { openbanking_intent_id: intent },
-  },
-};
-// FAPI 1 Advanced §5.2.2-10: a strict bank reads only what the request object carries, so login_hint goes in it too.
-if (loginHint !== '') requestClaims.login_hint = loginHint;
-const requestObject = obflowJwt.unsigned(requestClaims);
-
-const params = [
-  ['response_type', responseType],
-  ['client_id', clientId],
-  ['redirect_uri', redirectUri],
-  ['scope', scope],
-  ['state', state],
-  ['nonce', nonce],
-];
-if (loginHint !== '') params.push(['login_hint', loginHint]);
-params.push(['request', requestObject]);
-const query = params.map(function (pair) {
-  return encodeURIComponent(pair[0]) + '=' + encodeURIComponent(pair[1]);
-}).join('&');
 const authEndpoint = env.get('authEndpoint');
+
+// Builds the consent URL; each call mints a fresh request-object jti (a bank may refuse one presented twice).
+function consentUrl() {
+  const requestClaims = {
+    iss: clientId,
+    aud: env.get('issuer'),
+    response_type: responseType,
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope: scope,
+    state: state,
+    nonce: nonce,
+    iat: now,
+    nbf: now,
+    exp: now + lifetimeSeconds,
+    jti: uuid.v4(),
+    claims: {
+      id_token: {
+        openbanking_intent_id: intent,
+        acr: { essential: true, values: ['urn:openbanking:psd2:sca', 'urn:openbanking:psd2:ca'] },
+      },
+      userinfo: { openbanking_intent_id: intent },
+    },
+  };
+  // FAPI 1 Advanced §5.2.2-10: a strict bank reads only what the request object carries, so login_hint goes in it too.
+  if (loginHint !== '') requestClaims.login_hint = loginHint;
+  const requestObject = obflowJwt.unsigned(requestClaims);
+
+  const params = [
+    ['response_type', responseType],
+    ['client_id', clientId],
+    ['redirect_uri', redirectUri],
+    ['scope', scope],
+    ['state', state],
+    ['nonce', nonce],
+  ];
+  if (loginHint !== '') params.push(['login_hint', loginHint]);
+  params.push(['request', requestObject]);
+  const query = params.map(function (pair) {
+    return encodeURIComponent(pair[0]) + '=' + encodeURIComponent(pair[1]);
+  }).join('&');
+  return authEndpoint + (authEndpoint.indexOf('?') >= 0 ? '&' : '?') + query;
+}
 
 env.set('state', state);
 env.set('nonce', nonce);
-env.set('consent_url', authEndpoint + (authEndpoint.indexOf('?') >= 0 ? '&' : '?') + query);
+env.set('consent_url', consentUrl());
+// Interactive: this request only checks the URL leads to the login page; the PSU's browser gets its own URL (same state
+// and nonce, fresh jti), so no request object is presented twice.
+env.set('psu_consent_url', env.get('consent_mode') === 'interactive' ? consentUrl() : '');

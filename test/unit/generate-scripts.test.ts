@@ -160,6 +160,21 @@ describe('psu-consent pre-request: the consent URL', () => {
     expect(claims.login_hint).toBe('alice');
   });
 
+  it('interactive: the browser gets its own consent URL, same state and nonce, a fresh request-object jti', () => {
+    const claimsOf = (url: string) => JSON.parse(Buffer.from((new URL(url).searchParams.get('request') ?? '').split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const headless = run(pre, { env: { ...BANK, consent_id: 'c' } });
+    expect(headless.env.get('psu_consent_url')).toBe('');
+    const result = run(pre, { env: { ...BANK, consent_id: 'c', consent_mode: 'interactive' } });
+    const probe = result.env.get('consent_url') ?? '';
+    const browser = result.env.get('psu_consent_url') ?? '';
+    expect(browser).not.toBe(probe);
+    const { jti: probeJti, ...probeRest } = claimsOf(probe);
+    const { jti: browserJti, ...browserRest } = claimsOf(browser);
+    expect(browserJti).not.toBe(probeJti);
+    expect(browserRest).toEqual(probeRest);
+    for (const key of ['state', 'nonce', 'client_id', 'redirect_uri']) expect(new URL(browser).searchParams.get(key)).toBe(new URL(probe).searchParams.get(key));
+  });
+
   it('leaves login_hint out when psu_login_hint is empty', () => {
     const result = run(pre, { env: { ...BANK, consent_id: 'c' } });
     expect(new URL(result.env.get('consent_url') ?? '').searchParams.has('login_hint')).toBe(false);

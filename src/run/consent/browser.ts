@@ -196,7 +196,8 @@ export function browserConsentStep(options: Omit<BrowserConsentInput, 'consentUr
     name,
     local: async (environment: PostmanEnvironment) => {
       const get = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
-      const consentUrl = get('consent_url');
+      // The PSU's own URL (fresh request-object jti); consent_url was already presented by the psu-consent request.
+      const consentUrl = get('psu_consent_url') || get('consent_url');
       const redirectUri = get('redirectUrl');
       if (consentUrl === '' || redirectUri === '') {
         throw new ObflowError('ERR_USAGE', 'browser consent needs consent_url and redirectUrl in the environment', {
