@@ -92,7 +92,7 @@ async function register(body: string, type: string, ctx: RequestContext, deps: A
   const statement = await verifyStatement(ssa, deps);
 
   // The request JWT must be signed by one of the statement's own keys, named by kid.
-  if (!statement.jwks.keys.some((key) => key.kid === header.kid)) {
+  if (!statement.jwks.keys.some((key: unknown) => key !== null && typeof key === 'object' && (key as { kid?: unknown }).kid === header.kid)) {
     throw new RegistrationError('invalid_client_metadata', `kid ${header.kid} is not a key of the software statement`);
   }
   const now = deps.now();
