@@ -91,7 +91,7 @@ function report(error: unknown, state: CommandState): number {
 }
 
 function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
 }
 
 function invokedDirectly(): boolean {

@@ -6,6 +6,8 @@ export interface CliIo {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Where a person's answers come from (manual consent); absent in tests that need none. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 export interface Output {

@@ -23,5 +23,6 @@ export async function openCommandSession(state: CommandState, config: ObflowConf
   const { openSession } = await import('../pipeline/stages.js');
   const { target, identity } = await resolveTarget(config, options.addresses);
   if (options.insecure === true) target.insecure = true;
-  return openSession(config, target, identity.paths, { log: (line) => state.output.line(line) });
+  const { pasteRedirect } = await import('./prompt.js');
+  return openSession(config, target, identity.paths, { log: (line) => state.output.line(line), ask: pasteRedirect(state.io) });
 }

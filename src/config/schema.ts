@@ -77,9 +77,11 @@ const flow = z
   .strictObject({
     responseType: z.enum(['code id_token', 'code']).default('code id_token').describe('OIDC response type of the PSU consent.'),
     consent: z
-      .enum(['auto', 'headless', 'browser'])
+      .enum(['auto', 'headless', 'browser', 'manual'])
       .default('auto')
-      .describe('How the PSU consents: headless (one redirect), browser (Chromium), auto (from the sandbox profile).'),
+      .describe(
+        'How the PSU consents: headless (one redirect), browser (the sandbox pages in Chromium), manual (you open the consent URL and paste the redirect back), auto (from the sandbox profile; headless for a bank).',
+      ),
     psuUser: z.string().min(1).optional().describe('Test user who consents (login_hint; the browser logs in as them).'),
     maxPages: z.int().min(1).max(10_000).default(200).describe('Guard against endless transaction paging.'),
   })

@@ -18,6 +18,8 @@ export interface SessionSeams {
   now: () => Date;
   newId: () => string;
   log: (line: string) => void;
+  /** Manual consent: show the consent URL to the PSU, resolve with the redirect URL they paste (undefined: none). */
+  ask: (consentUrl: string, redirectUri: string) => Promise<string | undefined>;
 }
 
 /** Everything the stages share for one target and identity; close() releases the mTLS connections. */
@@ -50,6 +52,7 @@ export async function openSession(config: ObflowConfig, target: Target, identity
     now,
     newId: seams.newId ?? randomUUID,
     log: seams.log ?? (() => undefined),
+    ask: seams.ask ?? (async () => undefined),
     close: () => dispatcher.close(),
   };
 }
@@ -115,7 +118,7 @@ export async function environmentStage(session: Session, registration: StoredReg
       // Production calls {base_url}; the helper file describes the sandbox resource server.
       ...(session.target.profile === 'production' ? { rs: session.target.resourceBaseUrl } : {}),
       response_type: flow.responseType,
-      consent_mode: session.target.consent === 'browser' ? 'interactive' : 'headless',
+      consent_mode: session.target.consent === 'headless' ? 'headless' : 'interactive',
       psu_login_hint: flow.psuUser,
       max_pages: String(flow.maxPages),
     },
@@ -207,7 +210,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     });
   }
   const collections = await run.readStepCollections(config.output.collections, STEP_NAMES);
-  const consentStep = target.consent === 'browser' ? await browserConsent(session) : undefined;
+  const consentStep = target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
   const steps: RunStep[] = run.buildRunPlan({
     stepNames: STEP_NAMES,
     collections,
@@ -247,11 +250,16 @@ async function newmanTransport(session: Session, runDir: string): Promise<Identi
   return { cert, key };
 }
 
+async function manualConsent(session: Session): Promise<RunStep> {
+  const { manualConsentStep } = await import('../run/consent/manual.js');
+  return manualConsentStep({ ask: session.ask });
+}
+
 async function browserConsent(session: Session): Promise<RunStep> {
   const { browserConsentStep } = await import('../run/consent/browser.js');
   if (session.target.name !== 'sandbox') {
     throw new ObflowError('ERR_USAGE', 'browser consent is automated for the embedded sandbox only', {
-      hint: 'Use flow.consent "headless" with a bank that offers it, or run the consent step in Postman.',
+      hint: 'Use flow.consent "manual" (open the consent URL yourself and paste the redirect back), or "headless" where the bank offers it.',
     });
   }
   const { username, password } = sandboxPsuUser(session.config);

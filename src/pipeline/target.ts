@@ -31,8 +31,9 @@ export interface Target {
   /** PEM texts that verify the bank's server certificates; empty → the system roots. */
   serverCaPem: string[];
   insecure: boolean;
-  /** How the PSU consents: one redirect (headless), or the bank's pages in Chromium (browser). */
-  consent: 'headless' | 'browser';
+  /** How the PSU consents: one redirect (headless), the sandbox pages in Chromium (browser), or a person at any browser
+   *  who pastes the redirect back (manual). */
+  consent: 'headless' | 'browser' | 'manual';
 }
 
 const SANDBOX_ADDRESSES_FILE = 'addresses.json';
@@ -149,6 +150,6 @@ export async function bankTarget(config: ObflowConfig): Promise<Target> {
     resourceBaseUrl: base,
     serverCaPem,
     insecure: bank.insecure,
-    consent: config.flow.consent === 'browser' ? 'browser' : 'headless',
+    consent: config.flow.consent === 'auto' ? 'headless' : config.flow.consent,
   };
 }

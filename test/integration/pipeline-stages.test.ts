@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
-import { environmentStage, openSession, registerStage, runStage } from '../../src/pipeline/stages.js';
+import { environmentStage, openSession, registerStage, runStage, type Session } from '../../src/pipeline/stages.js';
+import { consentInBrowser, spkiPinOf } from '../../src/run/consent/browser.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
@@ -36,11 +37,19 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function runWhole(transport: IdentityPaths['transport']) {
+async function runWhole(transport: IdentityPaths['transport'], options: { profile?: string; consent?: string; ask?: Session['ask'] } = {}) {
   const work = await mkdtemp(join(tmpdir(), 'obflow-stages-'));
-  const config = parseConfig({ stateDir: join(work, 'state'), output: { collections: COLLECTIONS, reports: join(work, 'reports') } }, 'test');
+  const config = parseConfig(
+    {
+      stateDir: join(work, 'state'),
+      output: { collections: COLLECTIONS, reports: join(work, 'reports') },
+      sandbox: { profile: options.profile ?? 'strict-headless' },
+      flow: { consent: options.consent ?? 'auto' },
+    },
+    'test',
+  );
   const target = sandboxTarget(config, sandbox.urls, [identity.pem.rootCa, identity.pem.issuingCa]);
-  const session = await openSession(config, target, { ...identity.paths, transport });
+  const session = await openSession(config, target, { ...identity.paths, transport }, options.ask ? { ask: options.ask } : {});
   try {
     const registered = await registerStage(session, { force: true });
     if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
@@ -56,6 +65,24 @@ describe('pipeline stages', () => {
   it('run every step with the PEM transport certificate', async () => {
     const { result } = await runWhole(identity.paths.transport);
     expect(result.passed, result.failedStep).toBe(true);
+  });
+
+  it('manual consent: the PSU opens their own consent URL and pastes the redirect back; the run goes on', async () => {
+    const shown: string[] = [];
+    // The "person": a real browser on the bank's pages (sam shares two of his three accounts), then a paste.
+    const ask: Session['ask'] = async (consentUrl, redirectUri) => {
+      shown.push(consentUrl);
+      const done = await consentInBrowser({ consentUrl, redirectUri, username: 'sam', password: 'sam-sandbox-2', trustedSpki: [identity.pem.rootCa, identity.pem.issuingCa].map(spkiPinOf) });
+      return `${redirectUri}#code=${done.code}&id_token=${done.idToken ?? ''}&state=${done.state ?? ''}`;
+    };
+    const { result } = await runWhole(identity.paths.transport, { profile: 'strict-interactive', consent: 'manual', ask });
+    expect(result.passed, result.failedStep).toBe(true);
+    expect(shown).toHaveLength(1);
+    expect(result.steps.map((step) => step.name)).toContain('psu-consent-manual');
+  });
+
+  it('manual consent with nobody to paste: a usage error before the code exchange', async () => {
+    await expect(runWhole(identity.paths.transport, { profile: 'strict-interactive', consent: 'manual' }).then(({ result }) => result)).rejects.toMatchObject({ code: 'ERR_USAGE' });
   });
 
   it.skipIf(!opensslAvailable)('run every step with a legacy PFX: newman is handed PEM copies, mode 0600', async () => {

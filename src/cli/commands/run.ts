@@ -11,12 +11,13 @@ export const runCommand = (state: CommandState): CommandModule => ({
     yargs
       .positional('step', { type: 'string', default: 'all', describe: 'all, or one step name (see docs/collections.md)' })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
-      .option('consent', { type: 'string', choices: ['auto', 'headless', 'browser'], describe: 'How the PSU consents' })
+      .option('consent', { type: 'string', choices: ['auto', 'headless', 'browser', 'manual'], describe: 'How the PSU consents (manual: open the consent URL yourself, paste the redirect back)' })
       .option('psu-user', { type: 'string', describe: 'Test user who consents in the browser' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
       .option('out-reports', { type: 'string', describe: 'Where the JUnit reports go (default .obflow/reports)' })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
       .example('$0 run all', 'every step, in order')
+      .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
       .example('$0 run accounts', 'one step, reading the earlier steps\' state from the environment'),
   handler: async (argv) => {
     const config = await loadCommandConfig(state, argv);

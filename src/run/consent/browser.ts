@@ -5,6 +5,7 @@
 import { X509Certificate, createHash } from 'node:crypto';
 import { access, constants } from 'node:fs/promises';
 import { ObflowError } from '../../errors.js';
+import { readConsentRedirect } from './redirect.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
 import type { RunStep } from '../newman.js';
 
@@ -56,14 +57,6 @@ export interface BrowserConsentResult {
   state?: string;
   /** How many accounts the PSU selected. */
   selectedAccounts: number;
-}
-
-/** Parameters of the redirect: query for `code`, fragment for `code id_token` (OAuth 2.0 Multiple Response Types §5). */
-function redirectParameters(url: string): URLSearchParams {
-  const parsed = new URL(url);
-  const params = new URLSearchParams(parsed.search);
-  for (const [key, value] of new URLSearchParams(parsed.hash.replace(/^#/, ''))) params.set(key, value);
-  return params;
 }
 
 export async function consentInBrowser(input: BrowserConsentInput): Promise<BrowserConsentResult> {
@@ -149,29 +142,10 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
     page.off('response', onResponse);
     if (failed !== undefined) await bankError(failed);
     // page.url() keeps the fragment (the request to the route does not): `code id_token` puts the parameters there.
-    const params = redirectParameters(page.url().includes('#') ? page.url() : (landed ?? page.url()));
+    const landedUrl = page.url().includes('#') ? page.url() : (landed ?? page.url());
     input.log?.(`browser consent: landed on ${redirect.origin}${redirect.pathname}`);
-
-    const error = params.get('error');
-    if (error !== null) {
-      throw new ObflowError('ERR_CONSENT_REJECTED', `the bank redirected with ${error}${params.has('error_description') ? `: ${params.get('error_description') ?? ''}` : ''}`, {
-        hint: error === 'access_denied' ? 'The PSU cancelled; run the consent again and confirm.' : 'Check the consent URL parameters (obflow run psu-consent --verbose).',
-      });
-    }
-    const state = params.get('state') ?? undefined;
-    if (input.expectedState !== undefined && input.expectedState !== '' && state !== input.expectedState) {
-      throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect did not return the state the consent URL sent', {
-        hint: 'The response may not belong to this request (OAuth 2.0 §10.12); start the flow again.',
-      });
-    }
-    const code = params.get('code');
-    if (code === null || code === '') {
-      throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect carries no authorisation code', {
-        hint: 'Check the response_type the consent URL asked for and that the bank supports it.',
-      });
-    }
-    const idToken = params.get('id_token') ?? undefined;
-    return { code, ...(idToken !== undefined ? { idToken } : {}), ...(state !== undefined ? { state } : {}), selectedAccounts: selected };
+    const result = readConsentRedirect(landedUrl, { redirectUri: input.redirectUri, ...(input.expectedState !== undefined ? { state: input.expectedState } : {}) });
+    return { ...result, selectedAccounts: selected };
   } catch (error) {
     if (error instanceof ObflowError) throw error;
     if (unreachableSeen !== undefined) {

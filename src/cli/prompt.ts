@@ -1,0 +1,26 @@
+// Manual consent at the terminal: show the PSU's consent URL and read back the address the bank redirected the
+// browser to. Prompts go to stderr, so stdout stays the command's result (--json).
+
+import { createInterface } from 'node:readline';
+import type { CliIo } from './output.js';
+
+export function pasteRedirect(io: CliIo): (consentUrl: string, redirectUri: string) => Promise<string | undefined> {
+  return async (consentUrl, redirectUri) => {
+    const input = io.stdin;
+    if (input === undefined) return undefined;
+    io.stderr.write(
+      `\nOpen this consent URL in a browser, log in as the PSU, choose the accounts and confirm:\n\n  ${consentUrl}\n\n` +
+        `The bank then sends the browser to ${redirectUri} (that page may not load: that is fine).\n` +
+        "Paste the whole address from the browser's address bar and press Enter:\n> ",
+    );
+    const lines = createInterface({ input, terminal: false });
+    try {
+      return await new Promise<string | undefined>((resolve) => {
+        lines.once('line', resolve);
+        lines.once('close', () => resolve(undefined));
+      });
+    } finally {
+      lines.close();
+    }
+  };
+}

@@ -1,0 +1,54 @@
+// Reading the PSU's redirect back to the TPP (OAuth 2.0 §4.1.2, OIDC Core §3.3.2.5): `code` (+ `id_token` for
+// `code id_token`, in the fragment), `state` unchanged, or an `error`. Shared by the browser and manual consent drivers.
+
+import { ObflowError } from '../../errors.js';
+
+export interface ConsentRedirect {
+  code: string;
+  idToken?: string;
+  state?: string;
+}
+
+/** Parameters of the redirect: query for `code`, fragment for `code id_token` (OAuth 2.0 Multiple Response Types §5). */
+export function redirectParameters(url: string): URLSearchParams {
+  const parsed = new URL(url);
+  const params = new URLSearchParams(parsed.search);
+  for (const [key, value] of new URLSearchParams(parsed.hash.replace(/^#/, ''))) params.set(key, value);
+  return params;
+}
+
+export function readConsentRedirect(url: string, expected: { redirectUri: string; state?: string }): ConsentRedirect {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch (cause) {
+    throw new ObflowError('ERR_USAGE', 'that is not a URL', { hint: `Paste the whole address the browser shows, starting with ${expected.redirectUri}.`, cause });
+  }
+  const redirect = new URL(expected.redirectUri);
+  if (parsed.origin !== redirect.origin || parsed.pathname !== redirect.pathname) {
+    throw new ObflowError('ERR_USAGE', `the URL is not the redirect URI ${redirect.origin}${redirect.pathname}`, {
+      hint: 'Paste the address the bank sent the browser back to, after the consent (it may show an error page: that is fine).',
+    });
+  }
+  const params = redirectParameters(parsed.href);
+  const error = params.get('error');
+  if (error !== null) {
+    throw new ObflowError('ERR_CONSENT_REJECTED', `the bank redirected with ${error}${params.has('error_description') ? `: ${params.get('error_description') ?? ''}` : ''}`, {
+      hint: error === 'access_denied' ? 'The PSU cancelled; run the consent again and confirm.' : 'Check the consent URL parameters (obflow run psu-consent --verbose).',
+    });
+  }
+  const state = params.get('state') ?? undefined;
+  if (expected.state !== undefined && expected.state !== '' && state !== expected.state) {
+    throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect did not return the state the consent URL sent', {
+      hint: 'The response may not belong to this request (OAuth 2.0 §10.12); start the flow again.',
+    });
+  }
+  const code = params.get('code');
+  if (code === null || code === '') {
+    throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect carries no authorisation code', {
+      hint: 'Check the response_type the consent URL asked for and that the bank supports it.',
+    });
+  }
+  const idToken = params.get('id_token') ?? undefined;
+  return { code, ...(idToken !== undefined ? { idToken } : {}), ...(state !== undefined ? { state } : {}) };
+}
