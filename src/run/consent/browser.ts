@@ -5,7 +5,7 @@
 import { X509Certificate, createHash } from 'node:crypto';
 import { access, constants } from 'node:fs/promises';
 import { ObflowError } from '../../errors.js';
-import { readConsentRedirect } from './redirect.js';
+import { consentInputs, readConsentRedirect } from './redirect.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
 import type { RunStep } from '../newman.js';
 
@@ -169,16 +169,8 @@ export function browserConsentStep(options: Omit<BrowserConsentInput, 'consentUr
   return {
     name,
     local: async (environment: PostmanEnvironment) => {
-      const get = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
-      // The PSU's own URL (fresh request-object jti); consent_url was already presented by the psu-consent request.
-      const consentUrl = get('psu_consent_url') || get('consent_url');
-      const redirectUri = get('redirectUrl');
-      if (consentUrl === '' || redirectUri === '') {
-        throw new ObflowError('ERR_USAGE', 'browser consent needs consent_url and redirectUrl in the environment', {
-          hint: 'Run the psu-consent step first (`obflow run all` does).',
-        });
-      }
-      const result = await consentInBrowser({ ...options, consentUrl, redirectUri, expectedState: get('state') });
+      const { consentUrl, redirectUri, state } = consentInputs(environment, 'browser');
+      const result = await consentInBrowser({ ...options, consentUrl, redirectUri, expectedState: state });
       return { auth_code: result.code, id_token: result.idToken ?? '' };
     },
   };

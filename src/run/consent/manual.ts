@@ -4,7 +4,7 @@
 import { ObflowError } from '../../errors.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
 import type { RunStep } from '../newman.js';
-import { readConsentRedirect } from './redirect.js';
+import { consentInputs, readConsentRedirect } from './redirect.js';
 
 export interface ManualConsentOptions {
   /** Shows the consent URL to the PSU and resolves with the URL they paste (undefined: no answer, e.g. no terminal). */
@@ -16,21 +16,14 @@ export function manualConsentStep(options: ManualConsentOptions, name = 'psu-con
   return {
     name,
     local: async (environment: PostmanEnvironment) => {
-      const get = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
-      const consentUrl = get('psu_consent_url') || get('consent_url');
-      const redirectUri = get('redirectUrl');
-      if (consentUrl === '' || redirectUri === '') {
-        throw new ObflowError('ERR_USAGE', 'manual consent needs consent_url and redirectUrl in the environment', {
-          hint: 'Run the psu-consent step first (`obflow run all` does).',
-        });
-      }
+      const { consentUrl, redirectUri, state } = consentInputs(environment, 'manual');
       const answer = await options.ask(consentUrl, redirectUri);
       if (answer === undefined || answer.trim() === '') {
         throw new ObflowError('ERR_USAGE', 'no redirect URL was pasted', {
           hint: 'Run it in a terminal, open the consent URL, confirm, and paste the address the browser lands on.',
         });
       }
-      const result = readConsentRedirect(answer, { redirectUri, state: get('state') });
+      const result = readConsentRedirect(answer, { redirectUri, state });
       return { auth_code: result.code, id_token: result.idToken ?? '' };
     },
   };
