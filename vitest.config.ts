@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One temp folder per run (TMPDIR for the workers and what they spawn), removed at the end: see test/global-setup.ts.
+    globalSetup: ['test/global-setup.ts'],
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
   },
 });

@@ -1,0 +1,42 @@
+// One temporary folder per test run: every mkdtemp(tmpdir()) of the tests, helpers and the processes they spawn lands
+// in it (TMPDIR is set before the workers fork; they inherit the environment), and teardown removes it whole.
+
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PREFIX = 'obflow-tests-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A run ended by a signal (Ctrl-C) skips teardown: remove the folders of runs whose vitest process is gone. */
+async function removeStaleRuns(base: string): Promise<void> {
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(/^obflow-tests-(\d+)-/.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid)) {
+      await rm(join(base, name), { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}
+
+export default async function setup(): Promise<() => Promise<void>> {
+  const previous = process.env.TMPDIR;
+  const base = tmpdir();
+  await removeStaleRuns(base);
+  const dir = await mkdtemp(join(base, `${PREFIX}${process.pid}-`));
+  // os.tmpdir() reads TMPDIR on every call; vitest builds the workers' environment from process.env after this setup.
+  process.env.TMPDIR = dir;
+  return async () => {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    await rm(dir, { recursive: true, force: true });
+  };
+}
