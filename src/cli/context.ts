@@ -41,8 +41,9 @@ export function flagsToLayer(argv: Record<string, unknown>): Record<string, unkn
   return layer;
 }
 
-export async function loadCommandConfig(state: CommandState, argv: Record<string, unknown>): Promise<ObflowConfig> {
+/** `checkFiles: false` for doctor, which reports a missing identity file as a failed check instead. */
+export async function loadCommandConfig(state: CommandState, argv: Record<string, unknown>, options: { checkFiles?: boolean } = {}): Promise<ObflowConfig> {
   const { loadConfig } = await import('../config/load.js');
   const configFile = typeof argv.config === 'string' ? argv.config : undefined;
-  return loadConfig({ cwd: state.io.cwd, env: state.io.env, configFile, flags: flagsToLayer(argv) }).config;
+  return loadConfig({ cwd: state.io.cwd, env: state.io.env, configFile, flags: flagsToLayer(argv), checkFiles: options.checkFiles !== false }).config;
 }

@@ -23,7 +23,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     .usage('$0 <command> [options]\n\nFrom a UK open-banking software statement to verified account data, as Postman collections.')
     .option('config', { type: 'string', describe: 'Config file (default: ./obflow.config.json if present)', global: true })
     .option('json', { type: 'boolean', describe: 'Machine-readable output (one JSON document)', global: true })
-    .option('quiet', { type: 'boolean', describe: 'Only problems and the result', global: true })
+    .option('quiet', { type: 'boolean', describe: 'Only problems: errors and failed checks', global: true })
     .option('state-dir', { type: 'string', describe: 'State folder (identity, registrations, secrets)', global: true })
     .command(modules)
     .demandCommand(1, 'Name a command: obflow <command>; `obflow --help` lists them.')
@@ -105,6 +105,10 @@ function invokedDirectly(): boolean {
 }
 
 if (invokedDirectly()) {
+  // `obflow … | head`: a closed pipe is the reader's choice, not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
   const code = await main(process.argv.slice(2));
   // Let pending output drain, then leave even if a dependency keeps a handle open.
   process.exitCode = code;

@@ -19,10 +19,31 @@ export async function resolveTarget(config: ObflowConfig, addresses?: SandboxAdd
   return { target: sandboxTarget(config, addresses ?? (await readSandboxAddresses(config.stateDir)), serverCaPem), identity };
 }
 
-export async function openCommandSession(state: CommandState, config: ObflowConfig, options: { addresses?: SandboxAddresses; insecure?: boolean } = {}): Promise<Session> {
+/**
+ * `workDir` keeps this session's registrations, environment and run files apart from the state folder's own (the
+ * demo's, so `npm start` never replaces what a step-by-step session against `obflow sandbox` stored); the identity
+ * still comes from the state folder.
+ */
+export async function openCommandSession(
+  state: CommandState,
+  config: ObflowConfig,
+  options: { addresses?: SandboxAddresses; insecure?: boolean; workDir?: string } = {},
+): Promise<Session> {
   const { openSession } = await import('../pipeline/stages.js');
   const { target, identity } = await resolveTarget(config, options.addresses);
   if (options.insecure === true) target.insecure = true;
   const { pasteRedirect } = await import('./prompt.js');
-  return openSession(config, target, identity.paths, { log: (line) => state.output.line(line), ask: pasteRedirect(state.io) });
+  const sessionConfig = options.workDir === undefined ? config : { ...config, stateDir: options.workDir };
+  await protectStateDir(sessionConfig.stateDir);
+  return openSession(sessionConfig, target, identity.paths, { log: (line) => state.output.line(line), ask: pasteRedirect(state.io) });
+}
+
+/** The state folder holds keys, client secrets and tokens: a `.gitignore` of `*` keeps it out of any repository. */
+export async function protectStateDir(stateDir: string): Promise<void> {
+  const { existsSync } = await import('node:fs');
+  const { join: joinPath } = await import('node:path');
+  const file = joinPath(stateDir, '.gitignore');
+  if (existsSync(file)) return;
+  const { writeFileAtomic } = await import('../fs.js');
+  await writeFileAtomic(file, '# obflow state: keys, client secrets, tokens. Never commit it.\n*\n');
 }

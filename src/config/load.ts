@@ -134,7 +134,8 @@ function readEnvironment(env: Record<string, string | undefined>): Layer {
   const layer: Layer = {};
   const leaves = environmentVariables();
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || name === 'OBFLOW_CONFIG' || name === 'OBFLOW_DEBUG' || value === undefined) continue;
+    // An empty variable is unset (`OBFLOW_STATE_DIR=` must not mean "this folder").
+    if (!name.startsWith(ENV_PREFIX) || name === 'OBFLOW_CONFIG' || name === 'OBFLOW_DEBUG' || value === undefined || value === '') continue;
     const leaf = leaves.get(name);
     if (!leaf) {
       throw new ObflowError('ERR_CONFIG_INVALID', `environment: unknown variable ${name}`, {
@@ -209,11 +210,16 @@ function resolveDefaults(config: ObflowConfig, baseDir: string): ObflowConfig {
   return {
     ...config,
     stateDir: absolute(baseDir, config.stateDir),
-    output: { collections: absolute(baseDir, config.output.collections), reports: absolute(baseDir, config.output.reports) },
+    output: {
+      collections: absolute(baseDir, config.output.collections),
+      ...(config.output.reports === undefined ? {} : { reports: absolute(baseDir, config.output.reports) }),
+    },
   };
 }
 
+/** An empty path stays empty (the schema refuses it), never "this folder". */
 function absolute(baseDir: string, path: string): string {
+  if (path === '') return path;
   return isAbsolute(path) ? path : resolve(baseDir, path);
 }
 

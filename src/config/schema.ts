@@ -8,6 +8,12 @@ export const SANDBOX_PROFILES = ['strict-headless', 'strict-interactive', 'permi
 export type SandboxProfile = (typeof SANDBOX_PROFILES)[number];
 
 const path = (description: string) => z.string().min(1).describe(description);
+/** A bank address: mutual TLS needs https. */
+const httpsUrl = (description: string) =>
+  z
+    .url()
+    .refine((value) => value.startsWith('https://'), { message: 'must be an https:// address (mutual TLS)' })
+    .describe(description);
 
 const transportPem = z
   .strictObject({
@@ -47,10 +53,10 @@ const bank = z
   .strictObject({
     name: z.string().min(1).default('bank').describe('A short name for the bank, used in file names.'),
     environment: z.enum(['sandbox', 'production']).default('sandbox').describe('Which of the bank environments to call.'),
-    base_url: z.url().optional().describe('{base_url}: production resource server address.'),
-    sandbox_base_url: z.url().optional().describe('{sandbox_base_url}: sandbox resource server address.'),
-    auth_url: z.url().describe('{auth_url}: authorisation server address (the issuer).'),
-    token_url: z.url().optional().describe('{token_url}: token endpoint; default: from discovery.'),
+    base_url: httpsUrl('{base_url}: production resource server address.').optional(),
+    sandbox_base_url: httpsUrl('{sandbox_base_url}: sandbox resource server address.').optional(),
+    auth_url: httpsUrl('{auth_url}: authorisation server address (the issuer).'),
+    token_url: httpsUrl('{token_url}: token endpoint; default: from discovery.').optional(),
     environment_helper_path: z
       .string()
       .startsWith('/')
@@ -90,7 +96,7 @@ const flow = z
 const output = z
   .strictObject({
     collections: z.string().min(1).default('collections').describe('Where `obflow generate` writes collections.'),
-    reports: z.string().min(1).default('.obflow/reports').describe('Where `obflow run` writes reports.'),
+    reports: z.string().min(1).optional().describe('Where `obflow run` writes reports (default: <stateDir>/reports).'),
   })
   .describe('Output folders; relative to the config file.');
 

@@ -62,6 +62,8 @@ export async function openSession(config: ObflowConfig, target: Target, identity
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
   const { registerClient } = await import('../registration/index.js');
   const { readSigningKey } = await import('../pki/verify.js');
+  // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
+  if (options.dryRun !== true) await ensureWritable(join(session.config.stateDir, 'registrations'));
   return registerClient({
     stateDir: session.config.stateDir,
     target: session.target.name,
@@ -109,7 +111,6 @@ export async function environmentStage(session: Session, registration: StoredReg
     log: session.log,
   });
   const addresses = await fetchDiscovery(session.target.discoveryUrl, session.dispatcher);
-  const flow = session.config.flow;
   const environment = buildObflowEnvironment({
     name: `obflow ${environmentStem(session.target)}`,
     bank,
@@ -117,10 +118,7 @@ export async function environmentStage(session: Session, registration: StoredReg
     overrides: {
       // Production calls {base_url}; the helper file describes the sandbox resource server.
       ...(session.target.profile === 'production' ? { rs: session.target.resourceBaseUrl } : {}),
-      response_type: flow.responseType,
-      consent_mode: session.target.consent === 'headless' ? 'headless' : 'interactive',
-      psu_login_hint: flow.psuUser,
-      max_pages: String(flow.maxPages),
+      ...flowInputs(session),
     },
   });
   const path = await writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
@@ -150,6 +148,8 @@ export async function generateStage(outDir: string): Promise<string[]> {
 
 export interface RunStageOptions {
   environment: PostmanEnvironment;
+  /** Flow inputs given for this run (flags), over what the saved environment says; undefined leaves a value alone. */
+  overrides?: Readonly<Record<string, string | undefined>>;
   /** `all` or one step name. */
   select?: string;
   reporters?: ('cli' | 'junit')[];
@@ -198,11 +198,14 @@ export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'va
 export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
   const { config, target } = session;
   checkEnvironmentTarget(options.environment, target);
+  const { withEnvironmentValues } = await import('../environment/merge.js');
+  const given = Object.fromEntries(Object.entries(options.overrides ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const environment = withEnvironmentValues(options.environment, given);
   // The PSU is a sandbox test user in every flow (login_hint when headless): refuse anyone else before any request.
   if (target.name === 'sandbox') sandboxPsuUser(config);
   const { STEP_NAMES, SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
   const run = await import('../run/index.js');
-  const origins = run.bankOriginsOf(options.environment.values);
+  const origins = run.bankOriginsOf(environment.values);
   if (origins.length === 0) {
     // A hand-edited or truncated file: without a bank address there is nothing to present the certificate to.
     throw new ObflowError('ERR_FILE_UNREADABLE', 'the environment names no https bank address (rs, issuer, tokenEndpoint, …)', {
@@ -223,16 +226,45 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   await run.writeSslClientCertList(join(runDir, 'ssl-client-cert-list.json'), sslClientCertList);
   return run.runSteps({
     steps,
-    environment: options.environment,
+    environment,
     cwd: runDir,
     sslClientCertList,
     ...(caBundle ? { sslExtraCaCerts: caBundle } : {}),
     insecure: target.insecure,
     reporters: options.reporters ?? ['cli', 'junit'],
-    reportDir: config.output.reports,
+    reportDir: reportsDir(config),
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
   });
+}
+
+/** Where the JUnit reports go: `output.reports`, else `<stateDir>/reports`. */
+export function reportsDir(config: ObflowConfig): string {
+  return config.output.reports ?? join(config.stateDir, 'reports');
+}
+
+/** The flow inputs of a run as environment values: what the config and flags ask for (consent mode from the target). */
+export function flowInputs(session: Session): Record<string, string | undefined> {
+  const flow = session.config.flow;
+  return {
+    response_type: flow.responseType,
+    consent_mode: session.target.consent === 'headless' ? 'headless' : 'interactive',
+    psu_login_hint: flow.psuUser,
+    max_pages: String(flow.maxPages),
+  };
+}
+
+async function ensureWritable(dir: string): Promise<void> {
+  const { access, constants, mkdir } = await import('node:fs/promises');
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await access(dir, constants.W_OK);
+  } catch (cause) {
+    throw new ObflowError('ERR_WRITE_FAILED', `the state folder ${dir} is not writable`, {
+      hint: 'Fix its permissions or pick another with --state-dir; nothing was sent to the bank.',
+      cause,
+    });
+  }
 }
 
 /**

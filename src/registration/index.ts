@@ -49,7 +49,6 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
   if (input.dryRun !== true && input.force !== true) {
     const stored = await readStoredRegistration(input.stateDir, key);
     if (stored !== undefined && stored.auth_url === input.authUrl) {
-      input.log?.(`re-using client ${stored.client_id} (use --force to register again)`);
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
   }

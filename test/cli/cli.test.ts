@@ -81,9 +81,16 @@ describe('obflow CLI', () => {
         },
       }),
     );
-    const result = await runCli(['doctor'], { cwd: dir });
+    const result = await runCli(['register', '--dry-run'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: ERR_FILE_MISSING identity\.softwareStatement/);
+
+    // doctor reports the same missing files as failed checks, one line each, then exit 1.
+    const doctor = await runCli(['doctor'], { cwd: dir });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/problem .*ERR_SSA_MISSING/);
+    expect(doctor.stdout).toMatch(/problem .*ERR_CERT_MISSING/);
+    expect(doctor.stderr).toMatch(/^error: ERR_DOCTOR_PROBLEMS /);
   });
 
   it('init lists every file it wrote; doctor finds a removed statement: its own code, then exit 1', async () => {

@@ -84,6 +84,12 @@ describe('obflow commands against `obflow sandbox`', () => {
     expect(summary.passed).toBe(true);
     expect(summary.accounts.length).toBeGreaterThan(0);
 
+    // Flags given to run win over the saved environment: sam consents instead of the default alex.
+    const asSam = await runCli(['run', 'all', '--psu-user', 'sam', '--json', '--out-collections', 'collections'], { cwd });
+    expect(asSam.code, asSam.stderr).toBe(0);
+    const samAccounts = JSON.parse(asSam.stdout.trim().split('\n').pop()!).accounts as unknown[];
+    expect(samAccounts.length).not.toBe(summary.accounts.length);
+
     // The chained environment was saved: a single later step runs on its own.
     const one = await runCli(['run', 'accounts', '--quiet', '--out-collections', 'collections'], { cwd });
     expect(one.code, one.stderr).toBe(0);

@@ -13,6 +13,10 @@ export const configSchemaCommand = (state: CommandState): CommandModule => ({
   handler: async (argv) => {
     const { configJsonSchema } = await import('../../config/schema.js');
     const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+    if (argv.write === '') {
+      const { ObflowError } = await import('../../errors.js');
+      throw new ObflowError('ERR_USAGE', '--write needs a file name', { hint: 'obflow config-schema --write obflow.config.schema.json' });
+    }
     if (typeof argv.write === 'string') {
       const { writeFileAtomic } = await import('../../fs.js');
       const { resolve } = await import('node:path');

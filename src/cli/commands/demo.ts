@@ -40,6 +40,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       mark = now;
       return text;
     };
+    const { protectStateDir } = await import('../session.js');
+    await protectStateDir(config.stateDir);
     if (!existsSync(join(localIdentityDir(config), 'identity.json'))) {
       const { issueLocalIdentity } = await import('../../pki/issue.js');
       const manifest = await issueLocalIdentity({ dir: localIdentityDir(config) });
@@ -47,11 +49,17 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     }
     const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
     const sandbox = await startEmbeddedSandbox(config);
+    // Ctrl-C: stop the emulator (its temporary data folder holds client secrets) before the signal ends the process.
+    const onInterrupt = () => {
+      void sandbox.close().finally(() => process.kill(process.pid, 'SIGINT'));
+    };
+    process.once('SIGINT', onInterrupt);
     try {
       out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
       const stages = await import('../../pipeline/stages.js');
       const { openCommandSession } = await import('../session.js');
-      const session = await openCommandSession(state, config, { addresses: sandbox.urls });
+      const workDir = join(config.stateDir, 'demo');
+      const session = await openCommandSession(state, config, { addresses: sandbox.urls, workDir });
       try {
         const registered = await stages.registerStage(session, { force: true });
         if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
@@ -62,7 +70,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`generate     ${files.length} collections in ${config.output.collections} ${took()}`);
         const result = await stages.runStage(session, { environment, reporters: ['junit'], progress: () => undefined });
         await stages.saveEnvironment(session, result.environment);
-        out.line(`run          newman, ${result.steps.length} steps, reports in ${config.output.reports} ${took()}`);
+        out.line(`run          newman, ${result.steps.length} steps, reports in ${stages.reportsDir(session.config)} ${took()}`);
         const { reportRun } = await import('../report.js');
         reportRun(state, result, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -70,6 +78,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         await session.close();
       }
     } finally {
+      process.removeListener('SIGINT', onInterrupt);
       await sandbox.close();
     }
   },

@@ -13,7 +13,7 @@ export const doctorCommand = (state: CommandState): CommandModule => ({
       .example('$0 doctor', 'check the local test identity')
       .example('$0 doctor --config obflow.config.json --json', "check a real bank's prerequisites, as JSON"),
   handler: async (argv) => {
-    const config = await loadCommandConfig(state, argv);
+    const config = await loadCommandConfig(state, argv, { checkFiles: false });
     const { resolveIdentity } = await import('../identity.js');
     const { runDoctorChecks } = await import('../../pki/doctor.js');
     const { paths } = await resolveIdentity(config);

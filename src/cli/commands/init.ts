@@ -19,6 +19,8 @@ export const initCommand = (state: CommandState): CommandModule => ({
     const { issueLocalIdentity } = await import('../../pki/issue.js');
     const { resolve } = await import('node:path');
     const dir = localIdentityDir(config);
+    const { protectStateDir } = await import('../session.js');
+    await protectStateDir(config.stateDir);
     const manifest = await issueLocalIdentity({ dir, overwrite: argv.force === true });
     // Every file written: the identity's own, the directory's private material (it issues further statements), and
     // the manifest that names them all.

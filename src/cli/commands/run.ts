@@ -12,7 +12,8 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .positional('step', { type: 'string', default: 'all', describe: 'all, or one step name (see docs/collections.md)' })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('consent', { type: 'string', choices: ['auto', 'headless', 'browser', 'manual'], describe: 'How the PSU consents (manual: open the consent URL yourself, paste the redirect back)' })
-      .option('psu-user', { type: 'string', describe: 'Test user who consents in the browser' })
+      .option('psu-user', { type: 'string', describe: 'Test user who consents (sandbox: alex, sam or jo)' })
+      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
       .option('out-reports', { type: 'string', describe: 'Where the JUnit reports go (default .obflow/reports)' })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
@@ -28,7 +29,13 @@ export const runCommand = (state: CommandState): CommandModule => ({
       const environment = await readEnvironmentFile(config, session.target);
       // newman's cli reporter writes to the process stdout itself: only for people, never with --json/--quiet.
       const reporters: ('cli' | 'junit')[] = state.output.json || state.output.quiet ? ['junit'] : ['cli', 'junit'];
-      const result = await runStage(session, { environment, select: String(argv.step ?? 'all'), reporters, progress: (line) => state.output.line(line) });
+      // Flags given for this run win over what `obflow environment` saved; config values were applied there.
+      const overrides = {
+        consent_mode: argv.consent === undefined ? undefined : session.target.consent === 'headless' ? 'headless' : 'interactive',
+        psu_login_hint: typeof argv['psu-user'] === 'string' ? argv['psu-user'] : undefined,
+        response_type: typeof argv['response-type'] === 'string' ? argv['response-type'] : undefined,
+      };
+      const result = await runStage(session, { environment, overrides, select: String(argv.step ?? 'all'), reporters, progress: (line) => state.output.line(line) });
       // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
       await saveEnvironment(session, result.environment);
       const { reportRun } = await import('../report.js');
