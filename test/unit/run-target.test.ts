@@ -1,14 +1,28 @@
 // Resolving the target, before any request: the sandbox refuses a PSU who is not one of its test users (alex, sam,
-// jo) whatever the consent mode; a bank's `server_ca` files that are folders, missing or not PEM are coded errors.
+// jo) whatever the consent mode; a bank's `server_ca` files that are folders, missing or not PEM are coded errors; the
+// sandbox addresses file names its owner's pid: a live owner keeps it, a dead one's file is stale.
 
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { configSchema } from '../../src/config/schema.js';
 import { isObflowError } from '../../src/errors.js';
-import { bankTarget, sandboxPsuUser, sandboxTarget, type SandboxAddresses } from '../../src/pipeline/target.js';
+import {
+  assertNoRunningSandbox,
+  bankTarget,
+  processAlive,
+  readSandboxAddresses,
+  removeSandboxAddresses,
+  runningSandboxPid,
+  sandboxAddressesPath,
+  sandboxPsuUser,
+  sandboxTarget,
+  writeSandboxAddresses,
+  type SandboxAddresses,
+} from '../../src/pipeline/target.js';
 import { getTestIdentity } from '../helpers/identity.js';
 
 const urls = { auth_url: 'https://127.0.0.1:2/strict-headless', token_url: 'https://127.0.0.1:2/strict-headless/token', discovery_url: 'https://127.0.0.1:2/strict-headless/.well-known/openid-configuration', authorization_endpoint: 'https://127.0.0.1:2/strict-headless/authorize' };
@@ -65,5 +79,71 @@ describe('bank target: bank.server_ca', () => {
     expect(await failure([join(dir, 'notes.txt')])).toMatchObject({ code: 'ERR_FILE_UNREADABLE', message: expect.stringContaining('bank.server_ca.0') as unknown });
     const target = await bankTarget(bankConfig([good]));
     expect(target.serverCaPem).toEqual([pem.rootCa]);
+  });
+});
+
+describe('sandbox addresses file: owned by a live pid', () => {
+  // A pid that is not running: a child that has already exited (spawnSync waits for it).
+  const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
+  async function codeOf(promise: Promise<unknown>): Promise<{ code: string; message: string; hint: string | undefined } | undefined> {
+    try {
+      await promise;
+    } catch (error) {
+      if (isObflowError(error)) return { code: error.code, message: error.message, hint: error.hint };
+      throw error;
+    }
+    return undefined;
+  }
+  const fileOf = async (stateDir: string) => JSON.parse(await readFile(sandboxAddressesPath(stateDir), 'utf8')) as Record<string, unknown>;
+
+  it('processAlive: this process yes, an exited child and non-pids (0 would mean the process group) no', () => {
+    expect(processAlive(process.pid)).toBe(true);
+    expect(processAlive(deadPid())).toBe(false);
+    for (const pid of [0, -1, Number.NaN, 1.5]) expect(processAlive(pid)).toBe(false);
+  });
+
+  it('the file records the pid; read gives back the addresses without it; removal only by the owner', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-'));
+    await writeSandboxAddresses(stateDir, addresses);
+    expect(await fileOf(stateDir)).toEqual({ ...addresses, pid: process.pid });
+    expect(await readSandboxAddresses(stateDir)).toEqual(addresses);
+    expect(await runningSandboxPid(stateDir)).toBe(process.pid);
+    await assertNoRunningSandbox(stateDir);
+    expect(await removeSandboxAddresses(stateDir, process.pid + 1)).toBe(false);
+    expect(await removeSandboxAddresses(stateDir)).toBe(true);
+    expect(await runningSandboxPid(stateDir)).toBeUndefined();
+    expect(await codeOf(readSandboxAddresses(stateDir))).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE' });
+  });
+
+  it('a live other owner (the test runner, our parent) is refused with ERR_SANDBOX_START naming its pid, file untouched', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-'));
+    const owner = process.ppid;
+    await writeSandboxAddresses(stateDir, addresses, owner);
+    const mine = { ...addresses, sandbox_base_url: 'https://127.0.0.1:9' };
+    const refused = await codeOf(writeSandboxAddresses(stateDir, mine));
+    expect(refused).toMatchObject({ code: 'ERR_SANDBOX_START', message: expect.stringContaining(`pid ${owner}`) as unknown });
+    expect(refused?.hint).toContain(`kill -INT ${owner}`);
+    expect(await codeOf(assertNoRunningSandbox(stateDir))).toMatchObject({ code: 'ERR_SANDBOX_START' });
+    expect(await removeSandboxAddresses(stateDir)).toBe(false);
+    expect(await fileOf(stateDir)).toEqual({ ...addresses, pid: owner });
+    expect(await readSandboxAddresses(stateDir)).toEqual(addresses);
+  });
+
+  it('a stale file (dead pid, or no pid at all) is no running sandbox and is taken over silently', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-'));
+    const dead = deadPid();
+    await writeSandboxAddresses(stateDir, addresses, dead);
+    const stale = await codeOf(readSandboxAddresses(stateDir));
+    expect(stale).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE', message: expect.stringContaining(`pid ${dead}`) as unknown });
+    expect(stale?.message).toMatch(/^no running sandbox found/);
+    expect(await runningSandboxPid(stateDir)).toBeUndefined();
+    await assertNoRunningSandbox(stateDir);
+    await writeSandboxAddresses(stateDir, addresses);
+    expect(await runningSandboxPid(stateDir)).toBe(process.pid);
+
+    await writeFile(sandboxAddressesPath(stateDir), JSON.stringify(addresses));
+    expect(await codeOf(readSandboxAddresses(stateDir))).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE' });
+    await writeSandboxAddresses(stateDir, addresses);
+    expect(await readSandboxAddresses(stateDir)).toEqual(addresses);
   });
 });

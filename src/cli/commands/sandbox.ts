@@ -18,6 +18,9 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --json', 'one JSON line naming every address once ready'),
   handler: async (argv) => {
     const config = await loadCommandConfig(state, argv);
+    // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
+    const { assertNoRunningSandbox, removeSandboxAddresses, writeSandboxAddresses } = await import('../../pipeline/target.js');
+    await assertNoRunningSandbox(config.stateDir);
     const { join, resolve } = await import('node:path');
     const { existsSync } = await import('node:fs');
     const { localIdentityDir } = await import('../identity.js');
@@ -35,9 +38,14 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       },
       verbose: argv.verbose === true,
     });
-    // Announce the addresses so register/environment/run (target "sandbox") find this emulator.
-    const { writeSandboxAddresses } = await import('../../pipeline/target.js');
-    const announced = await writeSandboxAddresses(config.stateDir, sandbox.urls);
+    // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
+    // emulator; another sandbox that claimed the file since the check above wins, and this one stops.
+    try {
+      await writeSandboxAddresses(config.stateDir, sandbox.urls);
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
     state.output.result(sandbox.urls);
     const { urls } = sandbox;
     state.output.line(`sandbox ready (data in ${dataDir}); Ctrl-C stops it`);
@@ -55,8 +63,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       process.once('SIGTERM', stop);
     });
     await sandbox.close();
-    const { rm } = await import('node:fs/promises');
-    await rm(announced, { force: true });
+    // Only our own announcement: a file naming another pid belongs to a sandbox that is still running.
+    await removeSandboxAddresses(config.stateDir);
     state.output.line('sandbox stopped');
   },
 });
