@@ -4,17 +4,9 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive as alive } from '../src/pipeline/target.js';
 
 const PREFIX = 'obflow-tests-';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A run ended by a signal (Ctrl-C) skips teardown: remove the folders of runs whose vitest process is gone. */
 async function removeStaleRuns(base: string): Promise<void> {

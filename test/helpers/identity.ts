@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { issueLocalIdentity, type IssueLocalIdentityOptions } from '../../src/pki/issue.js';
 import { identityPathsFromManifest } from '../../src/pki/manifest.js';
 import type { IdentityPaths, LocalIdentityManifest, PublicJwk } from '../../src/pki/types.js';
+import { processAlive as alive } from '../../src/pipeline/target.js';
 
 export interface TestIdentity {
   dir: string;
@@ -33,15 +34,6 @@ let root: Promise<string> | undefined;
 const cache = new Map<string, Promise<TestIdentity>>();
 
 const PREFIX = 'obflow-test-identity-';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Test workers are often ended by a signal, so 'exit' cleanup does not always run: remove folders of dead pids. */
 async function removeStaleRoots(): Promise<void> {
