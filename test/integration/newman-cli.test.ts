@@ -2,29 +2,16 @@
 // CLI (a subprocess), given the environment file and certificate list obflow wrote, against the real emulator.
 
 import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { writeSslClientCertList } from '../../src/run/index.js';
-import { getTestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { COLLECTIONS_DIR, prepare, type Prepared } from './pipeline-helpers.js';
+import { COLLECTIONS_DIR, usePreparedSandbox } from './pipeline-helpers.js';
 
 const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', 'bin', 'newman.js');
 
-let sandbox: TestSandbox;
-let prepared: Prepared;
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
-});
-afterAll(async () => {
-  await prepared?.dispatcher.close();
-  await sandbox?.close();
-  if (prepared !== undefined) await rm(prepared.stateDir, { recursive: true, force: true });
-});
+const fixture = usePreparedSandbox('strict-headless');
 
 function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -40,16 +27,16 @@ function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; 
 
 describe('newman run (CLI subprocess)', () => {
   it('runs the exported whole-flow collection with obflow\'s environment and certificate list, every assertion passing', async () => {
-    const listPath = await writeSslClientCertList(join(prepared.stateDir, 'ssl-client-cert-list.json'), prepared.certList);
-    const junit = join(prepared.stateDir, 'cli-report.xml');
+    const listPath = await writeSslClientCertList(join(fixture.prepared.stateDir, 'ssl-client-cert-list.json'), fixture.prepared.certList);
+    const junit = join(fixture.prepared.stateDir, 'cli-report.xml');
     const result = await newmanCli([
       'run', join(COLLECTIONS_DIR, 'obflow-ais.postman_collection.json'),
-      '--environment', prepared.environmentPath,
+      '--environment', fixture.prepared.environmentPath,
       '--ssl-client-cert-list', listPath,
-      '--ssl-extra-ca-certs', prepared.caBundle,
+      '--ssl-extra-ca-certs', fixture.prepared.caBundle,
       '--reporters', 'cli,junit', '--reporter-junit-export', junit,
       '--color', 'off',
-    ], prepared.stateDir);
+    ], fixture.prepared.stateDir);
     expect(result.code, `${result.stdout.slice(-4000)}\n${result.stderr}`).toBe(0);
     // Every folder (step) ran and nothing failed: newman's own summary table says so.
     expect(result.stdout).toMatch(/│\s+assertions\s+│\s+\d+\s+│\s+0\s+│/);

@@ -1,35 +1,21 @@
 // Client certificates with newman against the real emulator: plain newman silently sends NO certificate for a
 // port-less pattern or a missing file (proved here on the wire), and obflow refuses both before any request.
 
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import forge from 'node-forge';
 import { join } from 'node:path';
 import newman from 'newman';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { isObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/index.js';
 import { buildRunPlan, buildSslClientCertList, runSteps, type SslClientCert } from '../../src/run/index.js';
-import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { prepare, type Prepared } from './pipeline-helpers.js';
+import { getTestIdentity } from '../helpers/identity.js';
+import { usePreparedSandbox } from './pipeline-helpers.js';
 
-let sandbox: TestSandbox;
-let identity: TestIdentity;
-let prepared: Prepared;
+const fixture = usePreparedSandbox('strict-headless');
 
-beforeAll(async () => {
-  identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
-  prepared = await prepare(sandbox, identity, 'strict-headless');
-});
-afterAll(async () => {
-  await prepared?.dispatcher.close();
-  await sandbox?.close();
-  if (prepared !== undefined) await rm(prepared.stateDir, { recursive: true, force: true });
-});
-
-const tokenRequests = (): string[] => sandbox.log.filter((line) => /^auth POST \/strict-headless\/token /.test(line));
+const tokenRequests = (): string[] => fixture.sandbox.log.filter((line) => /^auth POST \/strict-headless\/token /.test(line));
 const portOf = (url: string): string => new URL(url).port;
 
 /** Plain newman (no obflow checks) running the client-credentials step with a given certificate list. */
@@ -39,11 +25,11 @@ function rawNewman(list: SslClientCert[]): Promise<{ status: number | undefined;
   return new Promise((resolve, reject) => {
     newman
       .run({
-        collection: prepared.collections['client-credentials'] as never,
-        environment: { values: prepared.environment.values } as never,
+        collection: fixture.prepared.collections['client-credentials'] as never,
+        environment: { values: fixture.prepared.environment.values } as never,
         reporters: [],
         sslClientCertList: list,
-        sslExtraCaCerts: prepared.caBundle,
+        sslExtraCaCerts: fixture.prepared.caBundle,
       } as never, (error) => (error ? reject(error) : resolve({ status, warnings })))
       .on('console', (_error: unknown, args: { level: string; messages: unknown[] }) => {
         if (args.level === 'warn') warnings.push(args.messages.map(String).join(' '));
@@ -66,22 +52,22 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 
 function run(list: SslClientCert[]): Promise<unknown> {
   return runSteps({
-    steps: buildRunPlan({ stepNames: STEP_NAMES, collections: prepared.collections }),
-    environment: prepared.environment,
-    cwd: prepared.stateDir,
+    steps: buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections }),
+    environment: fixture.prepared.environment,
+    cwd: fixture.prepared.stateDir,
     sslClientCertList: list,
-    sslExtraCaCerts: prepared.caBundle,
+    sslExtraCaCerts: fixture.prepared.caBundle,
     reporters: [],
   });
 }
 
 describe('a pattern without the port', () => {
-  const tokenEndpoint = (): string => prepared.environment.values.find((entry) => entry.key === 'tokenEndpoint')?.value ?? '';
-  const portless = (): SslClientCert[] => [{ ...(prepared.certList[0] as SslClientCert), matches: ['https://127.0.0.1/*'] }];
+  const tokenEndpoint = (): string => fixture.prepared.environment.values.find((entry) => entry.key === 'tokenEndpoint')?.value ?? '';
+  const portless = (): SslClientCert[] => [{ ...(fixture.prepared.certList[0] as SslClientCert), matches: ['https://127.0.0.1/*'] }];
 
   it('plain newman: the request goes out without a certificate and without a warning; the bank refuses it', async () => {
     expect(portOf(tokenEndpoint())).not.toBe('');
-    const control = await rawNewman(prepared.certList);
+    const control = await rawNewman(fixture.prepared.certList);
     expect(control.status).toBe(200);
     const before = tokenRequests().length;
     const silent = await rawNewman(portless());
@@ -91,18 +77,18 @@ describe('a pattern without the port', () => {
   });
 
   it('obflow: ERR_CERT_PORT_UNMATCHED before any request', async () => {
-    const before = sandbox.log.length;
+    const before = fixture.sandbox.log.length;
     expect(await codeOf(run(portless()))).toBe('ERR_CERT_PORT_UNMATCHED');
-    expect(sandbox.log.length).toBe(before);
+    expect(fixture.sandbox.log.length).toBe(before);
   });
 
   it('obflow: a list built for another port of the resource server is caught too', async () => {
-    const rs = prepared.environment.values.find((entry) => entry.key === 'rs')?.value ?? '';
+    const rs = fixture.prepared.environment.values.find((entry) => entry.key === 'rs')?.value ?? '';
     const wrongPort = buildSslClientCertList({
       origins: [`https://127.0.0.1:${Number(portOf(rs)) === 1 ? 2 : 1}`, new URL(tokenEndpoint()).origin],
-      transport: identity.paths.transport,
+      transport: (await getTestIdentity()).paths.transport,
     });
-    const before = sandbox.log.length;
+    const before = fixture.sandbox.log.length;
     let message = '';
     try {
       await run(wrongPort);
@@ -111,12 +97,12 @@ describe('a pattern without the port', () => {
       message = (error as Error).message;
     }
     expect(message).toContain(new URL(rs).origin);
-    expect(sandbox.log.length).toBe(before);
+    expect(fixture.sandbox.log.length).toBe(before);
   });
 });
 
 describe('a missing certificate file', () => {
-  const missing = (): SslClientCert[] => [{ ...(prepared.certList[0] as SslClientCert), cert: { src: join(prepared.stateDir, 'no-such-cert.pem') } }];
+  const missing = (): SslClientCert[] => [{ ...(fixture.prepared.certList[0] as SslClientCert), cert: { src: join(fixture.prepared.stateDir, 'no-such-cert.pem') } }];
 
   it('plain newman: only a console warning, and the request is sent anyway', async () => {
     const before = tokenRequests().length;
@@ -127,30 +113,30 @@ describe('a missing certificate file', () => {
   });
 
   it('obflow: a clear error before any request', async () => {
-    const before = sandbox.log.length;
+    const before = fixture.sandbox.log.length;
     expect(await codeOf(run(missing()))).toBe('ERR_FILE_MISSING');
-    expect(sandbox.log.length).toBe(before);
+    expect(fixture.sandbox.log.length).toBe(before);
   });
 });
 
 describe('a PFX transport certificate', () => {
   it('runs over mTLS through the list (pfx src + passphrase); a wrong passphrase is refused before any request', async () => {
-    const key = forge.pki.privateKeyFromPem(identity.pem.transportKey);
-    const cert = forge.pki.certificateFromPem(identity.pem.transportCert);
-    const pfxPath = join(prepared.stateDir, 'transport.pfx');
+    const key = forge.pki.privateKeyFromPem((await getTestIdentity()).pem.transportKey);
+    const cert = forge.pki.certificateFromPem((await getTestIdentity()).pem.transportCert);
+    const pfxPath = join(fixture.prepared.stateDir, 'transport.pfx');
     await writeFile(pfxPath, Buffer.from(forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(key, [cert], 'pfx-pass', { algorithm: 'aes256' })).getBytes(), 'binary'), { mode: 0o600 });
-    const origins = [...new Set(prepared.certList.flatMap((entry) => entry.matches.map((pattern) => pattern.replace(/\/\*$/, ''))))];
+    const origins = [...new Set(fixture.prepared.certList.flatMap((entry) => entry.matches.map((pattern) => pattern.replace(/\/\*$/, ''))))];
     const pfxList = buildSslClientCertList({ origins, transport: { pfx: pfxPath, passphrase: 'pfx-pass' } });
     expect(pfxList[0]?.pfx).toEqual({ src: pfxPath });
     const result = await runSteps({
-      steps: buildRunPlan({ stepNames: ['discovery', 'client-credentials', 'account-access-consent'], collections: prepared.collections }),
-      environment: prepared.environment, cwd: prepared.stateDir, sslClientCertList: pfxList, sslExtraCaCerts: prepared.caBundle, reporters: [],
+      steps: buildRunPlan({ stepNames: ['discovery', 'client-credentials', 'account-access-consent'], collections: fixture.prepared.collections }),
+      environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: pfxList, sslExtraCaCerts: fixture.prepared.caBundle, reporters: [],
     });
     expect(result.passed).toBe(true);
     expect(result.steps.map((step) => step.requests)).toEqual([1, 1, 2]);
 
-    const before = sandbox.log.length;
+    const before = fixture.sandbox.log.length;
     expect(await codeOf(run([{ ...(pfxList[0] as SslClientCert), passphrase: 'wrong' }]))).toBe('ERR_PFX_PASSPHRASE');
-    expect(sandbox.log.length).toBe(before);
+    expect(fixture.sandbox.log.length).toBe(before);
   });
 });

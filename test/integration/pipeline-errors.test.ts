@@ -4,29 +4,16 @@
 
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { runFailureError } from '../../src/cli/report.js';
 import { environmentValue, withEnvironmentValues } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { bankOriginsOf, buildRunPlan, buildSslClientCertList, runSteps } from '../../src/run/index.js';
 import { getTestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { describeRun, prepare, runAll, type Prepared } from './pipeline-helpers.js';
+import { describeRun, runAll, usePreparedSandbox } from './pipeline-helpers.js';
 
-let sandbox: TestSandbox;
-let prepared: Prepared;
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
-});
-afterAll(async () => {
-  await prepared?.dispatcher.close();
-  await sandbox?.close();
-  if (prepared !== undefined) await rm(prepared.stateDir, { recursive: true, force: true });
-});
+const fixture = usePreparedSandbox('strict-headless');
 
 /** A port nothing listens on: bound by the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -41,10 +28,10 @@ describe('transport failures during a run', () => {
   it('a bank that is not listening → the step\'s transport failure (unreachable) → ERR_REMOTE_UNREACHABLE naming step and origin', async () => {
     const port = await closedPort();
     const origin = `https://127.0.0.1:${port}`;
-    const configEndpoint = environmentValue(prepared.environment, 'configEndpoint') ?? '';
-    const environment = withEnvironmentValues(prepared.environment, { configEndpoint: configEndpoint.replace(/^https:\/\/[^/]+/, origin) });
+    const configEndpoint = environmentValue(fixture.prepared.environment, 'configEndpoint') ?? '';
+    const environment = withEnvironmentValues(fixture.prepared.environment, { configEndpoint: configEndpoint.replace(/^https:\/\/[^/]+/, origin) });
     const certList = buildSslClientCertList({ origins: bankOriginsOf(environment.values), transport: (await getTestIdentity()).paths.transport });
-    const result = await runAll({ ...prepared, environment }, { select: 'discovery', certList });
+    const result = await runAll({ ...fixture.prepared, environment }, { select: 'discovery', certList });
     expect(result.passed).toBe(false);
     expect(result.failedStep).toBe('discovery');
     expect(result.transport, describeRun(result)).toMatchObject({ step: 'discovery', kind: 'unreachable', origin, code: 'ECONNREFUSED' });
@@ -57,12 +44,12 @@ describe('transport failures during a run', () => {
   });
 
   it('a server certificate the run does not trust → transport failure (tls) → ERR_REMOTE_TLS', async () => {
-    const steps = buildRunPlan({ stepNames: STEP_NAMES, collections: prepared.collections, select: 'discovery' });
+    const steps = buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections, select: 'discovery' });
     // No sslExtraCaCerts: the emulator's certificate is issued by the local test directory, not a system root.
-    const result = await runSteps({ steps, environment: prepared.environment, cwd: prepared.stateDir, sslClientCertList: prepared.certList, reporters: [], secretKeys: SECRET_VARIABLE_KEYS, log: () => undefined });
+    const result = await runSteps({ steps, environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: fixture.prepared.certList, reporters: [], secretKeys: SECRET_VARIABLE_KEYS, log: () => undefined });
     expect(result.passed).toBe(false);
     expect(result.transport, describeRun(result)).toMatchObject({ step: 'discovery', kind: 'tls' });
-    const origin = new URL(environmentValue(prepared.environment, 'configEndpoint') ?? '').origin;
+    const origin = new URL(environmentValue(fixture.prepared.environment, 'configEndpoint') ?? '').origin;
     expect(result.transport?.origin).toBe(origin);
     const error = runFailureError(result);
     expect(error.code).toBe('ERR_REMOTE_TLS');
@@ -72,7 +59,7 @@ describe('transport failures during a run', () => {
 
   it('a step that got answers but failed its assertions stays ERR_RUN_FAILED (exit 1)', async () => {
     // The bank answers, but the flow's state is missing (no token): the accounts step's assertions fail on HTTP answers.
-    const result = await runAll(prepared, { select: 'accounts' });
+    const result = await runAll(fixture.prepared, { select: 'accounts' });
     expect(result.passed).toBe(false);
     expect(result.transport, describeRun(result)).toBeUndefined();
     expect(runFailureError(result).code).toBe('ERR_RUN_FAILED');

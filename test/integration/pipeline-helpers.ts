@@ -1,18 +1,17 @@
 // Shared by the pipeline integration tests: drives obflow's own library (register → environment → certificate list →
 // newman run) against the real emulator over real mutual TLS, exactly as the CLI handlers compose it.
 
-import { createPrivateKey, randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeJwt } from 'jose';
 import type { Agent } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 
-import { buildObflowEnvironment, downloadEnvironment, fetchDiscovery, writeEnvironment, type PostmanEnvironment } from '../../src/environment/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import { withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
-import { loadTransportMaterial } from '../../src/pki/load.js';
-import { createMtlsDispatcher } from '../../src/pki/tls.js';
-import { registerClient, type StatementClaims, type StoredRegistration } from '../../src/registration/index.js';
+import { environmentStage, openSession, registerStage, saveEnvironment } from '../../src/pipeline/stages.js';
+import { sandboxTarget } from '../../src/pipeline/target.js';
 import {
   bankOriginsOf,
   buildRunPlan,
@@ -25,14 +24,13 @@ import {
   type SslClientCert,
 } from '../../src/run/index.js';
 import type { ProfileName } from '../../src/sandbox/contracts.js';
-import type { TestIdentity } from '../helpers/identity.js';
-import type { TestSandbox } from '../helpers/sandbox-client.js';
+import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 
 export const COLLECTIONS_DIR = join(import.meta.dirname, '..', '..', 'collections');
 
 export interface Prepared {
   stateDir: string;
-  registration: StoredRegistration;
   environment: PostmanEnvironment;
   environmentPath: string;
   certList: SslClientCert[];
@@ -41,43 +39,41 @@ export interface Prepared {
   dispatcher: Agent;
 }
 
+/**
+ * Registers with the emulator and writes the merged environment through the same stages the CLI runs
+ * (src/pipeline/stages.ts), then lays out what newman needs (certificate list, CA bundle, collections) so a test can
+ * run exactly the steps it wants, with whatever certificate list it wants to prove a point with.
+ */
 export async function prepare(sandbox: TestSandbox, identity: TestIdentity, profile: ProfileName, overrides: Record<string, string> = {}): Promise<Prepared> {
   const stateDir = await mkdtemp(join(tmpdir(), 'obflow-pipeline-'));
-  const transport = await loadTransportMaterial(identity.paths.transport);
-  const dispatcher = createMtlsDispatcher({ transport, serverCa: [identity.pem.rootCa, identity.pem.issuingCa] });
-  const urls = sandbox.urls.profiles[profile];
-  const result = await registerClient({
-    stateDir,
-    target: 'sandbox',
-    profile,
-    authUrl: urls.auth_url,
-    registrationEndpoint: sandbox.urls.registration_endpoint,
-    softwareStatement: identity.softwareStatement,
-    statementClaims: decodeJwt(identity.softwareStatement) as unknown as StatementClaims,
-    statementJwks: identity.signingJwks,
-    signingKey: createPrivateKey(identity.pem.signingKey), // the signing key, not the transport key, signs §2.1
-    kid: identity.manifest.kid,
-    transportCertificatePem: identity.pem.transportCert,
-    dispatcher,
-    now: () => new Date(),
-    newJti: randomUUID,
-  });
-  if (result.kind === 'dry-run') throw new TypeError('not a dry run');
-  const bank = await downloadEnvironment({ helperUrl: sandbox.urls.environment_helper, clientId: result.registration.client_id, dispatcher });
-  const addresses = await fetchDiscovery(urls.discovery_url, dispatcher);
-  const environment = buildObflowEnvironment({
-    name: `obflow sandbox ${profile}`,
-    bank,
-    discovery: { addresses, url: urls.discovery_url },
-    overrides: { consent_mode: profile.endsWith('interactive') ? 'interactive' : 'headless', ...overrides },
-  });
-  const environmentPath = await writeEnvironment(stateDir, `sandbox-${profile}`, environment);
+  const config = parseConfig({ stateDir, output: { collections: COLLECTIONS_DIR }, sandbox: { profile } }, 'test');
+  const serverCa = [identity.pem.rootCa, identity.pem.issuingCa];
+  const session = await openSession(config, sandboxTarget(config, sandbox.urls, serverCa), identity.paths);
+  const registered = await registerStage(session, { force: true });
+  if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
+  const merged = await environmentStage(session, registered.registration);
+  const environment = withEnvironmentValues(merged.environment, overrides);
+  const environmentPath = await saveEnvironment(session, environment);
   const certList = buildSslClientCertList({ origins: bankOriginsOf(environment.values), transport: identity.paths.transport });
-  const caBundle = await writeCaBundle(join(stateDir, 'target-ca.pem'), [identity.pem.rootCa, identity.pem.issuingCa]);
+  const caBundle = await writeCaBundle(join(stateDir, 'target-ca.pem'), serverCa);
   const collections = await readStepCollections(COLLECTIONS_DIR, STEP_NAMES);
-  return { stateDir, registration: result.registration, environment, environmentPath, certList, caBundle, collections, dispatcher };
+  return { stateDir, environment, environmentPath, certList, caBundle, collections, dispatcher: session.dispatcher };
 }
 
+/** One emulator and one prepared client for a test file: started before its tests, stopped and removed after. */
+export function usePreparedSandbox(profile: ProfileName = 'strict-headless'): { readonly sandbox: TestSandbox; readonly prepared: Prepared } {
+  const fixture = {} as { sandbox: TestSandbox; prepared: Prepared };
+  beforeAll(async () => {
+    fixture.sandbox = await startTestSandbox();
+    fixture.prepared = await prepare(fixture.sandbox, await getTestIdentity(), profile);
+  });
+  afterAll(async () => {
+    await fixture.prepared?.dispatcher.close();
+    await fixture.sandbox?.close();
+    if (fixture.prepared !== undefined) await rm(fixture.prepared.stateDir, { recursive: true, force: true });
+  });
+  return fixture;
+}
 
 export async function runAll(prepared: Prepared, options: { steps?: RunStep[]; select?: string; consentStep?: RunStep; certList?: SslClientCert[] } = {}): Promise<RunResult> {
   const steps = options.steps ?? buildRunPlan({

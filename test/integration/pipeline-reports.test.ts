@@ -1,29 +1,16 @@
 // Secrets never reach the reports: an assertion whose failure message quotes a secret (the Basic credentials, a
 // token) ends up in newman's JUnit file — obflow redacts every secret value of the run from it.
 
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
 import { SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { buildRunPlan, runSteps } from '../../src/run/index.js';
-import { getTestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { describeRun, prepare, type Prepared } from './pipeline-helpers.js';
+import { describeRun, usePreparedSandbox } from './pipeline-helpers.js';
 
-let sandbox: TestSandbox;
-let prepared: Prepared;
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  prepared = await prepare(sandbox, await getTestIdentity(), 'permissive-headless');
-});
-afterAll(async () => {
-  await prepared?.dispatcher.close();
-  await sandbox?.close();
-  if (prepared !== undefined) await rm(prepared.stateDir, { recursive: true, force: true });
-});
+const fixture = usePreparedSandbox('permissive-headless');
 
 /** A step whose test fails with the secrets in its message (chai prints the actual value). */
 const leaky = {
@@ -40,14 +27,14 @@ const leaky = {
 
 describe('reports', () => {
   it('JUnit files carry the failing assertion but [redacted] instead of any secret value', async () => {
-    const reportDir = join(prepared.stateDir, 'reports');
+    const reportDir = join(fixture.prepared.stateDir, 'reports');
     const lines: string[] = [];
     const result = await runSteps({
-      steps: [...buildRunPlan({ stepNames: ['discovery', 'client-credentials'], collections: prepared.collections }), { name: 'leaky', collection: leaky }],
-      environment: prepared.environment,
-      cwd: prepared.stateDir,
-      sslClientCertList: prepared.certList,
-      sslExtraCaCerts: prepared.caBundle,
+      steps: [...buildRunPlan({ stepNames: ['discovery', 'client-credentials'], collections: fixture.prepared.collections }), { name: 'leaky', collection: leaky }],
+      environment: fixture.prepared.environment,
+      cwd: fixture.prepared.stateDir,
+      sslClientCertList: fixture.prepared.certList,
+      sslExtraCaCerts: fixture.prepared.caBundle,
       reporters: ['cli', 'junit'],
       reportDir,
       secretKeys: SECRET_VARIABLE_KEYS,
