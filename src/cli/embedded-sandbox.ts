@@ -1,13 +1,13 @@
 // Starts the embedded bank emulator from the local test identity: the one place the CLI turns identity files into
 // SandboxOptions (used by `obflow sandbox` and `obflow demo`).
 
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import type { SandboxHandle } from '../sandbox/contracts.js';
-import { resolveIdentity } from './identity.js';
+import { readLocalIdentityFile, resolveIdentity } from './identity.js';
 
 export interface EmbeddedSandboxOptions {
   /** Persist the emulator's state here; default: a fresh temporary folder. */
@@ -21,15 +21,20 @@ export interface EmbeddedSandboxOptions {
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
   const { local } = await resolveIdentity(config);
   if (!local) throw new TypeError('the embedded sandbox runs on the local identity');
-  const file = (name: string) => readFile(resolve(local.dir, name), 'utf8');
-  const files = local.manifest.files;
+  const file = (name: Parameters<typeof readLocalIdentityFile>[1]) => readLocalIdentityFile(local, name);
   const [serverCertificate, serverKey, issuing, root, jwks] = await Promise.all([
-    file(files.server_certificate),
-    file(files.server_key),
-    file(files.directory_issuing_ca),
-    file(files.directory_root_ca),
-    file(files.directory_jwks),
+    file('server_certificate'),
+    file('server_key'),
+    file('directory_issuing_ca'),
+    file('directory_root_ca'),
+    file('directory_jwks'),
   ]);
+  let directoryJwks: { keys: Record<string, unknown>[] };
+  try {
+    directoryJwks = JSON.parse(jwks) as { keys: Record<string, unknown>[] };
+  } catch (cause) {
+    throw new ObflowError('ERR_FILE_UNREADABLE', 'the local identity directory_jwks is not JSON', { hint: 'Re-issue the identity with `obflow init --force`.', cause });
+  }
   // A temporary data folder (the demo's) lives as long as the sandbox; a named one persists.
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'obflow-sandbox-')));
@@ -40,7 +45,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       serverCertificate,
       serverKey,
       clientCa: [issuing, root],
-      directoryJwks: JSON.parse(jwks) as { keys: Record<string, unknown>[] },
+      directoryJwks,
       dataDir,
       seed: config.sandbox.seed,
       resourcePort: options.resourcePort ?? config.sandbox.resourcePort,

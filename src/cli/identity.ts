@@ -9,6 +9,23 @@ export function localIdentityDir(config: ObflowConfig): string {
   return join(config.stateDir, 'identity');
 }
 
+/** Issues the local test identity unless the state folder has one; returns the new manifest, or undefined if kept. */
+export async function ensureLocalIdentity(config: ObflowConfig): Promise<LocalIdentityManifest | undefined> {
+  const { existsSync } = await import('node:fs');
+  const { protectStateDir } = await import('./session.js');
+  await protectStateDir(config.stateDir);
+  if (existsSync(join(localIdentityDir(config), 'identity.json'))) return undefined;
+  const { issueLocalIdentity } = await import('../pki/issue.js');
+  return issueLocalIdentity({ dir: localIdentityDir(config) });
+}
+
+/** One file of the local identity (a manifest key), as text; missing or unreadable → a coded error naming it. */
+export async function readLocalIdentityFile(local: { dir: string; manifest: LocalIdentityManifest }, name: keyof LocalIdentityManifest['files']): Promise<string> {
+  const { resolve } = await import('node:path');
+  const { readMaterialFile } = await import('../pki/load.js');
+  return (await readMaterialFile(resolve(local.dir, local.manifest.files[name]), `local identity ${name}`)).toString('utf8');
+}
+
 export interface ResolvedIdentity {
   paths: IdentityPaths;
   /** Present for the local test identity (target sandbox). */

@@ -1,12 +1,10 @@
 // Opens a pipeline session for a command: config → target (running sandbox or configured bank) → identity → mTLS.
 
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import type { Session } from '../pipeline/stages.js';
 import type { SandboxAddresses, Target } from '../pipeline/target.js';
 import type { CommandState } from './context.js';
-import { resolveIdentity } from './identity.js';
+import { readLocalIdentityFile, resolveIdentity } from './identity.js';
 
 export async function resolveTarget(config: ObflowConfig, addresses?: SandboxAddresses): Promise<{ target: Target; identity: Awaited<ReturnType<typeof resolveIdentity>> }> {
   const { bankTarget, readSandboxAddresses, sandboxTarget } = await import('../pipeline/target.js');
@@ -15,7 +13,7 @@ export async function resolveTarget(config: ObflowConfig, addresses?: SandboxAdd
   const local = identity.local;
   if (!local) throw new TypeError('the sandbox target uses the local identity');
   // The emulator's server certificate is issued by the local directory: trust exactly its CAs.
-  const serverCaPem = await Promise.all([local.manifest.files.directory_root_ca, local.manifest.files.directory_issuing_ca].map((file) => readFile(resolve(local.dir, file), 'utf8')));
+  const serverCaPem = await Promise.all([readLocalIdentityFile(local, 'directory_root_ca'), readLocalIdentityFile(local, 'directory_issuing_ca')]);
   return { target: sandboxTarget(config, addresses ?? (await readSandboxAddresses(config.stateDir)), serverCaPem), identity };
 }
 

@@ -112,6 +112,17 @@ describe('obflow CLI', () => {
     expect(doctor.stderr).toMatch(/^error: ERR_DOCTOR_PROBLEMS /);
   });
 
+  it('a local identity file gone: demo and register name it with a code, never ERR_UNEXPECTED', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'obflow-broken-id-'));
+    const { files } = JSON.parse((await runCli(['init', '--json'], { cwd: dir })).stdout) as { files: Record<string, string> };
+    rmSync(files.directory_root_ca!);
+    for (const argv of [['demo'], ['register', '--dry-run']]) {
+      const result = await runCli(argv, { cwd: dir });
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/^error: ERR_FILE_MISSING local identity directory_root_ca .*\nhint: /);
+    }
+  });
+
   it('doctor without a local identity tells to run init (exit 2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'obflow-noid-'));
     const result = await runCli(['doctor'], { cwd: dir });

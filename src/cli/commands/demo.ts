@@ -28,9 +28,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         hint: 'Use `obflow register`, `environment`, `generate` and `run all` for a real bank.',
       });
     }
-    const { existsSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { localIdentityDir } = await import('../identity.js');
+    const { ensureLocalIdentity } = await import('../identity.js');
     const out = state.output;
     let mark = Date.now();
     /** Milliseconds since the previous stage line: where the demo's time goes. */
@@ -40,13 +39,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       mark = now;
       return text;
     };
-    const { protectStateDir } = await import('../session.js');
-    await protectStateDir(config.stateDir);
-    if (!existsSync(join(localIdentityDir(config), 'identity.json'))) {
-      const { issueLocalIdentity } = await import('../../pki/issue.js');
-      const manifest = await issueLocalIdentity({ dir: localIdentityDir(config) });
-      out.line(`identity     issued software statement ${manifest.software_id} under a local test directory ${took()}`);
-    }
+    const issued = await ensureLocalIdentity(config);
+    if (issued) out.line(`identity     issued software statement ${issued.software_id} under a local test directory ${took()}`);
     const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
     const sandbox = await startEmbeddedSandbox(config);
     // Ctrl-C: stop the emulator (its temporary data folder holds client secrets) before the signal ends the process.

@@ -22,13 +22,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     const { assertNoRunningSandbox, removeSandboxAddresses, writeSandboxAddresses } = await import('../../pipeline/target.js');
     await assertNoRunningSandbox(config.stateDir);
     const { join, resolve } = await import('node:path');
-    const { existsSync } = await import('node:fs');
-    const { localIdentityDir } = await import('../identity.js');
-    if (!existsSync(join(localIdentityDir(config), 'identity.json'))) {
-      const { issueLocalIdentity } = await import('../../pki/issue.js');
-      await issueLocalIdentity({ dir: localIdentityDir(config) });
-      state.output.line(`issued a local test identity in ${localIdentityDir(config)}`);
-    }
+    const { ensureLocalIdentity, localIdentityDir } = await import('../identity.js');
+    if (await ensureLocalIdentity(config)) state.output.line(`issued a local test identity in ${localIdentityDir(config)}`);
     const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
     const dataDir = typeof argv['data-dir'] === 'string' ? resolve(state.io.cwd, argv['data-dir']) : join(config.stateDir, 'sandbox');
     const sandbox = await startEmbeddedSandbox(config, {
@@ -56,7 +51,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     for (const [name, profile] of Object.entries(urls.profiles)) {
       state.output.line(`  ${name.padEnd(22)} {auth_url} ${profile.auth_url}  token ${profile.token_url}`);
     }
-    state.output.line(`  test users: alex / alex-sandbox-1, sam / sam-sandbox-2, jo / jo-sandbox-3`);
+    const { SANDBOX_TEST_USERS } = await import('../../pipeline/target.js');
+    state.output.line(`  test users: ${Object.entries(SANDBOX_TEST_USERS).map(([user, password]) => `${user} / ${password}`).join(', ')}`);
     await new Promise<void>((done) => {
       const stop = () => done();
       process.once('SIGINT', stop);
