@@ -135,6 +135,9 @@ export interface RequestContext {
   peerThumbprint: string | undefined;
   /** x-fapi-interaction-id echoed from the request, or a fresh UUID. */
   interactionId: string;
+  /** The request target, parsed once by the server (index.ts serve) before any handler runs; a target that does not
+   *  parse (`//`, `//[`, `/\`) is answered 400 there and never reaches a handler. Handlers read this, never req.url. */
+  url: URL;
   /** Filled in by handlers so the one-line request log can name the client. */
   clientId?: string;
   now(): Date;

@@ -71,7 +71,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
 
   handlers.resource = (req, res) =>
     serve('resource', req, res, now, logger, async (request, response, ctx) => {
-      const pathname = new URL(request.url ?? '/', 'https://resource.invalid').pathname;
+      const pathname = ctx.url.pathname;
       // Every resource-origin route (registration, helper, AIS) is mutual TLS with a directory certificate.
       if (!ctx.peerAuthorized) {
         const why = ctx.peerCertificate ? 'the client certificate does not chain to the trust directory' : 'a client certificate is required (mutual TLS)';
@@ -120,12 +120,33 @@ export function buildUrls(host: string, resourcePort: number, authPort: number):
   };
 }
 
+/** Placeholder bases: only the path and query of a request target matter to the handlers. */
+const TARGET_BASE = { resource: 'https://resource.invalid', auth: 'https://authorisation.invalid' } as const;
+
+/** The request target as a URL, or undefined when it does not parse (`//`, `//[`, `/\\` read as an empty or bad host). */
+function parseTarget(origin: 'resource' | 'auth', req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', TARGET_BASE[origin]);
+  } catch {
+    return undefined;
+  }
+}
+
 function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerResponse, now: () => Date, logger: RequestLogger, handler: SandboxHandler): void {
-  const ctx: RequestContext = buildContext(req, now);
+  const url = parseTarget(origin, req);
+  // A target that does not parse never reaches a handler; the context still needs a URL for its type, so it gets the bare origin.
+  const ctx: RequestContext = buildContext(req, now, url ?? new URL(TARGET_BASE[origin]));
   logger.track(origin, req, res, ctx);
   // FAPI R/W §6.2.1-11: every resource-origin answer echoes the interaction id (registration, helper and AIS routes,
   // refusals and failures included); set here so no path can miss it.
   if (origin === 'resource') res.setHeader('x-fapi-interaction-id', ctx.interactionId);
+  if (!url) {
+    // RFC 9112 §3.2: a request target the server cannot make sense of is the client's error, not the server's.
+    const message = 'the request target is not a valid path';
+    if (origin === 'resource') sendObieError(res, ctx, 400, 'UK.OBIE.Field.Invalid', message);
+    else sendOAuthError(res, 400, 'invalid_request', message, { 'x-fapi-interaction-id': ctx.interactionId });
+    return;
+  }
   handler(req, res, ctx).catch((error: unknown) => {
     // A client that went away mid-request (a browser closed during a form post: readBody rejects with "aborted") is
     // not an emulator failure: nobody is left to answer, and a warning naming the handler would send someone

@@ -4,6 +4,7 @@
 
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -136,6 +137,30 @@ export async function wire(dispatcher: Dispatcher, method: Dispatcher.HttpMethod
       return JSON.parse(text) as T;
     },
   };
+}
+
+/**
+ * One request with the request target sent exactly as given (undici and fetch normalise `/\\` to `//` and reject
+ * some targets before sending), over mutual TLS with `identity`'s transport certificate.
+ */
+export function rawTarget(identity: TestIdentity, origin: string, method: string, target: string, headers: Record<string, string> = {}): Promise<WireResponse> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      { host: hostname.replace(/^\[|\]$/g, ''), port, method, path: target, headers, agent: false, ca: [identity.pem.rootCa, identity.pem.issuingCa], cert: identity.pem.transportCert, key: identity.pem.transportKey },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 export class SandboxTpp {

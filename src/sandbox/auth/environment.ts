@@ -25,13 +25,13 @@ export interface PostmanEnvironment {
   _postman_variable_scope: 'environment';
 }
 
-export async function handleEnvironment(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, deps: AuthDeps): Promise<void> {
+export async function handleEnvironment(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, deps: AuthDeps): Promise<void> {
   if (req.method !== 'GET') {
     res.setHeader('Allow', 'GET');
     sendObieError(res, ctx, 405, 'UK.OBIE.NotSupported', 'the environment helper answers GET');
     return;
   }
-  const clientId = url.searchParams.get('client_id');
+  const clientId = ctx.url.searchParams.get('client_id');
   if (!clientId) {
     sendObieError(res, ctx, 400, 'UK.OBIE.Field.Missing', 'query parameter client_id is required');
     return;

@@ -22,7 +22,7 @@ export const ENVIRONMENT_PATH = '/sandbox-helper/v1.0/postman/environment';
 /** The handler of the authorisation origin. */
 export function createAuthHandler(deps: AuthDeps): SandboxHandler {
   return async (req, res, ctx) => {
-    const url = new URL(req.url ?? '/', 'https://authorisation.invalid');
+    const url = ctx.url;
     const [first = '', ...rest] = url.pathname.split('/').filter((part) => part !== '');
     if (!(PROFILE_NAMES as readonly string[]).includes(first)) {
       if (url.pathname === '/' && req.method === 'GET') {
@@ -100,7 +100,7 @@ export function authRouteOnResourceOrigin(deps: AuthDeps, pathname: string): San
     return (req, res, ctx: RequestContext) => handleRegistrationById(req, res, ctx, clientId, deps);
   }
   if (pathname === ENVIRONMENT_PATH) {
-    return (req, res, ctx: RequestContext) => handleEnvironment(req, res, ctx, new URL(req.url ?? '/', 'https://resource.invalid'), deps);
+    return (req, res, ctx: RequestContext) => handleEnvironment(req, res, ctx, deps);
   }
   return undefined;
 }

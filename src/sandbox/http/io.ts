@@ -132,7 +132,7 @@ export function thumbprintOf(der: Buffer): string {
 const INTERACTION_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 /** Builds the context of one request: the TLS peer as presented, and the interaction id to echo (FAPI §6.2.1-11). */
-export function buildContext(req: IncomingMessage, now: () => Date): RequestContext {
+export function buildContext(req: IncomingMessage, now: () => Date, url: URL): RequestContext {
   const socket = req.socket as TLSSocket;
   const raw: PeerCertificate | Record<string, never> = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : {};
   const peer = 'raw' in raw && raw.raw ? (raw as PeerCertificate) : undefined;
@@ -143,6 +143,7 @@ export function buildContext(req: IncomingMessage, now: () => Date): RequestCont
     peerAuthorized: peer !== undefined && socket.authorized === true,
     peerThumbprint: peer ? thumbprintOf(peer.raw) : undefined,
     interactionId,
+    url,
     now,
   };
 }

@@ -34,13 +34,7 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
   const errorId = (): string => deps.newId();
 
   return async (req, res, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'https://resource.invalid');
-    } catch {
-      sendEmpty(res, ctx, 404);
-      return;
-    }
+    const url = ctx.url;
     const call: Call = { req, res, ctx, url, origin: requestOrigin(req) };
     const method = (req.method ?? 'GET').toUpperCase();
     const match = matchRoute(method, url.pathname);
