@@ -2,6 +2,7 @@
 // file, obflow's flow variables, addresses from discovery and local overrides — deterministic and newman-safe.
 
 import { createHash } from 'node:crypto';
+import { SECRET_VARIABLE_KEYS } from '../generate/variables.js';
 
 /** One entry of a Postman environment file as the app exports it (Postman v2.1 environment). */
 export interface PostmanEnvironmentValue {
@@ -29,6 +30,16 @@ export interface RawEnvironmentValue {
 
 /** Keys whose values are secrets even if a layer forgot to say so (client secret, Basic credentials, tokens, codes). */
 export const SECRET_KEY_PATTERN = /(secret|password|passphrase|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
+
+/** The one rule for what is a secret: the collections' variable contract says so, or the name is a secret's name. */
+export function isSecretKey(key: string): boolean {
+  return SECRET_VARIABLE_KEYS.has(key) || SECRET_KEY_PATTERN.test(key);
+}
+
+/** Environment values in their one order: by key. */
+export function sortValues<T extends { key: string }>(values: T[]): T[] {
+  return values.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
 
 export interface MergeEnvironmentInput {
   /** Environment name, e.g. `obflow sandbox strict-headless`; the id derives from it. */
@@ -85,7 +96,7 @@ export function mergeEnvironment(input: MergeEnvironmentInput): PostmanEnvironme
     .map(([key, value]): PostmanEnvironmentValue => ({
       key,
       value,
-      type: secret.has(key) || SECRET_KEY_PATTERN.test(key) ? 'secret' : 'default',
+      type: secret.has(key) || isSecretKey(key) ? 'secret' : 'default',
       enabled: true,
     }));
   return { id: environmentIdOf(input.name), name: input.name, values, _postman_variable_scope: 'environment' };
@@ -112,7 +123,9 @@ export function withEnvironmentValues(environment: PostmanEnvironment, updates: 
   const values = new Map(environment.values.map((entry) => [entry.key, { ...entry }]));
   for (const [key, value] of Object.entries(updates)) {
     const existing = values.get(key);
-    values.set(key, existing !== undefined ? { ...existing, value } : { key, value, type: SECRET_KEY_PATTERN.test(key) ? 'secret' : 'default', enabled: true });
+    // A value that was a secret stays one; a new or updated one is typed by the one rule.
+    const secret = existing?.type === 'secret' || isSecretKey(key);
+    values.set(key, { key, value, type: secret ? 'secret' : 'default', enabled: existing?.enabled ?? true });
   }
-  return { ...environment, values: [...values.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) };
+  return { ...environment, values: sortValues([...values.values()]) };
 }

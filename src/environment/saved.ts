@@ -4,7 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { ObflowError } from '../errors.js';
-import { environmentIdOf, SECRET_KEY_PATTERN, type PostmanEnvironment, type PostmanEnvironmentValue } from './merge.js';
+import { environmentIdOf, isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from './merge.js';
 
 const REGENERATE = 'Run `obflow environment` again to rewrite it.';
 
@@ -32,9 +32,9 @@ export function parseSavedEnvironment(text: string, path: string): PostmanEnviro
     if (typeof key !== 'string' || key === '') throw unreadable(path, `has ${where}.key that is not a non-empty string`);
     if (typeof value !== 'string') throw unreadable(path, `has ${where}.value (${key}) that is not a string`);
     if (enabled === false || disabled === true) continue;
-    values.push({ key, value, type: type === 'secret' || SECRET_KEY_PATTERN.test(key) ? 'secret' : 'default', enabled: true });
+    values.push({ key, value, type: type === 'secret' || isSecretKey(key) ? 'secret' : 'default', enabled: true });
   }
-  values.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  sortValues(values);
   const name = typeof file.name === 'string' ? file.name : 'obflow';
   return { id: typeof file.id === 'string' ? file.id : environmentIdOf(name), name, values, _postman_variable_scope: 'environment' };
 }

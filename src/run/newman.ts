@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventEmitter } from 'node:events';
 import { ObflowError } from '../errors.js';
-import { SECRET_KEY_PATTERN, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
+import { isSecretKey, sortValues, withEnvironmentValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
 import { certificateFor, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
 
 /** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
@@ -159,10 +159,10 @@ export function environmentFromNewman(
   for (const entry of json.values ?? []) {
     if (typeof entry.key !== 'string' || entry.disabled === true) continue;
     const value = entry.value === undefined || entry.value === null ? '' : typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value);
-    const secret = wasSecret.has(entry.key) || secretKeys.has(entry.key) || entry.type === 'secret' || SECRET_KEY_PATTERN.test(entry.key);
+    const secret = wasSecret.has(entry.key) || secretKeys.has(entry.key) || entry.type === 'secret' || isSecretKey(entry.key);
     values.push({ key: entry.key, value, type: secret ? 'secret' : 'default', enabled: true });
   }
-  values.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  sortValues(values);
   return { ...previous, values };
 }
 
@@ -354,7 +354,7 @@ async function runBatch(
           const scope = execution.result?.environment as { toJSON?: () => { values?: { key?: unknown; value?: unknown }[] } } | undefined;
           const json = typeof scope?.toJSON === 'function' ? scope.toJSON() : (scope as { values?: { key?: unknown; value?: unknown }[] } | undefined);
           for (const entry of json?.values ?? []) {
-            if (typeof entry.key === 'string' && typeof entry.value === 'string' && entry.value !== '' && (secretKeys.has(entry.key) || SECRET_KEY_PATTERN.test(entry.key))) secrets.add(entry.value);
+            if (typeof entry.key === 'string' && typeof entry.value === 'string' && entry.value !== '' && (secretKeys.has(entry.key) || isSecretKey(entry.key))) secrets.add(entry.value);
           }
         }
       };
@@ -421,9 +421,6 @@ async function runBatch(
   }
 }
 
-function sortValues(values: Iterable<PostmanEnvironmentValue>): PostmanEnvironmentValue[] {
-  return [...values].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}
 
 /** Runs the steps in order; returns per-step results. Consecutive collection steps share one newman.run (a folder per
  *  step); local steps (browser consent) run between them. Throws ObflowError only for problems outside the
@@ -455,13 +452,7 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     const step = input.steps[index] as RunStep;
     if ('local' in step) {
       index += 1;
-      const updates = await step.local(environment);
-      const values = new Map(environment.values.map((entry) => [entry.key, entry]));
-      for (const [key, value] of Object.entries(updates)) {
-        const secret = secretKeys.has(key) || SECRET_KEY_PATTERN.test(key) || values.get(key)?.type === 'secret';
-        values.set(key, { key, value, type: secret ? 'secret' : 'default', enabled: true });
-      }
-      environment = { ...environment, values: sortValues(values.values()) };
+      environment = withEnvironmentValues(environment, await step.local(environment));
       for (const value of secretValuesOf(environment)) secretsSeen.add(value);
       steps.push({ name: step.name, passed: true, requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] });
       log(`✓ ${step.name} (local)`);

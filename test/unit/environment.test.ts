@@ -91,3 +91,16 @@ describe('environmentHelperUrl', () => {
     expect(environmentHelperUrl('https://api.bank.example/sandbox', 'bank-helper/v1.0/tool/environment')).toBe('https://api.bank.example/sandbox/bank-helper/v1.0/tool/environment');
   });
 });
+
+describe('one rule for secrets', () => {
+  // client_credentials_token is a secret by the collections' contract, though its name does not look like one.
+  it('a contract secret added to an environment, or re-read from a file that lost its type, is typed secret', async () => {
+    const { withEnvironmentValues } = await import('../../src/environment/merge.js');
+    const { parseSavedEnvironment } = await import('../../src/environment/saved.js');
+    const base = { id: 'e', name: 'e', values: [], _postman_variable_scope: 'environment' as const };
+    const added = withEnvironmentValues(base, { client_credentials_token: 'tok', consent_id: 'c1' });
+    expect(added.values.map((entry) => [entry.key, entry.type])).toEqual([['client_credentials_token', 'secret'], ['consent_id', 'default']]);
+    const file = JSON.stringify({ values: [{ key: 'rs', value: 'https://rs.example:8443' }, { key: 'client_credentials_token', value: 'tok', type: 'default' }] });
+    expect(parseSavedEnvironment(file, 'env.json').values.find((entry) => entry.key === 'client_credentials_token')?.type).toBe('secret');
+  });
+});
