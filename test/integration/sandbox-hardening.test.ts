@@ -6,18 +6,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { getTestIdentity } from '../helpers/identity.js';
 import type { TestIdentity } from '../helpers/identity.js';
-import { rawTarget, startTestSandbox } from '../helpers/sandbox-client.js';
+import { rawTarget, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
 let identity: TestIdentity;
 let sandbox: TestSandbox;
+const opened: SandboxTpp[] = [];
+
+function tpp(profile: ConstructorParameters<typeof SandboxTpp>[2] = 'strict-headless'): SandboxTpp {
+  const client = new SandboxTpp(sandbox.urls, identity, profile);
+  opened.push(client);
+  return client;
+}
+
+/** The log lines written since `from` (the sandbox writes a request's lines when its answer finishes). */
+const logSince = (from: number): string => sandbox.log.slice(from).join('\n');
 
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
+  sandbox = await startTestSandbox({ verbose: true });
 });
 
 afterAll(async () => {
+  await Promise.all(opened.map((client) => client.close()));
   await sandbox?.close();
 });
 
@@ -36,5 +47,31 @@ describe('request targets that are not valid paths', () => {
     expect(response.status).toBe(400);
     expect(response.headers['x-fapi-interaction-id']).toBe('target-test-2');
     expect(response.json()).toMatchObject({ error: 'invalid_request' });
+  });
+});
+
+describe('registration checks the content type before reading the body', () => {
+  it('a registration JWT posted as a form is refused and never printed by the verbose log (POST and PUT)', async () => {
+    const client = tpp();
+    const jwt = await client.signRegistration(client.registrationClaims());
+    const [, , signature = ''] = jwt.split('.');
+    const from = sandbox.log.length;
+    const posted = await client.registerRaw(jwt, 'application/x-www-form-urlencoded');
+    expect(posted.status).toBe(400);
+    expect(posted.json()).toMatchObject({ error: 'invalid_client_metadata' });
+
+    const registered = await client.register();
+    const token = await client.clientCredentials();
+    const put = await client.fetch('PUT', `${sandbox.urls.registration_endpoint}/${registered.client_id}`, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: await client.signRegistration(client.registrationClaims()),
+    });
+    expect(put.status).toBe(400);
+    expect(put.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    const lines = logSince(from);
+    expect(lines).toContain('POST /dynamic-client-registration/v3.2/register 400');
+    expect(lines).not.toContain(signature);
+    expect(lines).not.toContain(identity.softwareStatement.split('.')[2] ?? '');
+    expect(lines).not.toMatch(/eyJ[A-Za-z0-9_-]{20,}/);
   });
 });

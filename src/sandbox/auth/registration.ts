@@ -59,8 +59,11 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
     return;
   }
   try {
+    // The type is checked before the body is read: a body that is never read never reaches the verbose log, whose
+    // form masking would otherwise print a JWT posted as a form (its whole text parses as one parameter name).
+    requireJwtType(req);
     const body = (await readBody(req)).trim();
-    const client = await register(body, mediaType(req), ctx, deps);
+    const client = await register(body, ctx, deps);
     ctx.clientId = client.clientId;
     sendJson(res, 201, client.metadata);
   } catch (error) {
@@ -72,10 +75,14 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
   }
 }
 
-async function register(body: string, type: string, ctx: RequestContext, deps: AuthDeps, existing?: StoredClient): Promise<StoredClient> {
-  // DCR v3.2: the request is the signed JWT itself (application/jwt). Plain JSON would let anyone register
-  // without proving possession of the statement's keys, so nothing else is accepted.
+/** DCR v3.2: the request is the signed JWT itself (application/jwt). Plain JSON would let anyone register without
+ *  proving possession of the statement's keys, so nothing else is accepted. */
+function requireJwtType(req: IncomingMessage): void {
+  const type = mediaType(req);
   if (type !== 'application/jwt') throw new RegistrationError('invalid_client_metadata', `Content-Type must be application/jwt, not ${type || 'none'}`);
+}
+
+async function register(body: string, ctx: RequestContext, deps: AuthDeps, existing?: StoredClient): Promise<StoredClient> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   let unverified: JWTPayload;
   try {
@@ -362,7 +369,8 @@ export async function handleRegistrationById(req: IncomingMessage, res: ServerRe
   }
   if (req.method === 'PUT') {
     try {
-      const updated = await register((await readBody(req)).trim(), mediaType(req), ctx, deps, client);
+      requireJwtType(req);
+      const updated = await register((await readBody(req)).trim(), ctx, deps, client);
       sendJson(res, 200, updated.metadata);
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;
