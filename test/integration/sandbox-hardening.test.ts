@@ -75,3 +75,22 @@ describe('registration checks the content type before reading the body', () => {
     expect(lines).not.toMatch(/eyJ[A-Za-z0-9_-]{20,}/);
   });
 });
+
+describe('verbose log masking of JSON bodies', () => {
+  it('keeps OBIE Code members (not secrets) and still masks the secret ones', async () => {
+    const from = sandbox.log.length;
+    const refused = await rawTarget(identity, sandbox.urls.sandbox_base_url, 'GET', '//');
+    expect(refused.status).toBe(400);
+    const code = refused.json<{ Code: string }>().Code;
+    const client = tpp();
+    await client.register();
+    const token = await client.clientCredentials();
+    const lines = logSince(from);
+    expect(lines).toContain(`"Code":${JSON.stringify(code)}`);
+    expect(lines).not.toContain('"Code":"[redacted]"');
+    expect(lines).toContain('"client_secret":"[redacted]"');
+    expect(lines).toContain('"access_token":"[redacted]"');
+    expect(lines).not.toContain(token);
+    expect(lines).not.toContain(client.client?.client_secret ?? '-');
+  });
+});

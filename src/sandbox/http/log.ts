@@ -30,8 +30,19 @@ const SECRET_NAMES = new Set([
   'nonce',
 ]);
 
+/** Query and form parameter names: compared case-insensitively (servers differ in how they spell them). */
 export function isSecretName(name: string): boolean {
   return SECRET_NAMES.has(name.toLowerCase());
+}
+
+/**
+ * JSON member names are compared exactly: OBIE bodies are full of capitalised names that only look like a secret's
+ * when case is ignored (OBErrorResponse1 Code, BankTransactionCode.Code), and none of them is one.
+ */
+const SECRET_JSON_KEYS = new Set([...SECRET_NAMES, '_clientSecret', 'basicToken']);
+
+function isSecretJsonKey(name: string): boolean {
+  return SECRET_JSON_KEYS.has(name);
 }
 
 /** Path with the query kept but secret values replaced (`code=…` → `code=[redacted]`). */
@@ -61,7 +72,7 @@ export function maskBody(text: string, contentType: string): string {
 }
 
 function maskJson(value: unknown, key?: string): unknown {
-  if (key !== undefined && isSecretName(key)) return '[redacted]';
+  if (key !== undefined && isSecretJsonKey(key)) return '[redacted]';
   if (Array.isArray(value)) return value.map((item) => maskJson(item));
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
