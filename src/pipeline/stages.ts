@@ -2,7 +2,7 @@
 // The CLI commands and `demo` are thin handlers over these; each stage takes the session's seams (dispatcher, clock,
 // ids, logger) and returns data.
 
-import { createPublicKey, X509Certificate, createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
 import type { ObflowConfig } from '../config/schema.js';
@@ -13,6 +13,7 @@ import type { IdentityPaths, SoftwareStatementClaims } from '../pki/types.js';
 import type { RegisterClientResult, StoredRegistration } from '../registration/index.js';
 import type { RunResult, RunStep } from '../run/newman.js';
 import { sandboxPsuUser, type Target } from './target.js';
+import { originOf } from '../run/origin.js';
 
 export interface SessionSeams {
   now: () => Date;
@@ -157,17 +158,6 @@ export interface RunStageOptions {
   progress?: (line: string) => void;
 }
 
-/** `https://host:port` with the port explicit, or undefined for anything that is not an absolute http(s) URL. */
-function originWithPort(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
-    return `${parsed.protocol}//${parsed.hostname}:${parsed.port === '' ? (parsed.protocol === 'https:' ? '443' : '80') : parsed.port}`;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The saved environment must name the bank the session talks to: after `obflow sandbox` restarts on new ports (or the
  * config points at another bank) the file still carries the old addresses, and newman would call them — a refused
@@ -177,16 +167,16 @@ function originWithPort(url: string): string | undefined {
  */
 export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'values'>, target: Pick<Target, 'name' | 'profile' | 'resourceBaseUrl' | 'authUrl'>): void {
   const expected: [string, string | undefined][] = [
-    ['rs', originWithPort(target.resourceBaseUrl)],
-    ['issuer', originWithPort(target.authUrl)],
-    ['configEndpoint', originWithPort(target.authUrl)],
-    ...(target.name === 'sandbox' ? [['tokenEndpoint', originWithPort(target.authUrl)] as [string, string | undefined]] : []),
+    ['rs', originOf(target.resourceBaseUrl)],
+    ['issuer', originOf(target.authUrl)],
+    ['configEndpoint', originOf(target.authUrl)],
+    ...(target.name === 'sandbox' ? [['tokenEndpoint', originOf(target.authUrl)] as [string, string | undefined]] : []),
   ];
   const values = new Map(environment.values.map((entry) => [entry.key, entry.value]));
   for (const [key, want] of expected) {
     const value = values.get(key);
     if (want === undefined || typeof value !== 'string' || value === '') continue;
-    const have = originWithPort(value);
+    const have = originOf(value);
     if (have !== want) {
       throw new ObflowError('ERR_ENVIRONMENT_STALE', `the saved environment's ${key} is ${have ?? value}, but the ${target.name} target (${target.profile}) is at ${want}`, {
         hint: 'The bank moved (e.g. `obflow sandbox` restarted on new ports): run `obflow environment` again.',
@@ -201,8 +191,6 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const { withEnvironmentValues } = await import('../environment/merge.js');
   const given = Object.fromEntries(Object.entries(options.overrides ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const environment = withEnvironmentValues(options.environment, given);
-  // The PSU is a sandbox test user in every flow (login_hint when headless): refuse anyone else before any request.
-  if (target.name === 'sandbox') sandboxPsuUser(config);
   const { STEP_NAMES, SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
   const run = await import('../run/index.js');
   const origins = run.bankOriginsOf(environment.values);
@@ -288,20 +276,12 @@ async function manualConsent(session: Session): Promise<RunStep> {
 }
 
 async function browserConsent(session: Session): Promise<RunStep> {
-  const { browserConsentStep } = await import('../run/consent/browser.js');
+  const { browserConsentStep, spkiPinOf } = await import('../run/consent/browser.js');
   if (session.target.name !== 'sandbox') {
     throw new ObflowError('ERR_USAGE', 'browser consent is automated for the embedded sandbox only', {
       hint: 'Use flow.consent "manual" (open the consent URL yourself and paste the redirect back), or "headless" where the bank offers it.',
     });
   }
   const { username, password } = sandboxPsuUser(session.config);
-  return browserConsentStep({ username, password, trustedSpki: spkiPins(session.target.serverCaPem), log: session.log });
-}
-
-/** base64 SHA-256 of each certificate's SubjectPublicKeyInfo: Chromium's --ignore-certificate-errors-spki-list. */
-function spkiPins(pems: readonly string[]): string[] {
-  return pems.map((pem) => {
-    const spki = createPublicKey(new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'pem' })).export({ type: 'spki', format: 'der' });
-    return createHash('sha256').update(spki).digest('base64');
-  });
+  return browserConsentStep({ username, password, trustedSpki: session.target.serverCaPem.map(spkiPinOf), log: session.log });
 }

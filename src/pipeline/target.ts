@@ -6,6 +6,8 @@ import { chmod, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/pro
 import { basename, dirname, join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
+import { environmentHelperUrl } from '../environment/download.js';
+import { registrationEndpointOf } from '../registration/register.js';
 
 /** The emulator's addresses as `obflow sandbox --json` prints them (the wire-level shape; no import of src/sandbox). */
 export interface SandboxAddresses {
@@ -233,8 +235,8 @@ export async function bankTarget(config: ObflowConfig): Promise<Target> {
     profile: bank.environment,
     authUrl,
     discoveryUrl: `${authUrl}/.well-known/openid-configuration`,
-    registrationEndpoint: `${base}/dynamic-client-registration/v3.2/register`,
-    environmentHelperUrl: `${base}${bank.environment_helper_path}`,
+    registrationEndpoint: registrationEndpointOf(base),
+    environmentHelperUrl: environmentHelperUrl(base, bank.environment_helper_path),
     resourceBaseUrl: base,
     serverCaPem,
     insecure: bank.insecure,

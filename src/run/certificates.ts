@@ -8,6 +8,7 @@ import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
 import { loadTransportMaterial, safeCheckPrivateKey } from '../pki/load.js';
 import type { IdentityPaths } from '../pki/types.js';
+import { originOf } from './origin.js';
 
 /** One entry of newman's `sslClientCertList` (postman-collection Certificate definition). Paths only: newman ignores
  *  inline PEM values. */
@@ -20,17 +21,7 @@ export interface SslClientCert {
   passphrase?: string;
 }
 
-/** `https://host:port` of a URL, the port always explicit (443 when the URL has none). */
-export function originOf(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.protocol !== 'https:') return undefined;
-  return `https://${parsed.hostname.includes(':') ? `[${parsed.hostname}]` : parsed.hostname}:${parsed.port === '' ? '443' : parsed.port}`;
-}
+export { originOf };
 
 /** Keys whose URLs are the TPP's own, not the bank's: no client certificate is presented there. */
 export const NON_BANK_KEYS: readonly string[] = ['redirectUrl'];

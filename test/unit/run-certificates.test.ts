@@ -40,6 +40,15 @@ const values = [
   { key: 'weird', value: 'https://' },
 ];
 
+describe('originOf', () => {
+  it('makes the port explicit and keeps an IPv6 literal readable as a URL', async () => {
+    const { originOf } = await import('../../src/run/origin.js');
+    expect(originOf('https://bank.example/x')).toBe('https://bank.example:443');
+    expect(originOf('https://[::1]:8443/x')).toBe('https://[::1]:8443');
+    expect(originOf('http://bank.example/x')).toBeUndefined();
+  });
+});
+
 describe('sslClientCertList', () => {
   it('collects every https origin with an explicit port and builds port-qualified patterns', () => {
     expect(bankOriginsOf(values)).toEqual(['https://127.0.0.1:8443', 'https://127.0.0.1:9443']);
