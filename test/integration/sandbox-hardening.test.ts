@@ -6,11 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { getTestIdentity } from '../helpers/identity.js';
 import type { TestIdentity } from '../helpers/identity.js';
-import { rawTarget, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
+import { BANK_FINANCIAL_ID, rawTarget, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
 let identity: TestIdentity;
 let sandbox: TestSandbox;
+/** Added to the real clock by the sandbox's `now` (moved forward only by the expiry tests). */
+let clockOffset = 0;
+/** The sandbox's clock: never on a whole second (always .123), so a date-time that keeps milliseconds shows. */
+const sandboxNow = (): Date => new Date(Math.floor((Date.now() + clockOffset) / 1000) * 1000 + 123);
 const opened: SandboxTpp[] = [];
 
 function tpp(profile: ConstructorParameters<typeof SandboxTpp>[2] = 'strict-headless'): SandboxTpp {
@@ -24,7 +28,7 @@ const logSince = (from: number): string => sandbox.log.slice(from).join('\n');
 
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox({ verbose: true });
+  sandbox = await startTestSandbox({ verbose: true, now: sandboxNow });
 });
 
 afterAll(async () => {
@@ -92,5 +96,34 @@ describe('verbose log masking of JSON bodies', () => {
     expect(lines).toContain('"access_token":"[redacted]"');
     expect(lines).not.toContain(token);
     expect(lines).not.toContain(client.client?.client_secret ?? '-');
+  });
+});
+
+describe('date-times on the wire', () => {
+  const WHOLE_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
+
+  it('writes whole seconds and +00:00 everywhere, with a clock that is never on a whole second', async () => {
+    const client = tpp();
+    await client.register();
+    const created = await client.createConsentRaw(await client.clientCredentials());
+    expect(created.status).toBe(201);
+    const data = created.json<{ Data: { CreationDateTime: string; StatusUpdateDateTime: string } }>().Data;
+    expect(data.CreationDateTime).toMatch(WHOLE_SECONDS);
+    expect(data.StatusUpdateDateTime).toMatch(WHOLE_SECONDS);
+
+    const flow = await client.headlessFlow();
+    const read = (path: string) =>
+      client.fetch('GET', `${sandbox.urls.aisp_base_url}${path}`, { headers: { authorization: `Bearer ${flow.accessToken}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID } });
+    const balances = await read('/balances');
+    expect(balances.status).toBe(200);
+    const dates = balances.json<{ Data: { Balance: { DateTime: string }[] } }>().Data.Balance.map((balance) => balance.DateTime);
+    expect(dates.length).toBeGreaterThan(0);
+    for (const date of dates) expect(date).toMatch(WHOLE_SECONDS);
+    const cc = await client.clientCredentials();
+    const consent = await client.fetch('GET', `${sandbox.urls.aisp_base_url}/account-access-consents/${flow.consentId}`, { headers: { authorization: `Bearer ${cc}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID } });
+    const after = consent.json<{ Data: { Status: string; CreationDateTime: string; StatusUpdateDateTime: string } }>().Data;
+    expect(after.Status).toBe('Authorised');
+    expect(after.CreationDateTime).toMatch(WHOLE_SECONDS);
+    expect(after.StatusUpdateDateTime).toMatch(WHOLE_SECONDS);
   });
 });

@@ -2,6 +2,7 @@
 // Account and Transaction API Profile require, as pure functions: every fault becomes an OBError1 with a UK.OBIE.*
 // code and the JSON path at fault.
 
+import { isoSeconds } from '../time.js';
 import type { ObError } from './http.js';
 
 /** OBExternalPermissions1Code (AIS v3.1). */
@@ -122,9 +123,4 @@ export function validateConsentRequest(body: unknown, now: Date, strict: boolean
     errors.push({ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: 'Data.TransactionToDateTime must not be before Data.TransactionFromDateTime', Path: 'Data.TransactionToDateTime' });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, request };
-}
-
-/** ISO 8601 with seconds and an explicit +00:00 offset, as OBIE examples write date-times (milliseconds kept if any). */
-export function isoSeconds(date: Date): string {
-  return date.toISOString().replace(/\.000Z$/, '+00:00').replace(/Z$/, '+00:00');
 }

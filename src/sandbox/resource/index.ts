@@ -9,7 +9,8 @@ import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps
 import { createBank, startOfUtcDay } from '../data/bank.js';
 import type { Bank, BankAccount } from '../data/bank.js';
 import { readBody } from '../http/io.js';
-import { isoSeconds, validateConsentRequest } from './consent-request.js';
+import { isoSeconds } from '../time.js';
+import { validateConsentRequest } from './consent-request.js';
 import { Refusal, acceptsJson, clip, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody, sendRefusal } from './http.js';
 import { PAGE_SIZE, availableRange, pageLinks, parseBookingFilter, selectTransactions } from './paging.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';

@@ -3,7 +3,7 @@
 // (bank-interface §8), and the OBIE Links (Self/First/Prev/Next/Last, absolute) and Meta of the page.
 
 import type { BankTransaction, Ledger } from '../data/bank.js';
-import { isoSeconds } from './consent-request.js';
+import { isoSeconds } from '../time.js';
 
 export const PAGE_SIZE = 100;
 

@@ -4,7 +4,7 @@
 
 import { formatAmount } from '../data/bank.js';
 import type { BankAccount, BankTransaction, Counterparty } from '../data/bank.js';
-import { isoSeconds } from './consent-request.js';
+import { isoSeconds } from '../time.js';
 
 const SORT_CODE_SCHEME = 'UK.OBIE.SortCodeAccountNumber';
 

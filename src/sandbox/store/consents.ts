@@ -4,6 +4,7 @@
 
 import { ConsentStateError } from '../contracts.js';
 import type { ConsentRecord, ConsentStatus, ConsentStore } from '../contracts.js';
+import { isoSeconds } from '../time.js';
 import { JsonCollection } from './json-store.js';
 
 export function openConsentStore(dataDir: string): ConsentStore {
@@ -37,9 +38,4 @@ export function openConsentStore(dataDir: string): ConsentStore {
       return transition(consentId, ['AwaitingAuthorisation', 'Authorised'], 'Revoked', now);
     },
   };
-}
-
-/** ISO 8601 with seconds and an explicit offset, as OBIE examples write date-times. */
-export function isoSeconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
