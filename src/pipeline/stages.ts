@@ -138,17 +138,26 @@ export async function readEnvironmentFile(config: ObflowConfig, target: Target):
 
 // ---- generate ------------------------------------------------------------------------------------------------------
 
-export async function generateStage(outDir: string): Promise<string[]> {
-  const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
+/** Writes every collection; returns the paths and the step collections as built, so a run need not read them back. */
+export async function generateStage(outDir: string): Promise<{ paths: string[]; collections: Record<string, object> }> {
+  const { buildCollections, loadTemplates, stepFileName, STEP_NAMES, writeCollections } = await import('../generate/index.js');
   const files = buildCollections({ templates: loadTemplates() });
   await writeCollections(outDir, files);
-  return files.map((file) => join(outDir, file.fileName));
+  const byName = new Map(files.map((file) => [file.fileName, file.json]));
+  const collections: Record<string, object> = {};
+  for (const name of STEP_NAMES) {
+    const json = byName.get(stepFileName(name));
+    if (json !== undefined) collections[name] = JSON.parse(json) as object;
+  }
+  return { paths: files.map((file) => join(outDir, file.fileName)), collections };
 }
 
 // ---- run -----------------------------------------------------------------------------------------------------------
 
 export interface RunStageOptions {
   environment: PostmanEnvironment;
+  /** The step collections, when the caller has them (the demo just built them); otherwise read from output.collections. */
+  collections?: Readonly<Record<string, object>>;
   /** Flow inputs given for this run (flags), over what the saved environment says; undefined leaves a value alone. */
   overrides?: Readonly<Record<string, string | undefined>>;
   /** `all` or one step name. */
@@ -200,7 +209,9 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       hint: 'Run `obflow environment` again to rewrite it.',
     });
   }
-  const collections = await run.readStepCollections(config.output.collections, STEP_NAMES);
+  // Only the steps this run needs: `run accounts` must not fail on another step's missing file.
+  const wanted = options.select === undefined || options.select === 'all' ? STEP_NAMES : STEP_NAMES.filter((name) => name === options.select);
+  const collections = options.collections ?? (await run.readStepCollections(config.output.collections, wanted));
   const consentStep = target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
   const steps: RunStep[] = run.buildRunPlan({
     stepNames: STEP_NAMES,

@@ -2,7 +2,7 @@
 // ports), then init/doctor/register/environment/generate/run through main(argv) against it, sharing a state folder.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -90,7 +90,8 @@ describe('obflow commands against `obflow sandbox`', () => {
     const samAccounts = JSON.parse(asSam.stdout.trim().split('\n').pop()!).accounts as unknown[];
     expect(samAccounts.length).not.toBe(summary.accounts.length);
 
-    // The chained environment was saved: a single later step runs on its own.
+    // The chained environment was saved: a single later step runs on its own, reading only its own collection.
+    rmSync(join(cwd, 'collections', 'unsupported.postman_collection.json'));
     const one = await runCli(['run', 'accounts', '--quiet', '--out-collections', 'collections'], { cwd });
     expect(one.code, one.stderr).toBe(0);
   });

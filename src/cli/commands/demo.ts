@@ -60,9 +60,9 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`register     client ${registered.registration.client_id} ${took()}`);
         const { environment, path } = await stages.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
-        const files = await stages.generateStage(config.output.collections);
-        out.line(`generate     ${files.length} collections in ${config.output.collections} ${took()}`);
-        const result = await stages.runStage(session, { environment, reporters: ['junit'], progress: () => undefined });
+        const generated = await stages.generateStage(config.output.collections);
+        out.line(`generate     ${generated.paths.length} collections in ${config.output.collections} ${took()}`);
+        const result = await stages.runStage(session, { environment, collections: generated.collections, reporters: ['junit'], progress: () => undefined });
         await stages.saveEnvironment(session, result.environment);
         out.line(`run          newman, ${result.steps.length} steps, reports in ${stages.reportsDir(session.config)} ${took()}`);
         const { reportRun } = await import('../report.js');

@@ -15,7 +15,7 @@ export const generateCommand = (state: CommandState): CommandModule => ({
   handler: async (argv) => {
     const config = await loadCommandConfig(state, argv);
     const { generateStage } = await import('../../pipeline/stages.js');
-    const files = await generateStage(config.output.collections);
+    const { paths: files } = await generateStage(config.output.collections);
     state.output.result({ files });
     state.output.line(`wrote ${files.length} collections to ${config.output.collections}`);
   },
