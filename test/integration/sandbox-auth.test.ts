@@ -184,7 +184,7 @@ describe('dynamic client registration (DCR v3.2)', () => {
     opened.push(bare);
     const response = await bare.registerRaw(await client.signRegistration(client.registrationClaims()));
     expect(response.status).toBe(401);
-    expect(response.json()).toMatchObject({ Code: '401', Errors: [{ ErrorCode: 'UK.OBIE.Unauthorised' }] });
+    expect(response.json()).toMatchObject({ Code: '401 Unauthorized', Errors: [{ ErrorCode: 'UK.OBIE.Unauthorised' }] });
   });
 
   it('refuses a certificate from another CA with 401', async () => {
@@ -353,7 +353,7 @@ describe('environment helper', () => {
   it('answers an unknown client with 404 and a JSON body', async () => {
     const response = await tpp().fetch('GET', `${sandbox.urls.environment_helper}?client_id=${randomUUID()}`);
     expect(response.status).toBe(404);
-    expect(response.json()).toMatchObject({ Code: '404', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound' }] });
+    expect(response.json()).toMatchObject({ Code: '404 Not Found', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound' }] });
   });
 
   it('refuses another TPP\'s certificate (403) and no certificate (401)', async () => {

@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { getTestIdentity } from '../helpers/identity.js';
+import { schemaProblems } from '../helpers/obie-schemas.js';
 import type { TestIdentity } from '../helpers/identity.js';
-import { BANK_FINANCIAL_ID, rawTarget, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
+import { BANK_FINANCIAL_ID, mtlsAgent, rawTarget, SandboxTpp, startTestSandbox, wire } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
 let identity: TestIdentity;
@@ -125,5 +126,30 @@ describe('date-times on the wire', () => {
     expect(after.Status).toBe('Authorised');
     expect(after.CreationDateTime).toMatch(WHOLE_SECONDS);
     expect(after.StatusUpdateDateTime).toMatch(WHOLE_SECONDS);
+  });
+});
+
+describe('one OBErrorResponse1 shape on the resource origin', () => {
+  it('mutual-TLS refusals, the environment helper and AIS refusals all write Code as "<status> <reason>"', async () => {
+    const bare = mtlsAgent(identity, false);
+    try {
+      const noCertificate = await wire(bare, 'GET', `${sandbox.urls.environment_helper}?client_id=x`, { headers: { 'x-fapi-interaction-id': 'one-shape-1' } });
+      expect(noCertificate.status).toBe(401);
+      expect(noCertificate.headers['x-fapi-interaction-id']).toBe('one-shape-1');
+      expect(noCertificate.json()).toEqual({ Code: '401 Unauthorized', Id: 'one-shape-1', Message: expect.any(String), Errors: [{ ErrorCode: 'UK.OBIE.Unauthorised', Message: expect.any(String) }] });
+      expect(schemaProblems('OBErrorResponse1', noCertificate.json())).toEqual([]);
+    } finally {
+      await bare.close();
+    }
+    const client = tpp();
+    const unknown = await client.fetch('GET', `${sandbox.urls.environment_helper}?client_id=nobody`, { headers: { 'x-fapi-interaction-id': 'one-shape-2' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['x-fapi-interaction-id']).toBe('one-shape-2');
+    expect(unknown.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(unknown.json()).toMatchObject({ Code: '404 Not Found', Id: 'one-shape-2' });
+    expect(schemaProblems('OBErrorResponse1', unknown.json())).toEqual([]);
+    const target = await rawTarget(identity, sandbox.urls.sandbox_base_url, 'GET', '//');
+    expect(target.json()).toMatchObject({ Code: '400 Bad Request' });
+    expect(schemaProblems('OBErrorResponse1', target.json())).toEqual([]);
   });
 });

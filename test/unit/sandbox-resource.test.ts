@@ -191,7 +191,7 @@ describe('createResourceHandler (in process)', () => {
   it('creates a consent on the Host origin with the common headers', async () => {
     const created = await call('POST', `${BASE}/account-access-consents`, { token: token('cc-a', {}), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} }) });
     expect(created.status).toBe(201);
-    expect(created.headers).toMatchObject({ 'x-fapi-interaction-id': 'interaction-1', 'content-type': 'application/json; charset=utf-8', date: NOW.toUTCString() });
+    expect(created.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', date: NOW.toUTCString() });
     const body = created.json();
     expect(responseProblems('POST', '/account-access-consents', 201, body)).toEqual([]);
     expect(body.Links).toEqual({ Self: `https://bank.example:8443${BASE}/account-access-consents/aac-00000000-0000-4000-8000-${String(ids).padStart(12, '0')}` });

@@ -46,7 +46,6 @@ export async function handleEnvironment(req: IncomingMessage, res: ServerRespons
     return;
   }
   ctx.clientId = client.clientId;
-  res.setHeader('x-fapi-interaction-id', ctx.interactionId);
   res.setHeader('Content-Disposition', `attachment; filename="${client.clientId}.postman_environment.json"`);
   sendJson(res, 200, buildEnvironment(client, deps));
 }

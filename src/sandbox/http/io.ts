@@ -94,15 +94,58 @@ export function sendOAuthError(res: ServerResponse, status: number, error: strin
   sendJson(res, status, { error, error_description: oauthErrorDescription(description) }, headers);
 }
 
-/** OBIE Read/Write error body (OBErrorResponse1) for the resource origin. */
+/** One entry of OBErrorResponse1.Errors (OBError1); Path is the JSON path or header/parameter name at fault. */
+export interface ObError {
+  ErrorCode: string;
+  Message: string;
+  Path?: string;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+};
+
+/**
+ * OBIE R/W "HTTP Headers": JSON in UTF-8 and a Date on every resource-origin response. x-fapi-interaction-id is not
+ * set here: index.ts (serve) sets it on every resource-origin response before any handler runs.
+ */
+export function commonHeaders(res: ServerResponse, ctx: RequestContext, headers: Record<string, string>): void {
+  res.setHeader('Date', ctx.now().toUTCString());
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+}
+
+/** The one OBErrorResponse1 builder: Code ≤ 40 ("401 Unauthorized"), Id ≤ 40, Message ≤ 500, Errors ≥ 1 (OBError1
+ *  Message and Path ≤ 500). */
+export function errorBody(status: number, id: string, message: string, errors: ObError[]): Record<string, unknown> {
+  return {
+    Code: `${status} ${REASONS[status] ?? 'Error'}`.slice(0, 40),
+    Id: id.slice(0, 40),
+    Message: clip(message),
+    Errors: errors.map((error) => ({ ...error, Message: clip(error.Message), ...(error.Path === undefined ? {} : { Path: clip(error.Path) }) })),
+  };
+}
+
+export function clip(text: string, max = 500): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** An OBErrorResponse1 answer with one error, for resource-origin routes outside the AIS handler (mutual TLS
+ *  refusals, the environment helper, the request-target and failure answers of index.ts). */
 export function sendObieError(res: ServerResponse, ctx: RequestContext, status: number, errorCode: string, message: string): void {
-  res.setHeader('x-fapi-interaction-id', ctx.interactionId);
-  sendJson(res, status, {
-    Code: String(status),
-    Id: ctx.interactionId,
-    Message: message,
-    Errors: [{ ErrorCode: errorCode, Message: message }],
-  });
+  commonHeaders(res, ctx, {});
+  res.statusCode = status;
+  res.end(`${JSON.stringify(errorBody(status, ctx.interactionId, message, [{ ErrorCode: errorCode, Message: message }]))}\n`);
 }
 
 export function sendHtml(res: ServerResponse, status: number, html: string): void {

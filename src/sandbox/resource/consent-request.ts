@@ -3,7 +3,7 @@
 // code and the JSON path at fault.
 
 import { isoSeconds } from '../time.js';
-import type { ObError } from './http.js';
+import type { ObError } from '../http/io.js';
 
 /** OBExternalPermissions1Code (AIS v3.1). */
 export const PERMISSIONS = [

@@ -1,17 +1,13 @@
-// Response plumbing of the AIS resource server: the headers every answer carries (x-fapi-interaction-id, Date,
-// Content-Type: application/json; charset=utf-8), OBErrorResponse1 bodies, and request-side checks on Accept,
-// Content-Type and the origin the client used (for absolute Links).
+// Response plumbing of the AIS resource server: JSON and empty answers with the common headers, refusals as
+// OBErrorResponse1 bodies (both built in http/io.ts), and request-side checks on Accept, Content-Type and the origin the
+// client used (for absolute Links).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { RequestContext } from '../contracts.js';
+import { commonHeaders, errorBody } from '../http/io.js';
+import type { ObError } from '../http/io.js';
 
-/** One entry of OBErrorResponse1.Errors (OBError1); Path is the JSON path or header/parameter name at fault. */
-export interface ObError {
-  ErrorCode: string;
-  Message: string;
-  Path?: string;
-}
 
 /** An answer decided by a check, sent by the handler: status, optional OBErrorResponse1 errors, extra headers. */
 export class Refusal {
@@ -21,26 +17,6 @@ export class Refusal {
     readonly errors: ObError[] = [],
     readonly headers: Record<string, string> = {},
   ) {}
-}
-
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  415: 'Unsupported Media Type',
-  501: 'Not Implemented',
-};
-
-function commonHeaders(res: ServerResponse, ctx: RequestContext, headers: Record<string, string>): void {
-  // FAPI R/W §6.2.1-11 (echo the interaction id); OBIE R/W "HTTP Headers": JSON in UTF-8 on every response.
-  res.setHeader('x-fapi-interaction-id', ctx.interactionId);
-  res.setHeader('Date', ctx.now().toUTCString());
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 }
 
 export function sendJsonBody(res: ServerResponse, ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -55,24 +31,10 @@ export function sendEmpty(res: ServerResponse, ctx: RequestContext, status: numb
   res.end();
 }
 
-/** OBErrorResponse1: Code ≤ 40, Id ≤ 40, Message ≤ 500, Errors ≥ 1 (OBError1 Message and Path ≤ 500). */
-export function errorBody(status: number, id: string, message: string, errors: ObError[]): Record<string, unknown> {
-  return {
-    Code: `${status} ${REASONS[status] ?? 'Error'}`.slice(0, 40),
-    Id: id.slice(0, 40),
-    Message: clip(message),
-    Errors: errors.map((error) => ({ ...error, Message: clip(error.Message), ...(error.Path === undefined ? {} : { Path: clip(error.Path) }) })),
-  };
-}
-
 /** Sends a refusal: with an OBErrorResponse1 body when it carries errors, else an empty body. */
 export function sendRefusal(res: ServerResponse, ctx: RequestContext, refusal: Refusal, id: string): void {
   if (refusal.errors.length === 0) sendEmpty(res, ctx, refusal.status, refusal.headers);
   else sendJsonBody(res, ctx, refusal.status, errorBody(refusal.status, id, refusal.message, refusal.errors), refusal.headers);
-}
-
-export function clip(text: string, max = 500): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** RFC 9110 §12.5.1: does the Accept header allow application/json (in UTF-8)? An absent header allows anything. */

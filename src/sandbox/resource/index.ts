@@ -8,10 +8,10 @@ import { BANK_FINANCIAL_ID, ConsentStateError, profileOf } from '../contracts.js
 import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
 import { createBank, startOfUtcDay } from '../data/bank.js';
 import type { Bank, BankAccount } from '../data/bank.js';
-import { readBody } from '../http/io.js';
+import { clip, readBody } from '../http/io.js';
 import { isoSeconds } from '../time.js';
 import { validateConsentRequest } from './consent-request.js';
-import { Refusal, acceptsJson, clip, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody, sendRefusal } from './http.js';
+import { Refusal, acceptsJson, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody, sendRefusal } from './http.js';
 import { PAGE_SIZE, availableRange, pageLinks, parseBookingFilter, selectTransactions } from './paging.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';
 import { AISP_BASE_PATH, matchRoute } from './routes.js';
