@@ -153,3 +153,37 @@ describe('one OBErrorResponse1 shape on the resource origin', () => {
     expect(schemaProblems('OBErrorResponse1', target.json())).toEqual([]);
   });
 });
+
+describe('consent expiry is one rule, the token endpoint included (injected clock)', () => {
+  it('a refresh token and an unused code mint nothing once the consent passed its ExpirationDateTime', async () => {
+    const client = tpp();
+    await client.register({ grant_types: ['authorization_code', 'client_credentials', 'refresh_token'] });
+    const createExpiring = async (): Promise<string> => {
+      const created = await client.fetch('POST', `${sandbox.urls.aisp_base_url}/account-access-consents`, {
+        headers: { authorization: `Bearer ${await client.clientCredentials()}`, 'content-type': 'application/json', accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+        body: JSON.stringify({ Data: { Permissions: ['ReadAccountsDetail', 'ReadBalances'], ExpirationDateTime: new Date(sandboxNow().getTime() + 60_000).toISOString() }, Risk: {} }),
+      });
+      expect(created.status).toBe(201);
+      return created.json<{ Data: { ConsentId: string } }>().Data.ConsentId;
+    };
+    const first = await client.authorize({ consentId: await createExpiring() });
+    const exchanged = await client.exchangeCode(first.params.get('code') ?? '', first.redirectUri);
+    expect(exchanged.status).toBe(200);
+    const refresh = exchanged.json<{ refresh_token?: string }>().refresh_token ?? '';
+    expect(refresh).not.toBe('');
+    // Before expiry the refresh token works.
+    expect((await client.token({ grant_type: 'refresh_token', refresh_token: refresh })).status).toBe(200);
+    const second = await client.authorize({ consentId: await createExpiring() });
+    const unusedCode = second.params.get('code') ?? '';
+    expect(unusedCode).not.toBe('');
+
+    clockOffset += 120_000;
+    const refreshed = await client.token({ grant_type: 'refresh_token', refresh_token: refresh });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(refreshed.json<{ error_description: string }>().error_description).toContain('expired');
+    const late = await client.exchangeCode(unusedCode, second.redirectUri);
+    expect(late.status).toBe(400);
+    expect(late.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('consent') });
+  });
+});

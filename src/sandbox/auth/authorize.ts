@@ -14,6 +14,7 @@ import { accountIdOf, DEFAULT_TEST_USER, findUser, holdingsOf } from '../data/us
 import { oauthErrorDescription, redirect, sendHtml } from '../http/io.js';
 import type { CodeRecord, InteractionRecord, Pkce, StoredClient } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
+import { usableConsent } from '../store/consents.js';
 import type { AuthDeps } from './deps.js';
 import { randomToken, seconds } from './deps.js';
 import { signIdToken } from './id-token.js';
@@ -204,10 +205,9 @@ async function validate(
   const consent = await deps.consents.get(intentId);
   // Another client's consent looks exactly like an unknown one: never reveal that it exists.
   if (!consent || consent.clientId !== client.clientId) return fail('invalid_request', `openbanking_intent_id ${intentId} is not a consent of this client`);
-  if (consent.Status !== 'AwaitingAuthorisation') fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
-  if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= deps.now().getTime()) {
-    fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime}`);
-  }
+  const use = usableConsent(consent, deps.now(), 'AwaitingAuthorisation');
+  if (!use.usable && use.reason === 'status') fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
+  if (!use.usable && use.reason === 'expired') fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime ?? ''}`);
 
   // RFC 7636: optional here (OB does not require PKCE), enforced at the token endpoint once asked for. Strict profiles
   // accept only S256 (FAPI 1 Advanced §5.2.2-18); permissive ones also "plain".
@@ -380,9 +380,9 @@ export async function completeAuthorisation(c: Completion, psuId: string, accoun
   const now = deps.now();
   // The consent may have passed its ExpirationDateTime while the PSU was on the pages (the request was checked when
   // it arrived): refuse like the authorization endpoint would, and leave the consent as it is.
-  const consent = await deps.consents.get(c.consentId);
-  if (consent?.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime()) {
-    return errorRedirect(c.redirectUri, c.responseType, 'invalid_request', `consent ${c.consentId} expired at ${consent.ExpirationDateTime}`, c.state);
+  const use = usableConsent(await deps.consents.get(c.consentId), now, 'AwaitingAuthorisation');
+  if (!use.usable && use.reason === 'expired') {
+    return errorRedirect(c.redirectUri, c.responseType, 'invalid_request', `consent ${c.consentId} expired at ${use.consent?.ExpirationDateTime ?? ''}`, c.state);
   }
   try {
     await deps.consents.authorise(c.consentId, psuId, accountIds, now);

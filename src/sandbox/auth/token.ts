@@ -10,6 +10,7 @@ import type { Profile, RequestContext } from '../contracts.js';
 import { mediaType, parseForm, readBody, sendJson, sendOAuthError, subjectCn } from '../http/io.js';
 import type { StoredClient, TokenRecord } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
+import { usableConsent } from '../store/consents.js';
 import type { AuthDeps } from './deps.js';
 import { randomToken } from './deps.js';
 import { signIdToken } from './id-token.js';
@@ -146,8 +147,8 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
     if (!sameText(derived, record.pkce.challenge)) throw new TokenError(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
   }
   deps.store.codes.set(codeHash, { ...record, used: true });
-  const consent = await deps.consents.get(record.consentId);
-  if (!consent || consent.Status !== 'Authorised') throw new TokenError(400, 'invalid_grant', `consent ${record.consentId} is no longer Authorised`);
+  const use = usableConsent(await deps.consents.get(record.consentId), now);
+  if (!use.usable) throw new TokenError(400, 'invalid_grant', use.reason === 'expired' ? `consent ${record.consentId} has expired` : `consent ${record.consentId} is no longer Authorised`);
 
   const base = { clientId: client.clientId, profile: client.profile, grant: 'authorization_code' as const, scopes: record.scopes, consentId: record.consentId, psuId: record.psuId, codeHash };
   const accessToken = issue(deps, { kind: 'access', ...base }, ctx, ACCESS_TOKEN_TTL_SECONDS);
@@ -172,8 +173,9 @@ async function refreshToken(client: StoredClient, params: Map<string, string>, c
   if (client.profile.startsWith('strict') && record.certificateThumbprint !== undefined && record.certificateThumbprint !== ctx.peerThumbprint) {
     throw new TokenError(400, 'invalid_grant', 'the refresh token was issued to another certificate');
   }
-  const consent = record.consentId === undefined ? undefined : await deps.consents.get(record.consentId);
-  if (!consent || consent.Status !== 'Authorised') throw new TokenError(400, 'invalid_grant', 'the consent behind this refresh token is no longer Authorised');
+  // A refresh token outlives nothing: once its consent is revoked or past ExpirationDateTime it mints no access token.
+  const use = usableConsent(record.consentId === undefined ? undefined : await deps.consents.get(record.consentId), now);
+  if (!use.usable) throw new TokenError(400, 'invalid_grant', use.reason === 'expired' ? 'the consent behind this refresh token has expired' : 'the consent behind this refresh token is no longer Authorised');
   const requested = params.get('scope');
   let scopes = record.scopes;
   if (requested !== undefined) {

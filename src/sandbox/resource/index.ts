@@ -9,6 +9,7 @@ import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps
 import { createBank, startOfUtcDay } from '../data/bank.js';
 import type { Bank, BankAccount } from '../data/bank.js';
 import { clip, readBody } from '../http/io.js';
+import { usableConsent } from '../store/consents.js';
 import { isoSeconds } from '../time.js';
 import { validateConsentRequest } from './consent-request.js';
 import { Refusal, acceptsJson, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody, sendRefusal } from './http.js';
@@ -196,10 +197,9 @@ async function read(deps: ResourceServerDeps, bank: Bank, call: Call, route: Exc
   const now = call.ctx.now();
   const consent = token.consentId === undefined ? undefined : await deps.consents.get(token.consentId);
   if (!consent || consent.clientId !== token.clientId) throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The token is not linked to a consent of this client');
-  if (consent.Status !== 'Authorised') throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', `The consent is ${consent.Status === 'Revoked' ? 'revoked' : consent.Status}`);
-  if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime()) {
-    throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The consent has expired');
-  }
+  const use = usableConsent(consent, now);
+  if (!use.usable && use.reason === 'status') throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', `The consent is ${consent.Status === 'Revoked' ? 'revoked' : consent.Status}`);
+  if (!use.usable) throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The consent has expired');
   const has = (permission: string): boolean => consent.Permissions.includes(permission);
   const need = (...permissions: string[]): void => {
     if (!permissions.some(has)) throw forbidden('UK.OBIE.Resource.ConsentMismatch', `The consent does not grant ${permissions.join(' or ')}`);

@@ -39,3 +39,19 @@ export function openConsentStore(dataDir: string): ConsentStore {
     },
   };
 }
+
+/** Why a consent cannot serve a step, or that it can: the one rule every side applies (authorization endpoint, consent
+ *  pages, token endpoint, resource reads). */
+export type ConsentUse = { usable: true; consent: ConsentRecord } | { usable: false; reason: 'missing' | 'status' | 'expired'; consent: ConsentRecord | undefined };
+
+/**
+ * A consent is usable at `now` for a step that needs it in `status` (default Authorised) when it exists, is in that
+ * status and has not passed its ExpirationDateTime (AIS v3.1 "Consent Elements": the consent ends at that time,
+ * whatever tokens the TPP still holds).
+ */
+export function usableConsent(consent: ConsentRecord | undefined, now: Date, status: ConsentStatus = 'Authorised'): ConsentUse {
+  if (!consent) return { usable: false, reason: 'missing', consent };
+  if (consent.Status !== status) return { usable: false, reason: 'status', consent };
+  if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime()) return { usable: false, reason: 'expired', consent };
+  return { usable: true, consent };
+}
