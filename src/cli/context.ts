@@ -12,7 +12,6 @@ export interface CommandState {
 /** Global and per-command flags that override config keys (kebab-case flag → dotted key). */
 export const FLAG_TO_CONFIG: Record<string, string> = {
   'state-dir': 'stateDir',
-  target: 'target',
   profile: 'sandbox.profile',
   seed: 'sandbox.seed',
   'resource-port': 'sandbox.resourcePort',
@@ -25,25 +24,12 @@ export const FLAG_TO_CONFIG: Record<string, string> = {
   'out-reports': 'output.reports',
 };
 
-export function flagsToLayer(argv: Record<string, unknown>): Record<string, unknown> {
-  const layer: Record<string, unknown> = {};
-  for (const [flag, key] of Object.entries(FLAG_TO_CONFIG)) {
-    const value = argv[flag];
-    if (value === undefined) continue;
-    const path = key.split('.');
-    let node = layer;
-    path.slice(0, -1).forEach((segment) => {
-      node[segment] ??= {};
-      node = node[segment] as Record<string, unknown>;
-    });
-    node[path[path.length - 1] as string] = value;
-  }
-  return layer;
-}
 
 /** `checkFiles: false` for doctor, which reports a missing identity file as a failed check instead. */
 export async function loadCommandConfig(state: CommandState, argv: Record<string, unknown>, options: { checkFiles?: boolean } = {}): Promise<ObflowConfig> {
-  const { loadConfig } = await import('../config/load.js');
+  const { loadConfig, setPath } = await import('../config/load.js');
   const configFile = typeof argv.config === 'string' ? argv.config : undefined;
-  return loadConfig({ cwd: state.io.cwd, env: state.io.env, configFile, flags: flagsToLayer(argv), checkFiles: options.checkFiles !== false }).config;
+  const flags: Record<string, unknown> = {};
+  for (const [flag, key] of Object.entries(FLAG_TO_CONFIG)) if (argv[flag] !== undefined) setPath(flags, key.split('.'), argv[flag]);
+  return loadConfig({ cwd: state.io.cwd, env: state.io.env, configFile, flags, checkFiles: options.checkFiles !== false }).config;
 }

@@ -258,7 +258,7 @@ function getPath(object: Layer, path: readonly string[]): unknown {
   return node;
 }
 
-function setPath(object: Layer, path: readonly string[], value: unknown): void {
+export function setPath(object: Layer, path: readonly string[], value: unknown): void {
   let node = object;
   path.forEach((key, index) => {
     if (index === path.length - 1) {

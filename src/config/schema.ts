@@ -3,9 +3,9 @@
 
 import { z } from 'zod';
 
-/** The emulator's client profiles, named as on the wire (each is its own issuer). */
-export const SANDBOX_PROFILES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
-export type SandboxProfile = (typeof SANDBOX_PROFILES)[number];
+import { SANDBOX_PROFILES } from './profiles.js';
+
+export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 
 const path = (description: string) => z.string().min(1).describe(description);
 /** A bank address: mutual TLS needs https. */

@@ -43,10 +43,6 @@ const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
   unsupported: unsupportedStep,
 };
 
-export function isStepName(value: string): value is StepName {
-  return (STEP_NAMES as readonly string[]).includes(value);
-}
-
 /** Pure: every step of the flow, in order. */
 export function buildFlow(context: StepContext): StepSpec[] {
   return STEP_NAMES.map((name) => {

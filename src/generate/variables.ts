@@ -72,6 +72,3 @@ export const VARIABLE_KEYS: ReadonlySet<string> = new Set(ENVIRONMENT_VARIABLES.
 
 export const SECRET_VARIABLE_KEYS: ReadonlySet<string> = new Set(ENVIRONMENT_VARIABLES.filter((v) => v.secret).map((v) => v.key));
 
-export function variableSpec(key: string): VariableSpec | undefined {
-  return ENVIRONMENT_VARIABLES.find((v) => v.key === key);
-}

@@ -119,6 +119,8 @@ export async function environmentStage(session: Session, registration: StoredReg
     overrides: {
       // Production calls {base_url}; the helper file describes the sandbox resource server.
       ...(session.target.profile === 'production' ? { rs: session.target.resourceBaseUrl } : {}),
+      // bank.token_url, when the config names one, over discovery's token_endpoint.
+      tokenEndpoint: session.target.tokenUrl,
       ...flowInputs(session),
     },
   });

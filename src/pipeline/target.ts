@@ -27,6 +27,8 @@ export interface Target {
   discoveryUrl: string;
   registrationEndpoint: string;
   environmentHelperUrl: string;
+  /** A token endpoint the config names ({token_url}); else the one discovery publishes. */
+  tokenUrl?: string;
   /** The resource server origin the AIS calls go to (overrides the helper file's `rs` for production). */
   resourceBaseUrl: string;
   /** PEM texts that verify the bank's server certificates; empty → the system roots. */
@@ -148,7 +150,14 @@ export async function readSandboxAddresses(stateDir: string): Promise<SandboxAdd
       hint: 'That sandbox has stopped: start `obflow sandbox` again in another terminal (same --state-dir), or run `obflow demo`.',
     });
   }
-  return file.addresses;
+  const { addresses } = file;
+  const urls = Object.values(addresses.profiles ?? {});
+  if (typeof addresses.sandbox_base_url !== 'string' || urls.length === 0 || urls.some((profile) => typeof profile?.auth_url !== 'string')) {
+    throw new ObflowError('ERR_FILE_UNREADABLE', `${path} does not name the sandbox's addresses`, {
+      hint: 'Restart `obflow sandbox`: it rewrites the file.',
+    });
+  }
+  return addresses;
 }
 
 /** The sandbox's public test users (README) and their passwords: the PSU is one of them in every flow (login_hint
@@ -235,6 +244,7 @@ export async function bankTarget(config: ObflowConfig): Promise<Target> {
     profile: bank.environment,
     authUrl,
     discoveryUrl: `${authUrl}/.well-known/openid-configuration`,
+    ...(bank.token_url === undefined ? {} : { tokenUrl: bank.token_url }),
     registrationEndpoint: registrationEndpointOf(base),
     environmentHelperUrl: environmentHelperUrl(base, bank.environment_helper_path),
     resourceBaseUrl: base,

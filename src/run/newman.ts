@@ -137,12 +137,6 @@ function loadNewman(): Promise<NewmanRun> {
   return newmanRun;
 }
 
-/** Starts importing newman now (e.g. while registering), so the first run does not wait for it. Never rejects. */
-export function preloadNewman(): void {
-  loadNewman().catch(() => {
-    newmanRun = undefined; // runSteps will import again and report the failure there
-  });
-}
 
 function toSet(keys: RunStepsInput['secretKeys']): Set<string> {
   return new Set(keys === undefined ? [] : [...keys]);

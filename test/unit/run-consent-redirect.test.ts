@@ -54,6 +54,13 @@ describe('manualConsentStep', () => {
     expect(shown).toEqual(['https://bank.example/authorize?psu']);
   });
 
+  it('a hand-edited redirectUrl that is not a URL: a coded error naming what to redo', async () => {
+    const broken = { ...environment, values: environment.values.map((entry) => (entry.key === 'redirectUrl' ? { ...entry, value: 'callback' } : entry)) };
+    const step = manualConsentStep({ ask: async () => `${REDIRECT}#code=c&state=s1` });
+    if (!('local' in step)) throw new TypeError('a local step');
+    await expect(step.local(broken)).rejects.toMatchObject({ code: 'ERR_FILE_UNREADABLE' });
+  });
+
   it('no answer is a usage error', async () => {
     const step = manualConsentStep({ ask: async () => undefined });
     if (!('local' in step)) throw new TypeError('a local step');

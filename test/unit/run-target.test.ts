@@ -147,3 +147,24 @@ describe('sandbox addresses file: owned by a live pid', () => {
     expect(await readSandboxAddresses(stateDir)).toEqual(addresses);
   });
 });
+
+describe('target details', () => {
+  it('a live sandbox whose addresses file lost its profiles: a coded error, not a TypeError later', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-shape-'));
+    await writeSandboxAddresses(stateDir, { ...addresses, profiles: {} });
+    await expect(readSandboxAddresses(stateDir)).rejects.toMatchObject({ code: 'ERR_FILE_UNREADABLE' });
+  });
+
+  it('a bank target builds its registration and helper URLs with the shared builders and keeps bank.token_url', async () => {
+    const config = configSchema.parse({
+      target: 'bank',
+      bank: { auth_url: 'https://auth.bank.example/', sandbox_base_url: 'https://api.bank.example/sandbox/', token_url: 'https://mtls.bank.example:4201/token', environment_helper_path: '/helper/v1.0/postman/environment?x=1' },
+      identity: { softwareStatement: 's.jwt', transport: { cert: 'c.pem', key: 'k.pem' }, signing: { key: 'k.pem', kid: 'k' }, directoryRoots: ['r.pem'], directoryIssuing: ['i.pem'], directoryJwks: 'j.json' },
+    });
+    const target = await bankTarget(config);
+    expect(target.registrationEndpoint).toBe('https://api.bank.example/sandbox/dynamic-client-registration/v3.2/register');
+    expect(target.environmentHelperUrl).toBe('https://api.bank.example/sandbox/helper/v1.0/postman/environment');
+    expect(target.tokenUrl).toBe('https://mtls.bank.example:4201/token');
+    expect(target.discoveryUrl).toBe('https://auth.bank.example/.well-known/openid-configuration');
+  });
+});

@@ -5,6 +5,7 @@ import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { loadCommandConfig } from '../context.js';
+import { SANDBOX_PROFILES } from '../../config/profiles.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
   command: 'demo',
@@ -13,7 +14,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     yargs
       .option('profile', {
         type: 'string',
-        choices: ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'],
+        choices: SANDBOX_PROFILES,
         describe: 'Sandbox client profile (interactive ones consent in Chromium)',
       })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type' })

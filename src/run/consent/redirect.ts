@@ -2,7 +2,7 @@
 // `code id_token`, in the fragment), `state` unchanged, or an `error`. Shared by the browser and manual consent drivers.
 
 import { ObflowError } from '../../errors.js';
-import type { PostmanEnvironment } from '../../environment/merge.js';
+import { environmentValue, type PostmanEnvironment } from '../../environment/merge.js';
 
 export interface ConsentRedirect {
   code: string;
@@ -20,13 +20,18 @@ export function redirectParameters(url: string): URLSearchParams {
 
 /** What a consent driver needs from the environment the psu-consent step wrote. */
 export function consentInputs(environment: PostmanEnvironment, driver: string): { consentUrl: string; redirectUri: string; state: string } {
-  const get = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
+  const get = (key: string): string => environmentValue(environment, key) ?? '';
   // The PSU's own URL (fresh request-object jti); consent_url was already presented by the psu-consent request.
   const consentUrl = get('psu_consent_url') || get('consent_url');
   const redirectUri = get('redirectUrl');
   if (consentUrl === '' || redirectUri === '') {
     throw new ObflowError('ERR_USAGE', `${driver} consent needs consent_url and redirectUrl in the environment`, {
       hint: 'Run the psu-consent step first (`obflow run all` does).',
+    });
+  }
+  if (!URL.canParse(redirectUri) || !URL.canParse(consentUrl)) {
+    throw new ObflowError('ERR_FILE_UNREADABLE', 'the environment\'s redirectUrl or consent URL is not a URL', {
+      hint: 'Run `obflow environment` again (and the psu-consent step) to rewrite them.',
     });
   }
   return { consentUrl, redirectUri, state: get('state') };
