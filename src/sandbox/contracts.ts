@@ -4,6 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate } from 'node:tls';
 
+import type { Bank } from './data/bank.js';
+
 /** The four client profiles of the sandbox (bank-interface.md §1): each has its own issuer / {auth_url}. */
 export const PROFILE_NAMES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -181,8 +183,8 @@ export interface ResourceServerDeps {
   consents: ConsentStore;
   tokens: TokenVerifier;
   clients: ClientDirectory;
-  /** Seed of the generated bank data; same seed → same accounts, balances, transactions. */
-  seed: string;
+  /** The generated bank (accounts, balances, transactions), created once by startSandbox and shared with auth/. */
+  bank: Bank;
   now(): Date;
   /** Fresh ids (ConsentId, interaction ids). */
   newId(): string;

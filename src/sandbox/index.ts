@@ -13,6 +13,7 @@ import type { AuthDeps } from './auth/deps.js';
 import { loadSigningKey } from './auth/keys.js';
 import type { ProfileName, RequestContext, SandboxHandle, SandboxHandler, SandboxOptions, SandboxUrls } from './contracts.js';
 import { PROFILE_NAMES } from './contracts.js';
+import { createBank, startOfUtcDay } from './data/bank.js';
 import { BodyTooLargeError, buildContext, sendObieError, sendOAuthError } from './http/io.js';
 import { createRequestLogger } from './http/log.js';
 import type { RequestLogger } from './http/log.js';
@@ -65,8 +66,11 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const store = new AuthStore(options.dataDir, now);
   store.prune();
   const consents = openConsentStore(options.dataDir);
-  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryJwks: options.directoryJwks, seed, now, newId };
-  const resource = createResourceHandler({ consents, tokens: store, clients: store, seed, now, newId });
+  // One bank for both sides: the consent page offers exactly the accounts the resource server serves. The generated
+  // history ends at the start of the day the sandbox started, so a day's runs see the same data.
+  const bank = createBank(seed, startOfUtcDay(now()));
+  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryJwks: options.directoryJwks, bank, now, newId };
+  const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
 
   handlers.resource = (req, res) =>

@@ -349,7 +349,7 @@ export class SandboxTpp {
    */
   async authorizeInteractive(
     options: AuthorizeOptions,
-    psu: { username: string; password: string; accounts?: number[]; cancel?: boolean; /** Runs after the consent page loads, before Confirm/Cancel. */ beforeConfirm?: () => void | Promise<void> },
+    psu: { username: string; password: string; accounts?: number[]; cancel?: boolean; /** Runs after the consent page loads (given its HTML), before Confirm/Cancel. */ beforeConfirm?: (consentPage: string) => void | Promise<void> },
   ): Promise<AuthorizeResult> {
     const built = await this.authorizeUrl(options);
     const start = await this.fetch('GET', built.url);
@@ -375,7 +375,7 @@ export class SandboxTpp {
     const offered = [...consentPage.text.matchAll(/name="account" value="([^"]+)"/g)].map((m) => decodeHtml(m[1] ?? ''));
     const body = new URLSearchParams({ action: psu.cancel ? 'cancel' : 'confirm' });
     for (const [index, accountId] of offered.entries()) if (psu.accounts === undefined || psu.accounts.includes(index)) body.append('account', accountId);
-    await psu.beforeConfirm?.();
+    await psu.beforeConfirm?.(consentPage.text);
     return result(await this.fetch('POST', decodeHtml(confirmAction), { headers: form, body: body.toString() }));
   }
 

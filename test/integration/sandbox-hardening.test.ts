@@ -4,12 +4,14 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { accountIdOf, HOLDINGS } from '../../src/sandbox/data/users.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import { schemaProblems } from '../helpers/obie-schemas.js';
 import type { TestIdentity } from '../helpers/identity.js';
 import { BANK_FINANCIAL_ID, mtlsAgent, rawTarget, SandboxTpp, startTestSandbox, wire } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
+const SEED = 'hardening';
 let identity: TestIdentity;
 let sandbox: TestSandbox;
 /** Added to the real clock by the sandbox's `now` (moved forward only by the expiry tests). */
@@ -29,7 +31,7 @@ const logSince = (from: number): string => sandbox.log.slice(from).join('\n');
 
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox({ verbose: true, now: sandboxNow });
+  sandbox = await startTestSandbox({ verbose: true, now: sandboxNow, seed: SEED });
 });
 
 afterAll(async () => {
@@ -151,6 +153,33 @@ describe('one OBErrorResponse1 shape on the resource origin', () => {
     const target = await rawTarget(identity, sandbox.urls.sandbox_base_url, 'GET', '//');
     expect(target.json()).toMatchObject({ Code: '400 Bad Request' });
     expect(schemaProblems('OBErrorResponse1', target.json())).toEqual([]);
+  });
+});
+
+describe('the consent page and the resource server share one bank', () => {
+  it('labels each account with its nickname, kind and the last four digits of the account number the AIS API reports', async () => {
+    const client = tpp('strict-interactive');
+    await client.register();
+    const consentId = await client.createConsent();
+    let html = '';
+    const authorised = await client.authorizeInteractive({ consentId }, { username: 'sam', password: 'sam-sandbox-2', beforeConfirm: (page) => { html = page; } });
+    const code = authorised.params.get('code') ?? '';
+    expect(code).not.toBe('');
+    const labels = new Map([...html.matchAll(/value="([^"]+)"> ([^<]+)<\/label>/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    const sams = HOLDINGS.filter((holding) => holding.holders.includes('psu-sam'));
+    expect([...labels.keys()].sort()).toEqual(sams.map((holding) => accountIdOf(SEED, holding.key)).sort());
+
+    const exchanged = await client.exchangeCode(code, authorised.redirectUri);
+    const accounts = await client.fetch('GET', `${sandbox.urls.aisp_base_url}/accounts`, {
+      headers: { authorization: `Bearer ${exchanged.json<{ access_token: string }>().access_token}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+    });
+    const served = accounts.json<{ Data: { Account: { AccountId: string; Nickname: string; Account: { Identification: string }[] }[] } }>().Data.Account;
+    expect(served).toHaveLength(sams.length);
+    for (const account of served) {
+      const holding = sams.find((h) => accountIdOf(SEED, h.key) === account.AccountId);
+      expect(holding?.nickname).toBe(account.Nickname);
+      expect(labels.get(account.AccountId)).toBe(`${account.Nickname} (${holding?.kind ?? ''}) ending ${account.Account[0]?.Identification.slice(-4) ?? ''}`);
+    }
   });
 });
 

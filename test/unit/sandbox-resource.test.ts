@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
 import type { AccessTokenInfo, RequestContext, ResourceServerDeps, SandboxClient } from '../../src/sandbox/contracts.js';
-import { createBank } from '../../src/sandbox/data/bank.js';
+import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { accountIdOf } from '../../src/sandbox/data/users.js';
 import { validateConsentRequest } from '../../src/sandbox/resource/consent-request.js';
 import { acceptsJson, isJsonContentType, requestOrigin } from '../../src/sandbox/resource/http.js';
@@ -68,7 +68,7 @@ const deps: ResourceServerDeps = {
   consents,
   tokens: { verify: async (token) => tokens.get(token) },
   clients: { get: async (clientId) => (clientId.startsWith('client-') ? client(clientId) : undefined) },
-  seed: SEED,
+  bank: createBank(SEED, startOfUtcDay(NOW)),
   now: () => NOW,
   newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
 };

@@ -10,7 +10,7 @@ import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ConsentRecord, Profile } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
-import { accountIdOf, DEFAULT_TEST_USER, findUser, holdingsOf } from '../data/users.js';
+import { DEFAULT_TEST_USER, findUser } from '../data/users.js';
 import { oauthErrorDescription, redirect, sendHtml } from '../http/io.js';
 import type { CodeRecord, InteractionRecord, Pkce, StoredClient } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
@@ -339,7 +339,7 @@ async function answerHeadless(res: ServerResponse, request: AuthorizationRequest
     redirect(res, errorRedirect(request.redirectUri, request.responseType, 'login_required', `login_hint ${request.loginHint ?? ''} names no test user (alex, sam, jo)`, request.state));
     return;
   }
-  const accountIds = holdingsOf(user.psuId).map((holding) => accountIdOf(deps.seed, holding.key));
+  const accountIds = deps.bank.accountsOf(user.psuId).map((account) => account.accountId);
   const location = await completeAuthorisation(
     {
       issuer,

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { ConsentStore, ProfileName, SandboxUrls } from '../contracts.js';
 import { PROFILE_NAMES } from '../contracts.js';
+import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { SigningKey } from './keys.js';
 
@@ -16,7 +17,8 @@ export interface AuthDeps {
   signingKey(): Promise<SigningKey>;
   urls: SandboxUrls;
   directoryJwks: { keys: Record<string, unknown>[] };
-  seed: string;
+  /** The generated bank, the same object the resource side reads: which accounts a PSU holds, and their names. */
+  bank: Bank;
   now(): Date;
   newId(): string;
 }

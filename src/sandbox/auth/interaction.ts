@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { Profile } from '../contracts.js';
-import { accountIdOf, findUser, holdingsOf, TEST_USERS } from '../data/users.js';
+import { findUser, TEST_USERS } from '../data/users.js';
 import { mediaType, parseForm, readBody, redirect, sendHtml } from '../http/io.js';
 import type { InteractionRecord } from '../store/auth-store.js';
 import type { Completion } from './authorize.js';
@@ -105,11 +105,13 @@ async function renderConsent(interaction: InteractionRecord, base: string, clien
   });
 }
 
+/** The PSU's accounts as the consent page offers them: the nickname they gave it (OBAccount Nickname), the kind of
+ *  account, and the last four digits of its account number, as a bank's own pages name accounts. */
 function accountsOf(psuId: string, deps: AuthDeps): ConsentAccount[] {
-  return holdingsOf(psuId).map((holding) => {
-    const accountId = accountIdOf(deps.seed, holding.key);
-    return { accountId, label: `${holding.kind} ending ${accountId.slice(-4)}` };
-  });
+  return deps.bank.accountsOf(psuId).map((account) => ({
+    accountId: account.accountId,
+    label: `${account.nickname} (${account.kind}) ending ${account.accountNumber.slice(-4)}`,
+  }));
 }
 
 function cookieOf(req: IncomingMessage, name: string): string | undefined {

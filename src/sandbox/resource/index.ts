@@ -6,7 +6,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { BANK_FINANCIAL_ID, ConsentStateError, profileOf } from '../contracts.js';
 import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
-import { createBank, startOfUtcDay } from '../data/bank.js';
 import type { Bank, BankAccount } from '../data/bank.js';
 import { clip, readBody } from '../http/io.js';
 import { usableConsent } from '../store/consents.js';
@@ -31,8 +30,7 @@ interface Call {
 
 /** Answers every request on the resource origin that startSandbox does not route elsewhere. */
 export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler {
-  // The generated history ends at the start of the day the sandbox started, so a day's runs see the same data.
-  const bank = createBank(deps.seed, startOfUtcDay(deps.now()));
+  const bank = deps.bank;
   const errorId = (): string => deps.newId();
 
   return async (req, res, ctx) => {
