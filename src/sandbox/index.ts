@@ -9,6 +9,7 @@ import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTRATION_PATH } from './auth/index.js';
+import { directoryKeySet } from './auth/deps.js';
 import type { AuthDeps } from './auth/deps.js';
 import { loadSigningKey } from './auth/keys.js';
 import type { ProfileName, RequestContext, SandboxHandle, SandboxHandler, SandboxOptions, SandboxUrls } from './contracts.js';
@@ -69,7 +70,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   // One bank for both sides: the consent page offers exactly the accounts the resource server serves. The generated
   // history ends at the start of the day the sandbox started, so a day's runs see the same data.
   const bank = createBank(seed, startOfUtcDay(now()));
-  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryJwks: options.directoryJwks, bank, now, newId };
+  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId };
   const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
 

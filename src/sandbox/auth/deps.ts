@@ -3,11 +3,22 @@
 
 import { randomBytes } from 'node:crypto';
 
+import { createLocalJWKSet } from 'jose';
+import type { JSONWebKeySet } from 'jose';
+
 import type { ConsentStore, ProfileName, SandboxUrls } from '../contracts.js';
 import { PROFILE_NAMES } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { SigningKey } from './keys.js';
+
+/** A key-set resolver over the directory's JWKS, as jose's jwtVerify takes it. */
+export type DirectoryKeys = ReturnType<typeof createLocalJWKSet>;
+
+/** Builds the directory's key set once per sandbox (createLocalJWKSet imports keys lazily and caches them). */
+export function directoryKeySet(jwks: { keys: Record<string, unknown>[] }): DirectoryKeys {
+  return createLocalJWKSet(jwks as JSONWebKeySet);
+}
 
 export interface AuthDeps {
   store: AuthStore;
@@ -16,7 +27,8 @@ export interface AuthDeps {
    *  start-up), so the first requests need not wait for it. */
   signingKey(): Promise<SigningKey>;
   urls: SandboxUrls;
-  directoryJwks: { keys: Record<string, unknown>[] };
+  /** The trust directory's keys (verify software statements), built once by startSandbox from SandboxOptions.directoryJwks. */
+  directoryKeys: DirectoryKeys;
   /** The generated bank, the same object the resource side reads: which accounts a PSU holds, and their names. */
   bank: Bank;
   now(): Date;

@@ -188,7 +188,7 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
 async function verifyStatement(ssa: string, deps: AuthDeps): Promise<StatementClaims> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(ssa, createLocalJWKSet(deps.directoryJwks as JSONWebKeySet), {
+    ({ payload } = await jwtVerify(ssa, deps.directoryKeys, {
       algorithms: ['PS256', 'RS256'],
       currentDate: deps.now(),
       clockTolerance: REGISTRATION_CLOCK_TOLERANCE,
