@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
-import { accountIdOf, findUser, holdingsOf } from '../../src/sandbox/data/users.js';
+import { accountIdOf, holdingsOf, userByUsername } from '../../src/sandbox/data/users.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import type { TestIdentity } from '../helpers/identity.js';
 import { BANK_FINANCIAL_ID, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
@@ -65,7 +65,7 @@ async function consentStatus(tpp: SandboxTpp, consentId: string): Promise<{ Stat
 /** Authorise the way the profile works: one GET (headless) or the pages as alex (interactive). */
 function authorise(tpp: SandboxTpp, options: AuthorizeOptions): Promise<AuthorizeResult> {
   if (tpp.profile.endsWith('headless')) return tpp.authorize(options);
-  const alex = findUser('alex');
+  const alex = userByUsername('alex');
   return tpp.authorizeInteractive(options, { username: alex?.username ?? '', password: alex?.password ?? '' });
 }
 
@@ -185,7 +185,7 @@ describe('interactive pages over the wire', () => {
   it('Cancel redirects with access_denied and state, and the consent becomes Rejected', async () => {
     const tpp = tppOf('strict-interactive');
     const consentId = await tpp.createConsent();
-    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: findUser('sam')?.password ?? '', cancel: true });
+    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: userByUsername('sam')?.password ?? '', cancel: true });
     expect(result.status).toBe(303);
     expect(result.params.get('error')).toBe('access_denied');
     expect(result.params.get('state')).toBe(result.state);
@@ -203,7 +203,7 @@ describe('interactive pages over the wire', () => {
   it('Confirm with two of three accounts authorises exactly those', async () => {
     const tpp = tppOf('permissive-interactive');
     const consentId = await tpp.createConsent();
-    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: findUser('sam')?.password ?? '', accounts: [0, 2] });
+    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: userByUsername('sam')?.password ?? '', accounts: [0, 2] });
     const sam = holdingsOf('psu-sam').map((h) => accountIdOf(SEED, h.key));
     expect(sam).toHaveLength(3);
     expect((await consentStatus(tpp, consentId)).Status).toBe('Authorised');

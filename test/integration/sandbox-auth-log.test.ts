@@ -7,7 +7,7 @@ import { connect } from 'node:tls';
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { findUser } from '../../src/sandbox/data/users.js';
+import { userByUsername } from '../../src/sandbox/data/users.js';
 import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
@@ -72,7 +72,7 @@ describe('verbose request log', () => {
     expect(exchanged.status).toBe(200);
 
     await interactive.register();
-    const jo = findUser('jo');
+    const jo = userByUsername('jo');
     const password = jo?.password ?? '';
     const consented = await interactive.authorizeInteractive({ consentId: await interactive.createConsent(), responseType: 'code' }, { username: 'jo', password });
     expect(consented.status).toBe(303);

@@ -8,7 +8,7 @@ import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { findUser } from '../../src/sandbox/data/users.js';
+import { userByUsername } from '../../src/sandbox/data/users.js';
 import { redirectParams, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
@@ -65,7 +65,7 @@ describe('interactive consent in Chromium', () => {
     const { done } = await openAndCatchCallback(page, url, redirectUri ?? '');
 
     await page.getByRole('heading', { name: 'Log in to the sandbox bank' }).waitFor();
-    const sam = findUser('sam');
+    const sam = userByUsername('sam');
     await page.getByLabel('Username').fill(sam?.username ?? '');
     await page.getByLabel('Password').fill(sam?.password ?? '');
     await page.getByRole('button', { name: 'Log in' }).click();
@@ -100,7 +100,7 @@ describe('interactive consent in Chromium', () => {
     const page = await context.newPage();
     const { done } = await openAndCatchCallback(page, url, redirectUri ?? '');
 
-    const alex = findUser('alex');
+    const alex = userByUsername('alex');
     await page.getByLabel('Username').fill(alex?.username ?? '');
     await page.getByLabel('Password').fill(alex?.password ?? '');
     await page.getByRole('button', { name: 'Log in' }).click();

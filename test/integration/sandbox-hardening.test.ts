@@ -183,6 +183,20 @@ describe('the consent page and the resource server share one bank', () => {
   });
 });
 
+describe('login_hint names a username, not a PSU id', () => {
+  it('headless: login_hint=sam authorises as Sam; login_hint=psu-alex is refused with login_required', async () => {
+    const client = tpp('strict-headless');
+    await client.register();
+    const bySam = await client.authorize({ consentId: await client.createConsent(), loginHint: 'sam' });
+    expect(bySam.params.get('code')).toBeTruthy();
+    const byPsuId = await client.authorize({ consentId: await client.createConsent(), loginHint: 'psu-alex' });
+    expect(byPsuId.status).toBe(303);
+    expect(byPsuId.params.get('code')).toBeNull();
+    expect(byPsuId.params.get('error')).toBe('login_required');
+    expect(byPsuId.params.get('state')).toBe(byPsuId.state);
+  });
+});
+
 describe('consent expiry is one rule, the token endpoint included (injected clock)', () => {
   it('a refresh token and an unused code mint nothing once the consent passed its ExpirationDateTime', async () => {
     const client = tpp();

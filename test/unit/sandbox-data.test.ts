@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createBank, formatAmount, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { randomStream } from '../../src/sandbox/data/random.js';
-import { accountIdOf, DEFAULT_TEST_USER, findUser, HOLDINGS, holdingsOf, TEST_USERS } from '../../src/sandbox/data/users.js';
+import { accountIdOf, DEFAULT_TEST_USER, HOLDINGS, holdingsOf, TEST_USERS, userByPsuId, userByUsername } from '../../src/sandbox/data/users.js';
 
 const AS_OF = new Date('2026-03-15T00:00:00Z');
 
@@ -24,7 +24,11 @@ describe('random streams', () => {
 describe('users and holdings', () => {
   it('keeps the login-page exports: three users, the default one, holdings by user', () => {
     expect(TEST_USERS.map((user) => user.username)).toEqual(['alex', 'sam', 'jo']);
-    expect(findUser(DEFAULT_TEST_USER)?.psuId).toBe('psu-alex');
+    expect(userByUsername(DEFAULT_TEST_USER)?.psuId).toBe('psu-alex');
+    // Usernames and PSU ids are separate lookups: a login form or login_hint never accepts a psuId.
+    expect(userByUsername('psu-alex')).toBeUndefined();
+    expect(userByPsuId('psu-alex')?.username).toBe('alex');
+    expect(userByPsuId('alex')).toBeUndefined();
     expect(holdingsOf('psu-sam')).toHaveLength(3);
     expect(accountIdOf('s', 'alex/personal')).toMatch(/^7\d{21}$/);
   });

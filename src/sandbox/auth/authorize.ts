@@ -10,7 +10,7 @@ import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ConsentRecord, Profile } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
-import { DEFAULT_TEST_USER, findUser } from '../data/users.js';
+import { DEFAULT_TEST_USER, userByUsername } from '../data/users.js';
 import { oauthErrorDescription, redirect, sendHtml } from '../http/io.js';
 import type { CodeRecord, InteractionRecord, Pkce, StoredClient } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
@@ -334,7 +334,7 @@ function withParams(redirectUri: string, mode: 'query' | 'fragment', params: URL
 
 /** Headless profiles: the default test user (or login_hint's) authorises every account they hold, at once. */
 async function answerHeadless(res: ServerResponse, request: AuthorizationRequest, issuer: string, deps: AuthDeps): Promise<void> {
-  const user = findUser(request.loginHint ?? DEFAULT_TEST_USER);
+  const user = userByUsername(request.loginHint ?? DEFAULT_TEST_USER);
   if (!user) {
     redirect(res, errorRedirect(request.redirectUri, request.responseType, 'login_required', `login_hint ${request.loginHint ?? ''} names no test user (alex, sam, jo)`, request.state));
     return;
@@ -344,7 +344,6 @@ async function answerHeadless(res: ServerResponse, request: AuthorizationRequest
     {
       issuer,
       clientId: request.client.clientId,
-      profile: request.client.profile,
       redirectUri: request.redirectUri,
       redirectUriInRequest: request.redirectUriInRequest,
       responseType: request.responseType,
@@ -364,7 +363,6 @@ async function answerHeadless(res: ServerResponse, request: AuthorizationRequest
 export interface Completion {
   issuer: string;
   clientId: string;
-  profile: StoredClient['profile'];
   redirectUri: string;
   redirectUriInRequest: boolean;
   responseType: 'code' | 'code id_token';
@@ -395,11 +393,9 @@ export async function completeAuthorisation(c: Completion, psuId: string, accoun
   const code = randomToken(32);
   const record: CodeRecord = {
     clientId: c.clientId,
-    profile: c.profile,
     redirectUri: c.redirectUri,
     redirectUriInRequest: c.redirectUriInRequest,
     consentId: c.consentId,
-    psuId,
     scopes: c.scopes,
     authTime: seconds(now),
     expiresAt: new Date(now.getTime() + CODE_TTL_SECONDS * 1000).toISOString(),

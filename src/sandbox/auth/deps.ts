@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet } from 'jose';
 import type { JSONWebKeySet } from 'jose';
 
-import type { ConsentStore, ProfileName, SandboxUrls } from '../contracts.js';
-import { PROFILE_NAMES } from '../contracts.js';
+import type { ConsentStore, SandboxUrls } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { SigningKey } from './keys.js';
@@ -38,10 +37,6 @@ export interface AuthDeps {
 /** Unguessable bearer values (client secrets, codes, tokens): never from the injectable id source. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
-}
-
-export function profileOfIssuer(urls: SandboxUrls, issuer: string): ProfileName | undefined {
-  return PROFILE_NAMES.find((name) => urls.profiles[name].auth_url === issuer);
 }
 
 export function seconds(date: Date): number {

@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { Profile } from '../contracts.js';
-import { findUser, TEST_USERS } from '../data/users.js';
+import { TEST_USERS, userByPsuId, userByUsername } from '../data/users.js';
 import { mediaType, parseForm, readBody, redirect, sendHtml } from '../http/io.js';
 import type { InteractionRecord } from '../store/auth-store.js';
 import type { Completion } from './authorize.js';
@@ -49,7 +49,7 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
 
   if (step === 'login') {
     const username = (form.get('username') ?? '').trim();
-    const user = findUser(username);
+    const user = userByUsername(username);
     if (!user || user.username !== username || !sameText(user.password, form.get('password') ?? '')) {
       sendHtml(res, 401, loginPage({ action: `${base}/login`, clientName, username, error: 'That username and password do not match a test user.' }));
       return;
@@ -66,7 +66,6 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
   const completion: Completion = {
     issuer,
     clientId: interaction.clientId,
-    profile: interaction.profile,
     redirectUri: interaction.redirectUri,
     redirectUriInRequest: interaction.redirectUriInRequest,
     responseType: interaction.responseType,
@@ -93,7 +92,7 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
 
 async function renderConsent(interaction: InteractionRecord, base: string, clientName: string, deps: AuthDeps, error?: string): Promise<string> {
   const consent = await deps.consents.get(interaction.consentId);
-  const user = findUser(interaction.psuId ?? '') ?? TEST_USERS[0];
+  const user = userByPsuId(interaction.psuId ?? '') ?? TEST_USERS[0];
   return consentPage({
     action: `${base}/confirm`,
     clientName,

@@ -350,13 +350,12 @@ export async function handleRegistrationById(req: IncomingMessage, res: ServerRe
     sendOAuthError(res, 401, 'invalid_token', 'a client_credentials access token of this client is required', challenge);
     return;
   }
-  if (info.clientId !== clientId || !deps.store.clients.get(clientId)) {
+  const client = info.clientId === clientId ? deps.store.clients.get(clientId) : undefined;
+  if (!client) {
     sendOAuthError(res, 403, 'access_denied', 'the access token belongs to another client');
     return;
   }
   ctx.clientId = clientId;
-  const client = deps.store.clients.get(clientId);
-  if (!client) return;
   if (req.method === 'GET') {
     sendJson(res, 200, client.metadata);
     return;

@@ -56,7 +56,7 @@ export async function handleToken(req: IncomingMessage, res: ServerResponse, ctx
     let body: Record<string, unknown>;
     if (grantType === 'client_credentials') body = clientCredentials(client, params, ctx, deps);
     else if (grantType === 'authorization_code') body = await authorizationCode(client, params, ctx, issuer, deps);
-    else if (grantType === 'refresh_token') body = await refreshToken(client, params, ctx, deps);
+    else if (grantType === 'refresh_token') body = await refreshToken(client, profile, params, ctx, deps);
     else if (grantType === undefined) throw new TokenError(400, 'invalid_request', 'grant_type is missing');
     else throw new TokenError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
     sendJson(res, 200, body, { Pragma: 'no-cache' });
@@ -150,7 +150,7 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
   const use = usableConsent(await deps.consents.get(record.consentId), now);
   if (!use.usable) throw new TokenError(400, 'invalid_grant', use.reason === 'expired' ? `consent ${record.consentId} has expired` : `consent ${record.consentId} is no longer Authorised`);
 
-  const base = { clientId: client.clientId, profile: client.profile, grant: 'authorization_code' as const, scopes: record.scopes, consentId: record.consentId, psuId: record.psuId, codeHash };
+  const base = { clientId: client.clientId, profile: client.profile, grant: 'authorization_code' as const, scopes: record.scopes, consentId: record.consentId, codeHash };
   const accessToken = issue(deps, { kind: 'access', ...base }, ctx, ACCESS_TOKEN_TTL_SECONDS);
   const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: record.scopes.join(' ') };
   if (client.grantTypes.includes('refresh_token')) body.refresh_token = issue(deps, { kind: 'refresh', ...base }, ctx, REFRESH_TOKEN_TTL_SECONDS);
@@ -160,7 +160,7 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
   return body;
 }
 
-async function refreshToken(client: StoredClient, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Promise<Record<string, unknown>> {
+async function refreshToken(client: StoredClient, profile: Profile, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Promise<Record<string, unknown>> {
   if (!client.grantTypes.includes('refresh_token')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the refresh_token grant');
   const value = params.get('refresh_token');
   if (!value) throw new TokenError(400, 'invalid_request', 'refresh_token is missing');
@@ -170,7 +170,7 @@ async function refreshToken(client: StoredClient, params: Map<string, string>, c
     throw new TokenError(400, 'invalid_grant', 'the refresh token is unknown, expired, revoked or another client\'s');
   }
   // RFC 8705 §4: a refresh token of a certificate-bound grant stays with that certificate in strict profiles.
-  if (client.profile.startsWith('strict') && record.certificateThumbprint !== undefined && record.certificateThumbprint !== ctx.peerThumbprint) {
+  if (profile.strictness === 'strict' && record.certificateThumbprint !== undefined && record.certificateThumbprint !== ctx.peerThumbprint) {
     throw new TokenError(400, 'invalid_grant', 'the refresh token was issued to another certificate');
   }
   // A refresh token outlives nothing: once its consent is revoked or past ExpirationDateTime it mints no access token.
@@ -189,7 +189,6 @@ async function refreshToken(client: StoredClient, params: Map<string, string>, c
     grant: 'authorization_code',
     scopes,
     ...(record.consentId === undefined ? {} : { consentId: record.consentId }),
-    ...(record.psuId === undefined ? {} : { psuId: record.psuId }),
     ...(record.codeHash === undefined ? {} : { codeHash: record.codeHash }),
   };
   const accessToken = issue(deps, fields, ctx, ACCESS_TOKEN_TTL_SECONDS);

@@ -7,7 +7,7 @@ import { CODES, BUSINESS_CUSTOMERS, BUSINESS_DIRECT_DEBITS, BUSINESS_MERCHANTS, 
 import type { CodeName, Merchant } from './catalog.js';
 import { randomStream } from './random.js';
 import type { Random } from './random.js';
-import { HOLDINGS, accountIdOf, findUser } from './users.js';
+import { HOLDINGS, accountIdOf, userByPsuId } from './users.js';
 import type { AccountHolding, AccountKind } from './users.js';
 
 const DAY_MS = 86_400_000;
@@ -78,11 +78,7 @@ export interface Ledger {
 }
 
 export interface Bank {
-  readonly seed: string;
-  /** End of the generated history: no entry is booked at or after it. */
-  readonly asOf: Date;
   accounts(): readonly BankAccount[];
-  account(accountId: string): BankAccount | undefined;
   /** The accounts a PSU holds (solely or jointly), in HOLDINGS order. */
   accountsOf(psuId: string): BankAccount[];
   /** The account's ledger, generated on first use and cached. */
@@ -121,10 +117,7 @@ export function createBank(seed: string, asOf: Date): Bank {
   const ledgers = new Map<string, Ledger>();
   const party = counterpartyBook(seed);
   return {
-    seed,
-    asOf,
     accounts: () => accounts,
-    account: (accountId) => byId.get(accountId),
     accountsOf: (psuId) => accounts.filter((account) => account.holders.includes(psuId)),
     ledger(accountId) {
       let ledger = ledgers.get(accountId);
@@ -142,7 +135,7 @@ export function createBank(seed: string, asOf: Date): Bank {
 function describeAccount(seed: string, holding: AccountHolding): BankAccount {
   const random = randomStream(seed, `account/${holding.key}`);
   const profile = PROFILES[holding.kind];
-  const names = holding.holders.map((psuId) => findUser(psuId)?.displayName ?? psuId);
+  const names = holding.holders.map((psuId) => userByPsuId(psuId)?.displayName ?? psuId);
   return {
     accountId: accountIdOf(seed, holding.key),
     key: holding.key,
@@ -303,7 +296,7 @@ function planFor(account: BankAccount, seed: string): KindPlan {
       };
     }
     case 'Joint Account': {
-      const [first, second] = account.holders.map((psuId) => (findUser(psuId)?.displayName ?? psuId).toUpperCase());
+      const [first, second] = account.holders.map((psuId) => (userByPsuId(psuId)?.displayName ?? psuId).toUpperCase());
       return {
         random: [[card(PERSONAL_MERCHANTS), 62], [directDebit(UTILITIES), 14], [cash, 3], [paymentOut(1_500, 30_000), 6], [refund(PERSONAL_MERCHANTS), 2]],
         monthly: [
@@ -368,7 +361,7 @@ function generateLedger(seed: string, account: BankAccount, asOf: Date, party: (
   const floor = -Math.round(account.creditLimitMinor * profile.overdraftUse);
   const openingMinor = random.int(profile.opening[0] / 100, profile.opening[1] / 100) * 100;
   const idPrefix = account.accountId.slice(-8);
-  const holderNames = account.holders.map((psuId) => findUser(psuId)?.displayName ?? psuId);
+  const holderNames = account.holders.map((psuId) => userByPsuId(psuId)?.displayName ?? psuId);
   const cards = holderNames.map((holderName) => ({ masked: `************${random.digits(4)}`, holderName }));
   const scheme: CardUse['scheme'] = account.accountType === 'Business' ? 'MasterCard' : 'VISA';
   const fired = plan.monthly.map(() => -1);

@@ -58,8 +58,14 @@ export const HOLDINGS: readonly AccountHolding[] = [
   { key: 'jo/business-savings', kind: 'Business Savings Account', holders: ['psu-jo'], transactionCount: 60, nickname: 'Tax reserve', accountName: 'EVANS JOINERY LTD' },
 ];
 
-export function findUser(usernameOrPsuId: string): TestUser | undefined {
-  return TEST_USERS.find((user) => user.username === usernameOrPsuId || user.psuId === usernameOrPsuId);
+/** The user who logs in with `username` (the login form, login_hint); a psuId is not a username. */
+export function userByUsername(username: string): TestUser | undefined {
+  return TEST_USERS.find((user) => user.username === username);
+}
+
+/** The user with this stable PSU id (account holders, an interaction's logged-in PSU). */
+export function userByPsuId(psuId: string): TestUser | undefined {
+  return TEST_USERS.find((user) => user.psuId === psuId);
 }
 
 /** AccountId for a holding under a seed: 22 digits, stable for the same seed (OBIE ids are opaque strings ≤ 40). */

@@ -26,12 +26,10 @@ export interface StoredClient extends SandboxClient {
 /** One authorisation code (RFC 6749 §4.1.2): single use, bound to client and redirect_uri. */
 export interface CodeRecord {
   clientId: string;
-  profile: ProfileName;
   redirectUri: string;
   /** RFC 6749 §4.1.3: redirect_uri is required at the token endpoint when it was in the authorisation request. */
   redirectUriInRequest: boolean;
   consentId: string;
-  psuId: string;
   scopes: string[];
   nonce?: string;
   /** RFC 7636 PKCE, when the authorisation request carried a code_challenge. */
@@ -70,7 +68,6 @@ export interface TokenRecord {
   grant: 'client_credentials' | 'authorization_code';
   scopes: string[];
   consentId?: string;
-  psuId?: string;
   certificateThumbprint?: string;
   /** Hash of the code it came from: a replayed code revokes every token issued from it (RFC 6749 §4.1.2). */
   codeHash?: string;

@@ -20,9 +20,6 @@ export class JsonCollection<T> {
     return this.entries.get(key);
   }
 
-  values(): T[] {
-    return [...this.entries.values()];
-  }
 
   /** [key, value] pairs in insertion order (a copy: safe to set() while iterating). */
   pairs(): Array<[string, T]> {
