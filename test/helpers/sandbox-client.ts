@@ -18,6 +18,7 @@ import type { ProfileName, SandboxOptions, SandboxUrls } from '../../src/sandbox
 import { startSandbox } from '../../src/sandbox/index.js';
 import { getTestIdentity } from './identity.js';
 import type { TestIdentity } from './identity.js';
+import { DEFAULT_PERMISSIONS } from '../../src/generate/collections.js';
 
 export interface TestSandbox {
   urls: SandboxUrls;
@@ -113,8 +114,8 @@ export interface AuthorizeResult {
 export { BANK_FINANCIAL_ID };
 
 /** The permissions a typical AIS consent asks for. */
-export const DEFAULT_PERMISSIONS = ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsCredits', 'ReadTransactionsDebits', 'ReadTransactionsDetail'];
-
+/** The permissions obflow's own collections ask for: the emulator's tests consent to the same by default. */
+export { DEFAULT_PERMISSIONS };
 
 /** An mTLS agent presenting `identity`'s transport certificate and trusting the directory's CAs. */
 export function mtlsAgent(identity: TestIdentity, withCertificate = true): Agent {
@@ -267,7 +268,7 @@ export class SandboxTpp {
   }
 
   /** POST /account-access-consents on the resource server; returns the raw response. */
-  createConsentRaw(accessToken: string, permissions: string[] = DEFAULT_PERMISSIONS): Promise<WireResponse> {
+  createConsentRaw(accessToken: string, permissions: readonly string[] = DEFAULT_PERMISSIONS): Promise<WireResponse> {
     return this.fetch('POST', `${this.urls.aisp_base_url}/account-access-consents`, {
       headers: {
         authorization: `Bearer ${accessToken}`,
@@ -281,7 +282,7 @@ export class SandboxTpp {
   }
 
   /** Client credentials + consent creation; returns the ConsentId. */
-  async createConsent(permissions: string[] = DEFAULT_PERMISSIONS): Promise<string> {
+  async createConsent(permissions: readonly string[] = DEFAULT_PERMISSIONS): Promise<string> {
     const response = await this.createConsentRaw(await this.clientCredentials(), permissions);
     if (response.status !== 201) throw new Error(`consent creation answered ${response.status}: ${response.text}`);
     return response.json<{ Data: { ConsentId: string } }>().Data.ConsentId;
