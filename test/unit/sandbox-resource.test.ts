@@ -99,11 +99,16 @@ describe('matchRoute', () => {
     ['HEAD', `${BASE}/account-access-consents/aac-1`, 'route'],
     ['HEAD', `${BASE}/account-access-consents`, 'method-not-allowed'],
     ['POST', `${BASE}/accounts/123/transactions`, 'method-not-allowed'],
-    ['GET', `${BASE}/transactions`, 'unsupported'],
-    ['GET', `${BASE}/statements/abc/file`, 'unsupported'],
-    ['GET', `${BASE}/accounts/123/statements/abc/file`, 'unsupported'],
-    ['GET', `${BASE}/accounts/123/product`, 'unsupported'],
-    ['DELETE', `${BASE}/beneficiaries`, 'unsupported'],
+    ['GET', `${BASE}/transactions`, 'not-implemented'],
+    ['GET', `${BASE}/accounts/123/statements/abc/file`, 'not-implemented'],
+    ['GET', `${BASE}/accounts/123/product`, 'not-implemented'],
+    ['GET', `${BASE}/accounts/123/parties`, 'not-implemented'],
+    ['DELETE', `${BASE}/beneficiaries`, 'not-implemented'],
+    ['HEAD', `${BASE}/accounts/123/statements`, 'not-implemented'],
+    // Not paths of the standard at all (v3.1 has /accounts/{AccountId}/product, /products, no bulk statement file).
+    ['GET', `${BASE}/statements/abc/file`, 'not-found'],
+    ['GET', `${BASE}/accounts/123/products`, 'not-found'],
+    ['GET', `${BASE}/accounts/123/statements/abc/file/more`, 'not-found'],
     ['GET', `${BASE}/accounts/123/transactions/1`, 'not-found'],
     ['GET', `${BASE}/accounts/`, 'not-found'],
     ['GET', `${BASE}`, 'not-found'],
@@ -220,14 +225,18 @@ describe('createResourceHandler (in process)', () => {
     expect((await call('GET', `${BASE}/accounts`, { token: read })).status).toBe(403);
   });
 
-  it('answers unsupported endpoints 501 with an OBErrorResponse1 valid in both specs, after authentication', async () => {
-    const answer = await call('GET', `${BASE}/accounts/1/statements/2/file`, { token: token('cc-a', {}) });
-    expect(answer.status).toBe(501);
-    expect(schemaProblems('OBErrorResponse1', answer.json())).toEqual([]);
-    expect(answer.json()).toMatchObject({ Code: '501 Not Implemented', Message: `${BASE}/accounts/1/statements/2/file is not implemented by this ASPSP` });
-    expect((await call('GET', `${BASE}/accounts/1/statements/2/file`)).status).toBe(401);
-    const long = `${BASE}/statements/${'x'.repeat(2000)}`;
-    expect(schemaProblems('OBErrorResponse1', (await call('GET', long, { token: 'cc-a' })).json())).toEqual([]);
+  it('answers endpoints it does not implement 404 with no body, before authentication, as paths of no standard', async () => {
+    // OBIE R/W Data API Profile, "HTTP Status Codes": an endpoint the ASPSP has not implemented answers 404.
+    const paths = [`${BASE}/accounts/1/statements/2/file`, `${BASE}/beneficiaries`, `${BASE}/nothing`, `${BASE}/statements/${'x'.repeat(2000)}`];
+    for (const path of paths) {
+      for (const options of [{ token: token('cc-a', {}) }, { token: token('code-a', { grant: 'authorization_code' }) }, {}]) {
+        const answer = await call('GET', path, options);
+        expect(answer.status, path).toBe(404);
+        expect(answer.body, path).toBe('');
+      }
+    }
+    // An unimplemented path takes no method at all: 404 whatever the method, never 405.
+    expect((await call('DELETE', `${BASE}/beneficiaries`, { token: 'cc-a' })).status).toBe(404);
   });
 
   it('never answers 500 to malformed input', async () => {
