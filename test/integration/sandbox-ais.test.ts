@@ -115,6 +115,20 @@ describe('account-access-consents', () => {
     expect(body.Links.Self).toBe(aisp(`/account-access-consents/${String(body.Data.ConsentId)}`));
   });
 
+  it('gives back the date-times it was sent as the same instants (fractional seconds kept), on create and on read', async () => {
+    const cc = await tpp.clientCredentials();
+    const sent = { ExpirationDateTime: '2099-01-01T10:00:00.415Z', TransactionFromDateTime: '2020-01-01T01:00:00.5+01:00', TransactionToDateTime: '2098-12-31T23:59:59.999999Z' };
+    const expected = { ExpirationDateTime: '2099-01-01T10:00:00.415+00:00', TransactionFromDateTime: '2020-01-01T00:00:00.5+00:00', TransactionToDateTime: '2098-12-31T23:59:59.999999+00:00' };
+    const created = await postConsent(tpp, cc, { Data: { Permissions: ALL_TXN, ...sent }, Risk: {} });
+    expect(created.status, created.text).toBe(201);
+    const body = created.json<{ Data: Json & { ConsentId: string } }>();
+    expectValid('POST', '/account-access-consents', 201, body);
+    expect(body.Data).toMatchObject(expected);
+    const read = await get(tpp, cc, `/account-access-consents/${body.Data.ConsentId}`);
+    expectValid('GET', '/account-access-consents/{ConsentId}', 200, read.json());
+    expect(read.json<{ Data: Json }>().Data).toMatchObject(expected);
+  });
+
   const invalid: [string, unknown, string, string][] = [
     ['no Data', { Risk: {} }, 'UK.OBIE.Field.Missing', 'Data'],
     ['no Risk', { Data: { Permissions: ALL_TXN } }, 'UK.OBIE.Field.Missing', 'Risk'],

@@ -144,6 +144,24 @@ describe('validateConsentRequest', () => {
     const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: '2026-06-01T12:00:00+01:00' } }, NOW, true);
     expect(result).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: '2026-06-01T11:00:00+00:00' } });
   });
+  it('echoes each date-time the TPP sent as the same instant in UTC, fractional seconds as sent', () => {
+    const cases: [string, string][] = [
+      ['2026-06-01T10:00:00.415Z', '2026-06-01T10:00:00.415+00:00'],
+      ['2026-06-01T11:00:00.415+01:00', '2026-06-01T10:00:00.415+00:00'],
+      ['2026-06-01T10:00:00.5Z', '2026-06-01T10:00:00.5+00:00'],
+      ['2026-06-01T10:00:00.000+00:00', '2026-06-01T10:00:00.000+00:00'],
+      ['2026-06-01T10:00:00.123456789-02:30', '2026-06-01T12:30:00.123456789+00:00'],
+      ['2026-06-01T00:00:00.25+01:00', '2026-05-31T23:00:00.25+00:00'],
+      ['2026-06-01T10:00:00Z', '2026-06-01T10:00:00+00:00'],
+    ];
+    for (const [sent, expected] of cases) {
+      const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: sent, TransactionFromDateTime: sent, TransactionToDateTime: sent } }, NOW, true);
+      expect(result, sent).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: expected, TransactionFromDateTime: expected, TransactionToDateTime: expected } });
+      expect(Date.parse(expected), sent).toBe(Date.parse(sent));
+    }
+    // Permissive: an offset-less date-time is UTC, its fraction kept.
+    expect(validateConsentRequest({ ...ok, Data: { ...ok.Data, TransactionToDateTime: '2026-01-01T00:00:00.07' } }, NOW, false)).toMatchObject({ ok: true, request: { TransactionToDateTime: '2026-01-01T00:00:00.07+00:00' } });
+  });
   it('is stricter in strict profiles (unknown fields, offset-less dates)', () => {
     const body = { Data: { ...ok.Data, TransactionFromDateTime: '2026-01-01T00:00:00', Extra: 1 }, Risk: { Channel: 'web' } };
     const strict = validateConsentRequest(body, NOW, true);
