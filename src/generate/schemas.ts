@@ -30,8 +30,8 @@ export const SCHEMA_TARGETS = {
   'obie-account-balances': { path: '/accounts/{AccountId}/balances', method: 'get', status: '200' },
   'obie-balances': { path: '/balances', method: 'get', status: '200' },
   'obie-account-transactions': { path: '/accounts/{AccountId}/transactions', method: 'get', status: '200' },
-  // No operation lists 501; the standard's error body for every 4xx/5xx is OBErrorResponse1 (AIS v3.1 "Error Response").
-  'obie-error': { path: '', method: 'get', status: '501' },
+  // Any path: the standard's error body (OBErrorResponse1, AIS v3.1 "Error Response"), e.g. of a 404 that has one.
+  'obie-error': { path: '', method: 'get', status: '4xx' },
 } as const satisfies Record<string, SchemaTarget>;
 export type SchemaName = keyof typeof SCHEMA_TARGETS;
 export const SCHEMA_NAMES = Object.keys(SCHEMA_TARGETS).sort() as SchemaName[];
@@ -100,7 +100,7 @@ function convert(node: Json, prefix: string, seen: Set<string>): Json {
 }
 
 function responseSchemaRef(doc: Json, target: SchemaTarget): string {
-  if (target.status === '501') return '#/components/schemas/OBErrorResponse1';
+  if (target.path === '') return '#/components/schemas/OBErrorResponse1';
   const operation = at(doc, `#/paths/${target.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${target.method}`);
   if (!isObject(operation) || !isObject(operation.responses)) throw new TypeError(`no responses for ${target.method} ${target.path}`);
   const response = deref(doc, operation.responses[target.status] ?? null);

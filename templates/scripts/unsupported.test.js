@@ -1,19 +1,35 @@
-// An unsupported AIS call (bank-interface.md §4.5 rule 1, §4.7): the bank's documented refusal is 501 with an
-// OBErrorResponse1 body (status, Content-Type, echo and schema are checked by checks.test.js).
+/* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
+// An endpoint of the standard the bank does not implement (bank-interface.md §4.5 rule 1, §4.7). OBIE Read/Write
+// Data API Profile, "HTTP Status Codes": it must answer 404. The 404 may come without a body (the OpenAPI files'
+// 404Error response defines none); a body, when sent, must be an OBErrorResponse1. The echo is in checks.test.js.
 const family = '{{js family}}';
-let error = {};
-try {
-  error = pm.response.json() || {};
-} catch {
-  error = {};
-}
+const path = '{{js path}}';
+const schemaName = '{{js schemaName}}';
+const schemaTitle = '{{js schemaTitle}}';
+const schemaText = '{{js schema}}';
+const rule = 'OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."';
+const status = pm.response.code;
 
-pm.test(family + ' refusal names Code, Id, Message and an ErrorCode for every error', function () {
-  pm.expect(error.Code, 'Code').to.be.a('string');
-  pm.expect(error.Id, 'Id').to.be.a('string');
-  pm.expect(error.Message, 'Message').to.be.a('string');
-  pm.expect(error.Errors, 'Errors').to.be.an('array').with.length.above(0);
-  error.Errors.forEach(function (entry) {
-    pm.expect(entry.ErrorCode, 'Errors[].ErrorCode').to.be.a('string');
-  });
+pm.test(family + ': GET ' + path + ' answers 404 Not Found (the standard\'s answer for an endpoint the bank does not implement)', function () {
+  pm.expect(status, 'GET ' + path + ' answered ' + status + ' ' + pm.response.status + ', not 404; ' + rule).to.equal(404);
 });
+
+// Only a 404 is judged further: another status already failed above, with the rule, and its body says nothing more.
+const text = pm.response.text();
+if (status === 404 && text.trim() !== '') {
+  pm.test(family + ': the 404 body is JSON and valid against ' + schemaTitle, function () {
+    pm.expect(pm.response.headers.get('Content-Type') || '', 'Content-Type of a 404 with a body').to.match(/^application\/json\b/i);
+    // Compiled once per run and kept on ajv's module object, as checks.test.js does.
+    const Ajv = require('ajv');
+    const cache = Ajv.obflowValidators || (Ajv.obflowValidators = {});
+    if (cache[schemaName] === undefined) {
+      const ajv = new Ajv({ allErrors: true, meta: false, validateSchema: false });
+      const schema = JSON.parse(schemaText);
+      delete schema.$schema;
+      cache[schemaName] = { ajv: ajv, validate: ajv.compile(schema) };
+    }
+    const validate = cache[schemaName].validate;
+    const valid = validate(JSON.parse(text));
+    pm.expect(valid, valid ? '' : cache[schemaName].ajv.errorsText(validate.errors, { dataVar: 'body' })).to.equal(true);
+  });
+}

@@ -212,7 +212,7 @@ async function startTamperingProxy(tamper: (path: string, body: string) => { sta
 }
 
 describe('a broken bank answer makes the right assertion fail (newman against a tampering proxy)', () => {
-  it('a balance of another type, a page link to another path, a 404 for an unsupported call', async () => {
+  it('a balance of another type, a page link to another path, a 501 (not the standard\'s 404) for an unsupported call', async () => {
     const proxy = await startTamperingProxy((path, body) => {
       if (/\/accounts\/[^/]+\/balances$/.test(path)) return { body: body.replace(/"InterimAvailable"/g, '"ClosingBooked"') };
       if (/\/accounts\/[^/]+\/transactions$/.test(path)) {
@@ -220,7 +220,8 @@ describe('a broken bank answer makes the right assertion fail (newman against a 
         if (page.Links.Next) page.Links.Next = page.Links.Next.replace('/transactions', '/statements');
         return { body: JSON.stringify(page) };
       }
-      if (path.endsWith('/aisp/beneficiaries')) return { status: 404, body };
+      // A bank that answers 501 with an OBErrorResponse1: the status check names the rule, no schema failure.
+      if (path.endsWith('/aisp/beneficiaries')) return { status: 501, body: JSON.stringify({ Code: '501 Not Implemented', Id: 'e-1', Message: 'not implemented', Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'not implemented' }] }) };
       return { body };
     });
     try {
@@ -232,9 +233,12 @@ describe('a broken bank answer makes the right assertion fail (newman against a 
         [
           'account-balances: every balance is InterimAvailable',
           'transactions: page: links are absolute, on the first page\'s origin and path',
-          'unsupported: status is 501',
+          'unsupported: Beneficiaries: GET /beneficiaries answers 404 Not Found (the standard\'s answer for an endpoint the bank does not implement)',
         ].sort(),
       );
+      const unsupported = flow.failures.find((f) => f.step === 'unsupported');
+      expect(unsupported?.message).toContain('GET /beneficiaries answered 501 Not Implemented, not 404');
+      expect(unsupported?.message).toContain('"If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."');
     } finally {
       await proxy.close();
     }

@@ -115,6 +115,20 @@ describe('account-access-consents', () => {
     expect(body.Links.Self).toBe(aisp(`/account-access-consents/${String(body.Data.ConsentId)}`));
   });
 
+  it('gives back the date-times it was sent as the same instants (fractional seconds kept), on create and on read', async () => {
+    const cc = await tpp.clientCredentials();
+    const sent = { ExpirationDateTime: '2099-01-01T10:00:00.415Z', TransactionFromDateTime: '2020-01-01T01:00:00.5+01:00', TransactionToDateTime: '2098-12-31T23:59:59.999999Z' };
+    const expected = { ExpirationDateTime: '2099-01-01T10:00:00.415+00:00', TransactionFromDateTime: '2020-01-01T00:00:00.5+00:00', TransactionToDateTime: '2098-12-31T23:59:59.999999+00:00' };
+    const created = await postConsent(tpp, cc, { Data: { Permissions: ALL_TXN, ...sent }, Risk: {} });
+    expect(created.status, created.text).toBe(201);
+    const body = created.json<{ Data: Json & { ConsentId: string } }>();
+    expectValid('POST', '/account-access-consents', 201, body);
+    expect(body.Data).toMatchObject(expected);
+    const read = await get(tpp, cc, `/account-access-consents/${body.Data.ConsentId}`);
+    expectValid('GET', '/account-access-consents/{ConsentId}', 200, read.json());
+    expect(read.json<{ Data: Json }>().Data).toMatchObject(expected);
+  });
+
   const invalid: [string, unknown, string, string][] = [
     ['no Data', { Risk: {} }, 'UK.OBIE.Field.Missing', 'Data'],
     ['no Risk', { Data: { Permissions: ALL_TXN } }, 'UK.OBIE.Field.Missing', 'Risk'],
@@ -466,8 +480,8 @@ describe('permissions and filters', () => {
   });
 });
 
-describe('unsupported endpoints: 501 Not Implemented after authentication', () => {
-  const bulk = ['/transactions', '/beneficiaries', '/direct-debits', '/standing-orders', '/products', '/offers', '/party', '/parties', '/scheduled-payments', '/statements'];
+describe('endpoints of the standard this bank does not implement: 404 (OBIE R/W Data API Profile, "HTTP Status Codes")', () => {
+  const bulk = ['/transactions', '/beneficiaries', '/direct-debits', '/standing-orders', '/products', '/offers', '/party', '/scheduled-payments', '/statements'];
   const perAccount = ['beneficiaries', 'direct-debits', 'standing-orders', 'product', 'offers', 'party', 'parties', 'scheduled-payments', 'statements', 'statements/S1', 'statements/S1/file', 'statements/S1/transactions'];
   let token = '';
   let cc = '';
@@ -476,20 +490,21 @@ describe('unsupported endpoints: 501 Not Implemented after authentication', () =
     cc = await tpp.clientCredentials();
   });
 
+  // "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that
+  // URL": with either kind of token and without one (the answer comes before authentication), no body (the OpenAPI
+  // 404Error response defines none), the interaction id echoed as on every answer.
   it.each([...bulk, ...perAccount.map((p) => `/accounts/ACCOUNT/${p}`)])('%s', async (template) => {
     const path = template.replace('ACCOUNT', idOf('alex/personal'));
-    const interactionId = randomUUID();
-    for (const bearer of [token, cc]) {
+    for (const bearer of [token, cc, undefined]) {
+      const interactionId = randomUUID();
       const response = await get(tpp, bearer, path, { 'x-fapi-interaction-id': interactionId });
-      expect(response.status).toBe(501);
+      expect(response.status).toBe(404);
+      expect(response.text).toBe('');
       expectStandardHeaders(response, interactionId);
-      const body = response.json<{ Code: string; Id: string; Message: string; Errors: { ErrorCode: string; Path: string }[] }>();
-      expect(schemaProblems('OBErrorResponse1', body)).toEqual([]);
-      const fullPath = `/open-banking/v3.1/aisp${path}`;
-      expect(body).toEqual({ Code: '501 Not Implemented', Id: expect.stringMatching(UUID), Message: `${fullPath} is not implemented by this ASPSP`, Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: expect.any(String), Path: fullPath }] });
     }
-    const anonymous = await get(tpp, undefined, path);
-    expect(anonymous.status).toBe(401);
+    const deleted = await tpp.fetch('DELETE', aisp(path), { headers: headers(token) });
+    expect(deleted.status).toBe(404);
+    expect(deleted.headers.allow).toBeUndefined();
   });
 });
 
@@ -536,7 +551,7 @@ describe('refusals', () => {
   });
 
   it('404 for unknown paths, 405 for other methods, 406 for a non-JSON Accept', async () => {
-    for (const path of ['/open-banking/v3.1/aisp/nothing-here', '/open-banking/v3.1/aisp/accounts/x/y/z', '/open-banking/v3.0/aisp/accounts', '/open-banking/v3.1/aisp/accounts/']) {
+    for (const path of ['/foo', '/open-banking/v3.1/aisp/foo', '/open-banking/v3.1/aisp/nothing-here', '/open-banking/v3.1/aisp/accounts/x/y/z', '/open-banking/v3.0/aisp/accounts', '/open-banking/v3.1/aisp/accounts/']) {
       const response = await tpp.fetch('GET', `${sandbox.urls.sandbox_base_url}${path}`, { headers: headers(token) });
       expect(response.status, path).toBe(404);
       expectStandardHeaders(response, response.headers['x-fapi-interaction-id'] as string);
@@ -544,6 +559,9 @@ describe('refusals', () => {
     const post = await tpp.fetch('POST', aisp('/accounts'), { headers: headers(token, { 'content-type': 'application/json' }), body: '{}' });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
+    const deleted = await tpp.fetch('DELETE', aisp('/accounts'), { headers: headers(token) });
+    expect(deleted.status).toBe(405);
+    expect(deleted.headers.allow).toBe('GET, HEAD');
     const put = await tpp.fetch('PUT', aisp('/account-access-consents/aac-1'), { headers: headers(cc, { 'content-type': 'application/json' }), body: '{}' });
     expect(put.status).toBe(405);
     expect(put.headers.allow).toBe('GET, HEAD, DELETE');

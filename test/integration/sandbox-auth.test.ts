@@ -287,6 +287,30 @@ describe('token endpoint: client_credentials and client authentication', () => {
     expect(grant.json()).toMatchObject({ error: 'unsupported_grant_type' });
   });
 
+  it.each(PROFILE_NAMES)('%s: openid in a client_credentials scope is ignored, not refused; the response says what was granted', async (profile) => {
+    // RFC 6749 §3.3: the server may grant less than asked and then names the granted scope; the model bank's guide
+    // asks for `accounts openid`. No end user, so no ID token (OIDC Core §3.1.2.1).
+    const own = tpp(profile);
+    await own.register();
+    for (const scope of ['accounts openid', 'openid accounts', 'openid  accounts ']) {
+      const response = await own.token({ grant_type: 'client_credentials', scope });
+      expect(response.status, `${profile} ${scope}: ${response.text}`).toBe(200);
+      const body = response.json<{ access_token: string; scope: string; id_token?: string; refresh_token?: string }>();
+      expect(body).toMatchObject({ token_type: 'Bearer', scope: 'accounts' });
+      expect(body.id_token).toBeUndefined();
+      expect(body.refresh_token).toBeUndefined();
+      // The token works as any accounts token: it creates a consent.
+      expect((await own.createConsentRaw(body.access_token)).status).toBe(201);
+    }
+    // openid grants nothing here: alone it leaves no scope; it does not excuse a scope the client may not have.
+    const alone = await own.token({ grant_type: 'client_credentials', scope: 'openid' });
+    expect(alone.status).toBe(400);
+    expect(alone.json()).toMatchObject({ error: 'invalid_scope' });
+    const payments = await own.token({ grant_type: 'client_credentials', scope: 'openid payments' });
+    expect(payments.status).toBe(400);
+    expect(payments.json()).toMatchObject({ error: 'invalid_scope' });
+  });
+
   it('refuses the token endpoint without a client certificate (401)', async () => {
     const bare = client.withIdentity(identity, false);
     opened.push(bare);

@@ -52,9 +52,13 @@ interface Run {
 
 interface FakeResponse {
   code: number;
+  /** Reason phrase (pm.response.status); default: the usual one for the code. */
+  reason?: string;
   headers?: Record<string, string>;
   body?: unknown;
 }
+
+const REASONS: Record<number, string> = { 200: 'OK', 201: 'Created', 302: 'Found', 303: 'See Other', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 501: 'Not Implemented' };
 
 function run(code: string, options: { env: Record<string, string>; response?: FakeResponse; requestUrl?: string; now?: number }): Run {
   const env = new Map(Object.entries(options.env));
@@ -80,7 +84,10 @@ function run(code: string, options: { env: Record<string, string>; response?: Fa
     },
     response: {
       code: response.code,
+      status: response.reason ?? REASONS[response.code] ?? '',
       headers: { get: (name: string) => headers.get(name.toLowerCase()) },
+      // A string body is the raw text (not JSON); any other body is sent as its JSON text.
+      text: () => (response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body)),
       json: () => {
         if (response.body === undefined) throw new SyntaxError('no JSON body');
         return JSON.parse(JSON.stringify(response.body)) as unknown;
@@ -230,26 +237,61 @@ describe('psu-consent test: the redirect', () => {
 });
 
 describe('checks: status, echo, Content-Type, schema', () => {
-  const test = script('unsupported: GET /beneficiaries', 'test');
-  const refusal = { Code: '501', Id: 'err-1', Message: 'Not implemented', Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'Beneficiaries are not offered' }] };
+  const test = script('accounts: GET /accounts', 'test');
+  const page = { Data: { Account: [{ AccountId: 'acc-1', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' }] }, Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts' }, Meta: { TotalPages: 1 } };
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia-1' };
   const env = { ...BANK, x_fapi_interaction_id: 'ia-1' };
 
-  it('passes the documented refusal', () => {
-    const result = run(test, { env, response: { code: 501, headers, body: refusal } });
+  it('passes a valid answer', () => {
+    const result = run(test, { env, response: { code: 200, headers, body: page } });
     expect(result.failed()).toEqual([]);
-    expect(result.passed()).toHaveLength(5);
+    expect(result.passed()).toHaveLength(6);
   });
 
   it('fails another status, a missing echo, another Content-Type, a body outside the schema', () => {
-    expect(run(test, { env, response: { code: 404, headers, body: refusal } }).failed()).toEqual(['status is 501']);
-    expect(run(test, { env, response: { code: 501, headers: { ...headers, 'x-fapi-interaction-id': 'other' }, body: refusal } }).failed()).toEqual(['x-fapi-interaction-id is echoed']);
-    expect(run(test, { env, response: { code: 501, headers: { ...headers, 'Content-Type': 'application/json' }, body: refusal } }).failed()).toEqual(['Content-Type is application/json; charset=utf-8']);
-    const { Id: _id, ...withoutId } = refusal;
-    expect(run(test, { env, response: { code: 501, headers, body: withoutId } }).failed()).toEqual(['Beneficiaries refusal names Code, Id, Message and an ErrorCode for every error']);
-    const broken = run(test, { env, response: { code: 501, headers, body: { ...refusal, Errors: [{ Message: 'no code' }] } } });
-    expect(broken.failed().length).toBe(2);
+    expect(run(test, { env, response: { code: 201, headers, body: page } }).failed()).toEqual(['status is 200']);
+    expect(run(test, { env, response: { code: 200, headers: { ...headers, 'x-fapi-interaction-id': 'other' }, body: page } }).failed()).toEqual(['x-fapi-interaction-id is echoed']);
+    expect(run(test, { env, response: { code: 200, headers: { ...headers, 'Content-Type': 'application/json' }, body: page } }).failed()).toEqual(['Content-Type is application/json; charset=utf-8']);
+    const broken = run(test, { env, response: { code: 200, headers, body: { ...page, Data: { Account: [{ AccountId: 'acc-1', Currency: 'pounds' }] } } } });
+    expect(broken.failed()).toHaveLength(1);
     expect(broken.failed()[0]).toMatch(/^body is valid against/);
+  });
+});
+
+describe('unsupported: the standard\'s 404 (OBIE R/W Data API Profile, "HTTP Status Codes")', () => {
+  const test = script('unsupported: GET /beneficiaries', 'test');
+  const status = 'Beneficiaries: GET /beneficiaries answers 404 Not Found (the standard\'s answer for an endpoint the bank does not implement)';
+  const bodyTest = 'Beneficiaries: the 404 body is JSON and valid against GET (any) 4xx (OBIE AIS v3.1.1 ∩ v3.1.11)';
+  const refusal = { Code: '404 Not Found', Id: 'err-1', Message: 'Not found', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }] };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia-1' };
+  const env = { ...BANK, x_fapi_interaction_id: 'ia-1' };
+
+  it('passes a 404 without a body, and a 404 with an OBErrorResponse1', () => {
+    const empty = run(test, { env, response: { code: 404, headers: { 'x-fapi-interaction-id': 'ia-1' } } });
+    expect(empty.failed()).toEqual([]);
+    expect(empty.passed()).toEqual(['x-fapi-interaction-id is echoed', status]);
+    const withBody = run(test, { env, response: { code: 404, headers, body: refusal } });
+    expect(withBody.failed()).toEqual([]);
+    expect(withBody.passed()).toEqual(['x-fapi-interaction-id is echoed', status, bodyTest]);
+  });
+
+  it('fails 501 (or any other status) once, naming the path, the status and the rule, not the schema', () => {
+    for (const [code, reason] of [[501, 'Not Implemented'], [200, 'OK'], [403, 'Forbidden']] as const) {
+      const result = run(test, { env, response: { code, reason, headers, body: { Code: `${code}`, Something: 'else' } } });
+      expect(result.failed()).toEqual([status]);
+      const error = result.tests.find((t) => !t.passed)?.error ?? '';
+      expect(error).toContain(`GET /beneficiaries answered ${code} ${reason}, not 404`);
+      expect(error).toContain('OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."');
+    }
+  });
+
+  it('fails a missing echo, and a 404 body that is not an OBErrorResponse1 or not JSON', () => {
+    expect(run(test, { env, response: { code: 404, headers: {} } }).failed()).toEqual(['x-fapi-interaction-id is echoed']);
+    const invalid = run(test, { env, response: { code: 404, headers, body: { ...refusal, Errors: [] } } });
+    expect(invalid.failed()).toEqual([bodyTest]);
+    expect(invalid.tests.find((t) => !t.passed)?.error).toMatch(/Errors/);
+    expect(run(test, { env, response: { code: 404, headers: { ...headers, 'Content-Type': 'text/html' }, body: refusal } }).failed()).toEqual([bodyTest]);
+    expect(run(test, { env, response: { code: 404, headers, body: '<html>gone</html>' } }).failed()).toEqual([bodyTest]);
   });
 });
 

@@ -165,10 +165,17 @@ describe('buildCollections', () => {
     }
   });
 
-  it('asks for one unsupported call per family and GET /transactions, each expecting 501', () => {
+  it('asks for one unsupported call per family and GET /transactions, each expecting the standard\'s 404', () => {
     const unsupported = flowRequests.filter((item) => item.name.startsWith('unsupported: '));
     expect(unsupported.map((item) => item.request?.url.raw)).toEqual(DEFAULT_UNSUPPORTED_CALLS.map((call) => `{{rs}}/open-banking/v3.1/aisp${call.path}`));
-    for (const item of unsupported) expect(item.event?.find((e) => e.listen === 'test')?.script.exec).toContain("const expectedStatusText = '501';");
+    for (const [index, item] of unsupported.entries()) {
+      const exec = item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
+      // The status is judged once, by the step's own test (naming the rule); the generic checks leave it out.
+      expect(exec).toContain("const expectedStatusText = '';");
+      expect(exec).toContain(`const path = '${DEFAULT_UNSUPPORTED_CALLS[index]?.path ?? ''}';`);
+      expect(exec).toContain('answers 404 Not Found');
+      expect(exec).toContain('it must respond with a 404 (Not Found) for requests to that URL.');
+    }
   });
 
   it('honours options: permissions go into the consent body and its test', () => {
@@ -236,7 +243,7 @@ describe('derived OBIE schemas', () => {
 
   it('require a body valid under both v3.1.1 and v3.1.11', () => {
     const validate = new Ajv6({ allErrors: true }).compile(schemas['obie-error']);
-    const refusal = { Code: '501 Not Implemented', Id: 'a1b2', Message: 'not supported', Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'Beneficiaries are not offered' }] };
+    const refusal = { Code: '404 Not Found', Id: 'a1b2', Message: 'not found', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }] };
     expect(validate(refusal)).toBe(true);
     expect(validate({ ...refusal, Errors: [] })).toBe(false);
     expect(validate({ ...refusal, Extra: 1 })).toBe(false);

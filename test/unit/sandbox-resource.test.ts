@@ -99,11 +99,16 @@ describe('matchRoute', () => {
     ['HEAD', `${BASE}/account-access-consents/aac-1`, 'route'],
     ['HEAD', `${BASE}/account-access-consents`, 'method-not-allowed'],
     ['POST', `${BASE}/accounts/123/transactions`, 'method-not-allowed'],
-    ['GET', `${BASE}/transactions`, 'unsupported'],
-    ['GET', `${BASE}/statements/abc/file`, 'unsupported'],
-    ['GET', `${BASE}/accounts/123/statements/abc/file`, 'unsupported'],
-    ['GET', `${BASE}/accounts/123/product`, 'unsupported'],
-    ['DELETE', `${BASE}/beneficiaries`, 'unsupported'],
+    ['GET', `${BASE}/transactions`, 'not-implemented'],
+    ['GET', `${BASE}/accounts/123/statements/abc/file`, 'not-implemented'],
+    ['GET', `${BASE}/accounts/123/product`, 'not-implemented'],
+    ['GET', `${BASE}/accounts/123/parties`, 'not-implemented'],
+    ['DELETE', `${BASE}/beneficiaries`, 'not-implemented'],
+    ['HEAD', `${BASE}/accounts/123/statements`, 'not-implemented'],
+    // Not paths of the standard at all (v3.1 has /accounts/{AccountId}/product, /products, no bulk statement file).
+    ['GET', `${BASE}/statements/abc/file`, 'not-found'],
+    ['GET', `${BASE}/accounts/123/products`, 'not-found'],
+    ['GET', `${BASE}/accounts/123/statements/abc/file/more`, 'not-found'],
     ['GET', `${BASE}/accounts/123/transactions/1`, 'not-found'],
     ['GET', `${BASE}/accounts/`, 'not-found'],
     ['GET', `${BASE}`, 'not-found'],
@@ -138,6 +143,24 @@ describe('validateConsentRequest', () => {
   it('deduplicates permissions and normalises dates to +00:00', () => {
     const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: '2026-06-01T12:00:00+01:00' } }, NOW, true);
     expect(result).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: '2026-06-01T11:00:00+00:00' } });
+  });
+  it('echoes each date-time the TPP sent as the same instant in UTC, fractional seconds as sent', () => {
+    const cases: [string, string][] = [
+      ['2026-06-01T10:00:00.415Z', '2026-06-01T10:00:00.415+00:00'],
+      ['2026-06-01T11:00:00.415+01:00', '2026-06-01T10:00:00.415+00:00'],
+      ['2026-06-01T10:00:00.5Z', '2026-06-01T10:00:00.5+00:00'],
+      ['2026-06-01T10:00:00.000+00:00', '2026-06-01T10:00:00.000+00:00'],
+      ['2026-06-01T10:00:00.123456789-02:30', '2026-06-01T12:30:00.123456789+00:00'],
+      ['2026-06-01T00:00:00.25+01:00', '2026-05-31T23:00:00.25+00:00'],
+      ['2026-06-01T10:00:00Z', '2026-06-01T10:00:00+00:00'],
+    ];
+    for (const [sent, expected] of cases) {
+      const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: sent, TransactionFromDateTime: sent, TransactionToDateTime: sent } }, NOW, true);
+      expect(result, sent).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: expected, TransactionFromDateTime: expected, TransactionToDateTime: expected } });
+      expect(Date.parse(expected), sent).toBe(Date.parse(sent));
+    }
+    // Permissive: an offset-less date-time is UTC, its fraction kept.
+    expect(validateConsentRequest({ ...ok, Data: { ...ok.Data, TransactionToDateTime: '2026-01-01T00:00:00.07' } }, NOW, false)).toMatchObject({ ok: true, request: { TransactionToDateTime: '2026-01-01T00:00:00.07+00:00' } });
   });
   it('is stricter in strict profiles (unknown fields, offset-less dates)', () => {
     const body = { Data: { ...ok.Data, TransactionFromDateTime: '2026-01-01T00:00:00', Extra: 1 }, Risk: { Channel: 'web' } };
@@ -220,14 +243,18 @@ describe('createResourceHandler (in process)', () => {
     expect((await call('GET', `${BASE}/accounts`, { token: read })).status).toBe(403);
   });
 
-  it('answers unsupported endpoints 501 with an OBErrorResponse1 valid in both specs, after authentication', async () => {
-    const answer = await call('GET', `${BASE}/accounts/1/statements/2/file`, { token: token('cc-a', {}) });
-    expect(answer.status).toBe(501);
-    expect(schemaProblems('OBErrorResponse1', answer.json())).toEqual([]);
-    expect(answer.json()).toMatchObject({ Code: '501 Not Implemented', Message: `${BASE}/accounts/1/statements/2/file is not implemented by this ASPSP` });
-    expect((await call('GET', `${BASE}/accounts/1/statements/2/file`)).status).toBe(401);
-    const long = `${BASE}/statements/${'x'.repeat(2000)}`;
-    expect(schemaProblems('OBErrorResponse1', (await call('GET', long, { token: 'cc-a' })).json())).toEqual([]);
+  it('answers endpoints it does not implement 404 with no body, before authentication, as paths of no standard', async () => {
+    // OBIE R/W Data API Profile, "HTTP Status Codes": an endpoint the ASPSP has not implemented answers 404.
+    const paths = [`${BASE}/accounts/1/statements/2/file`, `${BASE}/beneficiaries`, `${BASE}/nothing`, `${BASE}/statements/${'x'.repeat(2000)}`];
+    for (const path of paths) {
+      for (const options of [{ token: token('cc-a', {}) }, { token: token('code-a', { grant: 'authorization_code' }) }, {}]) {
+        const answer = await call('GET', path, options);
+        expect(answer.status, path).toBe(404);
+        expect(answer.body, path).toBe('');
+      }
+    }
+    // An unimplemented path takes no method at all: 404 whatever the method, never 405.
+    expect((await call('DELETE', `${BASE}/beneficiaries`, { token: 'cc-a' })).status).toBe(404);
   });
 
   it('never answers 500 to malformed input', async () => {

@@ -1,8 +1,8 @@
-// Step: unsupported calls (bank-interface.md §4.5 rule 1, §4.7): each answers the bank's documented refusal, 501
-// with an OBErrorResponse1 body.
+// Step: endpoints of the standard the bank does not implement (bank-interface.md §4.5 rule 1, §4.7): each must answer
+// 404, as the OBIE Read/Write Data API Profile ("HTTP Status Codes") requires, with no body or an OBErrorResponse1.
 
 import type { StepContext, StepSpec, UnsupportedCall } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { AIS_BASE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
 
 /** GET /transactions (not account-scoped) and the bulk endpoint of every unsupported family. */
 export const DEFAULT_UNSUPPORTED_CALLS: readonly UnsupportedCall[] = [
@@ -17,24 +17,28 @@ export const DEFAULT_UNSUPPORTED_CALLS: readonly UnsupportedCall[] = [
   { path: '/statements', family: 'Statements' },
 ];
 
-/** The refusal the bank documents for an endpoint it does not implement (issue 4 §3). */
-export const UNSUPPORTED_STATUS = 501;
+/**
+ * OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must
+ * respond with a 404 (Not Found) for requests to that URL." (docs/collections.md, "The unsupported step").
+ */
+export const UNSUPPORTED_STATUS = 404;
 
 export function unsupportedStep(context: StepContext): StepSpec {
   return {
     name: 'unsupported',
     title: 'Unsupported calls',
-    description: `One call per unsupported family: each must answer ${UNSUPPORTED_STATUS}, ${AIS_CONTENT_TYPE}, the interaction id echoed and an OBErrorResponse1 body.`,
+    description: `One call per family the bank does not implement: each must answer ${UNSUPPORTED_STATUS} Not Found (OBIE Read/Write Data API Profile, "HTTP Status Codes"), the interaction id echoed, no body or an OBErrorResponse1.`,
     items: context.unsupported.map((call) => ({
       name: `unsupported: GET ${call.path}`,
-      description: `${call.family}: not offered by the bank.`,
+      description: `${call.family}: not offered by the bank, so the standard requires 404 Not Found.`,
       method: 'GET' as const,
       url: `${AIS_BASE}${call.path}`,
       headers: aisHeaders('access_token'),
       prerequest: [FAPI_PREREQUEST],
       test: [
-        checks({ status: UNSUPPORTED_STATUS, echo: 'required', schema: 'obie-error', contentType: AIS_CONTENT_TYPE }),
-        { template: 'unsupported.test', params: { family: call.family } },
+        // The status and the body are judged by unsupported.test.js, so another status fails once, naming the rule.
+        checks({ echo: 'required' }),
+        { template: 'unsupported.test', params: { family: call.family, path: call.path, schemaName: 'obie-error' } },
       ],
     })),
   };

@@ -113,8 +113,13 @@ function clientCredentials(client: StoredClient, params: Map<string, string>, ct
   if (!client.grantTypes.includes('client_credentials')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the client_credentials grant');
   const requested = params.get('scope');
   const registered = client.scopes.filter((s) => s !== 'openid');
-  const scopes = requested === undefined ? registered : [...new Set(requested.split(/\s+/).filter((s) => s !== ''))];
-  if (scopes.length === 0) throw new TokenError(400, 'invalid_scope', 'scope is empty');
+  // `openid` asks for an ID token about an end user (OIDC Core §3.1.2.1); a client-credentials grant has no end user,
+  // so the scope is ignored rather than refused, as the model bank does for its guide's `scope=accounts openid`.
+  // RFC 6749 §3.3 lets the server grant less than asked, and the response's `scope` (always sent) then says what was
+  // granted. docs/sandbox.md, "Consent URL and tokens".
+  const asked = requested === undefined ? undefined : [...new Set(requested.split(/\s+/).filter((s) => s !== ''))];
+  const scopes = asked === undefined ? registered : asked.filter((s) => s !== 'openid');
+  if (scopes.length === 0) throw new TokenError(400, 'invalid_scope', asked !== undefined && asked.length > 0 ? 'scope openid alone grants nothing with client_credentials; ask for accounts' : 'scope is empty');
   const refused = scopes.filter((s) => !registered.includes(s));
   if (refused.length > 0) throw new TokenError(400, 'invalid_scope', `scope ${refused.join(' ')} is not available to this client with client_credentials`);
   const accessToken = issue(deps, { kind: 'access', clientId: client.clientId, profile: client.profile, grant: 'client_credentials', scopes }, ctx, ACCESS_TOKEN_TTL_SECONDS);

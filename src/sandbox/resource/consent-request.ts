@@ -2,7 +2,7 @@
 // Account and Transaction API Profile require, as pure functions: every fault becomes an OBError1 with a UK.OBIE.*
 // code and the JSON path at fault.
 
-import { isoSeconds } from '../time.js';
+import { isoInstant } from '../time.js';
 import type { ObError } from '../http/io.js';
 
 /** OBExternalPermissions1Code (AIS v3.1). */
@@ -47,15 +47,20 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(
 
 /** Parses an ISO 8601 date-time; undefined when malformed or not a real calendar instant. */
 export function parseDateTime(text: string, lenient: boolean): Date | undefined {
+  return parseDateTimeParts(text, lenient)?.date;
+}
+
+/** parseDateTime, with the fractional seconds as written (`.415`, or '' when none) so the instant can be echoed. */
+function parseDateTimeParts(text: string, lenient: boolean): { date: Date; fraction: string } | undefined {
   const match = DATE_TIME.exec(text);
   if (!match) return undefined;
-  const [, y, mo, d, h, mi, s, , zone] = match;
+  const [, y, mo, d, h, mi, s, fraction = '', zone] = match;
   if (zone === undefined && !lenient) return undefined;
   const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   const check = new Date(local);
   if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const date = new Date(zone === undefined ? `${text}Z` : text);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  return Number.isNaN(date.getTime()) ? undefined : { date, fraction };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -108,13 +113,14 @@ export function validateConsentRequest(body: unknown, now: Date, strict: boolean
   for (const field of DATE_FIELDS) {
     const value = data[field];
     if (value === undefined) continue;
-    const date = typeof value === 'string' ? parseDateTime(value, !strict) : undefined;
-    if (!date) {
+    const parsed = typeof value === 'string' ? parseDateTimeParts(value, !strict) : undefined;
+    if (!parsed) {
       errors.push({ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: `Data.${field} must be an ISO 8601 date-time with a time zone, e.g. 2017-04-05T10:43:07+00:00`, Path: `Data.${field}` });
       continue;
     }
-    dates[field] = date;
-    request[field] = isoSeconds(date);
+    dates[field] = parsed.date;
+    // The same instant the TPP asked for, fractional seconds included (AIS v3.1 ISODateTime), in UTC.
+    request[field] = isoInstant(parsed.date, parsed.fraction);
   }
   if (dates.ExpirationDateTime && dates.ExpirationDateTime.getTime() <= now.getTime()) {
     errors.push({ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: 'Data.ExpirationDateTime must be in the future', Path: 'Data.ExpirationDateTime' });

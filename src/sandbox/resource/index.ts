@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BANK_FINANCIAL_ID, ConsentStateError, profileOf } from '../contracts.js';
 import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
 import type { Bank, BankAccount } from '../data/bank.js';
-import { clip, readBody } from '../http/io.js';
+import { readBody } from '../http/io.js';
 import { usableConsent } from '../store/consents.js';
 import { isoSeconds } from '../time.js';
 import { validateConsentRequest } from './consent-request.js';
@@ -38,7 +38,11 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
     const call: Call = { req, res, ctx, url, origin: requestOrigin(req) };
     const method = (req.method ?? 'GET').toUpperCase();
     const match = matchRoute(method, url.pathname);
-    if (match.outcome === 'not-found') {
+    // OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must
+    // respond with a 404 (Not Found) for requests to that URL." An endpoint of the standard this bank does not offer is
+    // answered exactly as a path of no standard: before authentication, and without a body (the OpenAPI files' 404Error
+    // response defines none). docs/sandbox-ais.md, "Endpoints this bank does not implement".
+    if (match.outcome === 'not-found' || match.outcome === 'not-implemented') {
       sendEmpty(res, ctx, 404);
       return;
     }
@@ -49,15 +53,8 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
     try {
       // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406.
       if (!acceptsJson(req)) throw new Refusal(406, 'Accept must allow application/json');
-      const kind = match.outcome === 'unsupported' ? 'any' : match.route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
+      const kind = match.route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
       const token = await authenticate(deps, call, kind);
-      if (match.outcome === 'unsupported') {
-        // Decided answer for endpoints of the standard this bank does not implement (docs/sandbox-ais.md).
-        const path = clip(url.pathname, 400);
-        throw new Refusal(501, `${path} is not implemented by this ASPSP`, [
-          { ErrorCode: 'UK.OBIE.UnexpectedError', Message: `This ASPSP implements only accounts, balances and per-account transactions; ${path} is not available`, Path: path },
-        ]);
-      }
       await dispatch(deps, bank, call, match.route, token);
     } catch (error) {
       if (error instanceof Refusal) {
@@ -74,7 +71,7 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
  * and, in strict profiles, for a token presented with another certificate than the one it is bound to (RFC 8705
  * §3). Strict profiles also require x-fapi-financial-id (AIS v3.1.1 marks it required) naming this bank.
  */
-async function authenticate(deps: ResourceServerDeps, call: Call, kind: 'client_credentials' | 'authorization_code' | 'any'): Promise<AccessTokenInfo> {
+async function authenticate(deps: ResourceServerDeps, call: Call, kind: 'client_credentials' | 'authorization_code'): Promise<AccessTokenInfo> {
   const { req, ctx } = call;
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
@@ -83,7 +80,7 @@ async function authenticate(deps: ResourceServerDeps, call: Call, kind: 'client_
   const token = await deps.tokens.verify(match[1]);
   if (!token || token.expiresAt.getTime() <= ctx.now().getTime()) throw new Refusal(401, 'unknown or expired token', [], challenge('invalid_token'));
   ctx.clientId = token.clientId;
-  if (kind !== 'any' && token.grant !== kind) throw new Refusal(401, `this endpoint needs a ${kind} token`, [], challenge('invalid_token'));
+  if (token.grant !== kind) throw new Refusal(401, `this endpoint needs a ${kind} token`, [], challenge('invalid_token'));
   const client = await deps.clients.get(token.clientId);
   if (!client) throw new Refusal(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
   const strict = profileOf(token.profile).strictness === 'strict';

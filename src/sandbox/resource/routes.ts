@@ -1,5 +1,5 @@
 // Route table of the AIS v3.1 resource server (pure): which operation a (method, path) names, which methods a path
-// allows (405), and which paths are endpoints of the standard this bank does not implement (501).
+// allows (405), and which paths are endpoints of the standard this bank does not implement (404, as unknown paths).
 
 export const AISP_BASE_PATH = '/open-banking/v3.1/aisp';
 
@@ -16,17 +16,66 @@ export type Route =
 export type RouteMatch =
   | { outcome: 'route'; route: Route }
   | { outcome: 'method-not-allowed'; allow: string[] }
-  | { outcome: 'unsupported' }
+  | { outcome: 'not-implemented'; template: string }
   | { outcome: 'not-found' };
 
+/** RFC 9110 §9.3.2: HEAD wherever GET is (Node's server sends the headers of the GET answer without its body). */
+const READ = ['GET', 'HEAD'] as const;
+
+type Build = (parameter: string) => Route;
+
 /**
- * Resources of the Account and Transaction API v3.1 that this bank does not offer (bank-interface §4.5 rule 1, §4.7):
- * bulk (/beneficiaries, …, /transactions) and per account (/accounts/{AccountId}/beneficiaries, …), any subpath
- * (e.g. /accounts/{AccountId}/statements/{StatementId}/file). The spec names the per-account product resource
- * `product` and the party resources `party` / `parties`; both spellings of each are covered.
+ * The operations this bank implements, by OpenAPI path template (relative to the AIS base path) and method. A
+ * template has at most one `{parameter}`; its decoded value is what `Build` receives ('' when there is none).
  */
-const UNSUPPORTED_BULK = new Set(['beneficiaries', 'direct-debits', 'standing-orders', 'products', 'product', 'offers', 'party', 'parties', 'scheduled-payments', 'statements', 'transactions']);
-const UNSUPPORTED_PER_ACCOUNT = new Set(['beneficiaries', 'direct-debits', 'standing-orders', 'products', 'product', 'offers', 'party', 'parties', 'scheduled-payments', 'statements']);
+export const IMPLEMENTED_ROUTES: readonly { template: string; methods: Readonly<Record<string, Build>> }[] = [
+  { template: '/account-access-consents', methods: { POST: () => ({ kind: 'consent-create' }) } },
+  {
+    template: '/account-access-consents/{ConsentId}',
+    methods: { ...reads((consentId) => ({ kind: 'consent-get', consentId })), DELETE: (consentId) => ({ kind: 'consent-delete', consentId }) },
+  },
+  { template: '/accounts', methods: reads(() => ({ kind: 'accounts' })) },
+  { template: '/accounts/{AccountId}', methods: reads((accountId) => ({ kind: 'account', accountId })) },
+  { template: '/accounts/{AccountId}/balances', methods: reads((accountId) => ({ kind: 'account-balances', accountId })) },
+  { template: '/accounts/{AccountId}/transactions', methods: reads((accountId) => ({ kind: 'account-transactions', accountId })) },
+  { template: '/balances', methods: reads(() => ({ kind: 'balances' })) },
+];
+
+/**
+ * Every other path of the Account and Transaction API v3.1 (the union of the v3.1.1 and v3.1.11 OpenAPI `paths`;
+ * test/unit/sandbox-routes.test.ts ties this table to the files): endpoints of the standard this bank does not offer
+ * (bank-interface §4.5 rule 1, §4.7). OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not
+ * implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL." So they answer
+ * exactly as a path that is in no standard (docs/sandbox-ais.md); the table names them so the log, the docs and the
+ * tests can tell the two apart.
+ */
+export const UNIMPLEMENTED_PATHS: readonly string[] = [
+  '/accounts/{AccountId}/beneficiaries',
+  '/accounts/{AccountId}/direct-debits',
+  '/accounts/{AccountId}/offers',
+  '/accounts/{AccountId}/parties',
+  '/accounts/{AccountId}/party',
+  '/accounts/{AccountId}/product',
+  '/accounts/{AccountId}/scheduled-payments',
+  '/accounts/{AccountId}/standing-orders',
+  '/accounts/{AccountId}/statements',
+  '/accounts/{AccountId}/statements/{StatementId}',
+  '/accounts/{AccountId}/statements/{StatementId}/file',
+  '/accounts/{AccountId}/statements/{StatementId}/transactions',
+  '/beneficiaries',
+  '/direct-debits',
+  '/offers',
+  '/party',
+  '/products',
+  '/scheduled-payments',
+  '/standing-orders',
+  '/statements',
+  '/transactions',
+];
+
+function reads(build: Build): Record<string, Build> {
+  return Object.fromEntries(READ.map((method) => [method, build]));
+}
 
 function segmentValue(segment: string): string {
   try {
@@ -36,39 +85,31 @@ function segmentValue(segment: string): string {
   }
 }
 
-/** RFC 9110 §9.3.2: HEAD wherever GET is (Node's server sends the headers of the GET answer without its body). */
-const READ = ['GET', 'HEAD'];
-
-function only(method: string, allowed: string[], route: Route): RouteMatch {
-  return allowed.includes(method) ? { outcome: 'route', route } : { outcome: 'method-not-allowed', allow: allowed };
+/** The decoded value of the template's parameter when `segments` fit it ('' without one), else undefined. */
+function fit(template: string, segments: readonly string[]): string | undefined {
+  const parts = template.slice(1).split('/');
+  if (parts.length !== segments.length) return undefined;
+  let parameter = '';
+  for (const [index, part] of parts.entries()) {
+    const segment = segments[index] as string;
+    if (part.startsWith('{')) parameter = segmentValue(segment);
+    else if (part !== segment) return undefined;
+  }
+  return parameter;
 }
 
 /** Matches a request path (no query) on the resource origin; anything outside the AIS base path is not found. */
 export function matchRoute(method: string, pathname: string): RouteMatch {
   if (!pathname.startsWith(`${AISP_BASE_PATH}/`)) return { outcome: 'not-found' };
   const segments = pathname.slice(AISP_BASE_PATH.length + 1).split('/');
-  const [first = '', second, third, ...rest] = segments;
   if (segments.some((segment) => segment === '')) return { outcome: 'not-found' };
   const upper = method.toUpperCase();
-
-  if (first === 'account-access-consents') {
-    if (second === undefined) return upper === 'POST' ? { outcome: 'route', route: { kind: 'consent-create' } } : { outcome: 'method-not-allowed', allow: ['POST'] };
-    if (third !== undefined) return { outcome: 'not-found' };
-    const consentId = segmentValue(second);
-    if (READ.includes(upper)) return { outcome: 'route', route: { kind: 'consent-get', consentId } };
-    if (upper === 'DELETE') return { outcome: 'route', route: { kind: 'consent-delete', consentId } };
-    return { outcome: 'method-not-allowed', allow: [...READ, 'DELETE'] };
+  for (const row of IMPLEMENTED_ROUTES) {
+    const parameter = fit(row.template, segments);
+    if (parameter === undefined) continue;
+    const build = row.methods[upper];
+    return build ? { outcome: 'route', route: build(parameter) } : { outcome: 'method-not-allowed', allow: Object.keys(row.methods) };
   }
-  if (first === 'balances' && second === undefined) return only(upper, READ, { kind: 'balances' });
-  if (UNSUPPORTED_BULK.has(first)) return { outcome: 'unsupported' };
-  if (first === 'accounts') {
-    if (second === undefined) return only(upper, READ, { kind: 'accounts' });
-    const accountId = segmentValue(second);
-    if (third === undefined) return only(upper, READ, { kind: 'account', accountId });
-    if (UNSUPPORTED_PER_ACCOUNT.has(third)) return { outcome: 'unsupported' };
-    if (rest.length > 0) return { outcome: 'not-found' };
-    if (third === 'balances') return only(upper, READ, { kind: 'account-balances', accountId });
-    if (third === 'transactions') return only(upper, READ, { kind: 'account-transactions', accountId });
-  }
-  return { outcome: 'not-found' };
+  const template = UNIMPLEMENTED_PATHS.find((candidate) => fit(candidate, segments) !== undefined);
+  return template === undefined ? { outcome: 'not-found' } : { outcome: 'not-implemented', template };
 }
