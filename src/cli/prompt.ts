@@ -15,10 +15,14 @@ export function pasteRedirect(io: CliIo): (consentUrl: string, redirectUri: stri
     );
     const lines = createInterface({ input, terminal: false });
     try {
-      return await new Promise<string | undefined>((resolve) => {
+      const answer = await new Promise<string | undefined>((resolve) => {
         lines.once('line', resolve);
         lines.once('close', () => resolve(undefined));
       });
+      // A terminal echoes the pasted line and its Enter; piped input and end-of-input (Ctrl-D) echo nothing. End the
+      // prompt's line ourselves then, so whatever follows (an `error:` line) starts a line of its own.
+      if (answer === undefined || (input as { isTTY?: boolean }).isTTY !== true) io.stderr.write('\n');
+      return answer;
     } finally {
       lines.close();
     }
