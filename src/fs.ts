@@ -9,9 +9,19 @@ import { ObflowError } from './errors.js';
 
 const pending = new Set<string>();
 
-/** The temporary files of writes not yet renamed into place (an interrupt removes them: docs/errors.md "Interrupts"). */
+/** The temporary files of writes not yet renamed into place, and files marked unfinished (an interrupt removes them:
+ *  docs/errors.md "Interrupts"). */
 export function pendingTemporaryFiles(): readonly string[] {
   return [...pending];
+}
+
+/** Marks a file another writer produces (newman's JUnit report) as unfinished until the returned function is called:
+ *  an interrupt removes it meanwhile, as it does the temporary files below. */
+export function markUnfinished(path: string): () => void {
+  pending.add(path);
+  return () => {
+    pending.delete(path);
+  };
 }
 
 export async function writeFileAtomic(path: string, contents: string | Uint8Array, options: { secret?: boolean } = {}): Promise<void> {

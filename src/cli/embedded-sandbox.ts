@@ -8,6 +8,7 @@ import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import type { SandboxHandle } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
+import { onInterrupt } from './interrupt.js';
 
 export interface EmbeddedSandboxOptions {
   /** Persist the emulator's state here; default: a fresh temporary folder. */
@@ -53,13 +54,18 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.log ? { log: options.log } : {}),
       ...(options.verbose ? { verbose: true } : {}),
     });
-    return {
-      urls: handle.urls,
-      close: async () => {
+    // Interrupted (Ctrl-C, SIGTERM): stop it and remove the temporary data folder, which holds client secrets.
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        disposeInterrupt();
         await handle.close();
         await removeTemporary();
-      },
+      })();
+      return closing;
     };
+    const disposeInterrupt = onInterrupt(close);
+    return { urls: handle.urls, close };
   } catch (cause) {
     await removeTemporary();
     const message = cause instanceof Error ? cause.message : String(cause);
