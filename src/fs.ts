@@ -15,8 +15,8 @@ export function pendingTemporaryFiles(): readonly string[] {
   return [...pending];
 }
 
-/** Marks a file another writer produces (newman's JUnit report) as unfinished until the returned function is called:
- *  an interrupt removes it meanwhile, as it does the temporary files below. */
+/** Marks a file or staging folder as unfinished until the returned function is called (newman's JUnit report before
+ *  redaction, another writer's temporary files): an interrupt removes it meanwhile, as it does the temporaries below. */
 export function markUnfinished(path: string): () => void {
   pending.add(path);
   return () => {

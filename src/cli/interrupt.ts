@@ -66,5 +66,5 @@ export async function runInterruptCleanups(timeoutMs = 10_000): Promise<void> {
 
 /** Synchronous, so it also runs on the second signal that ends the process at once. */
 export function removeTemporaryFiles(): void {
-  for (const file of pendingTemporaryFiles()) rmSync(file, { force: true });
+  for (const file of pendingTemporaryFiles()) rmSync(file, { force: true, recursive: true });
 }
