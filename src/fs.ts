@@ -48,13 +48,15 @@ export async function ensureDirectory(path: string, options: { secret?: boolean 
   try {
     await mkdir(path, { recursive: true, mode: options.secret === true ? 0o700 : 0o755 });
   } catch (cause) {
-    throw writeFailed(`could not create the folder ${path}`, cause);
+    const code = (cause as NodeJS.ErrnoException).code;
+    // mkdir -p says EEXIST (or ENOTDIR) when a file stands at the path or on the way to it.
+    const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `a file stands where the folder should be (${code})` : (cause as Error).message;
+    throw new ObflowError('ERR_WRITE_FAILED', `could not create the folder ${path}: ${reason}`, { hint: WRITE_HINT, cause });
   }
 }
 
+const WRITE_HINT = 'Check that the folder is writable, that no file stands where a folder should be, and that the disk is not full; nothing half-written was left.';
+
 function writeFailed(what: string, cause: unknown): ObflowError {
-  return new ObflowError('ERR_WRITE_FAILED', `${what}: ${(cause as Error).message}`, {
-    hint: 'Check that the folder is writable, that no file stands where a folder should be, and that the disk is not full; nothing half-written was left.',
-    cause,
-  });
+  return new ObflowError('ERR_WRITE_FAILED', `${what}: ${(cause as Error).message}`, { hint: WRITE_HINT, cause });
 }
