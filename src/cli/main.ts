@@ -102,7 +102,7 @@ function processIo(): CliIo {
  * with the temporary files of unfinished writes removed: nothing half-written is left. `obflow sandbox` takes the
  * signal as its stop command instead. A second signal ends the process at once.
  */
-function installInterruptHandlers(): void {
+function installInterruptHandlers(json: boolean): void {
   let interrupted = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const satisfies readonly InterruptSignal[]) {
     process.on(signal, () => {
@@ -114,8 +114,12 @@ function installInterruptHandlers(): void {
       if (requestStop(signal)) return;
       interrupted = true;
       void runInterruptCleanups().finally(() => {
-        // On a terminal the line holds the echoed ^C: start a fresh one.
-        process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}interrupted by ${signal}: stopped cleanly, nothing half-written was left (exit ${code})\n`);
+        // With --json one JSON line, like an error; on a terminal the line holds the echoed ^C: start a fresh one.
+        process.stderr.write(
+          json
+            ? `${JSON.stringify({ interrupted: { signal, exit: code } })}\n`
+            : `${process.stderr.isTTY ? '\n' : ''}interrupted by ${signal}: stopped cleanly, nothing half-written was left (exit ${code})\n`,
+        );
         process.exit(code);
       });
     });
@@ -137,7 +141,7 @@ if (invokedDirectly()) {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
-  installInterruptHandlers();
+  installInterruptHandlers(process.argv.includes('--json'));
   const code = await main(process.argv.slice(2));
   // Let pending output drain, then leave even if a dependency keeps a handle open.
   process.exitCode = code;

@@ -91,6 +91,21 @@ describe('demo interrupted', () => {
     expect(readdirSync(childTmp)).toEqual([]);
     expectNothingHalfWritten(join(cwd, '.obflow'));
   });
+
+  it('with --json the interrupt is one JSON line on stderr', async () => {
+    const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
+    const demo = start(['demo', '--json'], childTmp);
+    // --json prints nothing until the end: wait for the emulator's temporary data folder instead.
+    while (readdirSync(childTmp).length === 0) {
+      if (demo.child.exitCode !== null) throw new Error(`demo ended ${demo.child.exitCode}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    demo.child.kill('SIGINT');
+    const ended = await demo.exit;
+    expect(ended, ended.stderr).toMatchObject({ code: 130, signal: null });
+    expect(ended.stderr.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([{ interrupted: { signal: 'SIGINT', exit: 130 } }]);
+    expect(readdirSync(childTmp)).toEqual([]);
+  });
 });
 
 describe('register and run interrupted, against `obflow sandbox`', () => {
@@ -111,6 +126,7 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
     run.child.kill('SIGINT');
     const ended = await run.exit;
     expect(ended, ended.stderr).toMatchObject({ code: 130, signal: null });
+    expect(ended.stderr).toMatch(/^interrupted by SIGINT: .*\(exit 130\)$/m);
     expectNothingHalfWritten(join(cwd, '.obflow'));
     // The environment the interrupted run may have saved is still a whole environment.
     const environments = filesUnder(join(cwd, '.obflow', 'environments'));
@@ -123,6 +139,7 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
     register.child.kill('SIGTERM');
     const ended = await register.exit;
     expect(ended, ended.stderr).toMatchObject({ code: 143, signal: null });
+    expect(ended.stderr).toMatch(/^interrupted by SIGTERM: .*\(exit 143\)$/m);
     expectNothingHalfWritten(join(cwd, '.obflow'));
     expect(filesUnder(join(cwd, '.obflow', 'registrations')).length).toBeGreaterThan(0);
   });
