@@ -25,8 +25,17 @@ export const FLAG_TO_CONFIG: Record<string, string> = {
 };
 
 
+/** Flags that name a file or folder: given without a value (`--config` last, or before another flag) yargs reads an
+ *  empty string, which would silently mean "no config" or "the working directory". */
+const PATH_FLAGS = ['config', 'state-dir', 'out-collections', 'out-reports', 'data-dir'] as const;
+
 /** `checkFiles: false` for doctor, which reports a missing identity file as a failed check instead. */
 export async function loadCommandConfig(state: CommandState, argv: Record<string, unknown>, options: { checkFiles?: boolean } = {}): Promise<ObflowConfig> {
+  const empty = PATH_FLAGS.find((flag) => argv[flag] === '');
+  if (empty !== undefined) {
+    const { ObflowError } = await import('../errors.js');
+    throw new ObflowError('ERR_USAGE', `--${empty} needs a path`, { hint: `Give it a value (\`--${empty} <path>\`), or leave the flag out.` });
+  }
   const { loadConfig, setPath } = await import('../config/load.js');
   const configFile = typeof argv.config === 'string' ? argv.config : undefined;
   const flags: Record<string, unknown> = {};

@@ -1,13 +1,15 @@
 // Starts the embedded bank emulator from the local test identity: the one place the CLI turns identity files into
 // SandboxOptions (used by `obflow sandbox` and `obflow demo`).
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import type { SandboxHandle } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
+import { onInterrupt } from './interrupt.js';
 
 export interface EmbeddedSandboxOptions {
   /** Persist the emulator's state here; default: a fresh temporary folder. */
@@ -37,11 +39,25 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   }
   // A temporary data folder (the demo's) lives as long as the sandbox; a named one persists.
   const temporary = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'obflow-sandbox-')));
+  // Synchronous, so no signal can arrive between the folder's creation and the cleanup's registration below.
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'obflow-sandbox-'));
   const removeTemporary = () => (temporary ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
+  // Interrupted (Ctrl-C, SIGTERM) from here on, also while it starts: stop it and remove the temporary data folder,
+  // which holds client secrets.
+  let handle: SandboxHandle | undefined;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      disposeInterrupt();
+      await handle?.close();
+      await removeTemporary();
+    })();
+    return closing;
+  };
+  const disposeInterrupt = onInterrupt(close);
   const { startSandbox } = await import('../sandbox/index.js');
   try {
-    const handle = await startSandbox({
+    handle = await startSandbox({
       serverCertificate,
       serverKey,
       clientCa: [issuing, root],
@@ -53,14 +69,9 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.log ? { log: options.log } : {}),
       ...(options.verbose ? { verbose: true } : {}),
     });
-    return {
-      urls: handle.urls,
-      close: async () => {
-        await handle.close();
-        await removeTemporary();
-      },
-    };
+    return { urls: handle.urls, close };
   } catch (cause) {
+    disposeInterrupt();
     await removeTemporary();
     const message = cause instanceof Error ? cause.message : String(cause);
     throw new ObflowError('ERR_SANDBOX_START', `the sandbox could not start: ${message}`, {

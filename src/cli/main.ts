@@ -3,11 +3,13 @@
 // `error:`/`hint:` lines and exit codes: 0 ok, 1 checks failed, 2 usage or configuration, 3 remote refused/unreachable.
 
 import { realpathSync } from 'node:fs';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import { EXIT_CODES, isObflowError } from '../errors.js';
 import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
+import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from './interrupt.js';
 import { createOutput } from './output.js';
 import type { CliIo } from './output.js';
 import type { CommandModule } from 'yargs';
@@ -94,6 +96,36 @@ function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
 }
 
+/**
+ * Ctrl-C (SIGINT) and SIGTERM end a command with 128 + the signal's number — 130 and 143, as shells report a process a
+ * signal ended — after the command's cleanups (the embedded sandbox stopped, its temporary data folder removed) and
+ * with the temporary files of unfinished writes removed: nothing half-written is left. `obflow sandbox` takes the
+ * signal as its stop command instead. A second signal ends the process at once.
+ */
+function installInterruptHandlers(json: boolean): void {
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const satisfies readonly InterruptSignal[]) {
+    process.on(signal, () => {
+      const code = 128 + constants.signals[signal];
+      if (interrupted) {
+        removeTemporaryFiles();
+        process.exit(code);
+      }
+      if (requestStop(signal)) return;
+      interrupted = true;
+      void runInterruptCleanups().finally(() => {
+        // With --json one JSON line, like an error; on a terminal the line holds the echoed ^C: start a fresh one.
+        process.stderr.write(
+          json
+            ? `${JSON.stringify({ interrupted: { signal, exit: code } })}\n`
+            : `${process.stderr.isTTY ? '\n' : ''}interrupted by ${signal}: stopped cleanly, nothing half-written was left (exit ${code})\n`,
+        );
+        process.exit(code);
+      });
+    });
+  }
+}
+
 function invokedDirectly(): boolean {
   const entry = process.argv[1];
   if (!entry) return false;
@@ -109,6 +141,7 @@ if (invokedDirectly()) {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
+  installInterruptHandlers(process.argv.includes('--json'));
   const code = await main(process.argv.slice(2));
   // Let pending output drain, then leave even if a dependency keeps a handle open.
   process.exitCode = code;

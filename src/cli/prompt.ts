@@ -2,6 +2,7 @@
 // browser to. Prompts go to stderr, so stdout stays the command's result (--json).
 
 import { createInterface } from 'node:readline';
+import { onInterrupt } from './interrupt.js';
 import type { CliIo } from './output.js';
 
 export function pasteRedirect(io: CliIo): (consentUrl: string, redirectUri: string) => Promise<string | undefined> {
@@ -14,12 +15,19 @@ export function pasteRedirect(io: CliIo): (consentUrl: string, redirectUri: stri
         "Paste the whole address from the browser's address bar and press Enter:\n> ",
     );
     const lines = createInterface({ input, terminal: false });
+    // Interrupted while waiting: end the prompt's line before the interrupt's own line.
+    const disposeInterrupt = onInterrupt(() => void io.stderr.write('\n'));
     try {
-      return await new Promise<string | undefined>((resolve) => {
+      const answer = await new Promise<string | undefined>((resolve) => {
         lines.once('line', resolve);
         lines.once('close', () => resolve(undefined));
       });
+      // A terminal echoes the pasted line and its Enter; piped input and end-of-input (Ctrl-D) echo nothing. End the
+      // prompt's line ourselves then, so whatever follows (an `error:` line) starts a line of its own.
+      if (answer === undefined || (input as { isTTY?: boolean }).isTTY !== true) io.stderr.write('\n');
+      return answer;
     } finally {
+      disposeInterrupt();
       lines.close();
     }
   };

@@ -76,9 +76,19 @@ function locateConfigFile(options: LoadConfigOptions): string | undefined {
 }
 
 function readConfigFile(file: string): Layer {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    // A folder, no read permission, an I/O error: say which, not "not valid JSON".
+    throw new ObflowError('ERR_FILE_UNREADABLE', `config file ${file} cannot be read (${(cause as Error).message})`, {
+      hint: '--config (or OBFLOW_CONFIG, or ./obflow.config.json) must name a readable JSON file.',
+      cause,
+    });
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (cause) {
     throw new ObflowError('ERR_CONFIG_INVALID', `${file} is not valid JSON`, {
       hint: 'Fix the JSON syntax (an editor with obflow.config.schema.json helps).',

@@ -6,6 +6,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
+import { markUnfinished } from '../fs.js';
 import { buildFlow, type StepName } from './flow.js';
 import { uuidV5 } from './ids.js';
 import type { RequestItemSpec, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
@@ -189,12 +190,15 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
  *  existing file untouched), then one atomic rename each; any failure removes the temporaries. */
 export async function writeCollections(dir: string, files: readonly GeneratedFile[]): Promise<void> {
   const temporaries: string[] = [];
+  // An interrupt removes the temporaries still there (docs/errors.md, "Interrupts").
+  const finished: (() => void)[] = [];
   try {
     await mkdir(dir, { recursive: true });
     for (const file of files) {
       if (file.fileName.includes('/') || file.fileName.includes('\\')) throw new TypeError(`not a plain file name: ${file.fileName}`);
       const tmp = join(dir, `.${file.fileName}.${process.pid}.tmp`);
       temporaries.push(tmp);
+      finished.push(markUnfinished(tmp));
       await writeFile(tmp, file.json, { mode: 0o644 });
     }
     for (const [index, file] of files.entries()) await rename(temporaries[index] as string, join(dir, file.fileName));
@@ -205,5 +209,7 @@ export async function writeCollections(dir: string, files: readonly GeneratedFil
       hint: 'Check that the output folder is writable and the disk has space.',
       cause,
     });
+  } finally {
+    for (const done of finished) done();
   }
 }

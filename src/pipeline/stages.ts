@@ -36,12 +36,14 @@ export interface Session extends SessionSeams {
 
 export async function openSession(config: ObflowConfig, target: Target, identity: IdentityPaths, seams: Partial<SessionSeams> = {}): Promise<Session> {
   const { loadTransportMaterial } = await import('../pki/load.js');
-  const { readSoftwareStatement, readDirectoryJwks, verifySoftwareStatement } = await import('../pki/verify.js');
+  const { readSoftwareStatement, readDirectoryJwks, verifyKeyMatch, verifySoftwareStatement } = await import('../pki/verify.js');
   const { createMtlsDispatcher } = await import('../pki/tls.js');
   const now = seams.now ?? (() => new Date());
   const jwt = await readSoftwareStatement(identity.softwareStatement);
   const claims = await verifySoftwareStatement(jwt, await readDirectoryJwks(identity.directoryJwks), now());
   const transport = await loadTransportMaterial(identity.transport);
+  // Before any connection: TLS would only say "key values mismatch", and the bank's CA would be blamed (exit 3).
+  verifyKeyMatch(transport);
   const dispatcher = createMtlsDispatcher({ transport, serverCa: target.serverCaPem, insecure: target.insecure });
   return {
     config,
@@ -199,6 +201,11 @@ export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'va
 export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
   const { config, target } = session;
   checkEnvironmentTarget(options.environment, target);
+  // Where this run writes, before anything is sent: a file standing where a folder should be is ERR_WRITE_FAILED.
+  const { ensureDirectory } = await import('../fs.js');
+  const runDir = join(config.stateDir, 'run');
+  await ensureDirectory(runDir, { secret: true });
+  if ((options.reporters ?? ['junit']).includes('junit')) await ensureDirectory(reportsDir(config));
   const { withEnvironmentValues } = await import('../environment/merge.js');
   const given = Object.fromEntries(Object.entries(options.overrides ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const environment = withEnvironmentValues(options.environment, given);
@@ -221,7 +228,6 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     ...(options.select !== undefined ? { select: options.select } : {}),
     ...(consentStep ? { consentStep } : {}),
   });
-  const runDir = join(config.stateDir, 'run');
   const sslClientCertList = run.buildSslClientCertList({ origins, transport: await newmanTransport(session, runDir) });
   const caBundle = target.serverCaPem.length > 0 ? await run.writeCaBundle(join(runDir, 'target-ca.pem'), target.serverCaPem) : undefined;
   await run.writeSslClientCertList(join(runDir, 'ssl-client-cert-list.json'), sslClientCertList);

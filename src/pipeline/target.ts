@@ -6,6 +6,7 @@ import { chmod, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/pro
 import { basename, dirname, join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
+import { markUnfinished } from '../fs.js';
 import { environmentHelperUrl } from '../environment/download.js';
 import { registrationEndpointOf } from '../registration/register.js';
 
@@ -95,6 +96,7 @@ export async function assertNoRunningSandbox(stateDir: string, pid: number = pro
 export async function writeSandboxAddresses(stateDir: string, addresses: SandboxAddresses, pid: number = process.pid): Promise<string> {
   const path = sandboxAddressesPath(stateDir);
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const finished = markUnfinished(tmp);
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o755 });
     await writeFile(tmp, `${JSON.stringify({ ...addresses, pid }, null, 2)}\n`, { mode: 0o644, flag: 'wx' });
@@ -117,6 +119,7 @@ export async function writeSandboxAddresses(stateDir: string, addresses: Sandbox
     });
   } finally {
     await rm(tmp, { force: true }).catch(() => undefined);
+    finished();
   }
   return path;
 }

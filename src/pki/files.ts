@@ -5,6 +5,7 @@ import { chmod, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/p
 import { dirname, join, basename } from 'node:path';
 
 import { ObflowError } from '../errors.js';
+import { markUnfinished } from '../fs.js';
 
 /** A file of a folder, path relative to it: `secret` files (private keys) get mode 0600, others 0644. */
 export interface FolderFile {
@@ -34,6 +35,8 @@ export async function writeFolderAtomic(dir: string, files: readonly FolderFile[
   } catch (cause) {
     throw writeFailed(dir, cause);
   }
+  // An interrupt removes the staging folder (docs/errors.md, "Interrupts").
+  const finished = markUnfinished(staging);
   let backup: string | undefined;
   try {
     for (const file of files) {
@@ -62,6 +65,8 @@ export async function writeFolderAtomic(dir: string, files: readonly FolderFile[
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     if (backup !== undefined) await rename(backup, dir).catch(() => undefined);
     throw cause instanceof ObflowError ? cause : writeFailed(dir, cause);
+  } finally {
+    finished();
   }
   if (backup !== undefined) await rm(backup, { recursive: true, force: true });
 }

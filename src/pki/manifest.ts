@@ -61,7 +61,7 @@ export function identityPathsFromManifest(dir: string, manifest: LocalIdentityMa
 
 /**
  * Loads the local identity that `obflow init` wrote into `stateDir` (its `identity.json`).
- * Missing → ERR_IDENTITY_MISSING; unreadable or malformed manifest → ERR_CONFIG_INVALID naming the field.
+ * Missing → ERR_IDENTITY_MISSING; unreadable or malformed manifest → ERR_FILE_UNREADABLE naming the file (and the field).
  */
 export async function loadLocalIdentity(stateDir: string): Promise<{ manifest: LocalIdentityManifest; paths: IdentityPaths }> {
   const dir = resolve(stateDir);
@@ -71,7 +71,7 @@ export async function loadLocalIdentity(stateDir: string): Promise<{ manifest: L
     text = await readFile(file, 'utf8');
   } catch (cause) {
     const missing = (cause as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new ObflowError(missing ? 'ERR_IDENTITY_MISSING' : 'ERR_FILE_UNREADABLE', `no local identity at ${file}`, {
+    throw new ObflowError(missing ? 'ERR_IDENTITY_MISSING' : 'ERR_FILE_UNREADABLE', missing ? `no local identity at ${file}` : `the local identity file ${file} cannot be read (${(cause as Error).message})`, {
       hint: missing ? 'run `obflow init` to issue a local test identity' : `check the permissions of ${file}`,
       cause,
     });
@@ -80,14 +80,14 @@ export async function loadLocalIdentity(stateDir: string): Promise<{ manifest: L
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new ObflowError('ERR_CONFIG_INVALID', `${file} is not valid JSON`, {
+    throw new ObflowError('ERR_FILE_UNREADABLE', `the local identity file ${file} is not valid JSON`, {
       hint: 'run `obflow init --force` to issue a fresh local identity',
       cause,
     });
   }
   const problem = manifestProblem(parsed);
   if (problem !== undefined) {
-    throw new ObflowError('ERR_CONFIG_INVALID', `${file}: ${problem}`, {
+    throw new ObflowError('ERR_FILE_UNREADABLE', `the local identity file ${file} is damaged: ${problem}`, {
       hint: 'run `obflow init --force` to issue a fresh local identity',
     });
   }

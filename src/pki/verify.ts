@@ -14,7 +14,7 @@ import {
 } from 'jose';
 
 import { ObflowError } from '../errors.js';
-import { loadTransportMaterial, parseCertificates, parsePrivateKey, readMaterialFile, type TransportMaterial } from './load.js';
+import { loadTransportMaterial, parseCertificates, parsePrivateKey, readMaterialFile, safeCheckPrivateKey, type TransportMaterial } from './load.js';
 import type { IdentityPaths, PublicJwk, SoftwareStatementClaims } from './types.js';
 
 /** RFC 5280 §4.2.1.12 id-kp-clientAuth and anyExtendedKeyUsage. */
@@ -236,15 +236,10 @@ export function verifyChain(
   return path;
 }
 
-/** → ERR_CERT_KEY_MISMATCH when the private key does not belong to the certificate. */
+/** → ERR_CERT_KEY_MISMATCH when the private key does not belong to the certificate. The one check of the pair:
+ *  doctor, every session (register, environment, run, demo) and newman's certificate preflight call it. */
 export function verifyKeyMatch(material: Pick<TransportMaterial, 'x509' | 'privateKey'>, what = 'transport'): void {
-  let matches: boolean;
-  try {
-    matches = material.x509.checkPrivateKey(material.privateKey);
-  } catch {
-    matches = false;
-  }
-  if (!matches) {
+  if (!safeCheckPrivateKey(material.x509, material.privateKey)) {
     throw new ObflowError('ERR_CERT_KEY_MISMATCH', `the ${what} key does not belong to the ${what} certificate`, {
       hint: 'pair the certificate with the key generated for its signing request',
     });

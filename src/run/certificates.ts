@@ -6,7 +6,8 @@ import { createSecureContext } from 'node:tls';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
-import { loadTransportMaterial, safeCheckPrivateKey } from '../pki/load.js';
+import { loadTransportMaterial } from '../pki/load.js';
+import { verifyKeyMatch } from '../pki/verify.js';
 import type { IdentityPaths } from '../pki/types.js';
 import { originOf } from './origin.js';
 
@@ -127,11 +128,7 @@ export async function preflightClientCertificates(list: readonly SslClientCert[]
       });
     }
     const material = await loadTransportMaterial(transport);
-    if (!safeCheckPrivateKey(material.x509, material.privateKey)) {
-      throw new ObflowError('ERR_CERT_KEY_MISMATCH', `the transport key does not belong to the certificate in "${entry.name}"`, {
-        hint: 'Point the key at the private key the transport certificate was issued for.',
-      });
-    }
+    verifyKeyMatch(material);
     try {
       createSecureContext(material.pfx !== undefined ? { pfx: material.pfx.bytes, passphrase: material.pfx.passphrase } : { cert: material.certPem, key: material.keyPem });
     } catch (cause) {

@@ -2,10 +2,11 @@
 // (the environment is the only state that survives a run — newman-notes.md), client certificates via the checked
 // `sslClientCertList`, server certificates verified against the target's CA unless `insecure` is asked for.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventEmitter } from 'node:events';
 import { ObflowError } from '../errors.js';
+import { markUnfinished, writeFileAtomic } from '../fs.js';
 import { isSecretKey, sortValues, withEnvironmentValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
 import { certificateFor, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
 
@@ -172,7 +173,7 @@ export function redactSecrets(text: string, secrets: Iterable<string>): string {
 async function redactFile(path: string, secrets: ReadonlySet<string>): Promise<void> {
   const original = await readFile(path, 'utf8');
   const text = redactSecrets(original, secrets);
-  if (text !== original) await writeFile(path, text, { mode: 0o600 });
+  if (text !== original) await writeFileAtomic(path, text, { secret: true });
 }
 
 function secretValuesOf(environment: PostmanEnvironment): string[] {
@@ -463,9 +464,12 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     const label = first === last ? first : `${first}..${last}`;
     const junitPath = reporters.includes('junit') ? join(reportDir, `${safeFileName(first === last ? first : `${first}--${last}`)}.xml`) : undefined;
     let outcome: BatchOutcome;
+    // newman writes the report before obflow redacts it: until then an interrupt removes it (never left unredacted).
+    const finished = junitPath === undefined ? () => undefined : markUnfinished(junitPath);
     try {
       outcome = await runBatch(run, batch, environment, input, reporters, junitPath, secretsSeen, secretKeys, log);
     } catch (cause) {
+      finished();
       throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${(cause as Error).message}`, {
         hint: 'Regenerate the collections (`obflow generate`) and check the certificate list and CA paths.',
         cause,
@@ -485,6 +489,7 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     for (const value of secretValuesOf(environment)) secretsSeen.add(value);
     executions.push(...outcome.executions);
     if (junitPath !== undefined) await redactFile(junitPath, secretsSeen);
+    finished();
 
     for (const member of batch) {
       const tally = outcome.tallies.get(member.name);

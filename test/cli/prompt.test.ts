@@ -20,13 +20,17 @@ describe('pasteRedirect', () => {
     expect(await answer).toBe('https://tpp.example/cb#code=c&state=s');
     expect(shown()).toContain('https://bank.example/authorize?x=1');
     expect(shown()).toContain('https://tpp.example/cb');
+    // Piped input is not echoed: the prompt ends its own line, so a following `error:` line starts a line.
+    expect(shown()).toMatch(/\n> \n$/);
   });
 
   it('resolves undefined when input ends without a line, or there is no input at all', async () => {
     const stdin = new PassThrough();
-    const answer = pasteRedirect(io(stdin).io)('https://bank.example/a', 'https://tpp.example/cb');
+    const ended = io(stdin);
+    const answer = pasteRedirect(ended.io)('https://bank.example/a', 'https://tpp.example/cb');
     stdin.end();
     expect(await answer).toBeUndefined();
+    expect(ended.shown()).toMatch(/\n> \n$/);
     expect(await pasteRedirect(io().io)('https://bank.example/a', 'https://tpp.example/cb')).toBeUndefined();
   });
 });

@@ -306,6 +306,7 @@ export class SandboxTpp {
       scope,
       claims,
       iat: now,
+      nbf: now,
       exp: now + 300,
       ...(state === undefined ? {} : { state }),
       ...(nonce === undefined ? {} : { nonce }),

@@ -224,6 +224,8 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     ['no state', { responseType: 'code', state: null }, 'invalid_request'],
     ['no request object (parameters only in the query)', { responseType: 'code', requestObject: false }, 'invalid_request'],
     ['a request object without exp', { objectClaims: { exp: undefined } }, 'invalid_request_object'],
+    // FAPI 1 Advanced Part 2 §5.2.2-17: "shall require the request object to contain an nbf claim …".
+    ['a request object without nbf', { objectClaims: { nbf: undefined } }, 'invalid_request_object'],
     ['a request object without aud', { objectClaims: { aud: undefined } }, 'invalid_request_object'],
     ['a non-essential openbanking_intent_id', { essential: false }, 'invalid_request'],
     ['extra spaces in scope', { scope: 'openid  accounts ' }, 'invalid_scope'],
@@ -247,11 +249,24 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     expect((await permissive.exchangeCode(accepted.params.get('code') ?? '', accepted.redirectUri)).status).toBe(200);
   });
 
-  it('strict refuses a request object living longer than 60 minutes and one for another audience', async () => {
+  it('strict refuses a request object living longer than 60 minutes after its nbf, an nbf in the future, and one for another audience', async () => {
     const strict = tppOf('strict-headless');
     const now = Math.floor(Date.now() / 1000);
     const long = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { exp: now + 7200 } });
     expect(long.params.get('error')).toBe('invalid_request_object');
+    // §5.2.2-13: exp no more than 60 minutes after nbf, even when exp itself is near.
+    const early = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { nbf: now - 3000, exp: now + 1200 } });
+    expect(early.params.get('error')).toBe('invalid_request_object');
+    // §5.2.2-17: nbf no longer than 60 minutes in the past (with exp − nbf within the limit such an object has
+    // expired: refused either way); RFC 7519 §4.1.5: not before nbf.
+    const stale = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { nbf: now - 3900, exp: now + 600 } });
+    expect(stale.params.get('error')).toBe('invalid_request_object');
+    const future = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { nbf: now + 600, exp: now + 900 } });
+    expect(future.params.get('error')).toBe('invalid_request_object');
+    // The boundary: exactly 60 minutes from nbf to exp is accepted.
+    const limit = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { nbf: now, exp: now + 3600 } });
+    expect(limit.params.get('error')).toBeNull();
+    expect(limit.params.get('code')).toBeTruthy();
     const aud = await strict.authorize({ consentId: await strict.createConsent(), objectClaims: { aud: 'https://other.example' } });
     expect(aud.params.get('error')).toBe('invalid_request_object');
   });

@@ -159,6 +159,10 @@ describe('psu-consent pre-request: the consent URL', () => {
     expect(claims.iat).toBe(now / 1000);
     expect((claims.exp as number) - (claims.iat as number)).toBeGreaterThan(0);
     expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(3600);
+    // FAPI 1 Advanced Part 2 §5.2.2-17 (nbf present, not in the past) and -13 (exp at most 60 minutes after nbf).
+    expect(claims.nbf).toBe(now / 1000);
+    expect((claims.exp as number) - (claims.nbf as number)).toBeGreaterThan(0);
+    expect((claims.exp as number) - (claims.nbf as number)).toBeLessThanOrEqual(3600);
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
     expect(claims.claims.id_token?.openbanking_intent_id).toEqual({ value: 'consent-42', essential: true });
     expect(claims.claims.userinfo?.openbanking_intent_id).toEqual({ value: 'consent-42', essential: true });

@@ -205,7 +205,8 @@ describe('issueLocalIdentity', () => {
     expect(isObflowError(error) && error.code).toBe('ERR_IDENTITY_MISSING');
     await writeFile(join(dir, 'identity.json'), '{"version":1}');
     const invalid: unknown = await loadLocalIdentity(dir).catch((e: unknown) => e);
-    expect(isObflowError(invalid) && invalid.code).toBe('ERR_CONFIG_INVALID');
+    expect(isObflowError(invalid) && invalid.code).toBe('ERR_FILE_UNREADABLE');
+    expect((invalid as Error).message).toContain(join(dir, 'identity.json'));
   });
 
   it.skipIf(!opensslAvailable)('verifies with openssl (independent verifier)', async () => {

@@ -43,12 +43,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     const issued = await ensureLocalIdentity(config);
     if (issued) out.line(`identity     issued software statement ${issued.software_id} under a local test directory ${took()}`);
     const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
+    // Ctrl-C / SIGTERM stop the emulator too (startEmbeddedSandbox registers it with the interrupt cleanups).
     const sandbox = await startEmbeddedSandbox(config);
-    // Ctrl-C: stop the emulator (its temporary data folder holds client secrets) before the signal ends the process.
-    const onInterrupt = () => {
-      void sandbox.close().finally(() => process.kill(process.pid, 'SIGINT'));
-    };
-    process.once('SIGINT', onInterrupt);
     try {
       out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
       const stages = await import('../../pipeline/stages.js');
@@ -73,7 +69,6 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         await session.close();
       }
     } finally {
-      process.removeListener('SIGINT', onInterrupt);
       await sandbox.close();
     }
   },

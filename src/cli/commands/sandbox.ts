@@ -53,11 +53,9 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     }
     const { SANDBOX_TEST_USERS } = await import('../../pipeline/target.js');
     state.output.line(`  test users: ${Object.entries(SANDBOX_TEST_USERS).map(([user, password]) => `${user} / ${password}`).join(', ')}`);
-    await new Promise<void>((done) => {
-      const stop = () => done();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    // Ctrl-C or SIGTERM is this command's normal end (exit 0), not an interrupt (main.ts).
+    const { whenStopRequested } = await import('../interrupt.js');
+    await whenStopRequested();
     await sandbox.close();
     // Only our own announcement: a file naming another pid belongs to a sandbox that is still running.
     await removeSandboxAddresses(config.stateDir);

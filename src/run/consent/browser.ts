@@ -71,7 +71,9 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
   const { chromium } = await import('playwright-core');
   const args: string[] = [...CHROMIUM_FLAGS];
   if (input.trustedSpki !== undefined && input.trustedSpki.length > 0) args.push(`--ignore-certificate-errors-spki-list=${input.trustedSpki.join(',')}`);
-  const browser = await chromium.launch({ executablePath, headless: true, args });
+  // Signals are obflow's to handle (main.ts decides the exit code, 130/143); playwright's exit hook still kills
+  // Chromium and removes its temporary profile when the process ends.
+  const browser = await chromium.launch({ executablePath, headless: true, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
   const timeout = input.timeoutMs ?? 30_000;
   let unreachableSeen: string | undefined;
   try {

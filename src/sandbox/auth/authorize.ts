@@ -24,7 +24,7 @@ import { errorPage } from './pages.js';
 export const CODE_TTL_SECONDS = 600;
 /** How long a PSU has to log in and confirm. */
 export const INTERACTION_TTL_SECONDS = 900;
-/** FAPI 1 Advanced §5.2.2-13: request object lifetime at most 60 minutes. */
+/** FAPI 1 Advanced Part 2 §5.2.2-13 and -17: a request object lives at most 60 minutes from its `nbf`. */
 const REQUEST_OBJECT_MAX_LIFETIME = 3600;
 const CLOCK_TOLERANCE = 30;
 
@@ -276,9 +276,15 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
     throw new RequestObjectError(`request object algorithm ${String(alg)} is not supported (none or PS256)`);
   }
   if (strict) {
+    // FAPI 1 Advanced Part 2 §5.2.2-13: "shall require the request object to contain an exp claim that has a lifetime
+    // of no longer than 60 minutes after the nbf claim"; -17: "shall require the request object to contain an nbf claim
+    // that is no longer than 60 minutes in the past". Permissive profiles tolerate a missing nbf (docs/sandbox.md).
     if (typeof payload.exp !== 'number') throw new RequestObjectError('the request object must carry exp');
-    const from = typeof payload.nbf === 'number' ? payload.nbf : seconds(now);
-    if (payload.exp - from > REQUEST_OBJECT_MAX_LIFETIME + CLOCK_TOLERANCE) throw new RequestObjectError('the request object must not live longer than 60 minutes');
+    if (typeof payload.nbf !== 'number') throw new RequestObjectError('the request object must carry nbf');
+    // RFC 7519 §4.1.5: not accepted before nbf (the signed path's jwtVerify checks it too).
+    if (payload.nbf > seconds(now) + CLOCK_TOLERANCE) throw new RequestObjectError('the request object is not valid yet (nbf is in the future)');
+    if (seconds(now) - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME + CLOCK_TOLERANCE) throw new RequestObjectError('the request object\'s nbf is more than 60 minutes in the past');
+    if (payload.exp - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME) throw new RequestObjectError('the request object must not live longer than 60 minutes after its nbf');
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!aud.includes(issuer)) throw new RequestObjectError(`the request object's aud must be the issuer ${issuer}`);
     if (payload.iss !== undefined && payload.iss !== client.clientId) throw new RequestObjectError('the request object\'s iss must be the client_id');

@@ -1,0 +1,155 @@
+// Interrupts with real signals to the built CLI in its own process (docs/errors.md, "Interrupts"): `demo`, `run` and
+// `register` end with 130 (SIGINT, Ctrl-C) or 143 (SIGTERM) after stopping the embedded sandbox and removing its
+// temporary data folder; no temporary or half-written file is left; `obflow sandbox` takes either signal as its stop.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+const cwd = mkdtempSync(join(tmpdir(), 'obflow-interrupt-'));
+const children: ChildProcess[] = [];
+
+interface Spawned {
+  child: ChildProcess;
+  /** Resolves when a stdout line matches. */
+  line(pattern: RegExp): Promise<string>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/** The built CLI with its own TMPDIR (where the embedded sandbox keeps its temporary data folder). */
+function start(args: string[], childTmp: string): Spawned {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, TMPDIR: childTmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines: string[] = [];
+  const listeners: ((line: string) => void)[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    lines.push(line);
+    for (const listener of listeners) listener(line);
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.once('exit', (code, signal) => setImmediate(() => resolve({ code, signal, stderr }))),
+  );
+  return {
+    child,
+    exit,
+    line: (pattern) =>
+      new Promise((resolve, reject) => {
+        const seen = lines.find((line) => pattern.test(line));
+        if (seen !== undefined) return resolve(seen);
+        listeners.push((line) => {
+          if (pattern.test(line)) resolve(line);
+        });
+        void exit.then(({ code, stderr: text }) => reject(new Error(`exited ${code} before ${pattern}: ${text}`)));
+      }),
+  };
+}
+
+/** Every file under `dir` (relative paths). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1));
+}
+
+/** No temporary file of an atomic write, and every JSON file whole. The running `obflow sandbox`'s own data folder
+ *  (`<state>/sandbox`, another process that may be mid-write) is not the interrupted command's. */
+function expectNothingHalfWritten(dir: string): void {
+  const files = filesUnder(dir).filter((file) => !file.startsWith('sandbox/'));
+  const temporaries = files.filter((file) => file.endsWith('.tmp'));
+  expect(temporaries, temporaries.join(', ')).toEqual([]);
+  for (const file of files.filter((name) => name.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(dir, file), 'utf8')), file).not.toThrow();
+}
+
+beforeAll(async () => {
+  const init = await runCli(['init', '--quiet'], { cwd });
+  expect(init.code, init.stderr).toBe(0);
+});
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+describe('demo interrupted', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s after registering: exit %i, the embedded sandbox stopped and its temporary data folder removed', async (signal, code) => {
+    const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
+    const demo = start(['demo'], childTmp);
+    await demo.line(/^register /);
+    // The emulator's temporary data folder exists while it runs (it holds the client's secret).
+    expect(readdirSync(childTmp).filter((name) => name.startsWith('obflow-sandbox-'))).toHaveLength(1);
+    demo.child.kill(signal);
+    const ended = await demo.exit;
+    expect(ended, ended.stderr).toMatchObject({ code, signal: null });
+    expect(ended.stderr).toMatch(new RegExp(`^interrupted by ${signal}: .*nothing half-written.*\\(exit ${code}\\)$`, 'm'));
+    expect(readdirSync(childTmp)).toEqual([]);
+    expectNothingHalfWritten(join(cwd, '.obflow'));
+  });
+
+  it('with --json the interrupt is one JSON line on stderr', async () => {
+    const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
+    const demo = start(['demo', '--json'], childTmp);
+    // --json prints nothing until the end: wait for the emulator's temporary data folder instead.
+    while (readdirSync(childTmp).length === 0) {
+      if (demo.child.exitCode !== null) throw new Error(`demo ended ${demo.child.exitCode}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    demo.child.kill('SIGINT');
+    const ended = await demo.exit;
+    expect(ended, ended.stderr).toMatchObject({ code: 130, signal: null });
+    expect(ended.stderr.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([{ interrupted: { signal: 'SIGINT', exit: 130 } }]);
+    expect(readdirSync(childTmp)).toEqual([]);
+  });
+});
+
+describe('register and run interrupted, against `obflow sandbox`', () => {
+  let sandbox: Spawned;
+
+  beforeAll(async () => {
+    sandbox = start(['sandbox', '--json'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
+    await sandbox.line(/^\{/);
+    for (const command of [['register'], ['environment'], ['generate']]) {
+      const result = await runCli([...command, '--quiet'], { cwd });
+      expect(result.code, `${command[0]}: ${result.stderr}`).toBe(0);
+    }
+  }, 60_000);
+
+  it('run all, SIGINT while newman runs: exit 130, nothing half-written (reports, environment, run files)', async () => {
+    const run = start(['run', 'all'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
+    await run.line(/client-credentials|discovery/);
+    run.child.kill('SIGINT');
+    const ended = await run.exit;
+    expect(ended, ended.stderr).toMatchObject({ code: 130, signal: null });
+    expect(ended.stderr).toMatch(/^interrupted by SIGINT: .*\(exit 130\)$/m);
+    expectNothingHalfWritten(join(cwd, '.obflow'));
+    // The environment the interrupted run may have saved is still a whole environment.
+    const environments = filesUnder(join(cwd, '.obflow', 'environments'));
+    expect(environments.length).toBeGreaterThan(0);
+  });
+
+  it('register --force, SIGTERM as the bank answers (while the client is being stored): exit 143, registrations whole', async () => {
+    const register = start(['register', '--force'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
+    await register.line(/^POST .*\/register → 201/);
+    register.child.kill('SIGTERM');
+    const ended = await register.exit;
+    expect(ended, ended.stderr).toMatchObject({ code: 143, signal: null });
+    expect(ended.stderr).toMatch(/^interrupted by SIGTERM: .*\(exit 143\)$/m);
+    expectNothingHalfWritten(join(cwd, '.obflow'));
+    expect(filesUnder(join(cwd, '.obflow', 'registrations')).length).toBeGreaterThan(0);
+  });
+
+  it('`obflow sandbox` takes SIGTERM as its stop: exit 0, its addresses file removed', async () => {
+    sandbox.child.kill('SIGTERM');
+    const ended = await sandbox.exit;
+    expect(ended, ended.stderr).toMatchObject({ code: 0, signal: null });
+    expect(filesUnder(join(cwd, '.obflow')).filter((file) => file.endsWith('addresses.json'))).toEqual([]);
+  });
+});
