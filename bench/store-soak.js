@@ -10,6 +10,7 @@
 // Timings are ratios measured in the same run (and one absolute p99 the issue sets); the machine may be shared.
 // Prints a table and exits 1 if a target is missed.
 
+import { Buffer } from 'node:buffer';
 import { fork } from 'node:child_process';
 import { createHash, createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
