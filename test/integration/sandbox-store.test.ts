@@ -201,9 +201,10 @@ describe('kill -9 in the middle of writes', () => {
     if (!existsSync(MAIN_SANDBOX)) throw new Error('build first (npm run build): this test runs the sandbox from dist in its own process');
   });
 
-  it('loses no acknowledged registration, token or consent', async () => {
+  it('loses no acknowledged registration, token or consent, on a store already holding 20,000 tokens and 3,000 clients', async () => {
     const identity = await getTestIdentity();
     const dataDir = mkdtempSync(join(tmpdir(), 'obflow-store-kill-'));
+    soakFolder(dataDir, identity.softwareStatement);
     const optionsFile = join(dataDir, '..', `${dataDir.split('/').pop() ?? 'x'}.options.json`);
     writeFileSync(
       optionsFile,
@@ -255,6 +256,8 @@ process.stdout.write(JSON.stringify(handle.urls) + '\\n');`;
 
     const restarted = await startTestSandbox({ dataDir });
     opened.push(restarted);
+    expect(rows(dataDir, 'clients').length).toBe(SOAK_CLIENTS + acknowledged.clients.length);
+    expect(rows(dataDir, 'tokens').length).toBeGreaterThanOrEqual(SOAK_TOKENS + acknowledged.tokens.length);
     const tpp = new SandboxTpp(restarted.urls, identity);
     opened.push(tpp);
     for (const client of acknowledged.clients) {
@@ -270,6 +273,42 @@ process.stdout.write(JSON.stringify(handle.urls) + '\\n');`;
     }
   }, 90_000);
 });
+
+const SOAK_TOKENS = 20_000;
+const SOAK_CLIENTS = 3_000;
+
+/** A data folder of the earlier format holding what a long-lived CI sandbox holds: 3,000 clients, 20,000 live tokens. */
+function soakFolder(dataDir: string, statement: string): void {
+  const clients: Record<string, unknown> = {};
+  const ids: string[] = [];
+  for (let i = 0; i < SOAK_CLIENTS; i++) {
+    const clientId = `soak-client-${i}`;
+    ids.push(clientId);
+    clients[clientId] = {
+      clientId,
+      profile: 'strict-headless',
+      softwareId: `soak-${i}`,
+      orgId: 'soak',
+      redirectUris: ['https://tpp.example/cb'],
+      certificateThumbprints: [`thumb-${i}`],
+      clientSecret: `secret-${i}`,
+      clientIdIssuedAt: 0,
+      scopes: ['openid', 'accounts'],
+      grantTypes: ['client_credentials'],
+      responseTypes: ['code'],
+      requestObjectSigningAlg: 'none',
+      softwareJwks: { keys: [] },
+      metadata: { client_id: clientId, software_statement: statement },
+    };
+  }
+  const tokens: Record<string, unknown> = {};
+  const expiresAt = new Date(Date.now() + 90 * 86_400_000).toISOString();
+  for (let i = 0; i < SOAK_TOKENS; i++) {
+    tokens[`soak-token-${i}`] = { kind: 'refresh', clientId: ids[i % SOAK_CLIENTS], profile: 'strict-headless', grant: 'authorization_code', scopes: ['accounts'], consentId: `consent-${i}`, codeHash: `code-${i}`, expiresAt, revoked: false };
+  }
+  write(join(dataDir, 'clients.json'), JSON.stringify(clients));
+  write(join(dataDir, 'tokens.json'), JSON.stringify(tokens));
+}
 
 function write(file: string, text: string): string {
   writeFileSync(file, text);
