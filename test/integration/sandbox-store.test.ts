@@ -135,6 +135,8 @@ describe('a data folder of the earlier JSON format', () => {
     opened.push(sandbox);
     expect(readdirSync(dataDir).filter((name) => name.endsWith('.json') || name.endsWith('.tmp')).sort()).toEqual(['keys.json']);
     expect(rows(dataDir, 'tokens').map((row) => row.key)).not.toContain('expired-long-ago');
+    // Client secrets inside: owner-only, as the JSON files were.
+    expect(statSync(join(dataDir, 'sandbox.db')).mode & 0o777).toBe(0o600);
 
     const tpp = new SandboxTpp(sandbox.urls, sandbox.identity);
     opened.push(tpp);
@@ -256,7 +258,8 @@ process.stdout.write(JSON.stringify(handle.urls) + '\\n');`;
 
     const restarted = await startTestSandbox({ dataDir });
     opened.push(restarted);
-    expect(rows(dataDir, 'clients').length).toBe(SOAK_CLIENTS + acknowledged.clients.length);
+    // At least what was acknowledged: a write committed just before the kill may not have been answered.
+    expect(rows(dataDir, 'clients').length).toBeGreaterThanOrEqual(SOAK_CLIENTS + acknowledged.clients.length);
     expect(rows(dataDir, 'tokens').length).toBeGreaterThanOrEqual(SOAK_TOKENS + acknowledged.tokens.length);
     const tpp = new SandboxTpp(restarted.urls, identity);
     opened.push(tpp);

@@ -6,8 +6,7 @@
 // operating system's hands before the response leaves, so it survives kill -9 of the sandbox; a power cut may lose the
 // last commits but never corrupts the database (https://www.sqlite.org/wal.html, "Durability").
 
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -104,7 +103,9 @@ export class SandboxDb {
     const file = join(dataDir, DATABASE_FILE);
     let db: SqliteDatabase | undefined;
     try {
-      db = new Database(file);
+      // Created owner-only (it holds client secrets); SQLite gives its -wal and -shm files the database's mode.
+      closeSync(openSync(file, 'a', 0o600));
+      db = new Database(file, { fileMustExist: true });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       // A damaged or truncated file is refused now, not on the request that happens to touch the bad page.
