@@ -55,7 +55,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
     return closing;
   };
   const disposeInterrupt = onInterrupt(close);
-  const { startSandbox } = await import('../sandbox/index.js');
+  const { startSandbox, SandboxDataError } = await import('../sandbox/index.js');
   try {
     handle = await startSandbox({
       serverCertificate,
@@ -73,6 +73,12 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   } catch (cause) {
     disposeInterrupt();
     await removeTemporary();
+    if (cause instanceof SandboxDataError) {
+      throw new ObflowError('ERR_SANDBOX_DATA', `the sandbox's data file ${cause.file} cannot be read: ${cause.problem}`, {
+        hint: `Repair or remove ${cause.file} (removing it forgets what it held: clients, consents and tokens, or the ID-token key), then start again.`,
+        cause,
+      });
+    }
     const message = cause instanceof Error ? cause.message : String(cause);
     throw new ObflowError('ERR_SANDBOX_START', `the sandbox could not start: ${message}`, {
       hint: 'Free the ports (or pick others with --resource-port / --auth-port) and check `obflow doctor`.',

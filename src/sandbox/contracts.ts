@@ -89,6 +89,19 @@ export class ConsentStateError extends Error {
   }
 }
 
+/** A file of the data directory that cannot be read (damaged, truncated, another format): the sandbox refuses to
+ *  start rather than fail request by request. The CLI turns it into ERR_SANDBOX_DATA naming `file`. */
+export class SandboxDataError extends Error {
+  override readonly name = 'SandboxDataError';
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${file} cannot be read: ${problem}`, options);
+  }
+}
+
 // ---- Clients and tokens (owned by auth/, read by resource/) ---------------------------------------------------
 
 /** A registered TPP client as the resource side needs to know it. */
@@ -173,6 +186,9 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Also log bodies (secrets masked). */
   verbose?: boolean;
+  /** How often expired tokens, codes, interactions, jtis and consents are pruned while running (besides once at
+   *  start). Default 60 000 ms; tests shorten it. */
+  pruneIntervalMs?: number;
 }
 
 // ---- The resource side's entry point (implemented in resource/index.ts as createResourceHandler(deps)) -------------

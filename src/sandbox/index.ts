@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTRATION_PATH } from './auth/index.js';
 import { directoryKeySet } from './auth/deps.js';
 import type { AuthDeps } from './auth/deps.js';
-import { loadSigningKey } from './auth/keys.js';
+import { createSigningKey, readSigningKey } from './auth/keys.js';
 import type { ProfileName, RequestContext, SandboxHandle, SandboxHandler, SandboxOptions, SandboxUrls } from './contracts.js';
 import { PROFILE_NAMES } from './contracts.js';
 import { createBank, startOfUtcDay } from './data/bank.js';
@@ -19,13 +19,16 @@ import { BodyTooLargeError, buildContext, sendObieError, sendOAuthError } from '
 import { createRequestLogger } from './http/log.js';
 import type { RequestLogger } from './http/log.js';
 import { createResourceHandler } from './resource/index.js';
-import { AuthStore } from './store/auth-store.js';
-import { openConsentStore } from './store/consents.js';
+import { AUTH_COLLECTIONS, AuthStore } from './store/auth-store.js';
+import { CONSENT_COLLECTION, openConsentStore } from './store/consents.js';
+import { SandboxDb } from './store/db.js';
 
 export type { SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
-export { PROFILE_NAMES } from './contracts.js';
+export { PROFILE_NAMES, SandboxDataError } from './contracts.js';
 
 const DEFAULT_SEED = 'obflow-sandbox';
+/** How often expired rows are pruned while the sandbox runs (besides once at start), unless options say otherwise. */
+const PRUNE_INTERVAL_MS = 60_000;
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -52,21 +55,39 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const resourceServer = createServer(tls, (req, res) => (handlers.resource ?? unavailable)(req, res));
   const authServer = createServer(tls, (req, res) => (handlers.auth ?? unavailable)(req, res));
 
-  const key = loadSigningKey(options.dataDir);
-  // A failed key load surfaces on the first request that needs the key, not as an unhandled rejection.
+  // The stores and the key are read before anything listens: a data directory that cannot be read stops the start
+  // (SandboxDataError naming the file) instead of failing request by request.
+  const dataDir = options.dataDir;
+  const db = SandboxDb.open(dataDir);
+  let store: AuthStore;
+  let consents: ReturnType<typeof openConsentStore>;
+  let stored: Awaited<ReturnType<typeof readSigningKey>>;
+  try {
+    store = new AuthStore(db, now);
+    consents = openConsentStore(db);
+    db.migrateLegacy(dataDir, [...Object.values(AUTH_COLLECTIONS), CONSENT_COLLECTION]);
+    while (db.pruneBatch(now().getTime()) > 0);
+    stored = await readSigningKey(dataDir);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  // A first start generates the key in the background; a failure surfaces on the first request that needs it, not as
+  // an unhandled rejection.
+  const key = stored ? Promise.resolve(stored) : createSigningKey(dataDir);
   key.catch(() => undefined);
   await Promise.all([
     listen(resourceServer, options.resourcePort ?? 0, host),
     listen(authServer, options.authPort ?? 0, host),
   ]).catch(async (error: unknown) => {
     await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
+    await key.catch(() => undefined);
+    db.close();
     throw error;
   });
+  const pruner = startPruning(db, now, options.pruneIntervalMs ?? PRUNE_INTERVAL_MS);
 
   const urls = buildUrls(host, (resourceServer.address() as AddressInfo).port, (authServer.address() as AddressInfo).port);
-  const store = new AuthStore(options.dataDir, now);
-  store.prune();
-  const consents = openConsentStore(options.dataDir);
   // One bank for both sides: the consent page offers exactly the accounts the resource server serves. The generated
   // history ends at the start of the day the sandbox started, so a day's runs see the same data.
   const bank = createBank(seed, startOfUtcDay(now()));
@@ -91,9 +112,11 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   return {
     urls,
     async close() {
+      pruner.stop();
       await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
       // Let a first start's key generation finish writing before the caller removes the data directory.
       await key.catch(() => undefined);
+      db.close();
     },
   };
 }
@@ -173,6 +196,23 @@ function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerRes
     else sendOAuthError(res, 500, 'server_error', message);
     process.emitWarning(`obflow sandbox: ${origin} ${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   });
+}
+
+/** Prunes expired rows every `intervalMs`, one short batch per turn of the event loop, so requests interleave. */
+function startPruning(db: SandboxDb, now: () => Date, intervalMs: number): { stop(): void } {
+  let stopped = false;
+  const step = (): void => {
+    if (stopped) return;
+    if (db.pruneBatch(now().getTime()) > 0) setImmediate(step);
+  };
+  const timer = setInterval(step, intervalMs);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
 
 function unavailable(_req: IncomingMessage, res: ServerResponse): void {

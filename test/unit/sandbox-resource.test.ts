@@ -19,6 +19,7 @@ import { createResourceHandler } from '../../src/sandbox/resource/index.js';
 import { pageLinks, parseBookingFilter, selectTransactions } from '../../src/sandbox/resource/paging.js';
 import { matchRoute } from '../../src/sandbox/resource/routes.js';
 import { openConsentStore } from '../../src/sandbox/store/consents.js';
+import { SandboxDb } from '../../src/sandbox/store/db.js';
 import { responseProblems, schemaProblems } from '../helpers/obie-schemas.js';
 
 const BASE = '/open-banking/v3.1/aisp';
@@ -58,11 +59,15 @@ function fakeResponse(): { res: ServerResponse; captured: Captured } {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'obflow-resource-unit-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const db = SandboxDb.open(dataDir);
+afterAll(() => {
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 const tokens = new Map<string, AccessTokenInfo>();
 const client = (clientId: string): SandboxClient => ({ clientId, profile: 'strict-headless', softwareId: 's', orgId: 'o', redirectUris: [], certificateThumbprints: [] });
-const consents = openConsentStore(dataDir);
+const consents = openConsentStore(db);
 let ids = 0;
 const deps: ResourceServerDeps = {
   consents,

@@ -136,7 +136,7 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
   if (!record || record.clientId !== client.clientId) throw new TokenError(400, 'invalid_grant', 'the authorisation code is unknown or was issued to another client');
   if (record.used) {
     // RFC 6749 §4.1.2: a code used twice revokes every token issued from it.
-    for (const [key, token] of tokensOfCode(deps, codeHash)) deps.store.tokens.set(key, { ...token, revoked: true });
+    for (const [key, token] of deps.store.tokens.withTag(codeHash)) deps.store.tokens.set(key, { ...token, revoked: true });
     throw new TokenError(400, 'invalid_grant', 'the authorisation code was already used');
   }
   if (new Date(record.expiresAt).getTime() <= now.getTime()) throw new TokenError(400, 'invalid_grant', 'the authorisation code has expired');
@@ -210,12 +210,6 @@ function issue(deps: AuthDeps, fields: Omit<TokenRecord, 'expiresAt' | 'revoked'
   if (ctx.peerThumbprint !== undefined) record.certificateThumbprint = ctx.peerThumbprint;
   deps.store.tokens.set(hashSecret(value), record);
   return value;
-}
-
-function tokensOfCode(deps: AuthDeps, codeHash: string): Array<[string, TokenRecord]> {
-  const found: Array<[string, TokenRecord]> = [];
-  for (const [key, token] of deps.store.tokens.pairs()) if (token.codeHash === codeHash) found.push([key, token]);
-  return found;
 }
 
 function sameText(a: string, b: string): boolean {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 
 import type { AccessTokenInfo, ClientDirectory, ProfileName, SandboxClient, TokenVerifier } from '../contracts.js';
-import { JsonCollection } from './json-store.js';
+import type { Collection, CollectionSpec, SandboxDb } from './db.js';
 
 /** A registered client as the bank keeps it (DCR v3.2 metadata plus what the software statement said). */
 export interface StoredClient extends SandboxClient {
@@ -79,22 +79,40 @@ export function hashSecret(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
 }
 
+const expiry = (value: { expiresAt: string }): number => Date.parse(value.expiresAt);
+
+/** The authorisation side's collections, keyed as before: client id, jti, code hash, interaction uid, token hash. */
+export const AUTH_COLLECTIONS: {
+  clients: CollectionSpec<StoredClient>;
+  jtis: CollectionSpec<{ expiresAt: string }>;
+  codes: CollectionSpec<CodeRecord>;
+  interactions: CollectionSpec<InteractionRecord>;
+  tokens: CollectionSpec<TokenRecord>;
+} = {
+  clients: { name: 'clients' },
+  jtis: { name: 'registration-jtis', expiresAt: expiry },
+  codes: { name: 'grants', expiresAt: expiry },
+  interactions: { name: 'interactions', expiresAt: expiry },
+  // Tagged with the code they came from: a replayed code finds its tokens by index (RFC 6749 §4.1.2).
+  tokens: { name: 'tokens', expiresAt: expiry, tag: (token) => token.codeHash },
+};
+
 export class AuthStore implements ClientDirectory, TokenVerifier {
-  readonly clients: JsonCollection<StoredClient>;
-  readonly jtis: JsonCollection<{ expiresAt: string }>;
-  readonly codes: JsonCollection<CodeRecord>;
-  readonly interactions: JsonCollection<InteractionRecord>;
-  readonly tokens: JsonCollection<TokenRecord>;
+  readonly clients: Collection<StoredClient>;
+  readonly jtis: Collection<{ expiresAt: string }>;
+  readonly codes: Collection<CodeRecord>;
+  readonly interactions: Collection<InteractionRecord>;
+  readonly tokens: Collection<TokenRecord>;
 
   constructor(
-    dataDir: string,
+    db: SandboxDb,
     private readonly now: () => Date,
   ) {
-    this.clients = new JsonCollection(dataDir, 'clients');
-    this.jtis = new JsonCollection(dataDir, 'registration-jtis');
-    this.codes = new JsonCollection(dataDir, 'grants');
-    this.interactions = new JsonCollection(dataDir, 'interactions');
-    this.tokens = new JsonCollection(dataDir, 'tokens');
+    this.clients = db.collection(AUTH_COLLECTIONS.clients);
+    this.jtis = db.collection(AUTH_COLLECTIONS.jtis);
+    this.codes = db.collection(AUTH_COLLECTIONS.codes);
+    this.interactions = db.collection(AUTH_COLLECTIONS.interactions);
+    this.tokens = db.collection(AUTH_COLLECTIONS.tokens);
   }
 
   async get(clientId: string): Promise<SandboxClient | undefined> {
@@ -128,15 +146,5 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
     if (record.consentId !== undefined) info.consentId = record.consentId;
     if (record.certificateThumbprint !== undefined) info.certificateThumbprint = record.certificateThumbprint;
     return info;
-  }
-
-  /** Drops expired codes, interactions, registration jtis and tokens (one write each at most). */
-  prune(): void {
-    const now = this.now().getTime();
-    const expired = (value: { expiresAt: string }): boolean => new Date(value.expiresAt).getTime() < now;
-    this.jtis.prune(expired);
-    this.codes.prune(expired);
-    this.interactions.prune(expired);
-    this.tokens.prune(expired);
   }
 }

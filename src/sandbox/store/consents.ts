@@ -5,10 +5,16 @@
 import { ConsentStateError } from '../contracts.js';
 import type { ConsentRecord, ConsentStatus, ConsentStore } from '../contracts.js';
 import { isoSeconds } from '../time.js';
-import { JsonCollection } from './json-store.js';
+import type { CollectionSpec, SandboxDb } from './db.js';
 
-export function openConsentStore(dataDir: string): ConsentStore {
-  const consents = new JsonCollection<ConsentRecord>(dataDir, 'consents');
+/** Consents expire at their ExpirationDateTime (AIS v3.1 "Consent Elements"); one without it is kept. */
+export const CONSENT_COLLECTION: CollectionSpec<ConsentRecord> = {
+  name: 'consents',
+  expiresAt: (consent) => (consent.ExpirationDateTime === undefined ? undefined : Date.parse(consent.ExpirationDateTime)),
+};
+
+export function openConsentStore(db: SandboxDb): ConsentStore {
+  const consents = db.collection(CONSENT_COLLECTION);
 
   function transition(consentId: string, from: ConsentStatus[], to: ConsentStatus, now: Date, extra: Partial<ConsentRecord> = {}): ConsentRecord {
     const current = consents.get(consentId);

@@ -1,0 +1,198 @@
+// The emulator's persistent store: one SQLite database (better-sqlite3, the one typed adapter over it) in the data
+// directory, holding every collection as key → JSON value rows with an optional expiry and lookup tag. A write is one
+// indexed row (its cost does not grow with what the store holds); expired rows are pruned in small batches as they
+// expire; a database or legacy JSON file that cannot be read stops the start with a SandboxDataError naming it.
+// Durability (docs/sandbox.md "Data directory"): WAL journal, synchronous=NORMAL — a committed write is in the
+// operating system's hands before the response leaves, so it survives kill -9 of the sandbox; a power cut may lose the
+// last commits but never corrupts the database (https://www.sqlite.org/wal.html, "Durability").
+
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
+
+import { SandboxDataError } from '../contracts.js';
+
+export const DATABASE_FILE = 'sandbox.db';
+
+/** Expired rows stay this long before they are pruned, so a late request still gets the precise "expired" answer
+ *  (an expired code, a consent past its ExpirationDateTime) instead of "unknown". */
+export const PRUNE_AFTER_EXPIRY_MS = 60 * 60 * 1000;
+/** Rows deleted per prune batch: one batch is a short transaction, so pruning never holds the event loop for long. */
+const PRUNE_BATCH = 500;
+
+/** How one collection indexes its values: when a value expires (ms since epoch) and an optional lookup tag. */
+export interface CollectionSpec<T> {
+  name: string;
+  expiresAt?: (value: T) => number | undefined;
+  tag?: (value: T) => string | undefined;
+}
+
+/** Collections of the format before SQLite (one `<name>.json` object per collection): migrated once, then removed. */
+const LEGACY_COLLECTIONS = ['clients', 'registration-jtis', 'grants', 'interactions', 'tokens', 'consents'] as const;
+const SCHEMA_VERSION = '1';
+
+export class Collection<T> {
+  private readonly getStatement: Statement<[string, string], { value: string }>;
+  private readonly setStatement: Statement<Row>;
+  private readonly deleteStatement: Statement<[string, string]>;
+  private readonly tagStatement: Statement<[string, string], { key: string; value: string }>;
+
+  constructor(
+    db: SqliteDatabase,
+    private readonly spec: CollectionSpec<T>,
+  ) {
+    if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new TypeError(`bad collection name ${spec.name}`);
+    this.getStatement = db.prepare('SELECT value FROM records WHERE collection = ? AND key = ?');
+    this.setStatement = db.prepare(
+      'INSERT INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, tag = excluded.tag',
+    );
+    this.deleteStatement = db.prepare('DELETE FROM records WHERE collection = ? AND key = ?');
+    this.tagStatement = db.prepare('SELECT key, value FROM records WHERE collection = ? AND tag = ? ORDER BY rowid');
+  }
+
+  get(key: string): T | undefined {
+    const row = this.getStatement.get(this.spec.name, key);
+    return row === undefined ? undefined : (JSON.parse(row.value) as T);
+  }
+
+  /** Insert or replace; committed (and so kept across a kill) when it returns. */
+  set(key: string, value: T): void {
+    this.setStatement.run(...rowOf(this.spec, key, value));
+  }
+
+  delete(key: string): boolean {
+    return this.deleteStatement.run(this.spec.name, key).changes > 0;
+  }
+
+  /** [key, value] pairs carrying `tag`, in insertion order (an index lookup, not a scan). */
+  withTag(tag: string): Array<[string, T]> {
+    return this.tagStatement.all(this.spec.name, tag).map((row) => [row.key, JSON.parse(row.value) as T]);
+  }
+}
+
+type Row = [collection: string, key: string, value: string, expiresAt: number | null, tag: string | null];
+
+/** The row a value becomes: its JSON, its expiry (none when absent or not a date) and its tag. */
+function rowOf<T>(spec: CollectionSpec<T>, key: string, value: T): Row {
+  const expiresAt = spec.expiresAt?.(value);
+  return [spec.name, key, JSON.stringify(value), expiresAt === undefined || Number.isNaN(expiresAt) ? null : expiresAt, spec.tag?.(value) ?? null];
+}
+
+export class SandboxDb {
+  private readonly pruneStatement: Statement<[number, number]>;
+  private readonly insertStatement: Statement<Row>;
+
+  private constructor(
+    readonly file: string,
+    private readonly db: SqliteDatabase,
+  ) {
+    this.pruneStatement = db.prepare('DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at < ? LIMIT ?)');
+    this.insertStatement = db.prepare('INSERT OR REPLACE INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?)');
+  }
+
+  /**
+   * Opens (or creates) the database in `dataDir`, checks it can be read, cleans what a kill left behind and migrates
+   * a data directory of the earlier JSON format. Throws SandboxDataError naming the file that cannot be read.
+   */
+  static open(dataDir: string): SandboxDb {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    removeStrayTemporaries(dataDir);
+    const file = join(dataDir, DATABASE_FILE);
+    let db: SqliteDatabase | undefined;
+    try {
+      // Created owner-only (it holds client secrets); SQLite gives its -wal and -shm files the database's mode.
+      closeSync(openSync(file, 'a', 0o600));
+      db = new Database(file, { fileMustExist: true });
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      // A damaged or truncated file is refused now, not on the request that happens to touch the bad page.
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(String(check));
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER, tag TEXT, UNIQUE (collection, key));' +
+          'CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;' +
+          'CREATE INDEX IF NOT EXISTS records_tag ON records (collection, tag) WHERE tag IS NOT NULL;' +
+          'CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);',
+      );
+      const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'schema'").get();
+      if (version === undefined) db.prepare("INSERT INTO meta (name, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+      else if (version.value !== SCHEMA_VERSION) throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
+    } catch (cause) {
+      db?.close();
+      if (cause instanceof SandboxDataError) throw cause;
+      throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
+    }
+    return new SandboxDb(file, db);
+  }
+
+  collection<T>(spec: CollectionSpec<T>): Collection<T> {
+    return new Collection(this.db, spec);
+  }
+
+  /**
+   * Imports the earlier format's `<name>.json` files into `collections` in one transaction, then removes them. A
+   * file that does not parse stops the start (SandboxDataError naming it) and nothing is imported.
+   */
+  migrateLegacy(dataDir: string, specs: ReadonlyArray<CollectionSpec<never>>): void {
+    const present = LEGACY_COLLECTIONS.filter((name) => existsSync(join(dataDir, `${name}.json`)));
+    if (present.length === 0) return;
+    const done = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'migrated-json'").get() !== undefined;
+    if (!done) {
+      const parsed = present.map((name) => {
+        const file = join(dataDir, `${name}.json`);
+        const spec = specs.find((candidate) => candidate.name === name);
+        if (!spec) throw new TypeError(`no collection for legacy file ${name}.json`);
+        return { spec, entries: Object.entries(readLegacyObject(file)) };
+      });
+      this.db.transaction(() => {
+        for (const { spec, entries } of parsed) for (const [key, value] of entries) this.insertStatement.run(...rowOf(spec, key, value as never));
+        this.db.prepare("INSERT INTO meta (name, value) VALUES ('migrated-json', ?)").run(new Date().toISOString());
+      })();
+    }
+    // Committed: the JSON files are now only a stale copy (a kill before this line removes them on the next start).
+    for (const name of present) rmSync(join(dataDir, `${name}.json`), { force: true });
+  }
+
+  /** Deletes at most one batch of rows expired before `now - PRUNE_AFTER_EXPIRY_MS`; returns how many. */
+  pruneBatch(now: number): number {
+    return this.pruneStatement.run(now - PRUNE_AFTER_EXPIRY_MS, PRUNE_BATCH).changes;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** `<name>.json.<pid>.tmp` files of an atomic replace a kill interrupted (this format's keys.json, the earlier
+ *  format's collections): removed unless the process that writes them is still alive. */
+function removeStrayTemporaries(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) {
+    const match = /^[a-z][a-z0-9-]*\.json\.(\d+)\.tmp$/.exec(name);
+    if (!match || processAlive(Number(match[1]))) continue;
+    rmSync(join(dataDir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readLegacyObject(file: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (cause) {
+    throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SandboxDataError(file, 'not a JSON object');
+  return parsed as Record<string, unknown>;
+}
