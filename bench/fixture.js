@@ -9,7 +9,7 @@ import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { obflowBin, repo, timed } from './lib.js';
+import { childEnv, obflowBin, repo, timed } from './lib.js';
 
 export async function startFixture() {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-peers-'));
@@ -72,7 +72,7 @@ export async function startFixture() {
 async function startSandbox(stateDir, cliEnv, options) {
   const args = [obflowBin, 'sandbox', ...(options.log ? [] : ['--json'])];
   if (options.resourcePort !== undefined) args.push('--resource-port', String(options.resourcePort), '--auth-port', String(options.authPort));
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...cliEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { env: childEnv(cliEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = [];
   let partial = '';
   let stdout = '';

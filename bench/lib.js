@@ -17,12 +17,21 @@ const peakRssHook = pathToFileURL(join(import.meta.dirname, 'peak-rss.js')).href
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
+ * The environment of a child: the bench's own, without any OBFLOW_* variable (obflow refuses an unknown one, and a
+ * user's OBFLOW_TARGET or state folder must not leak into the bench's runs), plus `extra`.
+ */
+export function childEnv(extra = {}) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OBFLOW_')));
+  return { ...env, ...extra };
+}
+
+/**
  * Runs a command to its end and times it from spawn to exit (process start included). `peakRss` asks a node child for
  * its peak RSS in MiB (the figure of that node process, not of children it spawns). Throws when the exit code is not 0
  * unless `allowFailure`.
  */
 export async function timed(command, args, options = {}) {
-  const env = { ...process.env, ...options.env };
+  const env = childEnv(options.env);
   let rssFile;
   if (options.peakRss) {
     rssFile = join(options.tmp ?? repo, `peak-rss-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);

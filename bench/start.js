@@ -11,8 +11,8 @@ export async function startRows() {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-start-'));
   const env = { OBFLOW_STATE_DIR: join(tmp, 'state'), OBFLOW_OUTPUT__COLLECTIONS: join(tmp, 'collections') };
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  await timed(npm, ['start', '--silent'], { env, tmp });
-  const start = await medianOf(5, () => timed(npm, ['start', '--silent'], { env, tmp }));
+  await timed(npm, ['start'], { env, tmp });
+  const start = await medianOf(5, () => timed(npm, ['start'], { env, tmp }));
   const demo = await medianOf(5, () => timed(process.execPath, [obflowBin, 'demo'], { env, tmp, cwd: repo }));
   const help = await medianOf(5, () => timed(process.execPath, [obflowBin, '--help'], { tmp }));
   const node = await medianOf(5, () => timed(process.execPath, ['-e', '0'], { tmp }));
