@@ -52,7 +52,12 @@ async function installPeers() {
   await writeFile(join(cache, 'package.json'), `${JSON.stringify({ private: true, description: 'obflow bench peers (npm run bench installs them; not dependencies of obflow)' }, null, 2)}\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   console.error(`bench: installing ${PEERS.join(', ')} into ${cache} (first use)…`);
-  const result = await timed(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', '--fetch-timeout=30000', '--fetch-retries=1', ...PEERS], { cwd: cache, allowFailure: true });
+  let result;
+  try {
+    result = await timed(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', '--fetch-timeout=30000', '--fetch-retries=1', ...PEERS], { cwd: cache, allowFailure: true, timeoutMs: 600_000 });
+  } catch (error) {
+    return `peers not installed (${String(error.message).split('\n')[0]})`;
+  }
   if (result.code === 0 && (await exists(portmanBin)) && (await exists(o2pBin))) return undefined;
   const why = `${result.stderr}\n${result.stdout}`.split('\n').find((line) => /ERR|ENOTFOUND|ECONN|ETIMEDOUT|E404|network/i.test(line)) ?? `npm install exited ${result.code}`;
   return `peers not installed (${why.trim()})`;

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
@@ -28,7 +29,7 @@ export function childEnv(extra = {}) {
 /**
  * Runs a command to its end and times it from spawn to exit (process start included). `peakRss` asks a node child for
  * its peak RSS in MiB (the figure of that node process, not of children it spawns). Throws when the exit code is not 0
- * unless `allowFailure`.
+ * unless `allowFailure`, and when it runs longer than `timeoutMs` (default 5 minutes).
  */
 export async function timed(command, args, options = {}) {
   const env = childEnv(options.env);
@@ -44,10 +45,14 @@ export async function timed(command, args, options = {}) {
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
+  // Bounded: a child that hangs (a peer waiting on a socket) fails its section instead of stalling the bench.
+  const limit = options.timeoutMs ?? 300_000;
+  const timer = setTimeout(() => child.kill('SIGKILL'), limit);
   const code = await new Promise((done, fail) => {
     child.on('error', fail);
     child.on('close', (exitCode) => done(exitCode));
-  });
+  }).finally(() => clearTimeout(timer));
+  if (code === null) throw new Error(`bench: ${[command, ...args].join(' ')} did not finish within ${limit / 1000} s`);
   const ms = performance.now() - started;
   let peakRssMiB;
   if (rssFile !== undefined) {
