@@ -66,12 +66,12 @@ export async function timed(command, args, options = {}) {
   return { ms, code, stdout, stderr, peakRssMiB };
 }
 
-/** Runs `times` rounds of `fn` (each returns { ms, … }) and returns the round with the median time plus all times. */
+/** Runs `times` rounds of `fn` (each returns { ms, … }); returns the round with the median time, all times, all rounds. */
 export async function medianOf(times, fn) {
   const rounds = [];
   for (let i = 0; i < times; i += 1) rounds.push(await fn(i));
   const m = median(rounds.map((round) => round.ms));
-  return { ...rounds.find((round) => round.ms === m), all: rounds.map((round) => round.ms) };
+  return { ...rounds.find((round) => round.ms === m), all: rounds.map((round) => round.ms), rounds };
 }
 
 const fmt = (value, unit) => {
