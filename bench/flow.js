@@ -9,7 +9,7 @@
 
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { invalid, medianOf, newmanBin, repo, row, timed } from './lib.js';
+import { interleaved, invalid, newmanBin, repo, row, timed } from './lib.js';
 
 const ROUNDS = 3;
 const wholeFlowCollection = join(repo, 'collections', 'obflow-ais.postman_collection.json');
@@ -30,15 +30,22 @@ export async function flowRows(fixture) {
     return { ...result, requests: await fixture.sandbox.requestsSince(mark) };
   };
 
-  // ---- whole flow --------------------------------------------------------------------------------------------------
-  const rawFlow = await medianOf(ROUNDS, () => observed(() => raw({ mode: 'flow', environment: fixture.environment })));
-  const obflowAll = await medianOf(ROUNDS, async () => {
-    await copyFile(fixture.environment, fixture.savedEnvironment);
-    return observed(() => fixture.obflow(['run', 'all', '--json']));
-  });
+  // ---- whole flow, and the same requests without scripts (rounds interleaved) --------------------------------------
   // As a newman user runs it, with the JUnit report obflow writes too; a failed check exits 1 (the bench stops).
   const newman = (collection) => timed(process.execPath, [newmanBin, 'run', collection, '--environment', fixture.environment, '--ssl-client-cert-list', fixture.certList, '--ssl-extra-ca-certs', fixture.caBundle, '--reporters', 'junit', '--reporter-junit-export', join(tmp, 'newman.xml')], { tmp, cwd: tmp });
-  const newmanFlow = await medianOf(ROUNDS, () => observed(() => newman(wholeFlowCollection)));
+  const { rawFlow, obflowAll, newmanFlow, bare } = await interleaved(ROUNDS, {
+    rawFlow: () => observed(() => raw({ mode: 'flow', environment: fixture.environment })),
+    obflowAll: async () => {
+      await copyFile(fixture.environment, fixture.savedEnvironment);
+      return observed(() => fixture.obflow(['run', 'all', '--json']));
+    },
+    newmanFlow: () => observed(() => newman(wholeFlowCollection)),
+    bare: async (round) => {
+      const collection = join(tmp, `scriptless-${round}.json`);
+      await raw({ mode: 'plan', environment: fixture.environment, out: collection });
+      return observed(() => newman(collection));
+    },
+  });
   const count = rawFlow.requests.length;
   const same = (other, name) => sameRequests(rawFlow.requests, other, name);
   const flowNote = `${count} requests; times of ${ROUNDS} rounds (ms): obflow ${ms(obflowAll.all)}, newman ${ms(newmanFlow.all)}, raw ${ms(rawFlow.all)}`;
@@ -47,12 +54,6 @@ export async function flowRows(fixture) {
   const newmanDiff = same(newmanFlow, 'newman run');
   rows.push(newmanDiff ?? row('whole flow: newman run / raw undici', newmanFlow.ms, rawFlow.ms, 's'));
 
-  // ---- scripts -----------------------------------------------------------------------------------------------------
-  const bare = await medianOf(ROUNDS, async (round) => {
-    const collection = join(tmp, `scriptless-${round}.json`);
-    await raw({ mode: 'plan', environment: fixture.environment, out: collection });
-    return observed(() => newman(collection));
-  });
   rows.push(sameRequests(rawFlow.requests, bare, 'newman without scripts') ??
     row('scripts: newman whole flow / same requests without scripts', newmanFlow.ms, bare.ms, 's', { ratioAtMost: 1.5 }, `without scripts (ms): ${ms(bare.all)}`));
 
@@ -64,10 +65,12 @@ export async function flowRows(fixture) {
   const { values } = JSON.parse(await readFile(joGrant, 'utf8'));
   const joReady = withValues(JSON.parse(await readFile(joEnvironment, 'utf8')), { access_token: values.access_token, account_ids: values.account_ids });
   await writeFile(joEnvironment, JSON.stringify(joReady));
-  const rawPages = await medianOf(ROUNDS, () => observed(() => raw({ mode: 'transactions', environment: joEnvironment })));
-  const obflowPages = await medianOf(ROUNDS, async () => {
-    await writeFile(fixture.savedEnvironment, JSON.stringify(joReady), { mode: 0o600 });
-    return observed(() => fixture.obflow(['run', 'transactions', '--json'], { peakRss: true }));
+  const { rawPages, obflowPages } = await interleaved(ROUNDS, {
+    rawPages: () => observed(() => raw({ mode: 'transactions', environment: joEnvironment })),
+    obflowPages: async () => {
+      await writeFile(fixture.savedEnvironment, JSON.stringify(joReady), { mode: 0o600 });
+      return observed(() => fixture.obflow(['run', 'transactions', '--json'], { peakRss: true }));
+    },
   });
   const pages = rawPages.requests.length;
   const pagesDiff = sameRequests(rawPages.requests, obflowPages, 'obflow run transactions');

@@ -7,7 +7,7 @@
 import { access, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { medianOf, obflowBin, repo, row, skipped, timed } from './lib.js';
+import { interleaved, medianOf, obflowBin, repo, row, skipped, timed } from './lib.js';
 
 const ROUNDS = 3;
 /** Pinned: the comparison should not move because a peer released. tslib: Portman 1.33.0 requires it undeclared. */
@@ -18,32 +18,33 @@ const o2pBin = join(cache, 'node_modules', 'openapi-to-postmanv2', 'bin', 'opena
 
 export async function generateRows() {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-generate-'));
-  const obflow = await medianOf(ROUNDS, (round) => timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', join(tmp, `obflow-${round}`)], { tmp, cwd: tmp }));
-  const info = row('generate: obflow generate cold', obflow.ms, undefined, 'ms', undefined, `rounds (ms): ${obflow.all.map(Math.round).join(', ')}; writes 12 collections from its templates (vendored schemas, no spec read)`);
+  const obflowRound = (round) => timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', join(tmp, `obflow-${round}`)], { tmp, cwd: tmp });
+  const info = (obflow) => row('generate: obflow generate cold', obflow.ms, undefined, 'ms', undefined, `rounds (ms): ${ms(obflow.all)}; writes 12 collections from its templates (vendored schemas, no spec read)`);
 
   const specsDir = process.env.OBFLOW_SPECS_DIR || join(repo, '..', 'shared', 'specs');
   const spec = join(specsDir, 'obie-account-info-v3.1.11.yaml');
-  if (!(await exists(spec))) {
-    const reason = `no ${spec} (set OBFLOW_SPECS_DIR to the folder holding the OBIE specs)`;
-    return [info, skipped('generate: obflow / Portman', reason), skipped('generate: obflow / openapi-to-postmanv2', reason)];
-  }
-  const missing = await installPeers();
+  const missing = (await exists(spec)) ? await installPeers() : `no ${spec} (set OBFLOW_SPECS_DIR to the folder holding the OBIE specs)`;
   if (missing !== undefined) {
-    return [info, skipped('generate: obflow / Portman', missing), skipped('generate: obflow / openapi-to-postmanv2', missing)];
+    return [info(await medianOf(ROUNDS, obflowRound)), skipped('generate: obflow / Portman', missing), skipped('generate: obflow / openapi-to-postmanv2', missing)];
   }
-  // Portman writes a tmp/ folder into its working directory: give each round its own.
-  const portman = await medianOf(ROUNDS, async (round) => {
-    const cwd = join(tmp, `portman-${round}`);
-    await mkdir(cwd);
-    return timed(process.execPath, [portmanBin, '--local', spec, '--output', join(cwd, 'collection.json')], { tmp, cwd });
+  // Rounds interleaved; Portman writes a tmp/ folder into its working directory: one per round.
+  const { obflow, portman, o2p } = await interleaved(ROUNDS, {
+    obflow: obflowRound,
+    portman: async (round) => {
+      const cwd = join(tmp, `portman-${round}`);
+      await mkdir(cwd);
+      return timed(process.execPath, [portmanBin, '--local', spec, '--output', join(cwd, 'collection.json')], { tmp, cwd });
+    },
+    o2p: (round) => timed(process.execPath, [o2pBin, '--spec', spec, '--output', join(tmp, `o2p-${round}.json`)], { tmp, cwd: tmp }),
   });
-  const o2p = await medianOf(ROUNDS, (round) => timed(process.execPath, [o2pBin, '--spec', spec, '--output', join(tmp, `o2p-${round}.json`)], { tmp, cwd: tmp }));
   return [
-    info,
-    row('generate: obflow / Portman (AIS v3.1.11)', obflow.ms, portman.ms, 'ms', { ratioAtMost: 0.2 }, `≥ 5× faster is ratio ≤ 0.2; Portman rounds (ms): ${portman.all.map(Math.round).join(', ')}`),
-    row('generate: obflow / openapi-to-postmanv2', obflow.ms, o2p.ms, 'ms', undefined, `openapi-to-postmanv2 rounds (ms): ${o2p.all.map(Math.round).join(', ')}`),
+    info(obflow),
+    row('generate: obflow / Portman (AIS v3.1.11)', obflow.ms, portman.ms, 'ms', { ratioAtMost: 0.2 }, `≥ 5× faster is ratio ≤ 0.2; Portman rounds (ms): ${ms(portman.all)}`),
+    row('generate: obflow / openapi-to-postmanv2', obflow.ms, o2p.ms, 'ms', undefined, `openapi-to-postmanv2 rounds (ms): ${ms(o2p.all)}`),
   ];
 }
+
+const ms = (values) => values.map(Math.round).join(', ');
 
 /** Installs the peers into the cache once; returns why not when npm cannot (e.g. the registry is unreachable). */
 async function installPeers() {

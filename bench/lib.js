@@ -74,6 +74,22 @@ export async function medianOf(times, fn) {
   return { ...rounds.find((round) => round.ms === m), all: rounds.map((round) => round.ms), rounds };
 }
 
+/**
+ * Like medianOf for several contenders, interleaved (round 1 of each, then round 2 of each, …) so that a change of
+ * load on this shared machine falls on all of them alike instead of on whichever ran last. `contenders` maps a name to
+ * `fn(round)`; returns the same names mapped to medianOf's result.
+ */
+export async function interleaved(times, contenders) {
+  const rounds = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
+  for (let i = 0; i < times; i += 1) {
+    for (const [name, fn] of Object.entries(contenders)) rounds[name].push(await fn(i));
+  }
+  return Object.fromEntries(Object.entries(rounds).map(([name, list]) => {
+    const m = median(list.map((round) => round.ms));
+    return [name, { ...list.find((round) => round.ms === m), all: list.map((round) => round.ms), rounds: list }];
+  }));
+}
+
 const fmt = (value, unit) => {
   if (unit === 's') return `${(value / 1000).toFixed(2)} s`;
   if (unit === 'ms') return `${value.toFixed(0)} ms`;
