@@ -53,7 +53,7 @@ const fingerprint = fingerprintOf(sources);
 const stamp = readStamp();
 const names = sources.map((path) => relative(root, path));
 /** dist/x.js of every src/x.ts: one removed by hand would not come back from an incremental build. */
-const outputsPresent = names.filter((name) => name.endsWith('.ts')).every((name) => existsSync(join(dist, `${name.slice('src/'.length, -'.ts'.length)}.js`)));
+const outputsPresent = names.filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).every((name) => existsSync(join(dist, `${name.slice('src/'.length, -'.ts'.length)}.js`)));
 if (stamp?.fingerprint === fingerprint && outputsPresent && !force) process.exit(0);
 
 const removed = (stamp?.sources ?? []).filter((name) => !names.includes(name));
