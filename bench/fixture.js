@@ -5,7 +5,7 @@
 
 import { URL } from 'node:url';
 import { spawn } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,8 +62,10 @@ export async function startFixture() {
       await sandbox.stop();
       sandbox = await startSandbox(stateDir, cliEnv, { ...options, resourcePort: resource, authPort: auth });
     },
+    /** Stops the emulator and removes the temporary folder (a test identity's private keys are in it). */
     async close() {
       await sandbox.stop();
+      await rm(tmp, { recursive: true, force: true });
     },
   };
 }

@@ -4,7 +4,7 @@
 // as obflow's dependencies; the spec is read from OBFLOW_SPECS_DIR (default <repo>/../shared/specs). Either missing →
 // the rows say why and are skipped.
 
-import { access, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { interleaved, medianOf, obflowBin, repo, row, skipped, timed } from './lib.js';
@@ -18,6 +18,14 @@ const o2pBin = join(cache, 'node_modules', 'openapi-to-postmanv2', 'bin', 'opena
 
 export async function generateRows() {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-generate-'));
+  try {
+    return await generateIn(tmp);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function generateIn(tmp) {
   const obflowRound = (round) => timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', join(tmp, `obflow-${round}`)], { tmp, cwd: tmp });
   const info = (obflow) => row('generate: obflow generate cold', obflow.ms, undefined, 'ms', undefined, `rounds (ms): ${ms(obflow.all)}; writes 12 collections from its templates (vendored schemas, no spec read)`);
 
