@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'collections/**', '.obflow/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/.cache/**', 'collections/**', '.obflow/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,7 +14,7 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Only src/cli/main.ts decides exit codes.' }],
     },
   },
-  { files: ['src/cli/main.ts', 'bench/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
-  { files: ['bench/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  { files: ['src/cli/main.ts', 'bench/**', 'tools/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
+  { files: ['bench/**/*.js', 'tools/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   { files: ['templates/**/*.js'], languageOptions: { globals: { pm: 'readonly', postman: 'readonly', require: 'readonly', console: 'readonly', atob: 'readonly', btoa: 'readonly', CryptoJS: 'readonly' } } },
 );

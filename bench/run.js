@@ -6,8 +6,10 @@
 //  generate   building every collection  vs  parsing + serialising the same JSON
 //  memory     RSS and heap used after a second whole flow (paging the 10,250-transaction user)  vs  after the
 //             first (with --expose-gc, after a full collection): what each run leaves behind
+//  peers      obflow beside its peers, each in its own process: npm start, the whole flow and paging vs plain newman
+//             and a raw undici client, script cost, generate vs Portman, the emulator vs a bare server (bench/peers.js)
 //
-// Prints a table and exits 1 if a ratio misses its target.
+// Prints a table (figure, baseline, ratio, target) and exits 1 if a target is missed.
 
 import { createServer, request } from 'node:https';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -131,7 +133,12 @@ for (let i = 0; i < 5; i += 1) {
 }
 record('generate (all collections, median of 5)', median(gens), median(rounds), 60, 'ms');
 
-console.table(results);
+// ---- peers (bench/peers.js: its own processes, after the in-process rows above) -----------------------------------
+const { peerRows } = await import('./peers.js');
+results.push(...(await peerRows()));
+
+const { printTable } = await import('./lib.js');
+printTable(results);
 const missed = results.filter((r) => !r.ok);
 console.log(missed.length === 0 ? 'every target met' : `missed: ${missed.map((r) => r.name).join(', ')}`);
 process.exit(missed.length === 0 ? 0 : 1);

@@ -1,0 +1,107 @@
+// The whole flow and paging beside their peers, every one a process of its own (start included), against the same
+// emulator (bench/fixture.js), each checked against the emulator's request log to have made the same requests:
+//
+//  whole flow   `obflow run all`  vs  the raw undici client (bench/raw-client.js), and plain `newman run` of the
+//               whole-flow collection (collections/obflow-ais.postman_collection.json) vs the same raw client
+//  scripts      plain newman with the whole-flow collection  vs  newman with the same requests and no scripts
+//  paging       `obflow run transactions` for jo (103 pages, 10,250 transactions)  vs  the raw client paging the same;
+//               and the peak RSS of that obflow process
+
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { interleaved, invalid, newmanBin, repo, row, timed } from './lib.js';
+
+const ROUNDS = 3;
+const wholeFlowCollection = join(repo, 'collections', 'obflow-ais.postman_collection.json');
+const rawClient = join(import.meta.dirname, 'raw-client.js');
+
+export async function flowRows(fixture) {
+  const rows = [];
+  const { tmp } = fixture;
+  const raw = async (job) => {
+    const jobFile = join(tmp, `raw-${job.mode}.json`);
+    await writeFile(jobFile, JSON.stringify({ cert: fixture.cert, key: fixture.key, ca: fixture.ca, collection: wholeFlowCollection, ...job }));
+    return timed(process.execPath, [rawClient, jobFile], { tmp, peakRss: true });
+  };
+  /** Runs `fn` and returns its result with the requests the emulator logged meanwhile. */
+  const observed = async (fn) => {
+    const mark = fixture.sandbox.mark();
+    const result = await fn();
+    return { ...result, requests: await fixture.sandbox.requestsSince(mark) };
+  };
+
+  // ---- whole flow, and the same requests without scripts (rounds interleaved) --------------------------------------
+  // As a newman user runs it, with the JUnit report obflow writes too; a failed check exits 1 (the bench stops).
+  const newman = (collection) => timed(process.execPath, [newmanBin, 'run', collection, '--environment', fixture.environment, '--ssl-client-cert-list', fixture.certList, '--ssl-extra-ca-certs', fixture.caBundle, '--reporters', 'junit', '--reporter-junit-export', join(tmp, 'newman.xml')], { tmp, cwd: tmp });
+  const { rawFlow, obflowAll, newmanFlow, bare } = await interleaved(ROUNDS, {
+    rawFlow: () => observed(() => raw({ mode: 'flow', environment: fixture.environment })),
+    obflowAll: async () => {
+      await copyFile(fixture.environment, fixture.savedEnvironment);
+      return observed(() => fixture.obflow(['run', 'all', '--json']));
+    },
+    newmanFlow: () => observed(() => newman(wholeFlowCollection)),
+    bare: async (round) => {
+      const collection = join(tmp, `scriptless-${round}.json`);
+      await raw({ mode: 'plan', environment: fixture.environment, out: collection });
+      return observed(() => newman(collection));
+    },
+  });
+  const count = rawFlow.requests.length;
+  const same = (other, name) => sameRequests(rawFlow.requests, other, name);
+  const flowNote = `${count} requests; times of ${ROUNDS} rounds (ms): obflow ${ms(obflowAll.all)}, newman ${ms(newmanFlow.all)}, raw ${ms(rawFlow.all)}`;
+  const obflowDiff = same(obflowAll, 'obflow run all');
+  rows.push(obflowDiff ?? row('whole flow: obflow run all / raw undici', obflowAll.ms, rawFlow.ms, 's', { ratioAtMost: 6 }, flowNote));
+  const newmanDiff = same(newmanFlow, 'newman run');
+  rows.push(newmanDiff ?? row('whole flow: newman run / raw undici', newmanFlow.ms, rawFlow.ms, 's'));
+
+  rows.push(sameRequests(rawFlow.requests, bare, 'newman without scripts') ??
+    row('scripts: newman whole flow / same requests without scripts', newmanFlow.ms, bare.ms, 's', { ratioAtMost: 1.5 }, `without scripts (ms): ${ms(bare.all)}`));
+
+  // ---- paging: jo --------------------------------------------------------------------------------------------------
+  const joEnvironment = join(tmp, 'environment-jo.json');
+  await writeFile(joEnvironment, JSON.stringify(withValues(JSON.parse(await readFile(fixture.environment, 'utf8')), { psu_login_hint: 'jo' })));
+  const joGrant = join(tmp, 'jo-grant.json');
+  await raw({ mode: 'flow', environment: joEnvironment, out: joGrant });
+  const { values } = JSON.parse(await readFile(joGrant, 'utf8'));
+  const joReady = withValues(JSON.parse(await readFile(joEnvironment, 'utf8')), { access_token: values.access_token, account_ids: values.account_ids });
+  await writeFile(joEnvironment, JSON.stringify(joReady));
+  const { rawPages, obflowPages } = await interleaved(ROUNDS, {
+    rawPages: () => observed(() => raw({ mode: 'transactions', environment: joEnvironment })),
+    obflowPages: async () => {
+      await writeFile(fixture.savedEnvironment, JSON.stringify(joReady), { mode: 0o600 });
+      return observed(() => fixture.obflow(['run', 'transactions', '--json'], { peakRss: true }));
+    },
+  });
+  const pages = rawPages.requests.length;
+  const pagesDiff = sameRequests(rawPages.requests, obflowPages, 'obflow run transactions');
+  rows.push(pagesDiff ?? row(`paging jo (${pages} pages): obflow run transactions / raw undici`, obflowPages.ms, rawPages.ms, 's', { figureAtMost: 3000 }, `${values.transactions} transactions; rounds (ms): obflow ${ms(obflowPages.all)}, raw ${ms(rawPages.all)}`));
+  rows.push(row('paging jo: peak RSS, obflow run transactions / raw undici', obflowPages.peakRssMiB, rawPages.peakRssMiB, 'MiB', { figureAtMost: 200 }));
+  return rows;
+}
+
+const ms = (values) => values.map((value) => value.toFixed(0)).join(', ');
+
+function withValues(environment, values) {
+  const rest = environment.values.filter((entry) => !(entry.key in values));
+  const secret = new Set(['access_token']);
+  return { ...environment, values: [...rest, ...Object.entries(values).map(([key, value]) => ({ key, value, type: secret.has(key) ? 'secret' : 'default', enabled: true }))] };
+}
+
+/** undefined when every round made the raw client's requests in the same order, else an `invalid` row naming the
+ *  first difference. */
+function sameRequests(expected, measured, name) {
+  for (const round of measured.rounds) {
+    const difference = firstDifference(expected, round.requests, name);
+    if (difference !== undefined) return difference;
+  }
+  return undefined;
+}
+
+function firstDifference(expected, actual, name) {
+  for (let i = 0; i < Math.max(expected.length, actual.length); i += 1) {
+    if (expected[i] !== actual[i]) {
+      return invalid(name, `request ${i + 1} differs from the raw client's: ${actual[i] ?? '(none)'} vs ${expected[i] ?? '(none)'} (${actual.length} vs ${expected.length} requests)`);
+    }
+  }
+  return undefined;
+}

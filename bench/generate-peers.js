@@ -1,0 +1,82 @@
+// `obflow generate` cold (a process writing every collection) against the best-known generators of Postman
+// collections, Portman and openapi-to-postmanv2, converting the OBIE AIS v3.1.11 OpenAPI file (each a process, start
+// included, median of 3). The peers are installed by the bench on first use into bench/.cache/peers (gitignored), never
+// as obflow's dependencies; the spec is read from OBFLOW_SPECS_DIR (default <repo>/../shared/specs). Either missing →
+// the rows say why and are skipped.
+
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { interleaved, medianOf, obflowBin, repo, row, skipped, timed } from './lib.js';
+
+const ROUNDS = 3;
+/** Pinned: the comparison should not move because a peer released. tslib: Portman 1.33.0 requires it undeclared. */
+const PEERS = ['@apideck/portman@1.33.0', 'tslib@2.8.1', 'openapi-to-postmanv2@6.3.3'];
+const cache = join(repo, 'bench', '.cache', 'peers');
+const portmanBin = join(cache, 'node_modules', '@apideck', 'portman', 'bin', 'portman');
+const o2pBin = join(cache, 'node_modules', 'openapi-to-postmanv2', 'bin', 'openapi2postmanv2.js');
+
+export async function generateRows() {
+  const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-generate-'));
+  try {
+    return await generateIn(tmp);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function generateIn(tmp) {
+  const obflowRound = (round) => timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', join(tmp, `obflow-${round}`)], { tmp, cwd: tmp });
+  const info = (obflow) => row('generate: obflow generate cold', obflow.ms, undefined, 'ms', undefined, `rounds (ms): ${ms(obflow.all)}; writes 12 collections from its templates (vendored schemas, no spec read)`);
+
+  const specsDir = process.env.OBFLOW_SPECS_DIR || join(repo, '..', 'shared', 'specs');
+  const spec = join(specsDir, 'obie-account-info-v3.1.11.yaml');
+  const missing = (await exists(spec)) ? await installPeers() : `no ${spec} (set OBFLOW_SPECS_DIR to the folder holding the OBIE specs)`;
+  if (missing !== undefined) {
+    return [info(await medianOf(ROUNDS, obflowRound)), skipped('generate: obflow / Portman', missing), skipped('generate: obflow / openapi-to-postmanv2', missing)];
+  }
+  // Rounds interleaved; Portman writes a tmp/ folder into its working directory: one per round.
+  const { obflow, portman, o2p } = await interleaved(ROUNDS, {
+    obflow: obflowRound,
+    portman: async (round) => {
+      const cwd = join(tmp, `portman-${round}`);
+      await mkdir(cwd);
+      return timed(process.execPath, [portmanBin, '--local', spec, '--output', join(cwd, 'collection.json')], { tmp, cwd });
+    },
+    o2p: (round) => timed(process.execPath, [o2pBin, '--spec', spec, '--output', join(tmp, `o2p-${round}.json`)], { tmp, cwd: tmp }),
+  });
+  return [
+    info(obflow),
+    row('generate: obflow / Portman (AIS v3.1.11)', obflow.ms, portman.ms, 'ms', { ratioAtMost: 0.2 }, `≥ 5× faster is ratio ≤ 0.2; Portman rounds (ms): ${ms(portman.all)}`),
+    row('generate: obflow / openapi-to-postmanv2', obflow.ms, o2p.ms, 'ms', undefined, `openapi-to-postmanv2 rounds (ms): ${ms(o2p.all)}`),
+  ];
+}
+
+const ms = (values) => values.map(Math.round).join(', ');
+
+/** Installs the peers into the cache once; returns why not when npm cannot (e.g. the registry is unreachable). */
+async function installPeers() {
+  if ((await exists(portmanBin)) && (await exists(o2pBin))) return undefined;
+  await mkdir(cache, { recursive: true });
+  await writeFile(join(cache, 'package.json'), `${JSON.stringify({ private: true, description: 'obflow bench peers (npm run bench installs them; not dependencies of obflow)' }, null, 2)}\n`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  console.error(`bench: installing ${PEERS.join(', ')} into ${cache} (first use)…`);
+  let result;
+  try {
+    result = await timed(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', '--fetch-timeout=30000', '--fetch-retries=1', ...PEERS], { cwd: cache, allowFailure: true, timeoutMs: 600_000 });
+  } catch (error) {
+    return `peers not installed (${String(error.message).split('\n')[0]})`;
+  }
+  if (result.code === 0 && (await exists(portmanBin)) && (await exists(o2pBin))) return undefined;
+  const why = `${result.stderr}\n${result.stdout}`.split('\n').find((line) => /ERR|ENOTFOUND|ECONN|ETIMEDOUT|E404|network/i.test(line)) ?? `npm install exited ${result.code}`;
+  return `peers not installed (${why.trim()})`;
+}
+
+async function exists(path) {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,146 @@
+// Shared helpers of the bench's peer comparisons: timing a child process (process start included) with its peak RSS,
+// medians, and the table rows (figure, baseline, ratio, target) that bench/run.js prints.
+
+import { spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+export const repo = resolve(import.meta.dirname, '..');
+export const dist = join(repo, 'dist');
+export const obflowBin = join(dist, 'cli', 'main.js');
+export const newmanBin = join(repo, 'node_modules', 'newman', 'bin', 'newman.js');
+/** Preloaded into a timed node child (NODE_OPTIONS=--import) to report its peak RSS (getrusage ru_maxrss) at exit. */
+const peakRssHook = pathToFileURL(join(import.meta.dirname, 'peak-rss.js')).href;
+
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * The environment of a child: the bench's own, without any OBFLOW_* variable (obflow refuses an unknown one, and a
+ * user's OBFLOW_TARGET or state folder must not leak into the bench's runs), plus `extra`.
+ */
+export function childEnv(extra = {}) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OBFLOW_')));
+  return { ...env, ...extra };
+}
+
+/**
+ * Runs a command to its end and times it from spawn to exit (process start included). `peakRss` asks a node child for
+ * its peak RSS in MiB (the figure of that node process, not of children it spawns). Throws when the exit code is not 0
+ * unless `allowFailure`, and when it runs longer than `timeoutMs` (default 5 minutes).
+ */
+export async function timed(command, args, options = {}) {
+  const env = childEnv(options.env);
+  let rssFile;
+  if (options.peakRss) {
+    rssFile = join(options.tmp ?? repo, `peak-rss-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${peakRssHook}`.trim();
+    env.OBFLOW_BENCH_PEAK_RSS_FILE = rssFile;
+  }
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: options.cwd ?? repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  // Bounded: a child that hangs (a peer waiting on a socket) fails its section instead of stalling the bench.
+  const limit = options.timeoutMs ?? 300_000;
+  const timer = setTimeout(() => child.kill('SIGKILL'), limit);
+  const code = await new Promise((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (exitCode) => done(exitCode));
+  }).finally(() => clearTimeout(timer));
+  if (code === null) throw new Error(`bench: ${[command, ...args].join(' ')} did not finish within ${limit / 1000} s`);
+  const ms = performance.now() - started;
+  let peakRssMiB;
+  if (rssFile !== undefined) {
+    peakRssMiB = Number(await readFile(rssFile, 'utf8').catch(() => 'NaN')) / 1024;
+    await rm(rssFile, { force: true });
+  }
+  if (code !== 0 && !options.allowFailure) {
+    const tail = `${stderr}\n${stdout}`.trim().split('\n').slice(-6).join('\n');
+    throw new Error(`bench: ${[command, ...args].join(' ')} exited ${code}\n${tail}`);
+  }
+  return { ms, code, stdout, stderr, peakRssMiB };
+}
+
+/** Runs `times` rounds of `fn` (each returns { ms, … }); returns the round with the median time, all times, all rounds. */
+export async function medianOf(times, fn) {
+  const rounds = [];
+  for (let i = 0; i < times; i += 1) rounds.push(await fn(i));
+  const m = median(rounds.map((round) => round.ms));
+  return { ...rounds.find((round) => round.ms === m), all: rounds.map((round) => round.ms), rounds };
+}
+
+/**
+ * Like medianOf for several contenders, interleaved (round 1 of each, then round 2 of each, …) so that a change of
+ * load on this shared machine falls on all of them alike instead of on whichever ran last. `contenders` maps a name to
+ * `fn(round)`; returns the same names mapped to medianOf's result.
+ */
+export async function interleaved(times, contenders) {
+  const rounds = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
+  for (let i = 0; i < times; i += 1) {
+    for (const [name, fn] of Object.entries(contenders)) rounds[name].push(await fn(i));
+  }
+  return Object.fromEntries(Object.entries(rounds).map(([name, list]) => {
+    const m = median(list.map((round) => round.ms));
+    return [name, { ...list.find((round) => round.ms === m), all: list.map((round) => round.ms), rounds: list }];
+  }));
+}
+
+const fmt = (value, unit) => {
+  if (unit === 's') return `${(value / 1000).toFixed(2)} s`;
+  if (unit === 'ms') return `${value.toFixed(0)} ms`;
+  if (unit === 'req/s') return `${Math.round(value).toLocaleString('en-GB')} req/s`;
+  return `${value.toFixed(1)} ${unit}`;
+};
+
+/**
+ * A table row: `figure` against `baseline` (same unit), ratio = figure / baseline. `target` is one of
+ * { ratioAtMost }, { ratioAtLeast }, { figureAtMost }, { figureAtLeast } (figure targets in the figure's unit), or
+ * undefined for a row that is information only.
+ */
+export function row(name, figure, baseline, unit, target, note) {
+  const ratio = baseline === undefined ? undefined : figure / baseline;
+  let targetText = '—';
+  let ok;
+  if (target?.ratioAtMost !== undefined) [targetText, ok] = [`ratio ≤ ${target.ratioAtMost}`, ratio <= target.ratioAtMost];
+  if (target?.ratioAtLeast !== undefined) [targetText, ok] = [`ratio ≥ ${target.ratioAtLeast}`, ratio >= target.ratioAtLeast];
+  if (target?.figureAtMost !== undefined) [targetText, ok] = [`≤ ${fmt(target.figureAtMost, unit)}`, figure <= target.figureAtMost];
+  if (target?.figureAtLeast !== undefined) [targetText, ok] = [`≥ ${fmt(target.figureAtLeast, unit)}`, figure >= target.figureAtLeast];
+  return {
+    name,
+    value: fmt(figure, unit),
+    baseline: baseline === undefined ? '—' : fmt(baseline, unit),
+    ratio: ratio === undefined ? '—' : ratio.toFixed(2),
+    target: targetText,
+    ok: ok ?? true,
+    ...(note ? { note } : {}),
+  };
+}
+
+/** A row that could not be measured here (peer not installable, spec absent): printed, never a miss. */
+export function skipped(name, reason) {
+  return { name, value: 'skipped', baseline: '—', ratio: '—', target: '—', ok: true, note: reason };
+}
+
+/** A comparison that ran but is not valid (e.g. the peers made different requests): a miss. */
+export function invalid(name, reason) {
+  return { name, value: 'invalid', baseline: '—', ratio: '—', target: '—', ok: false, note: reason };
+}
+
+/** Prints the rows as an aligned table (figure, baseline, ratio, target) with notes under it. */
+export function printTable(rows) {
+  const head = ['', 'figure', 'baseline', 'ratio', 'target', ''];
+  const lines = rows.map((r) => [r.name, r.value, r.baseline, r.ratio, r.target, r.ok ? (r.target === '—' ? '' : 'ok') : 'MISSED']);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
+  const render = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
+  console.log(render(head));
+  console.log(widths.map((w) => '─'.repeat(w)).join('  '));
+  for (const l of lines) console.log(render(l));
+  const notes = rows.filter((r) => r.note);
+  if (notes.length > 0) console.log('');
+  for (const r of notes) console.log(`  ${r.name}: ${r.note}`);
+}

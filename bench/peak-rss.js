@@ -1,0 +1,16 @@
+// Preloaded into a timed node child by bench/lib.js (NODE_OPTIONS=--import): writes the process's peak resident set
+// (getrusage ru_maxrss, KiB) to OBFLOW_BENCH_PEAK_RSS_FILE when it exits. Children it spawns inherit NODE_OPTIONS but
+// not the variable (removed here), so only the process the bench started writes the file.
+import { writeFileSync } from 'node:fs';
+
+const file = process.env.OBFLOW_BENCH_PEAK_RSS_FILE;
+if (file) {
+  delete process.env.OBFLOW_BENCH_PEAK_RSS_FILE;
+  process.on('exit', () => {
+    try {
+      writeFileSync(file, String(process.resourceUsage().maxRSS));
+    } catch {
+      // the bench reports NaN
+    }
+  });
+}
