@@ -8,8 +8,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { describe, type SuiteFactory } from 'vitest';
-import { getCurrentTest } from 'vitest/suite';
+import { describe, TestRunner, type SuiteFactory } from 'vitest';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -20,11 +19,21 @@ declare module 'vitest' {
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Set by .ci/run: a missing prerequisite fails the tests that need it instead of skipping them. */
+/**
+ * Set by CI: a missing prerequisite fails the tests that need it instead of skipping them. `1` or `all` (.ci/run)
+ * requires every prerequisite; a comma-separated list of ids (`chromium`, `specs`) only those.
+ */
 export const REQUIRE_ENV = 'OBFLOW_REQUIRE_PREREQUISITES';
-export const requireAll = (): boolean => process.env[REQUIRE_ENV] === '1';
+
+export function required(prerequisite: Prerequisite): boolean {
+  const value = (process.env[REQUIRE_ENV] ?? '').trim();
+  if (value === '1' || value === 'all') return true;
+  return value.split(',').map((id) => id.trim()).includes(prerequisite.id);
+}
 
 export interface Prerequisite {
+  /** What OBFLOW_REQUIRE_PREREQUISITES names it by: `specs` or `chromium`. */
+  readonly id: 'specs' | 'chromium';
   /** What is needed, e.g. "the OBIE specification files". */
   readonly what: string;
   /** Undefined when present; otherwise why it is missing and how to provide it (the skip reason). */
@@ -37,7 +46,7 @@ export function reasonOf(prerequisite: Prerequisite): string {
 }
 
 function refuse(prerequisite: Prerequisite): never {
-  throw new Error(`${reasonOf(prerequisite)} (${REQUIRE_ENV}=1: CI runs every test)`);
+  throw new Error(`${reasonOf(prerequisite)} (${REQUIRE_ENV}=${process.env[REQUIRE_ENV] ?? ''}: CI runs these tests)`);
 }
 
 /**
@@ -46,7 +55,7 @@ function refuse(prerequisite: Prerequisite): never {
  */
 export function describeWith(prerequisite: Prerequisite, name: string, factory: SuiteFactory): void {
   const { missing } = prerequisite;
-  if (missing !== undefined && requireAll()) refuse(prerequisite); // fails the file at collection, with the reason
+  if (missing !== undefined && required(prerequisite)) refuse(prerequisite); // fails the file at collection, with the reason
   describe(name, { skip: missing !== undefined, meta: missing === undefined ? {} : { skipReason: reasonOf(prerequisite) } }, factory);
 }
 
@@ -57,8 +66,8 @@ export function describeWith(prerequisite: Prerequisite, name: string, factory: 
  */
 export function needs(prerequisite: Prerequisite): void {
   if (prerequisite.missing === undefined) return;
-  if (requireAll()) refuse(prerequisite);
-  const test = getCurrentTest();
+  if (required(prerequisite)) refuse(prerequisite);
+  const test = TestRunner.getCurrentTest();
   if (!test?.context) throw new Error(`${reasonOf(prerequisite)} (called outside a running test)`);
   test.context.skip(reasonOf(prerequisite));
 }
@@ -81,6 +90,7 @@ export const SPEC_FILES = {
 export function specFiles(what: string, ...files: readonly string[]): Prerequisite {
   const absent = files.filter((file) => !existsSync(join(SPECS_DIR, file)));
   return {
+    id: 'specs',
     what,
     missing: absent.length === 0 ? undefined : `no ${absent.join(', ')} in ${SPECS_DIR} (set OBFLOW_SPECS_DIR to the folder holding them)`,
   };
@@ -112,6 +122,7 @@ function executable(path: string): boolean {
 }
 
 export const chromium: Prerequisite = {
+  id: 'chromium',
   what: 'Chromium',
   missing: executable(CHROMIUM_PATH) ? undefined : `no executable at ${CHROMIUM_PATH} (apt-get install -y chromium; OBFLOW_TEST_CHROMIUM names another path)`,
 };
