@@ -1,4 +1,4 @@
-// Step: client credentials grant (bank-interface.md §5.3 step 1): a token with scope accounts for the consent calls.
+// Step: client credentials grant (docs/bank-interface.md §5.3 step 1): a token with scope accounts for the consent calls.
 
 import type { StepSpec } from '../model.js';
 import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';

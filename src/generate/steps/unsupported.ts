@@ -1,4 +1,4 @@
-// Step: unsupported calls (bank-interface.md §4.5 rule 1, §4.7): each answers the bank's documented refusal, 501
+// Step: unsupported calls (docs/bank-interface.md §4.5 rule 1, §4.7): each answers the bank's documented refusal, 501
 // with an OBErrorResponse1 body.
 
 import type { StepContext, StepSpec, UnsupportedCall } from '../model.js';
