@@ -104,6 +104,9 @@ export function specPath(file: string): string {
 /** The two OBIE Account and Transaction API files (v3.1.1 and v3.1.11). */
 export const obieSpecs: Prerequisite = specFiles('the OBIE Account Information OpenAPI files', SPEC_FILES.obie311, SPEC_FILES.obie3111);
 
+/** The official model bank's AIS collection (the extract under obl/ of the specs folder). */
+export const oblModelBank: Prerequisite = specFiles("the official model bank's AIS collection", SPEC_FILES.oblModelBank);
+
 /** The official Postman collection v2.1.0 JSON schema. */
 export const postmanSchema: Prerequisite = specFiles('the Postman collection v2.1.0 schema', SPEC_FILES.postman);
 
