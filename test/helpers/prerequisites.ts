@@ -2,7 +2,7 @@
 // default <repo>/../shared/specs) and Debian's Chromium. Where one is missing, the tests that need it are reported as
 // skipped with the reason (test/reporters/skip-reasons.ts prints them grouped at the end of the run); every other test
 // still runs. OBFLOW_REQUIRE_PREREQUISITES=1 (set by .ci/run) turns a missing prerequisite into a failure instead, so
-// CI cannot go green with tests silently skipped. See README, "Tests that need files from outside the repository".
+// CI cannot go green with tests silently skipped. See README, "Two commands", and docs/ci.md.
 
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
