@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,7 +202,8 @@ describe('the users\' CI recipes (examples/ci)', () => {
       await cp(join(REPO_ROOT, 'examples', 'ci', 'banks'), join(work, 'banks'), { recursive: true });
       await mkdir(join(work, 'node_modules', '.bin'), { recursive: true });
       await symlink(REPO_ROOT, join(work, 'node_modules', 'obflow'), 'dir');
-      await symlink(join('..', 'obflow', 'dist', 'cli', 'main.js'), join(work, 'node_modules', '.bin', 'obflow'));
+      // What npm links for an installed package's bin (tsc does not make dist/cli/main.js executable in a clone).
+      await writeFile(join(work, 'node_modules', '.bin', 'obflow'), `#!/bin/sh\nexec node ${JSON.stringify(cli)} "$@"\n`, { mode: 0o755 });
       const env: Record<string, string> = {};
       for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('OBFLOW_')) env[key] = value;
       Object.assign(env, { BANK: 'sandbox', PROFILE: 'strict-headless', CONSENT: 'headless', NO_COLOR: '1' });
