@@ -140,12 +140,16 @@ function toEnvSegment(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 }
 
+/** OBFLOW_* variables that are not config keys: the CLI's own, and the test suite's (README, "Two commands"), which a
+ *  shell that ran the tests may still export. */
+const NOT_CONFIG = new Set(['OBFLOW_CONFIG', 'OBFLOW_DEBUG', 'OBFLOW_SPECS_DIR', 'OBFLOW_REQUIRE_PREREQUISITES', 'OBFLOW_TEST_CHROMIUM']);
+
 function readEnvironment(env: Record<string, string | undefined>): Layer {
   const layer: Layer = {};
   const leaves = environmentVariables();
   for (const [name, value] of Object.entries(env)) {
     // An empty variable is unset (`OBFLOW_STATE_DIR=` must not mean "this folder").
-    if (!name.startsWith(ENV_PREFIX) || name === 'OBFLOW_CONFIG' || name === 'OBFLOW_DEBUG' || value === undefined || value === '') continue;
+    if (!name.startsWith(ENV_PREFIX) || NOT_CONFIG.has(name) || value === undefined || value === '') continue;
     const leaf = leaves.get(name);
     if (!leaf) {
       throw new ObflowError('ERR_CONFIG_INVALID', `environment: unknown variable ${name}`, {

@@ -68,7 +68,7 @@ const bank = z
       .default(false)
       .describe("Skip server certificate verification (the spec allows it for the bank's self-signed sandbox)."),
   })
-  .describe("A real bank's addresses (bank-interface.md placeholders).");
+  .describe("A real bank's addresses (docs/bank-interface.md, Placeholders).");
 
 const sandbox = z
   .strictObject({

@@ -1,4 +1,4 @@
-// The network edge of `obflow environment`: GET the bank's helper environment for a client (bank-interface.md §4.2,
+// The network edge of `obflow environment`: GET the bank's helper environment for a client (docs/bank-interface.md §4.2,
 // mTLS) and the discovery document (§4.3); write the merged result to the state folder (it holds the client secret).
 
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Pure merge of everything a run needs into one Postman environment (bank-interface.md §2.5/§4.2): the bank's helper
+// Pure merge of everything a run needs into one Postman environment (docs/bank-interface.md §2.5/§4.2): the bank's helper
 // file, obflow's flow variables, addresses from discovery and local overrides — deterministic and newman-safe.
 
 import { createHash } from 'node:crypto';
@@ -74,8 +74,9 @@ function stringValue(value: unknown): string {
  * Precedence, lowest to highest: flow defaults < bank file < discovery < overrides. Why: flow values are only
  * initial values; the bank knows its client's values; discovery is the live source for the bank's addresses (a helper
  * file can be stale); overrides are what the user explicitly asked for. Entries the bank file marks `enabled: false`
- * or `disabled: true` are dropped (newman 6 would still substitute `enabled: false` ones — newman-notes.md). A key is
- * typed `secret` if any layer says so, the contract lists it, or its name is a secret's name.
+ * or `disabled: true` are dropped (newman 6 would still substitute `enabled: false` ones —
+ * docs/pipeline.md#newman-findings). A key is typed `secret` if any layer says so, the contract lists it, or its name
+ * is a secret's name.
  */
 export function mergeEnvironment(input: MergeEnvironmentInput): PostmanEnvironment {
   const merged = new Map<string, string>();

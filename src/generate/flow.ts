@@ -1,4 +1,4 @@
-// The AIS flow: an ordered array of steps (bank-interface.md §5.3), each built by its own module under steps/.
+// The AIS flow: an ordered array of steps (docs/bank-interface.md §5.3), each built by its own module under steps/.
 
 import type { StepContext, StepSpec } from './model.js';
 import { accountAccessConsentStep } from './steps/account-access-consent.js';

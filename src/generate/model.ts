@@ -39,7 +39,7 @@ export interface StepSpec {
 export interface StepContext {
   /** Permissions of the account-access consent (AIS v3.1 Account Access Consents, "Permissions"). */
   permissions: readonly string[];
-  /** Unsupported calls, one per family (bank-interface.md §4.5 rule 1, §4.7). */
+  /** Unsupported calls, one per family (docs/bank-interface.md §4.5 rule 1, §4.7). */
   unsupported: readonly UnsupportedCall[];
 }
 

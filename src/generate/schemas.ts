@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
-/** The two OBIE Account and Transaction API files (../shared/specs/SOURCES.md) the intersection is taken over. */
+/** The two OBIE Account and Transaction API files (in OBFLOW_SPECS_DIR, see README) the intersection is taken over. */
 export const SPEC_VERSIONS = ['3.1.1', '3.1.11'] as const;
 export type SpecVersion = (typeof SPEC_VERSIONS)[number];
 

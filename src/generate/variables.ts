@@ -1,6 +1,6 @@
 // The environment-variable contract of obflow's collections: what the bank's helper environment provides, what the
 // user may set, and the state each step writes. State passes between steps only through the environment
-// (pm.environment): collection variables are lost between newman runs (../shared/notes/newman-notes.md).
+// (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
 /** Who provides a variable: the bank's environment helper, the user (inputs with defaults), or a step (state). */
 export type VariableSource = 'bank' | 'input' | 'state';

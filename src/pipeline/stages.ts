@@ -1,4 +1,4 @@
-// The TPP pipeline as stages over one session: register → environment → generate → run (bank-interface.md §5.3).
+// The TPP pipeline as stages over one session: register → environment → generate → run (docs/bank-interface.md §5.3).
 // The CLI commands and `demo` are thin handlers over these; each stage takes the session's seams (dispatcher, clock,
 // ids, logger) and returns data.
 

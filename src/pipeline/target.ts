@@ -1,5 +1,5 @@
 // The bank a command talks to, resolved once: the embedded sandbox (its addresses from the running emulator) or a real
-// bank's addresses from the config (bank-interface.md placeholders {sandbox_base_url}, {base_url}, {auth_url}).
+// bank's addresses from the config (docs/bank-interface.md placeholders {sandbox_base_url}, {base_url}, {auth_url}).
 
 import { X509Certificate, randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// `obflow doctor`'s checks: one result per prerequisite of bank-interface.md §1 (statement from the directory,
+// `obflow doctor`'s checks: one result per prerequisite of docs/bank-interface.md §1 (statement from the directory,
 // transport certificate per statement, redirect URIs, directory root and issuing certificates) plus the signing key.
 // Never throws for bad material: every problem becomes a failed check with its code and hint.
 

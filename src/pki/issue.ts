@@ -1,4 +1,4 @@
-// The local test trust directory: issues a complete TPP identity the way the OB directory would (bank-interface.md §1
+// The local test trust directory: issues a complete TPP identity the way the OB directory would (docs/bank-interface.md §1
 // prerequisites 1–5) — root and issuing CA, transport certificate, signing key + JWKS, software statement assertion —
 // plus the emulator's server certificate, and writes it under one folder with a manifest (`identity.json`).
 

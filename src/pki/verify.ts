@@ -1,4 +1,4 @@
-// Verification of the TPP's identity material against the trust directory (bank-interface.md §1 prerequisites):
+// Verification of the TPP's identity material against the trust directory (docs/bank-interface.md §1 prerequisites):
 // software statement signature and claims, transport certificate chain / validity / key / clientAuth, signing key ↔
 // `kid` ↔ statement JWKS, redirect URIs ⊆ statement. Each check throws one ObflowError with a stable code.
 
@@ -271,7 +271,7 @@ function subjectAttributes(cert: X509Certificate): Map<string, string[]> {
 }
 
 /**
- * The directory issues a transport certificate per software statement (bank-interface.md §1 prerequisite 3) with
+ * The directory issues a transport certificate per software statement (docs/bank-interface.md §1 prerequisite 3) with
  * subject CN=<software_id>, OU=<org_id>; the bank binds a registration to it. → ERR_CERT_NOT_FOR_SSA.
  */
 export function verifyCertificateForStatement(cert: X509Certificate, claims: Pick<SoftwareStatementClaims, 'software_id' | 'org_id'>): void {

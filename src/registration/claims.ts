@@ -1,4 +1,4 @@
-// The registration request's claims (bank-interface.md §2.1) built from the software statement, and the local checks
+// The registration request's claims (docs/bank-interface.md §2.1) built from the software statement, and the local checks
 // that refuse before sending what the bank would refuse (DCR v3.2 §"Request Validation").
 
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
@@ -103,7 +103,7 @@ function invalid(message: string, hint: string): ObflowError {
 }
 
 /**
- * Refuses before sending what the bank would refuse (bank-interface.md §2.1 claim rules; the sandbox implements the
+ * Refuses before sending what the bank would refuse (docs/bank-interface.md §2.1 claim rules; the sandbox implements the
  * same DCR v3.2 validation). Returns nothing when everything holds; throws the most specific ObflowError otherwise.
  */
 export function checkRegistrationLocally(input: LocalCheckInput): void {

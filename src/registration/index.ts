@@ -1,5 +1,5 @@
 // `obflow register` as one library call: reuse a stored client unless forced, build the §2.1 claims, refuse locally,
-// sign (PS256), then either return the dry-run view or POST over mTLS and store the result (bank-interface.md §4.1).
+// sign (PS256), then either return the dry-run view or POST over mTLS and store the result (docs/bank-interface.md §4.1).
 
 import type { KeyObject } from 'node:crypto';
 import type { Dispatcher } from 'undici';

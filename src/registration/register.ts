@@ -1,4 +1,4 @@
-// Sends the signed registration request (bank-interface.md §4.1: POST application/jwt over mutual TLS) and reads the
+// Sends the signed registration request (docs/bank-interface.md §4.1: POST application/jwt over mutual TLS) and reads the
 // RFC 7591 §3.2 answer: 201 + client metadata, or 400 {error, error_description} → ERR_REGISTRATION_REJECTED.
 
 import { request, type Dispatcher } from 'undici';

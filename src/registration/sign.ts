@@ -1,4 +1,4 @@
-// Signs the registration request (bank-interface.md §2.1: PS256, header {alg, kid, typ: JWT}) with jose, and the
+// Signs the registration request (docs/bank-interface.md §2.1: PS256, header {alg, kid, typ: JWT}) with jose, and the
 // `--dry-run` view of it: the signed JWT with its decoded header and claims, nothing sent.
 
 import type { KeyObject } from 'node:crypto';

@@ -1,5 +1,5 @@
 // Registrations kept in the state folder (they hold the client secret: mode 0600, atomic), one file per software id +
-// target + profile, so registering twice re-uses the client unless forced (bank-interface.md §5.2: register once).
+// target + profile, so registering twice re-uses the client unless forced (docs/bank-interface.md §5.2: register once).
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

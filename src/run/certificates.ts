@@ -1,6 +1,6 @@
 // newman's client certificates: an `sslClientCertList` with port-qualified `matches` for every bank origin, a
 // preflight of the files it names, and a coverage check — newman silently sends NO certificate when a pattern does
-// not match (a port-less pattern misses https://host:8443) or a file is missing (newman-notes.md, "silent failures").
+// not match (a port-less pattern misses https://host:8443) or a file is missing (docs/pipeline.md#newman-findings).
 
 import { createSecureContext } from 'node:tls';
 import pc from 'postman-collection';

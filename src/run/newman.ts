@@ -1,6 +1,7 @@
 // Runs the flow's steps with `newman.run` in ONE process, chaining `summary.environment.toJSON()` from step to step
-// (the environment is the only state that survives a run — newman-notes.md), client certificates via the checked
-// `sslClientCertList`, server certificates verified against the target's CA unless `insecure` is asked for.
+// (the environment is the only state that survives a run — docs/pipeline.md#newman-findings), client certificates
+// via the checked `sslClientCertList`, server certificates verified against the target's CA unless `insecure` is
+// asked for.
 
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

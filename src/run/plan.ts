@@ -1,5 +1,5 @@
 // The ordered steps of a run: the generator's step collections in flow order, with the browser consent inserted
-// between `psu-consent` and `code-exchange` for interactive profiles (bank-interface.md §5.3 steps 3–5).
+// between `psu-consent` and `code-exchange` for interactive profiles (docs/bank-interface.md §5.3 steps 3–5).
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import type { PeerCertificate } from 'node:tls';
 
 import type { Bank } from './data/bank.js';
 
-/** The four client profiles of the sandbox (bank-interface.md §1): each has its own issuer / {auth_url}. */
+/** The four client profiles of the sandbox (docs/bank-interface.md §1): each has its own issuer / {auth_url}. */
 export const PROFILE_NAMES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 

@@ -1,31 +1,23 @@
 // Validates response bodies against the official OBIE Account and Transaction API OpenAPI files (v3.1.1 and
-// v3.1.11, loaded from ../shared/specs relative to the repository root) with ajv: the (method, path template, status)
-// triple picks the documented response, and its JSON schema (OpenAPI 3.0 schema objects) judges the body.
+// v3.1.11, read from OBFLOW_SPECS_DIR: see prerequisites.ts) with ajv: the (method, path template, status) triple
+// picks the documented response, and its JSON schema (OpenAPI 3.0 schema objects) judges the body. Without the files,
+// the calling test stops at its first validation and is reported as skipped with the reason.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 
-export const SPEC_FILES = { '3.1.1': 'obie-account-info-v3.1.1.yaml', '3.1.11': 'obie-account-info-v3.1.11.yaml' } as const;
+import { needs, obieSpecs, SPEC_FILES as FILES, specPath } from './prerequisites.js';
+
+export const SPEC_FILES = { '3.1.1': FILES.obie311, '3.1.11': FILES.obie3111 } as const;
 export type SpecVersion = keyof typeof SPEC_FILES;
 export const SPEC_VERSIONS = Object.keys(SPEC_FILES) as SpecVersion[];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** ../shared/specs next to the repository (the CI's fresh clone), else the SPECS_DIR override. */
-export function specsDir(): string {
-  const dir = process.env.OBFLOW_SPECS_DIR ?? join(repoRoot, '..', 'shared', 'specs');
-  if (!existsSync(join(dir, SPEC_FILES['3.1.1']))) throw new Error(`OBIE spec files not found in ${dir}`);
-  return dir;
-}
 
 interface LoadedSpec {
   version: SpecVersion;
@@ -62,7 +54,8 @@ function relaxBasicDetailOneOf(schemas: JsonObject): void {
 function loadSpec(version: SpecVersion): LoadedSpec {
   let spec = specs.get(version);
   if (spec) return spec;
-  const doc = parse(readFileSync(join(specsDir(), SPEC_FILES[version]), 'utf8')) as JsonObject;
+  needs(obieSpecs);
+  const doc = parse(readFileSync(specPath(SPEC_FILES[version]), 'utf8')) as JsonObject;
   const components = asObject(doc.components);
   const schemas = asObject(components?.schemas);
   if (!schemas) throw new Error(`${SPEC_FILES[version]} has no components.schemas`);

@@ -63,7 +63,7 @@ async function environmentFor(profile: ProfileName, inputs: Record<string, strin
 function certificateList(): object[] {
   const transport = sandbox.identity.paths.transport;
   if (!('cert' in transport)) throw new Error('the test identity is expected to have PEM transport material');
-  // Port-qualified patterns: a pattern without the port silently sends no certificate (newman-notes.md).
+  // Port-qualified patterns: a pattern without the port silently sends no certificate (docs/pipeline.md#newman-findings).
   const origins = [sandbox.urls.sandbox_base_url, ...extraOrigins, ...Object.values(sandbox.urls.profiles).map((p) => new URL(p.auth_url).origin)];
   return [{ name: 'obflow transport', matches: [...new Set(origins)].map((origin) => `${origin}/*`), key: { src: transport.key }, cert: { src: transport.cert } }];
 }

@@ -5,27 +5,21 @@
 // status and, as documented for that status, a body valid against both OBIE v3.1.1 and v3.1.11 (or no body).
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 
 import newman from 'newman';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { environmentFromNewman } from '../../src/run/index.js';
 import { SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { documentedSchemaRef, SPEC_VERSIONS, validateResponse } from '../helpers/obie-schemas.js';
+import { describeWith, SPEC_FILES, specFiles, specPath } from '../helpers/prerequisites.js';
 import { describeRun, runAll, usePreparedSandbox, type Prepared } from './pipeline-helpers.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const specsDir = process.env.OBFLOW_SPECS_DIR ?? join(repoRoot, '..', 'shared', 'specs');
-const oblDir = join(specsDir, 'obl');
-const COLLECTION_FILE = 'obl-modelbank-ais-v3.1.x.postman_collection.json';
-const SPEC_FILES = ['obie-account-info-v3.1.1.yaml', 'obie-account-info-v3.1.11.yaml'];
-const present = existsSync(join(oblDir, COLLECTION_FILE)) && SPEC_FILES.every((file) => existsSync(join(specsDir, file)));
-const SKIP_REASON = `skipped: the official model-bank collection (${join(oblDir, COLLECTION_FILE)}) or the OBIE OpenAPI files are not there; set OBFLOW_SPECS_DIR to the folder holding obl/ and the two obie-account-info files`;
+const OBIE_FILES = [SPEC_FILES.obie311, SPEC_FILES.obie3111] as const;
+const officialSequence = specFiles("the official model bank's AIS collection and the OBIE OpenAPI files", SPEC_FILES.oblModelBank, ...OBIE_FILES);
 
 const AISP = '/open-banking/v3.1/aisp';
 
@@ -63,7 +57,7 @@ const EXPECTED_SCRIPT_ERRORS: readonly string[] = [
 const MODEL_BANK_AUTH_CODE = '99f76235-8a87-45b4-a59c-94dffa1a09b8';
 const MODEL_BANK_ACCOUNT_IDS = ['500000000000000000000001', '500000000000000000000004'] as const;
 
-/** The operations bank-interface.md says this bank implements, with the standard's success status. */
+/** The operations docs/bank-interface.md §4.5 says this bank implements, with the standard's success status. */
 const IMPLEMENTED: Readonly<Record<string, number>> = {
   'POST /account-access-consents': 201,
   'GET /account-access-consents/{ConsentId}': 200,
@@ -99,13 +93,13 @@ interface Failure {
 }
 
 function loadFolders(): PmItem[] {
-  return (JSON.parse(readFileSync(join(oblDir, COLLECTION_FILE), 'utf8')) as { item: PmItem[] }).item;
+  return (JSON.parse(readFileSync(specPath(SPEC_FILES.oblModelBank), 'utf8')) as { item: PmItem[] }).item;
 }
 
 /** Union of the path templates of both OpenAPI files. */
 function specTemplates(): string[] {
   const paths = new Set<string>();
-  for (const file of SPEC_FILES) for (const path of Object.keys((parse(readFileSync(join(specsDir, file), 'utf8')) as { paths: object }).paths)) paths.add(path);
+  for (const file of OBIE_FILES) for (const path of Object.keys((parse(readFileSync(specPath(file), 'utf8')) as { paths: object }).paths)) paths.add(path);
   return [...paths];
 }
 
@@ -200,7 +194,7 @@ function definedIn(version: (typeof SPEC_VERSIONS)[number], method: string, temp
 
 const valueOf = (environment: PostmanEnvironment, key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
 
-describe.skipIf(!present).each(['strict-headless', 'permissive-headless'] as const)(`the official model-bank AIS sequence against the %s profile (${present ? 'obl/ present' : SKIP_REASON})`, (profile) => {
+for (const profile of ['strict-headless', 'permissive-headless'] as const) describeWith(officialSequence, `the official model-bank AIS sequence against the ${profile} profile`, () => {
   const fixture = usePreparedSandbox(profile);
 
   it('every request whose answer the standard defines gets it; the model bank\'s helpers are listed as out of scope', async () => {

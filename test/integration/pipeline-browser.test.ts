@@ -2,7 +2,7 @@
 // the bank's pages, picks two of three accounts, confirms; the redirect is caught with page.route and the flow goes on.
 
 import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
@@ -10,6 +10,7 @@ import { STEP_NAMES } from '../../src/generate/index.js';
 import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildRunPlan, spkiPinOf } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { describeRun, prepare, runAll, type Prepared } from './pipeline-helpers.js';
 
 let sandbox: TestSandbox;
@@ -28,9 +29,10 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const trust = (): { trustedSpki: string[] } => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)] });
+const trust = (): { trustedSpki: string[]; executablePath: string } => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
 
-describe('interactive profiles with a browser', () => {
+// Without Chromium every test here is reported as skipped with the reason (and the file's hooks do not run).
+describeWith(chromium, 'interactive profiles with a browser', () => {
   it.each(['strict-interactive', 'permissive-interactive'] as const)('%s: run all passes with sam sharing two of three accounts', async (profile) => {
     const ready = await prepare(sandbox, identity, profile, { response_type: 'code id_token' });
     prepared.push(ready);

@@ -1,5 +1,6 @@
-// newman.run silently merges ~/.postman/newmanrc and ./.newmanrc into every run (newman-notes.md). Proved here with
-// rc files that would point the run at a folder that does not exist; obflow pins cwd and HOME and is not affected.
+// newman.run silently merges ~/.postman/newmanrc and ./.newmanrc into every run (docs/pipeline.md#newman-findings).
+// Proved here with rc files that would point the run at a folder that does not exist; obflow pins cwd and HOME and is
+// not affected.
 
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

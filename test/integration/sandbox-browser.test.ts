@@ -2,34 +2,19 @@
 // pick two of three accounts and Confirm → the redirect URI receives a code; Cancel → access_denied with state.
 // The redirect URI's host does not resolve, so the test intercepts it with page.route, as a TPP's callback would.
 
-import { existsSync } from 'node:fs';
-
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { userByUsername } from '../../src/sandbox/data/users.js';
 import { redirectParams, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
-
-const CHROMIUM = '/usr/bin/chromium';
+import { chromium as chromiumPrerequisite, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let sandbox: TestSandbox;
 let browser: Browser;
 const tpps: SandboxTpp[] = [];
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does`);
-  sandbox = await startTestSandbox();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all(tpps.map((tpp) => tpp.close()));
-  await sandbox?.close();
-});
 
 async function newTpp(profile: 'strict-interactive' | 'permissive-interactive'): Promise<SandboxTpp> {
   const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
@@ -55,7 +40,19 @@ async function openAndCatchCallback(page: Page, consentUrl: string, redirectUri:
   return { done };
 }
 
-describe('interactive consent in Chromium', () => {
+// Without Chromium the whole block is reported as skipped with the reason (its hooks do not run).
+describeWith(chromiumPrerequisite, 'interactive consent in Chromium', () => {
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS, headless: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all(tpps.map((tpp) => tpp.close()));
+    await sandbox?.close();
+  });
+
   it('logs in, picks two of three accounts, confirms, and lands on the redirect URI with a code', async () => {
     const tpp = await newTpp('strict-interactive');
     const consentId = await tpp.createConsent();

@@ -97,6 +97,12 @@ describe('bad config is one line naming the dotted path', () => {
     expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_NOPE: '1' } })).message).toContain('OBFLOW_NOPE');
   });
 
+  it('the test suite\'s variables are not config (a shell that ran the tests can still run obflow)', () => {
+    const cwd = folderWith({});
+    const env = { OBFLOW_SPECS_DIR: '/specs', OBFLOW_REQUIRE_PREREQUISITES: '1', OBFLOW_TEST_CHROMIUM: '/none' };
+    expect(loadConfig({ cwd, env })).toEqual(loadConfig({ cwd, env: {} }));
+  });
+
   it('bank target needs bank and identity', () => {
     const cwd = folderWith({ target: 'bank' });
     const error = codeOf(() => loadConfig({ cwd, env: {} }));

@@ -16,8 +16,8 @@ import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.
 import { loadTemplates } from '../../src/generate/templates.js';
 import { buildSchemaFiles, REPO_ROOT } from '../../src/generate/update-collections.js';
 import { ENVIRONMENT_VARIABLES, VARIABLE_KEYS } from '../../src/generate/variables.js';
+import { needs, obieSpecs, postmanSchema, SPEC_FILES, SPECS_DIR, specPath } from '../helpers/prerequisites.js';
 
-const SPECS_DIR = join(REPO_ROOT, '..', 'shared', 'specs');
 const templates = loadTemplates();
 const files = buildCollections({ templates });
 
@@ -61,7 +61,8 @@ describe('buildCollections', () => {
   });
 
   it('validates against the Postman v2.1.0 collection schema', () => {
-    const schema = JSON.parse(readFileSync(join(SPECS_DIR, 'postman-collection-v2.1.0.schema.json'), 'utf8')) as object;
+    needs(postmanSchema);
+    const schema = JSON.parse(readFileSync(specPath(SPEC_FILES.postman), 'utf8')) as object;
     const validate = new Ajv({ strict: false }).compile(schema);
     for (const file of files) {
       expect(validate(JSON.parse(file.json)), `${file.fileName}: ${JSON.stringify(validate.errors)}`).toBe(true);
@@ -219,7 +220,8 @@ describe('golden files', () => {
     for (const file of files) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
   });
 
-  it('templates/schemas/obie-*.json are what ../shared/specs derives today (update: … update-collections.js --schemas)', () => {
+  it('templates/schemas/obie-*.json are what the OBIE files derive today (update: … update-collections.js --schemas)', () => {
+    needs(obieSpecs);
     const dir = join(REPO_ROOT, 'templates', 'schemas');
     const derived = buildSchemaFiles(SPECS_DIR);
     expect(readdirSync(dir).filter((name) => name.startsWith('obie-')).sort()).toEqual(derived.map((file) => file.fileName).sort());
@@ -228,7 +230,6 @@ describe('golden files', () => {
 });
 
 describe('derived OBIE schemas', () => {
-  const schemas = deriveSchemas(readSpecDocuments(SPECS_DIR));
   // The sandbox's own ajv (6, draft-07): resolved through eslint, which depends on ajv 6 as postman-sandbox 4.7 does.
   const Ajv6 = createRequire(createRequire(import.meta.url).resolve('eslint/package.json'))('ajv') as new (options: object) => {
     compile(schema: object): ((data: unknown) => boolean) & { errors?: unknown };
@@ -242,6 +243,8 @@ describe('derived OBIE schemas', () => {
   });
 
   it('require a body valid under both v3.1.1 and v3.1.11', () => {
+    needs(obieSpecs);
+    const schemas = deriveSchemas(readSpecDocuments(SPECS_DIR));
     const validate = new Ajv6({ allErrors: true }).compile(schemas['obie-error']);
     const refusal = { Code: '404 Not Found', Id: 'a1b2', Message: 'not found', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }] };
     expect(validate(refusal)).toBe(true);

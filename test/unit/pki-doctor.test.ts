@@ -1,5 +1,5 @@
 // `runDoctorChecks` over a scenario table: a good identity passes every check; each broken prerequisite fails exactly
-// its own check with its own code and a hint (bank-interface.md §1), and doctor never throws.
+// its own check with its own code and a hint (docs/bank-interface.md §1), and doctor never throws.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -67,7 +67,7 @@ function typeOf(value: unknown): string {
   return typeof value;
 }
 
-describe('buildRegistrationClaims (bank-interface.md §2.1)', () => {
+describe('buildRegistrationClaims (docs/bank-interface.md §2.1)', () => {
   it('has exactly the claims of the table, typed as the table says, with the table values', () => {
     const built = claims();
     expect(Object.keys(built).sort()).toEqual(Object.keys(TABLE).sort());

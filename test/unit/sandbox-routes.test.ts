@@ -3,31 +3,28 @@
 // endpoint this bank does not implement (404, OBIE R/W Data API Profile "HTTP Status Codes"), and the tables name no
 // path the standard lacks. The emulator never reads the files itself; this test skips (saying why) without them.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { parse } from 'yaml';
 
+import { describeWith, obieSpecs, SPEC_FILES as FILES, specPath } from '../helpers/prerequisites.js';
 import { AISP_BASE_PATH, IMPLEMENTED_ROUTES, UNIMPLEMENTED_PATHS, matchRoute } from '../../src/sandbox/resource/routes.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const specsDir = process.env.OBFLOW_SPECS_DIR ?? join(repoRoot, '..', 'shared', 'specs');
-const SPEC_FILES = ['obie-account-info-v3.1.1.yaml', 'obie-account-info-v3.1.11.yaml'] as const;
-const present = SPEC_FILES.every((file) => existsSync(join(specsDir, file)));
+const SPEC_FILES = [FILES.obie311, FILES.obie3111] as const;
+const present = obieSpecs.missing === undefined;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** path template → methods (upper case) the OpenAPI file defines for it. */
 function specPaths(file: string): Map<string, string[]> {
-  const doc = parse(readFileSync(join(specsDir, file), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const doc = parse(readFileSync(specPath(file), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
   return new Map(Object.entries(doc.paths).map(([path, item]) => [path, METHODS.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase())]));
 }
 
 /** A concrete request path for a template: each `{Parameter}` becomes a plausible id. */
 const concrete = (template: string): string => `${AISP_BASE_PATH}${template.replace(/\{(\w+)\}/g, (_, name: string) => `${name}-1`)}`;
 
-describe.skipIf(!present)(`route table against the OBIE v3.1.1 and v3.1.11 OpenAPI files (skipped: ${SPEC_FILES.join(', ')} not found in ${specsDir}; set OBFLOW_SPECS_DIR)`, () => {
+describeWith(obieSpecs, 'route table against the OBIE v3.1.1 and v3.1.11 OpenAPI files', () => {
   const union = new Map<string, Set<string>>();
   if (present) {
     for (const file of SPEC_FILES) {

@@ -1,4 +1,4 @@
-// Step: each account's balances (bank-interface.md §2.3, §4.5): InterimAvailable only; writes interim_balances.
+// Step: each account's balances (docs/bank-interface.md §2.3, §4.5): InterimAvailable only; writes interim_balances.
 
 import type { StepSpec } from '../model.js';
 import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';

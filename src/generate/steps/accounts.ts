@@ -1,4 +1,4 @@
-// Step: accounts (bank-interface.md §4.5): GET /accounts with the PSU's token; writes account_ids for the loops.
+// Step: accounts (docs/bank-interface.md §4.5): GET /accounts with the PSU's token; writes account_ids for the loops.
 
 import type { StepSpec } from '../model.js';
 import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';

@@ -1,4 +1,4 @@
-// Step: all balances (bank-interface.md §4.5): GET /balances, InterimAvailable only, agreeing with the per-account reads.
+// Step: all balances (docs/bank-interface.md §4.5): GET /balances, InterimAvailable only, agreeing with the per-account reads.
 
 import type { StepSpec } from '../model.js';
 import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';

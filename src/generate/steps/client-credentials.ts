@@ -1,4 +1,4 @@
-// Step: client credentials grant (bank-interface.md §5.3 step 1): a token with scope accounts for the consent calls.
+// Step: client credentials grant (docs/bank-interface.md §5.3 step 1): a token with scope accounts for the consent calls.
 
 import type { StepSpec } from '../model.js';
 import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
@@ -11,7 +11,7 @@ export function clientCredentialsStep(): StepSpec {
     items: [
       {
         name: 'client-credentials: POST token',
-        description: 'RFC 6749 §4.4.2, authenticated with client_secret_basic (bank-interface.md §5.2).',
+        description: 'RFC 6749 §4.4.2, authenticated with client_secret_basic (docs/bank-interface.md §5.2).',
         method: 'POST',
         url: '{{tokenEndpoint}}',
         headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],

@@ -1,4 +1,4 @@
-// Step: code exchange (bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
+// Step: code exchange (docs/bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
 
 import type { StepSpec } from '../model.js';
 import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';

@@ -2,13 +2,13 @@
 
 import type { Checks, ScriptPart } from '../model.js';
 
-/** AIS v3.1 base path on the resource server (bank-interface.md §4.5). */
+/** AIS v3.1 base path on the resource server (docs/bank-interface.md §4.5). */
 export const AIS_BASE = '{{rs}}/open-banking/v3.1/aisp';
 
 /** Content-Type of every AIS response the bank sends (AIS v3.1 "Content-Type", issue 4 §4). */
 export const AIS_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Every AIS call (bank-interface.md §5.3 step 6; v3.1.1 requires x-fapi-financial-id). */
+/** Every AIS call (docs/bank-interface.md §5.3 step 6; v3.1.1 requires x-fapi-financial-id). */
 export function aisHeaders(tokenVariable: 'access_token' | 'client_credentials_token'): readonly (readonly [string, string])[] {
   return [
     ['Accept', 'application/json'],

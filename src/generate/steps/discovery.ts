@@ -1,4 +1,4 @@
-// Step: discovery (bank-interface.md §4.3): GET the OpenID configuration; its endpoints feed the later steps.
+// Step: discovery (docs/bank-interface.md §4.3): GET the OpenID configuration; its endpoints feed the later steps.
 
 import type { StepSpec } from '../model.js';
 import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';

@@ -1,4 +1,4 @@
-// Step: each account (bank-interface.md §4.5): GET /accounts/{AccountId} for every id of account_ids (one item, looped).
+// Step: each account (docs/bank-interface.md §4.5): GET /accounts/{AccountId} for every id of account_ids (one item, looped).
 
 import type { StepSpec } from '../model.js';
 import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';

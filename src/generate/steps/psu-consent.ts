@@ -1,4 +1,4 @@
-// Step: PSU consent (bank-interface.md §5.3 steps 3–4): build the consent URL with an unsigned request object and
+// Step: PSU consent (docs/bank-interface.md §5.3 steps 3–4): build the consent URL with an unsigned request object and
 // GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
 
 import type { StepSpec } from '../model.js';

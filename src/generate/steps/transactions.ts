@@ -1,4 +1,4 @@
-// Step: transactions (bank-interface.md §4.5, §8): every account's transactions, paged to the end through Links.Next.
+// Step: transactions (docs/bank-interface.md §4.5, §8): every account's transactions, paged to the end through Links.Next.
 
 import type { StepSpec } from '../model.js';
 import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';

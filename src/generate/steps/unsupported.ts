@@ -1,5 +1,5 @@
-// Step: endpoints of the standard the bank does not implement (bank-interface.md §4.5 rule 1, §4.7): each must answer
-// 404, as the OBIE Read/Write Data API Profile ("HTTP Status Codes") requires, with no body or an OBErrorResponse1.
+// Step: endpoints of the standard the bank does not implement (docs/bank-interface.md §4.5 rule 1, §4.7): each must
+// answer 404, as the OBIE Read/Write Data API Profile ("HTTP Status Codes") requires, with no body or an OBErrorResponse1.
 
 import type { StepContext, StepSpec, UnsupportedCall } from '../model.js';
 import { AIS_BASE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';

@@ -1,4 +1,4 @@
-// Interactive PSU consent (bank-interface.md §5.3 steps 3–4) in a real browser: Debian's Chromium driven by
+// Interactive PSU consent (docs/bank-interface.md §5.3 steps 3–4) in a real browser: Debian's Chromium driven by
 // playwright-core logs in as a test user, picks accounts, confirms, and catches the redirect to the TPP's redirect URI
 // with `page.route` (its host does not resolve) — the code (+ id_token) come back for the code exchange.
 

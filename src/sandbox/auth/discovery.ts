@@ -1,5 +1,5 @@
 // The OpenID Provider configuration (OpenID Connect Discovery 1.0 §3) of one profile's issuer, with the fields a UK
-// Open Banking bank publishes (cf. the model bank's document in shared/specs): scopes, the two response types,
+// Open Banking bank publishes (cf. the model bank's published discovery document): scopes, the two response types,
 // openbanking_intent_id and acr claims, `none` among the request-object algorithms, client_secret_basic, PS256.
 
 import type { Profile } from '../contracts.js';

@@ -1,0 +1,131 @@
+// What some tests need from outside the repository, in one place: the official specification files (OBFLOW_SPECS_DIR,
+// default <repo>/../shared/specs) and Debian's Chromium. Where one is missing, the tests that need it are reported as
+// skipped with the reason (test/reporters/skip-reasons.ts prints them grouped at the end of the run); every other test
+// still runs. OBFLOW_REQUIRE_PREREQUISITES=1 (set by .ci/run) turns a missing prerequisite into a failure instead, so
+// CI cannot go green with tests silently skipped. See README, "Two commands", and docs/ci.md.
+
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { describe, TestRunner, type SuiteFactory } from 'vitest';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** Why a test was skipped: the missing prerequisite (read by test/reporters/skip-reasons.ts and the JSON report). */
+    skipReason?: string;
+  }
+}
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Set by CI: a missing prerequisite fails the tests that need it instead of skipping them. `1` or `all` (.ci/run)
+ * requires every prerequisite; a comma-separated list of ids (`chromium`, `specs`) only those.
+ */
+export const REQUIRE_ENV = 'OBFLOW_REQUIRE_PREREQUISITES';
+
+export function required(prerequisite: Prerequisite): boolean {
+  const value = (process.env[REQUIRE_ENV] ?? '').trim();
+  if (value === '1' || value === 'all') return true;
+  return value.split(',').map((id) => id.trim()).includes(prerequisite.id);
+}
+
+export interface Prerequisite {
+  /** What OBFLOW_REQUIRE_PREREQUISITES names it by: `specs` or `chromium`. */
+  readonly id: 'specs' | 'chromium';
+  /** What is needed, e.g. "the OBIE specification files". */
+  readonly what: string;
+  /** Undefined when present; otherwise why it is missing and how to provide it (the skip reason). */
+  readonly missing: string | undefined;
+}
+
+/** The one-line skip reason of a missing prerequisite (also the error message under OBFLOW_REQUIRE_PREREQUISITES). */
+export function reasonOf(prerequisite: Prerequisite): string {
+  return `needs ${prerequisite.what}: ${prerequisite.missing ?? 'present'}`;
+}
+
+function refuse(prerequisite: Prerequisite): never {
+  throw new Error(`${reasonOf(prerequisite)} (${REQUIRE_ENV}=${process.env[REQUIRE_ENV] ?? ''}: CI runs these tests)`);
+}
+
+/**
+ * A describe block whose tests all need `prerequisite`: collected as usual, skipped with the reason when it is missing
+ * (its hooks do not run then). Under OBFLOW_REQUIRE_PREREQUISITES=1 a missing prerequisite fails instead.
+ */
+export function describeWith(prerequisite: Prerequisite, name: string, factory: SuiteFactory): void {
+  const { missing } = prerequisite;
+  if (missing !== undefined && required(prerequisite)) refuse(prerequisite); // fails the file at collection, with the reason
+  describe(name, { skip: missing !== undefined, meta: missing === undefined ? {} : { skipReason: reasonOf(prerequisite) } }, factory);
+}
+
+/**
+ * Inside a running test: stop here and report the test as skipped with the reason when `prerequisite` is missing
+ * (a failure under OBFLOW_REQUIRE_PREREQUISITES=1). Called by helpers such as obie-schemas.ts at the first point a
+ * test needs the files, so everything the test checked before still ran.
+ */
+export function needs(prerequisite: Prerequisite): void {
+  if (prerequisite.missing === undefined) return;
+  if (required(prerequisite)) refuse(prerequisite);
+  const test = TestRunner.getCurrentTest();
+  if (!test?.context) throw new Error(`${reasonOf(prerequisite)} (called outside a running test)`);
+  test.context.skip(reasonOf(prerequisite));
+}
+
+// ---- the specification files ---------------------------------------------------------------------------------------
+
+/** The folder of official specification files: OBFLOW_SPECS_DIR, else ../shared/specs beside the repository. */
+export const SPECS_DIR = resolve(process.env.OBFLOW_SPECS_DIR ?? join(REPO_ROOT, '..', 'shared', 'specs'));
+
+/** The files the tests read from it (relative paths), as the sources list of that folder names them. */
+export const SPEC_FILES = {
+  obie311: 'obie-account-info-v3.1.1.yaml',
+  obie3111: 'obie-account-info-v3.1.11.yaml',
+  postman: 'postman-collection-v2.1.0.schema.json',
+  /** The official model-bank AIS collection (issue 9's sequence test). */
+  oblModelBank: 'obl/obl-modelbank-ais-v3.1.x.postman_collection.json',
+} as const;
+
+/** A prerequisite on files under SPECS_DIR (`what` names them for people): missing when any of them is absent. */
+export function specFiles(what: string, ...files: readonly string[]): Prerequisite {
+  const absent = files.filter((file) => !existsSync(join(SPECS_DIR, file)));
+  return {
+    id: 'specs',
+    what,
+    missing: absent.length === 0 ? undefined : `no ${absent.join(', ')} in ${SPECS_DIR} (set OBFLOW_SPECS_DIR to the folder holding them)`,
+  };
+}
+
+/** The path of a file under SPECS_DIR. */
+export function specPath(file: string): string {
+  return join(SPECS_DIR, file);
+}
+
+/** The two OBIE Account and Transaction API files (v3.1.1 and v3.1.11). */
+export const obieSpecs: Prerequisite = specFiles('the OBIE Account Information OpenAPI files', SPEC_FILES.obie311, SPEC_FILES.obie3111);
+
+/** The official model bank's AIS collection (the extract under obl/ of the specs folder). */
+export const oblModelBank: Prerequisite = specFiles("the official model bank's AIS collection", SPEC_FILES.oblModelBank);
+
+/** The official Postman collection v2.1.0 JSON schema. */
+export const postmanSchema: Prerequisite = specFiles('the Postman collection v2.1.0 schema', SPEC_FILES.postman);
+
+// ---- Chromium ------------------------------------------------------------------------------------------------------
+
+/** Debian's Chromium (what the browser consent driver launches); OBFLOW_TEST_CHROMIUM points the tests elsewhere. */
+export const CHROMIUM_PATH = process.env.OBFLOW_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const chromium: Prerequisite = {
+  id: 'chromium',
+  what: 'Chromium',
+  missing: executable(CHROMIUM_PATH) ? undefined : `no executable at ${CHROMIUM_PATH} (apt-get install -y chromium; OBFLOW_TEST_CHROMIUM names another path)`,
+};

