@@ -1,5 +1,6 @@
 // Regenerates the checked-in golden files: collections/ for the default options and, with --schemas, the vendored
-// schemas under templates/schemas/ from ../shared/specs. Run: `npm run build && node dist/generate/update-collections.js [--schemas]`.
+// schemas under templates/schemas/ from OBFLOW_SPECS_DIR (default ../shared/specs beside the repository, README).
+// Run: `npm run build && node dist/generate/update-collections.js [--schemas]`.
 
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ export function buildSchemaFiles(specsDir: string): GeneratedFile[] {
   return SCHEMA_NAMES.map((name) => ({ fileName: `${name}.json`, json: `${JSON.stringify(schemas[name], null, 2)}\n` }));
 }
 
-export async function updateSchemas(specsDir: string = join(REPO_ROOT, '..', 'shared', 'specs'), templatesDir: string = DEFAULT_TEMPLATES_DIR): Promise<string[]> {
+export async function updateSchemas(specsDir: string = process.env.OBFLOW_SPECS_DIR ?? join(REPO_ROOT, '..', 'shared', 'specs'), templatesDir: string = DEFAULT_TEMPLATES_DIR): Promise<string[]> {
   const files = buildSchemaFiles(specsDir);
   for (const file of files) await writeFileAtomic(join(templatesDir, 'schemas', file.fileName), file.json);
   return files.map((file) => join(templatesDir, 'schemas', file.fileName));
