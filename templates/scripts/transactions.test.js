@@ -32,6 +32,7 @@ function originAndPath(link) {
   const parsed = url.parse(String(link));
   return (parsed.protocol || '') + '//' + (parsed.host || '') + (parsed.pathname || '');
 }
+const firstOriginAndPath = originAndPath(firstUrl);
 
 pm.test('page ' + page + ' of ' + accountId + ': at most 100 transactions', function () {
   pm.expect(transactions.length).to.be.at.most(100);
@@ -49,7 +50,7 @@ pm.test('page ' + page + ': links are absolute, on the first page\'s origin and 
     const link = links[name];
     if (link !== undefined) {
       pm.expect(String(link), name).to.match(/^https?:\/\/[^/]/);
-      pm.expect(originAndPath(link), name).to.equal(originAndPath(firstUrl));
+      pm.expect(originAndPath(link), name).to.equal(firstOriginAndPath);
     }
   });
 });
@@ -76,7 +77,7 @@ if (guardReached) {
   });
 }
 // Follow Next only on the first page's origin and path: the bearer token must never go to a link elsewhere.
-const followable = next !== '' && originAndPath(next) === originAndPath(firstUrl) && seen.indexOf(next) < 0;
+const followable = next !== '' && originAndPath(next) === firstOriginAndPath && seen.indexOf(next) < 0;
 if (followable && !guardReached && pm.response.code === 200) {
   env.set('transactions_next_url', next);
   env.set('transactions_first_url', firstUrl);
