@@ -91,8 +91,28 @@ function renderPart(part: ScriptPart, templates: Templates): string {
   return part.template.startsWith('lib-') ? text : `(function () {\n${text}\n})();`;
 }
 
+/**
+ * Library parts (templates/scripts/lib-*.js): each defines one global helper, and is put once at the top of a script
+ * whose other parts use that global — only there, so no script carries a helper it does not call.
+ */
+const LIBRARIES: readonly { template: string; global: RegExp }[] = [
+  { template: 'lib-body', global: /\bobflowBody\b/ },
+  { template: 'lib-jwt', global: /\bobflowJwt\b/ },
+];
+
+/**
+ * postman-sandbox reads a script that starts with exactly this directive as one that uses no legacy globals
+ * (`tests[]`, `responseBody`, `environment`, the liquid-json `JSON`, …). Without it, every execution builds those from
+ * the request, the response and the scopes — decoding the whole response body into `responseBody` once more —
+ * whether the script reads them or not. The scripts use `pm.*` and `require()` only; elsewhere the line is a plain
+ * string statement that does nothing.
+ */
+export const NON_LEGACY_DIRECTIVE = "'use sandbox2';";
+
 function renderScript(parts: readonly ScriptPart[], templates: Templates): string[] {
-  return parts.map((part) => renderPart(part, templates)).join('\n').split('\n');
+  const rendered = parts.map((part) => renderPart(part, templates));
+  const libraries = LIBRARIES.filter((library) => rendered.some((text) => library.global.test(text))).map((library) => renderPart({ template: library.template }, templates));
+  return [NON_LEGACY_DIRECTIVE, ...libraries, ...rendered].join('\n').split('\n');
 }
 
 function renderBody(item: RequestItemSpec, templates: Templates): pc.RequestBodyDefinition | undefined {

@@ -1,7 +1,8 @@
+/* global obflowBody */
 // GET /accounts/{AccountId}/balances: InterimAvailable only (bank-interface.md §2.3), all of this account.
 const env = pm.environment;
 const accountId = env.get('account_id');
-const balances = ((pm.response.json() || {}).Data || {}).Balance || [];
+const balances = ((obflowBody() || {}).Data || {}).Balance || [];
 
 pm.test('at least one balance', function () {
   pm.expect(balances.length).to.be.above(0);

@@ -1,6 +1,7 @@
+/* global obflowBody */
 // GET /accounts (AIS v3.1 Accounts): the accounts the PSU selected; their ids drive the per-account loops.
 const env = pm.environment;
-const accounts = ((pm.response.json() || {}).Data || {}).Account || [];
+const accounts = ((obflowBody() || {}).Data || {}).Account || [];
 const ids = accounts.map(function (account) {
   return account.AccountId;
 });

@@ -1,8 +1,9 @@
+/* global obflowBody */
 // GET /balances: InterimAvailable only, one for each consented account, the same as the per-account reads.
 const env = pm.environment;
 const ids = JSON.parse(env.get('account_ids') || '[]');
 const recorded = JSON.parse(env.get('interim_balances') || '{}');
-const balances = ((pm.response.json() || {}).Data || {}).Balance || [];
+const balances = ((obflowBody() || {}).Data || {}).Balance || [];
 const balanceIds = balances.map(function (balance) {
   return balance.AccountId;
 });

@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
+/* global obflowBody */
 // Checks every response gets: status, x-fapi-interaction-id echo, Content-Type and the body's JSON schema.
 const expectedStatusText = '{{js status}}';
 const echo = '{{js echo}}';
@@ -50,7 +51,7 @@ if (schemaText !== '') {
     }
     const ajv = cache[schemaName].ajv;
     const validate = cache[schemaName].validate;
-    const valid = validate(pm.response.json());
+    const valid = validate(obflowBody());
     pm.expect(valid, valid ? '' : ajv.errorsText(validate.errors, { dataVar: 'body' })).to.equal(true);
   });
 }

@@ -1,5 +1,6 @@
+/* global obflowBody */
 // Client credentials grant (RFC 6749 §4.4, bank-interface.md §5.3 step 1): a Bearer token for the consent calls.
-const token = pm.response.json();
+const token = obflowBody();
 
 pm.test('token_type is Bearer', function () {
   pm.expect(String(token.token_type).toLowerCase()).to.equal('bearer');

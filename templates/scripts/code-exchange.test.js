@@ -1,8 +1,8 @@
-/* global obflowJwt */
+/* global obflowJwt, obflowBody */
 // Authorization code grant (RFC 6749 §4.1.3, bank-interface.md §5.3 step 5): the Bearer token for the AIS reads.
 // The token endpoint's id_token (OIDC Core §3.1.3.7) must name the same consent and carry our nonce.
 const env = pm.environment;
-const token = pm.response.json();
+const token = obflowBody();
 
 pm.test('token_type is Bearer', function () {
   pm.expect(String(token.token_type).toLowerCase()).to.equal('bearer');

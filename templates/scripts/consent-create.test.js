@@ -1,7 +1,8 @@
+/* global obflowBody */
 // POST /account-access-consents (AIS v3.1 Account Access Consents): created AwaitingAuthorisation with our permissions.
 const env = pm.environment;
 const permissions = JSON.parse('{{js permissions}}');
-const data = (pm.response.json() || {}).Data || {};
+const data = (obflowBody() || {}).Data || {};
 
 pm.test('consent is AwaitingAuthorisation', function () {
   pm.expect(data.Status).to.equal('AwaitingAuthorisation');

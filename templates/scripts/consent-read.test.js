@@ -1,5 +1,6 @@
+/* global obflowBody */
 // GET /account-access-consents/{ConsentId}: the consent we created, still AwaitingAuthorisation before the PSU acts.
-const data = (pm.response.json() || {}).Data || {};
+const data = (obflowBody() || {}).Data || {};
 
 pm.test('ConsentId is ours', function () {
   pm.expect(data.ConsentId).to.equal(pm.environment.get('consent_id'));

@@ -1,6 +1,7 @@
+/* global obflowBody */
 // Discovery (OIDC Discovery 1.0 §3, bank-interface.md §4.3): the provider is the one the environment names and
 // supports what obflow's flow uses; its endpoints replace the helper's authEndpoint/tokenEndpoint.
-const config = pm.response.json();
+const config = obflowBody();
 const env = pm.environment;
 
 pm.test('issuer is the environment\'s issuer', function () {

@@ -1,5 +1,6 @@
+/* global obflowBody */
 // GET /accounts/{AccountId}: exactly the account asked for.
-const accounts = ((pm.response.json() || {}).Data || {}).Account || [];
+const accounts = ((obflowBody() || {}).Data || {}).Account || [];
 
 pm.test('exactly one account, the one asked for', function () {
   pm.expect(accounts.map(function (account) {

@@ -1,8 +1,11 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
 // obflow script helpers (JWT and redirect parsing) for newman 6.2's sandbox: no crypto, URL or base64url there, so
-// base64url is btoa/atob plus the RFC 4648 §5 alphabet swap, and hashes come from crypto-js.
+// base64url is the sandbox's atob/btoa modules plus the RFC 4648 §5 alphabet swap, and hashes come from crypto-js.
+// (atob and btoa are modules, not globals: the scripts opt out of the legacy globals, see src/generate/collections.ts.)
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
 var obflowJwt = (function () {
+  const atob = require('atob');
+  const btoa = require('btoa');
   function b64urlFromBase64(b64) {
     return b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   }

@@ -46,6 +46,10 @@ interface Run {
   tests: { name: string; passed: boolean; error?: string }[];
   next: string | null | undefined;
   requestUrl: string;
+  /** How often a script read the body (pm.response.stream, text() or json()). */
+  bodyReads: number;
+  /** What the script threw outside pm.test (newman reports it as a failure of the item), with `scriptErrors`. */
+  scriptError?: unknown;
   failed(): string[];
   passed(): string[];
 }
@@ -56,21 +60,25 @@ interface FakeResponse {
   reason?: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** The bytes on the wire, when they are not the body's JSON text in UTF-8 (e.g. not UTF-8 at all). */
+  bytes?: Buffer;
 }
 
 const REASONS: Record<number, string> = { 200: 'OK', 201: 'Created', 302: 'Found', 303: 'See Other', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 501: 'Not Implemented' };
 
-function run(code: string, options: { env: Record<string, string>; response?: FakeResponse; requestUrl?: string; now?: number }): Run {
+function run(code: string, options: { env: Record<string, string>; response?: FakeResponse; requestUrl?: string; now?: number; scriptErrors?: true }): Run {
   const env = new Map(Object.entries(options.env));
   const result: Run = {
     env,
     tests: [],
     next: undefined,
     requestUrl: options.requestUrl ?? 'https://rs.example/',
+    bodyReads: 0,
     failed: () => result.tests.filter((t) => !t.passed).map((t) => t.name),
     passed: () => result.tests.filter((t) => t.passed).map((t) => t.name),
   };
   const response = options.response ?? { code: 200 };
+  const bytes = response.bytes ?? (response.body === undefined ? undefined : Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body), 'utf8'));
   const headers = new Map(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const pm = {
     environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
@@ -86,11 +94,20 @@ function run(code: string, options: { env: Record<string, string>; response?: Fa
       code: response.code,
       status: response.reason ?? REASONS[response.code] ?? '',
       headers: { get: (name: string) => headers.get(name.toLowerCase()) },
-      // A string body is the raw text (not JSON); any other body is sent as its JSON text.
-      text: () => (response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body)),
+      // The body as the bank sent it (a string as its raw text, an object as its JSON text, in UTF-8), as the sandbox
+      // hands it over: a Buffer (stream) and the SDK's decoders text() and json() (which replace bytes that are not
+      // UTF-8, like the SDK).
+      get stream() {
+        result.bodyReads += 1;
+        return bytes;
+      },
+      text: () => {
+        result.bodyReads += 1;
+        return bytes === undefined ? '' : bytes.toString('utf8');
+      },
       json: () => {
-        if (response.body === undefined) throw new SyntaxError('no JSON body');
-        return JSON.parse(JSON.stringify(response.body)) as unknown;
+        result.bodyReads += 1;
+        return JSON.parse(bytes === undefined ? '' : bytes.toString('utf8')) as unknown;
       },
       to: { have: { status: (status: number) => chaiExpect(response.code, 'status').to.equal(status) } },
     },
@@ -105,19 +122,31 @@ function run(code: string, options: { env: Record<string, string>; response?: Fa
     expect: chaiExpect,
     execution: { setNextRequest: (name: string | null) => (result.next = name) },
   };
-  const modules: Record<string, unknown> = { ajv: Ajv6, 'crypto-js': cryptoJs, uuid: { v4: randomUUID }, querystring, url };
+  const modules: Record<string, unknown> = {
+    ajv: Ajv6,
+    'crypto-js': cryptoJs,
+    uuid: { v4: randomUUID },
+    querystring,
+    url,
+    // The sandbox's atob/btoa modules; not globals: the scripts opt out of the legacy globals ('use sandbox2').
+    btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
+    atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
+  };
   const context = createContext({
     pm,
     require: (name: string) => {
       if (!(name in modules)) throw new Error(`module ${name} is not in the sandbox double`);
       return modules[name];
     },
-    btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
-    atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
     console,
     Date: options.now === undefined ? Date : class extends Date { static override now(): number { return options.now as number; } },
   });
-  runInContext(code, context);
+  try {
+    runInContext(code, context);
+  } catch (error) {
+    if (options.scriptErrors !== true) throw error;
+    result.scriptError = error;
+  }
   return result;
 }
 
@@ -494,5 +523,42 @@ describe('discovery, consent, code exchange, accounts', () => {
     expect(ok.env.get('interim_balances')).toBe('');
     expect(run(test, { env, response: { code: 200, headers, body: body(['a', 'a']) } }).failed()).toEqual(['AccountIds are unique']);
     expect(run(test, { env, response: { code: 200, headers, body: body([]) } }).failed()).toEqual(['at least one account']);
+  });
+});
+
+describe('lib-body: the response body, decoded and parsed once per script', () => {
+  const test = script('each-account: GET /accounts/{AccountId}', 'test');
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia' };
+  const env = { ...BANK, x_fapi_interaction_id: 'ia', account_ids: '["acc-1"]', account_index: '0', account_id: 'acc-1' };
+  const body = (id: string, nickname = 'Joint £ account — café 𝄞') => ({
+    Data: { Account: [{ AccountId: id, Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount', Nickname: nickname }] },
+    Links: { Self: `https://rs.example/open-banking/v3.1/aisp/accounts/${id}` },
+    Meta: {},
+  });
+
+  it('reads the body once for the schema check and the step\'s own checks, multi-byte UTF-8 included', () => {
+    const ok = run(test, { env, response: { code: 200, headers, body: body('acc-1') } });
+    expect(ok.failed()).toEqual([]);
+    expect(ok.passed()).toContain('exactly one account, the one asked for');
+    expect(ok.bodyReads).toBe(1);
+    const other = run(test, { env: { ...env, account_id: 'acc-£' }, response: { code: 200, headers, body: body('acc-£') } });
+    expect(other.failed()).toEqual([]);
+  });
+
+  it('ignores a byte order mark, falls back to the SDK decoder for bytes that are not UTF-8', () => {
+    const text = JSON.stringify(body('acc-1'));
+    expect(run(test, { env, response: { code: 200, headers, bytes: Buffer.from(`\uFEFF${text}`, 'utf8') } }).failed()).toEqual([]);
+    // 0xFF is never UTF-8: decodeURIComponent refuses it, text() replaces it with U+FFFD inside the Nickname string.
+    const [before = '', after = ''] = text.split('café');
+    const notUtf8 = Buffer.concat([Buffer.from(`${before}caf`, 'utf8'), Buffer.from([0xff]), Buffer.from(after, 'utf8')]);
+    const fallback = run(test, { env, response: { code: 200, headers, bytes: notUtf8 } });
+    expect(fallback.failed()).toEqual([]);
+    expect(fallback.bodyReads).toBe(2);
+  });
+
+  it('a body that is not JSON: the schema check fails, then the step\'s script stops with the parse error', () => {
+    const broken = run(test, { env, response: { code: 200, headers, bytes: Buffer.from('<html>not json</html>', 'utf8') }, scriptErrors: true });
+    expect(broken.failed()).toEqual([expect.stringMatching(/^body is valid against/)]);
+    expect((broken.scriptError as Error | undefined)?.name).toBe('SyntaxError'); // thrown in the vm's realm
   });
 });

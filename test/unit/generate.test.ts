@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { buildCollections, FLOW_FILE_NAME, stepFileName, writeCollections, type GeneratedFile } from '../../src/generate/collections.js';
+import { buildCollections, FLOW_FILE_NAME, NON_LEGACY_DIRECTIVE, stepFileName, writeCollections, type GeneratedFile } from '../../src/generate/collections.js';
 import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
@@ -162,6 +162,23 @@ describe('buildCollections', () => {
         const code = event.script.exec.join('\n');
         expect(() => new Script(code), `${item.name} ${event.listen}`).not.toThrow();
         expect(code).not.toMatch(/\{\{|eslint-disable|\/\* global/);
+      }
+    }
+  });
+
+  it('opens every script with the non-legacy directive and gives it each helper library once, only where it is used', () => {
+    for (const file of files) {
+      for (const item of requests(parse(file).item)) {
+        for (const event of item.event ?? []) {
+          const code = event.script.exec.join('\n');
+          // postman-sandbox compares the script's first 15 characters with this directive (no legacy globals).
+          expect(code.slice(0, 15), `${item.name} ${event.listen}`).toBe(NON_LEGACY_DIRECTIVE);
+          for (const [helper, definition] of [['obflowBody', 'var obflowBody ='], ['obflowJwt', 'var obflowJwt =']] as const) {
+            const uses = code.split(definition).join('').includes(helper);
+            expect(code.split(definition).length - 1, `${item.name} ${event.listen} ${helper}`).toBe(uses ? 1 : 0);
+          }
+          expect(code, `${item.name} ${event.listen}`).not.toMatch(/\b(responseBody|responseCode|postman\.|tests\[|CryptoJS\.(?!SHA256|enc))/);
+        }
       }
     }
   });

@@ -22,8 +22,8 @@ export function psuConsentStep(): StepSpec {
         url: '{{consent_url}}',
         headers: [['x-fapi-interaction-id', '{{x_fapi_interaction_id}}']],
         followRedirects: false,
-        prerequest: [FAPI_PREREQUEST, { template: 'lib-jwt' }, { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } }],
-        test: [checks({ echo: 'if-present' }), { template: 'lib-jwt' }, { template: 'psu-consent.test' }],
+        prerequest: [FAPI_PREREQUEST, { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } }],
+        test: [checks({ echo: 'if-present' }), { template: 'psu-consent.test' }],
       },
     ],
   };
