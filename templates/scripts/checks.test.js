@@ -1,5 +1,4 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
-/* global obflowBody */
+/* global obflowBody, obflowSchemaErrors */
 // Checks every response gets: status, x-fapi-interaction-id echo, Content-Type and the body's JSON schema.
 const expectedStatusText = '{{js status}}';
 const echo = '{{js echo}}';
@@ -37,21 +36,7 @@ if (contentType !== '') {
 
 if (schemaText !== '') {
   pm.test('body is valid against ' + schemaTitle, function () {
-    // The sandbox bundles ajv 6 (JSON Schema draft-07); the schemas are derived for it (src/generate/schemas.ts).
-    // The sandbox keeps a module object for the whole run: keep compiled validators on it, so a 100-page transactions
-    // loop compiles its schema once. The schema was checked against the draft-07 meta-schema when generated
-    // (test/unit/generate.test.ts): skipping the meta-schema here makes compiling several times faster.
-    const Ajv = require('ajv');
-    const cache = Ajv.obflowValidators || (Ajv.obflowValidators = {});
-    if (cache[schemaName] === undefined) {
-      const ajv = new Ajv({ allErrors: true, meta: false, validateSchema: false });
-      const schema = JSON.parse(schemaText);
-      delete schema.$schema;
-      cache[schemaName] = { ajv: ajv, validate: ajv.compile(schema) };
-    }
-    const ajv = cache[schemaName].ajv;
-    const validate = cache[schemaName].validate;
-    const valid = validate(obflowBody());
-    pm.expect(valid, valid ? '' : ajv.errorsText(validate.errors, { dataVar: 'body' })).to.equal(true);
+    const errors = obflowSchemaErrors(schemaName, schemaText, obflowBody());
+    pm.expect(errors === '', errors).to.equal(true);
   });
 }

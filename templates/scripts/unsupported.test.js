@@ -1,5 +1,5 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
-// An endpoint of the standard the bank does not implement (bank-interface.md §4.5 rule 1, §4.7). OBIE Read/Write
+/* global obflowSchemaErrors */
+// An endpoint of the standard the bank does not implement (docs/bank-interface.md §4.5 rule 1, §4.7). OBIE Read/Write
 // Data API Profile, "HTTP Status Codes": it must answer 404. The 404 may come without a body (the OpenAPI files'
 // 404Error response defines none); a body, when sent, must be an OBErrorResponse1. The echo is in checks.test.js.
 const family = '{{js family}}';
@@ -19,17 +19,7 @@ const text = pm.response.text();
 if (status === 404 && text.trim() !== '') {
   pm.test(family + ': the 404 body is JSON and valid against ' + schemaTitle, function () {
     pm.expect(pm.response.headers.get('Content-Type') || '', 'Content-Type of a 404 with a body').to.match(/^application\/json\b/i);
-    // Compiled once per run and kept on ajv's module object, as checks.test.js does.
-    const Ajv = require('ajv');
-    const cache = Ajv.obflowValidators || (Ajv.obflowValidators = {});
-    if (cache[schemaName] === undefined) {
-      const ajv = new Ajv({ allErrors: true, meta: false, validateSchema: false });
-      const schema = JSON.parse(schemaText);
-      delete schema.$schema;
-      cache[schemaName] = { ajv: ajv, validate: ajv.compile(schema) };
-    }
-    const validate = cache[schemaName].validate;
-    const valid = validate(JSON.parse(text));
-    pm.expect(valid, valid ? '' : cache[schemaName].ajv.errorsText(validate.errors, { dataVar: 'body' })).to.equal(true);
+    const errors = obflowSchemaErrors(schemaName, schemaText, JSON.parse(text));
+    pm.expect(errors === '', errors).to.equal(true);
   });
 }
