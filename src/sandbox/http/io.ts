@@ -174,17 +174,45 @@ export function thumbprintOf(der: Buffer): string {
 
 const INTERACTION_ID = /^[0-9A-Za-z-]{1,64}$/;
 
+/** The certificate a TLS handshake left on a connection, and its x5t#S256. */
+interface HandshakePeer {
+  /** The handshake's Finished message: unique to each handshake, so it tells whether this one is still current. */
+  finished: Buffer;
+  peer: PeerCertificate | undefined;
+  thumbprint: string | undefined;
+}
+
+const handshakePeers = new WeakMap<TLSSocket, HandshakePeer>();
+
+/**
+ * The peer certificate as presented on `socket`, read once per handshake rather than once per request:
+ * getPeerCertificate converts the whole certificate into an object and the thumbprint hashes its DER, both per call,
+ * and a keep-alive connection carries many requests. A TLS 1.2 renegotiation (RFC 5246 §7.4.1) may present another
+ * certificate on the same connection; it ends with another Finished message (§7.4.9), so it is read afresh.
+ */
+function handshakePeer(socket: TLSSocket): Omit<HandshakePeer, 'finished'> {
+  if (typeof socket.getPeerCertificate !== 'function') return { peer: undefined, thumbprint: undefined };
+  const finished = typeof socket.getFinished === 'function' ? socket.getFinished() : undefined;
+  const known = handshakePeers.get(socket);
+  if (known !== undefined && finished !== undefined && known.finished.equals(finished)) return known;
+  const raw: PeerCertificate | Record<string, never> = socket.getPeerCertificate();
+  const peer = 'raw' in raw && raw.raw ? (raw as PeerCertificate) : undefined;
+  const read = { peer, thumbprint: peer ? thumbprintOf(peer.raw) : undefined };
+  if (finished !== undefined) handshakePeers.set(socket, { finished, ...read });
+  return read;
+}
+
 /** Builds the context of one request: the TLS peer as presented, and the interaction id to echo (FAPI §6.2.1-11). */
 export function buildContext(req: IncomingMessage, now: () => Date, url: URL): RequestContext {
   const socket = req.socket as TLSSocket;
-  const raw: PeerCertificate | Record<string, never> = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : {};
-  const peer = 'raw' in raw && raw.raw ? (raw as PeerCertificate) : undefined;
+  const { peer, thumbprint } = handshakePeer(socket);
   const presented = req.headers['x-fapi-interaction-id'];
   const interactionId = typeof presented === 'string' && INTERACTION_ID.test(presented) ? presented : randomUUID();
   return {
     peerCertificate: peer,
+    // Read per request: the handshake that set it may have been replaced (renegotiation), and it costs nothing.
     peerAuthorized: peer !== undefined && socket.authorized === true,
-    peerThumbprint: peer ? thumbprintOf(peer.raw) : undefined,
+    peerThumbprint: thumbprint,
     interactionId,
     url,
     now,

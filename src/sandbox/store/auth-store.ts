@@ -133,7 +133,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
     const record = this.tokens.get(hashSecret(accessToken));
     if (!record || record.kind !== 'access' || record.revoked) return undefined;
     // A deleted registration (DCR DELETE) takes its tokens with it.
-    if (!this.clients.get(record.clientId)) return undefined;
+    if (!this.clients.has(record.clientId)) return undefined;
     const expiresAt = new Date(record.expiresAt);
     if (expiresAt.getTime() <= this.now().getTime()) return undefined;
     const info: AccessTokenInfo = {

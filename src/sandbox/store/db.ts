@@ -35,6 +35,7 @@ const SCHEMA_VERSION = '1';
 
 export class Collection<T> {
   private readonly getStatement: Statement<[string, string], { value: string }>;
+  private readonly hasStatement: Statement<[string, string], { found: number }>;
   private readonly setStatement: Statement<Row>;
   private readonly deleteStatement: Statement<[string, string]>;
   private readonly tagStatement: Statement<[string, string], { key: string; value: string }>;
@@ -45,6 +46,7 @@ export class Collection<T> {
   ) {
     if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new TypeError(`bad collection name ${spec.name}`);
     this.getStatement = db.prepare('SELECT value FROM records WHERE collection = ? AND key = ?');
+    this.hasStatement = db.prepare('SELECT 1 AS found FROM records WHERE collection = ? AND key = ?');
     this.setStatement = db.prepare(
       'INSERT INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?) ' +
         'ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, tag = excluded.tag',
@@ -56,6 +58,11 @@ export class Collection<T> {
   get(key: string): T | undefined {
     const row = this.getStatement.get(this.spec.name, key);
     return row === undefined ? undefined : (JSON.parse(row.value) as T);
+  }
+
+  /** Whether `key` is present, without reading or parsing its value (the index answers alone). */
+  has(key: string): boolean {
+    return this.hasStatement.get(this.spec.name, key) !== undefined;
   }
 
   /** Insert or replace; committed (and so kept across a kill) when it returns. */
