@@ -6,10 +6,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventEmitter } from 'node:events';
+import type { Agent } from 'node:https';
 import { ObflowError } from '../errors.js';
 import { markUnfinished, writeFileAtomic } from '../fs.js';
 import { isSecretKey, sortValues, withEnvironmentValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
+import { readMaterialFile } from '../pki/load.js';
 import { certificateFor, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
+import { ExtraCaAgent } from './tls-agent.js';
 
 /** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
 export type RunStep =
@@ -112,6 +115,7 @@ interface NewmanOptions {
   sslClientKey: string;
   sslClientPassphrase: string;
   sslExtraCaCerts?: string;
+  requestAgents?: { https: Agent };
   ignoreRedirects: boolean;
   bail: boolean;
   delayRequest: number;
@@ -288,6 +292,7 @@ async function runBatch(
   secrets: Set<string>,
   secretKeys: ReadonlySet<string>,
   log: (line: string) => void,
+  httpsAgent: Agent | undefined,
 ): Promise<BatchOutcome> {
   const tallies = new Map<string, StepTally>();
   const progress = reporters.includes('cli');
@@ -313,7 +318,9 @@ async function runBatch(
     sslClientCert: '',
     sslClientKey: '',
     sslClientPassphrase: '',
+    // Still given with the agent: a request the agent does not carry (through a proxy tunnel) trusts the CA as before.
     ...(input.sslExtraCaCerts !== undefined ? { sslExtraCaCerts: input.sslExtraCaCerts } : {}),
+    ...(httpsAgent !== undefined ? { requestAgents: { https: httpsAgent } } : {}),
     ignoreRedirects: false,
     // Later steps read the state of earlier ones: stop after the first failing test script unless told otherwise.
     bail: input.bail !== false,
@@ -438,6 +445,25 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   const names = input.steps.map((step) => step.name);
   if (new Set(names).size !== names.length) throw new TypeError(`step names must be unique: ${names.join(', ')}`);
   const run = input.steps.some((step) => 'collection' in step) ? await loadNewman() : undefined;
+  // The CA through obflow's agent: one TLS context per origin and certificate for the whole run instead of one per
+  // request (src/run/tls-agent.ts). Its keep-alive sockets close with the run.
+  const httpsAgent = input.sslExtraCaCerts === undefined ? undefined : new ExtraCaAgent((await readMaterialFile(input.sslExtraCaCerts, 'server CA bundle')).toString('utf8'));
+  try {
+    return await runAll(input, run, httpsAgent, reporters, reportDir, secretKeys, log);
+  } finally {
+    httpsAgent?.destroy();
+  }
+}
+
+async function runAll(
+  input: RunStepsInput,
+  run: NewmanRun | undefined,
+  httpsAgent: Agent | undefined,
+  reporters: readonly ReporterName[],
+  reportDir: string,
+  secretKeys: ReadonlySet<string>,
+  log: (line: string) => void,
+): Promise<RunResult> {
   let environment = input.environment;
   const steps: StepResult[] = [];
   const executions: ExecutionRecord[] = [];
@@ -468,7 +494,7 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     // newman writes the report before obflow redacts it: until then an interrupt removes it (never left unredacted).
     const finished = junitPath === undefined ? () => undefined : markUnfinished(junitPath);
     try {
-      outcome = await runBatch(run, batch, environment, input, reporters, junitPath, secretsSeen, secretKeys, log);
+      outcome = await runBatch(run, batch, environment, input, reporters, junitPath, secretsSeen, secretKeys, log, httpsAgent);
     } catch (cause) {
       finished();
       throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${(cause as Error).message}`, {
