@@ -11,7 +11,7 @@ import { ObflowError } from '../errors.js';
 import { markUnfinished, writeFileAtomic } from '../fs.js';
 import { isSecretKey, sortValues, withEnvironmentValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
 import { readMaterialFile } from '../pki/load.js';
-import { certificateFor, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
+import { certificateMatcher, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
 import { ExtraCaAgent } from './tls-agent.js';
 
 /** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
@@ -243,6 +243,9 @@ interface BatchOutcome {
   executions: ExecutionRecord[];
 }
 
+/** A variable of a script's environment as postman-runtime hands it: an sdk Variable (or its JSON). */
+type ScopeVariable = { key?: unknown; value?: unknown };
+
 type NewmanItem = { name?: string; parent?: () => { name?: string } | undefined } | undefined;
 
 /** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
@@ -340,9 +343,10 @@ async function runBatch(
       });
       emitter.on('start', restore);
       // The resolved URL of every request, checked with the same matcher postman-runtime uses (certificates.ts).
+      const certificateOf = certificateMatcher(input.sslClientCertList);
       emitter.on('beforeRequest', (_error: unknown, args: { request?: { url?: { toString(): string } } }) => {
         const url = args.request?.url?.toString();
-        if (url !== undefined && url.startsWith('https://') && certificateFor(input.sslClientCertList, url) === undefined) {
+        if (url !== undefined && url.startsWith('https://') && certificateOf(url) === undefined) {
           unmatched.add(originOf(url) ?? url);
         }
       });
@@ -352,13 +356,16 @@ async function runBatch(
       });
       // Secrets issued during the run (tokens, codes) become known from the scripts' environments, before the
       // item's lines are printed (on `item`), so progress lines are redacted with them too.
+      // The scope's variables are read in place (its PropertyList), not through toJSON(), which copies every value —
+      // the whole environment, twice a request.
+      const learnVariable = (entry: ScopeVariable): void => {
+        if (typeof entry.key === 'string' && typeof entry.value === 'string' && entry.value !== '' && (secretKeys.has(entry.key) || isSecretKey(entry.key))) secrets.add(entry.value);
+      };
       const learn = (_error: unknown, args: { executions?: { result?: { environment?: unknown } }[] }): void => {
         for (const execution of args.executions ?? []) {
-          const scope = execution.result?.environment as { toJSON?: () => { values?: { key?: unknown; value?: unknown }[] } } | undefined;
-          const json = typeof scope?.toJSON === 'function' ? scope.toJSON() : (scope as { values?: { key?: unknown; value?: unknown }[] } | undefined);
-          for (const entry of json?.values ?? []) {
-            if (typeof entry.key === 'string' && typeof entry.value === 'string' && entry.value !== '' && (secretKeys.has(entry.key) || isSecretKey(entry.key))) secrets.add(entry.value);
-          }
+          const values = (execution.result?.environment as { values?: unknown } | undefined)?.values;
+          if (Array.isArray(values)) (values as ScopeVariable[]).forEach(learnVariable);
+          else if (typeof (values as { each?: unknown } | undefined)?.each === 'function') (values as { each(callback: (entry: ScopeVariable) => void): void }).each(learnVariable);
         }
       };
       emitter.on('prerequest', learn);
