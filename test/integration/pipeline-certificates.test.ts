@@ -159,6 +159,17 @@ describe('TLS contexts with the target CA (sslExtraCaCerts)', () => {
     }
   });
 
+  it('a CA bundle that is not there: ERR_FILE_MISSING before any request (newman alone falls back to the default roots)', async () => {
+    const before = fixture.sandbox.log.length;
+    const outcome = runSteps({
+      steps: buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections }),
+      environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: fixture.prepared.certList,
+      sslExtraCaCerts: join(fixture.prepared.stateDir, 'no-such-ca.pem'), reporters: [],
+    });
+    expect(await codeOf(outcome)).toBe('ERR_FILE_MISSING');
+    expect(fixture.sandbox.log.length).toBe(before);
+  });
+
   it('an origin the list does not match still gets no certificate (the agent adds only the CA)', async () => {
     const rs = fixture.prepared.environment.values.find((entry) => entry.key === 'rs')?.value ?? '';
     const resourceOnly: SslClientCert[] = [{ ...(fixture.prepared.certList[0] as SslClientCert), matches: [`${new URL(rs).origin}/*`] }];
