@@ -64,11 +64,19 @@ export function buildSslClientCertList(input: BuildCertListInput): SslClientCert
   return [{ name, matches, key: { src: input.transport.key }, cert: { src: input.transport.cert } }];
 }
 
-/** The certificate newman would pick for `url` — postman-collection's own matcher, the one postman-runtime uses. */
-export function certificateFor(list: readonly SslClientCert[], url: string): SslClientCert | undefined {
+/** The certificate newman would pick for a URL — postman-collection's own matcher, the one postman-runtime uses —
+ *  built once for a list (the runner asks it for every request). */
+export function certificateMatcher(list: readonly SslClientCert[]): (url: string) => SslClientCert | undefined {
   const certificates = new pc.CertificateList({}, list.map((entry) => structuredClone(entry)) as never);
-  const found = certificates.resolveOne(url) as { name?: string } | undefined;
-  return found === undefined ? undefined : list.find((entry) => entry.name === found.name);
+  return (url) => {
+    const found = certificates.resolveOne(url) as { name?: string } | undefined;
+    return found === undefined ? undefined : list.find((entry) => entry.name === found.name);
+  };
+}
+
+/** The certificate newman would pick for `url` (certificateMatcher for one question). */
+export function certificateFor(list: readonly SslClientCert[], url: string): SslClientCert | undefined {
+  return certificateMatcher(list)(url);
 }
 
 /**
@@ -76,7 +84,8 @@ export function certificateFor(list: readonly SslClientCert[], url: string): Ssl
  * would answer with a TLS alert or 401 that looks like anything but a certificate problem.
  */
 export function checkCertificateCoverage(list: readonly SslClientCert[], urls: readonly string[]): void {
-  const unmatched = [...new Set(urls.filter((url) => url.startsWith('https://') && certificateFor(list, url) === undefined).map((url) => originOf(url) ?? url))];
+  const certificateOf = certificateMatcher(list);
+  const unmatched = [...new Set(urls.filter((url) => url.startsWith('https://') && certificateOf(url) === undefined).map((url) => originOf(url) ?? url))];
   if (unmatched.length > 0) {
     throw new ObflowError('ERR_CERT_PORT_UNMATCHED', `no client certificate matches ${unmatched.join(', ')}: newman would send these requests without one`, {
       hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*); check the addresses in the environment and the certificate list.',

@@ -6,10 +6,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventEmitter } from 'node:events';
+import type { Agent } from 'node:https';
 import { ObflowError } from '../errors.js';
 import { markUnfinished, writeFileAtomic } from '../fs.js';
 import { isSecretKey, sortValues, withEnvironmentValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
-import { certificateFor, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
+import { readMaterialFile } from '../pki/load.js';
+import { certificateMatcher, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
+import { ExtraCaAgent } from './tls-agent.js';
 
 /** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
 export type RunStep =
@@ -112,6 +115,7 @@ interface NewmanOptions {
   sslClientKey: string;
   sslClientPassphrase: string;
   sslExtraCaCerts?: string;
+  requestAgents?: { https: Agent };
   ignoreRedirects: boolean;
   bail: boolean;
   delayRequest: number;
@@ -239,6 +243,9 @@ interface BatchOutcome {
   executions: ExecutionRecord[];
 }
 
+/** A variable of a script's environment as postman-runtime hands it: an sdk Variable (or its JSON). */
+type ScopeVariable = { key?: unknown; value?: unknown };
+
 type NewmanItem = { name?: string; parent?: () => { name?: string } | undefined } | undefined;
 
 /** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
@@ -288,6 +295,7 @@ async function runBatch(
   secrets: Set<string>,
   secretKeys: ReadonlySet<string>,
   log: (line: string) => void,
+  httpsAgent: Agent | undefined,
 ): Promise<BatchOutcome> {
   const tallies = new Map<string, StepTally>();
   const progress = reporters.includes('cli');
@@ -313,7 +321,9 @@ async function runBatch(
     sslClientCert: '',
     sslClientKey: '',
     sslClientPassphrase: '',
+    // Still given with the agent: a request the agent does not carry (through a proxy tunnel) trusts the CA as before.
     ...(input.sslExtraCaCerts !== undefined ? { sslExtraCaCerts: input.sslExtraCaCerts } : {}),
+    ...(httpsAgent !== undefined ? { requestAgents: { https: httpsAgent } } : {}),
     ignoreRedirects: false,
     // Later steps read the state of earlier ones: stop after the first failing test script unless told otherwise.
     bail: input.bail !== false,
@@ -333,9 +343,10 @@ async function runBatch(
       });
       emitter.on('start', restore);
       // The resolved URL of every request, checked with the same matcher postman-runtime uses (certificates.ts).
+      const certificateOf = certificateMatcher(input.sslClientCertList);
       emitter.on('beforeRequest', (_error: unknown, args: { request?: { url?: { toString(): string } } }) => {
         const url = args.request?.url?.toString();
-        if (url !== undefined && url.startsWith('https://') && certificateFor(input.sslClientCertList, url) === undefined) {
+        if (url !== undefined && url.startsWith('https://') && certificateOf(url) === undefined) {
           unmatched.add(originOf(url) ?? url);
         }
       });
@@ -345,13 +356,16 @@ async function runBatch(
       });
       // Secrets issued during the run (tokens, codes) become known from the scripts' environments, before the
       // item's lines are printed (on `item`), so progress lines are redacted with them too.
+      // The scope's variables are read in place (its PropertyList), not through toJSON(), which copies every value —
+      // the whole environment, twice a request.
+      const learnVariable = (entry: ScopeVariable): void => {
+        if (typeof entry.key === 'string' && typeof entry.value === 'string' && entry.value !== '' && (secretKeys.has(entry.key) || isSecretKey(entry.key))) secrets.add(entry.value);
+      };
       const learn = (_error: unknown, args: { executions?: { result?: { environment?: unknown } }[] }): void => {
         for (const execution of args.executions ?? []) {
-          const scope = execution.result?.environment as { toJSON?: () => { values?: { key?: unknown; value?: unknown }[] } } | undefined;
-          const json = typeof scope?.toJSON === 'function' ? scope.toJSON() : (scope as { values?: { key?: unknown; value?: unknown }[] } | undefined);
-          for (const entry of json?.values ?? []) {
-            if (typeof entry.key === 'string' && typeof entry.value === 'string' && entry.value !== '' && (secretKeys.has(entry.key) || isSecretKey(entry.key))) secrets.add(entry.value);
-          }
+          const values = (execution.result?.environment as { values?: unknown } | undefined)?.values;
+          if (Array.isArray(values)) (values as ScopeVariable[]).forEach(learnVariable);
+          else if (typeof (values as { each?: unknown } | undefined)?.each === 'function') (values as { each(callback: (entry: ScopeVariable) => void): void }).each(learnVariable);
         }
       };
       emitter.on('prerequest', learn);
@@ -438,6 +452,25 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   const names = input.steps.map((step) => step.name);
   if (new Set(names).size !== names.length) throw new TypeError(`step names must be unique: ${names.join(', ')}`);
   const run = input.steps.some((step) => 'collection' in step) ? await loadNewman() : undefined;
+  // The CA through obflow's agent: one TLS context per origin and certificate for the whole run instead of one per
+  // request (src/run/tls-agent.ts). Its keep-alive sockets close with the run.
+  const httpsAgent = input.sslExtraCaCerts === undefined ? undefined : new ExtraCaAgent((await readMaterialFile(input.sslExtraCaCerts, 'server CA bundle')).toString('utf8'));
+  try {
+    return await runAll(input, run, httpsAgent, reporters, reportDir, secretKeys, log);
+  } finally {
+    httpsAgent?.destroy();
+  }
+}
+
+async function runAll(
+  input: RunStepsInput,
+  run: NewmanRun | undefined,
+  httpsAgent: Agent | undefined,
+  reporters: readonly ReporterName[],
+  reportDir: string,
+  secretKeys: ReadonlySet<string>,
+  log: (line: string) => void,
+): Promise<RunResult> {
   let environment = input.environment;
   const steps: StepResult[] = [];
   const executions: ExecutionRecord[] = [];
@@ -468,7 +501,7 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     // newman writes the report before obflow redacts it: until then an interrupt removes it (never left unredacted).
     const finished = junitPath === undefined ? () => undefined : markUnfinished(junitPath);
     try {
-      outcome = await runBatch(run, batch, environment, input, reporters, junitPath, secretsSeen, secretKeys, log);
+      outcome = await runBatch(run, batch, environment, input, reporters, junitPath, secretsSeen, secretKeys, log, httpsAgent);
     } catch (cause) {
       finished();
       throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${(cause as Error).message}`, {

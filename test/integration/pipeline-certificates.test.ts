@@ -4,8 +4,9 @@
 import { writeFile } from 'node:fs/promises';
 import forge from 'node-forge';
 import { join } from 'node:path';
+import tls from 'node:tls';
 import newman from 'newman';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { isObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/index.js';
@@ -138,5 +139,50 @@ describe('a PFX transport certificate', () => {
     const before = fixture.sandbox.log.length;
     expect(await codeOf(run([{ ...(pfxList[0] as SslClientCert), passphrase: 'wrong' }]))).toBe('ERR_PFX_PASSPHRASE');
     expect(fixture.sandbox.log.length).toBe(before);
+  });
+});
+
+describe('TLS contexts with the target CA (sslExtraCaCerts)', () => {
+  it('one per origin and certificate for the whole run, not one per request (newman alone builds one per request)', async () => {
+    const spy = vi.spyOn(tls, 'createSecureContext');
+    try {
+      const result = await run(fixture.prepared.certList);
+      expect(result).toMatchObject({ passed: true });
+      const requests = (result as { steps: { requests: number }[] }).steps.reduce((sum, step) => sum + step.requests, 0);
+      const origins = new Set(fixture.prepared.certList.flatMap((entry) => entry.matches)).size;
+      expect(origins).toBe(2); // resource server and authorisation server
+      expect(requests).toBeGreaterThan(3 * origins);
+      expect(spy.mock.calls.length).toBeGreaterThan(0); // the count below is of contexts actually built
+      expect(spy.mock.calls.length).toBeLessThanOrEqual(origins);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('a CA bundle that is not there: ERR_FILE_MISSING before any request (newman alone falls back to the default roots)', async () => {
+    const before = fixture.sandbox.log.length;
+    const outcome = runSteps({
+      steps: buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections }),
+      environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: fixture.prepared.certList,
+      sslExtraCaCerts: join(fixture.prepared.stateDir, 'no-such-ca.pem'), reporters: [],
+    });
+    expect(await codeOf(outcome)).toBe('ERR_FILE_MISSING');
+    expect(fixture.sandbox.log.length).toBe(before);
+  });
+
+  it('an origin the list does not match still gets no certificate (the agent adds only the CA)', async () => {
+    const rs = fixture.prepared.environment.values.find((entry) => entry.key === 'rs')?.value ?? '';
+    const resourceOnly: SslClientCert[] = [{ ...(fixture.prepared.certList[0] as SslClientCert), matches: [`${new URL(rs).origin}/*`] }];
+    const before = tokenRequests().length;
+    const outcome = runSteps({
+      steps: buildRunPlan({ stepNames: ['discovery', 'client-credentials'], collections: fixture.prepared.collections }),
+      environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: resourceOnly, sslExtraCaCerts: fixture.prepared.caBundle,
+      reporters: [], preflight: false,
+    });
+    // obflow's own check notices the certificate-less request after it went out (preflight off)…
+    expect(await codeOf(outcome)).toBe('ERR_CERT_PORT_UNMATCHED');
+    // …and the token endpoint (mutual TLS required) saw it without a certificate: the server's certificate was trusted
+    // through the CA (an answer came), the client's was not presented.
+    expect(tokenRequests().slice(before)).toEqual([expect.stringMatching(/ 401 /)]);
   });
 });
