@@ -29,7 +29,13 @@ function sourceFiles(dir) {
 
 function fingerprintOf(sources) {
   const hash = createHash('sha256');
-  const typescript = JSON.parse(readFileSync(join(root, 'node_modules', 'typescript', 'package.json'), 'utf8')).version;
+  let typescript;
+  try {
+    typescript = JSON.parse(readFileSync(join(root, 'node_modules', 'typescript', 'package.json'), 'utf8')).version;
+  } catch {
+    console.error('build: TypeScript is not installed in node_modules, so dist/ cannot be built\nhint: Run `npm ci` (the build needs the dev dependencies).');
+    process.exit(2);
+  }
   hash.update(`typescript ${typescript}\0`);
   for (const path of [...CONFIGS.map((name) => join(root, name)), ...sources]) {
     hash.update(`${relative(root, path)}\0`);
