@@ -18,7 +18,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { SignJWT } from 'jose';
 import { Agent, request } from 'undici';
 
 const distFlag = process.argv.indexOf('--dist');
@@ -38,6 +37,8 @@ if (process.argv[2] === '--serve') {
 }
 
 const { issueLocalIdentity } = await import(join(dist, 'pki', 'issue.js'));
+const { buildRegistrationClaims } = await import(join(dist, 'registration', 'claims.js'));
+const { signRegistration } = await import(join(dist, 'registration', 'sign.js'));
 
 const TOKENS = 20_000;
 const CLIENTS = 3_000;
@@ -147,26 +148,15 @@ async function call(agent, method, url, headers = {}, body) {
 }
 
 async function register(sandbox) {
-  const now = Math.floor(Date.now() / 1000);
-  const claims = {
-    token_endpoint_auth_signing_alg: 'PS256',
-    grant_types: ['authorization_code', 'client_credentials'],
-    subject_type: 'public',
-    application_type: 'web',
-    iss: manifest.software_id,
-    redirect_uris: [...manifest.redirect_uris],
-    token_endpoint_auth_method: 'client_secret_basic',
-    aud: sandbox.urls.profiles[PROFILE].auth_url,
-    scope: 'openid accounts',
-    request_object_signing_alg: 'none',
-    exp: now + 3600,
-    iat: now,
-    jti: randomUUID(),
-    response_types: ['code', 'code id_token'],
-    id_token_signed_response_alg: 'PS256',
-    software_statement: identity.statement,
-  };
-  const jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'PS256', kid: manifest.kid, typ: 'JWT' }).sign(identity.signingKey);
+  // The registration request exactly as obflow builds and signs it (docs/bank-interface.md §2.1).
+  const claims = buildRegistrationClaims({
+    softwareStatement: identity.statement,
+    statementClaims: { software_id: manifest.software_id, software_roles: ['AISP'], software_redirect_uris: [...manifest.redirect_uris] },
+    authUrl: sandbox.urls.profiles[PROFILE].auth_url,
+    now: () => new Date(),
+    newJti: randomUUID,
+  });
+  const jwt = await signRegistration(claims, identity.signingKey, manifest.kid);
   const started = performance.now();
   const answer = await call(sandbox.agent, 'POST', sandbox.urls.registration_endpoint, { 'content-type': 'application/jwt', accept: 'application/json' }, jwt);
   const ms = performance.now() - started;
