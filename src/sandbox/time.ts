@@ -3,7 +3,7 @@
 
 /** ISO 8601 in UTC with whole seconds (milliseconds dropped) and a +00:00 offset: 2017-04-05T10:43:07+00:00. */
 export function isoSeconds(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}+00:00`;
+  return isoInstant(date, '');
 }
 
 /**

@@ -16,7 +16,7 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-export const KEYS_FILE = 'keys.json';
+const KEYS_FILE = 'keys.json';
 
 /** The stored key, or undefined when there is none yet. Throws SandboxDataError when keys.json exists but is not a
  *  usable PS256 private key (damaged, truncated, edited). */

@@ -14,11 +14,11 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 
 import { SandboxDataError } from '../contracts.js';
 
-export const DATABASE_FILE = 'sandbox.db';
+const DATABASE_FILE = 'sandbox.db';
 
 /** Expired rows stay this long before they are pruned, so a late request still gets the precise "expired" answer
  *  (an expired code, a consent past its ExpirationDateTime) instead of "unknown". */
-export const PRUNE_AFTER_EXPIRY_MS = 60 * 60 * 1000;
+const PRUNE_AFTER_EXPIRY_MS = 60 * 60 * 1000;
 /** Rows deleted per prune batch: one batch is a short transaction, so pruning never holds the event loop for long. */
 const PRUNE_BATCH = 500;
 
@@ -29,8 +29,6 @@ export interface CollectionSpec<T> {
   tag?: (value: T) => string | undefined;
 }
 
-/** Collections of the format before SQLite (one `<name>.json` object per collection): migrated once, then removed. */
-const LEGACY_COLLECTIONS = ['clients', 'registration-jtis', 'grants', 'interactions', 'tokens', 'consents'] as const;
 const SCHEMA_VERSION = '1';
 
 export class Collection<T> {
@@ -105,8 +103,13 @@ export class SandboxDb {
    * a data directory of the earlier JSON format. Throws SandboxDataError naming the file that cannot be read.
    */
   static open(dataDir: string): SandboxDb {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    removeStrayTemporaries(dataDir);
+    try {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      removeStrayTemporaries(dataDir);
+    } catch (cause) {
+      // A data folder that cannot be made, read or cleaned (a file in its place, permissions): named, never "the ports".
+      throw new SandboxDataError(dataDir, cause instanceof Error ? cause.message : String(cause), { cause });
+    }
     const file = join(dataDir, DATABASE_FILE);
     let db: SqliteDatabase | undefined;
     try {
@@ -129,7 +132,6 @@ export class SandboxDb {
       else if (version.value !== SCHEMA_VERSION) throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
     } catch (cause) {
       db?.close();
-      if (cause instanceof SandboxDataError) throw cause;
       throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
     }
     return new SandboxDb(file, db);
@@ -144,23 +146,19 @@ export class SandboxDb {
    * file that does not parse stops the start (SandboxDataError naming it) and nothing is imported.
    */
   migrateLegacy(dataDir: string, specs: ReadonlyArray<CollectionSpec<never>>): void {
-    const present = LEGACY_COLLECTIONS.filter((name) => existsSync(join(dataDir, `${name}.json`)));
+    // The earlier format kept one `<name>.json` object per collection, named as the collections are now.
+    const present = specs.filter((spec) => existsSync(join(dataDir, `${spec.name}.json`)));
     if (present.length === 0) return;
     const done = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'migrated-json'").get() !== undefined;
     if (!done) {
-      const parsed = present.map((name) => {
-        const file = join(dataDir, `${name}.json`);
-        const spec = specs.find((candidate) => candidate.name === name);
-        if (!spec) throw new TypeError(`no collection for legacy file ${name}.json`);
-        return { spec, entries: Object.entries(readLegacyObject(file)) };
-      });
+      const parsed = present.map((spec) => ({ spec, entries: Object.entries(readLegacyObject(join(dataDir, `${spec.name}.json`))) }));
       this.db.transaction(() => {
         for (const { spec, entries } of parsed) for (const [key, value] of entries) this.insertStatement.run(...rowOf(spec, key, value as never));
         this.db.prepare("INSERT INTO meta (name, value) VALUES ('migrated-json', ?)").run(new Date().toISOString());
       })();
     }
     // Committed: the JSON files are now only a stale copy (a kill before this line removes them on the next start).
-    for (const name of present) rmSync(join(dataDir, `${name}.json`), { force: true });
+    for (const spec of present) rmSync(join(dataDir, `${spec.name}.json`), { force: true });
   }
 
   /** Deletes at most one batch of rows expired before `now - PRUNE_AFTER_EXPIRY_MS`; returns how many. */
