@@ -51,12 +51,12 @@ export async function ensureDirectory(path: string, options: { secret?: boolean 
     const code = (cause as NodeJS.ErrnoException).code;
     // mkdir -p says EEXIST (or ENOTDIR) when a file stands at the path or on the way to it.
     const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `a file stands where the folder should be (${code})` : (cause as Error).message;
-    throw new ObflowError('ERR_WRITE_FAILED', `could not create the folder ${path}: ${reason}`, { hint: WRITE_HINT, cause });
+    throw writeFailed(`could not create the folder ${path}`, cause, reason);
   }
 }
 
 const WRITE_HINT = 'Check that the folder is writable, that no file stands where a folder should be, and that the disk is not full; nothing half-written was left.';
 
-function writeFailed(what: string, cause: unknown): ObflowError {
-  return new ObflowError('ERR_WRITE_FAILED', `${what}: ${(cause as Error).message}`, { hint: WRITE_HINT, cause });
+function writeFailed(what: string, cause: unknown, reason = (cause as Error).message): ObflowError {
+  return new ObflowError('ERR_WRITE_FAILED', `${what}: ${reason}`, { hint: WRITE_HINT, cause });
 }

@@ -66,5 +66,11 @@ export async function runInterruptCleanups(timeoutMs = 10_000): Promise<void> {
 
 /** Synchronous, so it also runs on the second signal that ends the process at once. */
 export function removeTemporaryFiles(): void {
-  for (const file of pendingTemporaryFiles()) rmSync(file, { force: true, recursive: true });
+  for (const file of pendingTemporaryFiles()) {
+    try {
+      rmSync(file, { force: true, recursive: true });
+    } catch {
+      // Permissions or a busy file: the others are still removed, and a signal handler never throws a stack trace.
+    }
+  }
 }

@@ -27,11 +27,6 @@ export class ExtraCaAgent extends Agent {
     this.#extraCa = extraCa;
   }
 
-  /** Contexts built so far (one per origin and client certificate; tests read it). */
-  get contextCount(): number {
-    return this.#contexts.size;
-  }
-
   override createConnection(options: RequestOptions, callback?: (error: Error | null, stream: Duplex) => void): Duplex | null | undefined {
     let secureContext: SecureContext;
     try {
