@@ -3,7 +3,7 @@
 // via the checked `sslClientCertList`, server certificates verified against the target's CA unless `insecure` is
 // asked for.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventEmitter } from 'node:events';
 import type { Agent } from 'node:https';
@@ -503,12 +503,20 @@ async function runAll(
     try {
       outcome = await runBatch(run, batch, environment, input, reporters, junitPath, secretsSeen, secretKeys, log, httpsAgent);
     } catch (cause) {
+      // A report newman may have written is not redacted: removed, never left behind with secrets in it.
+      if (junitPath !== undefined) await rm(junitPath, { force: true });
       finished();
       throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${(cause as Error).message}`, {
         hint: 'Regenerate the collections (`obflow generate`) and check the certificate list and CA paths.',
         cause,
       });
     }
+    // Redacted before anything below can throw: a batch's report is never left with the secrets it saw.
+    environment = environmentFromNewman(outcome.summary.environment.toJSON(), environment, secretKeys);
+    for (const value of secretValuesOf(environment)) secretsSeen.add(value);
+    executions.push(...outcome.executions);
+    if (junitPath !== undefined) await redactFile(junitPath, secretsSeen);
+    finished();
     if (outcome.certificateWarnings.length > 0) {
       throw new ObflowError('ERR_FILE_UNREADABLE', `newman could not load the client certificate (${label}): ${outcome.certificateWarnings[0] ?? ''}`, {
         hint: 'Check the files the certificate list names exist and are readable (obflow preflights them; were they removed during the run?).',
@@ -519,11 +527,6 @@ async function runAll(
         hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*) in the certificate list.',
       });
     }
-    environment = environmentFromNewman(outcome.summary.environment.toJSON(), environment, secretKeys);
-    for (const value of secretValuesOf(environment)) secretsSeen.add(value);
-    executions.push(...outcome.executions);
-    if (junitPath !== undefined) await redactFile(junitPath, secretsSeen);
-    finished();
 
     for (const member of batch) {
       const tally = outcome.tallies.get(member.name);
