@@ -2,6 +2,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 
 import { ObflowError } from '../errors.js';
@@ -57,10 +58,11 @@ export async function writeFolderAtomic(dir: string, files: readonly FolderFile[
         });
       }
       backup = join(parent, `.${basename(dir)}.old-${randomBytes(6).toString('hex')}`);
-      await rename(dir, backup);
     }
-    // rename(2) replaces an empty directory at the target.
-    await rename(staging, dir);
+    // The swap is synchronous: a signal's handler runs on the event loop, so it cannot fall between the two renames
+    // and leave no folder at `dir`. rename(2) replaces an empty directory at the target.
+    if (backup !== undefined) renameSync(dir, backup);
+    renameSync(staging, dir);
   } catch (cause) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     if (backup !== undefined) await rename(backup, dir).catch(() => undefined);
