@@ -89,10 +89,19 @@ function resolveRef(doc: JsonObject, value: Json | undefined): JsonObject | unde
   return asObject(node);
 }
 
+function operationOf(version: SpecVersion, method: string, pathTemplate: string): JsonObject | undefined {
+  return asObject(asObject(asObject(loadSpec(version).doc.paths)?.[pathTemplate])?.[method.toLowerCase()]);
+}
+
+/** Does this spec version define the operation at all (a path one version lacks, e.g. v3.1.1's parties)? */
+export function definesOperation(version: SpecVersion, method: string, pathTemplate: string): boolean {
+  return operationOf(version, method, pathTemplate) !== undefined;
+}
+
 /** What the spec documents for a response: undefined when it documents no body for that status. */
 export function documentedSchemaRef(version: SpecVersion, method: string, pathTemplate: string, status: number): string | undefined {
   const spec = loadSpec(version);
-  const operation = asObject(asObject(asObject(spec.doc.paths)?.[pathTemplate])?.[method.toLowerCase()]);
+  const operation = operationOf(version, method, pathTemplate);
   if (!operation) throw new Error(`v${version} has no ${method.toUpperCase()} ${pathTemplate}`);
   const response = resolveRef(spec.doc, asObject(operation.responses)?.[String(status)]);
   if (!response) throw new Error(`v${version} documents no ${status} for ${method.toUpperCase()} ${pathTemplate}`);
