@@ -33,6 +33,8 @@ if (process.argv[2] === '--serve') {
     await handle.close();
     process.exit(0);
   });
+  // The bench died (an error before it closed us): no sandbox outlives it.
+  process.on('disconnect', () => process.exit(0));
   await new Promise(() => undefined);
 }
 
