@@ -209,7 +209,9 @@ export function reportsDir(config: ObflowConfig): string {
 
 /** The flow inputs of a run as environment values, one row each: the variable, the `flow` key (and flag) it comes
  *  from, and its value for the session (consent mode from the target, which resolves `auto`). */
-const FLOW_INPUTS: readonly { key: string; from: keyof ObflowConfig['flow']; value: (session: Session) => string | undefined }[] = [
+type FlowSession = Pick<Session, 'config' | 'target' | 'overrides'>;
+
+const FLOW_INPUTS: readonly { key: string; from: keyof ObflowConfig['flow']; value: (session: FlowSession) => string | undefined }[] = [
   { key: 'response_type', from: 'responseType', value: (session) => session.config.flow.responseType },
   { key: 'consent_mode', from: 'consent', value: (session) => (session.target.consent === 'headless' ? 'headless' : 'interactive') },
   { key: 'psu_login_hint', from: 'psuUser', value: (session) => session.config.flow.psuUser },
@@ -217,12 +219,12 @@ const FLOW_INPUTS: readonly { key: string; from: keyof ObflowConfig['flow']; val
 ];
 
 /** What the config and flags ask for, as environment values. */
-export function flowInputs(session: Session): Record<string, string | undefined> {
+export function flowInputs(session: FlowSession): Record<string, string | undefined> {
   return Object.fromEntries(FLOW_INPUTS.map((input) => [input.key, input.value(session)]));
 }
 
 /** Only the inputs the command's flags set (session.overrides.flow): those win over a saved environment's values. */
-export function givenFlowInputs(session: Session): Record<string, string> {
+export function givenFlowInputs(session: FlowSession): Record<string, string> {
   const given: Record<string, string> = {};
   for (const input of FLOW_INPUTS) {
     const value = input.value(session);

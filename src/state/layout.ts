@@ -1,5 +1,6 @@
-// The state folder's layout, in one place: every path obflow keeps under `stateDir` (README "The state folder").
-// Nothing outside src/state/ joins a state path (test/unit/state-layout.test.ts keeps it so).
+// The state folder's layout, in one place: every path obflow keeps under `stateDir`
+// (docs/pipeline.md#the-session-and-the-state-folder). Nothing outside src/state/ joins a state path
+// (test/unit/architecture.test.ts keeps it so).
 
 import { join } from 'node:path';
 
