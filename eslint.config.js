@@ -15,7 +15,7 @@ export default tseslint.config(
     },
   },
   { files: ['src/cli/main.ts', 'bench/**', 'tools/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
-  { files: ['bench/**/*.js', 'tools/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  { files: ['bench/**/*.js', 'tools/**/*.js', 'scripts/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
   // The scripts opt out of postman-sandbox's legacy globals (postman, atob, btoa, CryptoJS, …): require() them.
   { files: ['templates/**/*.js'], languageOptions: { globals: { pm: 'readonly', require: 'readonly', console: 'readonly' } } },
 );

@@ -20,7 +20,8 @@ import { performance } from 'node:perf_hooks';
 const dist = resolve(import.meta.dirname, '..', 'dist');
 const { issueLocalIdentity } = await import(join(dist, 'pki', 'issue.js'));
 const { startSandbox } = await import(join(dist, 'sandbox', 'index.js'));
-const { openSession, registerStage, environmentStage, runStage } = await import(join(dist, 'pipeline', 'stages.js'));
+const { registerStage, environmentStage, runStage } = await import(join(dist, 'pipeline', 'stages.js'));
+const { openTargetSession } = await import(join(dist, 'pipeline', 'session.js'));
 const { sandboxTarget } = await import(join(dist, 'pipeline', 'target.js'));
 const { identityPathsFromManifest } = await import(join(dist, 'pki', 'manifest.js'));
 const { parseConfig } = await import(join(dist, 'config', 'load.js'));
@@ -101,7 +102,7 @@ record('startup (sandbox, median of 5)', median(startups), median(bares), 40, 'm
 // pass), not the emulator's cached ledgers or newman's one-off load.
 const config = parseConfig({ stateDir: join(dir, 'state'), output: { collections: resolve(import.meta.dirname, '..', 'collections'), reports: join(dir, 'reports') }, flow: { psuUser: 'jo' } }, 'bench');
 const target = sandboxTarget(config, sandbox.urls, ca);
-const session = await openSession(config, target, identityPathsFromManifest(join(dir, 'identity'), manifest));
+const session = await openTargetSession(config, target, identityPathsFromManifest(join(dir, 'identity'), manifest));
 const registered = await registerStage(session, { force: true });
 let { environment } = await environmentStage(session, registered.registration);
 // Every step but the unsupported calls, which page nothing.

@@ -24,21 +24,49 @@ export function markUnfinished(path: string): () => void {
   };
 }
 
-export async function writeFileAtomic(path: string, contents: string | Uint8Array, options: { secret?: boolean } = {}): Promise<void> {
-  const mode = options.secret === true ? 0o600 : 0o644;
+/** Writes `contents` to `path` with exactly `mode` (the umask may narrow what writeFile creates; chmod makes it exact);
+ *  `wx`: never through an existing file or link. The one way obflow creates a file (here, and staged folders). */
+export async function writeFileExact(path: string, contents: string | Uint8Array, mode: number): Promise<void> {
+  await writeFile(path, contents, { mode, flag: 'wx' });
+  await chmod(path, mode);
+}
+
+/** A finished temporary sibling of `path`, not yet in place: `place` puts it there (rename, or a link that claims
+ *  `path` only if absent); `discard` removes what is left. Interrupted meanwhile, it is removed (pendingTemporaryFiles). */
+export interface TemporaryFile {
+  tmp: string;
+  discard(): Promise<void>;
+}
+
+/** Writes a temporary sibling of `path` (mode 0600 for secrets, else 0644; folders 0700/0755). The caller places it
+ *  and calls discard() in every case (after a rename there is nothing left to remove). */
+export async function writeTemporary(path: string, contents: string | Uint8Array, options: { secret?: boolean } = {}): Promise<TemporaryFile> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   pending.add(tmp);
+  const discard = async (): Promise<void> => {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    pending.delete(tmp);
+  };
   try {
     await mkdir(dirname(path), { recursive: true, mode: options.secret === true ? 0o700 : 0o755 });
-    await writeFile(tmp, contents, { mode, flag: 'wx' });
-    // The umask may have narrowed the mode, never widened it; chmod makes it exact either way.
-    await chmod(tmp, mode);
-    await rename(tmp, path);
+    await writeFileExact(tmp, contents, options.secret === true ? 0o600 : 0o644);
   } catch (cause) {
-    await rm(tmp, { force: true }).catch(() => undefined);
+    await discard();
+    throw cause;
+  }
+  return { tmp, discard };
+}
+
+/** The atomic write: a temporary sibling with the final mode, then rename (POSIX rename(2) replaces atomically). */
+export async function writeFileAtomic(path: string, contents: string | Uint8Array, options: { secret?: boolean } = {}): Promise<void> {
+  let temporary: TemporaryFile | undefined;
+  try {
+    temporary = await writeTemporary(path, contents, options);
+    await rename(temporary.tmp, path);
+  } catch (cause) {
     throw writeFailed(`could not write ${path}`, cause);
   } finally {
-    pending.delete(tmp);
+    await temporary?.discard();
   }
 }
 

@@ -4,7 +4,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processAlive as alive } from '../src/pipeline/target.js';
+import { processAlive as alive } from '../src/state/addresses.js';
 
 const PREFIX = 'obflow-tests-';
 

@@ -1,44 +1,49 @@
-// What every command handler shares: the output, the process seams, and loading the config from file, OBFLOW_*
-// variables and this command's flags (flags mapped to dotted config keys here, once).
+// What every command handler shares: the output, the process seams, the one lazy boundary into the core
+// (src/pipeline/index.ts), and loading the config from file, OBFLOW_* variables and this command's flags.
 
+import type { Overrides } from '../config/overrides.js';
 import type { ObflowConfig } from '../config/schema.js';
+import type * as CoreModule from '../pipeline/index.js';
+import type { SessionSeams } from '../pipeline/session.js';
+import { commandOverrides } from './flags.js';
 import type { CliIo, Output } from './output.js';
+import { pasteRedirect } from './prompt.js';
 
 export interface CommandState {
   io: CliIo;
   output: Output;
 }
 
-/** Global and per-command flags that override config keys (kebab-case flag → dotted key). */
-export const FLAG_TO_CONFIG: Record<string, string> = {
-  'state-dir': 'stateDir',
-  profile: 'sandbox.profile',
-  seed: 'sandbox.seed',
-  'resource-port': 'sandbox.resourcePort',
-  'auth-port': 'sandbox.authPort',
-  'response-type': 'flow.responseType',
-  consent: 'flow.consent',
-  'psu-user': 'flow.psuUser',
-  'max-pages': 'flow.maxPages',
-  'out-collections': 'output.collections',
-  'out-reports': 'output.reports',
-};
+export type Core = typeof CoreModule;
 
+/** The core, loaded on a command's first need: `obflow --help` and usage errors never load it. */
+export function loadCore(): Promise<Core> {
+  return import('../pipeline/index.js');
+}
 
-/** Flags that name a file or folder: given without a value (`--config` last, or before another flag) yargs reads an
- *  empty string, which would silently mean "no config" or "the working directory". */
-const PATH_FLAGS = ['config', 'state-dir', 'out-collections', 'out-reports', 'data-dir'] as const;
+export interface CommandContext {
+  core: Core;
+  config: ObflowConfig;
+  /** What this command's flags set, built once: the config loader took it, and so does the session. */
+  overrides: Overrides;
+}
 
 /** `checkFiles: false` for doctor, which reports a missing identity file as a failed check instead. */
-export async function loadCommandConfig(state: CommandState, argv: Record<string, unknown>, options: { checkFiles?: boolean } = {}): Promise<ObflowConfig> {
-  const empty = PATH_FLAGS.find((flag) => argv[flag] === '');
-  if (empty !== undefined) {
-    const { ObflowError } = await import('../errors.js');
-    throw new ObflowError('ERR_USAGE', `--${empty} needs a path`, { hint: `Give it a value (\`--${empty} <path>\`), or leave the flag out.` });
-  }
-  const { loadConfig, setPath } = await import('../config/load.js');
+export async function openCommand(state: CommandState, argv: Readonly<Record<string, unknown>>, options: { checkFiles?: boolean } = {}): Promise<CommandContext> {
+  const overrides = commandOverrides(argv);
+  const core = await loadCore();
   const configFile = typeof argv.config === 'string' ? argv.config : undefined;
-  const flags: Record<string, unknown> = {};
-  for (const [flag, key] of Object.entries(FLAG_TO_CONFIG)) if (argv[flag] !== undefined) setPath(flags, key.split('.'), argv[flag]);
-  return loadConfig({ cwd: state.io.cwd, env: state.io.env, configFile, flags, checkFiles: options.checkFiles !== false }).config;
+  const { config } = core.loadConfig({
+    cwd: state.io.cwd,
+    env: state.io.env,
+    configFile,
+    flags: { ...core.configOverrides(overrides) },
+    checkFiles: options.checkFiles !== false,
+  });
+  return { core, config, overrides };
+}
+
+/** A session's seams at the terminal: progress lines to the output, manual consent pasted at the prompt. */
+export function sessionSeams(state: CommandState): Partial<SessionSeams> {
+  return { log: (line) => state.output.line(line), ask: pasteRedirect(state.io) };
 }

@@ -12,7 +12,7 @@ import type { CommandState } from './context.js';
 import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from './interrupt.js';
 import { createOutput } from './output.js';
 import type { CliIo } from './output.js';
-import type { CommandModule } from 'yargs';
+import type { Argv, CommandModule } from 'yargs';
 
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const wantsJson = argv.includes('--json');
@@ -20,7 +20,23 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const modules = commandModules(state);
   const unknown = unknownCommand(argv, modules);
   if (unknown !== undefined) return report(new UsageError(`unknown command "${unknown}"`), state);
-  const parser = yargs([...argv])
+  const parser = cliParser(argv, modules);
+  try {
+    // The parse callback hands help and usage text to us instead of console.log, so it goes to io.stdout.
+    let printed = '';
+    await parser.parseAsync([...argv], {}, (_error, _parsed, output) => {
+      printed = output;
+    });
+    if (printed !== '') io.stdout.write(`${printed}\n`);
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return report(error, state);
+  }
+}
+
+/** The yargs root over the command modules: global flags, help, strict parsing; errors thrown, never printed. */
+export function cliParser(argv: readonly string[], modules: CommandModule[]): Argv {
+  return yargs([...argv])
     .scriptName('obflow')
     .usage('$0 <command> [options]\n\nFrom a UK open-banking software statement to verified account data, as Postman collections.')
     .option('config', { type: 'string', describe: 'Config file (default: ./obflow.config.json if present)', global: true })
@@ -41,17 +57,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     .fail((message, error) => {
       throw error ?? new UsageError(message);
     });
-  try {
-    // The parse callback hands help and usage text to us instead of console.log, so it goes to io.stdout.
-    let printed = '';
-    await parser.parseAsync([...argv], {}, (_error, _parsed, output) => {
-      printed = output;
-    });
-    if (printed !== '') io.stdout.write(`${printed}\n`);
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return report(error, state);
-  }
 }
 
 class UsageError extends Error {

@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 
+import { DEFAULT_MAX_PAGES } from '../generate/variables.js';
 import { SANDBOX_PROFILES } from './profiles.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
@@ -89,7 +90,7 @@ const flow = z
         'How the PSU consents: headless (one redirect), browser (the sandbox pages in Chromium), manual (you open the consent URL and paste the redirect back), auto (from the sandbox profile; headless for a bank).',
       ),
     psuUser: z.string().min(1).optional().describe('Test user who consents (login_hint; the browser logs in as them).'),
-    maxPages: z.int().min(1).max(10_000).default(200).describe('Guard against endless transaction paging.'),
+    maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),
   })
   .describe('The account-information flow.');
 

@@ -1,11 +1,11 @@
 // The network edge of `obflow environment`: GET the bank's helper environment for a client (docs/bank-interface.md §4.2,
 // mTLS) and the discovery document (§4.3); write the merged result to the state folder (it holds the client secret).
 
-import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
 import { transportError } from '../registration/http.js';
+import { stateLayout } from '../state/layout.js';
 import { serializeEnvironment, type PostmanEnvironment, type RawEnvironmentValue } from './merge.js';
 
 /** The sandbox's helper path under {sandbox_base_url} (§4.2 shape `/<helper-prefix>/v1.0/<client-tool>/environment`). */
@@ -105,7 +105,7 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
 }
 
 export function environmentPath(stateDir: string, fileStem: string): string {
-  return join(stateDir, 'environments', `${fileStem.replace(/[^A-Za-z0-9._-]/g, '_')}.postman_environment.json`);
+  return stateLayout(stateDir).environment(fileStem);
 }
 
 /** Writes the merged environment into the state folder only (mode 0600, atomic); returns the path. */

@@ -2,11 +2,11 @@
 // whole flow (a folder per step). Deterministic: uuid v5 ids from item paths everywhere (Scripts too), url.raw set,
 // keys sorted, 2-space JSON with a trailing newline. No addresses and no secrets: only {{variables}}.
 
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
-import { markUnfinished } from '../fs.js';
+import { writeTemporary, type TemporaryFile } from '../fs.js';
 import { buildFlow, type StepName } from './flow.js';
 import { uuidV5 } from './ids.js';
 import type { RequestItemSpec, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
@@ -208,29 +208,22 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
 }
 
 /** Writes every file into dir: all temporary files first (a failure there — disk full, unwritable — leaves every
- *  existing file untouched), then one atomic rename each; any failure removes the temporaries. */
+ *  existing file untouched), then one atomic rename each; any failure removes the temporaries (src/fs.ts). */
 export async function writeCollections(dir: string, files: readonly GeneratedFile[]): Promise<void> {
-  const temporaries: string[] = [];
-  // An interrupt removes the temporaries still there (docs/errors.md, "Interrupts").
-  const finished: (() => void)[] = [];
+  const temporaries: TemporaryFile[] = [];
   try {
-    await mkdir(dir, { recursive: true });
     for (const file of files) {
       if (file.fileName.includes('/') || file.fileName.includes('\\')) throw new TypeError(`not a plain file name: ${file.fileName}`);
-      const tmp = join(dir, `.${file.fileName}.${process.pid}.tmp`);
-      temporaries.push(tmp);
-      finished.push(markUnfinished(tmp));
-      await writeFile(tmp, file.json, { mode: 0o644 });
+      temporaries.push(await writeTemporary(join(dir, file.fileName), file.json));
     }
-    for (const [index, file] of files.entries()) await rename(temporaries[index] as string, join(dir, file.fileName));
+    for (const [index, file] of files.entries()) await rename((temporaries[index] as TemporaryFile).tmp, join(dir, file.fileName));
   } catch (cause) {
-    await Promise.all(temporaries.map((tmp) => rm(tmp, { force: true })));
     if (cause instanceof TypeError) throw cause;
     throw new ObflowError('ERR_WRITE_FAILED', `could not write the collections into ${dir}: ${(cause as Error).message}`, {
       hint: 'Check that the output folder is writable and the disk has space.',
       cause,
     });
   } finally {
-    for (const done of finished) done();
+    await Promise.all(temporaries.map((temporary) => temporary.discard()));
   }
 }

@@ -157,3 +157,9 @@ export function deriveSchemas(docs: SpecDocuments): Record<SchemaName, JsonObjec
   for (const name of SCHEMA_NAMES) out[name] = deriveSchema(docs, name);
   return out;
 }
+
+/** Pure: the vendored schema files (templates/schemas/) for the given OBIE spec folder. */
+export function buildSchemaFiles(specsDir: string): { fileName: string; json: string }[] {
+  const schemas = deriveSchemas(readSpecDocuments(specsDir));
+  return SCHEMA_NAMES.map((name) => ({ fileName: `${name}.json`, json: `${JSON.stringify(schemas[name], null, 2)}\n` }));
+}

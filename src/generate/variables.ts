@@ -2,6 +2,10 @@
 // user may set, and the state each step writes. State passes between steps only through the environment
 // (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
+/** The page guard per account of the transactions loop: the config's `flow.maxPages` default, the contract's
+ *  `max_pages` default, and the transactions script's fallback (test/unit/defaults.test.ts ties the three). */
+export const DEFAULT_MAX_PAGES = 200;
+
 /** Who provides a variable: the bank's environment helper, the user (inputs with defaults), or a step (state). */
 export type VariableSource = 'bank' | 'input' | 'state';
 
@@ -38,7 +42,7 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
   { key: 'response_type', source: 'input', default: 'code id_token', secret: false, description: 'OIDC response type of the consent URL: "code id_token" (hybrid, parameters in the fragment) or "code" (query).' },
   { key: 'consent_mode', source: 'input', default: 'headless', secret: false, description: '"headless": the consent URL GET redirects straight to redirectUrl; "interactive": it leads to the bank\'s login page and the runner drives a browser with consent_url, then writes auth_code (and id_token).' },
   { key: 'psu_login_hint', source: 'input', default: '', secret: false, description: 'Optional login_hint naming the test user (empty: the bank\'s default user).' },
-  { key: 'max_pages', source: 'input', default: '1000', secret: false, description: 'Page guard per account for the transactions loop; reaching it with Links.Next still present fails the step.' },
+  { key: 'max_pages', source: 'input', default: String(DEFAULT_MAX_PAGES), secret: false, description: 'Page guard per account for the transactions loop; reaching it with Links.Next still present fails the step.' },
 ];
 
 /** State written by the steps, read by later steps (and by the runner for its summary). */

@@ -2,71 +2,38 @@
 // The CLI commands and `demo` are thin handlers over these; each stage takes the session's seams (dispatcher, clock,
 // ids, logger) and returns data.
 
-import { randomUUID } from 'node:crypto';
+import { access, constants, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Agent } from 'undici';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
-import type { PostmanEnvironment } from '../environment/merge.js';
-import type { TransportMaterial } from '../pki/load.js';
-import type { IdentityPaths, SoftwareStatementClaims } from '../pki/types.js';
-import type { RegisterClientResult, StoredRegistration } from '../registration/index.js';
-import type { RunResult, RunStep } from '../run/newman.js';
-import { sandboxPsuUser, type Target } from './target.js';
+import { ensureDirectory, writeFileAtomic } from '../fs.js';
+import {
+  buildObflowEnvironment,
+  downloadEnvironment,
+  environmentPath,
+  fetchDiscovery,
+  readSavedEnvironment,
+  withEnvironmentValues,
+  writeEnvironment,
+  type PostmanEnvironment,
+} from '../environment/index.js';
+import { buildCollections, loadTemplates, SECRET_VARIABLE_KEYS, STEP_NAMES, stepFileName, writeCollections } from '../generate/index.js';
+import type { IdentityPaths } from '../pki/types.js';
+import { readSigningKey } from '../pki/verify.js';
+import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
+import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
+import { manualConsentStep } from '../run/consent/manual.js';
+import { bankOriginsOf, buildRunPlan, buildSslClientCertList, readStepCollections, runSteps, writeCaBundle, writeSslClientCertList, type RunResult, type RunStep } from '../run/index.js';
 import { originOf } from '../run/origin.js';
-
-export interface SessionSeams {
-  now: () => Date;
-  newId: () => string;
-  log: (line: string) => void;
-  /** Manual consent: show the consent URL to the PSU, resolve with the redirect URL they paste (undefined: none). */
-  ask: (consentUrl: string, redirectUri: string) => Promise<string | undefined>;
-}
-
-/** Everything the stages share for one target and identity; close() releases the mTLS connections. */
-export interface Session extends SessionSeams {
-  config: ObflowConfig;
-  target: Target;
-  identity: IdentityPaths;
-  transport: TransportMaterial;
-  statement: { jwt: string; claims: SoftwareStatementClaims };
-  dispatcher: Agent;
-  close(): Promise<void>;
-}
-
-export async function openSession(config: ObflowConfig, target: Target, identity: IdentityPaths, seams: Partial<SessionSeams> = {}): Promise<Session> {
-  const { loadTransportMaterial } = await import('../pki/load.js');
-  const { readSoftwareStatement, readDirectoryJwks, verifyKeyMatch, verifySoftwareStatement } = await import('../pki/verify.js');
-  const { createMtlsDispatcher } = await import('../pki/tls.js');
-  const now = seams.now ?? (() => new Date());
-  const jwt = await readSoftwareStatement(identity.softwareStatement);
-  const claims = await verifySoftwareStatement(jwt, await readDirectoryJwks(identity.directoryJwks), now());
-  const transport = await loadTransportMaterial(identity.transport);
-  // Before any connection: TLS would only say "key values mismatch", and the bank's CA would be blamed (exit 3).
-  verifyKeyMatch(transport);
-  const dispatcher = createMtlsDispatcher({ transport, serverCa: target.serverCaPem, insecure: target.insecure });
-  return {
-    config,
-    target,
-    identity,
-    transport,
-    statement: { jwt, claims },
-    dispatcher,
-    now,
-    newId: seams.newId ?? randomUUID,
-    log: seams.log ?? (() => undefined),
-    ask: seams.ask ?? (async () => undefined),
-    close: () => dispatcher.close(),
-  };
-}
+import { stateLayout } from '../state/layout.js';
+import type { Session } from './session.js';
+import { sandboxPsuUser, type Target } from './target.js';
 
 // ---- register ------------------------------------------------------------------------------------------------------
 
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
-  const { registerClient } = await import('../registration/index.js');
-  const { readSigningKey } = await import('../pki/verify.js');
   // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
-  if (options.dryRun !== true) await ensureWritable(join(session.config.stateDir, 'registrations'));
+  if (options.dryRun !== true) await ensureWritable(stateLayout(session.config.stateDir).registrations);
   return registerClient({
     stateDir: session.config.stateDir,
     target: session.target.name,
@@ -90,7 +57,6 @@ export async function registerStage(session: Session, options: { force?: boolean
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {
-  const { requireStoredRegistration } = await import('../registration/index.js');
   return requireStoredRegistration(session.config.stateDir, {
     softwareId: session.statement.claims.software_id,
     target: session.target.name,
@@ -106,7 +72,6 @@ export function environmentStem(target: Target): string {
 
 /** Downloads the bank's helper environment, merges it with discovery and obflow's flow inputs, writes it (0600). */
 export async function environmentStage(session: Session, registration: StoredRegistration): Promise<{ environment: PostmanEnvironment; path: string }> {
-  const { buildObflowEnvironment, downloadEnvironment, fetchDiscovery, writeEnvironment } = await import('../environment/index.js');
   const bank = await downloadEnvironment({
     helperUrl: session.target.environmentHelperUrl,
     clientId: registration.client_id,
@@ -131,12 +96,10 @@ export async function environmentStage(session: Session, registration: StoredReg
 }
 
 export async function saveEnvironment(session: Session, environment: PostmanEnvironment): Promise<string> {
-  const { writeEnvironment } = await import('../environment/index.js');
   return writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
 }
 
 export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
-  const { environmentPath, readSavedEnvironment } = await import('../environment/index.js');
   return readSavedEnvironment(environmentPath(config.stateDir, environmentStem(target)));
 }
 
@@ -144,7 +107,6 @@ export async function readEnvironmentFile(config: ObflowConfig, target: Target):
 
 /** Writes every collection; returns the paths and the step collections as built, so a run need not read them back. */
 export async function generateStage(outDir: string): Promise<{ paths: string[]; collections: Record<string, object> }> {
-  const { buildCollections, loadTemplates, stepFileName, STEP_NAMES, writeCollections } = await import('../generate/index.js');
   const files = buildCollections({ templates: loadTemplates() });
   await writeCollections(outDir, files);
   const byName = new Map(files.map((file) => [file.fileName, file.json]));
@@ -162,8 +124,6 @@ export interface RunStageOptions {
   environment: PostmanEnvironment;
   /** The step collections, when the caller has them (the demo just built them); otherwise read from output.collections. */
   collections?: Readonly<Record<string, object>>;
-  /** Flow inputs given for this run (flags), over what the saved environment says; undefined leaves a value alone. */
-  overrides?: Readonly<Record<string, string | undefined>>;
   /** `all` or one step name. */
   select?: string;
   reporters?: ('cli' | 'junit')[];
@@ -202,16 +162,13 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const { config, target } = session;
   checkEnvironmentTarget(options.environment, target);
   // Where this run writes, before anything is sent: a file standing where a folder should be is ERR_WRITE_FAILED.
-  const { ensureDirectory } = await import('../fs.js');
-  const runDir = join(config.stateDir, 'run');
+  const state = stateLayout(config.stateDir);
+  const runDir = state.run;
   await ensureDirectory(runDir, { secret: true });
   if ((options.reporters ?? ['junit']).includes('junit')) await ensureDirectory(reportsDir(config));
-  const { withEnvironmentValues } = await import('../environment/merge.js');
-  const given = Object.fromEntries(Object.entries(options.overrides ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const environment = withEnvironmentValues(options.environment, given);
-  const { STEP_NAMES, SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
-  const run = await import('../run/index.js');
-  const origins = run.bankOriginsOf(environment.values);
+  // Flow inputs given for this run (flags) win over what `obflow environment` saved (config values were applied there).
+  const environment = withEnvironmentValues(options.environment, givenFlowInputs(session));
+  const origins = bankOriginsOf(environment.values);
   if (origins.length === 0) {
     // A hand-edited or truncated file: without a bank address there is nothing to present the certificate to.
     throw new ObflowError('ERR_FILE_UNREADABLE', 'the environment names no https bank address (rs, issuer, tokenEndpoint, …)', {
@@ -220,18 +177,18 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   }
   // Only the steps this run needs: `run accounts` must not fail on another step's missing file.
   const wanted = options.select === undefined || options.select === 'all' ? STEP_NAMES : STEP_NAMES.filter((name) => name === options.select);
-  const collections = options.collections ?? (await run.readStepCollections(config.output.collections, wanted));
+  const collections = options.collections ?? (await readStepCollections(config.output.collections, wanted));
   const consentStep = target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
-  const steps: RunStep[] = run.buildRunPlan({
+  const steps: RunStep[] = buildRunPlan({
     stepNames: STEP_NAMES,
     collections,
     ...(options.select !== undefined ? { select: options.select } : {}),
     ...(consentStep ? { consentStep } : {}),
   });
-  const sslClientCertList = run.buildSslClientCertList({ origins, transport: await newmanTransport(session, runDir) });
-  const caBundle = target.serverCaPem.length > 0 ? await run.writeCaBundle(join(runDir, 'target-ca.pem'), target.serverCaPem) : undefined;
-  await run.writeSslClientCertList(join(runDir, 'ssl-client-cert-list.json'), sslClientCertList);
-  return run.runSteps({
+  const sslClientCertList = buildSslClientCertList({ origins, transport: await newmanTransport(session) });
+  const caBundle = target.serverCaPem.length > 0 ? await writeCaBundle(state.runFile('target-ca.pem'), target.serverCaPem) : undefined;
+  await writeSslClientCertList(state.runFile('ssl-client-cert-list.json'), sslClientCertList);
+  return runSteps({
     steps,
     environment,
     cwd: runDir,
@@ -247,22 +204,36 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
 
 /** Where the JUnit reports go: `output.reports`, else `<stateDir>/reports`. */
 export function reportsDir(config: ObflowConfig): string {
-  return config.output.reports ?? join(config.stateDir, 'reports');
+  return config.output.reports ?? stateLayout(config.stateDir).reports;
 }
 
-/** The flow inputs of a run as environment values: what the config and flags ask for (consent mode from the target). */
-export function flowInputs(session: Session): Record<string, string | undefined> {
-  const flow = session.config.flow;
-  return {
-    response_type: flow.responseType,
-    consent_mode: session.target.consent === 'headless' ? 'headless' : 'interactive',
-    psu_login_hint: flow.psuUser,
-    max_pages: String(flow.maxPages),
-  };
+/** The flow inputs of a run as environment values, one row each: the variable, the `flow` key (and flag) it comes
+ *  from, and its value for the session (consent mode from the target, which resolves `auto`). */
+type FlowSession = Pick<Session, 'config' | 'target' | 'overrides'>;
+
+const FLOW_INPUTS: readonly { key: string; from: keyof ObflowConfig['flow']; value: (session: FlowSession) => string | undefined }[] = [
+  { key: 'response_type', from: 'responseType', value: (session) => session.config.flow.responseType },
+  { key: 'consent_mode', from: 'consent', value: (session) => (session.target.consent === 'headless' ? 'headless' : 'interactive') },
+  { key: 'psu_login_hint', from: 'psuUser', value: (session) => session.config.flow.psuUser },
+  { key: 'max_pages', from: 'maxPages', value: (session) => String(session.config.flow.maxPages) },
+];
+
+/** What the config and flags ask for, as environment values. */
+export function flowInputs(session: FlowSession): Record<string, string | undefined> {
+  return Object.fromEntries(FLOW_INPUTS.map((input) => [input.key, input.value(session)]));
+}
+
+/** Only the inputs the command's flags set (session.overrides.flow): those win over a saved environment's values. */
+export function givenFlowInputs(session: FlowSession): Record<string, string> {
+  const given: Record<string, string> = {};
+  for (const input of FLOW_INPUTS) {
+    const value = input.value(session);
+    if (session.overrides.flow?.[input.from] !== undefined && value !== undefined) given[input.key] = value;
+  }
+  return given;
 }
 
 async function ensureWritable(dir: string): Promise<void> {
-  const { access, constants, mkdir } = await import('node:fs/promises');
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await access(dir, constants.W_OK);
@@ -278,24 +249,22 @@ async function ensureWritable(dir: string): Promise<void> {
  * What newman reads the transport certificate from. A PFX in a legacy encoding (RC2-40, `openssl pkcs12 -legacy`) is
  * one Node 20's OpenSSL 3 cannot open, so newman would fail on it: hand newman PEM copies (mode 0600, state folder).
  */
-async function newmanTransport(session: Session, runDir: string): Promise<IdentityPaths['transport']> {
+async function newmanTransport(session: Session): Promise<IdentityPaths['transport']> {
   const { transport } = session;
   if (transport.pfx === undefined || transport.pfx.nodeTlsReadable) return session.identity.transport;
-  const { writeFileAtomic } = await import('../fs.js');
-  const cert = join(runDir, 'transport-from-pfx.pem');
-  const key = join(runDir, 'transport-from-pfx.key');
+  const state = stateLayout(session.config.stateDir);
+  const cert = state.runFile('transport-from-pfx.pem');
+  const key = state.runFile('transport-from-pfx.key');
   await writeFileAtomic(cert, `${[transport.certPem, ...transport.chainPem].join('\n')}\n`, { secret: true });
   await writeFileAtomic(key, transport.keyPem, { secret: true });
   return { cert, key };
 }
 
 async function manualConsent(session: Session): Promise<RunStep> {
-  const { manualConsentStep } = await import('../run/consent/manual.js');
   return manualConsentStep({ ask: session.ask });
 }
 
 async function browserConsent(session: Session): Promise<RunStep> {
-  const { browserConsentStep, spkiPinOf } = await import('../run/consent/browser.js');
   if (session.target.name !== 'sandbox') {
     throw new ObflowError('ERR_USAGE', 'browser consent is automated for the embedded sandbox only', {
       hint: 'Use flow.consent "manual" (open the consent URL yourself and paste the redirect back), or "headless" where the bank offers it.',

@@ -1,12 +1,12 @@
 // Writes a whole identity folder atomically (staging folder + rename), keys owner-only; single files: src/fs.ts.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { renameSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 
 import { ObflowError } from '../errors.js';
-import { markUnfinished } from '../fs.js';
+import { markUnfinished, writeFileExact } from '../fs.js';
 
 /** A file of a folder, path relative to it: `secret` files (private keys) get mode 0600, others 0644. */
 export interface FolderFile {
@@ -42,10 +42,8 @@ export async function writeFolderAtomic(dir: string, files: readonly FolderFile[
   try {
     for (const file of files) {
       const path = join(staging, file.rel);
-      const mode = file.secret ? 0o600 : 0o644;
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      await writeFile(path, file.contents, { mode, flag: 'wx' });
-      await chmod(path, mode);
+      await writeFileExact(path, file.contents, file.secret ? 0o600 : 0o644);
     }
     const existing = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [];

@@ -60,11 +60,12 @@ export function identityPathsFromManifest(dir: string, manifest: LocalIdentityMa
 }
 
 /**
- * Loads the local identity that `obflow init` wrote into `stateDir` (its `identity.json`).
+ * Loads the local identity that `obflow init` wrote into `identityDir` (its `identity.json`; the state folder's
+ * `identity/`, src/state/layout.ts).
  * Missing → ERR_IDENTITY_MISSING; unreadable or malformed manifest → ERR_FILE_UNREADABLE naming the file (and the field).
  */
-export async function loadLocalIdentity(stateDir: string): Promise<{ manifest: LocalIdentityManifest; paths: IdentityPaths }> {
-  const dir = resolve(stateDir);
+export async function loadLocalIdentity(identityDir: string): Promise<{ manifest: LocalIdentityManifest; paths: IdentityPaths }> {
+  const dir = resolve(identityDir);
   const file = join(dir, MANIFEST_FILE);
   let text: string;
   try {

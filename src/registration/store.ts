@@ -2,18 +2,12 @@
 // target + profile, so registering twice re-uses the client unless forced (docs/bank-interface.md §5.2: register once).
 
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
+import { stateLayout, type RegistrationKey } from '../state/layout.js';
 import type { RegistrationResponse } from './register.js';
 
-export interface RegistrationKey {
-  softwareId: string;
-  /** The config's target name (`sandbox` for the embedded emulator, or the real bank's name). */
-  target: string;
-  /** The sandbox client profile (its {auth_url}); a real bank's `sandbox`/`production`. */
-  profile: string;
-}
+export type { RegistrationKey } from '../state/layout.js';
 
 export interface StoredRegistration {
   version: 1;
@@ -30,11 +24,8 @@ export interface StoredRegistration {
   metadata: RegistrationResponse;
 }
 
-const SAFE = /[^A-Za-z0-9._-]/g;
-
 export function registrationPath(stateDir: string, key: RegistrationKey): string {
-  const part = (value: string): string => value.replace(SAFE, '_');
-  return join(stateDir, 'registrations', `${part(key.softwareId)}--${part(key.target)}--${part(key.profile)}.json`);
+  return stateLayout(stateDir).registration(key);
 }
 
 export async function readStoredRegistration(stateDir: string, key: RegistrationKey): Promise<StoredRegistration | undefined> {

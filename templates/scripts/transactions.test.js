@@ -9,7 +9,7 @@ const item = '{{js item}}';
 const ids = JSON.parse(env.get('account_ids') || '[]');
 const index = Number(env.get('account_index') || '0');
 const accountId = env.get('account_id');
-const maxPages = Number(env.get('max_pages') || '1000');
+const maxPages = Number(env.get('max_pages') || '200');
 const page = Number(env.get('transactions_page') || '0') + 1;
 const firstUrl = page === 1
   ? String(env.get('rs')).replace(/\/+$/, '') + '/open-banking/v3.1/aisp/accounts/' + encodeURIComponent(accountId) + '/transactions'

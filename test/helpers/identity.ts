@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { issueLocalIdentity, type IssueLocalIdentityOptions } from '../../src/pki/issue.js';
 import { identityPathsFromManifest } from '../../src/pki/manifest.js';
 import type { IdentityPaths, LocalIdentityManifest, PublicJwk } from '../../src/pki/types.js';
-import { processAlive as alive } from '../../src/pipeline/target.js';
+import { processAlive as alive } from '../../src/state/addresses.js';
 
 export interface TestIdentity {
   dir: string;

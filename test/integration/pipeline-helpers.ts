@@ -10,7 +10,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
-import { environmentStage, openSession, registerStage, saveEnvironment } from '../../src/pipeline/stages.js';
+import { openTargetSession } from '../../src/pipeline/session.js';
+import { environmentStage, registerStage, saveEnvironment } from '../../src/pipeline/stages.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import {
   bankOriginsOf,
@@ -48,7 +49,7 @@ export async function prepare(sandbox: TestSandbox, identity: TestIdentity, prof
   const stateDir = await mkdtemp(join(tmpdir(), 'obflow-pipeline-'));
   const config = parseConfig({ stateDir, output: { collections: COLLECTIONS_DIR }, sandbox: { profile } }, 'test');
   const serverCa = [identity.pem.rootCa, identity.pem.issuingCa];
-  const session = await openSession(config, sandboxTarget(config, sandbox.urls, serverCa), identity.paths);
+  const session = await openTargetSession(config, sandboxTarget(config, sandbox.urls, serverCa), identity.paths);
   const registered = await registerStage(session, { force: true });
   if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
   const merged = await environmentStage(session, registered.registration);

@@ -207,7 +207,7 @@ describe('environment', () => {
     for (const key of disabledKeys) expect(environmentValue(environment, key)).toBeUndefined();
     expect(environmentValue(environment, '_clientId')).toBe(clientId);
     expect(environmentValue(environment, 'tokenEndpoint')).toBe(addresses.token_endpoint);
-    expect(environmentValue(environment, 'max_pages')).toBe('1000');
+    expect(environmentValue(environment, 'max_pages')).toBe('200');
     const types = Object.fromEntries(environment.values.map((entry) => [entry.key, entry.type]));
     expect(types).toMatchObject({ basicToken: 'secret', _clientSecret: 'secret', access_token: 'secret', auth_code: 'secret', rs: 'default' });
     const path = await writeEnvironment(await mkdtemp(join(tmpdir(), 'obflow-env-')), 'sandbox-permissive-headless', environment);

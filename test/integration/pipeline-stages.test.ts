@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
-import { environmentStage, openSession, registerStage, runStage, type Session } from '../../src/pipeline/stages.js';
+import { openTargetSession, type Session } from '../../src/pipeline/session.js';
+import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
 import { consentInBrowser, spkiPinOf } from '../../src/run/consent/browser.js';
 import { chromium, CHROMIUM_PATH, needs } from '../helpers/prerequisites.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
@@ -50,7 +51,7 @@ async function runWhole(transport: IdentityPaths['transport'], options: { profil
     'test',
   );
   const target = sandboxTarget(config, sandbox.urls, [identity.pem.rootCa, identity.pem.issuingCa]);
-  const session = await openSession(config, target, { ...identity.paths, transport }, options.ask ? { ask: options.ask } : {});
+  const session = await openTargetSession(config, target, { ...identity.paths, transport }, options.ask ? { ask: options.ask } : {});
   try {
     const registered = await registerStage(session, { force: true });
     if (registered.kind === 'dry-run') throw new TypeError('not a dry run');

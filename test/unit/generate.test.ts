@@ -11,12 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { buildCollections, FLOW_FILE_NAME, NON_LEGACY_DIRECTIVE, stepFileName, writeCollections, type GeneratedFile } from '../../src/generate/collections.js';
 import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
-import { deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
+import { buildSchemaFiles, deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
 import { loadTemplates } from '../../src/generate/templates.js';
-import { buildSchemaFiles, REPO_ROOT } from '../../src/generate/update-collections.js';
 import { ENVIRONMENT_VARIABLES, VARIABLE_KEYS } from '../../src/generate/variables.js';
-import { needs, obieSpecs, postmanSchema, SPEC_FILES, SPECS_DIR, specPath } from '../helpers/prerequisites.js';
+import { needs, obieSpecs, postmanSchema, REPO_ROOT, SPEC_FILES, SPECS_DIR, specPath } from '../helpers/prerequisites.js';
 
 const templates = loadTemplates();
 const files = buildCollections({ templates });
@@ -231,13 +230,13 @@ describe('writeCollections', () => {
 });
 
 describe('golden files', () => {
-  it('collections/ holds exactly the collections of the default options (update: npm run build && node dist/generate/update-collections.js)', () => {
+  it('collections/ holds exactly the collections of the default options (update: npm run collections:update)', () => {
     const dir = join(REPO_ROOT, 'collections');
     expect(readdirSync(dir).filter((name) => name.endsWith('.json')).sort()).toEqual(files.map((file) => file.fileName).sort());
     for (const file of files) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
   });
 
-  it('templates/schemas/obie-*.json are what the OBIE files derive today (update: … update-collections.js --schemas)', () => {
+  it('templates/schemas/obie-*.json are what the OBIE files derive today (update: npm run collections:update -- --schemas)', () => {
     needs(obieSpecs);
     const dir = join(REPO_ROOT, 'templates', 'schemas');
     const derived = buildSchemaFiles(SPECS_DIR);

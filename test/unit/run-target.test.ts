@@ -10,19 +10,17 @@ import { describe, expect, it } from 'vitest';
 
 import { configSchema } from '../../src/config/schema.js';
 import { isObflowError } from '../../src/errors.js';
+import { bankTarget, sandboxPsuUser, sandboxTarget } from '../../src/pipeline/target.js';
 import {
   assertNoRunningSandbox,
-  bankTarget,
   processAlive,
   readSandboxAddresses,
   removeSandboxAddresses,
   runningSandboxPid,
   sandboxAddressesPath,
-  sandboxPsuUser,
-  sandboxTarget,
   writeSandboxAddresses,
   type SandboxAddresses,
-} from '../../src/pipeline/target.js';
+} from '../../src/state/addresses.js';
 import { getTestIdentity } from '../helpers/identity.js';
 
 const urls = { auth_url: 'https://127.0.0.1:2/strict-headless', token_url: 'https://127.0.0.1:2/strict-headless/token', discovery_url: 'https://127.0.0.1:2/strict-headless/.well-known/openid-configuration', authorization_endpoint: 'https://127.0.0.1:2/strict-headless/authorize' };

@@ -1,7 +1,9 @@
 // `obflow config-schema`: print (or write) the JSON Schema of obflow.config.json, generated from the config schema.
 
 import type { CommandModule } from 'yargs';
-import type { CommandState } from '../context.js';
+import { ObflowError } from '../../errors.js';
+import { resolve } from 'node:path';
+import { loadCore, type CommandState } from '../context.js';
 
 export const configSchemaCommand = (state: CommandState): CommandModule => ({
   command: 'config-schema',
@@ -11,16 +13,13 @@ export const configSchemaCommand = (state: CommandState): CommandModule => ({
       .option('write', { type: 'string', describe: 'Write it to this file instead of printing it' })
       .example('$0 config-schema --write obflow.config.schema.json', 'refresh the published schema'),
   handler: async (argv) => {
-    const { configJsonSchema } = await import('../../config/schema.js');
-    const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
     if (argv.write === '') {
-      const { ObflowError } = await import('../../errors.js');
       throw new ObflowError('ERR_USAGE', '--write needs a file name', { hint: 'obflow config-schema --write obflow.config.schema.json' });
     }
+    const core = await loadCore();
+    const text = `${JSON.stringify(core.configJsonSchema(), null, 2)}\n`;
     if (typeof argv.write === 'string') {
-      const { writeFileAtomic } = await import('../../fs.js');
-      const { resolve } = await import('node:path');
-      await writeFileAtomic(resolve(state.io.cwd, argv.write), text);
+      await core.writeFileAtomic(resolve(state.io.cwd, argv.write), text);
       state.output.line(`wrote ${argv.write}`);
     } else {
       state.io.stdout.write(text);

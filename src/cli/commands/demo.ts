@@ -4,7 +4,8 @@
 import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
-import { loadCommandConfig } from '../context.js';
+import { openCommand, sessionSeams } from '../context.js';
+import { reportRun } from '../report.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
@@ -23,14 +24,12 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),
   handler: async (argv) => {
     const started = Date.now();
-    const config = await loadCommandConfig(state, argv);
+    const { core, config, overrides } = await openCommand(state, argv);
     if (config.target !== 'sandbox') {
       throw new ObflowError('ERR_USAGE', 'demo runs against the embedded sandbox, but the config targets a bank', {
         hint: 'Use `obflow register`, `environment`, `generate` and `run all` for a real bank.',
       });
     }
-    const { join } = await import('node:path');
-    const { ensureLocalIdentity } = await import('../identity.js');
     const out = state.output;
     let mark = Date.now();
     /** Milliseconds since the previous stage line: where the demo's time goes. */
@@ -40,29 +39,25 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       mark = now;
       return text;
     };
-    const issued = await ensureLocalIdentity(config);
+    const issued = await core.ensureLocalIdentity(config);
     if (issued) out.line(`identity     issued software statement ${issued.software_id} under a local test directory ${took()}`);
-    const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
     // Ctrl-C / SIGTERM stop the emulator too (startEmbeddedSandbox registers it with the interrupt cleanups).
-    const sandbox = await startEmbeddedSandbox(config);
+    const sandbox = await core.startEmbeddedSandbox(config);
     try {
       out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
-      const stages = await import('../../pipeline/stages.js');
-      const { openCommandSession } = await import('../session.js');
-      const workDir = join(config.stateDir, 'demo');
-      const session = await openCommandSession(state, config, { addresses: sandbox.urls, workDir });
+      const workDir = core.stateLayout(config.stateDir).demo;
+      const session = await core.openSession(config, overrides, { addresses: sandbox.urls, workDir, seams: sessionSeams(state) });
       try {
-        const registered = await stages.registerStage(session, { force: true });
+        const registered = await core.registerStage(session, { force: true });
         if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
         out.line(`register     client ${registered.registration.client_id} ${took()}`);
-        const { environment, path } = await stages.environmentStage(session, registered.registration);
+        const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
-        const generated = await stages.generateStage(config.output.collections);
+        const generated = await core.generateStage(config.output.collections);
         out.line(`generate     ${generated.paths.length} collections in ${config.output.collections} ${took()}`);
-        const result = await stages.runStage(session, { environment, collections: generated.collections, reporters: ['junit'], progress: () => undefined });
-        await stages.saveEnvironment(session, result.environment);
-        out.line(`run          newman, ${result.steps.length} steps, reports in ${stages.reportsDir(session.config)} ${took()}`);
-        const { reportRun } = await import('../report.js');
+        const result = await core.runStage(session, { environment, collections: generated.collections, reporters: ['junit'], progress: () => undefined });
+        await core.saveEnvironment(session, result.environment);
+        out.line(`run          newman, ${result.steps.length} steps, reports in ${core.reportsDir(session.config)} ${took()}`);
         reportRun(state, result, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {

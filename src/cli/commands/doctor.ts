@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
-import { loadCommandConfig } from '../context.js';
+import { openCommand } from '../context.js';
 
 export const doctorCommand = (state: CommandState): CommandModule => ({
   command: 'doctor',
@@ -13,11 +13,9 @@ export const doctorCommand = (state: CommandState): CommandModule => ({
       .example('$0 doctor', 'check the local test identity')
       .example('$0 doctor --config obflow.config.json --json', "check a real bank's prerequisites, as JSON"),
   handler: async (argv) => {
-    const config = await loadCommandConfig(state, argv, { checkFiles: false });
-    const { resolveIdentity } = await import('../identity.js');
-    const { runDoctorChecks } = await import('../../pki/doctor.js');
-    const { paths } = await resolveIdentity(config);
-    const checks = await runDoctorChecks(paths, new Date());
+    const { core, config } = await openCommand(state, argv, { checkFiles: false });
+    const { paths } = await core.resolveIdentity(config);
+    const checks = await core.runDoctorChecks(paths, new Date());
     for (const check of checks) {
       if (check.ok) state.output.check(true, `${check.name}: ${check.detail}`);
       else state.output.check(false, `${check.name}: ${check.code} ${check.message}`, check.hint);

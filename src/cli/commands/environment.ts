@@ -2,7 +2,7 @@
 
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
-import { loadCommandConfig } from '../context.js';
+import { openCommand, sessionSeams } from '../context.js';
 
 export const environmentCommand = (state: CommandState): CommandModule => ({
   command: 'environment',
@@ -15,12 +15,10 @@ export const environmentCommand = (state: CommandState): CommandModule => ({
       .example('$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json')
       .example('$0 environment --response-type code', 'plain authorization code flow'),
   handler: async (argv) => {
-    const config = await loadCommandConfig(state, argv);
-    const { openCommandSession } = await import('../session.js');
-    const { environmentStage, storedRegistration } = await import('../../pipeline/stages.js');
-    const session = await openCommandSession(state, config);
+    const { core, config, overrides } = await openCommand(state, argv);
+    const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
-      const { path, environment } = await environmentStage(session, await storedRegistration(session));
+      const { path, environment } = await core.environmentStage(session, await core.storedRegistration(session));
       state.output.result({ file: path, variables: environment.values.length });
       state.output.line(`wrote ${path} (${environment.values.length} variables; it holds the client secret: keep it out of version control)`);
     } finally {

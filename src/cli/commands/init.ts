@@ -3,7 +3,8 @@
 
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
-import { loadCommandConfig } from '../context.js';
+import { openCommand } from '../context.js';
+import { resolve } from 'node:path';
 
 export const initCommand = (state: CommandState): CommandModule => ({
   command: 'init',
@@ -14,21 +15,16 @@ export const initCommand = (state: CommandState): CommandModule => ({
       .example('$0 init', 'issue a test identity into .obflow/identity')
       .example('$0 init --json', 'name every file as one JSON object, for scripts'),
   handler: async (argv) => {
-    const config = await loadCommandConfig(state, argv);
-    const { localIdentityDir } = await import('../identity.js');
-    const { issueLocalIdentity } = await import('../../pki/issue.js');
-    const { resolve } = await import('node:path');
-    const dir = localIdentityDir(config);
-    const { protectStateDir } = await import('../session.js');
-    await protectStateDir(config.stateDir);
-    const manifest = await issueLocalIdentity({ dir, overwrite: argv.force === true });
+    const { core, config } = await openCommand(state, argv);
+    const dir = core.localIdentityDir(config);
+    await core.protectStateDir(config.stateDir);
+    const manifest = await core.issueLocalIdentity({ dir, overwrite: argv.force === true });
     // Every file written: the identity's own, the directory's private material (it issues further statements), and
     // the manifest that names them all.
-    const { MANIFEST_FILE } = await import('../../pki/manifest.js');
     const written: [string, string][] = [
       ...Object.entries(manifest.files),
       ...Object.entries(manifest.directory_private ?? {}).map(([name, rel]): [string, string] => [`directory_private_${name}`, rel]),
-      ['manifest', MANIFEST_FILE],
+      ['manifest', core.MANIFEST_FILE],
     ];
     const files = Object.fromEntries(written.map(([name, rel]) => [name, resolve(dir, rel)]));
     state.output.result({ dir, software_id: manifest.software_id, org_id: manifest.org_id, kid: manifest.kid, files });

@@ -2,7 +2,7 @@
 
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
-import { loadCommandConfig } from '../context.js';
+import { openCommand, sessionSeams } from '../context.js';
 
 export const registerCommand = (state: CommandState): CommandModule => ({
   command: 'register',
@@ -15,12 +15,10 @@ export const registerCommand = (state: CommandState): CommandModule => ({
       .example('$0 register --dry-run', 'show exactly what would be sent')
       .example('$0 register --config obflow.config.json', "register with a real bank's sandbox"),
   handler: async (argv) => {
-    const config = await loadCommandConfig(state, argv);
-    const { openCommandSession } = await import('../session.js');
-    const { registerStage } = await import('../../pipeline/stages.js');
-    const session = await openCommandSession(state, config);
+    const { core, config, overrides } = await openCommand(state, argv);
+    const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
-      const result = await registerStage(session, { force: argv.force === true, dryRun: argv['dry-run'] === true });
+      const result = await core.registerStage(session, { force: argv.force === true, dryRun: argv['dry-run'] === true });
       if (result.kind === 'dry-run') {
         const { jwt, header, claims } = result.request;
         state.output.result({ jwt, header, claims });

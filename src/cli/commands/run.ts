@@ -2,7 +2,8 @@
 
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
-import { loadCommandConfig } from '../context.js';
+import { openCommand, sessionSeams } from '../context.js';
+import { reportRun } from '../report.js';
 
 export const runCommand = (state: CommandState): CommandModule => ({
   command: 'run [step]',
@@ -22,27 +23,16 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
       .example('$0 run accounts', 'one step, reading the earlier steps\' state from the environment'),
   handler: async (argv) => {
-    const config = await loadCommandConfig(state, argv);
-    const { openCommandSession } = await import('../session.js');
-    const { flowInputs, readEnvironmentFile, runStage, saveEnvironment } = await import('../../pipeline/stages.js');
-    const session = await openCommandSession(state, config, { insecure: argv.insecure === true });
+    const { core, config, overrides } = await openCommand(state, argv);
+    const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
-      const environment = await readEnvironmentFile(config, session.target);
+      const environment = await core.readEnvironmentFile(config, session.target);
       // newman's cli reporter writes to the process stdout itself: only for people, never with --json/--quiet.
       const reporters: ('cli' | 'junit')[] = state.output.json || state.output.quiet ? ['junit'] : ['cli', 'junit'];
-      // Flags given for this run win over what `obflow environment` saved (config values were applied there).
-      const inputs = flowInputs(session);
-      const given = (flag: string, value: string | undefined) => (argv[flag] === undefined ? undefined : value);
-      const overrides = {
-        consent_mode: given('consent', inputs.consent_mode),
-        psu_login_hint: given('psu-user', inputs.psu_login_hint),
-        response_type: given('response-type', inputs.response_type),
-        max_pages: given('max-pages', inputs.max_pages),
-      };
-      const result = await runStage(session, { environment, overrides, select: String(argv.step ?? 'all'), reporters, progress: (line) => state.output.line(line) });
+      // The flow inputs the flags gave win over the saved environment's (session.overrides; src/pipeline/stages.ts).
+      const result = await core.runStage(session, { environment, select: String(argv.step ?? 'all'), reporters, progress: (line) => state.output.line(line) });
       // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
-      await saveEnvironment(session, result.environment);
-      const { reportRun } = await import('../report.js');
+      await core.saveEnvironment(session, result.environment);
       reportRun(state, result);
     } finally {
       await session.close();

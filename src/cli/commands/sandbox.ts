@@ -2,7 +2,9 @@
 
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
-import { loadCommandConfig } from '../context.js';
+import { resolve } from 'node:path';
+import { openCommand } from '../context.js';
+import { whenStopRequested } from '../interrupt.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',
@@ -17,16 +19,12 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --json', 'one JSON line naming every address once ready'),
   handler: async (argv) => {
-    const config = await loadCommandConfig(state, argv);
+    const { core, config } = await openCommand(state, argv);
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
-    const { assertNoRunningSandbox, removeSandboxAddresses, writeSandboxAddresses } = await import('../../pipeline/target.js');
-    await assertNoRunningSandbox(config.stateDir);
-    const { join, resolve } = await import('node:path');
-    const { ensureLocalIdentity, localIdentityDir } = await import('../identity.js');
-    if (await ensureLocalIdentity(config)) state.output.line(`issued a local test identity in ${localIdentityDir(config)}`);
-    const { startEmbeddedSandbox } = await import('../embedded-sandbox.js');
-    const dataDir = typeof argv['data-dir'] === 'string' ? resolve(state.io.cwd, argv['data-dir']) : join(config.stateDir, 'sandbox');
-    const sandbox = await startEmbeddedSandbox(config, {
+    await core.assertNoRunningSandbox(config.stateDir);
+    if (await core.ensureLocalIdentity(config)) state.output.line(`issued a local test identity in ${core.localIdentityDir(config)}`);
+    const dataDir = typeof argv['data-dir'] === 'string' ? resolve(state.io.cwd, argv['data-dir']) : core.stateLayout(config.stateDir).sandbox;
+    const sandbox = await core.startEmbeddedSandbox(config, {
       dataDir,
       log: (line) => {
         if (!state.output.json && !state.output.quiet) state.io.stderr.write(`${line}\n`);
@@ -36,7 +34,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.
     try {
-      await writeSandboxAddresses(config.stateDir, sandbox.urls);
+      await core.writeSandboxAddresses(config.stateDir, sandbox.urls);
     } catch (error) {
       await sandbox.close();
       throw error;
@@ -51,14 +49,12 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     for (const [name, profile] of Object.entries(urls.profiles)) {
       state.output.line(`  ${name.padEnd(22)} {auth_url} ${profile.auth_url}  token ${profile.token_url}`);
     }
-    const { SANDBOX_TEST_USERS } = await import('../../pipeline/target.js');
-    state.output.line(`  test users: ${Object.entries(SANDBOX_TEST_USERS).map(([user, password]) => `${user} / ${password}`).join(', ')}`);
+    state.output.line(`  test users: ${Object.entries(core.SANDBOX_TEST_USERS).map(([user, password]) => `${user} / ${password}`).join(', ')}`);
     // Ctrl-C or SIGTERM is this command's normal end (exit 0), not an interrupt (main.ts).
-    const { whenStopRequested } = await import('../interrupt.js');
     await whenStopRequested();
     await sandbox.close();
     // Only our own announcement: a file naming another pid belongs to a sandbox that is still running.
-    await removeSandboxAddresses(config.stateDir);
+    await core.removeSandboxAddresses(config.stateDir);
     state.output.line('sandbox stopped');
   },
 });

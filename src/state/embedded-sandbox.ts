@@ -1,5 +1,6 @@
-// Starts the embedded bank emulator from the local test identity: the one place the CLI turns identity files into
-// SandboxOptions (used by `obflow sandbox` and `obflow demo`).
+// Starts the embedded bank emulator from the local test identity: the one place the TPP side turns identity files into
+// SandboxOptions (used by `obflow sandbox` and `obflow demo`). The emulator is another room (src/sandbox/), loaded
+// here only when one starts, like newman and playwright-core: no other command pays for it.
 
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import type { SandboxHandle } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
-import { onInterrupt } from './interrupt.js';
+import { onInterrupt } from '../cli/interrupt.js';
 
 export interface EmbeddedSandboxOptions {
   /** Persist the emulator's state here; default: a fresh temporary folder. */

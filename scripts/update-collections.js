@@ -1,0 +1,32 @@
+// Regenerates the checked-in golden files: collections/ for the default options and, with --schemas, the vendored
+// schemas under templates/schemas/ from OBFLOW_SPECS_DIR (default ../shared/specs beside the repository, README).
+// Run: `npm run collections:update` (add `-- --schemas` for the schemas); it builds dist/ first and runs from it.
+
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeFileAtomic } from '../dist/fs.js';
+import { buildCollections, writeCollections } from '../dist/generate/collections.js';
+import { buildSchemaFiles } from '../dist/generate/schemas.js';
+import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../dist/generate/templates.js';
+
+/** <repo>, beside scripts/. */
+export const REPO_ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+
+export async function updateSchemas(specsDir = process.env.OBFLOW_SPECS_DIR ?? join(REPO_ROOT, '..', 'shared', 'specs'), templatesDir = DEFAULT_TEMPLATES_DIR) {
+  const files = buildSchemaFiles(specsDir);
+  for (const file of files) await writeFileAtomic(join(templatesDir, 'schemas', file.fileName), file.json);
+  return files.map((file) => join(templatesDir, 'schemas', file.fileName));
+}
+
+export async function updateCollections(outDir = join(REPO_ROOT, 'collections'), templatesDir = DEFAULT_TEMPLATES_DIR) {
+  const files = buildCollections({ templates: loadTemplates(templatesDir) });
+  await writeCollections(outDir, files);
+  return files.map((file) => join(outDir, file.fileName));
+}
+
+const invokedPath = process.argv[1];
+if (invokedPath !== undefined && import.meta.url === pathToFileURL(realpathSync(invokedPath)).href) {
+  const written = [...(process.argv.includes('--schemas') ? await updateSchemas() : []), ...(await updateCollections())];
+  for (const file of written) console.log(`wrote ${file}`);
+}

@@ -1,0 +1,42 @@
+// The one flag table: each flag that overrides a config key (kebab-case flag → its path in the config), read once per
+// command into a typed Overrides object (src/config/overrides.ts) that the config loader and the session both take.
+
+import type { Overrides } from '../config/overrides.js';
+import { ObflowError } from '../errors.js';
+
+const FLAGS = {
+  'state-dir': ['stateDir'],
+  profile: ['sandbox', 'profile'],
+  seed: ['sandbox', 'seed'],
+  'resource-port': ['sandbox', 'resourcePort'],
+  'auth-port': ['sandbox', 'authPort'],
+  'response-type': ['flow', 'responseType'],
+  consent: ['flow', 'consent'],
+  'psu-user': ['flow', 'psuUser'],
+  'max-pages': ['flow', 'maxPages'],
+  'out-collections': ['output', 'collections'],
+  'out-reports': ['output', 'reports'],
+  insecure: ['insecure'],
+} as const satisfies Record<string, readonly [string, ...string[]]>;
+
+/** Flags that name a file or folder: given without a value (`--config` last, or before another flag) yargs reads an
+ *  empty string, which would silently mean "no config" or "the working directory". */
+const PATH_FLAGS = ['config', 'state-dir', 'out-collections', 'out-reports', 'data-dir'] as const;
+
+/** The overrides a command's parsed flags ask for: only the flags given (undefined never overrides). yargs has checked
+ *  each flag's type and choices; the config schema checks the values. */
+export function commandOverrides(argv: Readonly<Record<string, unknown>>): Overrides {
+  const empty = PATH_FLAGS.find((flag) => argv[flag] === '');
+  if (empty !== undefined) {
+    throw new ObflowError('ERR_USAGE', `--${empty} needs a path`, { hint: `Give it a value (\`--${empty} <path>\`), or leave the flag out.` });
+  }
+  const overrides: Record<string, unknown> = {};
+  for (const [flag, path] of Object.entries(FLAGS)) {
+    const value = argv[flag];
+    if (value === undefined) continue;
+    let node = overrides;
+    for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[path[path.length - 1] as string] = value;
+  }
+  return overrides as Overrides;
+}

@@ -1,0 +1,22 @@
+// What a command's flags override, typed like the config: the command builds it once from its flags (src/cli/flags.ts)
+// and hands it to the config loader (flags over file and OBFLOW_*) and to the session (flow inputs given for this run).
+
+import type { ObflowConfig } from './schema.js';
+
+export interface ConfigOverrides {
+  stateDir?: string;
+  sandbox?: Partial<Pick<ObflowConfig['sandbox'], 'profile' | 'seed' | 'resourcePort' | 'authPort'>>;
+  flow?: Partial<ObflowConfig['flow']>;
+  output?: Partial<ObflowConfig['output']>;
+}
+
+export interface Overrides extends ConfigOverrides {
+  /** --insecure: do not verify the bank's server certificate for this command (self-signed sandboxes only). */
+  insecure?: boolean;
+}
+
+/** The config layer of the overrides (without the session-only ones such as `insecure`). */
+export function configOverrides(overrides: Overrides): ConfigOverrides {
+  const { insecure: _insecure, ...config } = overrides;
+  return config;
+}

@@ -1,0 +1,28 @@
+// The core entry of the command line: everything a command handler calls, in one module. The CLI loads it lazily,
+// once (src/cli/context.ts), so `obflow --help` pays for none of it; below it imports are static, except newman,
+// playwright-core and the emulator (src/sandbox/), which load only when a run, a browser or a sandbox starts.
+
+export { configOverrides, type ConfigOverrides, type Overrides } from '../config/overrides.js';
+export { loadConfig } from '../config/load.js';
+export { configJsonSchema } from '../config/schema.js';
+export { writeFileAtomic } from '../fs.js';
+export { runDoctorChecks } from '../pki/doctor.js';
+export { issueLocalIdentity } from '../pki/issue.js';
+export { MANIFEST_FILE } from '../pki/manifest.js';
+export { assertNoRunningSandbox, removeSandboxAddresses, writeSandboxAddresses } from '../state/addresses.js';
+export { startEmbeddedSandbox } from '../state/embedded-sandbox.js';
+export { ensureLocalIdentity, localIdentityDir, resolveIdentity } from '../state/identity.js';
+export { stateLayout } from '../state/layout.js';
+export { protectStateDir } from '../state/protect.js';
+export { openSession, type Session } from './session.js';
+export {
+  environmentStage,
+  generateStage,
+  readEnvironmentFile,
+  registerStage,
+  reportsDir,
+  runStage,
+  saveEnvironment,
+  storedRegistration,
+} from './stages.js';
+export { SANDBOX_TEST_USERS } from './target.js';

@@ -1,0 +1,65 @@
+// The state folder's layout, in one place: every path obflow keeps under `stateDir`
+// (docs/pipeline.md#the-session-and-the-state-folder). Nothing outside src/state/ joins a state path
+// (test/unit/architecture.test.ts keeps it so).
+
+import { join } from 'node:path';
+
+/** Which stored registration: one file per software id + target + profile (docs/bank-interface.md §5.2). */
+export interface RegistrationKey {
+  softwareId: string;
+  /** The config's target name (`sandbox` for the embedded emulator, or the real bank's name). */
+  target: string;
+  /** The sandbox client profile (its {auth_url}); a real bank's `sandbox`/`production`. */
+  profile: string;
+}
+
+/** The files a run writes for newman into the run folder (mode 0600). */
+export type RunFile = 'target-ca.pem' | 'ssl-client-cert-list.json' | 'transport-from-pfx.pem' | 'transport-from-pfx.key';
+
+export interface StateLayout {
+  root: string;
+  /** `*`: keeps the folder (keys, client secrets, tokens) out of any repository. */
+  gitignore: string;
+  /** The local test identity `obflow init` issues (its manifest is identity.json). */
+  identity: string;
+  registrations: string;
+  registration(key: RegistrationKey): string;
+  environments: string;
+  environment(stem: string): string;
+  /** newman's working folder: certificate list, CA bundle, PEM copies of a legacy PFX. */
+  run: string;
+  runFile(name: RunFile): string;
+  /** JUnit reports unless `output.reports` names another folder. */
+  reports: string;
+  /** The data folder of `obflow sandbox` (clients, consents, tokens) unless --data-dir names another. */
+  sandbox: string;
+  /** Where the running `obflow sandbox` announces its addresses and pid. */
+  sandboxAddresses: string;
+  /** The demo's own registrations, environment and run files: `npm start` never replaces a step-by-step session's. */
+  demo: string;
+}
+
+/** File names keep to a portable set: anything else becomes `_`. */
+const safe = (value: string): string => value.replace(/[^A-Za-z0-9._-]/g, '_');
+
+export function stateLayout(stateDir: string): StateLayout {
+  const registrations = join(stateDir, 'registrations');
+  const environments = join(stateDir, 'environments');
+  const run = join(stateDir, 'run');
+  const sandbox = join(stateDir, 'sandbox');
+  return {
+    root: stateDir,
+    gitignore: join(stateDir, '.gitignore'),
+    identity: join(stateDir, 'identity'),
+    registrations,
+    registration: (key) => join(registrations, `${safe(key.softwareId)}--${safe(key.target)}--${safe(key.profile)}.json`),
+    environments,
+    environment: (stem) => join(environments, `${safe(stem)}.postman_environment.json`),
+    run,
+    runFile: (name) => join(run, name),
+    reports: join(stateDir, 'reports'),
+    sandbox,
+    sandboxAddresses: join(sandbox, 'addresses.json'),
+    demo: join(stateDir, 'demo'),
+  };
+}

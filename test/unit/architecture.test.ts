@@ -1,0 +1,149 @@
+// The shape of src/ that no type checker sees: no import cycle between modules, and no module outside src/state/
+// builds a path in the state folder (src/state/layout.ts names every one; docs/pipeline.md#the-session-and-the-state-folder).
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { stateLayout } from '../../src/state/layout.js';
+import { REPO_ROOT } from '../helpers/prerequisites.js';
+
+const SRC = join(REPO_ROOT, 'src');
+const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => ({ path: `src/${file.split('\\').join('/')}`, text: readFileSync(join(SRC, file), 'utf8') }));
+
+/** Relative imports of a module, static and dynamic, type-only included (a cycle of types is still a knot). */
+function importsOf(path: string, text: string): string[] {
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\b[^'";]*?\bfrom\s+'(\.{1,2}\/[^']+)'/gm),
+    ...text.matchAll(/^\s*import\s+'(\.{1,2}\/[^']+)'/gm),
+    ...text.matchAll(/\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g),
+  ].map((match) => match[1] ?? '');
+  return specifiers.map((specifier) => relative(REPO_ROOT, resolve(REPO_ROOT, dirname(path), specifier)).split('\\').join('/').replace(/\.js$/, '.ts'));
+}
+
+/** Every cycle's first closing path found by a depth-first walk (Tarjan would name each once; one is enough to fail). */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+describe('the import graph of src/', () => {
+  const graph = new Map(files.map(({ path, text }) => [path, importsOf(path, text)]));
+
+  it('resolves every relative import to a module of src/', () => {
+    const known = new Set(graph.keys());
+    const dangling = [...graph].flatMap(([path, targets]) => targets.filter((target) => !known.has(target)).map((target) => `${path} → ${target}`));
+    expect(dangling).toEqual([]);
+    expect(graph.size).toBeGreaterThan(100);
+  });
+
+  it('has no cycle', () => {
+    expect(cyclesOf(graph).map((cycle) => cycle.join(' → '))).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check can fail)', () => {
+    const knot = new Map([
+      ['src/a.ts', ['src/b.ts']],
+      ['src/b.ts', ['src/c.ts']],
+      ['src/c.ts', ['src/a.ts']],
+      ['src/d.ts', ['src/a.ts']],
+    ]);
+    expect(cyclesOf(knot)).toEqual([['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts']]);
+    expect(importsOf('src/cli/x.ts', "import type { A } from '../state/layout.js';\nconst m = await import('./y.js');\nexport * from '../fs.js';\n")).toEqual([
+      'src/state/layout.ts',
+      'src/fs.ts',
+      'src/cli/y.ts',
+    ]);
+  });
+});
+
+/** The names src/state/layout.ts gives the state folder's entries, read from the layout itself: a new entry there is
+ *  guarded here without editing this list. */
+function layoutSegments(): string[] {
+  const layout = stateLayout('/STATE');
+  const paths = [
+    ...Object.values(layout).filter((value): value is string => typeof value === 'string'),
+    layout.registration({ softwareId: 's', target: 't', profile: 'p' }),
+    layout.environment('e'),
+    ...(['target-ca.pem', 'ssl-client-cert-list.json', 'transport-from-pfx.pem', 'transport-from-pfx.key'] as const).map((name) => layout.runFile(name)),
+  ];
+  return [...new Set(paths.flatMap((path) => path.slice('/STATE/'.length).split('/')).filter((segment) => segment !== '' && !/^[stpe]$|--|\.postman_environment\.json$/.test(segment)))].sort();
+}
+
+/** Each path-building call (`join(…)`, `resolve(…)`) with its arguments, balanced parentheses included. */
+function pathCalls(text: string): string[] {
+  const calls: string[] = [];
+  for (const match of text.matchAll(/\b(?:join|resolve|joinPath)\(/g)) {
+    let depth = 0;
+    let end = match.index;
+    for (; end < text.length; end += 1) {
+      if (text[end] === '(') depth += 1;
+      else if (text[end] === ')' && --depth === 0) break;
+    }
+    calls.push(text.slice(match.index, end + 1));
+  }
+  return calls;
+}
+
+/** Path-building calls outside src/state/ that are not state paths although they name a segment: the runner's own
+ *  default report folder under whatever working folder it is given (the pipeline passes stateLayout().reports). */
+const NOT_STATE_PATHS = new Set(["join(input.cwd, 'reports')"]);
+
+function statePathBuilders(path: string, text: string, segments: readonly string[]): string[] {
+  const named = new RegExp(`['"\`](?:${segments.map((segment) => segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})['"\`/]`);
+  return pathCalls(text)
+    .filter((call) => !NOT_STATE_PATHS.has(call))
+    .filter((call) => /\bstateDir\b/.test(call) || named.test(call))
+    .map((call) => `${path}: ${call}`);
+}
+
+describe('the state folder', () => {
+  const segments = layoutSegments();
+
+  it('has its layout in src/state/layout.ts', () => {
+    expect(segments).toEqual([
+      '.gitignore',
+      'addresses.json',
+      'demo',
+      'environments',
+      'identity',
+      'registrations',
+      'reports',
+      'run',
+      'sandbox',
+      'ssl-client-cert-list.json',
+      'target-ca.pem',
+      'transport-from-pfx.key',
+      'transport-from-pfx.pem',
+    ]);
+  });
+
+  it('is built by src/state/ only (the emulator keeps its own data folder, src/sandbox/)', () => {
+    const outside = files.filter(({ path }) => !path.startsWith('src/state/') && !path.startsWith('src/sandbox/'));
+    expect(outside.flatMap(({ path, text }) => statePathBuilders(path, text, segments))).toEqual([]);
+  });
+
+  it('catches a module that joins a state path (the check can fail)', () => {
+    const offender = "const dir = join(config.stateDir, 'registrations');\nconst f = resolve(root, 'run', 'target-ca.pem');\nconst ok = join(outDir, file.fileName);";
+    expect(statePathBuilders('src/x.ts', offender, segments)).toEqual([
+      "src/x.ts: join(config.stateDir, 'registrations')",
+      "src/x.ts: resolve(root, 'run', 'target-ca.pem')",
+    ]);
+  });
+});
