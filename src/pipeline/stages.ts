@@ -11,7 +11,7 @@ import type { PostmanEnvironment } from '../environment/merge.js';
 import type { TransportMaterial } from '../pki/load.js';
 import type { IdentityPaths, SoftwareStatementClaims } from '../pki/types.js';
 import type { RegisterClientResult, StoredRegistration } from '../registration/index.js';
-import type { RunResult, RunStep } from '../run/newman.js';
+import type { RunResult, RunStep } from '../run/index.js';
 import { sandboxPsuUser, type Target } from './target.js';
 import { originOf } from '../run/origin.js';
 
