@@ -11,7 +11,7 @@ import type { PostmanEnvironment } from '../environment/merge.js';
 import type { TransportMaterial } from '../pki/load.js';
 import type { IdentityPaths, SoftwareStatementClaims } from '../pki/types.js';
 import type { RegisterClientResult, StoredRegistration } from '../registration/index.js';
-import type { RunResult, RunStep } from '../run/index.js';
+import type { ReporterName, RunResult, RunStep } from '../run/index.js';
 import { sandboxPsuUser, type Target } from './target.js';
 import { originOf } from '../run/origin.js';
 
@@ -166,7 +166,8 @@ export interface RunStageOptions {
   overrides?: Readonly<Record<string, string | undefined>>;
   /** `all` or one step name. */
   select?: string;
-  reporters?: ('cli' | 'junit')[];
+  /** Reporters by name (src/run/reporters/index.ts); default cli + junit. */
+  reporters?: readonly ReporterName[];
   /** Progress lines of the cli reporter. */
   progress?: (line: string) => void;
 }
@@ -205,7 +206,8 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const { ensureDirectory } = await import('../fs.js');
   const runDir = join(config.stateDir, 'run');
   await ensureDirectory(runDir, { secret: true });
-  if ((options.reporters ?? ['junit']).includes('junit')) await ensureDirectory(reportsDir(config));
+  // Every reporter but the progress lines writes files there.
+  if ((options.reporters ?? ['junit']).some((name) => name !== 'cli')) await ensureDirectory(reportsDir(config));
   const { withEnvironmentValues } = await import('../environment/merge.js');
   const given = Object.fromEntries(Object.entries(options.overrides ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const environment = withEnvironmentValues(options.environment, given);
@@ -242,6 +244,9 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     reportDir: reportsDir(config),
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
+    // The session loaded and checked the transport material: the preflight does not read it again.
+    transportMaterial: session.transport,
+    target: { name: target.name, profile: target.profile },
   });
 }
 
