@@ -212,7 +212,8 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       });
       emitter.on('script', (error, args) => {
         if (error === null || error === undefined) return;
-        sink.event({ type: 'script', step: stepOf(args.item), item: args.item?.name ?? '', listen: args.event?.listen ?? '', name: error.name ?? `${args.event?.listen ?? ''} script`, message: error.message ?? '' });
+        const listen = args.event?.listen ?? '';
+        sink.event({ type: 'script', step: stepOf(args.item), item: args.item?.name ?? '', listen, name: error.name ?? `${listen} script`, message: error.message ?? '' });
       });
       emitter.on('request', (error, args) => {
         const url = args.request?.url?.toString() ?? '';

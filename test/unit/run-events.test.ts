@@ -19,7 +19,10 @@ const environment = {
     { key: 'rs', value: 'https://bank.example:8443', type: 'default' as const, enabled: true },
   ],
 };
-const request: RunEvent = { type: 'request', step: 'accounts', item: 'accounts: GET', method: 'GET', url: `https://bank.example:8443/aisp/accounts?t=${TOKEN}`, status: 200, statusText: 'OK', responseTime: 12, responseSize: 345, json: { Data: { Note: `token ${TOKEN.slice(0, 20)}…` } }, at };
+const request: RunEvent = {
+  type: 'request', step: 'accounts', item: 'accounts: GET', method: 'GET', url: `https://bank.example:8443/aisp/accounts?t=${TOKEN}`,
+  status: 200, statusText: 'OK', responseTime: 12, responseSize: 345, json: { Data: { Note: `token ${TOKEN.slice(0, 20)}…` } }, at,
+};
 const assertion: RunEvent = { type: 'assertion', step: 'accounts', item: 'accounts: GET', name: 'token not echoed', status: 'failed', message: `expected '${TOKEN.slice(0, 24)}…' to equal 'x'` };
 
 function redactor(): Redactor {
@@ -72,8 +75,8 @@ describe('views of the events', () => {
     expect(progressLines(request)).toEqual(['  accounts: GET  GET /aisp/accounts → 200']);
     expect(progressLines({ type: 'assertion', step: 'accounts', item: 'i', name: 'status is 200', status: 'passed' })).toEqual(['    ✓ status is 200']);
     expect(progressLines({ type: 'assertion', step: 'accounts', item: 'i', name: 'later', status: 'skipped' })).toEqual([]);
-    expect(progressLines({ type: 'request', step: 's', item: 'i', method: 'GET', url: 'https://h:1/x', failure: { kind: 'unreachable', item: 'i', origin: 'https://h:1', message: 'connect ECONNREFUSED' }, at }))
-      .toEqual(['  i  GET /x → error: connect ECONNREFUSED']);
+    const failure = { kind: 'unreachable' as const, item: 'i', origin: 'https://h:1', message: 'connect ECONNREFUSED' };
+    expect(progressLines({ type: 'request', step: 's', item: 'i', method: 'GET', url: 'https://h:1/x', failure, at })).toEqual(['  i  GET /x → error: connect ECONNREFUSED']);
   });
 
   it('the JSON report puts each assertion under its request and keeps no body', () => {
