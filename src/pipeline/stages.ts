@@ -23,7 +23,7 @@ import { readSigningKey } from '../pki/verify.js';
 import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
 import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
 import { manualConsentStep } from '../run/consent/manual.js';
-import { bankOriginsOf, buildRunPlan, buildSslClientCertList, readStepCollections, runSteps, writeCaBundle, writeSslClientCertList, type RunResult, type RunStep } from '../run/index.js';
+import { bankOriginsOf, buildRunPlan, buildSslClientCertList, readStepCollections, runSteps, writeCaBundle, writeSslClientCertList, type ReporterName, type RunResult, type RunStep } from '../run/index.js';
 import { originOf } from '../run/origin.js';
 import { stateLayout } from '../state/layout.js';
 import type { Session } from './session.js';
@@ -126,7 +126,8 @@ export interface RunStageOptions {
   collections?: Readonly<Record<string, object>>;
   /** `all` or one step name. */
   select?: string;
-  reporters?: ('cli' | 'junit')[];
+  /** Reporters by name (src/run/reporters/index.ts); default cli + junit. */
+  reporters?: readonly ReporterName[];
   /** Progress lines of the cli reporter. */
   progress?: (line: string) => void;
 }
@@ -165,7 +166,8 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const state = stateLayout(config.stateDir);
   const runDir = state.run;
   await ensureDirectory(runDir, { secret: true });
-  if ((options.reporters ?? ['junit']).includes('junit')) await ensureDirectory(reportsDir(config));
+  // Every reporter but the progress lines writes files there.
+  if ((options.reporters ?? ['junit']).some((name) => name !== 'cli')) await ensureDirectory(reportsDir(config));
   // Flow inputs given for this run (flags) win over what `obflow environment` saved (config values were applied there).
   const environment = withEnvironmentValues(options.environment, givenFlowInputs(session));
   const origins = bankOriginsOf(environment.values);
@@ -199,6 +201,9 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     reportDir: reportsDir(config),
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
+    // The session loaded and checked the transport material: the preflight does not read it again.
+    transportMaterial: session.transport,
+    target: { name: target.name, profile: target.profile },
   });
 }
 
