@@ -46,6 +46,27 @@ export interface SandboxHandle {
   close(): Promise<void>;
 }
 
+// ---- What the TPP side must agree on (copied there, not imported: the two rooms meet only on the wire) -------------
+// PROFILE_NAMES above (src/config/profiles.ts SANDBOX_PROFILES), the test users (data/users.ts TEST_USERS;
+// src/pipeline/target.ts SANDBOX_TEST_USERS) and the environment helper's file (below; src/environment/merge.ts).
+// test/unit/sandbox-contracts.test.ts compares each pair: values, and the types assignable both ways.
+
+/** One entry of the environment helper's Postman environment (Postman v2.1 environment). */
+export interface PostmanEnvironmentValue {
+  key: string;
+  value: string;
+  type: 'default' | 'secret';
+  enabled: boolean;
+}
+
+/** The environment helper's answer (bank-interface §4.2). */
+export interface PostmanEnvironment {
+  id: string;
+  name: string;
+  values: PostmanEnvironmentValue[];
+  _postman_variable_scope: 'environment';
+}
+
 // ---- Consents (AIS v3.1 account-access-consents) --------------------------------------------------------------
 
 export type ConsentStatus = 'AwaitingAuthorisation' | 'Authorised' | 'Rejected' | 'Revoked';
