@@ -13,7 +13,7 @@ import { buildDiscovery } from './discovery.js';
 import { handleEnvironment } from './environment.js';
 import { handleInteraction } from './interaction.js';
 import { handleRegistration, handleRegistrationById } from './registration.js';
-import type { AuthRoute, AuthRouteMatch, IssuerRoute } from './routes.js';
+import type { AuthRouteMatch, IssuerRoute } from './routes.js';
 import { matchIssuerRoute, matchResourceOriginRoute } from './routes.js';
 import { handleToken } from './token.js';
 
@@ -71,4 +71,3 @@ async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
   }
 }
 
-export type { AuthRoute };

@@ -58,7 +58,8 @@ export async function handleInteraction(call: IssuerCall<'interaction'>, deps: A
   const request = authorisationRequestOf(interaction);
   if (form.get('action') === 'cancel') {
     deps.store.interactions.delete(uid);
-    await rejectAuthorisation(request, deps);
+    // Throws the access_denied error that goes back to the client.
+    return rejectAuthorisation(request, deps);
   }
   const offered = new Set(accountsOf(interaction.psuId, deps).map((a) => a.accountId));
   const chosen = [...new Set(form.getAll('account'))];
