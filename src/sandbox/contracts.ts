@@ -10,10 +10,10 @@ import type { Bank } from './data/bank.js';
 export const PROFILE_NAMES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
+/** A profile's rules are its tolerances (src/sandbox/policy.ts: strict profiles have none, permissive ones tolerate
+ *  common client mistakes, never unsafe ones); what is left is how the PSU consents. */
 export interface Profile {
   name: ProfileName;
-  /** strict: every rule of the standard; permissive: tolerates common client mistakes, never unsafe ones. */
-  strictness: 'strict' | 'permissive';
   /** headless: one GET of the consent URL redirects with a code; interactive: real login and consent pages. */
   consent: 'headless' | 'interactive';
 }
@@ -23,8 +23,8 @@ export interface Profile {
 export const BANK_FINANCIAL_ID = '0015800001041RHAAY';
 
 export function profileOf(name: ProfileName): Profile {
-  const [strictness, consent] = name.split('-') as [Profile['strictness'], Profile['consent']];
-  return { name, strictness, consent };
+  const consent = name.endsWith('-interactive') ? 'interactive' : 'headless';
+  return { name, consent };
 }
 
 /** Every address the sandbox serves; printed by `obflow sandbox --json`. */
@@ -44,6 +44,27 @@ export interface SandboxUrls {
 export interface SandboxHandle {
   urls: SandboxUrls;
   close(): Promise<void>;
+}
+
+// ---- What the TPP side must agree on (copied there, not imported: the two rooms meet only on the wire) -------------
+// PROFILE_NAMES above (src/config/profiles.ts SANDBOX_PROFILES), the test users (data/users.ts TEST_USERS;
+// src/pipeline/target.ts SANDBOX_TEST_USERS) and the environment helper's file (below; src/environment/merge.ts).
+// test/unit/sandbox-contracts.test.ts compares each pair: values, and the types assignable both ways.
+
+/** One entry of the environment helper's Postman environment (Postman v2.1 environment). */
+export interface PostmanEnvironmentValue {
+  key: string;
+  value: string;
+  type: 'default' | 'secret';
+  enabled: boolean;
+}
+
+/** The environment helper's answer (bank-interface §4.2). */
+export interface PostmanEnvironment {
+  id: string;
+  name: string;
+  values: PostmanEnvironmentValue[];
+  _postman_variable_scope: 'environment';
 }
 
 // ---- Consents (AIS v3.1 account-access-consents) --------------------------------------------------------------

@@ -12,13 +12,13 @@ import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTR
 import { directoryKeySet } from './auth/deps.js';
 import type { AuthDeps } from './auth/deps.js';
 import { createSigningKey, readSigningKey } from './auth/keys.js';
-import type { ProfileName, RequestContext, SandboxHandle, SandboxHandler, SandboxOptions, SandboxUrls } from './contracts.js';
+import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
 import { PROFILE_NAMES } from './contracts.js';
 import { createBank, startOfUtcDay } from './data/bank.js';
-import { BodyTooLargeError, buildContext, sendObieError, sendOAuthError } from './http/io.js';
+import { ObieError } from './http/errors.js';
 import { createRequestLogger } from './http/log.js';
-import type { RequestLogger } from './http/log.js';
 import { createResourceHandler } from './resource/index.js';
+import { serve } from './serve.js';
 import { AUTH_COLLECTIONS, AuthStore } from './store/auth-store.js';
 import { CONSENT_COLLECTION, openConsentStore } from './store/consents.js';
 import { SandboxDb } from './store/db.js';
@@ -95,19 +95,17 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
 
+  const seams = { now, newId, logger };
   handlers.resource = (req, res) =>
-    serve('resource', req, res, now, logger, async (request, response, ctx) => {
-      const pathname = ctx.url.pathname;
+    serve('resource', req, res, seams, async (request, response, ctx) => {
       // Every resource-origin route (registration, helper, AIS) is mutual TLS with a directory certificate.
       if (!ctx.peerAuthorized) {
-        const why = ctx.peerCertificate ? 'the client certificate does not chain to the trust directory' : 'a client certificate is required (mutual TLS)';
-        sendObieError(response, ctx, 401, 'UK.OBIE.Unauthorised', why);
-        return;
+        throw ObieError.of(401, 'UK.OBIE.Unauthorised', ctx.peerCertificate ? 'the client certificate does not chain to the trust directory' : 'a client certificate is required (mutual TLS)');
       }
-      const own = authRouteOnResourceOrigin(deps, pathname);
+      const own = authRouteOnResourceOrigin(deps, request.method ?? '', ctx.url.pathname);
       await (own ?? resource)(request, response, ctx);
     });
-  handlers.auth = (req, res) => serve('auth', req, res, now, logger, auth);
+  handlers.auth = (req, res) => serve('auth', req, res, seams, auth);
 
   return {
     urls,
@@ -146,56 +144,6 @@ export function buildUrls(host: string, resourcePort: number, authPort: number):
     aisp_base_url: `${base}/open-banking/v3.1/aisp`,
     profiles,
   };
-}
-
-/** Placeholder bases: only the path and query of a request target matter to the handlers. */
-const TARGET_BASE = { resource: 'https://resource.invalid', auth: 'https://authorisation.invalid' } as const;
-
-/** The request target as a URL, or undefined when it does not parse (`//`, `//[`, `/\\` read as an empty or bad host). */
-function parseTarget(origin: 'resource' | 'auth', req: IncomingMessage): URL | undefined {
-  try {
-    return new URL(req.url ?? '/', TARGET_BASE[origin]);
-  } catch {
-    return undefined;
-  }
-}
-
-function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerResponse, now: () => Date, logger: RequestLogger, handler: SandboxHandler): void {
-  const url = parseTarget(origin, req);
-  // A target that does not parse never reaches a handler; the context still needs a URL for its type, so it gets the bare origin.
-  const ctx: RequestContext = buildContext(req, now, url ?? new URL(TARGET_BASE[origin]));
-  logger.track(origin, req, res, ctx);
-  // FAPI R/W §6.2.1-11: every resource-origin answer echoes the interaction id (registration, helper and AIS routes,
-  // refusals and failures included); set here so no path can miss it.
-  if (origin === 'resource') res.setHeader('x-fapi-interaction-id', ctx.interactionId);
-  if (!url) {
-    // RFC 9112 §3.2: a request target the server cannot make sense of is the client's error, not the server's.
-    const message = 'the request target is not a valid path';
-    if (origin === 'resource') sendObieError(res, ctx, 400, 'UK.OBIE.Field.Invalid', message);
-    else sendOAuthError(res, 400, 'invalid_request', message, { 'x-fapi-interaction-id': ctx.interactionId });
-    return;
-  }
-  handler(req, res, ctx).catch((error: unknown) => {
-    // A client that went away mid-request (a browser closed during a form post: readBody rejects with "aborted") is
-    // not an emulator failure: nobody is left to answer, and a warning naming the handler would send someone
-    // looking for a bug that is not there. The log records the request as aborted.
-    if (res.headersSent || req.socket.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET') {
-      res.destroy();
-      return;
-    }
-    if (error instanceof BodyTooLargeError) {
-      // The rest of the body is drained, not read: do not reuse this connection.
-      res.setHeader('Connection', 'close');
-      if (origin === 'resource') sendObieError(res, ctx, 413, 'UK.OBIE.Resource.InvalidFormat', error.message);
-      else sendOAuthError(res, 413, 'invalid_request', error.message);
-      return;
-    }
-    // An emulator bug must still answer like a server, with nothing internal in the body.
-    const message = 'the sandbox failed to process this request';
-    if (origin === 'resource') sendObieError(res, ctx, 500, 'UK.OBIE.UnexpectedError', message);
-    else sendOAuthError(res, 500, 'server_error', message);
-    process.emitWarning(`obflow sandbox: ${origin} ${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  });
 }
 
 /** Prunes expired rows every `intervalMs`, one short batch per turn of the event loop, so requests interleave. */

@@ -99,6 +99,16 @@ export interface AuthorizeOptions {
   essential?: boolean;
 }
 
+/** The PSU at the interactive pages: who logs in, which offered accounts (by index; default all), Confirm or Cancel. */
+export interface PsuAtThePages {
+  username: string;
+  password: string;
+  accounts?: number[];
+  cancel?: boolean;
+  /** Runs after the consent page loads (given its HTML), before Confirm/Cancel. */
+  beforeConfirm?: (consentPage: string) => void | Promise<void>;
+}
+
 export interface AuthorizeResult {
   status: number;
   location: string | undefined;
@@ -349,36 +359,40 @@ export class SandboxTpp {
    * login form, consent form). `accounts` picks by index among the offered checkboxes (default: all);
    * `cancel` presses Cancel instead of Confirm.
    */
-  async authorizeInteractive(
-    options: AuthorizeOptions,
-    psu: { username: string; password: string; accounts?: number[]; cancel?: boolean; /** Runs after the consent page loads (given its HTML), before Confirm/Cancel. */ beforeConfirm?: (consentPage: string) => void | Promise<void> },
-  ): Promise<AuthorizeResult> {
+  async authorizeInteractive(options: AuthorizeOptions, psu: PsuAtThePages): Promise<AuthorizeResult> {
     const built = await this.authorizeUrl(options);
-    const start = await this.fetch('GET', built.url);
-    const result = (response: WireResponse): AuthorizeResult => {
-      const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
-      return { status: response.status, location, params: redirectParams(location), response, state: built.state, nonce: built.nonce, redirectUri: built.redirectUri };
-    };
+    const response = await this.consentAtThePages(built.url, psu);
+    const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
+    return { status: response.status, location, params: redirectParams(location), response, state: built.state, nonce: built.nonce, redirectUri: built.redirectUri };
+  }
+
+  /**
+   * The PSU's part of an interactive profile for a consent URL built by anyone (this helper or another client
+   * library): GET it, log in, Confirm or Cancel. Returns the last answer (the redirect to the TPP when all went well,
+   * else the first answer that was not what a browser would follow).
+   */
+  async consentAtThePages(consentUrl: string, psu: PsuAtThePages): Promise<WireResponse> {
+    const start = await this.fetch('GET', consentUrl);
     const pageUrl = typeof start.headers.location === 'string' ? start.headers.location : undefined;
-    if (start.status !== 303 || !pageUrl || !pageUrl.startsWith(this.issuer)) return result(start);
+    if (start.status !== 303 || !pageUrl || !pageUrl.startsWith(this.issuer)) return start;
     const setCookie = start.headers['set-cookie'];
     const cookie = (Array.isArray(setCookie) ? setCookie[0] : setCookie)?.split(';')[0] ?? '';
     const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
 
     const login = await this.fetch('GET', pageUrl, { headers: { cookie } });
     const loginAction = /<form method="post" action="([^"]+)"/.exec(login.text)?.[1];
-    if (login.status !== 200 || !loginAction) return result(login);
+    if (login.status !== 200 || !loginAction) return login;
     const loggedIn = await this.fetch('POST', decodeHtml(loginAction), { headers: form, body: new URLSearchParams({ username: psu.username, password: psu.password }).toString() });
-    if (loggedIn.status !== 303) return result(loggedIn);
+    if (loggedIn.status !== 303) return loggedIn;
 
     const consentPage = await this.fetch('GET', pageUrl, { headers: { cookie } });
     const confirmAction = /<form method="post" action="([^"]+)"/.exec(consentPage.text)?.[1];
-    if (consentPage.status !== 200 || !confirmAction) return result(consentPage);
+    if (consentPage.status !== 200 || !confirmAction) return consentPage;
     const offered = [...consentPage.text.matchAll(/name="account" value="([^"]+)"/g)].map((m) => decodeHtml(m[1] ?? ''));
     const body = new URLSearchParams({ action: psu.cancel ? 'cancel' : 'confirm' });
     for (const [index, accountId] of offered.entries()) if (psu.accounts === undefined || psu.accounts.includes(index)) body.append('account', accountId);
     await psu.beforeConfirm?.(consentPage.text);
-    return result(await this.fetch('POST', decodeHtml(confirmAction), { headers: form, body: body.toString() }));
+    return this.fetch('POST', decodeHtml(confirmAction), { headers: form, body: body.toString() });
   }
 
   /** authorization_code grant. */

@@ -15,7 +15,9 @@ import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { accountIdOf } from '../../src/sandbox/data/users.js';
 import { validateConsentRequest } from '../../src/sandbox/resource/consent-request.js';
 import { acceptsJson, isJsonContentType, requestOrigin } from '../../src/sandbox/resource/http.js';
+import { isWireError } from '../../src/sandbox/http/errors.js';
 import { createResourceHandler } from '../../src/sandbox/resource/index.js';
+import { answerWireError } from '../../src/sandbox/serve.js';
 import { pageLinks, parseBookingFilter, selectTransactions } from '../../src/sandbox/resource/paging.js';
 import { matchRoute } from '../../src/sandbox/resource/routes.js';
 import { openConsentStore } from '../../src/sandbox/store/consents.js';
@@ -83,7 +85,11 @@ async function call(method: string, path: string, options: { token?: string; hea
   const headers: Record<string, string> = { host: 'bank.example:8443', 'x-fapi-financial-id': BANK_FINANCIAL_ID, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers };
   const { res, captured } = fakeResponse();
   const ctx: RequestContext = { peerCertificate: undefined, peerAuthorized: true, peerThumbprint: options.thumbprint ?? 'thumb-1', interactionId: 'interaction-1', url: new URL(path, 'https://resource.invalid'), now: () => NOW };
-  await handler(fakeRequest(method, path, headers, options.body ?? ''), res, ctx);
+  // A refusal is thrown and answered by the server's one mapping (serve.ts), as startSandbox does.
+  await handler(fakeRequest(method, path, headers, options.body ?? ''), res, ctx).catch((error: unknown) => {
+    if (!isWireError(error)) throw error;
+    answerWireError(res, ctx, error, deps.newId);
+  });
   return { ...captured, json: () => JSON.parse(captured.body) as Record<string, unknown> };
 }
 
@@ -146,7 +152,7 @@ describe('negotiation', () => {
 describe('validateConsentRequest', () => {
   const ok = { Data: { Permissions: ['ReadAccountsBasic', 'ReadAccountsBasic', 'ReadBalances'] }, Risk: {} };
   it('deduplicates permissions and normalises dates to +00:00', () => {
-    const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: '2026-06-01T12:00:00+01:00' } }, NOW, true);
+    const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: '2026-06-01T12:00:00+01:00' } }, NOW, 'strict-headless');
     expect(result).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: '2026-06-01T11:00:00+00:00' } });
   });
   it('echoes each date-time the TPP sent as the same instant in UTC, fractional seconds as sent', () => {
@@ -160,19 +166,19 @@ describe('validateConsentRequest', () => {
       ['2026-06-01T10:00:00Z', '2026-06-01T10:00:00+00:00'],
     ];
     for (const [sent, expected] of cases) {
-      const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: sent, TransactionFromDateTime: sent, TransactionToDateTime: sent } }, NOW, true);
+      const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: sent, TransactionFromDateTime: sent, TransactionToDateTime: sent } }, NOW, 'strict-headless');
       expect(result, sent).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: expected, TransactionFromDateTime: expected, TransactionToDateTime: expected } });
       expect(Date.parse(expected), sent).toBe(Date.parse(sent));
     }
     // Permissive: an offset-less date-time is UTC, its fraction kept.
-    expect(validateConsentRequest({ ...ok, Data: { ...ok.Data, TransactionToDateTime: '2026-01-01T00:00:00.07' } }, NOW, false)).toMatchObject({ ok: true, request: { TransactionToDateTime: '2026-01-01T00:00:00.07+00:00' } });
+    expect(validateConsentRequest({ ...ok, Data: { ...ok.Data, TransactionToDateTime: '2026-01-01T00:00:00.07' } }, NOW, 'permissive-headless')).toMatchObject({ ok: true, request: { TransactionToDateTime: '2026-01-01T00:00:00.07+00:00' } });
   });
   it('is stricter in strict profiles (unknown fields, offset-less dates)', () => {
     const body = { Data: { ...ok.Data, TransactionFromDateTime: '2026-01-01T00:00:00', Extra: 1 }, Risk: { Channel: 'web' } };
-    const strict = validateConsentRequest(body, NOW, true);
+    const strict = validateConsentRequest(body, NOW, 'strict-headless');
     expect(strict.ok).toBe(false);
     if (!strict.ok) expect(strict.errors.map((error) => `${error.ErrorCode} ${error.Path ?? ''}`).sort()).toEqual(['UK.OBIE.Field.InvalidDate Data.TransactionFromDateTime', 'UK.OBIE.Field.Unexpected Data.Extra', 'UK.OBIE.Field.Unexpected Risk.Channel']);
-    expect(validateConsentRequest(body, NOW, false)).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], TransactionFromDateTime: '2026-01-01T00:00:00+00:00' } });
+    expect(validateConsentRequest(body, NOW, 'permissive-headless')).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], TransactionFromDateTime: '2026-01-01T00:00:00+00:00' } });
   });
 });
 

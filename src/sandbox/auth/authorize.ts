@@ -1,24 +1,25 @@
 // The authorization endpoint (RFC 6749 §4.1, OIDC Core §3.1.2 / §3.3.2, FAPI 1 Advanced §5.2.2, OB Security Profile):
-// parses the request and its request object, applies the profile's rules (strict: every rule the standard has;
-// permissive: tolerates common client mistakes, never unsafe ones), then either answers at once as the default
-// test user (headless) or hands over to the login and consent pages (interactive).
-
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// parses the request and its request object, applies every rule of the standard the profile does not tolerate
+// (src/sandbox/policy.ts), then either answers at once as the default test user (headless) or hands over to the
+// login and consent pages (interactive). Refusals are OAuthErrors: back to the client once its redirect URI is
+// verified, else a page at the bank.
 
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
-import type { ConsentRecord, Profile } from '../contracts.js';
+import type { ProfileName } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
 import { DEFAULT_TEST_USER, userByUsername } from '../data/users.js';
-import { oauthErrorDescription, redirect, sendHtml } from '../http/io.js';
-import type { CodeRecord, InteractionRecord, Pkce, StoredClient } from '../store/auth-store.js';
+import { OAuthError } from '../http/errors.js';
+import type { OAuthDelivery } from '../http/errors.js';
+import { oauthErrorDescription, redirect } from '../http/io.js';
+import { tolerates } from '../policy.js';
+import type { AuthorisationRequestRecord, CodeRecord, InteractionRecord, Pkce, StoredClient } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
 import { usableConsent } from '../store/consents.js';
-import type { AuthDeps } from './deps.js';
+import type { AuthDeps, IssuerCall } from './deps.js';
 import { randomToken, seconds } from './deps.js';
 import { signIdToken } from './id-token.js';
-import { errorPage } from './pages.js';
 
 /** Authorisation codes live 10 minutes at most (RFC 6749 §4.1.2). */
 export const CODE_TTL_SECONDS = 600;
@@ -28,91 +29,52 @@ export const INTERACTION_TTL_SECONDS = 900;
 const REQUEST_OBJECT_MAX_LIFETIME = 3600;
 const CLOCK_TOLERANCE = 30;
 
-/** The validated authorisation request, as the rest of the flow needs it. */
-export interface AuthorizationRequest {
+/** What validation yields: the request as the flow carries it, the client, and who the PSU should be (headless). */
+interface ValidatedRequest {
+  request: AuthorisationRequestRecord;
   client: StoredClient;
-  redirectUri: string;
-  redirectUriInRequest: boolean;
-  responseType: 'code' | 'code id_token';
-  state?: string;
-  nonce?: string;
-  pkce?: Pkce;
-  scopes: string[];
-  consent: ConsentRecord;
   loginHint?: string;
 }
 
-/** A failure that may go back to the client (redirect_uri validated) or must stay at the bank (error page). */
-class AuthorizeError extends Error {
-  constructor(
-    readonly error: string,
-    message: string,
-    readonly redirectable: boolean,
-  ) {
-    super(message);
-  }
+/** Where an error of this request goes once its redirect URI is verified (RFC 6749 §4.1.2.1, OIDC Core §3.3.2.6). */
+export function backTo(request: Pick<AuthorisationRequestRecord, 'redirectUri' | 'responseType' | 'state'>): OAuthDelivery {
+  return { to: 'redirect', redirectUri: request.redirectUri, responseType: request.responseType, state: request.state };
 }
 
-export async function handleAuthorize(req: IncomingMessage, res: ServerResponse, profile: Profile, url: URL, deps: AuthDeps, clientIdOut: (id: string) => void): Promise<void> {
-  if (req.method !== 'GET') {
-    res.setHeader('Allow', 'GET');
-    sendHtml(res, 405, errorPage('Method not allowed', 'The authorisation endpoint answers GET.'));
+/** RFC 6749 §4.1.2.1: an error before the redirect URI is verified is shown to the user at the bank, never redirected. */
+const AT_THE_BANK: OAuthDelivery = { to: 'page', title: 'This request cannot be completed', showCode: true };
+
+export async function handleAuthorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
+  const { res, ctx, profile } = call;
+  const issuer = call.issuer.auth_url;
+  const { request, client, loginHint } = await validate(ctx.url.searchParams, profile.name, issuer, deps);
+  ctx.clientId = client.clientId;
+  if (profile.consent === 'headless') {
+    await answerHeadless(call, request, loginHint, deps);
     return;
   }
-  const issuer = deps.urls.profiles[profile.name].auth_url;
-  const query = url.searchParams;
-  let target: { redirectUri: string; responseType: string; state: string | undefined } | undefined;
-  try {
-    const request = await validate(query, profile, issuer, deps, (partial) => {
-      target = partial;
-    });
-    clientIdOut(request.client.clientId);
-    if (profile.consent === 'headless') {
-      await answerHeadless(res, request, issuer, deps);
-      return;
-    }
-    const uid = randomToken(16);
-    const interaction: InteractionRecord = {
-      uid,
-      profile: profile.name,
-      clientId: request.client.clientId,
-      redirectUri: request.redirectUri,
-      redirectUriInRequest: request.redirectUriInRequest,
-      responseType: request.responseType,
-      consentId: request.consent.ConsentId,
-      scopes: request.scopes,
-      expiresAt: new Date(deps.now().getTime() + INTERACTION_TTL_SECONDS * 1000).toISOString(),
-    };
-    if (request.state !== undefined) interaction.state = request.state;
-    if (request.nonce !== undefined) interaction.nonce = request.nonce;
-    if (request.pkce !== undefined) interaction.pkce = request.pkce;
-    deps.store.interactions.set(uid, interaction);
-    // The interaction is bound to this browser by a cookie scoped to the interaction pages.
-    // Scoped to this interaction's own pages, so several journeys can run side by side in one browser.
-    res.setHeader('Set-Cookie', `obflow_interaction=${uid}; Path=/${profile.name}/interaction/${uid}; HttpOnly; Secure; SameSite=Lax`);
-    redirect(res, `${issuer}/interaction/${uid}`);
-  } catch (error) {
-    if (!(error instanceof AuthorizeError)) throw error;
-    if (error.redirectable && target) {
-      redirect(res, errorRedirect(target.redirectUri, target.responseType, error.error, error.message, target.state));
-      return;
-    }
-    // RFC 6749 §4.1.2.1: never redirect to an unverified redirect_uri; tell the user instead.
-    sendHtml(res, 400, errorPage('This request cannot be completed', `${error.error}: ${error.message}`));
-  }
+  const uid = randomToken(16);
+  const interaction: InteractionRecord = {
+    ...request,
+    uid,
+    profile: profile.name,
+    expiresAt: new Date(deps.now().getTime() + INTERACTION_TTL_SECONDS * 1000).toISOString(),
+  };
+  deps.store.interactions.set(uid, interaction);
+  // The interaction is bound to this browser by a cookie scoped to the interaction pages.
+  // Scoped to this interaction's own pages, so several journeys can run side by side in one browser.
+  res.setHeader('Set-Cookie', `obflow_interaction=${uid}; Path=/${profile.name}/interaction/${uid}; HttpOnly; Secure; SameSite=Lax`);
+  redirect(res, `${issuer}/interaction/${uid}`);
 }
 
-async function validate(
-  query: URLSearchParams,
-  profile: Profile,
-  issuer: string,
-  deps: AuthDeps,
-  onRedirectKnown: (target: { redirectUri: string; responseType: string; state: string | undefined }) => void,
-): Promise<AuthorizationRequest> {
-  const strict = profile.strictness === 'strict';
+async function validate(query: URLSearchParams, profile: ProfileName, issuer: string, deps: AuthDeps): Promise<ValidatedRequest> {
+  // Errors go back to the client once its redirect URI is verified (`target` becomes the redirect), else to a page at
+  // the bank; a few never go back (redirectable false) whatever is known.
+  let target: OAuthDelivery = AT_THE_BANK;
   const fail = (error: string, message: string, redirectable = true): never => {
-    throw new AuthorizeError(error, message, redirectable);
+    throw new OAuthError(400, error, message, {}, redirectable ? target : AT_THE_BANK);
   };
+  const may = (name: Parameters<typeof tolerates>[1]): boolean => tolerates(profile, name);
   for (const name of new Set(query.keys())) {
     if (query.getAll(name).length > 1) fail('invalid_request', `parameter ${name} is repeated`, false);
   }
@@ -120,7 +82,7 @@ async function validate(
   if (!queryClientId) fail('invalid_request', 'client_id is missing', false);
   const client = deps.store.clients.get(queryClientId ?? '');
   if (!client) return fail('invalid_client', 'client_id is not a registered client', false);
-  if (client.profile !== profile.name) {
+  if (client.profile !== profile) {
     fail('invalid_client', `this client registered with ${deps.urls.profiles[client.profile].auth_url}; use that issuer`, false);
   }
   if (query.has('request_uri')) fail('request_uri_not_supported', 'request_uri is not supported; send the request object by value', false);
@@ -131,42 +93,42 @@ async function validate(
   let objectError: string | undefined;
   if (requestJwt) {
     try {
-      object = await readRequestObject(requestJwt, client, issuer, strict, deps.now());
+      object = await readRequestObject(requestJwt, client, issuer, profile, deps.now());
     } catch (error) {
-      objectError = error instanceof RequestObjectError ? error.message : 'the request object is not a valid JWT';
+      objectError = error instanceof OAuthError ? error.message : 'the request object is not a valid JWT';
       object = undefined;
     }
   }
-  // Strict (FAPI 1 Advanced §5.2.2-10): only the request object's parameters count. Permissive: the request object
-  // wins over the query, and parameters only in the query are used too.
+  // FAPI 1 Advanced §5.2.2-10: only the request object's parameters count. Tolerance query-parameters: the request
+  // object wins over the query, and parameters only in the query are used too.
   const param = (name: string): string | undefined => {
     const fromObject = object?.[name];
     if (fromObject !== undefined && fromObject !== null) return typeof fromObject === 'string' ? fromObject : JSON.stringify(fromObject);
-    if (strict && object !== undefined && name !== 'client_id') return undefined;
+    if (!may('query-parameters') && object !== undefined && name !== 'client_id') return undefined;
     return query.get(name) ?? undefined;
   };
 
   const requestedRedirect = param('redirect_uri');
   let redirectUri: string;
   if (requestedRedirect === undefined) {
-    if (strict || client.redirectUris.length !== 1) fail('invalid_request', 'redirect_uri is missing', false);
+    if (!may('redirect-uri-default') || client.redirectUris.length !== 1) fail('invalid_request', 'redirect_uri is missing', false);
     redirectUri = client.redirectUris[0] ?? '';
   } else {
     // Exact string match in both profiles (OAuth 2.0 Security BCP §4.1.3): an unregistered target is never tolerated.
     if (!client.redirectUris.includes(requestedRedirect)) fail('invalid_request', `redirect_uri ${requestedRedirect} is not registered for this client`, false);
     redirectUri = requestedRedirect;
   }
-  // param() already falls back to the query where the profile allows it; strict takes the request object's only.
+  // param() already falls back to the query where the profile allows it; otherwise only the request object counts.
   const rawResponseType = param('response_type') ?? '';
   const responseType = normaliseResponseType(rawResponseType);
   const queryResponseType = query.get('response_type');
   const state = param('state');
   // Where an error goes (query or fragment) follows the response_type asked for, from the query if need be.
-  onRedirectKnown({ redirectUri, responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code', state });
+  target = backTo({ redirectUri, responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code', ...(state === undefined ? {} : { state }) });
 
-  // Strict (FAPI 1 Advanced §5.2.2-10, OIDC Core §6.1): response_type and scope come from the request object; the
-  // query's copies are only there for OAuth 2.0 syntax and must match.
-  if (strict && object) {
+  // FAPI 1 Advanced §5.2.2-10, OIDC Core §6.1: response_type and scope come from the request object; the query's
+  // copies are only there for OAuth 2.0 syntax and must match.
+  if (!may('query-parameters') && object) {
     const missing = ['response_type', 'scope'].filter((name) => object?.[name] === undefined || object[name] === null);
     if (missing.length > 0) fail('invalid_request_object', `the request object must carry ${missing.join(' and ')}; this profile uses only its parameters`);
   }
@@ -179,28 +141,28 @@ async function validate(
   if (!client.grantTypes.includes('authorization_code')) fail('unauthorized_client', 'this client did not register the authorization_code grant');
 
   if (objectError !== undefined) fail('invalid_request_object', objectError);
-  if (strict && !object) fail('invalid_request', 'a request object (request=) is required by this profile');
-  if (strict) {
+  if (!object && !may('request-object-optional')) fail('invalid_request', 'a request object (request=) is required by this profile');
+  if (!may('query-copies-optional')) {
     // OIDC Core §6.1: response_type, client_id and scope must also be in the query when a request object is used.
     if (!queryClientId || !queryResponseType || !query.get('scope')) fail('invalid_request', 'client_id, response_type and scope must also be query parameters');
   }
 
   const rawScope = param('scope') ?? '';
   const queryScope = query.get('scope');
-  if (strict && object && queryScope !== null && scopeSet(queryScope) !== scopeSet(rawScope)) fail('invalid_request', 'scope differs between the query and the request object');
-  if (strict && rawScope !== rawScope.trim().split(/\s+/).join(' ')) fail('invalid_scope', 'scope must be space-separated values without extra spaces');
+  if (!may('query-copies-optional') && object && queryScope !== null && scopeSet(queryScope) !== scopeSet(rawScope)) fail('invalid_request', 'scope differs between the query and the request object');
+  if (!may('scope-extra-spaces') && rawScope !== rawScope.trim().split(/\s+/).join(' ')) fail('invalid_scope', 'scope must be space-separated values without extra spaces');
   const scopes = [...new Set(rawScope.split(/\s+/).filter((s) => s !== ''))];
-  if (!scopes.includes('openid') && (strict || responseType === 'code id_token')) fail('invalid_scope', 'scope must include openid');
+  if (!scopes.includes('openid') && (!may('scope-without-openid') || responseType === 'code id_token')) fail('invalid_scope', 'scope must include openid');
   const beyond = scopes.filter((s) => !client.scopes.includes(s));
   if (beyond.length > 0) fail('invalid_scope', `scope ${beyond.join(' ')} was not registered by this client`);
   if (!scopes.some((s) => s === 'accounts' || s === 'payments')) fail('invalid_scope', 'scope must include accounts');
 
-  if (strict && state === undefined) fail('invalid_request', 'state is required by this profile');
+  if (state === undefined && !may('state-optional')) fail('invalid_request', 'state is required by this profile');
   const nonce = param('nonce');
-  // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; strict profiles require it always (FAPI 1 §5.2.2.2).
-  if (nonce === undefined && (strict || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
+  // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; FAPI 1 §5.2.2.2 always (tolerance nonce-optional).
+  if (nonce === undefined && (!may('nonce-optional') || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
 
-  const intentId = intentIdOf(param('claims'), strict, fail);
+  const intentId = intentIdOf(param('claims'), may('intent-id-not-essential'), fail);
   if (!intentId) return fail('invalid_request', 'claims must name the consent as id_token.openbanking_intent_id');
   const consent = await deps.consents.get(intentId);
   // Another client's consent looks exactly like an unknown one: never reveal that it exists.
@@ -209,58 +171,56 @@ async function validate(
   if (!use.usable && use.reason === 'status') fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
   if (!use.usable && use.reason === 'expired') fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime ?? ''}`);
 
-  // RFC 7636: optional here (OB does not require PKCE), enforced at the token endpoint once asked for. Strict profiles
-  // accept only S256 (FAPI 1 Advanced §5.2.2-18); permissive ones also "plain".
+  // RFC 7636: optional here (OB does not require PKCE), enforced at the token endpoint once asked for. S256 only
+  // (FAPI 1 Baseline §5.2.2-7) unless the profile tolerates plain.
   const challenge = param('code_challenge');
   const method = param('code_challenge_method') ?? (challenge === undefined ? undefined : 'plain');
   let pkce: Pkce | undefined;
   if (challenge !== undefined) {
-    if (method !== 'S256' && (strict || method !== 'plain')) fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${strict ? ' (S256 only)' : ''}`);
+    if (method !== 'S256' && (!may('pkce-plain') || method !== 'plain')) fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${may('pkce-plain') ? '' : ' (S256 only)'}`);
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) fail('invalid_request', 'code_challenge must be 43 to 128 unreserved characters');
     pkce = { challenge, method: method as Pkce['method'] };
   } else if (method !== undefined) {
     fail('invalid_request', 'code_challenge_method without code_challenge');
   }
 
-  const request: AuthorizationRequest = {
-    client,
+  const request: AuthorisationRequestRecord = {
+    clientId: client.clientId,
     redirectUri,
     redirectUriInRequest: requestedRedirect !== undefined,
-    responseType: responseType as AuthorizationRequest['responseType'],
+    responseType: responseType as AuthorisationRequestRecord['responseType'],
+    consentId: consent.ConsentId,
     scopes,
-    consent,
+    ...(state === undefined ? {} : { state }),
+    ...(nonce === undefined ? {} : { nonce }),
+    ...(pkce === undefined ? {} : { pkce }),
   };
-  if (state !== undefined) request.state = state;
-  if (nonce !== undefined) request.nonce = nonce;
-  if (pkce !== undefined) request.pkce = pkce;
   const loginHint = param('login_hint');
-  if (loginHint !== undefined) request.loginHint = loginHint;
-  return request;
+  return { request, client, ...(loginHint === undefined ? {} : { loginHint }) };
 }
 
-class RequestObjectError extends Error {}
-
 /** OIDC Core §6.1 / FAPI 1 §5.2.2: `alg: none` (the sandbox registration's choice) or PS256 with the statement's keys. */
-async function readRequestObject(jwt: string, client: StoredClient, issuer: string, strict: boolean, now: Date): Promise<JWTPayload> {
+async function readRequestObject(jwt: string, client: StoredClient, issuer: string, profile: ProfileName, now: Date): Promise<JWTPayload> {
+  const invalid = (message: string): OAuthError => new OAuthError(400, 'invalid_request_object', message);
   let alg: string | undefined;
   try {
     alg = decodeProtectedHeader(jwt).alg;
   } catch {
-    throw new RequestObjectError('the request object is not a JWT');
+    throw invalid('the request object is not a JWT');
   }
   let payload: JWTPayload;
   if (alg === 'none') {
     // OIDC Registration §2: a client that registered a signing algorithm has every other request object refused.
-    if (client.requestObjectSigningAlg === 'PS256') throw new RequestObjectError('this client registered request_object_signing_alg PS256; unsigned request objects are refused');
+    if (client.requestObjectSigningAlg === 'PS256') throw invalid('this client registered request_object_signing_alg PS256; unsigned request objects are refused');
     const [, body, signature] = jwt.split('.');
-    if (body === undefined || signature !== '') throw new RequestObjectError('an unsigned request object must have an empty signature part');
+    if (body === undefined || signature !== '') throw invalid('an unsigned request object must have an empty signature part');
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as JWTPayload;
     } catch {
-      throw new RequestObjectError('the request object payload is not JSON');
+      throw invalid('the request object payload is not JSON');
     }
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new RequestObjectError('the request object payload is not a JSON object');
-    if (typeof payload.exp === 'number' && payload.exp + CLOCK_TOLERANCE < seconds(now)) throw new RequestObjectError('the request object has expired');
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalid('the request object payload is not a JSON object');
+    if (typeof payload.exp === 'number' && payload.exp + CLOCK_TOLERANCE < seconds(now)) throw invalid('the request object has expired');
   } else if (alg === 'PS256') {
     try {
       ({ payload } = await jwtVerify(jwt, createLocalJWKSet(client.softwareJwks as JSONWebKeySet), {
@@ -269,28 +229,34 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
         clockTolerance: CLOCK_TOLERANCE,
       }));
     } catch (error) {
-      if (error instanceof joseErrors.JWTExpired) throw new RequestObjectError('the request object has expired');
-      throw new RequestObjectError('the request object signature does not verify with the software statement\'s keys');
+      if (error instanceof joseErrors.JWTExpired) throw invalid('the request object has expired');
+      throw invalid('the request object signature does not verify with the software statement\'s keys');
     }
   } else {
-    throw new RequestObjectError(`request object algorithm ${String(alg)} is not supported (none or PS256)`);
+    throw invalid(`request object algorithm ${String(alg)} is not supported (none or PS256)`);
   }
-  if (strict) {
-    // FAPI 1 Advanced Part 2 §5.2.2-13: "shall require the request object to contain an exp claim that has a lifetime
-    // of no longer than 60 minutes after the nbf claim"; -17: "shall require the request object to contain an nbf claim
-    // that is no longer than 60 minutes in the past". Permissive profiles tolerate a missing nbf (docs/sandbox.md).
-    if (typeof payload.exp !== 'number') throw new RequestObjectError('the request object must carry exp');
-    if (typeof payload.nbf !== 'number') throw new RequestObjectError('the request object must carry nbf');
+  // FAPI 1 Advanced Part 2 §5.2.2-13: "shall require the request object to contain an exp claim that has a lifetime
+  // of no longer than 60 minutes after the nbf claim"; -17: "shall require the request object to contain an nbf claim
+  // that is no longer than 60 minutes in the past". Tolerances request-object-exp and request-object-nbf relax them;
+  // without nbf nothing bounds the lifetime but exp (an unsigned object's nbf is not checked at all).
+  if (!tolerates(profile, 'request-object-exp') && typeof payload.exp !== 'number') throw invalid('the request object must carry exp');
+  if (!tolerates(profile, 'request-object-nbf')) {
+    if (typeof payload.nbf !== 'number') throw invalid('the request object must carry nbf');
     // RFC 7519 §4.1.5: not accepted before nbf (the signed path's jwtVerify checks it too).
-    if (payload.nbf > seconds(now) + CLOCK_TOLERANCE) throw new RequestObjectError('the request object is not valid yet (nbf is in the future)');
-    if (seconds(now) - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME + CLOCK_TOLERANCE) throw new RequestObjectError('the request object\'s nbf is more than 60 minutes in the past');
-    if (payload.exp - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME) throw new RequestObjectError('the request object must not live longer than 60 minutes after its nbf');
-    const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!aud.includes(issuer)) throw new RequestObjectError(`the request object's aud must be the issuer ${issuer}`);
-    if (payload.iss !== undefined && payload.iss !== client.clientId) throw new RequestObjectError('the request object\'s iss must be the client_id');
-  } else if (payload.aud !== undefined) {
-    const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!aud.includes(issuer)) throw new RequestObjectError(`the request object's aud names another server, not ${issuer}`);
+    if (payload.nbf > seconds(now) + CLOCK_TOLERANCE) throw invalid('the request object is not valid yet (nbf is in the future)');
+    if (seconds(now) - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME + CLOCK_TOLERANCE) throw invalid('the request object\'s nbf is more than 60 minutes in the past');
+  }
+  if (!tolerates(profile, 'request-object-exp') && typeof payload.exp === 'number' && typeof payload.nbf === 'number' && payload.exp - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME) {
+    throw invalid('the request object must not live longer than 60 minutes after its nbf');
+  }
+  // FAPI 1 Advanced Part 2 §5.2.2-15: aud is (or contains) the issuer; RFC 9101 §4: iss is the client. Tolerance
+  // request-object-aud: aud may be missing, but one that is there must still name this issuer.
+  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (!tolerates(profile, 'request-object-aud')) {
+    if (!aud.includes(issuer)) throw invalid(`the request object's aud must be the issuer ${issuer}`);
+    if (payload.iss !== undefined && payload.iss !== client.clientId) throw invalid('the request object\'s iss must be the client_id');
+  } else if (payload.aud !== undefined && !aud.includes(issuer)) {
+    throw invalid(`the request object's aud names another server, not ${issuer}`);
   }
   return payload;
 }
@@ -308,7 +274,7 @@ function normaliseResponseType(value: string): 'code' | 'code id_token' | undefi
 }
 
 /** OB Security Profile: the consent is named by the essential claim openbanking_intent_id (id_token or userinfo). */
-function intentIdOf(claimsParam: string | undefined, strict: boolean, fail: (error: string, message: string) => never): string | undefined {
+function intentIdOf(claimsParam: string | undefined, notEssential: boolean, fail: (error: string, message: string) => never): string | undefined {
   if (claimsParam === undefined) return undefined;
   let claims: unknown;
   try {
@@ -319,7 +285,7 @@ function intentIdOf(claimsParam: string | undefined, strict: boolean, fail: (err
   for (const member of ['id_token', 'userinfo']) {
     const request = (claims as Record<string, Record<string, { value?: unknown; essential?: unknown } | null> | undefined>)?.[member]?.openbanking_intent_id;
     if (request && typeof request.value === 'string') {
-      if (strict && request.essential !== true) fail('invalid_request', 'openbanking_intent_id must be requested as essential');
+      if (!notEssential && request.essential !== true) fail('invalid_request', 'openbanking_intent_id must be requested as essential');
       return request.value;
     }
   }
@@ -339,94 +305,61 @@ function withParams(redirectUri: string, mode: 'query' | 'fragment', params: URL
 }
 
 /** Headless profiles: the default test user (or login_hint's) authorises every account they hold, at once. */
-async function answerHeadless(res: ServerResponse, request: AuthorizationRequest, issuer: string, deps: AuthDeps): Promise<void> {
-  const user = userByUsername(request.loginHint ?? DEFAULT_TEST_USER);
-  if (!user) {
-    redirect(res, errorRedirect(request.redirectUri, request.responseType, 'login_required', `login_hint ${request.loginHint ?? ''} names no test user (alex, sam, jo)`, request.state));
-    return;
-  }
+async function answerHeadless(call: IssuerCall<'authorize'>, request: AuthorisationRequestRecord, loginHint: string | undefined, deps: AuthDeps): Promise<void> {
+  const user = userByUsername(loginHint ?? DEFAULT_TEST_USER);
+  if (!user) throw new OAuthError(400, 'login_required', `login_hint ${loginHint ?? ''} names no test user (alex, sam, jo)`, {}, backTo(request));
   const accountIds = deps.bank.accountsOf(user.psuId).map((account) => account.accountId);
-  const location = await completeAuthorisation(
-    {
-      issuer,
-      clientId: request.client.clientId,
-      redirectUri: request.redirectUri,
-      redirectUriInRequest: request.redirectUriInRequest,
-      responseType: request.responseType,
-      state: request.state,
-      nonce: request.nonce,
-      pkce: request.pkce,
-      consentId: request.consent.ConsentId,
-      scopes: request.scopes,
-    },
-    user.psuId,
-    accountIds,
-    deps,
-  );
-  redirect(res, location);
+  redirect(call.res, await completeAuthorisation(call.issuer.auth_url, request, user.psuId, accountIds, deps));
 }
 
-export interface Completion {
-  issuer: string;
-  clientId: string;
-  redirectUri: string;
-  redirectUriInRequest: boolean;
-  responseType: 'code' | 'code id_token';
-  state: string | undefined;
-  nonce: string | undefined;
-  pkce: Pkce | undefined;
-  consentId: string;
-  scopes: string[];
-}
-
-/** The PSU said yes: authorise the consent, mint the code (and the hybrid ID token), build the redirect. */
-export async function completeAuthorisation(c: Completion, psuId: string, accountIds: string[], deps: AuthDeps): Promise<string> {
+/**
+ * The PSU said yes: authorise the consent, mint the code (and the hybrid ID token); returns the redirect to the
+ * client. A consent that can no longer be authorised is an OAuthError sent back to the client.
+ */
+export async function completeAuthorisation(issuer: string, request: AuthorisationRequestRecord, psuId: string, accountIds: string[], deps: AuthDeps): Promise<string> {
   const now = deps.now();
+  const { consentId } = request;
   // The consent may have passed its ExpirationDateTime while the PSU was on the pages (the request was checked when
   // it arrived): refuse like the authorization endpoint would, and leave the consent as it is.
-  const use = usableConsent(await deps.consents.get(c.consentId), now, 'AwaitingAuthorisation');
+  const use = usableConsent(await deps.consents.get(consentId), now, 'AwaitingAuthorisation');
   if (!use.usable && use.reason === 'expired') {
-    return errorRedirect(c.redirectUri, c.responseType, 'invalid_request', `consent ${c.consentId} expired at ${use.consent?.ExpirationDateTime ?? ''}`, c.state);
+    throw new OAuthError(400, 'invalid_request', `consent ${consentId} expired at ${use.consent?.ExpirationDateTime ?? ''}`, {}, backTo(request));
   }
   try {
-    await deps.consents.authorise(c.consentId, psuId, accountIds, now);
+    await deps.consents.authorise(consentId, psuId, accountIds, now);
   } catch (error) {
-    if (error instanceof ConsentStateError) {
-      return errorRedirect(c.redirectUri, c.responseType, 'invalid_request', `consent ${c.consentId} is ${error.status}, not AwaitingAuthorisation`, c.state);
-    }
+    if (error instanceof ConsentStateError) throw new OAuthError(400, 'invalid_request', `consent ${consentId} is ${error.status}, not AwaitingAuthorisation`, {}, backTo(request));
     throw error;
   }
   const code = randomToken(32);
+  const { clientId, redirectUri, redirectUriInRequest, scopes, nonce, pkce, state } = request;
   const record: CodeRecord = {
-    clientId: c.clientId,
-    redirectUri: c.redirectUri,
-    redirectUriInRequest: c.redirectUriInRequest,
-    consentId: c.consentId,
-    scopes: c.scopes,
+    clientId,
+    redirectUri,
+    redirectUriInRequest,
+    consentId,
+    scopes,
     authTime: seconds(now),
     expiresAt: new Date(now.getTime() + CODE_TTL_SECONDS * 1000).toISOString(),
     used: false,
-    ...(c.nonce === undefined ? {} : { nonce: c.nonce }),
-    ...(c.pkce === undefined ? {} : { pkce: c.pkce }),
+    ...(nonce === undefined ? {} : { nonce }),
+    ...(pkce === undefined ? {} : { pkce }),
   };
   deps.store.codes.set(hashSecret(code), record);
   const params = new URLSearchParams({ code });
-  if (c.responseType === 'code id_token') {
-    params.set(
-      'id_token',
-      await signIdToken(await deps.signingKey(), { issuer: c.issuer, clientId: c.clientId, consentId: c.consentId, authTime: record.authTime, now, nonce: c.nonce, code, state: c.state }),
-    );
+  if (request.responseType === 'code id_token') {
+    params.set('id_token', await signIdToken(await deps.signingKey(), { issuer, clientId, consentId, authTime: record.authTime, now, nonce, code, state }));
   }
-  if (c.state !== undefined) params.set('state', c.state);
-  return withParams(c.redirectUri, c.responseType === 'code' ? 'query' : 'fragment', params);
+  if (state !== undefined) params.set('state', state);
+  return withParams(redirectUri, request.responseType === 'code' ? 'query' : 'fragment', params);
 }
 
-/** The PSU said no (OIDC Core §3.1.2.6 access_denied); the consent becomes Rejected. */
-export async function rejectAuthorisation(c: Completion, deps: AuthDeps): Promise<string> {
+/** The PSU said no (OIDC Core §3.1.2.6 access_denied): the consent becomes Rejected, and the client is told. */
+export async function rejectAuthorisation(request: AuthorisationRequestRecord, deps: AuthDeps): Promise<never> {
   try {
-    await deps.consents.reject(c.consentId, deps.now());
+    await deps.consents.reject(request.consentId, deps.now());
   } catch (error) {
     if (!(error instanceof ConsentStateError)) throw error;
   }
-  return errorRedirect(c.redirectUri, c.responseType, 'access_denied', 'the customer cancelled the authorisation', c.state);
+  throw new OAuthError(400, 'access_denied', 'the customer cancelled the authorisation', {}, backTo(request));
 }

@@ -2,14 +2,16 @@
 // directory's keys, and the injected clock and id source.
 
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { createLocalJWKSet } from 'jose';
 import type { JSONWebKeySet } from 'jose';
 
-import type { ConsentStore, SandboxUrls } from '../contracts.js';
+import type { ConsentStore, Profile, RequestContext, SandboxUrls } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { SigningKey } from './keys.js';
+import type { AuthRoute, IssuerRoute } from './routes.js';
 
 /** A key-set resolver over the directory's JWKS, as jose's jwtVerify takes it. */
 export type DirectoryKeys = ReturnType<typeof createLocalJWKSet>;
@@ -32,6 +34,20 @@ export interface AuthDeps {
   bank: Bank;
   now(): Date;
   newId(): string;
+}
+
+/** One request to an authorisation-side handler: what every handler takes, with `deps`, as `(call, deps)`. */
+export interface AuthCall<R extends AuthRoute = AuthRoute> {
+  req: IncomingMessage;
+  res: ServerResponse;
+  ctx: RequestContext;
+  route: R;
+}
+
+/** A request under one issuer: the call carries the issuer's profile and addresses. */
+export interface IssuerCall<K extends IssuerRoute['kind'] = IssuerRoute['kind']> extends AuthCall<Extract<IssuerRoute, { kind: K }>> {
+  profile: Profile;
+  issuer: SandboxUrls['profiles'][Profile['name']];
 }
 
 /** Unguessable bearer values (client secrets, codes, tokens): never from the injectable id source. */

@@ -3,47 +3,21 @@
 // Only the transport certificate that registered the client may fetch it (it carries the client secret).
 
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
-import type { RequestContext } from '../contracts.js';
 import { BANK_FINANCIAL_ID } from '../contracts.js';
-import { sendJson, sendObieError } from '../http/io.js';
+import type { PostmanEnvironment, PostmanEnvironmentValue } from '../contracts.js';
+import { ObieError } from '../http/errors.js';
+import { sendJson } from '../http/io.js';
 import type { StoredClient } from '../store/auth-store.js';
-import type { AuthDeps } from './deps.js';
+import type { AuthCall, AuthDeps } from './deps.js';
 
-export interface PostmanEnvironmentValue {
-  key: string;
-  value: string;
-  type: 'default' | 'secret';
-  enabled: boolean;
-}
-
-export interface PostmanEnvironment {
-  id: string;
-  name: string;
-  values: PostmanEnvironmentValue[];
-  _postman_variable_scope: 'environment';
-}
-
-export async function handleEnvironment(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, deps: AuthDeps): Promise<void> {
-  if (req.method !== 'GET') {
-    res.setHeader('Allow', 'GET');
-    sendObieError(res, ctx, 405, 'UK.OBIE.NotSupported', 'the environment helper answers GET');
-    return;
-  }
+export async function handleEnvironment(call: AuthCall<{ kind: 'environment' }>, deps: AuthDeps): Promise<void> {
+  const { res, ctx } = call;
   const clientId = ctx.url.searchParams.get('client_id');
-  if (!clientId) {
-    sendObieError(res, ctx, 400, 'UK.OBIE.Field.Missing', 'query parameter client_id is required');
-    return;
-  }
+  if (!clientId) throw ObieError.of(400, 'UK.OBIE.Field.Missing', 'query parameter client_id is required');
   const client = deps.store.clients.get(clientId);
-  if (!client) {
-    sendObieError(res, ctx, 404, 'UK.OBIE.Resource.NotFound', `no client ${clientId} is registered with this sandbox`);
-    return;
-  }
+  if (!client) throw ObieError.of(404, 'UK.OBIE.Resource.NotFound', `no client ${clientId} is registered with this sandbox`);
   if (ctx.peerThumbprint === undefined || !client.certificateThumbprints.includes(ctx.peerThumbprint)) {
-    sendObieError(res, ctx, 403, 'UK.OBIE.Unauthorised', 'only the transport certificate that registered this client may download its environment');
-    return;
+    throw ObieError.of(403, 'UK.OBIE.Unauthorised', 'only the transport certificate that registered this client may download its environment');
   }
   ctx.clientId = client.clientId;
   res.setHeader('Content-Disposition', `attachment; filename="${client.clientId}.postman_environment.json"`);

@@ -1,106 +1,73 @@
-// The authorisation origin: one issuer per profile at https://<host>:<authPort>/<profile>, each with discovery,
-// JWKS, the authorization endpoint, the PSU pages and the token endpoint. Also the resource-origin routes the
-// authorisation side owns (registration, environment helper).
+// The authorisation side's dispatch: the pure route table (routes.ts) names the operation, and each operation is one
+// handler `(call, deps)`. On the authorisation origin, one issuer per profile at https://<host>:<authPort>/<profile>
+// (discovery, JWKS, the authorization endpoint, the PSU pages, the token endpoint); on the resource origin, the routes
+// the authorisation side owns (registration, environment helper). Refusals are thrown wire errors (http/errors.ts),
+// answered by index.ts (serve).
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
-import type { RequestContext, SandboxHandler } from '../contracts.js';
+import type { SandboxHandler } from '../contracts.js';
 import { PROFILE_NAMES, profileOf } from '../contracts.js';
-import type { ProfileName } from '../contracts.js';
-import { sendJson, sendOAuthError } from '../http/io.js';
+import { sendJson } from '../http/io.js';
 import { handleAuthorize } from './authorize.js';
-import type { AuthDeps } from './deps.js';
+import type { AuthCall, AuthDeps, IssuerCall } from './deps.js';
 import { buildDiscovery } from './discovery.js';
 import { handleEnvironment } from './environment.js';
 import { handleInteraction } from './interaction.js';
 import { handleRegistration, handleRegistrationById } from './registration.js';
+import type { AuthRouteMatch, IssuerRoute } from './routes.js';
+import { matchIssuerRoute, matchResourceOriginRoute } from './routes.js';
 import { handleToken } from './token.js';
 
-export const REGISTRATION_PATH = '/dynamic-client-registration/v3.2/register';
-export const ENVIRONMENT_PATH = '/sandbox-helper/v1.0/postman/environment';
+export { ENVIRONMENT_PATH, REGISTRATION_PATH } from './routes.js';
 
 /** The handler of the authorisation origin. */
 export function createAuthHandler(deps: AuthDeps): SandboxHandler {
-  return async (req, res, ctx) => {
-    const url = ctx.url;
-    const [first = '', ...rest] = url.pathname.split('/').filter((part) => part !== '');
-    if (!(PROFILE_NAMES as readonly string[]).includes(first)) {
-      if (url.pathname === '/' && req.method === 'GET') {
-        // A small index of the issuers, handy when someone opens the bare origin.
-        sendJson(res, 200, { issuers: PROFILE_NAMES.map((name) => deps.urls.profiles[name].auth_url) });
-        return;
-      }
-      sendOAuthError(res, 404, 'not_found', `no such endpoint; issuers are /${PROFILE_NAMES.join(', /')}`);
-      return;
-    }
-    const profile = profileOf(first as ProfileName);
-    const urls = deps.urls.profiles[profile.name];
-    const route = rest.join('/');
-    const setClient = (id: string): void => {
-      ctx.clientId = id;
-    };
-    switch (rest[0]) {
-      case '.well-known':
-        if (route !== '.well-known/openid-configuration') break;
-        if (!allow(req, res, 'GET')) return;
-        sendJson(
-          res,
-          200,
-          buildDiscovery(profile, {
-            issuer: urls.auth_url,
-            authorizationEndpoint: urls.authorization_endpoint,
-            tokenEndpoint: urls.token_url,
-            jwksUri: `${urls.auth_url}/jwks`,
-            registrationEndpoint: deps.urls.registration_endpoint,
-          }),
-          { 'Cache-Control': 'public, max-age=300' },
-        );
-        return;
-      case 'jwks':
-        if (rest.length !== 1 || !allow(req, res, 'GET')) break;
-        sendJson(res, 200, { keys: [(await deps.signingKey()).publicJwk] }, { 'Cache-Control': 'public, max-age=300' });
-        return;
-      case 'authorize':
-        if (rest.length !== 1) break;
-        await handleAuthorize(req, res, profile, url, deps, setClient);
-        return;
-      case 'token':
-        if (rest.length !== 1) break;
-        await handleToken(req, res, ctx, profile, deps);
-        return;
-      case 'interaction':
-        if (rest.length < 2 || rest.length > 3) break;
-        await handleInteraction(req, res, profile, rest.slice(1), deps, setClient);
-        return;
-      default:
-        break;
-    }
-    if (!res.headersSent) sendOAuthError(res, 404, 'not_found', `no endpoint ${url.pathname}`);
-  };
-}
-
-function allow(req: IncomingMessage, res: ServerResponse, method: string): boolean {
-  if (req.method === method || (method === 'GET' && req.method === 'HEAD')) return true;
-  res.setHeader('Allow', method);
-  sendOAuthError(res, 405, 'invalid_request', `${req.method ?? ''} is not allowed here`);
-  return false;
+  return (req, res, ctx) => dispatch(matchIssuerRoute(req.method ?? '', ctx.url.pathname), { req, res, ctx }, deps);
 }
 
 /** The resource-origin routes of the authorisation side; undefined when the path is the resource server's. */
-export function authRouteOnResourceOrigin(deps: AuthDeps, pathname: string): SandboxHandler | undefined {
-  if (pathname === REGISTRATION_PATH) return (req, res, ctx: RequestContext) => handleRegistration(req, res, ctx, deps);
-  if (pathname.startsWith(`${REGISTRATION_PATH}/`)) {
-    const raw = pathname.slice(REGISTRATION_PATH.length + 1);
-    let clientId = raw;
-    try {
-      clientId = decodeURIComponent(raw);
-    } catch {
-      // A malformed escape names no client; the lookup answers it.
-    }
-    return (req, res, ctx: RequestContext) => handleRegistrationById(req, res, ctx, clientId, deps);
-  }
-  if (pathname === ENVIRONMENT_PATH) {
-    return (req, res, ctx: RequestContext) => handleEnvironment(req, res, ctx, deps);
-  }
-  return undefined;
+export function authRouteOnResourceOrigin(deps: AuthDeps, method: string, pathname: string): SandboxHandler | undefined {
+  const match = matchResourceOriginRoute(method, pathname);
+  return match && ((req, res, ctx) => dispatch(match, { req, res, ctx }, deps));
 }
+
+async function dispatch(match: AuthRouteMatch, base: Omit<AuthCall, 'route'>, deps: AuthDeps): Promise<void> {
+  if (match.outcome === 'refused') throw match.error;
+  const call: AuthCall = { ...base, route: match.route };
+  const route = match.route;
+  switch (route.kind) {
+    case 'issuers':
+      sendJson(call.res, 200, { issuers: PROFILE_NAMES.map((name) => deps.urls.profiles[name].auth_url) });
+      return;
+    case 'registration':
+      return handleRegistration({ ...call, route }, deps);
+    case 'registration-by-id':
+      return handleRegistrationById({ ...call, route }, deps);
+    case 'environment':
+      return handleEnvironment({ ...call, route }, deps);
+    default:
+      return dispatchIssuer({ ...call, route, profile: profileOf(route.profile), issuer: deps.urls.profiles[route.profile] }, deps);
+  }
+}
+
+async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
+  const route: IssuerRoute = call.route;
+  const on = <K extends IssuerRoute['kind']>(r: Extract<IssuerRoute, { kind: K }>): IssuerCall<K> => ({ ...call, route: r }) as IssuerCall<K>;
+  switch (route.kind) {
+    case 'discovery': {
+      const { auth_url: issuer, authorization_endpoint: authorizationEndpoint, token_url: tokenEndpoint } = call.issuer;
+      const endpoints = { issuer, authorizationEndpoint, tokenEndpoint, jwksUri: `${issuer}/jwks`, registrationEndpoint: deps.urls.registration_endpoint };
+      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints), { 'Cache-Control': 'public, max-age=300' });
+      return;
+    }
+    case 'jwks':
+      sendJson(call.res, 200, { keys: [(await deps.signingKey()).publicJwk] }, { 'Cache-Control': 'public, max-age=300' });
+      return;
+    case 'authorize':
+      return handleAuthorize(on(route), deps);
+    case 'token':
+      return handleToken(on(route), deps);
+    case 'interaction':
+      return handleInteraction(on(route), deps);
+  }
+}
+

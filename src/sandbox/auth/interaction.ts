@@ -3,31 +3,29 @@
 // Rejected). The interaction id is in the path and in a cookie, so the journey stays in the browser that began it.
 
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
-import type { Profile } from '../contracts.js';
 import { TEST_USERS, userByPsuId, userByUsername } from '../data/users.js';
+import { pageError } from '../http/errors.js';
 import { mediaType, parseForm, readBody, redirect, sendHtml } from '../http/io.js';
-import type { InteractionRecord } from '../store/auth-store.js';
-import type { Completion } from './authorize.js';
+import type { AuthorisationRequestRecord, InteractionRecord } from '../store/auth-store.js';
 import { completeAuthorisation, rejectAuthorisation } from './authorize.js';
-import type { AuthDeps } from './deps.js';
-import { consentPage, errorPage, loginPage } from './pages.js';
+import type { AuthDeps, IssuerCall } from './deps.js';
+import { consentPage, loginPage } from './pages.js';
 import type { ConsentAccount } from './pages.js';
 
-export async function handleInteraction(req: IncomingMessage, res: ServerResponse, profile: Profile, rest: string[], deps: AuthDeps, clientIdOut: (id: string) => void): Promise<void> {
-  const [uid = '', step] = rest;
+export async function handleInteraction(call: IssuerCall<'interaction'>, deps: AuthDeps): Promise<void> {
+  const { req, res, ctx, profile } = call;
+  const { uid, step } = call.route;
   const interaction = deps.store.interactions.get(uid);
   if (!interaction || interaction.profile !== profile.name || new Date(interaction.expiresAt).getTime() < deps.now().getTime()) {
-    sendHtml(res, 404, errorPage('This page has expired', 'Start again from the application that sent you here.'));
-    return;
+    throw pageError(404, 'This page has expired', 'Start again from the application that sent you here.');
   }
   if (cookieOf(req, 'obflow_interaction') !== uid) {
-    sendHtml(res, 400, errorPage('Session not found', 'Open the link in the browser that started the authorisation (cookies must be allowed).'));
-    return;
+    throw pageError(400, 'Session not found', 'Open the link in the browser that started the authorisation (cookies must be allowed).');
   }
-  clientIdOut(interaction.clientId);
-  const issuer = deps.urls.profiles[profile.name].auth_url;
+  ctx.clientId = interaction.clientId;
+  const issuer = call.issuer.auth_url;
   const base = `${issuer}/interaction/${uid}`;
   const client = deps.store.clients.get(interaction.clientId);
   const clientName = client?.clientName ?? client?.softwareId ?? interaction.clientId;
@@ -37,14 +35,8 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
     else sendHtml(res, 200, await renderConsent(interaction, base, clientName, deps));
     return;
   }
-  if (req.method !== 'POST' || (step !== 'login' && step !== 'confirm')) {
-    sendHtml(res, 405, errorPage('Not allowed', 'Use the buttons on the page.'));
-    return;
-  }
-  if (mediaType(req) !== 'application/x-www-form-urlencoded') {
-    sendHtml(res, 415, errorPage('Unsupported form', 'The form must be posted as application/x-www-form-urlencoded.'));
-    return;
-  }
+  if (req.method !== 'POST' || (step !== 'login' && step !== 'confirm')) throw pageError(405, 'Not allowed', 'Use the buttons on the page.');
+  if (mediaType(req) !== 'application/x-www-form-urlencoded') throw pageError(415, 'Unsupported form', 'The form must be posted as application/x-www-form-urlencoded.');
   const form = parseForm(await readBody(req)).all;
 
   if (step === 'login') {
@@ -63,22 +55,11 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
     redirect(res, base);
     return;
   }
-  const completion: Completion = {
-    issuer,
-    clientId: interaction.clientId,
-    redirectUri: interaction.redirectUri,
-    redirectUriInRequest: interaction.redirectUriInRequest,
-    responseType: interaction.responseType,
-    state: interaction.state,
-    nonce: interaction.nonce,
-    pkce: interaction.pkce,
-    consentId: interaction.consentId,
-    scopes: interaction.scopes,
-  };
+  const request = authorisationRequestOf(interaction);
   if (form.get('action') === 'cancel') {
     deps.store.interactions.delete(uid);
-    redirect(res, await rejectAuthorisation(completion, deps));
-    return;
+    // Throws the access_denied error that goes back to the client.
+    return rejectAuthorisation(request, deps);
   }
   const offered = new Set(accountsOf(interaction.psuId, deps).map((a) => a.accountId));
   const chosen = [...new Set(form.getAll('account'))];
@@ -87,7 +68,7 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
     return;
   }
   deps.store.interactions.delete(uid);
-  redirect(res, await completeAuthorisation(completion, interaction.psuId, chosen, deps));
+  redirect(res, await completeAuthorisation(issuer, request, interaction.psuId, chosen, deps));
 }
 
 async function renderConsent(interaction: InteractionRecord, base: string, clientName: string, deps: AuthDeps, error?: string): Promise<string> {
@@ -111,6 +92,12 @@ function accountsOf(psuId: string, deps: AuthDeps): ConsentAccount[] {
     accountId: account.accountId,
     label: `${account.nickname} (${account.kind}) ending ${account.accountNumber.slice(-4)}`,
   }));
+}
+
+/** The authorisation request an interaction holds (the record less the page session's own fields). */
+function authorisationRequestOf(interaction: InteractionRecord): AuthorisationRequestRecord {
+  const { uid: _uid, profile: _profile, psuId: _psuId, expiresAt: _expiresAt, ...request } = interaction;
+  return request;
 }
 
 function cookieOf(req: IncomingMessage, name: string): string | undefined {

@@ -2,16 +2,18 @@
 // software_statement is verified against the directory's keys and whose own signature against the statement's
 // software_jwks; `aud` picks the profile (issuer). Errors are RFC 7591 §3.2.2 bodies with DCR v3.2's codes.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, RequestContext } from '../contracts.js';
-import { PROFILE_NAMES, profileOf } from '../contracts.js';
-import { mediaType, readBody, sendJson, sendOAuthError, subjectCn } from '../http/io.js';
+import { PROFILE_NAMES } from '../contracts.js';
+import { OAuthError } from '../http/errors.js';
+import { mediaType, readBody, sendJson, subjectCn } from '../http/io.js';
+import { tolerates } from '../policy.js';
 import type { StoredClient } from '../store/auth-store.js';
-import type { AuthDeps } from './deps.js';
+import type { AuthCall, AuthDeps } from './deps.js';
 import { randomToken, seconds } from './deps.js';
 
 /** Clock skew tolerated on the registration JWT's iat/exp (seconds). */
@@ -25,13 +27,9 @@ export const REGISTRATION_MAX_LIFETIME = 24 * 3600;
 
 type RegistrationErrorCode = 'invalid_client_metadata' | 'invalid_redirect_uri' | 'invalid_software_statement' | 'unapproved_software_statement';
 
-class RegistrationError extends Error {
-  constructor(
-    readonly code: RegistrationErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
+/** RFC 7591 §3.2.2: every registration refusal is 400 with one of these codes. */
+function refused(code: RegistrationErrorCode, message: string): OAuthError {
+  return new OAuthError(400, code, message);
 }
 
 interface StatementClaims {
@@ -52,34 +50,22 @@ export function scopesForRoles(roles: string[]): string[] {
   return scopes;
 }
 
-export async function handleRegistration(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, deps: AuthDeps): Promise<void> {
-  if (req.method !== 'POST') {
-    res.setHeader('Allow', 'POST');
-    sendOAuthError(res, 405, 'invalid_request', 'registration is POST with a signed JWT body');
-    return;
-  }
-  try {
-    // The type is checked before the body is read: a body that is never read never reaches the verbose log, whose
-    // form masking would otherwise print a JWT posted as a form (its whole text parses as one parameter name).
-    requireJwtType(req);
-    const body = (await readBody(req)).trim();
-    const client = await register(body, ctx, deps);
-    ctx.clientId = client.clientId;
-    sendJson(res, 201, client.metadata);
-  } catch (error) {
-    if (error instanceof RegistrationError) {
-      sendOAuthError(res, 400, error.code, error.message);
-      return;
-    }
-    throw error;
-  }
+export async function handleRegistration(call: AuthCall<{ kind: 'registration' }>, deps: AuthDeps): Promise<void> {
+  const { req, res, ctx } = call;
+  // The type is checked before the body is read: a body that is never read never reaches the verbose log, whose
+  // form masking would otherwise print a JWT posted as a form (its whole text parses as one parameter name).
+  requireJwtType(req);
+  const body = (await readBody(req)).trim();
+  const client = await register(body, ctx, deps);
+  ctx.clientId = client.clientId;
+  sendJson(res, 201, client.metadata);
 }
 
 /** DCR v3.2: the request is the signed JWT itself (application/jwt). Plain JSON would let anyone register without
  *  proving possession of the statement's keys, so nothing else is accepted. */
 function requireJwtType(req: IncomingMessage): void {
   const type = mediaType(req);
-  if (type !== 'application/jwt') throw new RegistrationError('invalid_client_metadata', `Content-Type must be application/jwt, not ${type || 'none'}`);
+  if (type !== 'application/jwt') throw refused('invalid_client_metadata', `Content-Type must be application/jwt, not ${type || 'none'}`);
 }
 
 async function register(body: string, ctx: RequestContext, deps: AuthDeps, existing?: StoredClient): Promise<StoredClient> {
@@ -89,18 +75,18 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
     header = decodeProtectedHeader(body);
     unverified = decodeJwt(body);
   } catch {
-    throw new RegistrationError('invalid_client_metadata', 'the body is not a signed JWT (compact JWS)');
+    throw refused('invalid_client_metadata', 'the body is not a signed JWT (compact JWS)');
   }
-  if (header.alg !== 'PS256') throw new RegistrationError('invalid_client_metadata', `the registration JWT must be signed with PS256, not ${String(header.alg)}`);
-  if (typeof header.kid !== 'string' || header.kid === '') throw new RegistrationError('invalid_client_metadata', 'the registration JWT header has no kid');
+  if (header.alg !== 'PS256') throw refused('invalid_client_metadata', `the registration JWT must be signed with PS256, not ${String(header.alg)}`);
+  if (typeof header.kid !== 'string' || header.kid === '') throw refused('invalid_client_metadata', 'the registration JWT header has no kid');
 
   const ssa = unverified.software_statement;
-  if (typeof ssa !== 'string' || ssa === '') throw new RegistrationError('invalid_software_statement', 'software_statement is missing');
+  if (typeof ssa !== 'string' || ssa === '') throw refused('invalid_software_statement', 'software_statement is missing');
   const statement = await verifyStatement(ssa, deps);
 
   // The request JWT must be signed by one of the statement's own keys, named by kid.
   if (!statement.jwks.keys.some((key: unknown) => key !== null && typeof key === 'object' && (key as { kid?: unknown }).kid === header.kid)) {
-    throw new RegistrationError('invalid_client_metadata', `kid ${header.kid} is not a key of the software statement`);
+    throw refused('invalid_client_metadata', `kid ${header.kid} is not a key of the software statement`);
   }
   const now = deps.now();
   let claims: JWTPayload;
@@ -112,46 +98,44 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
       requiredClaims: ['iss', 'aud', 'iat', 'exp', 'jti'],
     }));
   } catch (error) {
-    throw new RegistrationError('invalid_client_metadata', describeJoseError(error, 'registration JWT'));
+    throw refused('invalid_client_metadata', describeJoseError(error, 'registration JWT'));
   }
   const nowSeconds = seconds(now);
   // RFC 7519 §2 NumericDate; this bank takes whole seconds only, as every JWT library writes them.
   const { iat, exp } = claims;
-  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) throw new RegistrationError('invalid_client_metadata', 'iat and exp must be whole seconds since the epoch (NumericDate)');
-  if (typeof iat !== 'number' || typeof exp !== 'number') throw new RegistrationError('invalid_client_metadata', 'iat and exp are required');
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) throw refused('invalid_client_metadata', 'iat and exp must be whole seconds since the epoch (NumericDate)');
+  if (typeof iat !== 'number' || typeof exp !== 'number') throw refused('invalid_client_metadata', 'iat and exp are required');
   if (iat > nowSeconds + REGISTRATION_CLOCK_TOLERANCE) {
-    throw new RegistrationError('invalid_client_metadata', `iat is in the future beyond ${REGISTRATION_CLOCK_TOLERANCE} s of the bank's clock`);
+    throw refused('invalid_client_metadata', `iat is in the future beyond ${REGISTRATION_CLOCK_TOLERANCE} s of the bank's clock`);
   }
   if (exp <= iat || exp - iat > REGISTRATION_MAX_LIFETIME) {
-    throw new RegistrationError('invalid_client_metadata', `exp must be after iat and at most ${REGISTRATION_MAX_LIFETIME / 3600} hours after it`);
+    throw refused('invalid_client_metadata', `exp must be after iat and at most ${REGISTRATION_MAX_LIFETIME / 3600} hours after it`);
   }
-  if (claims.iss !== statement.softwareId) throw new RegistrationError('invalid_client_metadata', `iss must be the statement's software_id ${statement.softwareId}`);
+  if (claims.iss !== statement.softwareId) throw refused('invalid_client_metadata', `iss must be the statement's software_id ${statement.softwareId}`);
   const profile = profileForAudience(claims.aud, deps);
   if (!profile) {
-    throw new RegistrationError('invalid_client_metadata', `aud must be one of the issuers: ${PROFILE_NAMES.map((n) => deps.urls.profiles[n].auth_url).join(', ')}`);
+    throw refused('invalid_client_metadata', `aud must be one of the issuers: ${PROFILE_NAMES.map((n) => deps.urls.profiles[n].auth_url).join(', ')}`);
   }
-  const strict = profileOf(profile).strictness === 'strict';
-
-  // Strict profiles: the transport certificate must be the statement's own (OB transport certificate: CN =
-  // software_id, OU = org_id), not merely one the directory issued to someone.
-  if (strict && !certificateBelongs(ctx, statement)) {
-    throw new RegistrationError('unapproved_software_statement', 'the transport certificate was not issued for this software statement (subject CN must be its software_id)');
+  // The transport certificate must be the statement's own (OB transport certificate: CN = software_id, OU =
+  // org_id), not merely one the directory issued to someone, unless the profile tolerates foreign-transport-certificate.
+  if (!tolerates(profile, 'foreign-transport-certificate') && !certificateBelongs(ctx, statement)) {
+    throw refused('unapproved_software_statement', 'the transport certificate was not issued for this software statement (subject CN must be its software_id)');
   }
 
   // DCR v3.2 / RFC 7519 §4.1.7: jti is a string; anything else (an object would become "[object Object]" and collide
   // with every other object) is refused rather than coerced.
   const jti = claims.jti;
-  if (typeof jti !== 'string' || jti.trim() === '') throw new RegistrationError('invalid_client_metadata', 'jti must be a non-empty string');
-  if (deps.store.jtis.get(jti)) throw new RegistrationError('invalid_client_metadata', `jti ${jti} was already used (replayed registration request)`);
+  if (typeof jti !== 'string' || jti.trim() === '') throw refused('invalid_client_metadata', 'jti must be a non-empty string');
+  if (deps.store.jtis.get(jti)) throw refused('invalid_client_metadata', `jti ${jti} was already used (replayed registration request)`);
 
-  const metadata = acceptMetadata(claims, statement, strict);
+  const metadata = acceptMetadata(claims, statement, tolerates(profile, 'registration-defaults'));
   // exp is bounded above (iat ≤ now + tolerance, exp ≤ iat + 24 h), so this is a valid date.
   deps.store.jtis.set(jti, { expiresAt: new Date((exp + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
 
   if (existing) {
     // DCR v3.2 PUT /register/{ClientId}: the same software statement, the same issuer.
-    if (existing.softwareId !== statement.softwareId) throw new RegistrationError('invalid_client_metadata', 'an update must carry the software statement the client registered with');
-    if (existing.profile !== profile) throw new RegistrationError('invalid_client_metadata', `an update must keep aud ${deps.urls.profiles[existing.profile].auth_url}`);
+    if (existing.softwareId !== statement.softwareId) throw refused('invalid_client_metadata', 'an update must carry the software statement the client registered with');
+    if (existing.profile !== profile) throw refused('invalid_client_metadata', `an update must keep aud ${deps.urls.profiles[existing.profile].auth_url}`);
   }
   const clientId = existing?.clientId ?? deps.newId();
   const clientSecret = existing?.clientSecret ?? randomToken(24);
@@ -196,21 +180,21 @@ async function verifyStatement(ssa: string, deps: AuthDeps): Promise<StatementCl
   } catch (error) {
     // A statement the directory did not sign (unknown key, bad signature) is not approved here (RFC 7591 §3.2.2).
     if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWSSignatureVerificationFailed) {
-      throw new RegistrationError('unapproved_software_statement', 'the software statement is not signed by a key of the trust directory');
+      throw refused('unapproved_software_statement', 'the software statement is not signed by a key of the trust directory');
     }
-    throw new RegistrationError('invalid_software_statement', describeJoseError(error, 'software statement'));
+    throw refused('invalid_software_statement', describeJoseError(error, 'software statement'));
   }
   const softwareId = payload.software_id;
   const orgId = payload.org_id;
   const redirectUris = payload.software_redirect_uris;
   const roles = payload.software_roles;
   const jwks = payload.software_jwks;
-  if (typeof softwareId !== 'string' || softwareId === '') throw new RegistrationError('invalid_software_statement', 'the statement has no software_id');
-  if (typeof orgId !== 'string' || orgId === '') throw new RegistrationError('invalid_software_statement', 'the statement has no org_id');
-  if (!isStringArray(redirectUris)) throw new RegistrationError('invalid_software_statement', 'the statement has no software_redirect_uris');
-  if (!isStringArray(roles)) throw new RegistrationError('invalid_software_statement', 'the statement has no software_roles');
+  if (typeof softwareId !== 'string' || softwareId === '') throw refused('invalid_software_statement', 'the statement has no software_id');
+  if (typeof orgId !== 'string' || orgId === '') throw refused('invalid_software_statement', 'the statement has no org_id');
+  if (!isStringArray(redirectUris)) throw refused('invalid_software_statement', 'the statement has no software_redirect_uris');
+  if (!isStringArray(roles)) throw refused('invalid_software_statement', 'the statement has no software_roles');
   if (jwks === null || typeof jwks !== 'object' || !Array.isArray((jwks as { keys?: unknown }).keys)) {
-    throw new RegistrationError('invalid_software_statement', 'the statement embeds no software_jwks (this sandbox cannot fetch software_jwks_endpoint)');
+    throw refused('invalid_software_statement', 'the statement embeds no software_jwks (this sandbox cannot fetch software_jwks_endpoint)');
   }
   const statement: StatementClaims = { softwareId, orgId, redirectUris, roles, jwks: jwks as JSONWebKeySet };
   if (typeof payload.software_client_name === 'string') statement.clientName = payload.software_client_name;
@@ -251,49 +235,49 @@ const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'
 const RESPONSE_TYPES = ['code', 'code id_token'];
 
 /**
- * Maps the request's claims to client metadata (DCR v3.2 OBRegistrationProperties1). Strict profiles require every
- * claim the bank's table marks required; permissive ones fill a missing claim with its only allowed value. A wrong
- * value is refused in both.
+ * Maps the request's claims to client metadata (DCR v3.2 OBRegistrationProperties1). Every claim the bank's table
+ * marks required must be there, unless `defaults` (tolerance registration-defaults): a missing claim is then filled
+ * with its only allowed value. A wrong value is always refused.
  */
-function acceptMetadata(claims: JWTPayload, statement: StatementClaims, strict: boolean): AcceptedMetadata {
+function acceptMetadata(claims: JWTPayload, statement: StatementClaims, defaults: boolean): AcceptedMetadata {
   const fixed = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const value = claims[name];
     if (value === undefined) {
-      if (strict) throw new RegistrationError('invalid_client_metadata', `${name} is required`);
+      if (!defaults) throw refused('invalid_client_metadata', `${name} is required`);
       return fallback;
     }
     if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-      throw new RegistrationError('invalid_client_metadata', `${name} must be ${allowed.join(' or ')}`);
+      throw refused('invalid_client_metadata', `${name} must be ${allowed.join(' or ')}`);
     }
     return value as T;
   };
 
   const redirectUris = claims.redirect_uris;
   if (redirectUris === undefined || (Array.isArray(redirectUris) && redirectUris.length === 0)) {
-    throw new RegistrationError('invalid_redirect_uri', 'redirect_uris must name at least one of the statement\'s software_redirect_uris');
+    throw refused('invalid_redirect_uri', 'redirect_uris must name at least one of the statement\'s software_redirect_uris');
   }
-  if (!isStringArray(redirectUris)) throw new RegistrationError('invalid_redirect_uri', 'redirect_uris must be an array of URIs');
+  if (!isStringArray(redirectUris)) throw refused('invalid_redirect_uri', 'redirect_uris must be an array of URIs');
   for (const uri of redirectUris) {
-    if (!statement.redirectUris.includes(uri)) throw new RegistrationError('invalid_redirect_uri', `redirect URI ${uri} is not in the software statement`);
-    if (!uri.startsWith('https://')) throw new RegistrationError('invalid_redirect_uri', `redirect URI ${uri} is not https`);
+    if (!statement.redirectUris.includes(uri)) throw refused('invalid_redirect_uri', `redirect URI ${uri} is not in the software statement`);
+    if (!uri.startsWith('https://')) throw refused('invalid_redirect_uri', `redirect URI ${uri} is not https`);
   }
 
-  const grantTypes = listClaim(claims, 'grant_types', GRANT_TYPES, strict, ['authorization_code', 'client_credentials']);
-  const responseTypes = listClaim(claims, 'response_types', RESPONSE_TYPES, strict, ['code', 'code id_token']);
+  const grantTypes = listClaim(claims, 'grant_types', GRANT_TYPES, defaults, ['authorization_code', 'client_credentials']);
+  const responseTypes = listClaim(claims, 'response_types', RESPONSE_TYPES, defaults, ['code', 'code id_token']);
   if (grantTypes.includes('authorization_code') && !grantTypes.includes('refresh_token')) grantTypes.push('refresh_token');
 
   const allowedScopes = scopesForRoles(statement.roles);
   const rawScope = claims.scope;
   let scopes: string[];
   if (rawScope === undefined) {
-    if (strict) throw new RegistrationError('invalid_client_metadata', 'scope is required');
+    if (!defaults) throw refused('invalid_client_metadata', 'scope is required');
     scopes = allowedScopes;
   } else {
-    if (typeof rawScope !== 'string') throw new RegistrationError('invalid_client_metadata', 'scope must be a space-separated string');
+    if (typeof rawScope !== 'string') throw refused('invalid_client_metadata', 'scope must be a space-separated string');
     scopes = rawScope.split(/\s+/).filter((s) => s !== '');
     const beyond = scopes.filter((s) => !allowedScopes.includes(s));
     if (beyond.length > 0) {
-      throw new RegistrationError('invalid_client_metadata', `scope ${beyond.join(' ')} is beyond the statement's roles (${statement.roles.join(', ')})`);
+      throw refused('invalid_client_metadata', `scope ${beyond.join(' ')} is beyond the statement's roles (${statement.roles.join(', ')})`);
     }
     if (!scopes.includes('openid')) scopes.unshift('openid');
   }
@@ -312,15 +296,15 @@ function acceptMetadata(claims: JWTPayload, statement: StatementClaims, strict: 
   };
 }
 
-function listClaim(claims: JWTPayload, name: string, allowed: string[], strict: boolean, fallback: string[]): string[] {
+function listClaim(claims: JWTPayload, name: string, allowed: string[], defaults: boolean, fallback: string[]): string[] {
   const value = claims[name];
   if (value === undefined) {
-    if (strict) throw new RegistrationError('invalid_client_metadata', `${name} is required`);
+    if (!defaults) throw refused('invalid_client_metadata', `${name} is required`);
     return [...fallback];
   }
-  if (!isStringArray(value) || value.length === 0) throw new RegistrationError('invalid_client_metadata', `${name} must be a non-empty array`);
+  if (!isStringArray(value) || value.length === 0) throw refused('invalid_client_metadata', `${name} must be a non-empty array`);
   const unknown = value.filter((item) => !allowed.includes(item));
-  if (unknown.length > 0) throw new RegistrationError('invalid_client_metadata', `${name} ${unknown.join(', ')} not supported (allowed: ${allowed.join(', ')})`);
+  if (unknown.length > 0) throw refused('invalid_client_metadata', `${name} ${unknown.join(', ')} not supported (allowed: ${allowed.join(', ')})`);
   return [...new Set(value)];
 }
 
@@ -342,19 +326,16 @@ function describeJoseError(error: unknown, what: string): string {
  * DCR v3.2 GET / PUT / DELETE /register/{ClientId} (optional in the spec): mutual TLS plus a client_credentials
  * access token of that very client (TPPOAuth2Security). 401 for a missing or unknown token, 403 for another client's.
  */
-export async function handleRegistrationById(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, clientId: string, deps: AuthDeps): Promise<void> {
-  const challenge = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
+export async function handleRegistrationById(call: AuthCall<{ kind: 'registration-by-id'; clientId: string }>, deps: AuthDeps): Promise<void> {
+  const { req, res, ctx } = call;
+  const { clientId } = call.route;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   const info = match?.[1] === undefined ? undefined : await deps.store.verify(match[1]);
   if (!info || info.grant !== 'client_credentials') {
-    sendOAuthError(res, 401, 'invalid_token', 'a client_credentials access token of this client is required', challenge);
-    return;
+    throw new OAuthError(401, 'invalid_token', 'a client_credentials access token of this client is required', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
   }
   const client = info.clientId === clientId ? deps.store.clients.get(clientId) : undefined;
-  if (!client) {
-    sendOAuthError(res, 403, 'access_denied', 'the access token belongs to another client');
-    return;
-  }
+  if (!client) throw new OAuthError(403, 'access_denied', 'the access token belongs to another client');
   ctx.clientId = clientId;
   if (req.method === 'GET') {
     sendJson(res, 200, client.metadata);
@@ -367,16 +348,10 @@ export async function handleRegistrationById(req: IncomingMessage, res: ServerRe
     return;
   }
   if (req.method === 'PUT') {
-    try {
-      requireJwtType(req);
-      const updated = await register((await readBody(req)).trim(), ctx, deps, client);
-      sendJson(res, 200, updated.metadata);
-    } catch (error) {
-      if (!(error instanceof RegistrationError)) throw error;
-      sendOAuthError(res, 400, error.code, error.message);
-    }
+    requireJwtType(req);
+    const updated = await register((await readBody(req)).trim(), ctx, deps, client);
+    sendJson(res, 200, updated.metadata);
     return;
   }
-  res.setHeader('Allow', 'GET, PUT, DELETE');
-  sendOAuthError(res, 405, 'invalid_request', `${req.method ?? ''} is not allowed on a registration`);
+  throw new OAuthError(405, 'invalid_request', `${req.method ?? ''} is not allowed on a registration`, { Allow: 'GET, PUT, DELETE' });
 }

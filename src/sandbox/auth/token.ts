@@ -1,102 +1,95 @@
 // The token endpoint (RFC 6749 §3.2, §4.1.3, §4.4, §6): client_secret_basic over mutual TLS; client_credentials,
 // authorization_code (single use, bound to client and redirect_uri) and refresh_token. Every access token is bound
-// to the certificate it was issued to (RFC 8705 §3, cnf.x5t#S256); strict profiles also require that certificate
-// to be the software statement's own.
+// to the certificate it was issued to (RFC 8705 §3, cnf.x5t#S256); that certificate must be the software statement's
+// own unless the profile tolerates another (src/sandbox/policy.ts, foreign-transport-certificate).
 
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
-import type { Profile, RequestContext } from '../contracts.js';
-import { mediaType, parseForm, readBody, sendJson, sendOAuthError, subjectCn } from '../http/io.js';
+import type { ProfileName, RequestContext } from '../contracts.js';
+import { OAuthError } from '../http/errors.js';
+import { mediaType, parseForm, readBody, sendJson, subjectCn } from '../http/io.js';
+import { tolerates } from '../policy.js';
 import type { StoredClient, TokenRecord } from '../store/auth-store.js';
 import { hashSecret } from '../store/auth-store.js';
 import { usableConsent } from '../store/consents.js';
-import type { AuthDeps } from './deps.js';
+import type { AuthDeps, IssuerCall } from './deps.js';
 import { randomToken } from './deps.js';
 import { signIdToken } from './id-token.js';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 90 * 24 * 3600;
 
-class TokenError extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    message: string,
-  ) {
-    super(message);
-  }
+/** RFC 6749 §5.2: invalid_client is 401 with the authentication scheme the client should use. */
+function invalidClient(issuer: string, message: string): OAuthError {
+  return new OAuthError(401, 'invalid_client', message, { 'WWW-Authenticate': `Basic realm="${issuer}"` });
 }
 
-export async function handleToken(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, profile: Profile, deps: AuthDeps): Promise<void> {
-  const issuer = deps.urls.profiles[profile.name].auth_url;
-  const challenge = { 'WWW-Authenticate': `Basic realm="${issuer}"` };
-  try {
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      throw new TokenError(405, 'invalid_request', 'the token endpoint answers POST');
-    }
-    if (!ctx.peerAuthorized || !ctx.peerThumbprint) {
-      throw new TokenError(401, 'invalid_client', 'a transport certificate issued by the trust directory is required (mutual TLS)');
-    }
-    if (mediaType(req) !== 'application/x-www-form-urlencoded') throw new TokenError(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-    const { params, repeated } = parseForm(await readBody(req));
-    if (repeated.length > 0) throw new TokenError(400, 'invalid_request', `parameter ${repeated.join(', ')} is repeated`);
-
-    const client = authenticate(req, params, profile, deps);
-    ctx.clientId = client.clientId;
-    // Strict: the certificate must belong to the software statement that registered (RFC 8705 §2 spirit, OB
-    // transport certificate: subject CN = software_id) — either the very certificate that registered, or another
-    // one the directory issued for the same statement.
-    if (profile.strictness === 'strict' && !certificateOfClient(ctx, client)) {
-      throw new TokenError(401, 'invalid_client', 'the transport certificate does not belong to this client\'s software statement');
-    }
-
-    const grantType = params.get('grant_type');
-    let body: Record<string, unknown>;
-    if (grantType === 'client_credentials') body = clientCredentials(client, params, ctx, deps);
-    else if (grantType === 'authorization_code') body = await authorizationCode(client, params, ctx, issuer, deps);
-    else if (grantType === 'refresh_token') body = await refreshToken(client, profile, params, ctx, deps);
-    else if (grantType === undefined) throw new TokenError(400, 'invalid_request', 'grant_type is missing');
-    else throw new TokenError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
-    sendJson(res, 200, body, { Pragma: 'no-cache' });
-  } catch (error) {
-    if (!(error instanceof TokenError)) throw error;
-    sendOAuthError(res, error.status, error.error, error.message, error.status === 401 ? challenge : {});
-  }
+/** Any other token-endpoint error: 400 (RFC 6749 §5.2). */
+function refused(error: string, message: string): OAuthError {
+  return new OAuthError(400, error, message);
 }
 
-/** client_secret_basic (RFC 6749 §2.3.1: form-urlencoded id and secret inside Basic); permissive also takes _post. */
-function authenticate(req: IncomingMessage, params: Map<string, string>, profile: Profile, deps: AuthDeps): StoredClient {
+export async function handleToken(call: IssuerCall<'token'>, deps: AuthDeps): Promise<void> {
+  const { req, res, ctx, profile } = call;
+  const issuer = call.issuer.auth_url;
+  if (!ctx.peerAuthorized || !ctx.peerThumbprint) {
+    throw invalidClient(issuer, 'a transport certificate issued by the trust directory is required (mutual TLS)');
+  }
+  if (mediaType(req) !== 'application/x-www-form-urlencoded') throw refused('invalid_request', 'the body must be application/x-www-form-urlencoded');
+  const { params, repeated } = parseForm(await readBody(req));
+  if (repeated.length > 0) throw refused('invalid_request', `parameter ${repeated.join(', ')} is repeated`);
+
+  const client = authenticate(req, params, profile.name, issuer, deps);
+  ctx.clientId = client.clientId;
+  // The certificate must belong to the software statement that registered (RFC 8705 §2.1; OB transport certificate:
+  // subject CN = software_id) — either the very certificate that registered, or another one the directory issued for
+  // the same statement — unless the profile tolerates foreign-transport-certificate.
+  if (!tolerates(profile.name, 'foreign-transport-certificate') && !certificateOfClient(ctx, client)) {
+    throw invalidClient(issuer, 'the transport certificate does not belong to this client\'s software statement');
+  }
+
+  const grantType = params.get('grant_type');
+  let body: Record<string, unknown>;
+  if (grantType === 'client_credentials') body = clientCredentials(client, params, ctx, deps);
+  else if (grantType === 'authorization_code') body = await authorizationCode(client, params, ctx, issuer, deps);
+  else if (grantType === 'refresh_token') body = await refreshToken(client, profile.name, params, ctx, deps);
+  else if (grantType === undefined) throw refused('invalid_request', 'grant_type is missing');
+  else throw refused('unsupported_grant_type', `grant_type ${grantType} is not supported`);
+  sendJson(res, 200, body, { Pragma: 'no-cache' });
+}
+
+/** client_secret_basic (RFC 6749 §2.3.1: form-urlencoded id and secret inside Basic); _post where tolerated. */
+function authenticate(req: IncomingMessage, params: Map<string, string>, profile: ProfileName, issuer: string, deps: AuthDeps): StoredClient {
   const header = req.headers.authorization;
   let clientId: string | undefined;
   let secret: string | undefined;
   if (header !== undefined) {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (!match?.[1]) throw new TokenError(401, 'invalid_client', 'the Authorization header must be Basic base64(client_id:client_secret)');
+    if (!match?.[1]) throw invalidClient(issuer, 'the Authorization header must be Basic base64(client_id:client_secret)');
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw new TokenError(401, 'invalid_client', 'the Basic credentials have no colon');
+    if (colon < 0) throw invalidClient(issuer, 'the Basic credentials have no colon');
     try {
       clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
       secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
     } catch {
-      throw new TokenError(401, 'invalid_client', 'the Basic credentials are not form-urlencoded');
+      throw invalidClient(issuer, 'the Basic credentials are not form-urlencoded');
     }
-    if (params.has('client_secret')) throw new TokenError(400, 'invalid_request', 'use one client authentication method, not two');
-  } else if (profile.strictness === 'permissive' && params.has('client_secret')) {
+    if (params.has('client_secret')) throw refused('invalid_request', 'use one client authentication method, not two');
+  } else if (tolerates(profile, 'client-secret-post') && params.has('client_secret')) {
     clientId = params.get('client_id');
     secret = params.get('client_secret');
   } else {
-    throw new TokenError(401, 'invalid_client', 'client authentication is required (client_secret_basic)');
+    throw invalidClient(issuer, 'client authentication is required (client_secret_basic)');
   }
   const client = deps.store.clients.get(clientId ?? '');
   if (!client || secret === undefined || !sameText(client.clientSecret, secret)) {
-    throw new TokenError(401, 'invalid_client', 'unknown client or wrong client secret');
+    throw invalidClient(issuer, 'unknown client or wrong client secret');
   }
-  if (params.has('client_id') && params.get('client_id') !== client.clientId) throw new TokenError(400, 'invalid_request', 'client_id differs from the authenticated client');
-  if (client.profile !== profile.name) {
-    throw new TokenError(401, 'invalid_client', `this client registered with ${deps.urls.profiles[client.profile].auth_url}; use its token endpoint`);
+  if (params.has('client_id') && params.get('client_id') !== client.clientId) throw refused('invalid_request', 'client_id differs from the authenticated client');
+  if (client.profile !== profile) {
+    throw invalidClient(issuer, `this client registered with ${deps.urls.profiles[client.profile].auth_url}; use its token endpoint`);
   }
   return client;
 }
@@ -110,7 +103,7 @@ function certificateOfClient(ctx: RequestContext, client: StoredClient): boolean
 }
 
 function clientCredentials(client: StoredClient, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Record<string, unknown> {
-  if (!client.grantTypes.includes('client_credentials')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the client_credentials grant');
+  if (!client.grantTypes.includes('client_credentials')) throw refused('unauthorized_client', 'this client did not register the client_credentials grant');
   const requested = params.get('scope');
   const registered = client.scopes.filter((s) => s !== 'openid');
   // `openid` asks for an ID token about an end user (OIDC Core §3.1.2.1); a client-credentials grant has no end user,
@@ -119,41 +112,41 @@ function clientCredentials(client: StoredClient, params: Map<string, string>, ct
   // granted. docs/sandbox.md, "Consent URL and tokens".
   const asked = requested === undefined ? undefined : [...new Set(requested.split(/\s+/).filter((s) => s !== ''))];
   const scopes = asked === undefined ? registered : asked.filter((s) => s !== 'openid');
-  if (scopes.length === 0) throw new TokenError(400, 'invalid_scope', asked !== undefined && asked.length > 0 ? 'scope openid alone grants nothing with client_credentials; ask for accounts' : 'scope is empty');
-  const refused = scopes.filter((s) => !registered.includes(s));
-  if (refused.length > 0) throw new TokenError(400, 'invalid_scope', `scope ${refused.join(' ')} is not available to this client with client_credentials`);
+  if (scopes.length === 0) throw refused('invalid_scope', asked !== undefined && asked.length > 0 ? 'scope openid alone grants nothing with client_credentials; ask for accounts' : 'scope is empty');
+  const unavailable = scopes.filter((s) => !registered.includes(s));
+  if (unavailable.length > 0) throw refused('invalid_scope', `scope ${unavailable.join(' ')} is not available to this client with client_credentials`);
   const accessToken = issue(deps, { kind: 'access', clientId: client.clientId, profile: client.profile, grant: 'client_credentials', scopes }, ctx, ACCESS_TOKEN_TTL_SECONDS);
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
 }
 
 async function authorizationCode(client: StoredClient, params: Map<string, string>, ctx: RequestContext, issuer: string, deps: AuthDeps): Promise<Record<string, unknown>> {
-  if (!client.grantTypes.includes('authorization_code')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the authorization_code grant');
+  if (!client.grantTypes.includes('authorization_code')) throw refused('unauthorized_client', 'this client did not register the authorization_code grant');
   const code = params.get('code');
-  if (!code) throw new TokenError(400, 'invalid_request', 'code is missing');
+  if (!code) throw refused('invalid_request', 'code is missing');
   const codeHash = hashSecret(code);
   const record = deps.store.codes.get(codeHash);
   const now = deps.now();
-  if (!record || record.clientId !== client.clientId) throw new TokenError(400, 'invalid_grant', 'the authorisation code is unknown or was issued to another client');
+  if (!record || record.clientId !== client.clientId) throw refused('invalid_grant', 'the authorisation code is unknown or was issued to another client');
   if (record.used) {
     // RFC 6749 §4.1.2: a code used twice revokes every token issued from it.
     for (const [key, token] of deps.store.tokens.withTag(codeHash)) deps.store.tokens.set(key, { ...token, revoked: true });
-    throw new TokenError(400, 'invalid_grant', 'the authorisation code was already used');
+    throw refused('invalid_grant', 'the authorisation code was already used');
   }
-  if (new Date(record.expiresAt).getTime() <= now.getTime()) throw new TokenError(400, 'invalid_grant', 'the authorisation code has expired');
+  if (new Date(record.expiresAt).getTime() <= now.getTime()) throw refused('invalid_grant', 'the authorisation code has expired');
   const redirectUri = params.get('redirect_uri');
   if (redirectUri === undefined ? record.redirectUriInRequest : redirectUri !== record.redirectUri) {
-    throw new TokenError(400, 'invalid_grant', 'redirect_uri must be the one of the authorisation request');
+    throw refused('invalid_grant', 'redirect_uri must be the one of the authorisation request');
   }
   if (record.pkce !== undefined) {
     // RFC 7636 §4.6.
     const verifier = params.get('code_verifier');
-    if (!verifier) throw new TokenError(400, 'invalid_grant', 'code_verifier is required: the authorisation request carried a code_challenge');
+    if (!verifier) throw refused('invalid_grant', 'code_verifier is required: the authorisation request carried a code_challenge');
     const derived = record.pkce.method === 'S256' ? createHash('sha256').update(verifier, 'ascii').digest('base64url') : verifier;
-    if (!sameText(derived, record.pkce.challenge)) throw new TokenError(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+    if (!sameText(derived, record.pkce.challenge)) throw refused('invalid_grant', 'code_verifier does not match the code_challenge');
   }
   deps.store.codes.set(codeHash, { ...record, used: true });
   const use = usableConsent(await deps.consents.get(record.consentId), now);
-  if (!use.usable) throw new TokenError(400, 'invalid_grant', use.reason === 'expired' ? `consent ${record.consentId} has expired` : `consent ${record.consentId} is no longer Authorised`);
+  if (!use.usable) throw refused('invalid_grant', use.reason === 'expired' ? `consent ${record.consentId} has expired` : `consent ${record.consentId} is no longer Authorised`);
 
   const base = { clientId: client.clientId, profile: client.profile, grant: 'authorization_code' as const, scopes: record.scopes, consentId: record.consentId, codeHash };
   const accessToken = issue(deps, { kind: 'access', ...base }, ctx, ACCESS_TOKEN_TTL_SECONDS);
@@ -165,27 +158,27 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
   return body;
 }
 
-async function refreshToken(client: StoredClient, profile: Profile, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Promise<Record<string, unknown>> {
-  if (!client.grantTypes.includes('refresh_token')) throw new TokenError(400, 'unauthorized_client', 'this client did not register the refresh_token grant');
+async function refreshToken(client: StoredClient, profile: ProfileName, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Promise<Record<string, unknown>> {
+  if (!client.grantTypes.includes('refresh_token')) throw refused('unauthorized_client', 'this client did not register the refresh_token grant');
   const value = params.get('refresh_token');
-  if (!value) throw new TokenError(400, 'invalid_request', 'refresh_token is missing');
+  if (!value) throw refused('invalid_request', 'refresh_token is missing');
   const record = deps.store.tokens.get(hashSecret(value));
   const now = deps.now();
   if (!record || record.kind !== 'refresh' || record.revoked || record.clientId !== client.clientId || new Date(record.expiresAt).getTime() <= now.getTime()) {
-    throw new TokenError(400, 'invalid_grant', 'the refresh token is unknown, expired, revoked or another client\'s');
+    throw refused('invalid_grant', 'the refresh token is unknown, expired, revoked or another client\'s');
   }
-  // RFC 8705 §4: a refresh token of a certificate-bound grant stays with that certificate in strict profiles.
-  if (profile.strictness === 'strict' && record.certificateThumbprint !== undefined && record.certificateThumbprint !== ctx.peerThumbprint) {
-    throw new TokenError(400, 'invalid_grant', 'the refresh token was issued to another certificate');
+  // RFC 8705 §4: a refresh token of a certificate-bound grant stays with that certificate (tolerance refresh-token-unbound).
+  if (!tolerates(profile, 'refresh-token-unbound') && record.certificateThumbprint !== undefined && record.certificateThumbprint !== ctx.peerThumbprint) {
+    throw refused('invalid_grant', 'the refresh token was issued to another certificate');
   }
   // A refresh token outlives nothing: once its consent is revoked or past ExpirationDateTime it mints no access token.
   const use = usableConsent(record.consentId === undefined ? undefined : await deps.consents.get(record.consentId), now);
-  if (!use.usable) throw new TokenError(400, 'invalid_grant', use.reason === 'expired' ? 'the consent behind this refresh token has expired' : 'the consent behind this refresh token is no longer Authorised');
+  if (!use.usable) throw refused('invalid_grant', use.reason === 'expired' ? 'the consent behind this refresh token has expired' : 'the consent behind this refresh token is no longer Authorised');
   const requested = params.get('scope');
   let scopes = record.scopes;
   if (requested !== undefined) {
     scopes = [...new Set(requested.split(/\s+/).filter((s) => s !== ''))];
-    if (scopes.some((s) => !record.scopes.includes(s))) throw new TokenError(400, 'invalid_scope', 'a refresh may only narrow the original scope');
+    if (scopes.some((s) => !record.scopes.includes(s))) throw refused('invalid_scope', 'a refresh may only narrow the original scope');
   }
   const fields: Omit<TokenRecord, 'expiresAt' | 'revoked' | 'certificateThumbprint'> = {
     kind: 'access',

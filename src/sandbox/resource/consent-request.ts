@@ -2,6 +2,8 @@
 // Account and Transaction API Profile require, as pure functions: every fault becomes an OBError1 with a UK.OBIE.*
 // code and the JSON path at fault.
 
+import type { ProfileName } from '../contracts.js';
+import { tolerates } from '../policy.js';
 import { isoInstant } from '../time.js';
 import type { ObError } from '../http/io.js';
 
@@ -68,10 +70,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Validates an OBReadConsent1 body. `strict` (strict client profiles) also refuses unknown fields and date-times
- * without an offset; permissive profiles ignore unknown fields and read an offset-less date-time as UTC.
+ * Validates an OBReadConsent1 body for a client of `profile`. Unknown fields are refused unless the profile tolerates
+ * consent-unknown-fields (then ignored), and date-times without an offset unless it tolerates consent-local-time (then
+ * read as UTC): src/sandbox/policy.ts.
  */
-export function validateConsentRequest(body: unknown, now: Date, strict: boolean): ConsentValidation {
+export function validateConsentRequest(body: unknown, now: Date, profile: ProfileName): ConsentValidation {
+  const tolerate = { unknownFields: tolerates(profile, 'consent-unknown-fields'), localTime: tolerates(profile, 'consent-local-time') };
   const errors: ObError[] = [];
   if (!isPlainObject(body)) return { ok: false, errors: [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'The request body must be a JSON object (OBReadConsent1)', Path: '$' }] };
   const data = body.Data;
@@ -79,13 +83,13 @@ export function validateConsentRequest(body: unknown, now: Date, strict: boolean
   else if (!isPlainObject(data)) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'Data must be an object', Path: 'Data' });
   if (body.Risk === undefined) errors.push({ ErrorCode: 'UK.OBIE.Field.Missing', Message: 'Risk is required (an empty object for account access)', Path: 'Risk' });
   else if (!isPlainObject(body.Risk)) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'Risk must be an object', Path: 'Risk' });
-  if (strict) {
+  if (!tolerate.unknownFields) {
     for (const key of Object.keys(body)) if (key !== 'Data' && key !== 'Risk') errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `${key} is not a field of OBReadConsent1`, Path: key });
     // OBRisk2 has no properties in AIS v3.1.
     if (isPlainObject(body.Risk)) for (const key of Object.keys(body.Risk)) errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `Risk.${key} is not a field of OBRisk2`, Path: `Risk.${key}` });
   }
   if (!isPlainObject(data)) return { ok: false, errors };
-  if (strict) for (const key of Object.keys(data)) if (!DATA_FIELDS.has(key)) errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `Data.${key} is not a field of OBReadData1`, Path: `Data.${key}` });
+  if (!tolerate.unknownFields) for (const key of Object.keys(data)) if (!DATA_FIELDS.has(key)) errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `Data.${key} is not a field of OBReadData1`, Path: `Data.${key}` });
 
   const permissions: string[] = [];
   const raw = data.Permissions;
@@ -113,7 +117,7 @@ export function validateConsentRequest(body: unknown, now: Date, strict: boolean
   for (const field of DATE_FIELDS) {
     const value = data[field];
     if (value === undefined) continue;
-    const parsed = typeof value === 'string' ? parseDateTimeParts(value, !strict) : undefined;
+    const parsed = typeof value === 'string' ? parseDateTimeParts(value, tolerate.localTime) : undefined;
     if (!parsed) {
       errors.push({ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: `Data.${field} must be an ISO 8601 date-time with a time zone, e.g. 2017-04-05T10:43:07+00:00`, Path: `Data.${field}` });
       continue;

@@ -1,23 +1,11 @@
-// Response plumbing of the AIS resource server: JSON and empty answers with the common headers, refusals as
-// OBErrorResponse1 bodies (both built in http/io.ts), and request-side checks on Accept, Content-Type and the origin the
-// client used (for absolute Links).
+// Response plumbing of the resource origin: JSON and empty answers with the common headers (refusals are ObieErrors,
+// http/errors.ts, answered with these by index.ts), and request-side checks on Accept, Content-Type and the origin
+// the client used (for absolute Links).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { RequestContext } from '../contracts.js';
-import { commonHeaders, errorBody } from '../http/io.js';
-import type { ObError } from '../http/io.js';
-
-
-/** An answer decided by a check, sent by the handler: status, optional OBErrorResponse1 errors, extra headers. */
-export class Refusal {
-  constructor(
-    readonly status: number,
-    readonly message: string,
-    readonly errors: ObError[] = [],
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
+import { commonHeaders } from '../http/io.js';
 
 export function sendJsonBody(res: ServerResponse, ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): void {
   commonHeaders(res, ctx, headers);
@@ -29,12 +17,6 @@ export function sendEmpty(res: ServerResponse, ctx: RequestContext, status: numb
   commonHeaders(res, ctx, headers);
   res.statusCode = status;
   res.end();
-}
-
-/** Sends a refusal: with an OBErrorResponse1 body when it carries errors, else an empty body. */
-export function sendRefusal(res: ServerResponse, ctx: RequestContext, refusal: Refusal, id: string): void {
-  if (refusal.errors.length === 0) sendEmpty(res, ctx, refusal.status, refusal.headers);
-  else sendJsonBody(res, ctx, refusal.status, errorBody(refusal.status, id, refusal.message, refusal.errors), refusal.headers);
 }
 
 /** RFC 9110 §12.5.1: does the Accept header allow application/json (in UTF-8)? An absent header allows anything. */

@@ -4,14 +4,16 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { BANK_FINANCIAL_ID, ConsentStateError, profileOf } from '../contracts.js';
+import { BANK_FINANCIAL_ID, ConsentStateError } from '../contracts.js';
 import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
 import type { Bank, BankAccount } from '../data/bank.js';
+import { ObieError } from '../http/errors.js';
 import { readBody } from '../http/io.js';
+import { tolerates } from '../policy.js';
 import { usableConsent } from '../store/consents.js';
 import { isoSeconds } from '../time.js';
 import { validateConsentRequest } from './consent-request.js';
-import { Refusal, acceptsJson, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody, sendRefusal } from './http.js';
+import { acceptsJson, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody } from './http.js';
 import { PAGE_SIZE, availableRange, pageLinks, parseBookingFilter, selectTransactions } from './paging.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';
 import { AISP_BASE_PATH, matchRoute } from './routes.js';
@@ -31,7 +33,6 @@ interface Call {
 /** Answers every request on the resource origin that startSandbox does not route elsewhere. */
 export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler {
   const bank = deps.bank;
-  const errorId = (): string => deps.newId();
 
   return async (req, res, ctx) => {
     const url = ctx.url;
@@ -50,56 +51,50 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
       sendEmpty(res, ctx, 405, { Allow: match.allow.join(', ') });
       return;
     }
-    try {
-      // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406.
-      if (!acceptsJson(req)) throw new Refusal(406, 'Accept must allow application/json');
-      const kind = match.route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
-      const token = await authenticate(deps, call, kind);
-      await dispatch(deps, bank, call, match.route, token);
-    } catch (error) {
-      if (error instanceof Refusal) {
-        sendRefusal(res, ctx, error, errorId());
-        return;
-      }
-      throw error;
-    }
+    // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,
+    // answered by index.ts (serve).
+    if (!acceptsJson(req)) throw new ObieError(406, 'Accept must allow application/json');
+    const kind = match.route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
+    const token = await authenticate(deps, call, kind);
+    await dispatch(deps, bank, call, match.route, token);
   };
 }
 
 /**
  * Bearer token (RFC 6750) → AccessTokenInfo. 401 with no body for a missing, unknown, expired or wrong-kind token
- * and, in strict profiles, for a token presented with another certificate than the one it is bound to (RFC 8705
- * §3). Strict profiles also require x-fapi-financial-id (AIS v3.1.1 marks it required) naming this bank.
+ * and for a token presented with another certificate than the one it is bound to (RFC 8705 §3; tolerance
+ * access-token-unbound). x-fapi-financial-id (AIS v3.1.1 marks it required) must name this bank (tolerance
+ * financial-id-optional).
  */
 async function authenticate(deps: ResourceServerDeps, call: Call, kind: 'client_credentials' | 'authorization_code'): Promise<AccessTokenInfo> {
   const { req, ctx } = call;
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
   const challenge = (error?: string): Record<string, string> => ({ 'WWW-Authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
-  if (!match?.[1]) throw new Refusal(401, 'missing bearer token', [], challenge());
+  if (!match?.[1]) throw new ObieError(401, 'missing bearer token', [], challenge());
   const token = await deps.tokens.verify(match[1]);
-  if (!token || token.expiresAt.getTime() <= ctx.now().getTime()) throw new Refusal(401, 'unknown or expired token', [], challenge('invalid_token'));
+  if (!token || token.expiresAt.getTime() <= ctx.now().getTime()) throw new ObieError(401, 'unknown or expired token', [], challenge('invalid_token'));
   ctx.clientId = token.clientId;
-  if (token.grant !== kind) throw new Refusal(401, `this endpoint needs a ${kind} token`, [], challenge('invalid_token'));
+  if (token.grant !== kind) throw new ObieError(401, `this endpoint needs a ${kind} token`, [], challenge('invalid_token'));
   const client = await deps.clients.get(token.clientId);
-  if (!client) throw new Refusal(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
-  const strict = profileOf(token.profile).strictness === 'strict';
-  if (strict && (token.certificateThumbprint === undefined || token.certificateThumbprint !== ctx.peerThumbprint)) {
-    throw new Refusal(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
+  if (!client) throw new ObieError(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
+  const may = (name: Parameters<typeof tolerates>[1]): boolean => tolerates(token.profile, name);
+  if (!may('access-token-unbound') && (token.certificateThumbprint === undefined || token.certificateThumbprint !== ctx.peerThumbprint)) {
+    throw new ObieError(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
   }
   if (!token.scopes.includes('accounts')) {
-    throw new Refusal(403, 'the token has no accounts scope', [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'The access token was not issued for the accounts scope' }]);
+    throw new ObieError(403, 'the token has no accounts scope', [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'The access token was not issued for the accounts scope' }]);
   }
   const financialId = req.headers['x-fapi-financial-id'];
-  if (strict && (financialId === undefined || financialId === '')) {
-    throw new Refusal(400, 'x-fapi-financial-id is required', [{ ErrorCode: 'UK.OBIE.Header.Missing', Message: 'x-fapi-financial-id header is required', Path: 'x-fapi-financial-id' }]);
+  if (!may('financial-id-optional') && (financialId === undefined || financialId === '')) {
+    throw new ObieError(400, 'x-fapi-financial-id is required', [{ ErrorCode: 'UK.OBIE.Header.Missing', Message: 'x-fapi-financial-id header is required', Path: 'x-fapi-financial-id' }]);
   }
-  if (strict && financialId !== BANK_FINANCIAL_ID) {
-    throw new Refusal(400, 'x-fapi-financial-id names another ASPSP', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: `x-fapi-financial-id must be ${BANK_FINANCIAL_ID}`, Path: 'x-fapi-financial-id' }]);
+  if (!may('financial-id-optional') && financialId !== BANK_FINANCIAL_ID) {
+    throw new ObieError(400, 'x-fapi-financial-id names another ASPSP', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: `x-fapi-financial-id must be ${BANK_FINANCIAL_ID}`, Path: 'x-fapi-financial-id' }]);
   }
   const lastLogged = req.headers['x-fapi-customer-last-logged-time'];
-  if (strict && typeof lastLogged === 'string' && !LAST_LOGGED.test(lastLogged)) {
-    throw new Refusal(400, 'x-fapi-customer-last-logged-time is malformed', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: 'x-fapi-customer-last-logged-time must be an RFC 7231 date, e.g. Sun, 10 Sep 2017 19:43:31 UTC', Path: 'x-fapi-customer-last-logged-time' }]);
+  if (!may('last-logged-time-format') && typeof lastLogged === 'string' && !LAST_LOGGED.test(lastLogged)) {
+    throw new ObieError(400, 'x-fapi-customer-last-logged-time is malformed', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: 'x-fapi-customer-last-logged-time must be an RFC 7231 date, e.g. Sun, 10 Sep 2017 19:43:31 UTC', Path: 'x-fapi-customer-last-logged-time' }]);
   }
   return token;
 }
@@ -119,7 +114,7 @@ async function dispatch(deps: ResourceServerDeps, bank: Bank, call: Call, route:
 
 // ---- account-access-consents (AIS v3.1 "Account Access Consents") --------------------------------------------------
 
-const notFound = (what: string): Refusal => new Refusal(400, `${what} not found`, [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: `${what} does not exist` }]);
+const notFound = (what: string): ObieError => new ObieError(400, `${what} not found`, [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: `${what} does not exist` }]);
 
 function consentBody(call: Call, consent: ConsentRecord): Record<string, unknown> {
   const data: Record<string, unknown> = {
@@ -137,18 +132,17 @@ function consentBody(call: Call, consent: ConsentRecord): Record<string, unknown
 }
 
 async function createConsent(deps: ResourceServerDeps, call: Call, token: AccessTokenInfo): Promise<void> {
-  if (!isJsonContentType(call.req)) throw new Refusal(415, 'Content-Type must be application/json');
+  if (!isJsonContentType(call.req)) throw new ObieError(415, 'Content-Type must be application/json');
   const text = await readBody(call.req);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new Refusal(400, 'The request body is not JSON', [{ ErrorCode: 'UK.OBIE.Resource.InvalidFormat', Message: 'The request body is not well-formed JSON' }]);
+    throw new ObieError(400, 'The request body is not JSON', [{ ErrorCode: 'UK.OBIE.Resource.InvalidFormat', Message: 'The request body is not well-formed JSON' }]);
   }
   const now = call.ctx.now();
-  const strict = profileOf(token.profile).strictness === 'strict';
-  const result = validateConsentRequest(body, now, strict);
-  if (!result.ok) throw new Refusal(400, 'The account access consent request is invalid', result.errors);
+  const result = validateConsentRequest(body, now, token.profile);
+  if (!result.ok) throw new ObieError(400, 'The account access consent request is invalid', result.errors);
   const stamp = isoSeconds(now);
   const record: ConsentRecord = { ConsentId: `aac-${deps.newId()}`, clientId: token.clientId, Status: 'AwaitingAuthorisation', Permissions: result.request.Permissions, CreationDateTime: stamp, StatusUpdateDateTime: stamp };
   if (result.request.ExpirationDateTime !== undefined) record.ExpirationDateTime = result.request.ExpirationDateTime;
@@ -177,7 +171,7 @@ async function deleteConsent(deps: ResourceServerDeps, call: Call, token: Access
     await deps.consents.revoke(consentId, call.ctx.now());
   } catch (error) {
     if (error instanceof ConsentStateError) {
-      throw new Refusal(400, `the consent is ${error.status}`, [{ ErrorCode: 'UK.OBIE.Resource.InvalidConsentStatus', Message: `A ${error.status} consent cannot be deleted` }]);
+      throw new ObieError(400, `the consent is ${error.status}`, [{ ErrorCode: 'UK.OBIE.Resource.InvalidConsentStatus', Message: `A ${error.status} consent cannot be deleted` }]);
     }
     throw error;
   }
@@ -186,7 +180,7 @@ async function deleteConsent(deps: ResourceServerDeps, call: Call, token: Access
 
 // ---- reads (AIS v3.1 Accounts, Balances, Transactions) --------------------------------------------------------------
 
-const forbidden = (errorCode: string, message: string): Refusal => new Refusal(403, message, [{ ErrorCode: errorCode, Message: message }]);
+const forbidden = (errorCode: string, message: string): ObieError => new ObieError(403, message, [{ ErrorCode: errorCode, Message: message }]);
 
 async function read(deps: ResourceServerDeps, bank: Bank, call: Call, route: Exclude<Route, { kind: `consent-${string}` }>, token: AccessTokenInfo): Promise<void> {
   const now = call.ctx.now();
@@ -247,7 +241,7 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
     const value = query.get(name);
     if (value === null) return undefined;
     const time = parseBookingFilter(value);
-    if (time === undefined) throw new Refusal(400, `${name} is not a date-time`, [{ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: `${name} must be an ISO 8601 date or date-time, e.g. 2017-04-05T10:43:07`, Path: name }]);
+    if (time === undefined) throw new ObieError(400, `${name} is not a date-time`, [{ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: `${name} must be an ISO 8601 date or date-time, e.g. 2017-04-05T10:43:07`, Path: name }]);
     filters.push([name, value]);
     return time;
   };
@@ -256,7 +250,7 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
   const pageText = query.get('page');
   let page = 1;
   if (pageText !== null) {
-    if (!/^[1-9]\d{0,8}$/.test(pageText)) throw new Refusal(400, 'page is not a page number', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'page must be a whole number from 1', Path: 'page' }]);
+    if (!/^[1-9]\d{0,8}$/.test(pageText)) throw new ObieError(400, 'page is not a page number', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'page must be a whole number from 1', Path: 'page' }]);
     page = Number(pageText);
   }
 
@@ -270,7 +264,7 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
   const available = selectTransactions(ledger, windowFrom, windowTo, credits, debits);
   const selection = selectTransactions(ledger, Math.max(windowFrom, from ?? Number.NEGATIVE_INFINITY), Math.min(windowTo, to ?? Number.POSITIVE_INFINITY), credits, debits);
   const totalPages = Math.max(1, Math.ceil(selection.count / PAGE_SIZE));
-  if (page > totalPages) throw new Refusal(400, 'page is past the last page', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: `page must be between 1 and ${totalPages}`, Path: 'page' }]);
+  if (page > totalPages) throw new ObieError(400, 'page is past the last page', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: `page must be between 1 and ${totalPages}`, Path: 'page' }]);
 
   const detail = has('ReadTransactionsDetail');
   const first = (page - 1) * PAGE_SIZE;

@@ -23,35 +23,36 @@ export interface StoredClient extends SandboxClient {
   metadata: Record<string, unknown>;
 }
 
-/** One authorisation code (RFC 6749 §4.1.2): single use, bound to client and redirect_uri. */
-export interface CodeRecord {
+/**
+ * A validated authorisation request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1) as the flow carries it: held by a PSU
+ * interaction while the PSU is on the pages, completed into a code. The one place this shape is written.
+ */
+export interface AuthorisationRequestRecord {
   clientId: string;
   redirectUri: string;
   /** RFC 6749 §4.1.3: redirect_uri is required at the token endpoint when it was in the authorisation request. */
   redirectUriInRequest: boolean;
-  consentId: string;
-  scopes: string[];
+  responseType: 'code' | 'code id_token';
+  state?: string;
   nonce?: string;
   /** RFC 7636 PKCE, when the authorisation request carried a code_challenge. */
   pkce?: Pkce;
+  /** The consent the request names (openbanking_intent_id). */
+  consentId: string;
+  scopes: string[];
+}
+
+/** One authorisation code (RFC 6749 §4.1.2): single use, bound to client and redirect_uri. */
+export interface CodeRecord extends Pick<AuthorisationRequestRecord, 'clientId' | 'redirectUri' | 'redirectUriInRequest' | 'consentId' | 'scopes' | 'nonce' | 'pkce'> {
   authTime: number;
   expiresAt: string;
   used: boolean;
 }
 
 /** A PSU interaction of an interactive profile: the validated authorisation request waiting for login and consent. */
-export interface InteractionRecord {
+export interface InteractionRecord extends AuthorisationRequestRecord {
   uid: string;
   profile: ProfileName;
-  clientId: string;
-  redirectUri: string;
-  redirectUriInRequest: boolean;
-  responseType: 'code' | 'code id_token';
-  state?: string;
-  nonce?: string;
-  pkce?: Pkce;
-  consentId: string;
-  scopes: string[];
   psuId?: string;
   expiresAt: string;
 }
