@@ -1,6 +1,7 @@
 // Assembles Postman v2.1 collections from the flow's steps with the postman-collection SDK: one per step plus the
-// whole flow (a folder per step). Deterministic: uuid v5 ids from item paths everywhere (Scripts too), url.raw set,
-// keys sorted, 2-space JSON with a trailing newline. No addresses and no secrets: only {{variables}}.
+// whole flow (a folder per step); each JSON schema its scripts use once, as a collection variable. Deterministic: uuid
+// v5 ids from item paths everywhere (Scripts too), url.raw set, keys sorted, 2-space JSON with a trailing newline. No
+// addresses and no secrets: only {{variables}}.
 
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
