@@ -1,6 +1,7 @@
 // Assembles Postman v2.1 collections from the flow's steps with the postman-collection SDK: one per step plus the
-// whole flow (a folder per step). Deterministic: uuid v5 ids from item paths everywhere (Scripts too), url.raw set,
-// keys sorted, 2-space JSON with a trailing newline. No addresses and no secrets: only {{variables}}.
+// whole flow (a folder per step); each JSON schema its scripts use once, as a collection variable. Deterministic: uuid
+// v5 ids from item paths everywhere (Scripts too), url.raw set, keys sorted, 2-space JSON with a trailing newline. No
+// addresses and no secrets: only {{variables}}.
 
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { ObflowError } from '../errors.js';
 import { writeTemporary, type TemporaryFile } from '../fs.js';
 import { buildFlow, type StepName } from './flow.js';
 import { uuidV5 } from './ids.js';
-import type { RequestItemSpec, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
+import type { RequestItemSpec, ResponseSchema, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from './steps/unsupported.js';
 import { render, type Templates } from './templates.js';
 
@@ -76,15 +77,24 @@ function withoutAnnotations(node: JsonValue, inProperties = false): JsonValue {
   return out;
 }
 
+/** The key of the collection variable that holds a schema (lib-validate.js reads it; docs/collections.md "Schemas"). */
+export function schemaVariable(name: ResponseSchema): string {
+  return `schema:${name}`;
+}
+
+function schemaOf(name: ResponseSchema, templates: Templates): { [key: string]: JsonValue } {
+  const schema = templates.schemas[name];
+  if (schema === undefined) throw new TypeError(`no schema templates/schemas/${name}.json`);
+  return schema;
+}
+
 function renderPart(part: ScriptPart, templates: Templates): string {
   const template = templates.scripts[part.template];
   if (template === undefined) throw new TypeError(`no script template ${part.template}`);
   const params: Record<string, unknown> = { ...part.params };
-  if (typeof params.schemaName === 'string') {
-    const schema = params.schemaName === '' ? undefined : templates.schemas[params.schemaName];
-    if (params.schemaName !== '' && schema === undefined) throw new TypeError(`no schema templates/schemas/${params.schemaName}.json`);
-    params.schema = schema === undefined ? '' : JSON.stringify(withoutAnnotations(schema as JsonValue));
-    params.schemaTitle = schema === undefined ? '' : String(schema.title ?? params.schemaName);
+  if (part.schema !== undefined) {
+    params.schemaVariable = schemaVariable(part.schema);
+    params.schemaTitle = String(schemaOf(part.schema, templates).title ?? part.schema);
   }
   const text = stripLintLines(render(template, params)).trim();
   // Library parts define helpers for the parts after them; every other part runs in its own function scope.
@@ -93,11 +103,15 @@ function renderPart(part: ScriptPart, templates: Templates): string {
 
 /**
  * Library parts (templates/scripts/lib-*.js): each defines one global helper, and is put once at the top of a script
- * whose other parts use that global — only there, so no script carries a helper it does not call.
+ * whose other parts use that global — only there, so no script carries a helper it does not call. Reading and writing
+ * a JWT are two libraries: an item's pre-request script writes the request object, its test script reads the
+ * id_token, and neither carries the other's code.
  */
 const LIBRARIES: readonly { template: string; global: RegExp }[] = [
   { template: 'lib-body', global: /\bobflowBody\b/ },
   { template: 'lib-jwt', global: /\bobflowJwt\b/ },
+  { template: 'lib-jwt-unsigned', global: /\bobflowUnsignedJwt\b/ },
+  { template: 'lib-location', global: /\bobflowLocation\b/ },
   { template: 'lib-validate', global: /\bobflowSchemaErrors\b/ },
 ];
 
@@ -114,6 +128,21 @@ function renderScript(parts: readonly ScriptPart[], templates: Templates): strin
   const rendered = parts.map((part) => renderPart(part, templates));
   const libraries = LIBRARIES.filter((library) => rendered.some((text) => library.global.test(text))).map((library) => renderPart({ template: library.template }, templates));
   return [NON_LEGACY_DIRECTIVE, ...libraries, ...rendered].join('\n').split('\n');
+}
+
+/**
+ * The collection's variables: every schema its scripts check against, once each, sorted by key. Without annotations
+ * (description texts): what ajv needs, a fraction of the size; the title stays and is the variable's description.
+ */
+function schemaVariables(steps: readonly StepSpec[], templates: Templates): pc.VariableDefinition[] {
+  const names = new Set<ResponseSchema>();
+  for (const item of steps.flatMap((step) => step.items)) {
+    for (const part of [...item.prerequest, ...item.test]) if (part.schema !== undefined) names.add(part.schema);
+  }
+  return [...names].sort().map((name) => {
+    const schema = schemaOf(name, templates);
+    return { key: schemaVariable(name), value: JSON.stringify(withoutAnnotations(schema)), type: 'string', description: `JSON schema: ${String(schema.title ?? name)}` };
+  });
 }
 
 function renderBody(item: RequestItemSpec, templates: Templates): pc.RequestBodyDefinition | undefined {
@@ -173,7 +202,10 @@ function collectionDescription(steps: readonly StepSpec[]): string {
 
 function toFile(fileName: string, name: string, steps: readonly StepSpec[], asFolders: boolean, templates: Templates): GeneratedFile {
   const collectionPath = fileName.replace(/\.postman_collection\.json$/, '');
-  const collection = new pc.Collection({ info: { id: uuidV5(`collection/${collectionPath}`), name, description: collectionDescription(steps) } } as pc.CollectionDefinition);
+  const collection = new pc.Collection({
+    info: { id: uuidV5(`collection/${collectionPath}`), name, description: collectionDescription(steps) },
+    variable: schemaVariables(steps, templates),
+  } as pc.CollectionDefinition);
   const raws = new Map<string, string>();
   for (const step of steps) {
     const stepPath = `${collectionPath}/${step.name}`;

@@ -3,10 +3,18 @@
 
 import type { SchemaName } from './schemas.js';
 
+/** The JSON schemas a script part can check a body against: templates/schemas/<name>.json. */
+export type ResponseSchema = SchemaName | 'openid-configuration' | 'token-response';
+
 /** One rendered piece of a script: a template under templates/scripts/ and its parameters. */
 export interface ScriptPart {
   template: string;
   params?: Record<string, unknown>;
+  /**
+   * The schema the part checks a body against. The collection carries it once, as a collection variable; the part gets
+   * that variable's key (`schemaVariable`) and the schema's title (`schemaTitle`) as parameters.
+   */
+  schema?: ResponseSchema;
 }
 
 export type RequestBody =
@@ -49,12 +57,12 @@ export interface UnsupportedCall {
   family: string;
 }
 
-/** Standard checks of a response: the parameters of templates/scripts/checks.test.js. */
+/** Standard checks of a response: which templates/scripts/check-*.test.js parts a step gets (steps/common.ts). */
 export interface Checks {
   /** Absent: the step's own script checks the status. */
   status?: number;
   /** Compare x-fapi-interaction-id with the one sent (resource server; FAPI 1 Baseline §6.2.1 item 11). */
   echo: 'required' | 'if-present';
-  schema?: SchemaName | 'openid-configuration' | 'token-response';
+  schema?: ResponseSchema;
   contentType?: string;
 }

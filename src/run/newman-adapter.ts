@@ -71,12 +71,21 @@ function itemSteps(batch: readonly { name: string; collection: object }[]): Map<
  *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so
  *  setNextRequest loops keep working. */
 export function batchCollection(steps: readonly { name: string; collection: object }[]): object {
+  // Collection variables (each JSON schema once per collection, docs/collections.md "Schemas") belong to the
+  // collection, not to a folder: the batch carries every step's, each key once.
+  const variables = new Map<string, unknown>();
+  for (const step of steps) {
+    for (const variable of (step.collection as { variable?: { key?: unknown }[] }).variable ?? []) {
+      if (typeof variable.key === 'string' && !variables.has(variable.key)) variables.set(variable.key, structuredClone(variable));
+    }
+  }
   return {
     info: { name: `obflow run: ${steps.map((step) => step.name).join(', ')}`, schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
     item: steps.map((step) => {
       const definition = step.collection as { item?: unknown; event?: unknown };
       return { name: step.name, item: structuredClone(definition.item ?? []), event: structuredClone(definition.event ?? []) };
     }),
+    variable: [...variables.values()],
   };
 }
 

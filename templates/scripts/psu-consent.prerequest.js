@@ -1,4 +1,4 @@
-/* global obflowJwt */
+/* global obflowUnsignedJwt */
 /* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
 // PSU consent URL (OIDC Core §6.1 request object; OB Security Profile: unsigned since the registration asked for
 // request_object_signing_alg none): authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce,
@@ -45,7 +45,7 @@ function consentUrl() {
   };
   // FAPI 1 Advanced §5.2.2-10: a strict bank reads only what the request object carries, so login_hint goes in it too.
   if (loginHint !== '') requestClaims.login_hint = loginHint;
-  const requestObject = obflowJwt.unsigned(requestClaims);
+  const requestObject = obflowUnsignedJwt(requestClaims);
 
   const params = [
     ['response_type', responseType],

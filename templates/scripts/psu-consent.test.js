@@ -1,4 +1,4 @@
-/* global obflowJwt */
+/* global obflowJwt, obflowLocation */
 // The answer to the consent URL, redirects not followed (newman notes "Redirects").
 // headless: straight back to the registered redirect URI with code (+ id_token), state; the front-channel id_token's
 // claims (OIDC Core §3.3.2.11 c_hash, FAPI 1 Advanced §5.2.2.1 s_hash) are checked; its signature cannot be here.
@@ -8,7 +8,7 @@ const mode = env.get('consent_mode') || 'headless';
 const redirectUri = env.get('redirectUrl');
 const responseType = env.get('response_type') || 'code id_token';
 const location = pm.response.headers.get('Location') || '';
-const where = obflowJwt.splitLocation(location);
+const where = obflowLocation(location);
 
 if (mode === 'interactive') {
   pm.test('interactive consent does not land on the redirect URI', function () {

@@ -1,6 +1,7 @@
-// The collections' scripts, run as rendered in a vm with a small pm double (environment, request, response, tests,
-// setNextRequest) and the sandbox's libraries (ajv 6, chai, crypto-js subset, uuid, querystring, url): the logic
-// the emulator cannot be made to break — wrong state, bad hashes, foreign page links, other balance types — fails.
+// The collections' scripts, run as rendered in a vm with a small pm double (environment, collection variables, request,
+// response, tests, setNextRequest) and the sandbox's libraries (ajv 6, chai, crypto-js subset, uuid, querystring, url):
+// the logic the emulator cannot be made to break — wrong state, bad hashes, foreign page links, other balance types —
+// fails.
 
 import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -18,8 +19,10 @@ interface PmItem {
   request?: { url: { raw: string } };
   event?: { listen: string; script: { exec: string[] } }[];
 }
-const flow = JSON.parse(buildCollections({ templates: loadTemplates() }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}') as { item: PmItem[] };
+const flow = JSON.parse(buildCollections({ templates: loadTemplates() }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}') as { item: PmItem[]; variable?: { key: string; value: string }[] };
 const items = flow.item.flatMap((folder) => folder.item ?? []);
+// The whole-flow collection's variables (its JSON schemas), as pm.collectionVariables reads them.
+const collectionVariables = new Map((flow.variable ?? []).map((variable) => [variable.key, variable.value]));
 
 function script(itemName: string, listen: 'prerequest' | 'test'): string {
   const item = items.find((i) => i.name === itemName);
@@ -82,6 +85,7 @@ function run(code: string, options: { env: Record<string, string>; response?: Fa
   const headers = new Map(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const pm = {
     environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
+    collectionVariables: { get: (key: string) => collectionVariables.get(key) },
     request: {
       get url() {
         return { toString: () => result.requestUrl };

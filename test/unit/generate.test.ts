@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { buildCollections, FLOW_FILE_NAME, NON_LEGACY_DIRECTIVE, stepFileName, writeCollections, type GeneratedFile } from '../../src/generate/collections.js';
+import { buildCollections, FLOW_FILE_NAME, NON_LEGACY_DIRECTIVE, schemaVariable, stepFileName, writeCollections, type GeneratedFile } from '../../src/generate/collections.js';
+import type { ResponseSchema } from '../../src/generate/model.js';
 import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { buildSchemaFiles, deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
@@ -31,6 +32,7 @@ interface PmItem {
 interface PmCollection {
   info: { _postman_id: string; name: string };
   item: PmItem[];
+  variable?: { key: string; value: string; type: string; description: string }[];
 }
 
 function parse(file: GeneratedFile): PmCollection {
@@ -41,6 +43,14 @@ function requests(items: PmItem[]): PmItem[] {
 }
 const flow = parse(files.find((file) => file.fileName === FLOW_FILE_NAME) as GeneratedFile);
 const flowRequests = requests(flow.item);
+/** Each helper library's global and the text that defines it (templates/scripts/lib-*.js). */
+const LIBRARY_DEFINITIONS = [
+  ['obflowBody', 'var obflowBody ='],
+  ['obflowJwt', 'var obflowJwt ='],
+  ['obflowUnsignedJwt', 'var obflowUnsignedJwt ='],
+  ['obflowLocation', 'function obflowLocation('],
+  ['obflowSchemaErrors', 'function obflowSchemaErrors('],
+] as const;
 
 describe('buildCollections', () => {
   it('emits one collection per step plus the whole flow, named by convention', () => {
@@ -145,7 +155,8 @@ describe('buildCollections', () => {
       const pre = item.event?.find((e) => e.listen === 'prerequest')?.script.exec.join('\n') ?? '';
       const test = item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
       expect(pre, item.name).toContain("pm.environment.set('x_fapi_interaction_id', require('uuid').v4())");
-      expect(test, item.name).toMatch(/pm\.test\('(status is|redirects|interactive consent)/);
+      // The status test: the generic one, the consent redirect's, or the unsupported calls' 404 (named for the rule).
+      expect(test, item.name).toMatch(/pm\.test\('(status is|redirects|interactive consent)|pm\.test\(family \+ ': GET ' \+ path \+ ' answers 404 Not Found/);
       expect(test, item.name).toMatch(/x-fapi-interaction-id|interactive consent|redirects/);
     }
   });
@@ -172,7 +183,7 @@ describe('buildCollections', () => {
           const code = event.script.exec.join('\n');
           // postman-sandbox compares the script's first 15 characters with this directive (no legacy globals).
           expect(code.slice(0, 15), `${item.name} ${event.listen}`).toBe(NON_LEGACY_DIRECTIVE);
-          for (const [helper, definition] of [['obflowBody', 'var obflowBody ='], ['obflowJwt', 'var obflowJwt =']] as const) {
+          for (const [helper, definition] of LIBRARY_DEFINITIONS) {
             const uses = code.split(definition).join('').includes(helper);
             expect(code.split(definition).length - 1, `${item.name} ${event.listen} ${helper}`).toBe(uses ? 1 : 0);
           }
@@ -182,13 +193,62 @@ describe('buildCollections', () => {
     }
   });
 
+  it('gives an item each helper library once: the pre-request script writes the request object, the test reads the id_token', () => {
+    for (const item of flowRequests) {
+      const code = (item.event ?? []).map((event) => event.script.exec.join('\n')).join('\n');
+      for (const [helper, definition] of LIBRARY_DEFINITIONS) expect(code.split(definition).length - 1, `${item.name} ${helper}`).toBeLessThanOrEqual(1);
+    }
+    const consent = flowRequests.find((item) => item.name === 'psu-consent: GET authorization endpoint');
+    const script = (listen: string): string => consent?.event?.find((e) => e.listen === listen)?.script.exec.join('\n') ?? '';
+    expect(script('prerequest')).toContain('var obflowUnsignedJwt =');
+    expect(script('test')).toContain('var obflowJwt =');
+    expect(script('test')).toContain('function obflowLocation(');
+  });
+
+  it('renders only the checks a step asks for: no empty rendered constant, no status check where the step judges it', () => {
+    for (const item of flowRequests) {
+      for (const event of item.event ?? []) {
+        const code = event.script.exec.join('\n');
+        expect(code, `${item.name} ${event.listen}`).not.toMatch(/^const \w+ = (''|Number\(''\));$/m);
+      }
+    }
+    const test = (name: string): string => flowRequests.find((item) => item.name === name)?.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
+    expect(test('psu-consent: GET authorization endpoint')).not.toContain("pm.test('status is");
+    expect(test('psu-consent: GET authorization endpoint')).toContain("pm.test('x-fapi-interaction-id, when echoed, is ours'");
+    expect(test('psu-consent: GET authorization endpoint')).not.toContain("pm.test('x-fapi-interaction-id is echoed'");
+    expect(test('discovery: GET openid-configuration')).not.toContain("pm.test('Content-Type is");
+    expect(test('accounts: GET /accounts')).toContain("pm.test('x-fapi-interaction-id is echoed'");
+  });
+
+  it('carries each JSON schema once per collection, as a collection variable, and none in a script', () => {
+    for (const file of files) {
+      const collection = parse(file);
+      const scripts = requests(collection.item).flatMap((item) => (item.event ?? []).map((event) => event.script.exec.join('\n')));
+      const used = new Set(scripts.flatMap((code) => [...code.matchAll(/const schemaVariable = '([^']+)';/g)].map((match) => match[1] as string)));
+      const keys = (collection.variable ?? []).map((variable) => variable.key);
+      expect(keys, file.fileName).toEqual([...used].sort());
+      expect(new Set(keys).size).toBe(keys.length);
+      for (const variable of collection.variable ?? []) {
+        const name = variable.key.replace(/^schema:/, '');
+        expect(variable.key, file.fileName).toBe(schemaVariable(name as ResponseSchema));
+        expect(variable.type).toBe('string');
+        expect(JSON.parse(variable.value)).toMatchObject({ title: templates.schemas[name]?.title });
+      }
+      for (const code of scripts) expect(code, file.fileName).not.toMatch(/"definitions"|\\"\$schema\\"|"\$schema"/);
+    }
+    expect((flow.variable ?? []).map((variable) => variable.key)).toEqual(([...SCHEMA_NAMES, 'openid-configuration', 'token-response'] as ResponseSchema[]).map((name) => schemaVariable(name)).sort());
+    const unsupported = parse(files.find((file) => file.fileName === stepFileName('unsupported')) as GeneratedFile);
+    expect((unsupported.variable ?? []).map((variable) => variable.key)).toEqual([schemaVariable('obie-error')]);
+  });
+
   it('asks for one unsupported call per family and GET /transactions, each expecting the standard\'s 404', () => {
     const unsupported = flowRequests.filter((item) => item.name.startsWith('unsupported: '));
     expect(unsupported.map((item) => item.request?.url.raw)).toEqual(DEFAULT_UNSUPPORTED_CALLS.map((call) => `{{rs}}/open-banking/v3.1/aisp${call.path}`));
     for (const [index, item] of unsupported.entries()) {
       const exec = item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
       // The status is judged once, by the step's own test (naming the rule); the generic checks leave it out.
-      expect(exec).toContain("const expectedStatusText = '';");
+      expect(exec).not.toContain("pm.test('status is");
+      expect(exec).not.toContain('const expectedStatus');
       expect(exec).toContain(`const path = '${DEFAULT_UNSUPPORTED_CALLS[index]?.path ?? ''}';`);
       expect(exec).toContain('answers 404 Not Found');
       expect(exec).toContain('it must respond with a 404 (Not Found) for requests to that URL.');

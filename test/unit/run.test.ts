@@ -38,6 +38,19 @@ describe('batchCollection', () => {
     expect(batch.item.map((folder) => folder.name)).toEqual(['discovery', 'psu-consent']);
     expect(batch.item[1]?.item[0]?.name).toBe('psu-consent: GET');
   });
+
+  it('carries the collection variables of every step (their JSON schemas), each key once, the first copy kept', () => {
+    const step = (key: string, value: string) => ({ item: [], variable: [{ key, value, type: 'string' }] });
+    const batch = batchCollection([
+      { name: 'accounts', collection: step('schema:obie-accounts', 'a') },
+      { name: 'unsupported', collection: { item: [] } },
+      { name: 'transactions', collection: { item: [], variable: [...step('schema:obie-account-transactions', 't').variable, ...step('schema:obie-accounts', 'b').variable] } },
+    ]) as { variable: unknown[] };
+    expect(batch.variable).toEqual([
+      { key: 'schema:obie-accounts', value: 'a', type: 'string' },
+      { key: 'schema:obie-account-transactions', value: 't', type: 'string' },
+    ]);
+  });
 });
 
 describe('environmentFromNewman', () => {

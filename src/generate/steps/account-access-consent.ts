@@ -18,7 +18,7 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         body: { mode: 'raw', template: 'account-access-consent', contentType: AIS_CONTENT_TYPE, params: { permissions: context.permissions } },
         prerequest: [FAPI_PREREQUEST],
         test: [
-          checks({ status: 201, echo: 'required', schema: 'obie-consent-created', contentType: AIS_CONTENT_TYPE }),
+          ...checks({ status: 201, echo: 'required', schema: 'obie-consent-created', contentType: AIS_CONTENT_TYPE }),
           { template: 'consent-create.test', params: { permissions: context.permissions } },
         ],
       },
@@ -30,7 +30,7 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         headers: aisHeaders('client_credentials_token'),
         prerequest: [FAPI_PREREQUEST],
         test: [
-          checks({ status: 200, echo: 'required', schema: 'obie-consent-read', contentType: AIS_CONTENT_TYPE }),
+          ...checks({ status: 200, echo: 'required', schema: 'obie-consent-read', contentType: AIS_CONTENT_TYPE }),
           { template: 'consent-read.test' },
         ],
       },

@@ -17,7 +17,7 @@ export function clientCredentialsStep(): StepSpec {
         headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
         body: { mode: 'urlencoded', pairs: [['grant_type', 'client_credentials'], ['scope', 'accounts']] },
         prerequest: [FAPI_PREREQUEST],
-        test: [checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'client-credentials.test' }],
+        test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'client-credentials.test' }],
       },
     ],
   };

@@ -17,7 +17,7 @@ export function codeExchangeStep(): StepSpec {
         headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
         body: { mode: 'urlencoded', pairs: [['grant_type', 'authorization_code'], ['code', '{{auth_code}}'], ['redirect_uri', '{{redirectUrl}}']] },
         prerequest: [FAPI_PREREQUEST],
-        test: [checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'code-exchange.test' }],
+        test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'code-exchange.test' }],
       },
     ],
   };

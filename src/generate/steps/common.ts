@@ -28,9 +28,17 @@ export function authServerHeaders(): readonly (readonly [string, string])[] {
 
 export const FAPI_PREREQUEST: ScriptPart = { template: 'fapi.prerequest' };
 
-export function checks(options: Checks): ScriptPart {
-  return {
-    template: 'checks.test',
-    params: { status: options.status ?? '', echo: options.echo, contentType: options.contentType ?? '', schemaName: options.schema ?? '' },
-  };
+/**
+ * The standard checks, one row per part (templates/scripts/check-*.test.js), in the order their tests appear: a row
+ * gives a step its part only when the step's options ask for that check, so no script carries a check it never runs.
+ */
+const CHECK_PARTS: readonly ((options: Checks) => ScriptPart | undefined)[] = [
+  (options) => (options.status === undefined ? undefined : { template: 'check-status.test', params: { status: options.status } }),
+  (options) => ({ template: options.echo === 'required' ? 'check-echo.test' : 'check-echo-if-present.test' }),
+  (options) => (options.contentType === undefined ? undefined : { template: 'check-content-type.test', params: { contentType: options.contentType } }),
+  (options) => (options.schema === undefined ? undefined : { template: 'check-schema.test', schema: options.schema }),
+];
+
+export function checks(options: Checks): ScriptPart[] {
+  return CHECK_PARTS.map((part) => part(options)).filter((part) => part !== undefined);
 }

@@ -16,7 +16,7 @@ export function discoveryStep(): StepSpec {
         url: '{{configEndpoint}}',
         headers: authServerHeaders(),
         prerequest: [FAPI_PREREQUEST],
-        test: [checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }), { template: 'discovery.test' }],
+        test: [...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }), { template: 'discovery.test' }],
       },
     ],
   };

@@ -23,7 +23,7 @@ export function psuConsentStep(): StepSpec {
         headers: [['x-fapi-interaction-id', '{{x_fapi_interaction_id}}']],
         followRedirects: false,
         prerequest: [FAPI_PREREQUEST, { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } }],
-        test: [checks({ echo: 'if-present' }), { template: 'psu-consent.test' }],
+        test: [...checks({ echo: 'if-present' }), { template: 'psu-consent.test' }],
       },
     ],
   };

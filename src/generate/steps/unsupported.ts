@@ -37,8 +37,8 @@ export function unsupportedStep(context: StepContext): StepSpec {
       prerequest: [FAPI_PREREQUEST],
       test: [
         // The status and the body are judged by unsupported.test.js, so another status fails once, naming the rule.
-        checks({ echo: 'required' }),
-        { template: 'unsupported.test', params: { family: call.family, path: call.path, schemaName: 'obie-error' } },
+        ...checks({ echo: 'required' }),
+        { template: 'unsupported.test', params: { family: call.family, path: call.path }, schema: 'obie-error' },
       ],
     })),
   };
