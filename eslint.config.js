@@ -18,4 +18,6 @@ export default tseslint.config(
   { files: ['bench/**/*.js', 'tools/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   // The scripts opt out of postman-sandbox's legacy globals (postman, atob, btoa, CryptoJS, …): require() them.
   { files: ['templates/**/*.js'], languageOptions: { globals: { pm: 'readonly', require: 'readonly', console: 'readonly' } } },
+  // The workspace's own runner and report renderer run on plain Node.js (templates/workspace/, copied into workspaces).
+  { files: ['templates/workspace/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
 );

@@ -46,6 +46,8 @@ export interface RunStepsInput {
   /** Check the certificate files and that every bank URL the collections name gets a certificate, before any
    *  request (default true; only tests that prove newman's silent behaviour turn it off). */
   preflight?: boolean;
+  /** Subscribers to each newman.run's events (the HTML/JSON report): the emitter and item name → step name. */
+  subscribe?: (emitter: EventEmitter, stepOf: (item: string) => string) => void;
 }
 
 export interface StepFailure {
@@ -342,6 +344,7 @@ async function runBatch(
         else resolve({ summary, tallies, unmatched, certificateWarnings, executions });
       });
       emitter.on('start', restore);
+      input.subscribe?.(emitter, (item) => steps.get(item) ?? '');
       // The resolved URL of every request, checked with the same matcher postman-runtime uses (certificates.ts).
       const certificateOf = certificateMatcher(input.sslClientCertList);
       emitter.on('beforeRequest', (_error: unknown, args: { request?: { url?: { toString(): string } } }) => {

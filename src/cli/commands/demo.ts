@@ -59,9 +59,10 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`environment  ${path} ${took()}`);
         const generated = await stages.generateStage(config.output.collections);
         out.line(`generate     ${generated.paths.length} collections in ${config.output.collections} ${took()}`);
-        const result = await stages.runStage(session, { environment, collections: generated.collections, reporters: ['junit'], progress: () => undefined });
+        const result = await stages.runStage(session, { environment, collections: generated.collections, reporters: ['junit', 'html'], progress: () => undefined, runner: 'obflow demo' });
         await stages.saveEnvironment(session, result.environment);
         out.line(`run          newman, ${result.steps.length} steps, reports in ${stages.reportsDir(session.config)} ${took()}`);
+        for (const file of result.reportFiles) out.line(`report       ${file}`);
         const { reportRun } = await import('../report.js');
         reportRun(state, result, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

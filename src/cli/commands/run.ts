@@ -17,9 +17,11 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
       .option('out-reports', { type: 'string', describe: 'Where the JUnit reports go (default .obflow/reports)' })
+      .option('reporters', { type: 'string', describe: 'Comma-separated: cli, junit, html, json (default cli,junit; html/json write report.html/report.json beside the JUnit files)' })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
       .example('$0 run all', 'every step, in order')
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
+      .example('$0 run all --reporters cli,junit,html', 'also write the HTML report for people')
       .example('$0 run accounts', 'one step, reading the earlier steps\' state from the environment'),
   handler: async (argv) => {
     const config = await loadCommandConfig(state, argv);
@@ -29,7 +31,9 @@ export const runCommand = (state: CommandState): CommandModule => ({
     try {
       const environment = await readEnvironmentFile(config, session.target);
       // newman's cli reporter writes to the process stdout itself: only for people, never with --json/--quiet.
-      const reporters: ('cli' | 'junit')[] = state.output.json || state.output.quiet ? ['junit'] : ['cli', 'junit'];
+      const { parseReporters } = await import('../../report/reporter.js');
+      const asked = parseReporters(argv.reporters === undefined ? undefined : String(argv.reporters));
+      const reporters = state.output.json || state.output.quiet ? asked.filter((name) => name !== 'cli') : asked;
       // Flags given for this run win over what `obflow environment` saved (config values were applied there).
       const inputs = flowInputs(session);
       const given = (flag: string, value: string | undefined) => (argv[flag] === undefined ? undefined : value);
