@@ -7,7 +7,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { accountsFromEnvironment, attachNewman, createReportCollector, foldersOf, itemSteps, renderReport } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -32,6 +31,8 @@ if (missingKey || emptySecrets.length > 0) {
   stop(`this workspace holds no secrets: ${what.join(', ')} missing`, 'index.html, section "Secrets", says where to paste each one (or ask for a workspace built with --include-secrets).');
 }
 
+// Both need node_modules (handlebars, newman): imported once the checks above passed.
+const { accountsFromEnvironment, attachNewman, createReportCollector, foldersOf, itemSteps, renderReport } = await import('./report.mjs');
 const { default: newman } = await import('newman');
 const collection = JSON.parse(readFileSync(file(manifest.collection), 'utf8'));
 const steps = itemSteps(foldersOf(collection));
