@@ -68,7 +68,7 @@ export interface ReportCollector {
 }
 
 interface ReportModule {
-  createReportCollector(options: { secretKeys: Iterable<string>; secrets?: Iterable<string> }): ReportCollector;
+  createReportCollector(options: { secretKeys: Iterable<string>; secrets?: Iterable<string>; redact?: (text: string) => string }): ReportCollector;
   attachNewman(emitter: unknown, collector: ReportCollector, stepOf: (item: string) => string): void;
   itemSteps(steps: readonly { name: string; collection: object }[]): Map<string, string>;
   renderReport(model: ReportModel): string;

@@ -104,7 +104,8 @@ export function createReportCollector(options) {
     /** @returns {ReportModel} */
     model(meta, accounts) {
       const { complete = true, order = [], ...header } = meta;
-      const clean = (text) => redact(text, secrets);
+      // A runner that redacts for its subscribers (obflow's run events) hands its own redact over.
+      const clean = options.redact ?? ((text) => redact(text, secrets));
       const rank = (name) => (order.includes(name) ? order.indexOf(name) : order.length);
       const ordered = [...steps].sort((a, b) => rank(a.name) - rank(b.name));
       const cleanSteps = ordered.map((step) => ({
