@@ -3,7 +3,7 @@
 // ERR_REMOTE_TLS naming the step and the bank origin (exit 3: nothing was verified, the bank was not reached).
 
 import { ObflowError } from '../errors.js';
-import type { RunResult } from '../run/newman.js';
+import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary } from '../run/summary.js';
 import type { CommandState } from './context.js';
 

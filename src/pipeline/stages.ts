@@ -11,7 +11,7 @@ import type { PostmanEnvironment } from '../environment/merge.js';
 import type { TransportMaterial } from '../pki/load.js';
 import type { IdentityPaths, SoftwareStatementClaims } from '../pki/types.js';
 import type { RegisterClientResult, StoredRegistration } from '../registration/index.js';
-import type { RunResult, RunStep } from '../run/newman.js';
+import type { ReporterName, RunResult, RunStep } from '../run/index.js';
 import { sandboxPsuUser, type Target } from './target.js';
 import { originOf } from '../run/origin.js';
 
@@ -166,20 +166,11 @@ export interface RunStageOptions {
   overrides?: Readonly<Record<string, string | undefined>>;
   /** `all` or one step name. */
   select?: string;
-  /** Default cli + junit; html and json write report.html / report.json (src/report/reporter.ts). */
-  reporters?: RunReporterName[];
+  /** Reporters by name (src/run/reporters/index.ts); default cli + junit. */
+  reporters?: readonly ReporterName[];
   /** Progress lines of the cli reporter. */
   progress?: (line: string) => void;
-  /** What the report names as the runner (default `obflow run`). */
-  runner?: string;
 }
-
-export type RunReporterName = 'cli' | 'junit' | 'html' | 'json';
-
-export const RUN_REPORTERS: readonly RunReporterName[] = ['cli', 'junit', 'html', 'json'];
-
-/** A run's result plus the html/json reports it wrote. */
-export type RunStageResult = RunResult & { reportFiles: string[] };
 
 /**
  * The saved environment must name the bank the session talks to: after `obflow sandbox` restarts on new ports (or the
@@ -208,16 +199,15 @@ export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'va
   }
 }
 
-export async function runStage(session: Session, options: RunStageOptions): Promise<RunStageResult> {
+export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
   const { config, target } = session;
   checkEnvironmentTarget(options.environment, target);
   // Where this run writes, before anything is sent: a file standing where a folder should be is ERR_WRITE_FAILED.
   const { ensureDirectory } = await import('../fs.js');
   const runDir = join(config.stateDir, 'run');
   await ensureDirectory(runDir, { secret: true });
-  const reporters = options.reporters ?? ['cli', 'junit'];
-  const people = reporters.filter((name): name is 'html' | 'json' => name === 'html' || name === 'json');
-  if (reporters.some((name) => name !== 'cli')) await ensureDirectory(reportsDir(config));
+  // Every reporter but the progress lines writes files there.
+  if ((options.reporters ?? ['junit']).some((name) => name !== 'cli')) await ensureDirectory(reportsDir(config));
   const { withEnvironmentValues } = await import('../environment/merge.js');
   const given = Object.fromEntries(Object.entries(options.overrides ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const environment = withEnvironmentValues(options.environment, given);
@@ -243,40 +233,20 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const sslClientCertList = run.buildSslClientCertList({ origins, transport: await newmanTransport(session, runDir) });
   const caBundle = target.serverCaPem.length > 0 ? await run.writeCaBundle(join(runDir, 'target-ca.pem'), target.serverCaPem) : undefined;
   await run.writeSslClientCertList(join(runDir, 'ssl-client-cert-list.json'), sslClientCertList);
-  const report = people.length === 0 ? undefined : await startReport(session, options, people, environment, steps.map((step) => step.name));
-  const result = await run.runSteps({
+  return run.runSteps({
     steps,
     environment,
     cwd: runDir,
     sslClientCertList,
     ...(caBundle ? { sslExtraCaCerts: caBundle } : {}),
     insecure: target.insecure,
-    reporters: reporters.filter((name): name is 'cli' | 'junit' => name === 'cli' || name === 'junit'),
+    reporters: options.reporters ?? ['cli', 'junit'],
     reportDir: reportsDir(config),
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
-    ...(report !== undefined ? { subscribe: report.subscribe } : {}),
-  });
-  return { ...result, reportFiles: report === undefined ? [] : (await report.finish(result)).paths };
-}
-
-async function startReport(session: Session, options: RunStageOptions, reporters: ('html' | 'json')[], environment: PostmanEnvironment, planned: string[]) {
-  const { startRunReport } = await import('../report/reporter.js');
-  const { obflowVersion } = await import('../report/html.js');
-  const { SECRET_VARIABLE_KEYS } = await import('../generate/index.js');
-  return startRunReport({
-    reporters,
-    environment,
-    secretKeys: SECRET_VARIABLE_KEYS,
-    meta: {
-      bank: session.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : session.target.name,
-      profile: session.target.profile,
-      obflowVersion: obflowVersion(),
-      ranAt: session.now().toISOString(),
-      runner: options.runner ?? 'obflow run',
-    },
-    reportDir: reportsDir(session.config),
-    planned,
+    // The session loaded and checked the transport material: the preflight does not read it again.
+    transportMaterial: session.transport,
+    target: { name: target.name, profile: target.profile },
   });
 }
 

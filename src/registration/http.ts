@@ -1,39 +1,16 @@
 // The one place the TPP side turns undici transport failures into ObflowErrors (registration, environment helper):
-// TLS problems → ERR_REMOTE_TLS, everything else on the way → ERR_REMOTE_UNREACHABLE.
+// TLS problems → ERR_REMOTE_TLS, everything else on the way → ERR_REMOTE_UNREACHABLE (the classification is
+// src/transport-error.ts, shared with the newman runner).
 
 import { ObflowError } from '../errors.js';
-
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_|EPROTO$|HOSTNAME_MISMATCH$|ERR_OSSL_)/;
-
-/** Walks `cause` chains (undici wraps socket errors) and returns every `code` found, outermost first. */
-function errorCodes(error: unknown): string[] {
-  const codes: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return codes;
-}
-
-function innermostMessage(error: unknown): string {
-  let current: unknown = error;
-  let message = String(error);
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    if (current instanceof Error && current.message !== '') message = current.message;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return message;
-}
+import { errorCodes, innermostMessage, transportErrorKind } from '../transport-error.js';
 
 /** Maps a thrown undici/Node error for a request to `url` into the right ObflowError; other errors pass through. */
 export function transportError(error: unknown, url: string, what: string): unknown {
   if (error instanceof ObflowError) return error;
   const codes = errorCodes(error);
   const message = innermostMessage(error);
-  const tls = codes.some((code) => TLS_CODE.test(code)) || /certificate|ssl|tls|handshake/i.test(message);
-  if (tls) {
+  if (transportErrorKind(error) === 'tls') {
     return new ObflowError('ERR_REMOTE_TLS', `TLS with ${new URL(url).origin} failed during ${what}: ${message}`, {
       hint: "Check the target's CA (server certificate) and that the transport certificate is the one the bank trusts; `--insecure` only for a self-signed sandbox.",
       cause: error,

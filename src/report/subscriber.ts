@@ -1,16 +1,17 @@
-// The html and json reporters as subscribers of the run's typed events (src/run/events.ts): a row each in the
-// reporters table (src/run/reporters/index.ts) as `html: htmlReporter`, `json: jsonReporter`. Events arrive redacted;
-// the model's texts go through the context's `redact` once more when the file is written (a secret first seen later).
+// The html reporter as a subscriber of the run's typed events (src/run/events.ts), the `html` row of the reporters
+// table (src/run/reporters/index.ts). Events arrive redacted; the model's texts go through the context's `redact` once
+// more when the file is written (a secret first seen later). The model is the one a workspace's run.mjs builds too.
 
 import { join } from 'node:path';
 import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../run/events.js';
 import { writeFileAtomic } from '../fs.js';
 import { buildRunSummary } from '../run/summary.js';
 import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from './html.js';
-import { REPORT_FILE_NAMES, type PeopleReporter } from './reporter.js';
 
-/** Events → the report model (pure apart from loading report.mjs once). */
-export function reportSubscriber(context: ReporterContext, write: (model: ReportModel) => Promise<readonly string[]>, runner = 'obflow run'): RunSubscriber {
+export const HTML_REPORT_FILE = 'report.html';
+
+/** Events → the report model (pure apart from loading report.mjs once); `write` puts it somewhere when the run ends. */
+export function reportSubscriber(context: ReporterContext, write: (model: ReportModel) => Promise<readonly string[]>, runner = 'obflow'): RunSubscriber {
   let collector: ReportCollector | undefined;
   let start: RunStartEvent | undefined;
   let model: ReportModel | undefined;
@@ -64,14 +65,9 @@ export function reportSubscriber(context: ReporterContext, write: (model: Report
   };
 }
 
-function writer(reporter: PeopleReporter, context: ReporterContext): (model: ReportModel) => Promise<readonly string[]> {
-  return async (model) => {
-    const path = join(context.reportDir, REPORT_FILE_NAMES[reporter]);
-    await writeFileAtomic(path, reporter === 'html' ? await renderHtmlReport(model) : `${JSON.stringify(model, null, 2)}\n`);
+export const htmlReporter = (context: ReporterContext): RunSubscriber =>
+  reportSubscriber(context, async (model) => {
+    const path = join(context.reportDir, HTML_REPORT_FILE);
+    await writeFileAtomic(path, await renderHtmlReport(model));
     return [path];
-  };
-}
-
-export const htmlReporter = (context: ReporterContext): RunSubscriber => reportSubscriber(context, writer('html', context));
-
-export const jsonReporter = (context: ReporterContext): RunSubscriber => reportSubscriber(context, writer('json', context));
+  });

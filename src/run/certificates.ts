@@ -2,11 +2,12 @@
 // preflight of the files it names, and a coverage check — newman silently sends NO certificate when a pattern does
 // not match (a port-less pattern misses https://host:8443) or a file is missing (docs/pipeline.md#newman-findings).
 
+import { access, constants } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
-import { loadTransportMaterial } from '../pki/load.js';
+import { loadTransportMaterial, readMaterialFile, type TransportMaterial } from '../pki/load.js';
 import { verifyKeyMatch } from '../pki/verify.js';
 import type { IdentityPaths } from '../pki/types.js';
 import { originOf } from './origin.js';
@@ -121,12 +122,30 @@ export function requestUrlsOf(collections: readonly object[], values: Readonly<R
   return urls;
 }
 
+/** Whether an entry names exactly the files the material was loaded from (same paths, same passphrase). */
+function sameSource(transport: IdentityPaths['transport'], material: TransportMaterial): boolean {
+  const source = material.source;
+  if ('pfx' in transport) return 'pfx' in source && source.pfx === transport.pfx && (source.passphrase ?? '') === (transport.passphrase ?? '');
+  return 'cert' in source && source.cert === transport.cert && source.key === transport.key;
+}
+
+/** The material of an entry: the caller's (the session loaded it from these very files; newman still reads the files,
+ *  so they must still be there), else loaded and checked here. */
+async function materialOf(transport: IdentityPaths['transport'], known: TransportMaterial | undefined): Promise<TransportMaterial> {
+  if (known === undefined || !sameSource(transport, known)) return loadTransportMaterial(transport);
+  const files: [path: string, what: string][] = 'pfx' in transport ? [[transport.pfx, 'transport PFX']] : [[transport.cert, 'transport certificate'], [transport.key, 'transport key']];
+  // Gone or unreadable since the session loaded it: the read says which (ERR_FILE_MISSING / ERR_FILE_UNREADABLE).
+  for (const [path, what] of files) await access(path, constants.R_OK).catch(() => readMaterialFile(path, what));
+  return known;
+}
+
 /**
  * Before any request: every file of the list exists and parses, the key belongs to the certificate, and Node's TLS
  * (what newman uses) accepts the pair or PFX. Throws ERR_FILE_MISSING / ERR_FILE_UNREADABLE / ERR_CERT_INVALID /
- * ERR_KEY_INVALID / ERR_PFX_PASSPHRASE / ERR_CERT_KEY_MISMATCH.
+ * ERR_KEY_INVALID / ERR_PFX_PASSPHRASE / ERR_CERT_KEY_MISMATCH. `known`: the transport material the caller already
+ * holds (the session's), used for entries that name its files instead of reading and parsing them again.
  */
-export async function preflightClientCertificates(list: readonly SslClientCert[]): Promise<void> {
+export async function preflightClientCertificates(list: readonly SslClientCert[], known?: TransportMaterial): Promise<void> {
   for (const entry of list) {
     const transport: IdentityPaths['transport'] | undefined = entry.pfx !== undefined
       ? { pfx: entry.pfx.src, ...(entry.passphrase !== undefined ? { passphrase: entry.passphrase } : {}) }
@@ -136,7 +155,7 @@ export async function preflightClientCertificates(list: readonly SslClientCert[]
         hint: 'Give the transport certificate as PEM cert + key files or as a PFX with passphrase.',
       });
     }
-    const material = await loadTransportMaterial(transport);
+    const material = await materialOf(transport, known);
     verifyKeyMatch(material);
     try {
       createSecureContext(material.pfx !== undefined ? { pfx: material.pfx.bytes, passphrase: material.pfx.passphrase } : { cert: material.certPem, key: material.keyPem });

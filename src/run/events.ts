@@ -26,7 +26,7 @@ export type StepKind = 'collection' | 'local';
 export interface RunTargetInfo {
   /** `sandbox` or the configured bank's name. */
   name: string;
-  /** The sandbox client profile (strict-headless, …), when the target is the sandbox. */
+  /** The sandbox client profile (strict-headless, …), or the bank's environment (sandbox/production). */
   profile?: string;
 }
 

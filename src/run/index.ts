@@ -1,7 +1,12 @@
-// The run step's public surface: certificates (list, preflight, coverage), the newman chain, the plan, the summary,
-// and the browser consent driver (imports playwright-core lazily).
+// The run step's public surface: certificates (list, preflight, coverage), the runner and its events, the reporters,
+// the plan, the summary, and the browser consent driver (imports playwright-core lazily).
 export * from './certificates.js';
-export * from './newman.js';
+export * from './events.js';
+export { batchCollection, environmentFromNewman } from './newman-adapter.js';
+export { redactSecrets } from './redaction.js';
+export * from './reporters/index.js';
+export { buildJsonReport, JSON_REPORT_FILE, type JsonReport } from './reporters/json.js';
+export * from './runner.js';
 export * from './plan.js';
 export * from './summary.js';
 export * from './consent/browser.js';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ObflowError } from '../errors.js';
-import type { RunStep } from './newman.js';
+import type { RunStep } from './runner.js';
 
 export interface RunPlanInput {
   /** Step names in flow order (generate/flow.ts STEP_NAMES). */

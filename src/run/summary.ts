@@ -2,7 +2,7 @@
 // steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
 
 import type { PostmanEnvironment } from '../environment/merge.js';
-import type { ExecutionRecord, StepResult } from './newman.js';
+import type { ExecutionRecord, StepResult } from './result.js';
 
 export interface AccountSummary {
   accountId: string;

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
-import type { RunStageResult, Session } from '../pipeline/stages.js';
+import type { Session } from '../pipeline/stages.js';
+import type { RunResult } from '../run/result.js';
 import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from './build.js';
 import { writeWorkspace } from './write.js';
 
@@ -24,7 +25,7 @@ export interface WorkspaceOutcome {
   zip?: string;
   files: readonly WorkspaceFile[];
   /** The run that made the report (its failure is reported after the workspace is written). */
-  run?: RunStageResult;
+  run?: RunResult;
 }
 
 function workspaceTemplates(): { guide: string; copied: Record<string, string> } {
@@ -44,7 +45,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   const registration = await stages.storedRegistration(session);
   const environment = await stages.readEnvironmentFile(session.config, session.target);
   const collections = generate.buildCollections({ templates: generate.loadTemplates() });
-  let run: RunStageResult | undefined;
+  let run: RunResult | undefined;
   let reportHtml: string | undefined;
   if (options.run) {
     const byName = new Map(collections.map((file) => [file.fileName, file.json]));
@@ -52,9 +53,12 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
       const json = byName.get(generate.stepFileName(name));
       return json === undefined ? [] : [[name, JSON.parse(json) as object]];
     }));
-    run = await stages.runStage(session, { environment, collections: stepCollections, reporters: ['html'], progress: () => undefined, runner: 'obflow workspace' });
-    const html = run.reportFiles.find((file) => file.endsWith('.html'));
-    if (html !== undefined) reportHtml = readFileSync(html, 'utf8');
+    // Its own reports folder: the run must not replace a report.html that `obflow run` wrote.
+    const reports = join(session.config.stateDir, 'run', 'workspace-report');
+    const reporting: Session = { ...session, config: { ...session.config, output: { ...session.config.output, reports } } };
+    run = await stages.runStage(reporting, { environment, collections: stepCollections, reporters: ['html'], progress: () => undefined });
+    const { HTML_REPORT_FILE } = await import('../report/subscriber.js');
+    reportHtml = readFileSync(join(reports, HTML_REPORT_FILE), 'utf8');
   }
   const { sandboxPsuUser } = await import('../pipeline/target.js');
   const files = buildWorkspace({

@@ -96,6 +96,21 @@ describe('obflow commands against `obflow sandbox`', () => {
     expect(one.code, one.stderr).toBe(0);
   });
 
+  it('run --reporters cli,junit,json also writes the run as JSON; an unknown reporter is a usage error before any request', async () => {
+    const result = await runCli(['run', 'discovery', '--reporters', 'cli,junit,json', '--out-collections', 'collections'], { cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('▸ discovery');
+    const report = JSON.parse(readFileSync(join(cwd, '.obflow', 'reports', 'obflow-run.json'), 'utf8'));
+    expect(report).toMatchObject({ version: 1, passed: true, target: { name: 'sandbox' } });
+    expect(report.steps.map((step: { name: string }) => step.name)).toEqual(['discovery']);
+    expect(statSync(join(cwd, '.obflow', 'reports', 'discovery.xml')).isFile()).toBe(true);
+
+    const unknown = await runCli(['run', 'discovery', '--reporters', 'cli,nope', '--out-collections', 'collections'], { cwd });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: ERR_USAGE .*nope/);
+    expect(unknown.stdout).not.toMatch(/▸|→/);
+  });
+
   it('an unknown step is a usage error', async () => {
     const result = await runCli(['run', 'nope', '--out-collections', 'collections'], { cwd });
     expect(result.code).toBe(2);

@@ -1,13 +1,14 @@
 // Secrets never reach the reports: an assertion whose failure message quotes a secret (the Basic credentials, a
-// token) ends up in newman's JUnit file — obflow redacts every secret value of the run from it.
+// token) ends up in newman's JUnit file — obflow redacts every secret value of the run from it. The JSON reporter and
+// any subscriber of the run's events (src/run/events.ts) see the run redacted the same way.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
-import { SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
-import { buildRunPlan, runSteps } from '../../src/run/index.js';
+import { SECRET_VARIABLE_KEYS, STEP_NAMES } from '../../src/generate/index.js';
+import { buildRunPlan, JSON_REPORT_FILE, runSteps, type JsonReport, type RunEvent } from '../../src/run/index.js';
 import { describeRun, usePreparedSandbox } from './pipeline-helpers.js';
 
 const fixture = usePreparedSandbox('permissive-headless');
@@ -68,5 +69,82 @@ describe('reports', () => {
     expect(progress).toContain('✓ status is 200');
     expect(progress).toMatch(/✗ basicToken is not quoted in reports: expected '\[redacted\]/);
     for (const secret of [basic, token]) expect(progress.includes(secret.slice(0, 12))).toBe(false);
+  });
+});
+
+describe('the JSON reporter and the run events', () => {
+  it('a whole run as one JSON file (steps, requests with status and timing, assertions) and as events, with no secret of the run in either', async () => {
+    const reportDir = join(fixture.prepared.stateDir, 'reports-json');
+    // A subscriber of the caller's own: a new reporter needs no runner file (events.ts RunSubscriber).
+    const events: RunEvent[] = [];
+    let finished = 0;
+    const result = await runSteps({
+      steps: [...buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections }), { name: 'leaky', collection: leaky }],
+      environment: fixture.prepared.environment,
+      cwd: fixture.prepared.stateDir,
+      sslClientCertList: fixture.prepared.certList,
+      sslExtraCaCerts: fixture.prepared.caBundle,
+      reporters: ['junit', 'json'],
+      subscribers: [{ onEvent: (event) => void events.push(event), finish: async () => { finished += 1; return []; } }],
+      reportDir,
+      secretKeys: SECRET_VARIABLE_KEYS,
+      target: { name: 'sandbox', profile: 'permissive-headless' },
+      log: () => undefined,
+    });
+    expect(result.failedStep, describeRun(result)).toBe('leaky');
+    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES, 'leaky']);
+    const jsonFile = join(reportDir, JSON_REPORT_FILE);
+    expect(result.reports).toContain(jsonFile);
+    expect(finished).toBe(1);
+
+    // Every secret the run saw (the client's, and what it was issued: tokens, the code) — whole and as a prefix.
+    const secrets = result.environment.values.filter((entry) => entry.type === 'secret' && entry.value.length >= 8).map((entry) => entry.value);
+    expect(secrets.length).toBeGreaterThan(4);
+    const text = await readFile(jsonFile, 'utf8');
+    const seen = JSON.stringify(events);
+    for (const secret of secrets) {
+      for (const body of [text, seen]) {
+        expect(body.includes(secret)).toBe(false);
+        expect(body.includes(secret.slice(0, 12))).toBe(false);
+      }
+    }
+    expect(text).toContain('[redacted]');
+
+    const report = JSON.parse(text) as JsonReport;
+    expect(report).toMatchObject({ version: 1, target: { name: 'sandbox', profile: 'permissive-headless' }, passed: false, failedStep: 'leaky' });
+    expect(report.origins.length).toBeGreaterThan(0);
+    expect(report.steps.map((step) => step.name)).toEqual([...STEP_NAMES, 'leaky']);
+    for (const step of report.steps) {
+      const tally = result.steps.find((candidate) => candidate.name === step.name);
+      expect(step.passed).toBe(tally?.passed);
+      expect(step.assertions).toEqual(tally?.assertions);
+      expect(step.requests).toHaveLength(tally?.requests ?? -1);
+      expect(step.requests.flatMap((request) => request.assertions).filter((assertion) => assertion.status !== 'skipped')).toHaveLength(tally?.assertions.total ?? -1);
+      for (const request of step.requests) {
+        expect(request.status).toBeGreaterThanOrEqual(200);
+        expect(request.responseTime).toBeGreaterThanOrEqual(0);
+        expect(request.responseSize).toBeGreaterThanOrEqual(0);
+        expect(Date.parse(request.at)).not.toBeNaN();
+      }
+    }
+    const accounts = report.steps.find((step) => step.name === 'accounts');
+    expect(accounts?.requests[0]).toMatchObject({ method: 'GET', status: 200, statusText: 'OK' });
+    expect(accounts?.requests[0]?.assertions.some((assertion) => assertion.status === 'passed')).toBe(true);
+    const leakyStep = report.steps.find((step) => step.name === 'leaky');
+    expect(leakyStep?.requests[0]?.assertions.map((assertion) => [assertion.name, assertion.status])).toEqual([
+      ['basicToken is not quoted in reports', 'failed'],
+      ['client_credentials_token is not quoted in reports', 'failed'],
+    ]);
+    expect(leakyStep?.requests[0]?.assertions[0]?.message).toMatch(/expected '\[redacted\]/);
+
+    // The events: start first, done last, a begin and an end per step, the accounts body for the summary.
+    expect(events[0]?.type).toBe('start');
+    expect(events.at(-1)?.type).toBe('done');
+    const phases = events.flatMap((event) => (event.type === 'step' ? [`${event.phase} ${event.step}`] : []));
+    expect(phases).toEqual([...STEP_NAMES, 'leaky'].flatMap((name) => [`begin ${name}`, `end ${name}`]));
+    const accountsList = events.find((event) => event.type === 'request' && /\/aisp\/accounts$/.test(event.url));
+    expect(accountsList?.type === 'request' ? accountsList.json : undefined).toMatchObject({ Data: { Account: expect.any(Array) } });
+    const done = events.at(-1);
+    expect(done?.type === 'done' ? done.result.environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').every((entry) => entry.value === '[redacted]') : false).toBe(true);
   });
 });

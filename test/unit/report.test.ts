@@ -1,14 +1,13 @@
-// The people's reports (issue 13): the report model from run events, its redaction, the self-contained HTML, the
-// --reporters list, and the workspace's pure parts (environment without secrets, certificate rows, flow picture).
+// The people's reports (issue 13): the report model from run events, its redaction, the self-contained HTML, and the workspace's pure parts (environment without secrets, certificate rows, flow picture).
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/events.js';
 import type { RunResult } from '../../src/run/result.js';
-import { parseReporters } from '../../src/report/reporter.js';
-import { htmlReporter, jsonReporter } from '../../src/report/subscriber.js';
+import { htmlReporter, reportSubscriber } from '../../src/report/subscriber.js';
+import type { ReportModel } from '../../src/report/html.js';
 import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../../src/workspace/build.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
 
@@ -34,6 +33,12 @@ function result(steps: string[], passed: boolean): RunResult {
     executions: [{ step: 'accounts', item: 'GET accounts', method: 'GET', url: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts', status: 200, json: { Data: { Account: [{ AccountId: 'acc-1', Nickname: 'Everyday' }] } } }],
   } as RunResult;
 }
+
+const jsonReporter: typeof htmlReporter = (context) => reportSubscriber(context, async (model: ReportModel) => {
+  const path = join(context.reportDir, 'model.json');
+  writeFileSync(path, JSON.stringify(model));
+  return [path];
+});
 
 async function feed(events: RunEvent[], reporter: typeof htmlReporter): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'obflow-report-'));
@@ -62,7 +67,7 @@ const run: RunEvent[] = [
 describe('the report from run events', () => {
   it('json: steps in the planned order, requests without their query, assertions with messages, redacted; a run that stopped early failed', async () => {
     const model = JSON.parse(await feed(run, jsonReporter)) as Record<string, unknown> & { steps: { name: string; local?: boolean; requests: { path: string; status: number; ms: number; assertions: { name: string; passed: boolean; message?: string }[] }[] }[] };
-    expect(model).toMatchObject({ bank: 'obflow sandbox (emulator)', profile: 'strict-headless', ranAt: at, runner: 'obflow run', passed: false, totals: { requests: 1, assertions: 2, failed: 1 } });
+    expect(model).toMatchObject({ bank: 'obflow sandbox (emulator)', profile: 'strict-headless', ranAt: at, runner: 'obflow', passed: false, totals: { requests: 1, assertions: 2, failed: 1 } });
     expect(model.steps.map((step) => step.name)).toEqual(['psu-consent', 'accounts']);
     expect(model.steps[0]?.local).toBe(true);
     expect(model.steps[1]?.requests[0]).toMatchObject({ path: '/open-banking/v3.1/aisp/accounts', status: 200, ms: 12 });
@@ -78,15 +83,6 @@ describe('the report from run events', () => {
     expect(html).toContain('−10.00 GBP');
     expect(html).toMatch(/<td class="num">0<\/td>/);
     expect(html).toContain('failed</span>');
-  });
-});
-
-describe('--reporters', () => {
-  it('defaults to cli + junit, keeps the order given, refuses an unknown name with ERR_USAGE', () => {
-    expect(parseReporters(undefined)).toEqual(['cli', 'junit']);
-    expect(parseReporters('cli,junit,html,json,html')).toEqual(['cli', 'junit', 'html', 'json']);
-    expect(() => parseReporters('cli,htmlextra')).toThrow(expect.objectContaining({ code: 'ERR_USAGE' }));
-    expect(() => parseReporters(',')).toThrow(expect.objectContaining({ code: 'ERR_USAGE' }));
   });
 });
 

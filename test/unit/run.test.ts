@@ -119,16 +119,3 @@ describe('redactSecrets', () => {
     expect(redactSecrets('pin 1234 stays', ['1234'])).toBe('pin 1234 stays');
   });
 });
-
-describe('transportErrorKind', () => {
-  it('tells TLS failures from a bank that is not reached', async () => {
-    const { transportErrorKind } = await import('../../src/run/index.js');
-    expect(transportErrorKind({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' })).toBe('unreachable');
-    expect(transportErrorKind({ code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND bank.example' })).toBe('unreachable');
-    expect(transportErrorKind({ code: 'ETIMEDOUT', message: 'ETIMEDOUT' })).toBe('unreachable');
-    expect(transportErrorKind({ code: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', message: 'unable to get local issuer certificate' })).toBe('tls');
-    expect(transportErrorKind({ code: 'ERR_TLS_CERT_ALTNAME_INVALID', message: "Hostname/IP does not match certificate's altnames" })).toBe('tls');
-    expect(transportErrorKind({ code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', message: 'alert' })).toBe('tls');
-    expect(transportErrorKind({ message: 'Client network socket disconnected before secure TLS connection was established' })).toBe('tls');
-  });
-});

@@ -30,6 +30,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       });
     }
     const { join } = await import('node:path');
+    const { HTML_REPORT_FILE } = await import('../../report/subscriber.js');
     const { ensureLocalIdentity } = await import('../identity.js');
     const out = state.output;
     let mark = Date.now();
@@ -59,10 +60,10 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`environment  ${path} ${took()}`);
         const generated = await stages.generateStage(config.output.collections);
         out.line(`generate     ${generated.paths.length} collections in ${config.output.collections} ${took()}`);
-        const result = await stages.runStage(session, { environment, collections: generated.collections, reporters: ['junit', 'html'], progress: () => undefined, runner: 'obflow demo' });
+        const result = await stages.runStage(session, { environment, collections: generated.collections, reporters: ['junit', 'html'], progress: () => undefined });
         await stages.saveEnvironment(session, result.environment);
         out.line(`run          newman, ${result.steps.length} steps, reports in ${stages.reportsDir(session.config)} ${took()}`);
-        for (const file of result.reportFiles) out.line(`report       ${file}`);
+        out.line(`report       ${join(stages.reportsDir(session.config), HTML_REPORT_FILE)} ${took()}`);
         const { reportRun } = await import('../report.js');
         reportRun(state, result, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

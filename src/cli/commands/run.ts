@@ -1,6 +1,7 @@
 // `obflow run [step|all]`: run the collections with newman in one process over mTLS, chaining the environment.
 
 import type { CommandModule } from 'yargs';
+import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/index.js';
 import type { CommandState } from '../context.js';
 import { loadCommandConfig } from '../context.js';
 
@@ -16,12 +17,12 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
-      .option('out-reports', { type: 'string', describe: 'Where the JUnit reports go (default .obflow/reports)' })
-      .option('reporters', { type: 'string', describe: 'Comma-separated: cli, junit, html, json (default cli,junit; html/json write report.html/report.json beside the JUnit files)' })
+      .option('out-reports', { type: 'string', describe: 'Where the reports go (JUnit, JSON; default .obflow/reports)' })
+      .option('reporters', { type: 'string', describe: `Comma-separated, from ${REPORTER_NAMES.join(', ')} (default ${DEFAULT_REPORTERS.join(',')})` })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
       .example('$0 run all', 'every step, in order')
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
-      .example('$0 run all --reporters cli,junit,html', 'also write the HTML report for people')
+      .example('$0 run all --reporters cli,junit,json', 'also write the run as JSON (reports/obflow-run.json)')
       .example('$0 run accounts', 'one step, reading the earlier steps\' state from the environment'),
   handler: async (argv) => {
     const config = await loadCommandConfig(state, argv);
@@ -30,9 +31,8 @@ export const runCommand = (state: CommandState): CommandModule => ({
     const session = await openCommandSession(state, config, { insecure: argv.insecure === true });
     try {
       const environment = await readEnvironmentFile(config, session.target);
-      // newman's cli reporter writes to the process stdout itself: only for people, never with --json/--quiet.
-      const { parseReporters } = await import('../../report/reporter.js');
-      const asked = parseReporters(argv.reporters === undefined ? undefined : String(argv.reporters));
+      // The progress lines are for people, never with --json/--quiet.
+      const asked = argv.reporters === undefined ? DEFAULT_REPORTERS : parseReporterNames(argv.reporters as string | string[]);
       const reporters = state.output.json || state.output.quiet ? asked.filter((name) => name !== 'cli') : asked;
       // Flags given for this run win over what `obflow environment` saved (config values were applied there).
       const inputs = flowInputs(session);

@@ -7,7 +7,7 @@ import { access, constants } from 'node:fs/promises';
 import { ObflowError } from '../../errors.js';
 import { consentInputs, readConsentRedirect } from './redirect.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
-import type { RunStep } from '../newman.js';
+import type { RunStep } from '../runner.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 

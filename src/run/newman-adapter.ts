@@ -1,0 +1,248 @@
+// The one adapter over newman: runs a batch of consecutive collection steps as ONE `newman.run` (a folder per step)
+// and turns its untyped emitter events into obflow's run events (src/run/events.ts), unredacted — the runner redacts
+// them. Also what newman needs around a run: the lazy import, the rc-file pinning, the environment back from its
+// VariableScope, and the audit of the client certificate newman applied to each request.
+
+import type { Agent } from 'node:https';
+import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
+import { transportErrorKind } from '../transport-error.js';
+import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
+import type { AssertionEvent, RequestEvent, ScriptErrorEvent, StepBeginEvent } from './events.js';
+import type { NewmanItem, NewmanOptions, NewmanRun, NewmanScopeVariable, NewmanSummary, NewmanVariableJson } from './newman-types.js';
+
+let newmanRun: Promise<NewmanRun> | undefined;
+
+/** newman costs ~0.3–0.45 s to import; only `run` pays it (STYLE.md: heavy dependencies lazily). */
+export function loadNewman(): Promise<NewmanRun> {
+  newmanRun ??= import('newman').then((module) => (module.default as unknown as { run: NewmanRun }).run);
+  return newmanRun;
+}
+
+/** Back from newman's VariableScope JSON into a sorted, typed environment; secret-ness never gets lost. */
+export function environmentFromNewman(json: { values?: NewmanVariableJson[] }, previous: PostmanEnvironment, secretKeys: ReadonlySet<string>): PostmanEnvironment {
+  const wasSecret = new Set(previous.values.filter((entry) => entry.type === 'secret').map((entry) => entry.key));
+  const values: PostmanEnvironmentValue[] = [];
+  for (const entry of json.values ?? []) {
+    if (typeof entry.key !== 'string' || entry.disabled === true) continue;
+    const value = entry.value === undefined || entry.value === null ? '' : typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value);
+    const secret = wasSecret.has(entry.key) || secretKeys.has(entry.key) || entry.type === 'secret' || isSecretKey(entry.key);
+    values.push({ key: entry.key, value, type: secret ? 'secret' : 'default', enabled: true });
+  }
+  sortValues(values);
+  return { ...previous, values };
+}
+
+/**
+ * newman merges `/etc/postman/newmanrc`, `~/.postman/newmanrc` and `./.newmanrc` into every run. obflow's options
+ * override what they set, but not what they add (e.g. a catch-all sslClientCert). Pin cwd and HOME while newman loads
+ * its options (until its `start` event), so only a system-wide file could still apply.
+ */
+function pinForOptionLoading(cwd: string): () => void {
+  const previousCwd = process.cwd();
+  const previousHome = process.env.HOME;
+  process.chdir(cwd);
+  process.env.HOME = cwd;
+  let restored = false;
+  return () => {
+    if (restored) return;
+    restored = true;
+    process.chdir(previousCwd);
+    if (previousHome === undefined) delete process.env.HOME;
+    else process.env.HOME = previousHome;
+  };
+}
+
+/** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
+ *  `request` event hands out a copy of the item without its parent, so the folder cannot be asked directly. */
+function itemSteps(batch: readonly { name: string; collection: object }[]): Map<string, string> {
+  const map = new Map<string, string>();
+  const visit = (items: unknown, step: string): void => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as { name?: unknown; item?: unknown }[]) {
+      if (typeof item.name === 'string') map.set(item.name, step);
+      visit(item.item, step);
+    }
+  };
+  for (const step of batch) visit((step.collection as { item?: unknown }).item, step.name);
+  return map;
+}
+
+/** One collection with a folder per step, so consecutive steps share one newman.run (its fixed cost is paid once and
+ *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so
+ *  setNextRequest loops keep working. */
+export function batchCollection(steps: readonly { name: string; collection: object }[]): object {
+  return {
+    info: { name: `obflow run: ${steps.map((step) => step.name).join(', ')}`, schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+    item: steps.map((step) => {
+      const definition = step.collection as { item?: unknown; event?: unknown };
+      return { name: step.name, item: structuredClone(definition.item ?? []), event: structuredClone(definition.event ?? []) };
+    }),
+  };
+}
+
+/** GETs whose parsed body a subscriber reads (the summary: AIS v3.1 accounts, balances, transactions). */
+const BODY_KEPT: readonly RegExp[] = [/\/aisp\/accounts(\?|$)/, /\/aisp\/accounts\/[^/?]+\/balances(\?|$)/, /\/aisp\/accounts\/[^/?]+\/transactions(\?|$)/];
+
+export interface BatchInput {
+  batch: readonly { name: string; collection: object }[];
+  environment: PostmanEnvironment;
+  cwd: string;
+  sslClientCertList: readonly SslClientCert[];
+  sslExtraCaCerts?: string;
+  insecure: boolean;
+  httpsAgent?: Agent;
+  bail: boolean;
+  timeoutRequest: number;
+  /** Reports newman writes itself (JUnit), as the reporters' hooks opened them (events.ts NewmanReportHook). */
+  reports: readonly { reporter: string; options: Record<string, unknown> }[];
+  now: () => Date;
+}
+
+/** Where the adapter delivers what newman does, as it happens. */
+export interface BatchSink {
+  /** An event of the item newman is running (the runner holds them until `itemEnd`, then redacts them). */
+  event(event: StepBeginEvent | RequestEvent | AssertionEvent | ScriptErrorEvent): void;
+  /** A variable a script's environment holds (secrets are learned from these before the item's events go out). */
+  variable(key: string, value: string): void;
+  /** newman finished an item: its scripts have run. */
+  itemEnd(): void;
+}
+
+export interface BatchOutcome {
+  summary: NewmanSummary;
+  /** Origins newman called without a client certificate (no pattern of the list matched). */
+  unmatched: Set<string>;
+  /** newman's warnings that it could not load a client certificate. */
+  certificateWarnings: string[];
+}
+
+function newmanOptions(input: BatchInput): NewmanOptions {
+  return {
+    collection: batchCollection(input.batch),
+    environment: { id: input.environment.id, name: input.environment.name, values: input.environment.values.map((entry) => ({ ...entry })) },
+    globals: { values: [] },
+    workingDir: input.cwd,
+    insecureFileRead: true,
+    // Progress lines are obflow's own cli reporter (redacted, through the log seam); newman writes only its reports.
+    reporters: input.reports.map((report) => report.reporter),
+    reporter: Object.fromEntries(input.reports.map((report) => [report.reporter, report.options])),
+    insecure: input.insecure,
+    // newman pushes onto and mutates the list's entries (it reads the files into them): give it a fresh copy.
+    sslClientCertList: input.sslClientCertList.map((entry) => structuredClone(entry)),
+    sslClientCert: '',
+    sslClientKey: '',
+    sslClientPassphrase: '',
+    // Still given with the agent: a request the agent does not carry (through a proxy tunnel) trusts the CA as before.
+    ...(input.sslExtraCaCerts !== undefined ? { sslExtraCaCerts: input.sslExtraCaCerts } : {}),
+    ...(input.httpsAgent !== undefined ? { requestAgents: { https: input.httpsAgent } } : {}),
+    ignoreRedirects: false,
+    // Later steps read the state of earlier ones: stop after the first failing test script unless told otherwise.
+    bail: input.bail,
+    delayRequest: 0,
+    timeoutRequest: input.timeoutRequest,
+    suppressExitCode: true,
+    color: process.stdout.isTTY ? 'auto' : 'off',
+    iterationCount: 1,
+  };
+}
+
+function parseBody(stream: Buffer | undefined): unknown {
+  if (stream === undefined) return undefined;
+  try {
+    return JSON.parse(stream.toString('utf8'));
+  } catch {
+    return undefined; // not JSON: the step's own tests report it
+  }
+}
+
+/** Runs one batch; resolves when newman is done (rejects when newman refuses its input). */
+export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: BatchSink): Promise<BatchOutcome> {
+  const steps = itemSteps(input.batch);
+  const stepOf = (item: NewmanItem): string => steps.get(item?.name ?? '') ?? (typeof item?.parent === 'function' ? item.parent()?.name : undefined) ?? '';
+  const at = (): string => input.now().toISOString();
+  const unmatched = new Set<string>();
+  const certificateWarnings: string[] = [];
+  let currentStep: string | undefined;
+  const restore = pinForOptionLoading(input.cwd);
+  try {
+    return await new Promise<BatchOutcome>((resolve, reject) => {
+      const emitter = run(newmanOptions(input), (error, summary) => {
+        restore();
+        if (error !== null) reject(error);
+        else resolve({ summary, unmatched, certificateWarnings });
+      });
+      emitter.on('start', restore);
+      emitter.on('beforeItem', (_error, args) => {
+        const step = stepOf(args.item);
+        if (step === currentStep) return;
+        currentStep = step;
+        sink.event({ type: 'step', phase: 'begin', step, kind: 'collection', at: at() });
+      });
+      // The resolved URL of every request, checked with the same matcher postman-runtime uses (certificates.ts).
+      const certificateOf = certificateMatcher(input.sslClientCertList);
+      emitter.on('beforeRequest', (_error, args) => {
+        const url = args.request?.url?.toString();
+        if (url !== undefined && url.startsWith('https://') && certificateOf(url) === undefined) unmatched.add(originOf(url) ?? url);
+      });
+      emitter.on('console', (_error, args) => {
+        const text = (args.messages ?? []).map(String).join(' ');
+        if (args.level === 'warn' && /certificate/i.test(text)) certificateWarnings.push(text);
+      });
+      // The scope's variables are read in place (its PropertyList), not through toJSON(), which copies every value —
+      // the whole environment, twice a request.
+      const variable = (entry: NewmanScopeVariable): void => {
+        if (typeof entry.key === 'string' && typeof entry.value === 'string') sink.variable(entry.key, entry.value);
+      };
+      const learn = (_error: unknown, args: { executions?: { result?: { environment?: unknown } }[] }): void => {
+        for (const execution of args.executions ?? []) {
+          const values = (execution.result?.environment as { values?: unknown } | undefined)?.values;
+          if (Array.isArray(values)) (values as NewmanScopeVariable[]).forEach(variable);
+          else if (typeof (values as { each?: unknown } | undefined)?.each === 'function') (values as { each(callback: (entry: NewmanScopeVariable) => void): void }).each(variable);
+        }
+      };
+      emitter.on('prerequest', learn);
+      emitter.on('test', learn);
+      emitter.on('item', () => sink.itemEnd());
+      emitter.on('assertion', (error, args) => {
+        const failed = error !== null && error !== undefined;
+        const status = args.skipped === true ? 'skipped' : failed ? 'failed' : 'passed';
+        sink.event({ type: 'assertion', step: stepOf(args.item), item: args.item?.name ?? '', name: args.assertion ?? '', status, ...(status === 'failed' ? { message: error?.message ?? '' } : {}) });
+      });
+      emitter.on('script', (error, args) => {
+        if (error === null || error === undefined) return;
+        sink.event({ type: 'script', step: stepOf(args.item), item: args.item?.name ?? '', listen: args.event?.listen ?? '', name: error.name ?? `${args.event?.listen ?? ''} script`, message: error.message ?? '' });
+      });
+      emitter.on('request', (error, args) => {
+        const url = args.request?.url?.toString() ?? '';
+        const method = args.request?.method ?? 'GET';
+        const item = args.item?.name ?? '';
+        const response = error === null || error === undefined ? args.response : undefined;
+        const json = response !== undefined && method === 'GET' && BODY_KEPT.some((pattern) => pattern.test(url)) ? parseBody(response.stream) : undefined;
+        sink.event({
+          type: 'request',
+          step: stepOf(args.item),
+          item,
+          method,
+          url,
+          ...(response?.code !== undefined ? { status: response.code } : {}),
+          ...(response?.status !== undefined ? { statusText: response.status } : {}),
+          ...(response?.responseTime !== undefined ? { responseTime: response.responseTime } : {}),
+          ...(response !== undefined ? { responseSize: response.responseSize ?? response.stream?.byteLength ?? 0 } : {}),
+          ...(error !== null && error !== undefined
+            ? { failure: {
+                kind: transportErrorKind(error),
+                item,
+                origin: originOf(url) ?? url.replace(/^(https?:\/\/[^/?#]+).*$/, '$1'),
+                ...(typeof error.code === 'string' ? { code: error.code } : {}),
+                message: error.message ?? '',
+              } }
+            : {}),
+          ...(json !== undefined ? { json } : {}),
+          at: at(),
+        });
+      });
+    });
+  } finally {
+    restore();
+  }
+}

@@ -1,0 +1,67 @@
+// The run's secrets and their redaction: the values of every secret variable the run has seen (the environment it
+// started with, what scripts set during it), replaced by `[redacted]` in every event, failure message and report
+// (README: secrets never appear in reports or logs). The runner owns one Redactor per run (src/run/events.ts says why).
+
+import { isSecretKey, type PostmanEnvironment } from '../environment/merge.js';
+import type { RunEvent } from './events.js';
+
+export const REDACTED = '[redacted]';
+
+/** Replaces every secret value of the run with `[redacted]` — whole values, and also fragments of ≥ 8 token
+ *  characters cut from one (chai quotes long values truncated, `'eyJhbGciOi…'`, which still leaks a prefix). */
+export function redactSecrets(text: string, secrets: Iterable<string>): string {
+  const ordered = [...secrets].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const secret of ordered) out = out.split(secret).join(REDACTED);
+  return out.replace(/[A-Za-z0-9._~+/=-]{8,}/g, (run) => (ordered.some((secret) => secret.includes(run)) ? REDACTED : run));
+}
+
+/** The non-empty values of an environment's secret entries. */
+export function secretValuesOf(environment: PostmanEnvironment): string[] {
+  return environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value);
+}
+
+/** Every string inside a JSON-like value redacted (objects and arrays copied, other values as they are). */
+function redactDeep(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, redact));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, redactDeep(entry, redact)]));
+  }
+  return value;
+}
+
+export class Redactor {
+  readonly #secrets = new Set<string>();
+  readonly #secretKeys: ReadonlySet<string>;
+
+  constructor(secretKeys: ReadonlySet<string>) {
+    this.#secretKeys = secretKeys;
+  }
+
+  /** The secrets seen so far (a live view). */
+  get secrets(): ReadonlySet<string> {
+    return this.#secrets;
+  }
+
+  /** A variable a script's environment holds: its value is a secret when its key is one by contract or by name. */
+  learnVariable(key: string, value: string): void {
+    if (value !== '' && (this.#secretKeys.has(key) || isSecretKey(key))) this.#secrets.add(value);
+  }
+
+  /** Every value the environment types `secret`. */
+  learnEnvironment(environment: PostmanEnvironment): void {
+    for (const value of secretValuesOf(environment)) this.#secrets.add(value);
+  }
+
+  readonly text = (text: string): string => redactSecrets(text, this.#secrets);
+
+  /** An event as subscribers get it: every string redacted; `done`'s environment with each secret entry replaced
+   *  whole (a secret shorter than the fragment length is still a secret). */
+  event<E extends RunEvent>(event: E): E {
+    if (event.type !== 'done') return redactDeep(event, this.text) as E;
+    const { environment, ...rest } = event.result;
+    const values = environment.values.map((entry) => ({ ...entry, value: entry.type === 'secret' && entry.value !== '' ? REDACTED : this.text(entry.value) }));
+    return { ...event, result: { ...(redactDeep(rest, this.text) as typeof rest), environment: { ...environment, values } } };
+  }
+}

@@ -1,0 +1,114 @@
+// The `json` reporter: one JSON file per run (`<reports>/obflow-run.json`) for machines and people's tools — the
+// target, every step with its requests (status, timing, size, transport failure) and each request's assertions, and
+// the verdict. No headers, no bodies. Built from redacted events, then passed through the run's redaction once more
+// when written (a secret first seen after an event went out: src/run/events.ts).
+
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../fs.js';
+import type { AssertionEvent, ReporterFactory, RunEvent, RunStartEvent, RunTargetInfo, StepKind, TransportFailure } from '../events.js';
+
+export const JSON_REPORT_FILE = 'obflow-run.json';
+
+export interface JsonReportRequest {
+  item: string;
+  method: string;
+  url: string;
+  status?: number;
+  statusText?: string;
+  responseTime?: number;
+  responseSize?: number;
+  failure?: TransportFailure;
+  at: string;
+  assertions: { name: string; status: AssertionEvent['status']; message?: string }[];
+}
+
+export interface JsonReportStep {
+  name: string;
+  kind: StepKind;
+  startedAt?: string;
+  finishedAt?: string;
+  passed?: boolean;
+  assertions?: { total: number; failed: number };
+  requests: JsonReportRequest[];
+  /** Assertions of an item before its request went (pre-request tests). */
+  preRequestAssertions: { item: string; name: string; status: AssertionEvent['status']; message?: string }[];
+  /** Scripts that threw outside pm.test. */
+  scriptErrors: { item: string; listen: string; name: string; message: string }[];
+}
+
+/** The file's shape (`version` moves when a field changes meaning; new fields are added without it). */
+export interface JsonReport {
+  version: 1;
+  startedAt: string;
+  finishedAt?: string;
+  target?: RunTargetInfo;
+  origins: string[];
+  passed?: boolean;
+  failedStep?: string;
+  steps: JsonReportStep[];
+}
+
+/** The report built from a run's events (pure: events in, report out). */
+export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
+  const start = events.find((event): event is RunStartEvent => event.type === 'start');
+  const report: JsonReport = {
+    version: 1,
+    startedAt: start?.startedAt ?? '',
+    ...(start?.target !== undefined ? { target: start.target } : {}),
+    origins: start?.origins ?? [],
+    steps: (start?.steps ?? []).map((step) => ({ name: step.name, kind: step.kind, requests: [], preRequestAssertions: [], scriptErrors: [] })),
+  };
+  const stepOf = (name: string): JsonReportStep => {
+    let step = report.steps.find((candidate) => candidate.name === name);
+    if (step === undefined) {
+      step = { name, kind: 'collection', requests: [], preRequestAssertions: [], scriptErrors: [] };
+      report.steps.push(step);
+    }
+    return step;
+  };
+  for (const event of events) {
+    switch (event.type) {
+      case 'step': {
+        const step = stepOf(event.step);
+        if (event.phase === 'begin') step.startedAt = event.at;
+        else Object.assign(step, { finishedAt: event.at, passed: event.result.passed, assertions: event.result.assertions });
+        break;
+      }
+      case 'request': {
+        const { type: _type, step, json: _json, ...request } = event;
+        stepOf(step).requests.push({ ...request, assertions: [] });
+        break;
+      }
+      case 'assertion': {
+        // An item's tests run after its request: they belong to the latest request of that item.
+        const request = stepOf(event.step).requests.findLast((candidate) => candidate.item === event.item);
+        const assertion = { name: event.name, status: event.status, ...(event.message !== undefined ? { message: event.message } : {}) };
+        if (request !== undefined) request.assertions.push(assertion);
+        else stepOf(event.step).preRequestAssertions.push({ item: event.item, ...assertion });
+        break;
+      }
+      case 'script':
+        stepOf(event.step).scriptErrors.push({ item: event.item, listen: event.listen, name: event.name, message: event.message });
+        break;
+      case 'done':
+        Object.assign(report, { finishedAt: event.finishedAt, passed: event.result.passed, ...(event.result.failedStep !== undefined ? { failedStep: event.result.failedStep } : {}) });
+        break;
+      default:
+    }
+  }
+  return report;
+}
+
+export const createJsonReporter: ReporterFactory = (context) => {
+  const events: RunEvent[] = [];
+  return {
+    onEvent(event) {
+      events.push(event);
+    },
+    async finish() {
+      const file = join(context.reportDir, JSON_REPORT_FILE);
+      await writeFileAtomic(file, context.redact(`${JSON.stringify(buildJsonReport(events), null, 2)}\n`), { secret: true });
+      return [file];
+    },
+  };
+};
