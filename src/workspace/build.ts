@@ -67,13 +67,33 @@ export interface CertificateRow {
   origin: string;
   host: string;
   port: string;
+  /** Which of the bank's servers it is, for people. */
+  role: string;
+}
+
+/** Which server an origin is, from the environment's addresses (docs/bank-interface.md: resource and auth servers). */
+const ROLES: readonly [key: string, role: string][] = [
+  ['rs', 'resource server (accounts API)'],
+  ['issuer', 'authorisation server'],
+  ['tokenEndpoint', 'token endpoint'],
+  ['authEndpoint', 'authorisation endpoint'],
+];
+
+export function originRoles(environment: Pick<PostmanEnvironment, 'values'>): Map<string, string> {
+  const roles = new Map<string, string>();
+  for (const [key, role] of ROLES) {
+    const origin = originOf(environment.values.find((entry) => entry.key === key)?.value ?? '');
+    if (origin !== undefined && !roles.has(origin)) roles.set(origin, role);
+  }
+  return roles;
 }
 
 /** One row per bank origin the flow calls: Postman matches certificates by host and port. */
 export function certificateRows(environment: Pick<PostmanEnvironment, 'values'>): CertificateRow[] {
+  const roles = originRoles(environment);
   return bankOriginsOf(environment.values).map((origin) => {
     const url = new URL(origin);
-    return { origin, host: url.hostname, port: url.port === '' ? '443' : url.port };
+    return { origin, host: url.hostname, port: url.port === '' ? '443' : url.port, role: roles.get(origin) ?? 'bank' };
   });
 }
 
@@ -118,7 +138,7 @@ export function flowSteps(flow: object, environment: Pick<PostmanEnvironment, 'v
 }
 
 /** The flow as an SVG: one box per step in order, each naming the origin it calls (no script, no external resource). */
-export function flowSvg(steps: readonly FlowStep[], origins: readonly string[]): string {
+export function flowSvg(steps: readonly FlowStep[], origins: readonly string[], roles: ReadonlyMap<string, string> = new Map()): string {
   const row = 34;
   const width = 760;
   const height = 20 + steps.length * row;
@@ -132,7 +152,7 @@ export function flowSvg(steps: readonly FlowStep[], origins: readonly string[]):
     return `<g><rect x="10" y="${y}" width="200" height="26" rx="5" fill="#fff" stroke="${colourOf(origin)}" stroke-width="2"/>`
       + `<text x="110" y="${y + 17}" text-anchor="middle" font-size="13">${index + 1}. ${escape(step.name)}</text>`
       + `<line x1="210" y1="${y + 13}" x2="250" y2="${y + 13}" stroke="${colourOf(origin)}" stroke-width="1.5" stroke-dasharray="4 3"/>`
-      + `<text x="256" y="${y + 17}" font-size="12" fill="${colourOf(origin)}">${escape(step.origins.join(', ') || 'no request (local)')}</text>${arrow}</g>`;
+      + `<text x="256" y="${y + 17}" font-size="12" fill="${colourOf(origin)}">${escape(step.origins.map((one) => (roles.has(one) ? `${roles.get(one) ?? ''}: ${one}` : one)).join(', ') || 'no request (local)')}</text>${arrow}</g>`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="The flow: ${steps.length} steps in order" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif">`
     + '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="9" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,0 L5,10 z" fill="#5f6368"/></marker></defs>'
@@ -167,7 +187,8 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
     interactive: input.target.consent !== 'headless',
     psu: input.psu,
     clientId: input.clientId,
-    flowSvg: new Handlebars.SafeString(flowSvg(steps, origins)),
+    flowSvg: new Handlebars.SafeString(flowSvg(steps, origins, originRoles(input.environment))),
+    environmentName: input.environment.name,
     steps,
     rows: certificateRows(input.environment),
     paths: { ...WORKSPACE_PATHS, collection: manifest.collection },

@@ -60,6 +60,22 @@ function unzip(archive: Buffer): Map<string, { data: Buffer; mode: number }> {
   return entries;
 }
 
+/** Every secret the runs saw: the client secret, the secret values of the saved environment (the last `obflow run`'s
+ *  tokens) and of the workspace run's environment, and every private key of the identity, whole and line by line. */
+function secretsSeen(): { secrets: Set<string>; kinds: string[]; keyLines: string[] } {
+  const registrations = join(stateDir, 'registrations');
+  const registration = JSON.parse(readFileSync(join(registrations, readdirSync(registrations)[0] ?? ''), 'utf8')) as { client_secret: string };
+  const saved = JSON.parse(readFileSync(join(stateDir, 'environments', 'sandbox-strict-headless.postman_environment.json'), 'utf8')) as { values: { key: string; value: string; type: string }[] };
+  const secretValues = (values: readonly { value: string; type: string }[]) => values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value);
+  const identity = JSON.parse(readFileSync(join(stateDir, 'identity', 'identity.json'), 'utf8')) as { files: Record<string, string>; directory_private: Record<string, string> };
+  const keyFiles = Object.entries({ ...identity.files, ...identity.directory_private }).filter(([name]) => /key/.test(name)).map(([, file]) => readFileSync(join(stateDir, 'identity', file), 'utf8'));
+  // The key bodies, line by line (base64 lines of 64 characters), as well as whole.
+  const keyLines = keyFiles.flatMap((pem) => pem.split('\n').filter((line) => line.length >= 40 && !line.startsWith('-----')));
+  const secrets = new Set([registration.client_secret, ...secretValues(saved.values), ...secretValues(plain?.run?.environment.values ?? []), ...keyFiles, ...keyLines]);
+  const kinds = saved.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.key).sort();
+  return { secrets, kinds, keyLines };
+}
+
 let session: Session;
 let plain: WorkspaceOutcome;
 const plainDir = join(cwd, 'plain');
@@ -124,18 +140,19 @@ describe('the workspace against the emulator', () => {
     expect(withSecrets.stdout).toMatch(/^warning: .*private key.*$/m);
   }, 120_000);
 
+  it('obflow run --reporters cli,junit,html,json: no file any reporter wrote holds a secret of the run', () => {
+    const { secrets } = secretsSeen();
+    const reports = filesOf(join(stateDir, 'reports'));
+    expect([...reports.keys()].sort()).toEqual(['discovery--unsupported.xml', 'obflow-run.json', 'report.html']);
+    for (const [path, bytes] of reports) for (const secret of secrets) expect(bytes.toString('utf8').includes(secret), `${path} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
+    const html = reports.get('report.html')?.toString('utf8') ?? '';
+    expect(html).toMatch(/<span class="verdict ok">passed<\/span>/);
+    expect(html).toContain('Holiday fund');
+  });
+
   it('without --include-secrets holds zero secret bytes: client secret, basicToken, private key, every token and code of both runs', () => {
     expect(plain.run?.passed).toBe(true);
-    const registrations = join(stateDir, 'registrations');
-    const registration = JSON.parse(readFileSync(join(registrations, readdirSync(registrations)[0] ?? ''), 'utf8')) as { client_secret: string };
-    const saved = JSON.parse(readFileSync(join(stateDir, 'environments', 'sandbox-strict-headless.postman_environment.json'), 'utf8')) as { values: { key: string; value: string; type: string }[] };
-    const secretValues = (values: readonly { value: string; type: string }[]) => values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value);
-    const identity = JSON.parse(readFileSync(join(stateDir, 'identity', 'identity.json'), 'utf8')) as { files: Record<string, string>; directory_private: Record<string, string> };
-    const keyFiles = Object.entries({ ...identity.files, ...identity.directory_private }).filter(([name]) => /key/.test(name)).map(([, file]) => readFileSync(join(stateDir, 'identity', file), 'utf8'));
-    // The key bodies, line by line (base64 lines of 64 characters), as well as whole.
-    const keyLines = keyFiles.flatMap((pem) => pem.split('\n').filter((line) => line.length >= 40 && !line.startsWith('-----')));
-    const secrets = new Set([registration.client_secret, ...secretValues(saved.values), ...secretValues(plain.run?.environment.values ?? []), ...keyFiles, ...keyLines]);
-    const kinds = saved.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.key).sort();
+    const { secrets, kinds, keyLines } = secretsSeen();
     expect(kinds).toEqual(expect.arrayContaining(['_clientSecret', 'access_token', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token']));
     expect(keyLines.length).toBeGreaterThan(10);
     const files = filesOf(plainDir);

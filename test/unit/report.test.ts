@@ -108,8 +108,8 @@ describe('the workspace, pure parts', () => {
 
   it('one certificate row per bank origin, port 443 when the address has none; never the redirect URI', () => {
     expect(certificateRows(saved)).toEqual([
-      { origin: 'https://auth.example:443', host: 'auth.example', port: '443' },
-      { origin: 'https://rs.example:8443', host: 'rs.example', port: '8443' },
+      { origin: 'https://auth.example:443', host: 'auth.example', port: '443', role: 'authorisation server' },
+      { origin: 'https://rs.example:8443', host: 'rs.example', port: '8443', role: 'resource server (accounts API)' },
     ]);
   });
 
