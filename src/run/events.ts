@@ -85,7 +85,8 @@ export interface RequestEvent {
   responseSize?: number;
   /** Why no answer came (unreachable or TLS); absent when the bank answered. */
   failure?: TransportFailure;
-  /** The parsed JSON body, only for GETs a subscriber reads (AIS accounts, balances, transactions: the summary). */
+  /** The parsed JSON body, only for GETs a subscriber reads (GET …/aisp/accounts: the summary names the accounts;
+   *  balances and transaction counts are in `done`'s environment: interim_balances, transaction_counts). */
   json?: unknown;
   /** ISO 8601 (UTC), when the answer (or the failure) came. */
   at: string;

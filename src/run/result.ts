@@ -41,7 +41,7 @@ export interface ExecutionRecord {
   method: string;
   url: string;
   status: number | undefined;
-  /** Parsed JSON body of GET …/aisp/accounts, balances, transactions (the summary names the accounts). */
+  /** Parsed JSON body of GET …/aisp/accounts (the summary names the accounts). */
   json?: unknown;
 }
 

@@ -1,13 +1,15 @@
 // newman's client certificate list: port-qualified patterns for every bank origin, the coverage check that catches a
-// pattern newman would silently skip, and the file preflight (missing, mismatched key, bad PFX passphrase).
+// pattern newman would silently skip, and the file preflight (missing, mismatched key, bad PFX passphrase; the
+// session's material used instead of a second read).
 
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { isObflowError } from '../../src/errors.js';
+import { loadTransportMaterial } from '../../src/pki/load.js';
 import {
   bankOriginsOf,
   buildSslClientCertList,
@@ -133,6 +135,25 @@ describe('preflightClientCertificates', () => {
     await writeFile(pfxPath, Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'));
     expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], pfx: { src: pfxPath }, passphrase: 'right-pass' })))).toBeUndefined();
     expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], pfx: { src: pfxPath }, passphrase: 'wrong' })))).toBe('ERR_PFX_PASSPHRASE');
+  });
+  it('uses the material the caller holds for the files it was loaded from (no second read), and still finds a file gone', async () => {
+    const cert = join(dir, 'held-cert.pem');
+    const key = join(dir, 'held-key.pem');
+    await writeFile(cert, identity.pem.transportCert);
+    await writeFile(key, identity.pem.transportKey);
+    const held = await loadTransportMaterial({ cert, key });
+    // Overwritten after the session loaded it: only a re-read would notice; the held material is what counts.
+    await writeFile(cert, 'not a certificate');
+    const entry: SslClientCert = { name: 't', matches: [], cert: { src: cert }, key: { src: key } };
+    expect(await codeOf(() => preflightClientCertificates(list(entry), held))).toBeUndefined();
+    expect(await codeOf(() => preflightClientCertificates(list(entry)))).toBe('ERR_CERT_INVALID');
+    // An entry naming other files is read and checked as before.
+    const other = join(dir, 'other-cert.pem');
+    await writeFile(other, 'not a certificate');
+    expect(await codeOf(() => preflightClientCertificates(list({ ...entry, cert: { src: other } }), held))).toBe('ERR_CERT_INVALID');
+    // newman reads the files itself: one gone since the session loaded it is still ERR_FILE_MISSING before any request.
+    await rm(key);
+    expect(await codeOf(() => preflightClientCertificates(list(entry), held))).toBe('ERR_FILE_MISSING');
   });
 });
 

@@ -5,22 +5,14 @@
 
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
-import type { AssertionEvent, ReporterFactory, RunEvent, RunStartEvent, RunTargetInfo, StepKind, TransportFailure } from '../events.js';
+import type { AssertionEvent, ReporterFactory, RequestEvent, RunEvent, RunStartEvent, RunTargetInfo, StepKind } from '../events.js';
 
 export const JSON_REPORT_FILE = 'obflow-run.json';
 
-export interface JsonReportRequest {
-  item: string;
-  method: string;
-  url: string;
-  status?: number;
-  statusText?: string;
-  responseTime?: number;
-  responseSize?: number;
-  failure?: TransportFailure;
-  at: string;
+/** A request as the report keeps it: the event without its type, step and body, with its assertions. */
+export type JsonReportRequest = Omit<RequestEvent, 'type' | 'step' | 'json'> & {
   assertions: { name: string; status: AssertionEvent['status']; message?: string }[];
-}
+};
 
 export interface JsonReportStep {
   name: string;
