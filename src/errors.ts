@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   ERR_ENVIRONMENT_STALE: 'usage',
   ERR_BROWSER_MISSING: 'usage',
   ERR_SANDBOX_DATA: 'usage',
+  ERR_WORKSPACE_EXISTS: 'usage',
   // prerequisites and local material (doctor, register preflight, run preflight)
   ERR_SSA_MISSING: 'checks',
   ERR_SSA_INVALID: 'checks',

@@ -17,7 +17,9 @@ export { protectStateDir } from '../state/protect.js';
 export { openSession, type Session } from './session.js';
 export {
   environmentStage,
+  environmentStem,
   generateStage,
+  htmlReportPath,
   readEnvironmentFile,
   registerStage,
   reportsDir,
@@ -26,3 +28,4 @@ export {
   storedRegistration,
 } from './stages.js';
 export { SANDBOX_TEST_USERS } from './target.js';
+export { makeWorkspace } from '../workspace/index.js';

@@ -25,6 +25,7 @@ import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
 import { manualConsentStep } from '../run/consent/manual.js';
 import { bankOriginsOf, buildRunPlan, buildSslClientCertList, readStepCollections, runSteps, writeCaBundle, writeSslClientCertList, type ReporterName, type RunResult, type RunStep } from '../run/index.js';
 import { originOf } from '../run/origin.js';
+import { HTML_REPORT_FILE } from '../report/subscriber.js';
 import { stateLayout } from '../state/layout.js';
 import type { Session } from './session.js';
 import { sandboxPsuUser, type Target } from './target.js';
@@ -210,6 +211,11 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
 /** Where the JUnit reports go: `output.reports`, else `<stateDir>/reports`. */
 export function reportsDir(config: ObflowConfig): string {
   return config.output.reports ?? stateLayout(config.stateDir).reports;
+}
+
+/** The HTML report a run with the `html` reporter writes. */
+export function htmlReportPath(config: ObflowConfig): string {
+  return join(reportsDir(config), HTML_REPORT_FILE);
 }
 
 /** The flow inputs of a run as environment values, one row each: the variable, the `flow` key (and flag) it comes

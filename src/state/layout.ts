@@ -37,6 +37,10 @@ export interface StateLayout {
   sandboxAddresses: string;
   /** The demo's own registrations, environment and run files: `npm start` never replaces a step-by-step session's. */
   demo: string;
+  /** `obflow workspace`'s default folder for a target (environment stem). */
+  workspace(stem: string): string;
+  /** The report of the run that makes a workspace: its own folder, so it never replaces `obflow run`'s report.html. */
+  workspaceReport: string;
 }
 
 /** File names keep to a portable set: anything else becomes `_`. */
@@ -61,5 +65,7 @@ export function stateLayout(stateDir: string): StateLayout {
     sandbox,
     sandboxAddresses: join(sandbox, 'addresses.json'),
     demo: join(stateDir, 'demo'),
+    workspace: (stem) => join(stateDir, 'workspace', safe(stem)),
+    workspaceReport: join(run, 'workspace-report'),
   };
 }

@@ -81,6 +81,7 @@ function layoutSegments(): string[] {
     ...Object.values(layout).filter((value): value is string => typeof value === 'string'),
     layout.registration({ softwareId: 's', target: 't', profile: 'p' }),
     layout.environment('e'),
+    layout.workspace('e'),
     ...(['target-ca.pem', 'ssl-client-cert-list.json', 'transport-from-pfx.pem', 'transport-from-pfx.key'] as const).map((name) => layout.runFile(name)),
   ];
   return [...new Set(paths.flatMap((path) => path.slice('/STATE/'.length).split('/')).filter((segment) => segment !== '' && !/^[stpe]$|--|\.postman_environment\.json$/.test(segment)))].sort();
@@ -102,8 +103,9 @@ function pathCalls(text: string): string[] {
 }
 
 /** Path-building calls outside src/state/ that are not state paths although they name a segment: the runner's own
- *  default report folder under whatever working folder it is given (the pipeline passes stateLayout().reports). */
-const NOT_STATE_PATHS = new Set(["join(input.cwd, 'reports')"]);
+ *  default report folder under whatever working folder it is given (the pipeline passes stateLayout().reports), and
+ *  the workspace's templates (templates/workspace/, src/report/html.ts). */
+const NOT_STATE_PATHS = new Set(["join(input.cwd, 'reports')", "join(templatesDir, 'workspace')"]);
 
 function statePathBuilders(path: string, text: string, segments: readonly string[]): string[] {
   const named = new RegExp(`['"\`](?:${segments.map((segment) => segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})['"\`/]`);
@@ -131,6 +133,8 @@ describe('the state folder', () => {
       'target-ca.pem',
       'transport-from-pfx.key',
       'transport-from-pfx.pem',
+      'workspace',
+      'workspace-report',
     ]);
   });
 

@@ -11,6 +11,7 @@ import { initCommand } from './init.js';
 import { registerCommand } from './register.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
+import { workspaceCommand } from './workspace.js';
 
 export type CommandFactory = (state: CommandState) => CommandModule;
 
@@ -22,6 +23,7 @@ const factories: CommandFactory[] = [
   environmentCommand,
   generateCommand,
   runCommand,
+  workspaceCommand,
   demoCommand,
   configSchemaCommand,
 ];

@@ -1,0 +1,107 @@
+// The HTML reporter of `obflow run --reporters …,html`: the typed adapter over templates/workspace/report.mjs, the
+// renderer every workspace ships (so obflow and a workspace's run.js write the same report). The report model is pure
+// data; its texts are redacted against every secret the run saw before it is rendered.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
+import type { PostmanEnvironment } from '../environment/merge.js';
+import type { AccountSummary } from '../run/summary.js';
+
+export interface ReportAssertion {
+  name: string;
+  passed: boolean;
+  message?: string;
+}
+
+export interface ReportRequest {
+  item: string;
+  method: string;
+  origin: string;
+  path: string;
+  status?: number;
+  ms?: number;
+  error?: string;
+  assertions: ReportAssertion[];
+}
+
+export interface ReportStep {
+  name: string;
+  passed: boolean;
+  local?: boolean;
+  requests: ReportRequest[];
+}
+
+export interface ReportMeta {
+  bank: string;
+  profile: string;
+  obflowVersion: string;
+  /** ISO 8601 instant the run started. */
+  ranAt: string;
+  /** What ran the flow: `obflow run`, `obflow demo`, `workspace run.js`. */
+  runner: string;
+}
+
+export interface ReportMetaInput extends ReportMeta {
+  /** False when the run stopped before its last step (bail): the report then says failed. */
+  complete?: boolean;
+  /** The steps' order (a local step reports only when it ends). */
+  order?: readonly string[];
+}
+
+export interface ReportModel extends ReportMeta {
+  passed: boolean;
+  steps: ReportStep[];
+  accounts: AccountSummary[];
+  totals: { requests: number; assertions: number; failed: number };
+}
+
+/** What a runner feeds the collector (see report.mjs). */
+export interface ReportCollector {
+  learn(key: unknown, value: unknown): void;
+  secret(value: string): void;
+  request(event: { step: string; item: string; method: string; url: string; status?: number; ms?: number; error?: string }): void;
+  assertion(event: { step: string; item: string; name: string; passed: boolean; message?: string }): void;
+  step(event: { name: string; local?: boolean; passed?: boolean }): void;
+  model(meta: ReportMetaInput, accounts: readonly AccountSummary[]): ReportModel;
+}
+
+interface ReportModule {
+  createReportCollector(options: { secretKeys: Iterable<string>; secrets?: Iterable<string>; redact?: (text: string) => string }): ReportCollector;
+  attachNewman(emitter: unknown, collector: ReportCollector, stepOf: (item: string) => string): void;
+  itemSteps(steps: readonly { name: string; collection: object }[]): Map<string, string>;
+  renderReport(model: ReportModel): string;
+  redact(text: string, secrets: Iterable<string>): string;
+}
+
+/** The files every workspace gets a copy of (the renderer and its template). */
+export const REPORT_FILES = ['report.mjs', 'report.html.hbs'] as const;
+
+export function reportModuleDir(templatesDir = DEFAULT_TEMPLATES_DIR): string {
+  return join(templatesDir, 'workspace');
+}
+
+let loaded: Promise<ReportModule> | undefined;
+
+/** handlebars is loaded with it, so only a run that writes HTML pays for it. */
+export function loadReportModule(): Promise<ReportModule> {
+  loaded ??= import(pathToFileURL(join(reportModuleDir(), 'report.mjs')).href) as Promise<ReportModule>;
+  return loaded;
+}
+
+/** A collector seeded with the environment's secret values. */
+export async function createCollector(environment: PostmanEnvironment, secretKeys: Iterable<string>): Promise<ReportCollector> {
+  const module = await loadReportModule();
+  return module.createReportCollector({ secretKeys, secrets: environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value) });
+}
+
+export async function renderHtmlReport(model: ReportModel): Promise<string> {
+  return (await loadReportModule()).renderReport(model);
+}
+
+/** obflow's own version (package.json beside templates/). */
+export function obflowVersion(templatesDir = DEFAULT_TEMPLATES_DIR): string {
+  const json = JSON.parse(readFileSync(join(templatesDir, '..', 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof json.version === 'string' ? json.version : 'unknown';
+}

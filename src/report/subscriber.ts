@@ -1,0 +1,73 @@
+// The html reporter as a subscriber of the run's typed events (src/run/events.ts), the `html` row of the reporters
+// table (src/run/reporters/index.ts). Events arrive redacted; the model's texts go through the context's `redact` once
+// more when the file is written (a secret first seen later). The model is the one a workspace's run.mjs builds too.
+
+import { join } from 'node:path';
+import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../run/events.js';
+import { writeFileAtomic } from '../fs.js';
+import { buildRunSummary } from '../run/summary.js';
+import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from './html.js';
+
+export const HTML_REPORT_FILE = 'report.html';
+
+/** Events → the report model (pure apart from loading report.mjs once); `write` puts it somewhere when the run ends. */
+export function reportSubscriber(context: ReporterContext, write: (model: ReportModel) => Promise<readonly string[]>, runner = 'obflow'): RunSubscriber {
+  let collector: ReportCollector | undefined;
+  let start: RunStartEvent | undefined;
+  let model: ReportModel | undefined;
+  return {
+    async onEvent(event: RunEvent) {
+      collector ??= (await loadReportModule()).createReportCollector({ secretKeys: [], redact: context.redact });
+      switch (event.type) {
+        case 'start':
+          start = event;
+          break;
+        case 'step':
+          if (event.phase === 'end') collector.step({ name: event.step, passed: event.result.passed, ...(event.kind === 'local' ? { local: true } : {}) });
+          break;
+        case 'request':
+          collector.request({
+            step: event.step,
+            item: event.item,
+            method: event.method,
+            url: event.url,
+            ...(event.status !== undefined ? { status: event.status } : {}),
+            ...(event.responseTime !== undefined ? { ms: event.responseTime } : {}),
+            ...(event.failure !== undefined ? { error: event.failure.message } : {}),
+          });
+          break;
+        case 'assertion':
+          if (event.status !== 'skipped') collector.assertion({ step: event.step, item: event.item, name: event.name, passed: event.status === 'passed', ...(event.message !== undefined ? { message: event.message } : {}) });
+          break;
+        case 'script':
+          collector.assertion({ step: event.step, item: event.item, name: `${event.listen} script: ${event.name}`, passed: false, message: event.message });
+          break;
+        case 'done': {
+          const { result } = event;
+          const order = start?.steps.map((step) => step.name) ?? result.steps.map((step) => step.name);
+          const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+          model = collector.model({
+            bank: start?.target === undefined ? 'unknown' : start.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : start.target.name,
+            profile: start?.target?.profile ?? '',
+            obflowVersion: obflowVersion(),
+            ranAt: start?.startedAt ?? event.finishedAt,
+            runner,
+            order,
+            complete: order.every((name) => result.steps.some((step) => step.name === name)),
+          }, summary.accounts);
+          break;
+        }
+      }
+    },
+    async finish() {
+      return model === undefined ? [] : write(model);
+    },
+  };
+}
+
+export const htmlReporter = (context: ReporterContext): RunSubscriber =>
+  reportSubscriber(context, async (model) => {
+    const path = join(context.reportDir, HTML_REPORT_FILE);
+    await writeFileAtomic(path, await renderHtmlReport(model));
+    return [path];
+  });

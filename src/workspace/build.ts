@@ -1,0 +1,213 @@
+// The ready-made workspace for people who are not developers (issue 13): pure — the target, the environment, the
+// collections, the certificates and the templates in, the list of files out. `write.ts` puts them on disk (whole or
+// not at all) and zips them. Secrets (transport key, client secret, basicToken, every token and code) are left out
+// unless `includeSecrets`: the environment's secret values are emptied and the guide says where to paste each.
+
+import Handlebars from 'handlebars';
+import type { PostmanEnvironment } from '../environment/merge.js';
+import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
+import { originOf } from '../run/origin.js';
+import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
+
+export interface WorkspaceFile {
+  /** Relative, forward slashes. */
+  path: string;
+  contents: string;
+  /** Run scripts are executable. */
+  executable?: boolean;
+  /** Holds a secret (the key, the environment with secrets): 0600 whatever the workspace's mode. */
+  secret?: boolean;
+}
+
+export interface WorkspaceInput {
+  target: { name: string; profile: string; consent: 'headless' | 'browser' | 'manual' };
+  environment: PostmanEnvironment;
+  /** The generated collections (`<step>.postman_collection.json` and the whole flow). */
+  collections: readonly { fileName: string; json: string }[];
+  /** File name of the whole-flow collection among them. */
+  flowCollection: string;
+  transport: { certPem: string; chainPem: readonly string[]; keyPem: string };
+  /** The bank's server CA certificates (PEM); empty: the system roots verify it. */
+  serverCaPem: readonly string[];
+  includeSecrets: boolean;
+  /** Sandbox: the test user who logs in (the password only matters on interactive profiles). */
+  psu?: { username: string; password: string };
+  clientId: string;
+  /** Where the registration (client id and secret) is kept, to tell people where to copy the secret from. */
+  registrationFile: string;
+  /** The HTML report of the run that produced the workspace, when there was one. */
+  reportHtml?: string;
+  obflowVersion: string;
+  builtAt: string;
+  /** templates/workspace/: index.html.hbs and the files copied as they are. */
+  templates: { guide: string; copied: Readonly<Record<string, string>> };
+}
+
+/** Files of templates/workspace/ copied into every workspace unchanged. */
+export const COPIED_FILES = ['run.mjs', 'run.sh', 'run.cmd', 'package.json', 'package-lock.json', 'report.mjs', 'report.html.hbs'] as const;
+
+export const WORKSPACE_PATHS = {
+  environment: 'environment/obflow.postman_environment.json',
+  cert: 'certificates/transport.pem',
+  key: 'certificates/transport.key',
+  ca: 'certificates/bank-ca.pem',
+  report: 'reports/report.html',
+} as const;
+
+/** Variables whose URL is only known during the run, and the address it is built on. */
+const RUNTIME_URL_BASES: Readonly<Record<string, string>> = { consent_url: 'authEndpoint', psu_consent_url: 'authEndpoint', transactions_next_url: 'rs' };
+
+/** What people paste when the workspace carries no secrets: the bank-issued ones (state secrets the flow makes). */
+const PASTED_SECRETS: Readonly<Record<string, (input: WorkspaceInput) => string>> = {
+  basicToken: (input) => `base64 of <code>${input.clientId}:&lt;client secret&gt;</code> (client_secret_basic, RFC 6749 §2.3.1); the client secret is <code>client_secret</code> in ${input.registrationFile}`,
+  _clientSecret: (input) => `<code>client_secret</code> in ${input.registrationFile} (the bank showed it once, at registration)`,
+};
+
+export interface CertificateRow {
+  origin: string;
+  host: string;
+  port: string;
+  /** Which of the bank's servers it is, for people. */
+  role: string;
+}
+
+/** Which server an origin is, from the environment's addresses (docs/bank-interface.md: resource and auth servers). */
+const ROLES: readonly [key: string, role: string][] = [
+  ['rs', 'resource server (accounts API)'],
+  ['issuer', 'authorisation server'],
+  ['tokenEndpoint', 'token endpoint'],
+  ['authEndpoint', 'authorisation endpoint'],
+];
+
+export function originRoles(environment: Pick<PostmanEnvironment, 'values'>): Map<string, string> {
+  const roles = new Map<string, string>();
+  for (const [key, role] of ROLES) {
+    const origin = originOf(environment.values.find((entry) => entry.key === key)?.value ?? '');
+    if (origin !== undefined && !roles.has(origin)) roles.set(origin, role);
+  }
+  return roles;
+}
+
+/** One row per bank origin the flow calls: Postman matches certificates by host and port. */
+export function certificateRows(environment: Pick<PostmanEnvironment, 'values'>): CertificateRow[] {
+  const roles = originRoles(environment);
+  return bankOriginsOf(environment.values).map((origin) => {
+    const url = new URL(origin);
+    return { origin, host: url.hostname, port: url.port === '' ? '443' : url.port, role: roles.get(origin) ?? 'bank' };
+  });
+}
+
+/** The environment as a workspace ships it: state of earlier runs cleared, secrets emptied unless asked for. */
+export function workspaceEnvironment(environment: PostmanEnvironment, includeSecrets: boolean): PostmanEnvironment {
+  const state = new Map(STATE_VARIABLES.map((spec) => [spec.key, spec.default]));
+  return {
+    ...environment,
+    values: environment.values.map((entry) => {
+      const cleared = state.has(entry.key) ? (state.get(entry.key) ?? '') : entry.value;
+      return { ...entry, value: entry.type === 'secret' && !includeSecrets ? '' : cleared };
+    }),
+  };
+}
+
+interface FlowStep {
+  name: string;
+  origins: string[];
+}
+
+/** Each step (a folder of the whole-flow collection) with the bank origins its requests go to. */
+export function flowSteps(flow: object, environment: Pick<PostmanEnvironment, 'values'>): FlowStep[] {
+  const values = Object.fromEntries(environment.values.map((entry) => [entry.key, entry.value]));
+  const originsOf = (items: unknown, into: Set<string>): void => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as { item?: unknown; request?: { url?: unknown } }[]) {
+      originsOf(item.item, into);
+      const url = item.request?.url;
+      const raw = typeof url === 'string' ? url : typeof url === 'object' && url !== null ? (url as { raw?: unknown }).raw : undefined;
+      if (typeof raw !== 'string') continue;
+      const base = /^\{\{([^{}]+)\}\}/.exec(raw)?.[1];
+      const resolved = resolveVariables(base !== undefined && RUNTIME_URL_BASES[base] !== undefined ? `{{${RUNTIME_URL_BASES[base]}}}` : raw, values);
+      const origin = originOf(resolved);
+      if (origin !== undefined) into.add(origin);
+    }
+  };
+  return ((flow as { item?: { name?: unknown; item?: unknown }[] }).item ?? []).map((folder) => {
+    const origins = new Set<string>();
+    originsOf(folder.item, origins);
+    return { name: String(folder.name ?? ''), origins: [...origins].sort() };
+  });
+}
+
+/** The flow as an SVG: one box per step in order, each naming the origin it calls (no script, no external resource). */
+export function flowSvg(steps: readonly FlowStep[], origins: readonly string[], roles: ReadonlyMap<string, string> = new Map()): string {
+  const row = 34;
+  const width = 760;
+  const height = 20 + steps.length * row;
+  const colours = ['#1a73e8', '#188038', '#b06000', '#9334e6', '#c5221f'];
+  const colourOf = (origin: string | undefined) => colours[origin === undefined ? 0 : Math.max(0, origins.indexOf(origin)) % colours.length] ?? '#1a73e8';
+  const escape = (text: string) => Handlebars.escapeExpression(text);
+  const boxes = steps.map((step, index) => {
+    const y = 10 + index * row;
+    const origin = step.origins[0];
+    const arrow = index < steps.length - 1 ? `<line x1="110" y1="${y + 26}" x2="110" y2="${y + row}" stroke="#5f6368" stroke-width="1.5" marker-end="url(#arrow)"/>` : '';
+    return `<g><rect x="10" y="${y}" width="200" height="26" rx="5" fill="#fff" stroke="${colourOf(origin)}" stroke-width="2"/>`
+      + `<text x="110" y="${y + 17}" text-anchor="middle" font-size="13">${index + 1}. ${escape(step.name)}</text>`
+      + `<line x1="210" y1="${y + 13}" x2="250" y2="${y + 13}" stroke="${colourOf(origin)}" stroke-width="1.5" stroke-dasharray="4 3"/>`
+      + `<text x="256" y="${y + 17}" font-size="12" fill="${colourOf(origin)}">${escape(step.origins.map((one) => (roles.has(one) ? `${roles.get(one) ?? ''}: ${one}` : one)).join(', ') || 'no request (local)')}</text>${arrow}</g>`;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="The flow: ${steps.length} steps in order" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif">`
+    + '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="9" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,0 L5,10 z" fill="#5f6368"/></marker></defs>'
+    + `${boxes.join('')}</svg>`;
+}
+
+/** Pure: every file of the workspace. */
+export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
+  const environment = workspaceEnvironment(input.environment, input.includeSecrets);
+  const flow = input.collections.find((file) => file.fileName === input.flowCollection);
+  if (flow === undefined) throw new TypeError(`no ${input.flowCollection} among the collections`);
+  const steps = flowSteps(JSON.parse(flow.json) as object, input.environment);
+  const origins = bankOriginsOf(input.environment.values);
+  const secretKeys = ENVIRONMENT_VARIABLES.filter((spec) => spec.secret).map((spec) => spec.key);
+  const toPaste = input.environment.values.filter((entry) => entry.type === 'secret' && PASTED_SECRETS[entry.key] !== undefined).map((entry) => entry.key);
+  const hasCa = input.serverCaPem.length > 0;
+  const manifest = {
+    meta: { bank: input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name, profile: input.target.profile, obflowVersion: input.obflowVersion },
+    collection: `collections/${input.flowCollection}`,
+    environment: WORKSPACE_PATHS.environment,
+    certificates: { cert: WORKSPACE_PATHS.cert, key: WORKSPACE_PATHS.key, ...(hasCa ? { ca: WORKSPACE_PATHS.ca } : {}) },
+    origins,
+    secretKeys,
+    secretsToPaste: toPaste,
+    includesSecrets: input.includeSecrets,
+    builtAt: input.builtAt,
+  };
+  const guide = Handlebars.compile(input.templates.guide, { strict: true })({
+    ...manifest.meta,
+    builtAt: input.builtAt,
+    sandbox: input.target.name === 'sandbox',
+    interactive: input.target.consent !== 'headless',
+    psu: input.psu,
+    clientId: input.clientId,
+    flowSvg: new Handlebars.SafeString(flowSvg(steps, origins, originRoles(input.environment))),
+    environmentName: input.environment.name,
+    steps,
+    rows: certificateRows(input.environment),
+    paths: { ...WORKSPACE_PATHS, collection: manifest.collection },
+    hasCa,
+    includeSecrets: input.includeSecrets,
+    pasted: toPaste.map((key) => ({ key, from: new Handlebars.SafeString(PASTED_SECRETS[key]?.(input) ?? '') })),
+    hasReport: input.reportHtml !== undefined,
+  });
+  const files: WorkspaceFile[] = [
+    { path: 'index.html', contents: guide },
+    { path: 'workspace.json', contents: `${JSON.stringify(manifest, null, 2)}\n` },
+    { path: WORKSPACE_PATHS.environment, contents: `${JSON.stringify(environment, null, 2)}\n`, secret: input.includeSecrets },
+    ...input.collections.map((file) => ({ path: `collections/${file.fileName}`, contents: file.json })),
+    { path: WORKSPACE_PATHS.cert, contents: `${[input.transport.certPem, ...input.transport.chainPem].map((pem) => pem.trim()).join('\n')}\n` },
+    ...(hasCa ? [{ path: WORKSPACE_PATHS.ca, contents: `${input.serverCaPem.map((pem) => pem.trim()).join('\n')}\n` }] : []),
+    ...(input.includeSecrets ? [{ path: WORKSPACE_PATHS.key, contents: `${input.transport.keyPem.trim()}\n`, secret: true }] : []),
+    ...(input.reportHtml !== undefined ? [{ path: WORKSPACE_PATHS.report, contents: input.reportHtml }] : []),
+    ...COPIED_FILES.map((name) => ({ path: name, contents: input.templates.copied[name] ?? '', ...(name.endsWith('.sh') || name.endsWith('.cmd') ? { executable: true } : {}) })),
+  ];
+  for (const file of files) if (file.contents === '') throw new TypeError(`empty workspace file ${file.path}`);
+  return files;
+}

@@ -1,0 +1,84 @@
+// `obflow workspace`'s one place that reads the state: the registration, the saved environment, the target and the
+// certificate material of a session (so moving the state folder's layout touches only this file), then an optional
+// run for the report, then build (pure) and write (whole or not at all).
+
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { buildCollections, FLOW_FILE_NAME, loadTemplates, STEP_NAMES, stepFileName } from '../generate/index.js';
+import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
+import type { Session } from '../pipeline/session.js';
+import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from '../pipeline/stages.js';
+import { sandboxPsuUser } from '../pipeline/target.js';
+import { obflowVersion, reportModuleDir } from '../report/html.js';
+import { HTML_REPORT_FILE } from '../report/subscriber.js';
+import type { RunResult } from '../run/result.js';
+import { stateLayout } from '../state/layout.js';
+import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from './build.js';
+import { writeWorkspace } from './write.js';
+
+export interface WorkspaceOptions {
+  /** The workspace folder; default `<stateDir>/workspace/<environment stem>` (src/state/layout.ts). */
+  out?: string;
+  zip?: string;
+  includeSecrets: boolean;
+  force: boolean;
+  /** Run the flow first and put its HTML report in reports/ (default true). */
+  run: boolean;
+  now: Date;
+}
+
+export interface WorkspaceOutcome {
+  dir?: string;
+  zip?: string;
+  files: readonly WorkspaceFile[];
+  /** The run that made the report (its failure is reported after the workspace is written). */
+  run?: RunResult;
+}
+
+function workspaceTemplates(): { guide: string; copied: Record<string, string> } {
+  const dir = reportModuleDir();
+  return {
+    guide: readFileSync(join(dir, 'index.html.hbs'), 'utf8'),
+    copied: Object.fromEntries(COPIED_FILES.map((name) => [name, readFileSync(join(dir, name), 'utf8')])),
+  };
+}
+
+export async function makeWorkspace(session: Session, options: WorkspaceOptions): Promise<WorkspaceOutcome> {
+  // Missing registration → ERR_NOT_REGISTERED, missing environment → ERR_FILE_MISSING: before anything is written.
+  const registration = await storedRegistration(session);
+  const environment = await readEnvironmentFile(session.config, session.target);
+  const collections = buildCollections({ templates: loadTemplates() });
+  let run: RunResult | undefined;
+  let reportHtml: string | undefined;
+  if (options.run) {
+    const byName = new Map(collections.map((file) => [file.fileName, file.json]));
+    const stepCollections = Object.fromEntries(STEP_NAMES.flatMap((name) => {
+      const json = byName.get(stepFileName(name));
+      return json === undefined ? [] : [[name, JSON.parse(json) as object]];
+    }));
+    // Its own reports folder: the run must not replace a report.html that `obflow run` wrote.
+    const state = stateLayout(session.config.stateDir);
+    const reports = state.workspaceReport;
+    const reporting: Session = { ...session, config: { ...session.config, output: { ...session.config.output, reports } } };
+    run = await runStage(reporting, { environment, collections: stepCollections, reporters: ['html'], progress: () => undefined });
+    reportHtml = readFileSync(join(reports, HTML_REPORT_FILE), 'utf8');
+  }
+  const files = buildWorkspace({
+    target: session.target,
+    environment,
+    collections,
+    flowCollection: FLOW_FILE_NAME,
+    transport: { certPem: session.transport.certPem, chainPem: session.transport.chainPem, keyPem: session.transport.keyPem },
+    serverCaPem: session.target.serverCaPem,
+    includeSecrets: options.includeSecrets,
+    ...(session.target.name === 'sandbox' ? { psu: sandboxPsuUser(session.config) } : {}),
+    clientId: registration.client_id,
+    registrationFile: relative(process.cwd(), stateLayout(session.config.stateDir).registration({ softwareId: registration.software_id, target: registration.target, profile: registration.profile })) || '.',
+    ...(reportHtml !== undefined ? { reportHtml } : {}),
+    obflowVersion: obflowVersion(),
+    builtAt: options.now.toISOString(),
+    templates: workspaceTemplates(),
+  });
+  const written = await writeWorkspace(files, { dir: options.out ?? stateLayout(session.config.stateDir).workspace(environmentStem(session.target)), ...(options.zip !== undefined ? { zipPath: options.zip } : {}), secret: options.includeSecrets, force: options.force });
+  return { ...written, files, ...(run !== undefined ? { run } : {}) };
+}
