@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildCollections, FLOW_FILE_NAME, loadTemplates, STEP_NAMES, stepFileName } from '../generate/index.js';
-import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
 import type { Session } from '../pipeline/session.js';
 import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from '../pipeline/stages.js';
 import { sandboxPsuUser } from '../pipeline/target.js';
