@@ -53,7 +53,7 @@ export interface StepBeginEvent {
 }
 
 /** A step ended, with its result (failures redacted; `reports` names the files of the newman.run the step ran in,
- *  e.g. its JUnit file, which is written and redacted when that run ends — after this event for all but its last step). */
+ *  e.g. its JUnit file, written and redacted when that run ends, after this event). */
 export interface StepEndEvent {
   type: 'step';
   phase: 'end';
