@@ -52,8 +52,8 @@ export interface StepBeginEvent {
   at: string;
 }
 
-/** A step ended, with its result (failures redacted; `reports` filled once the batch's JUnit file is closed, so it
- *  may still be empty here: read RunResult.steps for the final list). */
+/** A step ended, with its result (failures redacted; `reports` names the files of the newman.run the step ran in,
+ *  e.g. its JUnit file, written and redacted when that run ends, after this event). */
 export interface StepEndEvent {
   type: 'step';
   phase: 'end';
