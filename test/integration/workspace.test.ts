@@ -128,7 +128,7 @@ describe('the workspace against the emulator', () => {
     expect((await cli(['environment', '--quiet'])).code).toBe(0);
     // A run before: the saved environment then holds tokens and codes the workspace must not carry along.
     expect((await cli(['generate', '--quiet', '--out-collections', 'collections'])).code).toBe(0);
-    const before = await cli(['run', 'all', '--quiet', '--out-collections', 'collections']);
+    const before = await cli(['run', 'all', '--quiet', '--out-collections', 'collections', '--reporters', 'cli,junit,html,json']);
     expect(before.code, before.stderr).toBe(0);
     const config = parseConfig({ stateDir }, 'test');
     session = await openSession(config);
