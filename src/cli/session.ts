@@ -33,7 +33,8 @@ export async function openCommandSession(
   const { pasteRedirect } = await import('./prompt.js');
   const sessionConfig = options.workDir === undefined ? config : { ...config, stateDir: options.workDir };
   await protectStateDir(sessionConfig.stateDir);
-  return openSession(sessionConfig, target, identity.paths, { log: (line) => state.output.line(line), ask: pasteRedirect(state.io) });
+  const { onInterrupt } = await import('./interrupt.js');
+  return openSession(sessionConfig, target, identity.paths, { log: (line) => state.output.line(line), ask: pasteRedirect(state.io), onInterrupt, env: state.io.env });
 }
 
 /** The state folder holds keys, client secrets and tokens: a `.gitignore` of `*` keeps it out of any repository. */

@@ -21,6 +21,10 @@ export interface SessionSeams {
   log: (line: string) => void;
   /** Manual consent: show the consent URL to the PSU, resolve with the redirect URL they paste (undefined: none). */
   ask: (consentUrl: string, redirectUri: string) => Promise<string | undefined>;
+  /** Browser consent: registers a cleanup for Ctrl-C / SIGTERM (the CLI's onInterrupt); returns its disposer. */
+  onInterrupt?: (cleanup: () => Promise<void>) => () => void;
+  /** Where browser consent reads the PSU's credentials and DISPLAY (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Everything the stages share for one target and identity; close() releases the mTLS connections. */
@@ -56,6 +60,8 @@ export async function openSession(config: ObflowConfig, target: Target, identity
     newId: seams.newId ?? randomUUID,
     log: seams.log ?? (() => undefined),
     ask: seams.ask ?? (async () => undefined),
+    ...(seams.onInterrupt === undefined ? {} : { onInterrupt: seams.onInterrupt }),
+    env: seams.env ?? process.env,
     close: () => dispatcher.close(),
   };
 }
@@ -296,11 +302,15 @@ async function manualConsent(session: Session): Promise<RunStep> {
 
 async function browserConsent(session: Session): Promise<RunStep> {
   const { browserConsentStep, spkiPinOf } = await import('../run/consent/browser.js');
-  if (session.target.name !== 'sandbox') {
-    throw new ObflowError('ERR_USAGE', 'browser consent is automated for the embedded sandbox only', {
-      hint: 'Use flow.consent "manual" (open the consent URL yourself and paste the redirect back), or "headless" where the bank offers it.',
-    });
-  }
-  const { username, password } = sandboxPsuUser(session.config);
-  return browserConsentStep({ username, password, trustedSpki: session.target.serverCaPem.map(spkiPinOf), log: session.log });
+  const { browserConsentOptions } = await import('../run/consent/settings.js');
+  // The embedded sandbox's PSU is a public test user; a bank's script reads its PSU from the environment or a secret file.
+  const sandboxUser = session.config.target === 'sandbox' ? sandboxPsuUser(session.config) : undefined;
+  const options = await browserConsentOptions(session.config.flow.browser, { sandboxUser, env: session.env ?? process.env });
+  return browserConsentStep({
+    ...options,
+    trustedSpki: session.target.serverCaPem.map(spkiPinOf),
+    ignoreHttpsErrors: session.target.insecure,
+    ...(session.onInterrupt === undefined ? {} : { onInterrupt: session.onInterrupt }),
+    log: session.log,
+  });
 }

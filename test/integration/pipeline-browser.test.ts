@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { environmentValue } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/index.js';
-import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildRunPlan, spkiPinOf } from '../../src/run/index.js';
+import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildRunPlan, SANDBOX_CONSENT_SCRIPT, sandboxConsentScript, spkiPinOf } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
@@ -29,6 +29,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
+/** The default script (the sandbox's own pages) logging in as sam. */
+const sam = () => ({ script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'sam-sandbox-2' } });
 const trust = (): { trustedSpki: string[]; executablePath: string } => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
 
 // Without Chromium every test here is reported as skipped with the reason (and the file's hooks do not run).
@@ -36,7 +38,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
   it.each(['strict-interactive', 'permissive-interactive'] as const)('%s: run all passes with sam sharing two of three accounts', async (profile) => {
     const ready = await prepare(sandbox, identity, profile, { response_type: 'code id_token' });
     prepared.push(ready);
-    const consentStep = browserConsentStep({ username: 'sam', password: 'sam-sandbox-2', accounts: ['Personal Account', 'Joint Account'], ...trust() });
+    const consentStep = browserConsentStep({ ...sam(), accounts: ['Personal Account', 'Joint Account'], ...trust() });
     const result = await runAll(ready, { consentStep });
     expect(result.passed, describeRun(result)).toBe(true);
     expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, 4), 'psu-consent-browser', ...STEP_NAMES.slice(4)]);
@@ -53,7 +55,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     const steps = buildRunPlan({
       stepNames: STEP_NAMES,
       collections: ready.collections,
-      consentStep: browserConsentStep({ username: 'sam', password: 'sam-sandbox-2', cancel: true, ...trust() }),
+      consentStep: browserConsentStep({ ...sam(), script: sandboxConsentScript({ cancel: true }), ...trust() }),
     });
     const before = sandbox.log.filter((line) => line.includes('/token')).length;
     let code: string | undefined;
@@ -83,14 +85,14 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl, redirectUri, username: 'sam', password: 'not-the-password', ...trust() });
+      await consentInBrowser({ consentUrl, redirectUri, script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'not-the-password' }, ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
     }
     expect(code).toBe('ERR_CONSENT_REJECTED');
     // The bank's own login page said so (not a TLS or navigation problem on the way).
-    expect(message).toMatch(/refused the login of sam: .*do not match/);
+    expect(message).toMatch(/refused after step 3 "log in" \(click .*\): That username and password do not match/);
   });
 
   it('a consent URL the bank refuses (unregistered redirect_uri) → its error page, reported at once', async () => {
@@ -111,7 +113,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl: consentUrl.toString(), redirectUri: 'https://attacker.example/callback', username: 'sam', password: 'sam-sandbox-2', ...trust() });
+      await consentInBrowser({ consentUrl: consentUrl.toString(), redirectUri: 'https://attacker.example/callback', ...sam(), ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
@@ -131,7 +133,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl: environmentValue(upToConsent.environment, 'consent_url') ?? '', redirectUri: 'https://elsewhere.obflow.example/cb', username: 'sam', password: 'sam-sandbox-2', ...trust() });
+      await consentInBrowser({ consentUrl: environmentValue(upToConsent.environment, 'consent_url') ?? '', redirectUri: 'https://elsewhere.obflow.example/cb', ...sam(), ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;

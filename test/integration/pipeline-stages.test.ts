@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { environmentStage, openSession, registerStage, runStage, type Session } from '../../src/pipeline/stages.js';
 import { consentInBrowser, spkiPinOf } from '../../src/run/consent/browser.js';
+import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
 import { chromium, CHROMIUM_PATH, needs } from '../helpers/prerequisites.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
@@ -74,7 +75,7 @@ describe('pipeline stages', () => {
     // The "person": a real browser on the bank's pages (sam shares two of his three accounts), then a paste.
     const ask: Session['ask'] = async (consentUrl, redirectUri) => {
       shown.push(consentUrl);
-      const done = await consentInBrowser({ consentUrl, redirectUri, username: 'sam', password: 'sam-sandbox-2', trustedSpki: [identity.pem.rootCa, identity.pem.issuingCa].map(spkiPinOf), executablePath: CHROMIUM_PATH });
+      const done = await consentInBrowser({ consentUrl, redirectUri, script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'sam-sandbox-2' }, trustedSpki: [identity.pem.rootCa, identity.pem.issuingCa].map(spkiPinOf), executablePath: CHROMIUM_PATH });
       return `${redirectUri}#code=${done.code}&id_token=${done.idToken ?? ''}&state=${done.state ?? ''}`;
     };
     const { result } = await runWhole(identity.paths.transport, { profile: 'strict-interactive', consent: 'manual', ask });
