@@ -19,6 +19,7 @@ export const FLAG_TO_CONFIG: Record<string, string> = {
   'response-type': 'flow.responseType',
   consent: 'flow.consent',
   'psu-user': 'flow.psuUser',
+  'consent-timeout': 'flow.browser.timeoutSeconds',
   'max-pages': 'flow.maxPages',
   'out-collections': 'output.collections',
   'out-reports': 'output.reports',

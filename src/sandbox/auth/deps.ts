@@ -10,6 +10,7 @@ import type { ConsentStore, SandboxUrls } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { SigningKey } from './keys.js';
+import type { PageSkin } from './pages.js';
 
 /** A key-set resolver over the directory's JWKS, as jose's jwtVerify takes it. */
 export type DirectoryKeys = ReturnType<typeof createLocalJWKSet>;
@@ -32,6 +33,8 @@ export interface AuthDeps {
   bank: Bank;
   now(): Date;
   newId(): string;
+  /** The look of the PSU pages (SandboxOptions.pageSkin). */
+  pageSkin?: PageSkin;
 }
 
 /** Unguessable bearer values (client secrets, codes, tokens): never from the injectable id source. */

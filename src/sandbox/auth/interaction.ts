@@ -13,7 +13,7 @@ import type { Completion } from './authorize.js';
 import { completeAuthorisation, rejectAuthorisation } from './authorize.js';
 import type { AuthDeps } from './deps.js';
 import { consentPage, errorPage, loginPage } from './pages.js';
-import type { ConsentAccount } from './pages.js';
+import type { ConsentAccount, PageSkin } from './pages.js';
 
 export async function handleInteraction(req: IncomingMessage, res: ServerResponse, profile: Profile, rest: string[], deps: AuthDeps, clientIdOut: (id: string) => void): Promise<void> {
   const [uid = '', step] = rest;
@@ -33,7 +33,7 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
   const clientName = client?.clientName ?? client?.softwareId ?? interaction.clientId;
 
   if (req.method === 'GET' && step === undefined) {
-    if (interaction.psuId === undefined) sendHtml(res, 200, loginPage({ action: `${base}/login`, clientName }));
+    if (interaction.psuId === undefined) sendHtml(res, 200, loginPage({ action: `${base}/login`, clientName, ...skinOf(deps) }));
     else sendHtml(res, 200, await renderConsent(interaction, base, clientName, deps));
     return;
   }
@@ -51,7 +51,7 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
     const username = (form.get('username') ?? '').trim();
     const user = userByUsername(username);
     if (!user || user.username !== username || !sameText(user.password, form.get('password') ?? '')) {
-      sendHtml(res, 401, loginPage({ action: `${base}/login`, clientName, username, error: 'That username and password do not match a test user.' }));
+      sendHtml(res, 401, loginPage({ action: `${base}/login`, clientName, username, error: 'That username and password do not match a test user.', ...skinOf(deps) }));
       return;
     }
     deps.store.interactions.set(uid, { ...interaction, psuId: user.psuId });
@@ -101,7 +101,12 @@ async function renderConsent(interaction: InteractionRecord, base: string, clien
     accounts: accountsOf(interaction.psuId ?? '', deps),
     ...(consent?.ExpirationDateTime === undefined ? {} : { expires: consent.ExpirationDateTime }),
     ...(error === undefined ? {} : { error }),
+    ...skinOf(deps),
   });
+}
+
+function skinOf(deps: AuthDeps): { skin?: PageSkin } {
+  return deps.pageSkin === undefined ? {} : { skin: deps.pageSkin };
 }
 
 /** The PSU's accounts as the consent page offers them: the nickname they gave it (OBAccount Nickname), the kind of
