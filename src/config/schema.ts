@@ -111,6 +111,7 @@ const browser = z
       .describe('"sandbox": the embedded sandbox\'s pages (the default with target "sandbox"); "none": a person consents in a window (the default with a bank); or the bank\'s pages as steps.'),
     accounts: z.array(z.string().min(1)).min(1).optional().describe('Accounts a tick step ticks: AccountIds or name substrings (default: all offered).'),
     headless: z.boolean().optional().describe('Default: headless with a script, a visible window without one (needs DISPLAY or WAYLAND_DISPLAY).'),
+    executablePath: z.string().min(1).default('/usr/bin/chromium').describe('The Chromium (or Chrome) that browser consent starts.'),
     timeoutSeconds: z.int().min(1).max(86_400).default(300).describe('How long the PSU (or the script) has to reach the redirect URI.'),
     stepTimeoutSeconds: z.int().min(1).max(3_600).default(30).describe("How long one script step waits for its element."),
     credentials: z

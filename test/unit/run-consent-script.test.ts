@@ -58,7 +58,7 @@ describe('consent scripts', () => {
 
   it('defaults: 5 minutes for the consent, 30 s a step; --consent-timeout is flow.browser.timeoutSeconds', async () => {
     const browser = settingsFrom({});
-    expect([browser.timeoutSeconds, browser.stepTimeoutSeconds, browser.credentials]).toEqual([300, 30, SOURCE]);
+    expect([browser.timeoutSeconds, browser.stepTimeoutSeconds, browser.credentials, browser.executablePath]).toEqual([300, 30, SOURCE, '/usr/bin/chromium']);
     const { config } = loadConfig({ cwd: await mkdtemp(join(tmpdir(), 'obflow-psu-')), env: { OBFLOW_PSU_USERNAME: 'u', OBFLOW_PSU_PASSWORD: 'p' }, flags: { flow: { browser: { timeoutSeconds: 12 } } } });
     expect(config.flow.browser.timeoutSeconds).toBe(12);
   });

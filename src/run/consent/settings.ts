@@ -32,6 +32,7 @@ export async function browserConsentOptions(
     credentials,
     accounts: settings.accounts,
     headless: settings.headless,
+    executablePath: settings.executablePath,
     env: context.env,
     timeoutMs: settings.timeoutSeconds * 1000,
     stepTimeoutMs: settings.stepTimeoutSeconds * 1000,
