@@ -32,7 +32,11 @@ function descendants(pid: number): number[] {
   const queue = [pid];
   while (queue.length > 0) {
     const parent = queue.shift();
-    for (const [child, ppid] of rows) if (ppid === parent && child !== undefined) (found.push(child), queue.push(child));
+    for (const [child, ppid] of rows) {
+      if (ppid !== parent || child === undefined) continue;
+      found.push(child);
+      queue.push(child);
+    }
   }
   return found;
 }
