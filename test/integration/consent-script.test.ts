@@ -9,13 +9,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { environmentValue } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
-import { STEP_NAMES } from '../../src/generate/index.js';
 import { browserConsentOptions } from '../../src/run/consent/settings.js';
-import { browserConsentStep, buildRunPlan, buildRunSummary, consentInBrowser, runSteps, SANDBOX_CONSENT_SCRIPT, spkiPinOf, type BrowserConsentInput } from '../../src/run/index.js';
+import { browserConsentStep, buildRunSummary, consentInBrowser, SANDBOX_CONSENT_SCRIPT, spkiPinOf, type BrowserConsentInput } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { describeRun, prepare, runAll, type Prepared } from './pipeline-helpers.js';
+import { describeRun, prepare, prepareUpToConsent, runAll, type Prepared } from './pipeline-helpers.js';
 
 let sandbox: TestSandbox;
 let identity: TestIdentity;
@@ -53,17 +52,11 @@ afterAll(async () => {
 const trust = (): Pick<BrowserConsentInput, 'trustedSpki' | 'executablePath'> => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
 const sam = { sandboxUser: { username: 'sam', password: 'sam-sandbox-2' }, env: {} };
 
-/** Registers and runs the steps up to the PSU's consent; returns the consent URL and redirect URI it produced. */
+/** Registers and runs the steps up to the PSU's consent; returns the consent URL, redirect URI and state. */
 async function upToConsent(): Promise<{ consentUrl: string; redirectUri: string; state: string }> {
-  const ready = await prepare(sandbox, identity, 'strict-interactive');
+  const { ready, ...consent } = await prepareUpToConsent(sandbox, identity, 'strict-interactive');
   prepared.push(ready);
-  const result = await runSteps({
-    steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
-    environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
-  });
-  expect(result.passed, describeRun(result)).toBe(true);
-  const get = (key: string): string => environmentValue(result.environment, key) ?? '';
-  return { consentUrl: get('psu_consent_url') || get('consent_url'), redirectUri: get('redirectUrl'), state: get('state') };
+  return consent;
 }
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string | undefined; message: string; hint: string }> {

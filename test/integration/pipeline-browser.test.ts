@@ -11,7 +11,7 @@ import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildR
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
-import { describeRun, prepare, runAll, type Prepared } from './pipeline-helpers.js';
+import { describeRun, prepare, prepareUpToConsent, runAll, type Prepared } from './pipeline-helpers.js';
 
 let sandbox: TestSandbox;
 let identity: TestIdentity;
@@ -73,15 +73,8 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
   });
 
   it('a wrong password is refused on the bank\'s login page', async () => {
-    const ready = await prepare(sandbox, identity, 'permissive-interactive');
+    const { ready, consentUrl, redirectUri } = await prepareUpToConsent(sandbox, identity, 'permissive-interactive');
     prepared.push(ready);
-    const upToConsent = await runSteps({
-      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
-      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
-    });
-    expect(upToConsent.passed, describeRun(upToConsent)).toBe(true);
-    const consentUrl = environmentValue(upToConsent.environment, 'consent_url') ?? '';
-    const redirectUri = environmentValue(upToConsent.environment, 'redirectUrl') ?? '';
     let code: string | undefined;
     let message = '';
     try {
@@ -96,15 +89,10 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
   });
 
   it('a consent URL the bank refuses (unregistered redirect_uri) → its error page, reported at once', async () => {
-    const ready = await prepare(sandbox, identity, 'strict-interactive');
-    prepared.push(ready);
-    const upToConsent = await runSteps({
-      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
-      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
-    });
-    expect(upToConsent.passed, describeRun(upToConsent)).toBe(true);
+    const upToConsent = await prepareUpToConsent(sandbox, identity, 'strict-interactive');
+    prepared.push(upToConsent.ready);
     // The unsigned request object's values win over the query (OIDC Core §6.1): change redirect_uri in both.
-    const consentUrl = new URL(environmentValue(upToConsent.environment, 'consent_url') ?? '');
+    const consentUrl = new URL(upToConsent.consentUrl);
     const [header, payload] = (consentUrl.searchParams.get('request') ?? '').split('.');
     const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
     claims.redirect_uri = 'https://attacker.example/callback';
@@ -123,22 +111,18 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
   });
 
   it('a redirect to a host that does not resolve is named', async () => {
-    const ready = await prepare(sandbox, identity, 'permissive-interactive');
-    prepared.push(ready);
-    const upToConsent = await runSteps({
-      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
-      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
-    });
+    const upToConsent = await prepareUpToConsent(sandbox, identity, 'permissive-interactive');
+    prepared.push(upToConsent.ready);
     // Told to expect another redirect URI than the registered one the bank will use: nothing intercepts the real one.
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl: environmentValue(upToConsent.environment, 'consent_url') ?? '', redirectUri: 'https://elsewhere.obflow.example/cb', ...sam(), ...trust() });
+      await consentInBrowser({ consentUrl: upToConsent.consentUrl, redirectUri: 'https://elsewhere.obflow.example/cb', ...sam(), ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
     }
     expect(code).toBe('ERR_REMOTE_RESPONSE');
-    expect(message).toContain(`was sent to ${environmentValue(upToConsent.environment, 'redirectUrl') ?? '?'}`);
+    expect(message).toContain(`was sent to ${upToConsent.redirectUri}`);
   });
 });

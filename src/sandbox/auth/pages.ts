@@ -38,30 +38,15 @@ export interface PageSkin {
 
 export const PAGE_SKINS = {
   default: {
-    bank: 'obflow sandbox bank',
-    loginHeading: 'Log in to the sandbox bank',
-    username: { id: 'username', label: 'Username' },
-    password: { id: 'password', label: 'Password' },
-    login: 'Log in',
-    consentHeading: 'Share your account information',
-    accountsLegend: 'Choose the accounts to share',
-    accountIdPrefix: 'account-',
-    confirm: 'Confirm',
-    cancel: 'Cancel',
-    alert: 'class="alert" role="alert"',
+    bank: 'obflow sandbox bank', loginHeading: 'Log in to the sandbox bank', login: 'Log in', consentHeading: 'Share your account information',
+    username: { id: 'username', label: 'Username' }, password: { id: 'password', label: 'Password' }, accountIdPrefix: 'account-',
+    accountsLegend: 'Choose the accounts to share', confirm: 'Confirm', cancel: 'Cancel', alert: 'class="alert" role="alert"',
   },
+  // Another bank's look: other ids, labels, button texts, and an error without role="alert".
   alternate: {
-    bank: 'Northwind sandbox bank',
-    loginHeading: 'Sign in to Northwind',
-    username: { id: 'customer-number', label: 'Customer number' },
-    password: { id: 'passcode', label: 'Passcode' },
-    login: 'Continue',
-    consentHeading: 'Review this access request',
-    accountsLegend: 'Accounts this provider may see',
-    accountIdPrefix: 'acct-',
-    confirm: 'Allow access',
-    cancel: 'Do not allow',
-    alert: 'class="alert notice-error" aria-live="assertive"',
+    bank: 'Northwind sandbox bank', loginHeading: 'Sign in to Northwind', login: 'Continue', consentHeading: 'Review this access request',
+    username: { id: 'customer-number', label: 'Customer number' }, password: { id: 'passcode', label: 'Passcode' }, accountIdPrefix: 'acct-',
+    accountsLegend: 'Accounts this provider may see', confirm: 'Allow access', cancel: 'Do not allow', alert: 'class="alert notice-error" aria-live="assertive"',
   },
 } as const satisfies Record<PageSkinName, PageSkin>;
 
