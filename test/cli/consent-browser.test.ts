@@ -77,7 +77,7 @@ describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () 
     expect(report.steps).toEqual({ passed: STEP_NAMES.length + 1, total: STEP_NAMES.length + 1 });
     // The default script ticks every account alex (the default PSU) holds: all four were read.
     expect(report.accounts).toHaveLength(4);
-  });
+  }, 90_000); // a whole flow with a cold Chromium: ~20 s alone on the 2-core machine, more under a full parallel run
 
   it('--consent-timeout 3 with a script that never reaches the redirect: one coded line, exit 3', async () => {
     const config = configWith('never.json', { script: { steps: [{ name: 'never', waitFor: 'This text is on no page' }] }, stepTimeoutSeconds: 120 });
@@ -118,5 +118,5 @@ describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () 
     const files = readdirSync(join(cwd, '.obflow'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && !entry.parentPath.includes(join('.obflow', 'sandbox')));
     expect(files.filter((entry) => entry.name.endsWith('.tmp'))).toEqual([]);
     for (const entry of files.filter((file) => file.name.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8'))).not.toThrow();
-  });
+  }, 90_000);
 });

@@ -79,7 +79,7 @@ describeWith(chromium, 'consent scripts against the alternate skin', () => {
     expect(environmentValue(result.environment, 'id_token')).toMatch(/^ey/);
     const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
     expect(summary.accounts).toHaveLength(2);
-  });
+  }, 90_000); // a whole flow with a cold Chromium: ~20 s alone on the 2-core machine, more under a full parallel run
 
   it('the default script does not fit the alternate pages: ERR_CONSENT_SCRIPT naming step 1 and #username', async () => {
     const { consentUrl, redirectUri, state } = await upToConsent();

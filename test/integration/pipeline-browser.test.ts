@@ -29,6 +29,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
+/** A whole flow with a cold Chromium takes ~20 s alone on the 2-core machine, more under a full parallel run. */
+const FULL_FLOW_MS = 90_000;
 /** The default script (the sandbox's own pages) logging in as sam. */
 const sam = () => ({ script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'sam-sandbox-2' } });
 const trust = (): { trustedSpki: string[]; executablePath: string } => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
@@ -47,7 +49,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     // Two of sam's three accounts were shared (the Joint Savings Account was not ticked), each read to the end.
     expect(summary.accounts).toHaveLength(2);
     for (const account of summary.accounts) expect(account.transactions).toBeGreaterThan(0);
-  });
+  }, FULL_FLOW_MS);
 
   it('Cancel → ERR_CONSENT_REJECTED (access_denied) and the run stops before the code exchange', async () => {
     const ready = await prepare(sandbox, identity, 'strict-interactive');

@@ -155,23 +155,26 @@ async function drive(browser: Browser, input: BrowserConsentInput, headless: boo
   page.setDefaultTimeout(input.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS);
   page.setDefaultNavigationTimeout(input.timeoutMs ?? DEFAULT_CONSENT_TIMEOUT_MS);
 
-  const scripted = async (): Promise<number> => {
+  // How many accounts the script ticked so far (read when the browser lands, which may be before the script returns).
+  const ticked = { count: 0 };
+  const scripted = async (): Promise<void> => {
     const first = await page.goto(input.consentUrl);
     // A bank that refuses the consent URL answers with an error page, not its login form: say what it says.
     if (first !== null && first.status() >= 400 && !atRedirect(first.url())) throw await bankErrorPage(page, first);
     input.log?.(input.script === undefined ? `browser consent: the consent page is open at ${new URL(input.consentUrl).origin}; log in and confirm there` : 'browser consent: running the consent script');
-    if (input.script === undefined) return 0;
+    if (input.script === undefined) return;
     // The last step leads either to the redirect to the TPP, or to an error page from the bank (e.g. 400 "choose an
     // account", or a 500): from then on such a page ends the consent with what it says.
-    return runScript(page, input.script, input, () => watch.failOnErrorPages());
+    await runScript(page, input.script, input, ticked, () => watch.failOnErrorPages());
   };
-  const selected = await Promise.race([scripted(), watch.stopped]);
+  // A bank may send the browser back before the script's last step (nothing left to confirm): that is the landing.
+  const first = await Promise.race([scripted(), watch.stopped, watch.landed]);
+  if (first instanceof Stop) throw first.error;
   const landed = await Promise.race([watch.landed, watch.stopped]);
-  if (selected instanceof Stop) throw selected.error;
   if (landed instanceof Stop) throw landed.error;
   input.log?.(`browser consent: landed on ${redirect.origin}${redirect.pathname}`);
   const result = readConsentRedirect(landed, { redirectUri: input.redirectUri, ...(input.expectedState !== undefined ? { state: input.expectedState } : {}) });
-  return { ...result, selectedAccounts: selected };
+  return { ...result, selectedAccounts: ticked.count };
 }
 
 interface PageWatch {
@@ -241,10 +244,9 @@ function timedOut(redirectUri: string, timeoutMs: number, scripted: boolean): Ob
   });
 }
 
-/** Runs the script's steps in order; returns how many accounts the tick steps ticked. */
-async function runScript(page: Page, script: ConsentScript, input: BrowserConsentInput, beforeLast: () => void): Promise<number> {
+/** Runs the script's steps in order, counting in `ticked` the accounts its tick steps tick. */
+async function runScript(page: Page, script: ConsentScript, input: BrowserConsentInput, ticked: { count: number }, beforeLast: () => void): Promise<void> {
   const errors = script.errorSelector === undefined ? undefined : page.locator(script.errorSelector);
-  let selected = 0;
   for (const [index, step] of script.steps.entries()) {
     const target = targetOf(page, step);
     await waitForStep(page, target, errors, script.steps, index);
@@ -257,14 +259,13 @@ async function runScript(page: Page, script: ConsentScript, input: BrowserConsen
       } else if ('click' in step) {
         await target.click();
       } else if ('tick' in step) {
-        selected += await tickAccounts(page, step.tick, input.accounts, describeStep(step, index));
+        ticked.count += await tickAccounts(page, step.tick, input.accounts, describeStep(step, index));
       }
     } catch (error) {
       if (error instanceof ObflowError || error instanceof TypeError) throw error;
       throw scriptError(page, step, index, error);
     }
   }
-  return selected;
 }
 
 function targetOf(page: Page, step: ConsentScriptStep): Locator {
