@@ -18,6 +18,9 @@ export const ERROR_CODES = {
   ERR_STEP_UNKNOWN: 'usage',
   ERR_ENVIRONMENT_STALE: 'usage',
   ERR_BROWSER_MISSING: 'usage',
+  ERR_BROWSER_NO_DISPLAY: 'usage',
+  ERR_CONSENT_SCRIPT: 'usage',
+  ERR_PSU_CREDENTIALS: 'usage',
   ERR_SANDBOX_DATA: 'usage',
   ERR_WORKSPACE_EXISTS: 'usage',
   // prerequisites and local material (doctor, register preflight, run preflight)
@@ -52,6 +55,7 @@ export const ERROR_CODES = {
   ERR_REGISTRATION_REJECTED: 'remote',
   ERR_ENVIRONMENT_DOWNLOAD: 'remote',
   ERR_CONSENT_REJECTED: 'remote',
+  ERR_CONSENT_TIMEOUT: 'remote',
   ERR_SANDBOX_START: 'remote',
   // a bug in obflow (never thrown on purpose; the CLI prints it for unexpected exceptions)
   ERR_UNEXPECTED: 'checks',

@@ -7,6 +7,7 @@ import type * as CoreModule from '../pipeline/index.js';
 import type { SessionSeams } from '../pipeline/session.js';
 import { commandOverrides } from './flags.js';
 import type { CliIo, Output } from './output.js';
+import { onInterrupt } from './interrupt.js';
 import { pasteRedirect } from './prompt.js';
 
 export interface CommandState {
@@ -45,5 +46,5 @@ export async function openCommand(state: CommandState, argv: Readonly<Record<str
 
 /** A session's seams at the terminal: progress lines to the output, manual consent pasted at the prompt. */
 export function sessionSeams(state: CommandState): Partial<SessionSeams> {
-  return { log: (line) => state.output.line(line), ask: pasteRedirect(state.io) };
+  return { log: (line) => state.output.line(line), ask: pasteRedirect(state.io), onInterrupt, env: state.io.env };
 }

@@ -13,6 +13,7 @@ const FLAGS = {
   'response-type': ['flow', 'responseType'],
   consent: ['flow', 'consent'],
   'psu-user': ['flow', 'psuUser'],
+  'consent-timeout': ['flow', 'browser', 'timeoutSeconds'],
   'max-pages': ['flow', 'maxPages'],
   'out-collections': ['output', 'collections'],
   'out-reports': ['output', 'reports'],

@@ -140,9 +140,9 @@ function toEnvSegment(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 }
 
-/** OBFLOW_* variables that are not config keys: the CLI's own, and the test suite's (README, "Two commands"), which a
- *  shell that ran the tests may still export. */
-const NOT_CONFIG = new Set(['OBFLOW_CONFIG', 'OBFLOW_DEBUG', 'OBFLOW_SPECS_DIR', 'OBFLOW_REQUIRE_PREREQUISITES', 'OBFLOW_TEST_CHROMIUM']);
+/** OBFLOW_* variables that are not config keys: the CLI's own, the PSU's credentials for a consent script
+ *  (docs/pipeline.md), and the test suite's (README, "Two commands"), which a shell that ran the tests may still export. */
+const NOT_CONFIG = new Set(['OBFLOW_CONFIG', 'OBFLOW_DEBUG', 'OBFLOW_SPECS_DIR', 'OBFLOW_REQUIRE_PREREQUISITES', 'OBFLOW_TEST_CHROMIUM', 'OBFLOW_PSU_USERNAME', 'OBFLOW_PSU_PASSWORD']);
 
 function readEnvironment(env: Record<string, string | undefined>): Layer {
   const layer: Layer = {};
@@ -203,6 +203,7 @@ const PATH_KEYS = [
   'identity.directoryIssuing[]',
   'identity.directoryJwks',
   'bank.server_ca[]',
+  'flow.browser.credentials.file',
 ] as const;
 
 function resolvePaths(layer: Layer, baseDir: string): Layer {

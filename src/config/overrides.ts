@@ -6,7 +6,7 @@ import type { ObflowConfig } from './schema.js';
 export interface ConfigOverrides {
   stateDir?: string;
   sandbox?: Partial<Pick<ObflowConfig['sandbox'], 'profile' | 'seed' | 'resourcePort' | 'authPort'>>;
-  flow?: Partial<ObflowConfig['flow']>;
+  flow?: Partial<Omit<ObflowConfig['flow'], 'browser'>> & { browser?: Partial<ObflowConfig['flow']['browser']> };
   output?: Partial<ObflowConfig['output']>;
 }
 

@@ -80,6 +80,52 @@ const sandbox = z
   })
   .describe('The embedded bank emulator.');
 
+// Scripted consent (docs/pipeline.md, "Consent modes"): the bank's consent pages as steps, each with one action.
+const selector = (description: string) => z.string().min(1).describe(description);
+const stepName = z.string().min(1).optional().describe('How errors name this step (default: step <n>).');
+const consentScriptStep = z
+  .union([
+    z
+      .strictObject({
+        name: stepName,
+        fill: selector('The field to type into (a Playwright selector: CSS, text=…, role=…).'),
+        with: z.enum(['username', 'password']).describe("Which of the PSU's credentials to type (from the environment or flow.browser.credentials.file)."),
+      })
+      .describe('Type the PSU username or password into a field.'),
+    z.strictObject({ name: stepName, tick: selector('The account checkboxes; those in flow.browser.accounts (default all) are ticked.') }).describe('Tick accounts.'),
+    z.strictObject({ name: stepName, click: selector('The element to click.') }).describe('Click a button or link.'),
+    z.strictObject({ name: stepName, waitFor: z.string().min(1).describe('Text that must appear on the page.') }).describe('Wait for text.'),
+  ])
+  .describe('One step of the consent script.');
+
+const browser = z
+  .strictObject({
+    script: z
+      .union([
+        z.enum(['sandbox', 'none']),
+        z.strictObject({
+          steps: z.array(consentScriptStep).min(1).describe('The steps, in order; after the last one the bank must redirect to the redirect URI.'),
+          errorSelector: selector("Where the bank's pages show an error (e.g. [role=alert]): it ends the consent with the bank's words.").optional(),
+        }),
+      ])
+      .optional()
+      .describe('"sandbox": the embedded sandbox\'s pages (the default with target "sandbox"); "none": a person consents in a window (the default with a bank); or the bank\'s pages as steps.'),
+    accounts: z.array(z.string().min(1)).min(1).optional().describe('Accounts a tick step ticks: AccountIds or name substrings (default: all offered).'),
+    headless: z.boolean().optional().describe('Default: headless with a script, a visible window without one (needs DISPLAY or WAYLAND_DISPLAY).'),
+    executablePath: z.string().min(1).default('/usr/bin/chromium').describe('The Chromium (or Chrome) that browser consent starts.'),
+    timeoutSeconds: z.int().min(1).max(86_400).default(300).describe('How long the PSU (or the script) has to reach the redirect URI.'),
+    stepTimeoutSeconds: z.int().min(1).max(3_600).default(30).describe("How long one script step waits for its element."),
+    credentials: z
+      .strictObject({
+        usernameEnv: z.string().min(1).default('OBFLOW_PSU_USERNAME').describe("Environment variable holding the PSU's username."),
+        passwordEnv: z.string().min(1).default('OBFLOW_PSU_PASSWORD').describe("Environment variable holding the PSU's password."),
+        file: path('A secret JSON file { "username": …, "password": … } (used where the variables are unset); never the config file.').optional(),
+      })
+      .prefault({})
+      .describe("Where a bank's script finds the PSU's credentials (never in the config file). The sandbox uses its test users."),
+  })
+  .describe('Browser consent (flow.consent "browser").');
+
 const flow = z
   .strictObject({
     responseType: z.enum(['code id_token', 'code']).default('code id_token').describe('OIDC response type of the PSU consent.'),
@@ -87,10 +133,11 @@ const flow = z
       .enum(['auto', 'headless', 'browser', 'manual'])
       .default('auto')
       .describe(
-        'How the PSU consents: headless (one redirect), browser (the sandbox pages in Chromium), manual (you open the consent URL and paste the redirect back), auto (from the sandbox profile; headless for a bank).',
+        'How the PSU consents: headless (one redirect), browser (Chromium: a consent script, or the PSU in a window), manual (you open the consent URL and paste the redirect back), auto (from the sandbox profile; headless for a bank).',
       ),
     psuUser: z.string().min(1).optional().describe('Test user who consents (login_hint; the browser logs in as them).'),
     maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),
+    browser: browser.prefault({}),
   })
   .describe('The account-information flow.');
 

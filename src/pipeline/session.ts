@@ -20,6 +20,10 @@ export interface SessionSeams {
   log: (line: string) => void;
   /** Manual consent: show the consent URL to the PSU, resolve with the redirect URL they paste (undefined: none). */
   ask: (consentUrl: string, redirectUri: string) => Promise<string | undefined>;
+  /** Browser consent: registers a cleanup for Ctrl-C / SIGTERM (the CLI's onInterrupt); returns its disposer. */
+  onInterrupt?: (cleanup: () => Promise<void>) => () => void;
+  /** Where browser consent reads the PSU's credentials and DISPLAY (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Everything the stages share for one target and identity; close() releases the mTLS connections. */
@@ -93,6 +97,8 @@ export async function openTargetSession(
     newId: seams.newId ?? randomUUID,
     log: seams.log ?? (() => undefined),
     ask: seams.ask ?? (async () => undefined),
+    ...(seams.onInterrupt === undefined ? {} : { onInterrupt: seams.onInterrupt }),
+    env: seams.env ?? process.env,
     close: () => dispatcher.close(),
   };
 }

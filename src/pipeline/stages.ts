@@ -23,6 +23,7 @@ import { readSigningKey } from '../pki/verify.js';
 import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
 import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
 import { manualConsentStep } from '../run/consent/manual.js';
+import { browserConsentOptions } from '../run/consent/settings.js';
 import { bankOriginsOf, buildRunPlan, buildSslClientCertList, readStepCollections, runSteps, writeCaBundle, writeSslClientCertList, type ReporterName, type RunResult, type RunStep } from '../run/index.js';
 import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../report/subscriber.js';
@@ -276,11 +277,14 @@ async function manualConsent(session: Session): Promise<RunStep> {
 }
 
 async function browserConsent(session: Session): Promise<RunStep> {
-  if (session.target.name !== 'sandbox') {
-    throw new ObflowError('ERR_USAGE', 'browser consent is automated for the embedded sandbox only', {
-      hint: 'Use flow.consent "manual" (open the consent URL yourself and paste the redirect back), or "headless" where the bank offers it.',
-    });
-  }
-  const { username, password } = sandboxPsuUser(session.config);
-  return browserConsentStep({ username, password, trustedSpki: session.target.serverCaPem.map(spkiPinOf), log: session.log });
+  // The embedded sandbox's PSU is a public test user; a bank's script reads its PSU from the environment or a secret file.
+  const sandboxUser = session.config.target === 'sandbox' ? sandboxPsuUser(session.config) : undefined;
+  const options = await browserConsentOptions(session.config.flow.browser, { sandboxUser, env: session.env ?? process.env });
+  return browserConsentStep({
+    ...options,
+    trustedSpki: session.target.serverCaPem.map(spkiPinOf),
+    ignoreHttpsErrors: session.target.insecure,
+    ...(session.onInterrupt === undefined ? {} : { onInterrupt: session.onInterrupt }),
+    log: session.log,
+  });
 }

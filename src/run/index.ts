@@ -1,5 +1,5 @@
 // The run step's public surface: certificates (list, preflight, coverage), the runner and its events, the reporters,
-// the plan, the summary, and the browser consent driver (imports playwright-core lazily).
+// the plan, the summary, and the browser consent driver with its scripts (imports playwright-core lazily).
 export * from './certificates.js';
 export * from './events.js';
 export { batchCollection, environmentFromNewman } from './newman-adapter.js';
@@ -10,3 +10,4 @@ export * from './runner.js';
 export * from './plan.js';
 export * from './summary.js';
 export * from './consent/browser.js';
+export * from './consent/script.js';

@@ -210,7 +210,13 @@ export interface SandboxOptions {
   /** How often expired tokens, codes, interactions, jtis and consents are pruned while running (besides once at
    *  start). Default 60 000 ms; tests shorten it. */
   pruneIntervalMs?: number;
+  /** How the PSU login and consent pages look (docs/sandbox.md, "Page skins"); default `default`. */
+  pageSkin?: PageSkinName;
 }
+
+/** The looks of the PSU pages: the default, and an alternate with other ids, labels and texts (tests consent scripts). */
+export const PAGE_SKIN_NAMES = ['default', 'alternate'] as const;
+export type PageSkinName = (typeof PAGE_SKIN_NAMES)[number];
 
 // ---- The resource side's entry point (implemented in resource/index.ts as createResourceHandler(deps)) -------------
 

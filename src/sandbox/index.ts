@@ -12,6 +12,7 @@ import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTR
 import { directoryKeySet } from './auth/deps.js';
 import type { AuthDeps } from './auth/deps.js';
 import { createSigningKey, readSigningKey } from './auth/keys.js';
+import { PAGE_SKINS } from './auth/pages.js';
 import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
 import { PROFILE_NAMES } from './contracts.js';
 import { createBank, startOfUtcDay } from './data/bank.js';
@@ -24,7 +25,7 @@ import { CONSENT_COLLECTION, openConsentStore } from './store/consents.js';
 import { SandboxDb } from './store/db.js';
 
 export type { SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
-export { PROFILE_NAMES, SandboxDataError } from './contracts.js';
+export { PAGE_SKIN_NAMES, PROFILE_NAMES, SandboxDataError } from './contracts.js';
 
 const DEFAULT_SEED = 'obflow-sandbox';
 /** How often expired rows are pruned while the sandbox runs (besides once at start), unless options say otherwise. */
@@ -91,11 +92,12 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   // One bank for both sides: the consent page offers exactly the accounts the resource server serves. The generated
   // history ends at the start of the day the sandbox started, so a day's runs see the same data.
   const bank = createBank(seed, startOfUtcDay(now()));
-  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId };
+  const pageSkin = PAGE_SKINS[options.pageSkin ?? 'default'];
+  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId, pageSkin };
   const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
 
-  const seams = { now, newId, logger };
+  const seams = { now, newId, logger, pageSkin };
   handlers.resource = (req, res) =>
     serve('resource', req, res, seams, async (request, response, ctx) => {
       // Every resource-origin route (registration, helper, AIS) is mutual TLS with a directory certificate.

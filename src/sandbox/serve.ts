@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { errorRedirect } from './auth/authorize.js';
-import { errorPage } from './auth/pages.js';
+import { errorPage, type PageSkin } from './auth/pages.js';
 import type { RequestContext, SandboxHandler } from './contracts.js';
 import { isWireError, ObieError, OAuthError } from './http/errors.js';
 import type { WireError } from './http/errors.js';
@@ -18,6 +18,8 @@ export interface ServeSeams {
   /** Fresh ids: the Id of an AIS refusal's OBErrorResponse1. */
   newId: () => string;
   logger: RequestLogger;
+  /** The look of the PSU pages (SandboxOptions.pageSkin): error pages at the bank wear it too. */
+  pageSkin?: PageSkin;
 }
 
 /** Placeholder bases: only the path and query of a request target matter to the handlers. */
@@ -41,7 +43,7 @@ export function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: Se
   // refusals and failures included); set here so no path can miss it.
   if (origin === 'resource') res.setHeader('x-fapi-interaction-id', ctx.interactionId);
   const fail = (status: number, obieCode: string, oauthCode: string, message: string, oauthHeaders: Record<string, string> = {}): void =>
-    answerWireError(res, ctx, origin === 'resource' ? ObieError.of(status, obieCode, message) : new OAuthError(status, oauthCode, message, oauthHeaders), seams.newId);
+    answerWireError(res, ctx, origin === 'resource' ? ObieError.of(status, obieCode, message) : new OAuthError(status, oauthCode, message, oauthHeaders), seams.newId, seams.pageSkin);
   if (!url) {
     // RFC 9112 §3.2: a request target the server cannot make sense of is the client's error, not the server's.
     fail(400, 'UK.OBIE.Field.Invalid', 'invalid_request', 'the request target is not a valid path', { 'x-fapi-interaction-id': ctx.interactionId });
@@ -57,7 +59,7 @@ export function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: Se
     }
     // The one place a handler's refusal becomes an answer.
     if (isWireError(error)) {
-      answerWireError(res, ctx, error, seams.newId);
+      answerWireError(res, ctx, error, seams.newId, seams.pageSkin);
       return;
     }
     if (error instanceof BodyTooLargeError) {
@@ -77,7 +79,7 @@ export function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: Se
  * OBError1). OAuthError: a JSON body (RFC 6749 §5.2), a page at the bank for the PSU, or a redirect back to the
  * client's verified redirect URI (RFC 6749 §4.1.2.1; the fragment for the hybrid flow, OIDC Core §3.3.2.6).
  */
-export function answerWireError(res: ServerResponse, ctx: RequestContext, error: WireError, newId: () => string): void {
+export function answerWireError(res: ServerResponse, ctx: RequestContext, error: WireError, newId: () => string, pageSkin?: PageSkin): void {
   if (error instanceof ObieError) {
     if (error.errors.length === 0) sendEmpty(res, ctx, error.status, error.headers);
     else sendJsonBody(res, ctx, error.status, errorBody(error.status, error.reference === 'interaction' ? ctx.interactionId : newId(), error.message, [...error.errors]), error.headers);
@@ -89,7 +91,7 @@ export function answerWireError(res: ServerResponse, ctx: RequestContext, error:
     return;
   }
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  if (delivery.to === 'page') sendHtml(res, error.status, errorPage(delivery.title, delivery.showCode ? `${error.error}: ${error.message}` : error.message));
+  if (delivery.to === 'page') sendHtml(res, error.status, errorPage(delivery.title, delivery.showCode ? `${error.error}: ${error.message}` : error.message, pageSkin));
   else redirect(res, errorRedirect(delivery.redirectUri, delivery.responseType, error.error, error.message, delivery.state));
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
-import type { SandboxHandle } from '../sandbox/contracts.js';
+import type { PageSkinName, SandboxHandle } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
 import { onInterrupt } from '../cli/interrupt.js';
 
@@ -19,6 +19,8 @@ export interface EmbeddedSandboxOptions {
   authPort?: number;
   log?: (line: string) => void;
   verbose?: boolean;
+  /** The look of the PSU pages (`obflow sandbox --page-skin`). */
+  pageSkin?: PageSkinName;
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -69,6 +71,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       authPort: options.authPort ?? config.sandbox.authPort,
       ...(options.log ? { log: options.log } : {}),
       ...(options.verbose ? { verbose: true } : {}),
+      ...(options.pageSkin ? { pageSkin: options.pageSkin } : {}),
     });
     return { urls: handle.urls, close };
   } catch (cause) {

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { environmentValue } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/index.js';
-import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildRunPlan, spkiPinOf } from '../../src/run/index.js';
+import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildRunPlan, SANDBOX_CONSENT_SCRIPT, sandboxConsentScript, spkiPinOf } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
-import { describeRun, prepare, runAll, type Prepared } from './pipeline-helpers.js';
+import { describeRun, prepare, prepareUpToConsent, runAll, type Prepared } from './pipeline-helpers.js';
 
 let sandbox: TestSandbox;
 let identity: TestIdentity;
@@ -29,6 +29,10 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
+/** A whole flow with a cold Chromium takes ~20 s alone on the 2-core machine, more under a full parallel run. */
+const FULL_FLOW_MS = 90_000;
+/** The default script (the sandbox's own pages) logging in as sam. */
+const sam = () => ({ script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'sam-sandbox-2' } });
 const trust = (): { trustedSpki: string[]; executablePath: string } => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
 
 // Without Chromium every test here is reported as skipped with the reason (and the file's hooks do not run).
@@ -36,7 +40,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
   it.each(['strict-interactive', 'permissive-interactive'] as const)('%s: run all passes with sam sharing two of three accounts', async (profile) => {
     const ready = await prepare(sandbox, identity, profile, { response_type: 'code id_token' });
     prepared.push(ready);
-    const consentStep = browserConsentStep({ username: 'sam', password: 'sam-sandbox-2', accounts: ['Personal Account', 'Joint Account'], ...trust() });
+    const consentStep = browserConsentStep({ ...sam(), accounts: ['Personal Account', 'Joint Account'], ...trust() });
     const result = await runAll(ready, { consentStep });
     expect(result.passed, describeRun(result)).toBe(true);
     expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, 4), 'psu-consent-browser', ...STEP_NAMES.slice(4)]);
@@ -45,7 +49,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     // Two of sam's three accounts were shared (the Joint Savings Account was not ticked), each read to the end.
     expect(summary.accounts).toHaveLength(2);
     for (const account of summary.accounts) expect(account.transactions).toBeGreaterThan(0);
-  });
+  }, FULL_FLOW_MS);
 
   it('Cancel → ERR_CONSENT_REJECTED (access_denied) and the run stops before the code exchange', async () => {
     const ready = await prepare(sandbox, identity, 'strict-interactive');
@@ -53,7 +57,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     const steps = buildRunPlan({
       stepNames: STEP_NAMES,
       collections: ready.collections,
-      consentStep: browserConsentStep({ username: 'sam', password: 'sam-sandbox-2', cancel: true, ...trust() }),
+      consentStep: browserConsentStep({ ...sam(), script: sandboxConsentScript({ cancel: true }), ...trust() }),
     });
     const before = sandbox.log.filter((line) => line.includes('/token')).length;
     let code: string | undefined;
@@ -71,38 +75,26 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
   });
 
   it('a wrong password is refused on the bank\'s login page', async () => {
-    const ready = await prepare(sandbox, identity, 'permissive-interactive');
+    const { ready, consentUrl, redirectUri } = await prepareUpToConsent(sandbox, identity, 'permissive-interactive');
     prepared.push(ready);
-    const upToConsent = await runSteps({
-      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
-      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
-    });
-    expect(upToConsent.passed, describeRun(upToConsent)).toBe(true);
-    const consentUrl = environmentValue(upToConsent.environment, 'consent_url') ?? '';
-    const redirectUri = environmentValue(upToConsent.environment, 'redirectUrl') ?? '';
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl, redirectUri, username: 'sam', password: 'not-the-password', ...trust() });
+      await consentInBrowser({ consentUrl, redirectUri, script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'not-the-password' }, ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
     }
     expect(code).toBe('ERR_CONSENT_REJECTED');
     // The bank's own login page said so (not a TLS or navigation problem on the way).
-    expect(message).toMatch(/refused the login of sam: .*do not match/);
+    expect(message).toMatch(/refused after step 3 "log in" \(click .*\): That username and password do not match/);
   });
 
   it('a consent URL the bank refuses (unregistered redirect_uri) → its error page, reported at once', async () => {
-    const ready = await prepare(sandbox, identity, 'strict-interactive');
-    prepared.push(ready);
-    const upToConsent = await runSteps({
-      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
-      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
-    });
-    expect(upToConsent.passed, describeRun(upToConsent)).toBe(true);
+    const upToConsent = await prepareUpToConsent(sandbox, identity, 'strict-interactive');
+    prepared.push(upToConsent.ready);
     // The unsigned request object's values win over the query (OIDC Core §6.1): change redirect_uri in both.
-    const consentUrl = new URL(environmentValue(upToConsent.environment, 'consent_url') ?? '');
+    const consentUrl = new URL(upToConsent.consentUrl);
     const [header, payload] = (consentUrl.searchParams.get('request') ?? '').split('.');
     const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
     claims.redirect_uri = 'https://attacker.example/callback';
@@ -111,7 +103,7 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl: consentUrl.toString(), redirectUri: 'https://attacker.example/callback', username: 'sam', password: 'sam-sandbox-2', ...trust() });
+      await consentInBrowser({ consentUrl: consentUrl.toString(), redirectUri: 'https://attacker.example/callback', ...sam(), ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
@@ -121,22 +113,18 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
   });
 
   it('a redirect to a host that does not resolve is named', async () => {
-    const ready = await prepare(sandbox, identity, 'permissive-interactive');
-    prepared.push(ready);
-    const upToConsent = await runSteps({
-      steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, 4), collections: ready.collections }),
-      environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
-    });
+    const upToConsent = await prepareUpToConsent(sandbox, identity, 'permissive-interactive');
+    prepared.push(upToConsent.ready);
     // Told to expect another redirect URI than the registered one the bank will use: nothing intercepts the real one.
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl: environmentValue(upToConsent.environment, 'consent_url') ?? '', redirectUri: 'https://elsewhere.obflow.example/cb', username: 'sam', password: 'sam-sandbox-2', ...trust() });
+      await consentInBrowser({ consentUrl: upToConsent.consentUrl, redirectUri: 'https://elsewhere.obflow.example/cb', ...sam(), ...trust() });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
     }
     expect(code).toBe('ERR_REMOTE_RESPONSE');
-    expect(message).toContain(`was sent to ${environmentValue(upToConsent.environment, 'redirectUrl') ?? '?'}`);
+    expect(message).toContain(`was sent to ${upToConsent.redirectUri}`);
   });
 });

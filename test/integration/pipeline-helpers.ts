@@ -5,10 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
-import { withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
+import { environmentValue, withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
 import { environmentStage, registerStage, saveEnvironment } from '../../src/pipeline/stages.js';
@@ -59,6 +59,19 @@ export async function prepare(sandbox: TestSandbox, identity: TestIdentity, prof
   const caBundle = await writeCaBundle(join(stateDir, 'target-ca.pem'), serverCa);
   const collections = await readStepCollections(COLLECTIONS_DIR, STEP_NAMES);
   return { stateDir, environment, environmentPath, certList, caBundle, collections, dispatcher: session.dispatcher };
+}
+
+/** Registers and runs the steps up to the PSU's consent (through psu-consent); returns what they wrote and what a
+ *  consent driver reads from it: the PSU's consent URL, the redirect URI and the state. */
+export async function prepareUpToConsent(sandbox: TestSandbox, identity: TestIdentity, profile: ProfileName): Promise<{ ready: Prepared; environment: PostmanEnvironment; consentUrl: string; redirectUri: string; state: string }> {
+  const ready = await prepare(sandbox, identity, profile);
+  const result = await runSteps({
+    steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1), collections: ready.collections }),
+    environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
+  });
+  expect(result.passed, describeRun(result)).toBe(true);
+  const get = (key: string): string => environmentValue(result.environment, key) ?? '';
+  return { ready, environment: result.environment, consentUrl: get('psu_consent_url') || get('consent_url'), redirectUri: get('redirectUrl'), state: get('state') };
 }
 
 /** One emulator and one prepared client for a test file: started before its tests, stopped and removed after. */

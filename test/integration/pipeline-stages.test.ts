@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { openTargetSession, type Session } from '../../src/pipeline/session.js';
 import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
 import { consentInBrowser, spkiPinOf } from '../../src/run/consent/browser.js';
+import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
 import { chromium, CHROMIUM_PATH, needs } from '../helpers/prerequisites.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
@@ -72,15 +73,19 @@ describe('pipeline stages', () => {
   it('manual consent: the PSU opens their own consent URL and pastes the redirect back; the run goes on', async () => {
     needs(chromium);
     const shown: string[] = [];
+    const ticked: number[] = [];
     // The "person": a real browser on the bank's pages (sam shares two of his three accounts), then a paste.
     const ask: Session['ask'] = async (consentUrl, redirectUri) => {
       shown.push(consentUrl);
-      const done = await consentInBrowser({ consentUrl, redirectUri, username: 'sam', password: 'sam-sandbox-2', trustedSpki: [identity.pem.rootCa, identity.pem.issuingCa].map(spkiPinOf), executablePath: CHROMIUM_PATH });
+      const done = await consentInBrowser({ consentUrl, redirectUri, script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'sam-sandbox-2' }, trustedSpki: [identity.pem.rootCa, identity.pem.issuingCa].map(spkiPinOf), executablePath: CHROMIUM_PATH });
+      ticked.push(done.selectedAccounts);
       return `${redirectUri}#code=${done.code}&id_token=${done.idToken ?? ''}&state=${done.state ?? ''}`;
     };
     const { result } = await runWhole(identity.paths.transport, { profile: 'strict-interactive', consent: 'manual', ask });
     expect(result.passed, result.failedStep).toBe(true);
     expect(shown).toHaveLength(1);
+    // The default script ticked every account sam holds (three), counted even when the redirect came first.
+    expect(ticked).toEqual([3]);
     expect(result.steps.map((step) => step.name)).toContain('psu-consent-manual');
   });
 

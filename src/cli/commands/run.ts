@@ -15,6 +15,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('consent', { type: 'string', choices: ['auto', 'headless', 'browser', 'manual'], describe: 'How the PSU consents (manual: open the consent URL yourself, paste the redirect back)' })
       .option('psu-user', { type: 'string', describe: 'Test user who consents (sandbox: alex, sam or jo)' })
+      .option('consent-timeout', { type: 'number', describe: 'Seconds the PSU has to finish browser consent (default 300)' })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
@@ -24,6 +25,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .example('$0 run all', 'every step, in order')
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
       .example('$0 run all --reporters cli,junit,json', 'also write the run as JSON (reports/obflow-run.json)')
+      .example('$0 run all --consent browser', "the bank's consent page in Chromium: a consent script, or you in the window")
       .example('$0 run accounts', 'one step, reading the earlier steps\' state from the environment'),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);

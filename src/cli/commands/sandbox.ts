@@ -5,6 +5,7 @@ import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../interrupt.js';
+import { PAGE_SKIN_NAMES, type PageSkinName } from '../../sandbox/contracts.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',
@@ -16,8 +17,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .option('data-dir', { type: 'string', describe: 'Keep clients, consents and tokens here (default: <state-dir>/sandbox)' })
       .option('seed', { type: 'string', describe: 'Seed of the emulated bank data' })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
+      .option('page-skin', { type: 'string', choices: PAGE_SKIN_NAMES, describe: 'Look of the PSU login and consent pages (alternate: other ids and texts, to test a consent script)' })
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
-      .example('$0 sandbox --json', 'one JSON line naming every address once ready'),
+      .example('$0 sandbox --json', 'one JSON line naming every address once ready')
+      .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for"),
   handler: async (argv) => {
     const { core, config } = await openCommand(state, argv);
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
@@ -30,6 +33,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         if (!state.output.json && !state.output.quiet) state.io.stderr.write(`${line}\n`);
       },
       verbose: argv.verbose === true,
+      ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

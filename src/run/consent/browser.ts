@@ -1,19 +1,28 @@
-// Interactive PSU consent (docs/bank-interface.md §5.3 steps 3–4) in a real browser: Debian's Chromium driven by
-// playwright-core logs in as a test user, picks accounts, confirms, and catches the redirect to the TPP's redirect URI
-// with `page.route` (its host does not resolve) — the code (+ id_token) come back for the code exchange.
+// PSU consent in a real browser (docs/bank-interface.md §5.3 steps 3–4; docs/pipeline.md, "Consent modes"): Debian's
+// Chromium, driven by playwright-core, opens the PSU's consent URL at any bank. A consent script (script.ts) passes
+// the bank's pages headless — the emulator's pages are the default script — or, with no script, the PSU logs in and
+// confirms in a visible window. Either way obflow catches the navigation to the registered redirect URI itself
+// (a route answers it locally: its host need not resolve), reads code, id_token and state from the query or the
+// fragment, checks state, and the code exchange goes on.
 
 import { X509Certificate, createHash } from 'node:crypto';
 import { access, constants } from 'node:fs/promises';
+import type { Browser, BrowserContext, Locator, Page, Response } from 'playwright-core';
 import { ObflowError } from '../../errors.js';
 import { consentInputs, readConsentRedirect } from './redirect.js';
+import { describeStep, type ConsentScript, type ConsentScriptStep, type CredentialName } from './script.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
 import type { RunStep } from '../runner.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+/** How long the PSU has to finish the consent (docs/pipeline.md): flow.browser.timeoutSeconds, --consent-timeout. */
+export const DEFAULT_CONSENT_TIMEOUT_MS = 300_000;
+/** How long one script step waits for its element (a cold Chromium on a busy 2-core machine is slow). */
+export const DEFAULT_STEP_TIMEOUT_MS = 30_000;
 
-/** Chromium flags for a quiet, self-contained headless run (no network chatter beyond the pages themselves). */
+/** Chromium flags for a quiet, self-contained run (no network chatter beyond the pages themselves). Headless or
+ *  headed is playwright's `headless` option. */
 export const CHROMIUM_FLAGS = [
-  '--headless',
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -29,34 +38,55 @@ export function spkiPinOf(certificatePem: string): string {
   return createHash('sha256').update(spki).digest('base64');
 }
 
-export interface BrowserConsentInput {
+/** Whether a window can be shown: an X11 or Wayland display in the environment. */
+export function hasDisplay(env: Readonly<Record<string, string | undefined>>): boolean {
+  return (env.DISPLAY ?? '') !== '' || (env.WAYLAND_DISPLAY ?? '') !== '';
+}
+
+export interface BrowserConsentOptions {
+  /** The bank's pages as steps; undefined: a person consents in a visible window. */
+  script?: ConsentScript | undefined;
+  /** What the script's fill steps type (only those it names are needed). */
+  credentials?: Partial<Record<CredentialName, string>>;
+  /** Which accounts a tick step ticks: AccountIds or label substrings; default every account offered. */
+  accounts?: readonly string[] | undefined;
+  /** Default: headless with a script, a visible window without one. */
+  headless?: boolean | undefined;
+  /** Where to look for DISPLAY / WAYLAND_DISPLAY (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  executablePath?: string;
+  /** SPKI pins (base64 SHA-256) of the bank's server certificate chain, so Chromium trusts exactly it. */
+  trustedSpki?: readonly string[];
+  /** Accept any server certificate (only with `insecure`). */
+  ignoreHttpsErrors?: boolean;
+  /** The whole consent, from opening the URL to the redirect (default 5 minutes). */
+  timeoutMs?: number | undefined;
+  /** One script step's wait for its element (default 30 s). */
+  stepTimeoutMs?: number | undefined;
+  /** Registers a cleanup for Ctrl-C / SIGTERM (the CLI's onInterrupt); returns its disposer. */
+  onInterrupt?: (cleanup: () => Promise<void>) => () => void;
+  log?: (line: string) => void;
+}
+
+export interface BrowserConsentInput extends BrowserConsentOptions {
   consentUrl: string;
   /** The registered redirect URI the bank sends the PSU back to (intercepted, never resolved). */
   redirectUri: string;
   /** The state the consent URL carries; the redirect must return it unchanged (OAuth 2.0 §10.12). */
   expectedState?: string;
-  username: string;
-  password: string;
-  /** Which accounts to share: AccountIds or label substrings; default every account offered. */
-  accounts?: readonly string[];
-  /** Cancel instead of confirming (tests the refusal path). */
-  cancel?: boolean;
-  executablePath?: string;
-  /** SPKI pins (base64 SHA-256) of the bank's server certificate chain, so Chromium trusts the sandbox exactly. */
-  trustedSpki?: readonly string[];
-  /** Accept any server certificate (only with `insecure`). */
-  ignoreHttpsErrors?: boolean;
-  /** Per-action timeout (ms) for page waits; default 30 000 (a cold Chromium on a busy 2-core machine is slow). */
-  timeoutMs?: number;
-  log?: (line: string) => void;
 }
 
 export interface BrowserConsentResult {
   code: string;
   idToken?: string;
   state?: string;
-  /** How many accounts the PSU selected. */
+  /** How many accounts the script ticked (0 when a person consented). */
   selectedAccounts: number;
+}
+
+/** An outcome that ends the consent early (the PSU closed the window, a bank error page, the deadline). */
+class Stop {
+  constructor(readonly error: ObflowError) {}
 }
 
 export async function consentInBrowser(input: BrowserConsentInput): Promise<BrowserConsentResult> {
@@ -65,109 +95,243 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
     await access(executablePath, constants.X_OK);
   } catch {
     throw new ObflowError('ERR_BROWSER_MISSING', `no Chromium at ${executablePath}`, {
-      hint: 'Install it (`apt-get install -y chromium`) or use a headless sandbox profile.',
+      hint: 'Install it (`apt-get install -y chromium`), or use --consent manual (open the consent URL in any browser, paste the redirect back).',
+    });
+  }
+  const headless = input.headless ?? input.script !== undefined;
+  if (!headless && !hasDisplay(input.env ?? process.env)) {
+    throw new ObflowError('ERR_BROWSER_NO_DISPLAY', 'no display to show the consent page on (DISPLAY and WAYLAND_DISPLAY are unset)', {
+      hint: 'Use --consent manual (open the consent URL in any browser, paste the redirect back), or describe the bank\'s pages in flow.browser.script to run headless.',
     });
   }
   const { chromium } = await import('playwright-core');
   const args: string[] = [...CHROMIUM_FLAGS];
   if (input.trustedSpki !== undefined && input.trustedSpki.length > 0) args.push(`--ignore-certificate-errors-spki-list=${input.trustedSpki.join(',')}`);
-  // Signals are obflow's to handle (main.ts decides the exit code, 130/143); playwright's exit hook still kills
-  // Chromium and removes its temporary profile when the process ends.
-  const browser = await chromium.launch({ executablePath, headless: true, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
-  const timeout = input.timeoutMs ?? 30_000;
-  let unreachableSeen: string | undefined;
-  try {
-    const context = await browser.newContext({ ignoreHTTPSErrors: input.ignoreHttpsErrors === true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(timeout);
-    const redirect = new URL(input.redirectUri);
-    let landed: string | undefined;
-    // Every request to the redirect URI's origin is answered locally: the TPP's callback host need not exist.
-    await page.route((url) => url.origin === redirect.origin, async (route) => {
-      landed ??= route.request().url();
-      await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>obflow</title><p>Consent received.</p>' });
-    });
-    // A navigation the browser could not complete (e.g. a redirect to a host that does not resolve) is named in the
-    // error instead of a bare net:: code.
-    page.on('requestfailed', (request) => {
-      if (request.isNavigationRequest()) {
-        const url = new URL(request.url());
-        unreachableSeen ??= `${url.origin}${url.pathname} (${request.failure()?.errorText ?? 'failed'})`;
-      }
-    });
-
-    // A bank that refuses the consent URL answers with an error page, not the login form: say what it says.
-    const bankError = async (response: { status(): number; url(): string } | null): Promise<void> => {
-      if (response === null || response.status() < 400 || new URL(response.url()).origin === redirect.origin) return;
-      const text = (await page.locator('body').innerText().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 300);
-      throw new ObflowError('ERR_CONSENT_REJECTED', `the bank answered ${response.status()} on ${new URL(response.url()).pathname}: ${text}`, {
-        hint: 'Check the consent URL parameters (obflow run psu-consent) and the bank\'s log; start the flow again.',
-      });
-    };
-    await bankError(await page.goto(input.consentUrl));
-    await page.getByLabel('Username').fill(input.username);
-    await page.getByLabel('Password').fill(input.password);
-    await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: 'Log in' }).click()]);
-    const loginAlert = page.getByRole('alert');
-    if (await page.getByRole('button', { name: 'Log in' }).count() > 0 && await loginAlert.count() > 0) {
-      throw new ObflowError('ERR_CONSENT_REJECTED', `the bank refused the login of ${input.username}: ${(await loginAlert.first().innerText()).trim()}`, {
-        hint: 'Use one of the sandbox test users (README: alex, sam, jo) with its password.',
-      });
-    }
-
-    const boxes = page.getByRole('checkbox');
-    const total = await boxes.count();
-    let selected = 0;
-    for (let index = 0; index < total; index += 1) {
-      const box = boxes.nth(index);
-      const value = (await box.getAttribute('value')) ?? '';
-      const label = (await page.locator(`label[for="${(await box.getAttribute('id')) ?? ''}"]`).innerText().catch(() => '')).trim();
-      const wanted = input.accounts === undefined || input.accounts.some((choice) => choice === value || (choice !== '' && label.includes(choice)));
-      if (wanted) {
-        await box.check();
-        selected += 1;
-      }
-    }
-    if (selected === 0 && input.cancel !== true) {
-      throw new ObflowError('ERR_CONSENT_REJECTED', `none of the accounts offered to ${input.username} matched ${JSON.stringify(input.accounts ?? [])}`, {
-        hint: 'Choose accounts the test user holds, or leave the selection empty to share all of them.',
-      });
-    }
-    // Either the redirect to the TPP, or an error page from the bank (e.g. 400 "choose an account", or a 500).
-    let failed: { status(): number; url(): string } | undefined;
-    const onResponse = (response: { status(): number; url(): string; request(): { isNavigationRequest(): boolean } }): void => {
-      if (failed === undefined && response.request().isNavigationRequest() && response.status() >= 400 && new URL(response.url()).origin !== redirect.origin) failed = response;
-    };
-    page.on('response', onResponse);
-    await page.getByRole('button', { name: input.cancel === true ? 'Cancel' : 'Confirm' }).click();
-    await page.waitForURL((url) => (url.origin === redirect.origin && url.pathname === redirect.pathname) || failed !== undefined);
-    page.off('response', onResponse);
-    if (failed !== undefined) await bankError(failed);
-    // page.url() keeps the fragment (the request to the route does not): `code id_token` puts the parameters there.
-    const landedUrl = page.url().includes('#') ? page.url() : (landed ?? page.url());
-    input.log?.(`browser consent: landed on ${redirect.origin}${redirect.pathname}`);
-    const result = readConsentRedirect(landedUrl, { redirectUri: input.redirectUri, ...(input.expectedState !== undefined ? { state: input.expectedState } : {}) });
-    return { ...result, selectedAccounts: selected };
-  } catch (error) {
-    if (error instanceof ObflowError) throw error;
-    if (unreachableSeen !== undefined) {
-      throw new ObflowError('ERR_REMOTE_RESPONSE', `the browser was sent to ${unreachableSeen}, not to the redirect URI ${input.redirectUri}`, {
-        hint: 'The bank redirected somewhere unexpected: check redirect_uri in the consent URL and its request object.',
-        cause: error,
-      });
-    }
-    throw new ObflowError('ERR_CONSENT_REJECTED', `browser consent failed: ${(error as Error).message.split('\n')[0] ?? ''}`, {
-      hint: 'Run with the interactive profile again; check the consent URL and that the sandbox pages are reachable.',
-      cause: error,
-    });
-  } finally {
+  // Signals are obflow's to handle (main.ts decides the exit code, 130/143): Ctrl-C closes the browser through the
+  // interrupt cleanup below, and playwright's exit hook kills Chromium and removes its profile if anything is left.
+  const browser = await chromium.launch({ executablePath, headless, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+  let interrupted = false;
+  const disposeInterrupt = input.onInterrupt?.(async () => {
+    interrupted = true;
     await browser.close();
+  });
+  const timeoutMs = input.timeoutMs ?? DEFAULT_CONSENT_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const deadline = new Promise<Stop>((resolve) => {
+      timer = setTimeout(() => resolve(new Stop(timedOut(input.redirectUri, timeoutMs, input.script !== undefined))), timeoutMs);
+    });
+    const driving = drive(browser, input, headless);
+    const outcome = await Promise.race([driving, deadline]);
+    if (outcome instanceof Stop) {
+      driving.catch(() => undefined);
+      throw outcome.error;
+    }
+    return outcome;
+  } catch (error) {
+    // Interrupted: main.ts ends the process with 130/143 once the cleanups ran; no error line of ours before it.
+    if (interrupted) return new Promise<never>(() => undefined);
+    throw error;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    disposeInterrupt?.();
+    await browser.close().catch(() => undefined);
   }
+}
+
+async function drive(browser: Browser, input: BrowserConsentInput, headless: boolean): Promise<BrowserConsentResult> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: input.ignoreHttpsErrors === true, ...(headless ? {} : { viewport: null }) });
+  const redirect = new URL(input.redirectUri);
+  const atRedirect = (url: string): boolean => URL.canParse(url) && new URL(url).origin === redirect.origin && new URL(url).pathname === redirect.pathname;
+  // Every request to the redirect URI's origin is answered here, in every tab (a bank may open a popup): the TPP's
+  // callback host need not exist. The fragment (`code id_token`) never reaches a request, so the landing is read
+  // from the page's URL once it navigated there.
+  await context.route((url) => url.origin === redirect.origin, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>obflow</title><p>Consent received: you can close this window.</p>' }),
+  );
+  const watch = watchPages(context, atRedirect, redirect);
+  const page = await context.newPage();
+  watch.add(page);
+  page.setDefaultTimeout(input.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS);
+  page.setDefaultNavigationTimeout(input.timeoutMs ?? DEFAULT_CONSENT_TIMEOUT_MS);
+
+  // How many accounts the script ticked so far (read when the browser lands, which may be before the script returns).
+  const ticked = { count: 0 };
+  const scripted = async (): Promise<void> => {
+    const first = await page.goto(input.consentUrl);
+    // A bank that refuses the consent URL answers with an error page, not its login form: say what it says.
+    if (first !== null && first.status() >= 400 && !atRedirect(first.url())) throw await bankErrorPage(page, first);
+    input.log?.(input.script === undefined ? `browser consent: the consent page is open at ${new URL(input.consentUrl).origin}; log in and confirm there` : 'browser consent: running the consent script');
+    if (input.script === undefined) return;
+    // The last step leads either to the redirect to the TPP, or to an error page from the bank (e.g. 400 "choose an
+    // account", or a 500): from then on such a page ends the consent with what it says.
+    await runScript(page, input.script, input, ticked, () => watch.failOnErrorPages());
+  };
+  // A bank may send the browser back before the script's last step (nothing left to confirm): that is the landing.
+  const first = await Promise.race([scripted(), watch.stopped, watch.landed]);
+  if (first instanceof Stop) throw first.error;
+  const landed = await Promise.race([watch.landed, watch.stopped]);
+  if (landed instanceof Stop) throw landed.error;
+  input.log?.(`browser consent: landed on ${redirect.origin}${redirect.pathname}`);
+  const result = readConsentRedirect(landed, { redirectUri: input.redirectUri, ...(input.expectedState !== undefined ? { state: input.expectedState } : {}) });
+  return { ...result, selectedAccounts: ticked.count };
+}
+
+interface PageWatch {
+  add(page: Page): void;
+  /** The URL (fragment included) of the first main-frame navigation to the redirect URI. */
+  landed: Promise<string>;
+  /** The PSU closed every window, the browser went to an unexpected host, or (after the script) a bank error page. */
+  stopped: Promise<Stop>;
+  failOnErrorPages(): void;
+}
+
+function watchPages(context: BrowserContext, atRedirect: (url: string) => boolean, redirect: URL): PageWatch {
+  let land: (url: string) => void = () => undefined;
+  let stop: (stop: Stop) => void = () => undefined;
+  const landed = new Promise<string>((resolve) => (land = resolve));
+  const stopped = new Promise<Stop>((resolve) => (stop = resolve));
+  const open = new Set<Page>();
+  let errorPages = false;
+  const add = (page: Page): void => {
+    if (open.has(page)) return;
+    open.add(page);
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame() && atRedirect(frame.url())) land(frame.url());
+    });
+    // A navigation the browser could not complete (a redirect to a host that does not resolve) is named.
+    page.on('requestfailed', (request) => {
+      if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+      const url = new URL(request.url());
+      // ERR_ABORTED: a navigation replaced by the next one (a form post answered by a redirect), not a failure.
+      const reason = request.failure()?.errorText ?? 'failed';
+      if (url.origin === redirect.origin || reason === 'net::ERR_ABORTED') return;
+      stop(new Stop(new ObflowError('ERR_REMOTE_RESPONSE', `the browser was sent to ${url.origin}${url.pathname} (${reason}), not to the redirect URI ${redirect.origin}${redirect.pathname}`, {
+        hint: 'The bank redirected somewhere unexpected: check redirect_uri in the consent URL and its request object.',
+      })));
+    });
+    page.on('response', (response) => {
+      if (!errorPages || response.status() < 400 || !response.request().isNavigationRequest() || atRedirect(response.url())) return;
+      void page.waitForLoadState().catch(() => undefined).then(async () => stop(new Stop(await bankErrorPage(page, response))));
+    });
+    page.on('close', () => {
+      open.delete(page);
+      if (open.size === 0) {
+        stop(new Stop(new ObflowError('ERR_CONSENT_REJECTED', 'the browser window was closed before the bank sent it back to the redirect URI', {
+          hint: 'The PSU closed the window: run the consent again and confirm, or use --consent manual.',
+        })));
+      }
+    });
+  };
+  context.on('page', add);
+  return { add, landed, stopped, failOnErrorPages: () => (errorPages = true) };
+}
+
+/** The bank's error page as an ObflowError with what it says (its status, path and text). */
+async function bankErrorPage(page: Page, response: Response): Promise<ObflowError> {
+  const text = (await page.locator('body').innerText().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 300);
+  return new ObflowError('ERR_CONSENT_REJECTED', `the bank answered ${response.status()} on ${new URL(response.url()).pathname}: ${text}`, {
+    hint: 'Check the consent URL parameters (obflow run psu-consent) and the bank\'s log; start the flow again.',
+  });
+}
+
+function timedOut(redirectUri: string, timeoutMs: number, scripted: boolean): ObflowError {
+  const redirect = new URL(redirectUri);
+  return new ObflowError('ERR_CONSENT_TIMEOUT', `the browser was not sent back to ${redirect.origin}${redirect.pathname} within ${Math.round(timeoutMs / 1000)} s`, {
+    hint: scripted
+      ? 'The script ended but the bank did not redirect: check its last steps, or raise flow.browser.timeoutSeconds (--consent-timeout).'
+      : 'The PSU did not finish in time: run again, or raise flow.browser.timeoutSeconds (--consent-timeout <seconds>).',
+  });
+}
+
+/** Runs the script's steps in order, counting in `ticked` the accounts its tick steps tick. */
+async function runScript(page: Page, script: ConsentScript, input: BrowserConsentInput, ticked: { count: number }, beforeLast: () => void): Promise<void> {
+  const errors = script.errorSelector === undefined ? undefined : page.locator(script.errorSelector);
+  for (const [index, step] of script.steps.entries()) {
+    const target = targetOf(page, step);
+    await waitForStep(page, target, errors, script.steps, index);
+    if (index === script.steps.length - 1) beforeLast();
+    try {
+      if ('fill' in step) {
+        const value = input.credentials?.[step.with];
+        if (value === undefined) throw new TypeError(`consent script: no ${step.with} was resolved for ${describeStep(step, index)}`);
+        await target.fill(value);
+      } else if ('click' in step) {
+        await target.click();
+      } else if ('tick' in step) {
+        ticked.count += await tickAccounts(page, step.tick, input.accounts, describeStep(step, index));
+      }
+    } catch (error) {
+      if (error instanceof ObflowError || error instanceof TypeError) throw error;
+      throw scriptError(page, step, index, error);
+    }
+  }
+}
+
+function targetOf(page: Page, step: ConsentScriptStep): Locator {
+  if ('waitFor' in step) return page.getByText(step.waitFor).first();
+  return page.locator('fill' in step ? step.fill : 'click' in step ? step.click : step.tick).first();
+}
+
+/** Waits until the step's element is visible — or the bank's error message, which ends the consent with its words. */
+async function waitForStep(page: Page, target: Locator, errors: Locator | undefined, steps: readonly ConsentScriptStep[], index: number): Promise<void> {
+  const step = steps[index];
+  if (step === undefined) throw new TypeError('waitForStep: no such step');
+  try {
+    await (errors === undefined ? target : target.or(errors.first())).first().waitFor({ state: 'visible' });
+  } catch (error) {
+    throw scriptError(page, step, index, error);
+  }
+  if (errors !== undefined && !(await target.isVisible()) && (await errors.first().isVisible())) {
+    const said = (await errors.first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+    const previous = steps[index - 1];
+    const where = previous === undefined ? `at ${describeStep(step, index)}` : `after ${describeStep(previous, index - 1)}`;
+    throw new ObflowError('ERR_CONSENT_REJECTED', `the bank refused ${where}: ${said}`, {
+      hint: 'Check the PSU\'s credentials (sandbox: README test users alex, sam, jo) and the accounts chosen; start the flow again.',
+    });
+  }
+}
+
+/** A step that found nothing (wrong selector, page changed) or failed: one coded line naming the step and selector. */
+function scriptError(page: Page, step: ConsentScriptStep, index: number, error: unknown): ObflowError {
+  const reason = (error as Error).name === 'TimeoutError' ? 'nothing on the page matched in time' : ((error as Error).message.split('\n')[0] ?? 'failed');
+  const path = URL.canParse(page.url()) ? new URL(page.url()).pathname : page.url();
+  return new ObflowError('ERR_CONSENT_SCRIPT', `consent script ${describeStep(step, index)} on ${path}: ${reason}`, {
+    hint: 'Fix that step\'s selector in flow.browser.script to match the bank\'s page (open the consent URL in a browser and inspect it).',
+    cause: error,
+  });
+}
+
+/** Ticks the checkboxes `selector` matches whose value or label is one of `accounts` (all when undefined). */
+async function tickAccounts(page: Page, selector: string, accounts: readonly string[] | undefined, step: string): Promise<number> {
+  const boxes = page.locator(selector);
+  const total = await boxes.count();
+  let selected = 0;
+  for (let index = 0; index < total; index += 1) {
+    const box = boxes.nth(index);
+    const value = (await box.getAttribute('value')) ?? '';
+    // The label a person reads: <label for>, a wrapping <label>, or aria-label.
+    const label = await box.evaluate((element) => {
+      const input = element as HTMLInputElement;
+      return Array.from(input.labels ?? [], (node) => node.innerText).join(' ') || (input.getAttribute('aria-label') ?? '');
+    });
+    const wanted = accounts === undefined || accounts.some((choice) => choice === value || (choice !== '' && label.includes(choice)));
+    if (wanted) {
+      await box.check();
+      selected += 1;
+    }
+  }
+  if (selected === 0) {
+    throw new ObflowError('ERR_CONSENT_REJECTED', `none of the ${total} accounts offered at ${step} matched ${JSON.stringify(accounts ?? [])}`, {
+      hint: 'Choose accounts the PSU holds (flow.browser.accounts: AccountIds or names), or leave it out to share all of them.',
+    });
+  }
+  return selected;
 }
 
 /** The runner step between `psu-consent` and `code-exchange`: reads consent_url/redirectUrl/state from the
  *  environment, drives the browser, writes auth_code and id_token (generate/variables.ts, written by "runner"). */
-export function browserConsentStep(options: Omit<BrowserConsentInput, 'consentUrl' | 'redirectUri' | 'expectedState'>, name = 'psu-consent-browser'): RunStep {
+export function browserConsentStep(options: BrowserConsentOptions, name = 'psu-consent-browser'): RunStep {
   return {
     name,
     local: async (environment: PostmanEnvironment) => {

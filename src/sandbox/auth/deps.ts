@@ -12,6 +12,7 @@ import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { SigningKey } from './keys.js';
 import type { AuthRoute, IssuerRoute } from './routes.js';
+import type { PageSkin } from './pages.js';
 
 /** A key-set resolver over the directory's JWKS, as jose's jwtVerify takes it. */
 export type DirectoryKeys = ReturnType<typeof createLocalJWKSet>;
@@ -34,6 +35,8 @@ export interface AuthDeps {
   bank: Bank;
   now(): Date;
   newId(): string;
+  /** The look of the PSU pages (SandboxOptions.pageSkin). */
+  pageSkin?: PageSkin;
 }
 
 /** One request to an authorisation-side handler: what every handler takes, with `deps`, as `(call, deps)`. */

@@ -12,7 +12,7 @@ import type { AuthorisationRequestRecord, InteractionRecord } from '../store/aut
 import { completeAuthorisation, rejectAuthorisation } from './authorize.js';
 import type { AuthDeps, IssuerCall } from './deps.js';
 import { consentPage, loginPage } from './pages.js';
-import type { ConsentAccount } from './pages.js';
+import type { ConsentAccount, PageSkin } from './pages.js';
 
 export async function handleInteraction(call: IssuerCall<'interaction'>, deps: AuthDeps): Promise<void> {
   const { req, res, ctx, profile } = call;
@@ -31,7 +31,7 @@ export async function handleInteraction(call: IssuerCall<'interaction'>, deps: A
   const clientName = client?.clientName ?? client?.softwareId ?? interaction.clientId;
 
   if (req.method === 'GET' && step === undefined) {
-    if (interaction.psuId === undefined) sendHtml(res, 200, loginPage({ action: `${base}/login`, clientName }));
+    if (interaction.psuId === undefined) sendHtml(res, 200, loginPage({ action: `${base}/login`, clientName, ...skinOf(deps) }));
     else sendHtml(res, 200, await renderConsent(interaction, base, clientName, deps));
     return;
   }
@@ -43,7 +43,7 @@ export async function handleInteraction(call: IssuerCall<'interaction'>, deps: A
     const username = (form.get('username') ?? '').trim();
     const user = userByUsername(username);
     if (!user || user.username !== username || !sameText(user.password, form.get('password') ?? '')) {
-      sendHtml(res, 401, loginPage({ action: `${base}/login`, clientName, username, error: 'That username and password do not match a test user.' }));
+      sendHtml(res, 401, loginPage({ action: `${base}/login`, clientName, username, error: 'That username and password do not match a test user.', ...skinOf(deps) }));
       return;
     }
     deps.store.interactions.set(uid, { ...interaction, psuId: user.psuId });
@@ -82,7 +82,12 @@ async function renderConsent(interaction: InteractionRecord, base: string, clien
     accounts: accountsOf(interaction.psuId ?? '', deps),
     ...(consent?.ExpirationDateTime === undefined ? {} : { expires: consent.ExpirationDateTime }),
     ...(error === undefined ? {} : { error }),
+    ...skinOf(deps),
   });
+}
+
+function skinOf(deps: AuthDeps): { skin?: PageSkin } {
+  return deps.pageSkin === undefined ? {} : { skin: deps.pageSkin };
 }
 
 /** The PSU's accounts as the consent page offers them: the nickname they gave it (OBAccount Nickname), the kind of

@@ -2,6 +2,7 @@
 // (labels, fieldset/legend, one h1, role="alert" for errors), self-contained: an inline stylesheet, no scripts, no
 // external assets.
 
+import type { PageSkinName } from '../contracts.js';
 import { escapeHtml } from '../http/io.js';
 
 const STYLE = `
@@ -17,13 +18,45 @@ button:focus,input:focus{outline:3px solid #f59e0b;outline-offset:2px}
 .alert{border-left:4px solid #b91c1c;background:#fef2f2;padding:.5rem 1rem}ul{padding-left:1.25rem}
 .muted{color:#4b5563;font-size:.9rem}`;
 
-function layout(title: string, body: string): string {
+/** How the PSU pages look: the default skin, and an alternate one with other ids, labels, texts and error markup (as
+ *  another bank's pages would have), so a consent script written for other pages can be tested against the emulator
+ *  (docs/sandbox.md, "Page skins"). The form fields posted (username, password, account, action) are the same. */
+export interface PageSkin {
+  bank: string;
+  loginHeading: string;
+  username: { id: string; label: string };
+  password: { id: string; label: string };
+  login: string;
+  consentHeading: string;
+  accountsLegend: string;
+  accountIdPrefix: string;
+  confirm: string;
+  cancel: string;
+  /** The attributes of the element that shows an error. */
+  alert: string;
+}
+
+export const PAGE_SKINS = {
+  default: {
+    bank: 'obflow sandbox bank', loginHeading: 'Log in to the sandbox bank', login: 'Log in', consentHeading: 'Share your account information',
+    username: { id: 'username', label: 'Username' }, password: { id: 'password', label: 'Password' }, accountIdPrefix: 'account-',
+    accountsLegend: 'Choose the accounts to share', confirm: 'Confirm', cancel: 'Cancel', alert: 'class="alert" role="alert"',
+  },
+  // Another bank's look: other ids, labels, button texts, and an error without role="alert".
+  alternate: {
+    bank: 'Northwind sandbox bank', loginHeading: 'Sign in to Northwind', login: 'Continue', consentHeading: 'Review this access request',
+    username: { id: 'customer-number', label: 'Customer number' }, password: { id: 'passcode', label: 'Passcode' }, accountIdPrefix: 'acct-',
+    accountsLegend: 'Accounts this provider may see', confirm: 'Allow access', cancel: 'Do not allow', alert: 'class="alert notice-error" aria-live="assertive"',
+  },
+} as const satisfies Record<PageSkinName, PageSkin>;
+
+function layout(title: string, body: string, skin: PageSkin = PAGE_SKINS.default): string {
   return `<!doctype html>
 <html lang="en-GB">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} – obflow sandbox bank</title>
+<title>${escapeHtml(title)} – ${escapeHtml(skin.bank)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -35,8 +68,8 @@ ${body}
 `;
 }
 
-export function errorPage(title: string, message: string): string {
-  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p class="alert" role="alert">${escapeHtml(message)}</p>`);
+export function errorPage(title: string, message: string, skin: PageSkin = PAGE_SKINS.default): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p ${skin.alert}>${escapeHtml(message)}</p>`, skin);
 }
 
 export interface LoginPageInput {
@@ -44,22 +77,25 @@ export interface LoginPageInput {
   clientName: string;
   error?: string;
   username?: string;
+  skin?: PageSkin;
 }
 
 export function loginPage(input: LoginPageInput): string {
-  const alert = input.error ? `<p class="alert" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  const skin = input.skin ?? PAGE_SKINS.default;
+  const alert = input.error ? `<p ${skin.alert}>${escapeHtml(input.error)}</p>\n` : '';
   return layout(
-    'Log in',
-    `<h1>Log in to the sandbox bank</h1>
+    skin.login,
+    `<h1>${escapeHtml(skin.loginHeading)}</h1>
 <p><strong>${escapeHtml(input.clientName)}</strong> is asking to access your account information.</p>
 ${alert}<form method="post" action="${escapeHtml(input.action)}">
-<label for="username">Username</label>
-<input type="text" id="username" name="username" autocomplete="username" required value="${escapeHtml(input.username ?? '')}">
-<label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required>
-<button type="submit" class="primary">Log in</button>
+<label for="${skin.username.id}">${escapeHtml(skin.username.label)}</label>
+<input type="text" id="${skin.username.id}" name="username" autocomplete="username" required value="${escapeHtml(input.username ?? '')}">
+<label for="${skin.password.id}">${escapeHtml(skin.password.label)}</label>
+<input type="password" id="${skin.password.id}" name="password" autocomplete="current-password" required>
+<button type="submit" class="primary">${escapeHtml(skin.login)}</button>
 </form>
 <p class="muted">Test users: see the obflow README (alex, sam, jo).</p>`,
+    skin,
   );
 }
 
@@ -76,6 +112,7 @@ export interface ConsentPageInput {
   expires?: string;
   accounts: ConsentAccount[];
   error?: string;
+  skin?: PageSkin;
 }
 
 /** Plain-language names of the AIS v3.1 permissions (Account and Transaction API Specification, Permissions). */
@@ -104,31 +141,33 @@ const PERMISSION_TEXT: Record<string, string> = {
 };
 
 export function consentPage(input: ConsentPageInput): string {
-  const alert = input.error ? `<p class="alert" role="alert">${escapeHtml(input.error)}</p>\n` : '';
+  const skin = input.skin ?? PAGE_SKINS.default;
+  const alert = input.error ? `<p ${skin.alert}>${escapeHtml(input.error)}</p>\n` : '';
   const permissions = input.permissions
     .map((p) => `<li>${escapeHtml(PERMISSION_TEXT[p] ?? p)} <span class="muted">(${escapeHtml(p)})</span></li>`)
     .join('\n');
   const accounts = input.accounts
     .map(
       (a, i) =>
-        `<label for="account-${i}"><input type="checkbox" id="account-${i}" name="account" value="${escapeHtml(a.accountId)}"> ${escapeHtml(a.label)}</label>`,
+        `<label for="${skin.accountIdPrefix}${i}"><input type="checkbox" id="${skin.accountIdPrefix}${i}" name="account" value="${escapeHtml(a.accountId)}"> ${escapeHtml(a.label)}</label>`,
     )
     .join('\n');
   const expires = input.expires ? `<p>This access lasts until ${escapeHtml(input.expires)}.</p>\n` : '<p>This access has no end date; you can withdraw it at any time.</p>\n';
   return layout(
     'Confirm access',
-    `<h1>Share your account information</h1>
+    `<h1>${escapeHtml(skin.consentHeading)}</h1>
 <p>Hello ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> would like to see:</p>
 <ul>
 ${permissions}
 </ul>
 ${expires}${alert}<form method="post" action="${escapeHtml(input.action)}">
 <fieldset>
-<legend>Choose the accounts to share</legend>
+<legend>${escapeHtml(skin.accountsLegend)}</legend>
 ${accounts}
 </fieldset>
-<button type="submit" name="action" value="confirm" class="primary">Confirm</button>
-<button type="submit" name="action" value="cancel" class="secondary" formnovalidate>Cancel</button>
+<button type="submit" name="action" value="confirm" class="primary">${escapeHtml(skin.confirm)}</button>
+<button type="submit" name="action" value="cancel" class="secondary" formnovalidate>${escapeHtml(skin.cancel)}</button>
 </form>`,
+    skin,
   );
 }
