@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
-import type { SandboxHandle } from '../sandbox/contracts.js';
+import type { SandboxHandle, SandboxOptions } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -18,6 +18,8 @@ export interface EmbeddedSandboxOptions {
   authPort?: number;
   log?: (line: string) => void;
   verbose?: boolean;
+  /** `obflow sandbox --id-token-fault`: issue deliberately wrong id_tokens. */
+  idTokenFault?: SandboxOptions['idTokenFault'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -68,6 +70,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       authPort: options.authPort ?? config.sandbox.authPort,
       ...(options.log ? { log: options.log } : {}),
       ...(options.verbose ? { verbose: true } : {}),
+      ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
     });
     return { urls: handle.urls, close };
   } catch (cause) {

@@ -98,6 +98,7 @@ function renderPart(part: ScriptPart, templates: Templates): string {
 const LIBRARIES: readonly { template: string; global: RegExp }[] = [
   { template: 'lib-body', global: /\bobflowBody\b/ },
   { template: 'lib-jwt', global: /\bobflowJwt\b/ },
+  { template: 'lib-pss', global: /\bobflowPss\b/ },
   { template: 'lib-validate', global: /\bobflowSchemaErrors\b/ },
 ];
 

@@ -227,6 +227,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     collections,
     ...(options.select !== undefined ? { select: options.select } : {}),
     ...(consentStep ? { consentStep } : {}),
+    localAfter: await idTokenSteps(session),
   });
   const sslClientCertList = run.buildSslClientCertList({ origins, transport: await newmanTransport(session, runDir) });
   const caBundle = target.serverCaPem.length > 0 ? await run.writeCaBundle(join(runDir, 'target-ca.pem'), target.serverCaPem) : undefined;
@@ -287,6 +288,17 @@ async function newmanTransport(session: Session, runDir: string): Promise<Identi
   await writeFileAtomic(cert, `${[transport.certPem, ...transport.chainPem].join('\n')}\n`, { secret: true });
   await writeFileAtomic(key, transport.keyPem, { secret: true });
   return { cert, key };
+}
+
+/** The id_token checks FAPI requires of the client (src/run/id-token.ts): after the PSU consent and after the code
+ *  exchange, with the bank's keys fetched once per run through the session's mutual-TLS dispatcher. */
+async function idTokenSteps(session: Session): Promise<{ after: string; step: RunStep }[]> {
+  const { idTokenStep, jsonOver, jwksCache } = await import('../run/id-token.js');
+  const keys = jwksCache(jsonOver(session.dispatcher));
+  return [
+    { after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys, now: session.now }) },
+    { after: 'code-exchange', step: idTokenStep({ source: 'token', keys, now: session.now }) },
+  ];
 }
 
 async function manualConsent(session: Session): Promise<RunStep> {

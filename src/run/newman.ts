@@ -14,10 +14,28 @@ import { readMaterialFile } from '../pki/load.js';
 import { certificateMatcher, checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
 import { ExtraCaAgent } from './tls-agent.js';
 
-/** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
+/** One rule a local step checked (e.g. an id_token claim): an assertion of the step's result. */
+export interface LocalCheck {
+  rule: string;
+  passed: boolean;
+  /** Why it failed ('' when it passed); never a secret. */
+  message: string;
+}
+
+/** What a local step returns: environment updates, or updates plus the checks it made. */
+export type LocalOutcome = Readonly<Record<string, string>> | { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] };
+
+/** A step is a collection newman runs, or a local action (e.g. browser consent, id_token verification) that returns
+ *  environment updates and, optionally, the checks it made. */
 export type RunStep =
   | { name: string; collection: object }
-  | { name: string; local: (environment: PostmanEnvironment) => Promise<Readonly<Record<string, string>>> };
+  | { name: string; local: (environment: PostmanEnvironment) => Promise<LocalOutcome> };
+
+function splitOutcome(outcome: LocalOutcome): { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] } {
+  return 'checks' in outcome && Array.isArray(outcome.checks) && typeof outcome.values === 'object'
+    ? (outcome as { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] })
+    : { values: outcome as Readonly<Record<string, string>>, checks: [] };
+}
 
 export type ReporterName = 'cli' | 'junit';
 
@@ -481,10 +499,13 @@ async function runAll(
     const step = input.steps[index] as RunStep;
     if ('local' in step) {
       index += 1;
-      environment = withEnvironmentValues(environment, await step.local(environment));
+      const { values, checks } = splitOutcome(await step.local(environment));
+      environment = withEnvironmentValues(environment, values);
       for (const value of secretValuesOf(environment)) secretsSeen.add(value);
-      steps.push({ name: step.name, passed: true, requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] });
-      log(`✓ ${step.name} (local)`);
+      const failures = checks.filter((item) => !item.passed).map((item) => ({ item: step.name, test: item.rule, message: item.message }));
+      steps.push({ name: step.name, passed: failures.length === 0, requests: 0, assertions: { total: checks.length, failed: failures.length }, failures, reports: [] });
+      log(`${failures.length === 0 ? '✓' : '✗'} ${step.name} (local)`);
+      for (const item of checks) log(`  ${item.passed ? '✓' : '✗'} ${item.rule}${item.passed ? '' : `: ${redactSecrets(item.message, secretsSeen)}`}`);
       continue;
     }
     const batch: { name: string; collection: object }[] = [];

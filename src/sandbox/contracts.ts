@@ -189,6 +189,9 @@ export interface SandboxOptions {
   /** How often expired tokens, codes, interactions, jtis and consents are pruned while running (besides once at
    *  start). Default 60 000 ms; tests shorten it. */
   pruneIntervalMs?: number;
+  /** Issue deliberately wrong id_tokens (a bad signature, a wrong c_hash or openbanking_intent_id), so a TPP's
+   *  verification can be tested (docs/sandbox.md, "ID token faults"). Default: correct ones. */
+  idTokenFault?: 'bad-signature' | 'wrong-c-hash' | 'wrong-intent-id';
 }
 
 // ---- The resource side's entry point (implemented in resource/index.ts as createResourceHandler(deps)) -------------

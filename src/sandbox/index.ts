@@ -91,7 +91,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   // One bank for both sides: the consent page offers exactly the accounts the resource server serves. The generated
   // history ends at the start of the day the sandbox started, so a day's runs see the same data.
   const bank = createBank(seed, startOfUtcDay(now()));
-  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId };
+  const deps: AuthDeps = { store, consents, signingKey: () => key, idTokenFault: options.idTokenFault, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId };
   const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
 

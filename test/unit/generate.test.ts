@@ -125,7 +125,7 @@ describe('buildCollections', () => {
   it('documents every contract variable with a description; secrets are the tokens and client credentials', () => {
     for (const spec of ENVIRONMENT_VARIABLES) expect(spec.description.length, spec.key).toBeGreaterThan(10);
     expect(ENVIRONMENT_VARIABLES.filter((v) => v.secret).map((v) => v.key).sort()).toEqual(
-      ['_clientSecret', 'access_token', 'auth_code', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token'].sort(),
+      ['_clientSecret', 'access_token', 'auth_code', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token', 'token_id_token'].sort(),
     );
   });
 

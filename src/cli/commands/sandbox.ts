@@ -3,6 +3,7 @@
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { loadCommandConfig } from '../context.js';
+import type { EmbeddedSandboxOptions } from '../embedded-sandbox.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',
@@ -14,8 +15,13 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .option('data-dir', { type: 'string', describe: 'Keep clients, consents and tokens here (default: <state-dir>/sandbox)' })
       .option('seed', { type: 'string', describe: 'Seed of the emulated bank data' })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
+      .option('id-token-fault', {
+        choices: ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const,
+        describe: 'Issue deliberately wrong id_tokens, to test that the TPP verifies them',
+      })
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
-      .example('$0 sandbox --json', 'one JSON line naming every address once ready'),
+      .example('$0 sandbox --json', 'one JSON line naming every address once ready')
+      .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify'),
   handler: async (argv) => {
     const config = await loadCommandConfig(state, argv);
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
@@ -32,6 +38,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         if (!state.output.json && !state.output.quiet) state.io.stderr.write(`${line}\n`);
       },
       verbose: argv.verbose === true,
+      ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as NonNullable<EmbeddedSandboxOptions['idTokenFault']> } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

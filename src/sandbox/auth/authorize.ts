@@ -414,7 +414,7 @@ export async function completeAuthorisation(c: Completion, psuId: string, accoun
   if (c.responseType === 'code id_token') {
     params.set(
       'id_token',
-      await signIdToken(await deps.signingKey(), { issuer: c.issuer, clientId: c.clientId, consentId: c.consentId, authTime: record.authTime, now, nonce: c.nonce, code, state: c.state }),
+      await signIdToken(await deps.signingKey(), { issuer: c.issuer, clientId: c.clientId, consentId: c.consentId, authTime: record.authTime, now, nonce: c.nonce, code, state: c.state }, deps.idTokenFault),
     );
   }
   if (c.state !== undefined) params.set('state', c.state);

@@ -1,0 +1,104 @@
+// The id_token verification FAPI 1 Advanced §5.2.2.1 requires of the client, in obflow (the local `id-token` steps,
+// jose) and in the collection (lib-pss: RSA-PSS in plain JS inside newman's sandbox), against the real emulator over
+// mutual TLS: a correct token passes every rule in both; each of the emulator's faults is caught by both, with a
+// message naming the rule.
+
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
+import { idTokenStep, jsonOver, jwksCache } from '../../src/run/id-token.js';
+import { buildRunPlan, runSteps, type RunResult } from '../../src/run/index.js';
+import type { SandboxOptions } from '../../src/sandbox/contracts.js';
+import { getTestIdentity } from '../helpers/identity.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { describeRun, prepare, type Prepared } from './pipeline-helpers.js';
+
+const opened: { sandbox: TestSandbox; prepared: Prepared }[] = [];
+afterAll(async () => {
+  for (const { sandbox, prepared } of opened) {
+    await prepared.dispatcher.close();
+    await sandbox.close();
+    await rm(prepared.stateDir, { recursive: true, force: true });
+  }
+});
+
+/** Runs the flow up to and including the code exchange with both id-token steps; `bail: false` so the local checks
+ *  run even when the collection's own checks already failed. */
+async function runWithFault(fault: SandboxOptions['idTokenFault'] | undefined): Promise<{ result: RunResult; junit: string }> {
+  const sandbox = await startTestSandbox(fault === undefined ? {} : { idTokenFault: fault });
+  const prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
+  opened.push({ sandbox, prepared });
+  const keys = jwksCache(jsonOver(prepared.dispatcher));
+  const upTo = STEP_NAMES.slice(0, STEP_NAMES.indexOf('code-exchange') + 1);
+  const steps = buildRunPlan({
+    stepNames: upTo,
+    collections: prepared.collections,
+    localAfter: [
+      { after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys }) },
+      { after: 'code-exchange', step: idTokenStep({ source: 'token', keys }) },
+    ],
+  });
+  const reportDir = join(prepared.stateDir, 'reports');
+  const result = await runSteps({
+    steps,
+    environment: prepared.environment,
+    cwd: prepared.stateDir,
+    sslClientCertList: prepared.certList,
+    sslExtraCaCerts: prepared.caBundle,
+    reporters: ['junit'],
+    reportDir,
+    secretKeys: SECRET_VARIABLE_KEYS,
+    bail: false,
+    log: () => undefined,
+  });
+  const reports = [...new Set(result.steps.flatMap((step) => step.reports))];
+  const junit = (await Promise.all(reports.map((file) => readFile(file, 'utf8')))).join('\n');
+  return { result, junit };
+}
+
+const stepOf = (result: RunResult, name: string) => {
+  const step = result.steps.find((candidate) => candidate.name === name);
+  if (step === undefined) throw new Error(`no step ${name}: ${describeRun(result)}`);
+  return step;
+};
+
+describe('id_token verification (FAPI 1 Advanced §5.2.2.1, OIDC Core §3.3.2.12)', () => {
+  it('a correct id_token passes every rule in obflow and its signature verifies inside newman', async () => {
+    const { result, junit } = await runWithFault(undefined);
+    expect(result.passed, describeRun(result)).toBe(true);
+    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1), 'id-token', 'code-exchange', 'id-token-token']);
+    // Authorisation response: alg, signature, iss, aud, exp, iat, nonce, c_hash, s_hash, intent id, acr.
+    expect(stepOf(result, 'id-token').assertions).toEqual({ total: 11, failed: 0 });
+    // Token response: the same without c_hash and s_hash.
+    expect(stepOf(result, 'id-token-token').assertions).toEqual({ total: 9, failed: 0 });
+    // The collection verified both signatures itself (RSA-PSS in the Postman sandbox), and they passed.
+    expect(junit).toContain('id_token signature verifies with the jwks_uri key named by kid');
+    expect(junit).toContain('token id_token signature verifies with the jwks_uri key named by kid');
+    expect(junit).not.toContain('<failure');
+  });
+
+  it.each([
+    ['bad-signature', 'id_token signature verifies with the jwks_uri key named by kid', /id_token signature verifies/, /the signature does not verify with kid \S+ \(/],
+    ['wrong-c-hash', 'id_token c_hash matches the code (OIDC Core §3.3.2.11', /id_token c_hash matches the code/, undefined],
+    ['wrong-intent-id', 'id_token openbanking_intent_id is the consent id', /openbanking_intent_id is the consent id/, undefined],
+  ] as const)('%s is caught by obflow and by the collection, naming the rule', async (fault, obflowRule, collectionTest, collectionMessage) => {
+    const { result } = await runWithFault(fault);
+    expect(result.passed).toBe(false);
+    // obflow's own step (jose)
+    const local = stepOf(result, 'id-token');
+    expect(local.passed).toBe(false);
+    expect(local.failures.map((failure) => failure.test).join('\n')).toContain(obflowRule);
+    expect(local.failures).toHaveLength(1);
+    // the collection (newman), before the code is used
+    const consent = stepOf(result, 'psu-consent');
+    expect(consent.passed).toBe(false);
+    const failing = consent.failures.find((failure) => collectionTest.test(failure.test));
+    expect(failing, describeRun(result)).toBeDefined();
+    if (collectionMessage !== undefined) expect(failing?.message).toMatch(collectionMessage);
+    // Token endpoint id_token: the signature and intent-id faults apply there too (c_hash is the front channel's).
+    const tokenStep = stepOf(result, 'id-token-token');
+    expect(tokenStep.passed).toBe(fault === 'wrong-c-hash');
+  });
+});
