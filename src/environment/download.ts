@@ -78,6 +78,8 @@ export interface DiscoveryAddresses {
   token_endpoint: string;
   registration_endpoint?: string;
   jwks_uri?: string;
+  /** OIDC Discovery §3 grant_types_supported, when published. */
+  grant_types_supported?: string[];
 }
 
 /** GET {auth_url}/.well-known/openid-configuration (§4.3). */
@@ -101,6 +103,7 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
     token_endpoint: token,
     ...(registration !== undefined ? { registration_endpoint: registration } : {}),
     ...(jwks !== undefined ? { jwks_uri: jwks } : {}),
+    ...(Array.isArray(doc.grant_types_supported) ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') } : {}),
   };
 }
 

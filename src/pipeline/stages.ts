@@ -67,6 +67,7 @@ export async function registerStage(session: Session, options: { force?: boolean
   const { readSigningKey } = await import('../pki/verify.js');
   // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
   if (options.dryRun !== true) await ensureWritable(join(session.config.stateDir, 'registrations'));
+  const refreshToken = await offersRefresh(session);
   return registerClient({
     stateDir: session.config.stateDir,
     target: session.target.name,
@@ -80,6 +81,8 @@ export async function registerStage(session: Session, options: { force?: boolean
     kid: session.identity.signing.kid,
     transportCertificatePem: session.transport.certPem,
     redirectUris: session.identity.redirectUris,
+    ...(session.target.registrationAudience !== undefined ? { audience: session.target.registrationAudience } : {}),
+    ...(refreshToken ? { refreshToken } : {}),
     dispatcher: session.dispatcher,
     now: session.now,
     newJti: session.newId,
@@ -87,6 +90,18 @@ export async function registerStage(session: Session, options: { force?: boolean
     dryRun: options.dryRun === true,
     log: session.log,
   });
+}
+
+/** Whether the bank's discovery offers the refresh_token grant (OIDC Discovery §3 grant_types_supported), so the
+ *  registration asks for it and the `refresh` step has a token to use. Best effort: a discovery that cannot be read
+ *  here registers without it (the environment stage reports discovery problems with their own code). */
+async function offersRefresh(session: Session): Promise<boolean> {
+  const { fetchDiscovery } = await import('../environment/index.js');
+  try {
+    return (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).grant_types_supported?.includes('refresh_token') === true;
+  } catch {
+    return false;
+  }
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {

@@ -28,6 +28,8 @@ export interface Target {
   discoveryUrl: string;
   registrationEndpoint: string;
   environmentHelperUrl: string;
+  /** The registration JWT's `aud` when the bank expects another form than {auth_url} (bank.registration_aud). */
+  registrationAudience?: string;
   /** A token endpoint the config names ({token_url}); else the one discovery publishes. */
   tokenUrl?: string;
   /** The resource server origin the AIS calls go to (overrides the helper file's `rs` for production). */

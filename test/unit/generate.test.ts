@@ -131,7 +131,7 @@ describe('buildCollections', () => {
 
   it('sends Bearer, x-fapi-financial-id, x-fapi-interaction-id and Accept on every AIS request', () => {
     const ais = flowRequests.filter((item) => item.request?.url.raw.startsWith('{{rs}}/open-banking/v3.1/aisp/'));
-    expect(ais.length).toBe(7 + DEFAULT_UNSUPPORTED_CALLS.length);
+    expect(ais.length).toBe(8 + DEFAULT_UNSUPPORTED_CALLS.length);
     for (const item of ais) {
       const headers = Object.fromEntries((item.request?.header ?? []).map((h) => [h.key.toLowerCase(), h.value]));
       expect(headers.authorization, item.name).toMatch(/^Bearer \{\{(access_token|client_credentials_token)\}\}$/);
