@@ -25,13 +25,16 @@ export interface DownloadEnvironmentInput {
   /** Full helper URL without the query (see environmentHelperUrl). */
   helperUrl: string;
   clientId: string;
+  /** When known, also sent as `Authorization: Basic` (client_secret_basic form, RFC 6749 §2.3.1): the model bank's
+   *  helper identifies the client that way (its guide, "Environment File download"). */
+  clientSecret?: string;
   dispatcher: Dispatcher;
   log?: (line: string) => void;
 }
 
-async function getJson(url: string, dispatcher: Dispatcher, what: string): Promise<{ status: number; body: unknown; text: string }> {
+async function getJson(url: string, dispatcher: Dispatcher, what: string, extraHeaders: Record<string, string> = {}): Promise<{ status: number; body: unknown; text: string }> {
   try {
-    const response = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json' } });
+    const response = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json', ...extraHeaders } });
     const text = await response.body.text();
     let body: unknown;
     try {
@@ -49,7 +52,10 @@ async function getJson(url: string, dispatcher: Dispatcher, what: string): Promi
 export async function downloadEnvironment(input: DownloadEnvironmentInput): Promise<DownloadedEnvironment> {
   const url = new URL(input.helperUrl);
   url.searchParams.set('client_id', input.clientId);
-  const { status, body, text } = await getJson(url.toString(), input.dispatcher, 'environment download');
+  const basic = input.clientSecret === undefined
+    ? {}
+    : { authorization: `Basic ${Buffer.from(`${encodeURIComponent(input.clientId)}:${encodeURIComponent(input.clientSecret)}`).toString('base64')}` };
+  const { status, body, text } = await getJson(url.toString(), input.dispatcher, 'environment download', basic);
   input.log?.(`GET ${input.helperUrl}?client_id=… → ${status}`);
   if (status !== 200) {
     const detail = typeof body === 'object' && body !== null

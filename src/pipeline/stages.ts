@@ -125,6 +125,7 @@ export async function environmentStage(session: Session, registration: StoredReg
   const bank = await downloadEnvironment({
     helperUrl: session.target.environmentHelperUrl,
     clientId: registration.client_id,
+    ...(registration.client_secret !== undefined ? { clientSecret: registration.client_secret } : {}),
     dispatcher: session.dispatcher,
     log: session.log,
   });

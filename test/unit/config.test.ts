@@ -140,3 +140,43 @@ describe('published JSON Schema', () => {
     expect(published).toBe(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
   });
 });
+
+describe('bank.preset', () => {
+  const identity = {
+    softwareStatement: 'ssa.jwt',
+    transport: { cert: 't.pem', key: 't.key' },
+    signing: { key: 's.key', kid: 'kid-1' },
+    directoryRoots: ['root.pem'],
+    directoryIssuing: ['issuing.pem'],
+    directoryJwks: 'directory.jwks.json',
+  };
+
+  it('ozone-model-bank fills the model bank\'s addresses, helper path and registration aud under the file, env and flags', () => {
+    const cwd = folderWith({ target: 'bank', bank: { preset: 'ozone-model-bank', token_url: 'https://token.example/token' }, identity });
+    const { config } = loadConfig({ cwd, env: { OBFLOW_BANK__ENVIRONMENT_HELPER_PATH: '/env/helper' }, flags: { bank: { name: 'mine' } }, checkFiles: false });
+    expect(config.bank).toEqual({
+      preset: 'ozone-model-bank',
+      name: 'mine',
+      environment: 'sandbox',
+      sandbox_base_url: 'https://rs1.obie.uk.ozoneapi.io',
+      auth_url: 'https://auth1.obie.uk.ozoneapi.io',
+      token_url: 'https://token.example/token',
+      environment_helper_path: '/env/helper',
+      registration_aud: '0015800001041RHAAY',
+      server_ca: [],
+      insecure: false,
+    });
+  });
+
+  it('is settable from the environment; an unknown one names bank.preset; without one auth_url is required', () => {
+    const cwd = folderWith({ target: 'bank', identity });
+    expect(loadConfig({ cwd, env: { OBFLOW_BANK__PRESET: 'ozone-model-bank' }, checkFiles: false }).config.bank?.auth_url).toBe('https://auth1.obie.uk.ozoneapi.io');
+    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__PRESET: 'nope' }, checkFiles: false })).message).toContain('bank.preset');
+    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__NAME: 'x' }, checkFiles: false })).message).toContain('bank.auth_url is required');
+  });
+
+  it('the published JSON Schema offers the preset names', () => {
+    const bank = (configJsonSchema().properties as Record<string, { properties: Record<string, { enum?: string[] }> }>).bank;
+    expect(bank?.properties.preset?.enum).toEqual(['ozone-model-bank']);
+  });
+});

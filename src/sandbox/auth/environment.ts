@@ -25,18 +25,27 @@ export interface PostmanEnvironment {
   _postman_variable_scope: 'environment';
 }
 
-export async function handleEnvironment(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, deps: AuthDeps): Promise<void> {
+/** How the helper learns the client: `?client_id=` (this bank's helper), or the model bank's form — `Authorization:
+ *  Basic base64(client_id:client_secret)` (its guide, "Environment File download"), served at its own path. */
+export type EnvironmentClientForm = 'query' | 'basic';
+
+export async function handleEnvironment(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, deps: AuthDeps, form: EnvironmentClientForm = 'query'): Promise<void> {
   if (req.method !== 'GET') {
     res.setHeader('Allow', 'GET');
     sendObieError(res, ctx, 405, 'UK.OBIE.NotSupported', 'the environment helper answers GET');
     return;
   }
-  const clientId = ctx.url.searchParams.get('client_id');
+  const basic = form === 'basic' ? basicCredentials(req.headers.authorization) : undefined;
+  const clientId = form === 'basic' ? basic?.clientId : ctx.url.searchParams.get('client_id');
   if (!clientId) {
-    sendObieError(res, ctx, 400, 'UK.OBIE.Field.Missing', 'query parameter client_id is required');
+    sendObieError(res, ctx, 400, 'UK.OBIE.Field.Missing', form === 'basic' ? 'Authorization: Basic base64(client_id:client_secret) is required' : 'query parameter client_id is required');
     return;
   }
   const client = deps.store.clients.get(clientId);
+  if (client && basic !== undefined && basic.secret !== client.clientSecret) {
+    sendObieError(res, ctx, 401, 'UK.OBIE.Unauthorised', 'the Basic credentials do not match the client');
+    return;
+  }
   if (!client) {
     sendObieError(res, ctx, 404, 'UK.OBIE.Resource.NotFound', `no client ${clientId} is registered with this sandbox`);
     return;
@@ -80,6 +89,19 @@ export function buildEnvironment(client: StoredClient, deps: Pick<AuthDeps, 'url
     ],
     _postman_variable_scope: 'environment',
   };
+}
+
+function basicCredentials(header: string | undefined): { clientId: string; secret: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return { clientId: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A UUID-shaped id derived from text, so the same client always gets the same environment id. */

@@ -18,6 +18,8 @@ import { handleToken } from './token.js';
 
 export const REGISTRATION_PATH = '/dynamic-client-registration/v3.2/register';
 export const ENVIRONMENT_PATH = '/sandbox-helper/v1.0/postman/environment';
+/** The model bank's helper path and form (Basic client credentials), so a preset for it is testable offline. */
+export const MODEL_BANK_ENVIRONMENT_PATH = '/ozone/v1.0/postman/environment';
 
 /** The handler of the authorisation origin. */
 export function createAuthHandler(deps: AuthDeps): SandboxHandler {
@@ -101,6 +103,9 @@ export function authRouteOnResourceOrigin(deps: AuthDeps, pathname: string): San
   }
   if (pathname === ENVIRONMENT_PATH) {
     return (req, res, ctx: RequestContext) => handleEnvironment(req, res, ctx, deps);
+  }
+  if (pathname === MODEL_BANK_ENVIRONMENT_PATH) {
+    return (req, res, ctx: RequestContext) => handleEnvironment(req, res, ctx, deps, 'basic');
   }
   return undefined;
 }
