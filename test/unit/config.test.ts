@@ -15,6 +15,16 @@ function folderWith(config: unknown): string {
   return dir;
 }
 
+/** An identity block for bank-target configs (the files need not exist unless a test checks them). */
+const BANK_IDENTITY = {
+  softwareStatement: 'ssa.jwt',
+  transport: { cert: 'transport.pem', key: 'transport.key' },
+  signing: { key: 'signing.key', kid: 'k1' },
+  directoryRoots: ['root.pem'],
+  directoryIssuing: ['issuing.pem'],
+  directoryJwks: 'directory.jwks.json',
+};
+
 function codeOf(run: () => unknown): { code: string; message: string } {
   try {
     run();
@@ -114,14 +124,7 @@ describe('bad config is one line naming the dotted path', () => {
     const cwd = folderWith({
       target: 'bank',
       bank: { auth_url: 'https://auth.bank.example', sandbox_base_url: 'https://rs.bank.example' },
-      identity: {
-        softwareStatement: 'ssa.jwt',
-        transport: { cert: 'transport.pem', key: 'transport.key' },
-        signing: { key: 'signing.key', kid: 'k1' },
-        directoryRoots: ['root.pem'],
-        directoryIssuing: ['issuing.pem'],
-        directoryJwks: 'directory.jwks.json',
-      },
+      identity: BANK_IDENTITY,
     });
     const error = codeOf(() => loadConfig({ cwd, env: {} }));
     expect(error.code).toBe('ERR_FILE_MISSING');
@@ -142,14 +145,7 @@ describe('published JSON Schema', () => {
 });
 
 describe('bank.preset', () => {
-  const identity = {
-    softwareStatement: 'ssa.jwt',
-    transport: { cert: 't.pem', key: 't.key' },
-    signing: { key: 's.key', kid: 'kid-1' },
-    directoryRoots: ['root.pem'],
-    directoryIssuing: ['issuing.pem'],
-    directoryJwks: 'directory.jwks.json',
-  };
+  const identity = BANK_IDENTITY;
 
   it('ozone-model-bank fills the model bank\'s addresses, helper path and registration aud under the file, env and flags', () => {
     const cwd = folderWith({ target: 'bank', bank: { preset: 'ozone-model-bank', token_url: 'https://token.example/token' }, identity });
