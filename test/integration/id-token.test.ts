@@ -9,9 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { idTokenStep, jsonOver, jwksCache } from '../../src/run/id-token.js';
-import { buildRunPlan, runSteps, type RunResult } from '../../src/run/index.js';
+import { browserConsentStep, buildRunPlan, runSteps, spkiPinOf, type RunResult, type RunStep } from '../../src/run/index.js';
 import type { SandboxOptions } from '../../src/sandbox/contracts.js';
 import { getTestIdentity } from '../helpers/identity.js';
+import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, type Prepared } from './pipeline-helpers.js';
 
@@ -24,17 +25,21 @@ afterAll(async () => {
   }
 });
 
-/** Runs the flow up to and including the code exchange with both id-token steps; `bail: false` so the local checks
- *  run even when the collection's own checks already failed. */
-async function runWithFault(fault: SandboxOptions['idTokenFault'] | undefined): Promise<{ result: RunResult; junit: string }> {
+/** Runs the flow up to and including the code exchange (or all of it) with both id-token steps; `bail: false` so the
+ *  local checks run even when the collection's own checks already failed. */
+async function runWithFault(
+  fault: SandboxOptions['idTokenFault'] | undefined,
+  options: { profile?: 'strict-headless' | 'strict-interactive'; consentStep?: RunStep; all?: boolean } = {},
+): Promise<{ result: RunResult; junit: string }> {
   const sandbox = await startTestSandbox(fault === undefined ? {} : { idTokenFault: fault });
-  const prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
+  const prepared = await prepare(sandbox, await getTestIdentity(), options.profile ?? 'strict-headless');
   opened.push({ sandbox, prepared });
   const keys = jwksCache(jsonOver(prepared.dispatcher));
-  const upTo = STEP_NAMES.slice(0, STEP_NAMES.indexOf('code-exchange') + 1);
+  const upTo = options.all === true ? STEP_NAMES : STEP_NAMES.slice(0, STEP_NAMES.indexOf('code-exchange') + 1);
   const steps = buildRunPlan({
     stepNames: upTo,
     collections: prepared.collections,
+    ...(options.consentStep !== undefined ? { consentStep: options.consentStep } : {}),
     localAfter: [
       { after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys }) },
       { after: 'code-exchange', step: idTokenStep({ source: 'token', keys }) },
@@ -100,5 +105,28 @@ describe('id_token verification (FAPI 1 Advanced §5.2.2.1, OIDC Core §3.3.2.12
     // Token endpoint id_token: the signature and intent-id faults apply there too (c_hash is the front channel's).
     const tokenStep = stepOf(result, 'id-token-token');
     expect(tokenStep.passed).toBe(fault === 'wrong-c-hash');
+  });
+});
+
+describeWith(chromium, 'id_token verification after browser consent (strict-interactive)', () => {
+  it('the runner verifies the redirect\'s id_token after the browser step; refresh then reads with a new token', async () => {
+    const identity = await getTestIdentity();
+    const consentStep = browserConsentStep({ username: 'alex', password: 'alex-sandbox-1', trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
+    const { result } = await runWithFault(undefined, { profile: 'strict-interactive', consentStep, all: true });
+    expect(result.passed, describeRun(result)).toBe(true);
+    const names = result.steps.map((step) => step.name);
+    expect(names.slice(names.indexOf('psu-consent'), names.indexOf('psu-consent') + 5)).toEqual(['psu-consent', 'psu-consent-browser', 'id-token', 'code-exchange', 'id-token-token']);
+    expect(stepOf(result, 'id-token').assertions).toEqual({ total: 11, failed: 0 });
+    expect(stepOf(result, 'refresh').requests).toBe(2);
+  });
+
+  it('a bad signature on the browser\'s redirect is caught by obflow before the code exchange', async () => {
+    const identity = await getTestIdentity();
+    const consentStep = browserConsentStep({ username: 'alex', password: 'alex-sandbox-1', trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
+    const { result } = await runWithFault('bad-signature', { profile: 'strict-interactive', consentStep });
+    expect(stepOf(result, 'psu-consent-browser').passed).toBe(true);
+    expect(stepOf(result, 'id-token').failures.map((failure) => failure.test)).toEqual([
+      'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)',
+    ]);
   });
 });
