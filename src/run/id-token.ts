@@ -135,6 +135,19 @@ export function jsonOver(dispatcher: Dispatcher): (url: string) => Promise<unkno
   };
 }
 
+/** bank_jwks (templates/scripts/jwks.test.js: a JSON array of RSA {kid, n, e}) as a JWK Set; undefined if unusable. */
+export function bankJwksOf(text: string): JSONWebKeySet | undefined {
+  try {
+    const keys = JSON.parse(text) as unknown;
+    if (!Array.isArray(keys)) return undefined;
+    const usable = keys.filter((key): key is { kid: string; n: string; e: string } =>
+      typeof key === 'object' && key !== null && typeof key.kid === 'string' && typeof key.n === 'string' && typeof key.e === 'string');
+    return usable.length === 0 ? undefined : { keys: usable.map((key) => ({ kty: 'RSA', kid: key.kid, n: key.n, e: key.e })) };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface IdTokenStepOptions {
   /** Which id_token: `authorization` reads id_token (+ auth_code, state), `token` reads token_id_token. */
   source: IdTokenSource;
@@ -164,7 +177,10 @@ export function idTokenStep(options: IdTokenStepOptions, name = options.source =
       } catch {
         kid = undefined; // verifyIdToken reports the undecodable token
       }
-      const jwks = await options.keys(jwksUri, kid);
+      // This run's copy of jwks_uri: the psu-consent step's first request read it into bank_jwks (so the bank sees one
+      // JWKS request a run, as with plain newman); fetched here when absent or without the token's kid (rotation).
+      const seeded = bankJwksOf(value('bank_jwks'));
+      const jwks = seeded !== undefined && kid !== undefined && seeded.keys.some((key) => key.kid === kid) ? seeded : await options.keys(jwksUri, kid);
       const checks = await verifyIdToken(jwt, jwks, {
         source: options.source,
         issuer: value('issuer'),

@@ -7,6 +7,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { withEnvironmentValues } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { idTokenStep, jsonOver, jwksCache } from '../../src/run/id-token.js';
 import { browserConsentStep, buildRunPlan, runSteps, spkiPinOf, type RunResult, type RunStep } from '../../src/run/index.js';
@@ -82,6 +83,20 @@ describe('id_token verification (FAPI 1 Advanced §5.2.2.1, OIDC Core §3.3.2.12
     expect(junit).toContain('id_token signature verifies with the jwks_uri key named by kid');
     expect(junit).toContain('token id_token signature verifies with the jwks_uri key named by kid');
     expect(junit).not.toContain('<failure');
+
+    // Without the collection's copy of the keys (bank_jwks), the step fetches jwks_uri itself (once, then cached). (The
+    // token response's id_token: the code, hence c_hash, is forgotten after the exchange.)
+    const sandbox = opened[opened.length - 1]?.sandbox;
+    const before = sandbox?.log.filter((line) => /GET \S*\/jwks\b/.test(line)).length ?? 0;
+    const keys = jwksCache(jsonOver(opened[opened.length - 1]?.prepared.dispatcher as NonNullable<Prepared['dispatcher']>));
+    const withoutCopy = withEnvironmentValues(result.environment, { bank_jwks: '' });
+    for (let round = 0; round < 2; round += 1) {
+      const step = idTokenStep({ source: 'token', keys });
+      if (!('local' in step)) throw new TypeError('a local step');
+      const outcome = await step.local(withoutCopy);
+      expect('checks' in outcome && Array.isArray(outcome.checks) ? outcome.checks.filter((check) => !check.passed) : ['no checks']).toEqual([]);
+    }
+    expect((sandbox?.log.filter((line) => /GET \S*\/jwks\b/.test(line)).length ?? 0) - before).toBe(1);
   });
 
   it.each([
