@@ -48,6 +48,18 @@ async function discovery() {
   const config = expect(await call('GET', env.configEndpoint, { Accept: 'application/json' }), 200, 'discovery').json();
   env.authEndpoint = config.authorization_endpoint;
   env.tokenEndpoint = config.token_endpoint;
+  env.jwksUri = config.jwks_uri;
+}
+
+/** The bank's id_token keys, as the psu-consent step's first request reads them. */
+async function jwks() {
+  return expect(await call('GET', env.jwksUri, { Accept: 'application/json' }), 200, 'jwks').json();
+}
+
+/** The refresh step: the refresh_token grant, then /accounts with the new token. */
+async function refresh(refreshToken) {
+  const response = await call('POST', env.tokenEndpoint, tokenHeaders(), form({ grant_type: 'refresh_token', refresh_token: refreshToken }));
+  return accounts(expect(response, 200, 'refresh').json().access_token);
 }
 
 async function clientCredentials() {
@@ -88,10 +100,12 @@ async function authorize(consentId) {
   return params.get('code');
 }
 
-async function exchange(code) {
+/** The code exchange's token response (access_token, refresh_token, id_token). */
+async function exchangeTokens(code) {
   const response = await call('POST', env.tokenEndpoint, tokenHeaders(), form({ grant_type: 'authorization_code', code, redirect_uri: env.redirectUrl }));
-  return expect(response, 200, 'code exchange').json().access_token;
+  return expect(response, 200, 'code exchange').json();
 }
+
 
 async function reads(token, ids) {
   for (const id of ids) expect(await call('GET', `${aisp}/accounts/${id}`, ais(token)), 200, 'account').json();
@@ -128,9 +142,12 @@ async function flow() {
   const ccToken = await clientCredentials();
   const consentId = await createConsent(ccToken);
   expect(await call('GET', `${aisp}/account-access-consents/${consentId}`, ais(ccToken)), 200, 'consent read').json();
-  const token = await exchange(await authorize(consentId));
+  await jwks();
+  const tokens = await exchangeTokens(await authorize(consentId));
+  const token = tokens.access_token;
   const ids = await accounts(token);
   const transactions = await reads(token, ids);
+  if (typeof tokens.refresh_token === 'string') await refresh(tokens.refresh_token);
   return { access_token: token, account_ids: JSON.stringify(ids), transactions };
 }
 
@@ -142,13 +159,20 @@ async function flow() {
 async function plan() {
   await discovery();
   const ccToken = await clientCredentials();
-  const readToken = await exchange(await authorize(await createConsent(ccToken)));
+  const readTokens = await exchangeTokens(await authorize(await createConsent(ccToken)));
+  const readToken = readTokens.access_token;
   const unexchanged = await authorize(await createConsent(ccToken));
   const awaiting = await createConsent(ccToken);
   const ids = await accounts(readToken);
   log.length = 0;
   await reads(readToken, ids);
   const readRequests = [...log];
+  log.length = 0;
+  if (typeof readTokens.refresh_token === 'string') await refresh(readTokens.refresh_token);
+  const refreshRequests = [...log];
+  log.length = 0;
+  await jwks();
+  const jwksRequest = log[0];
   log.length = 0;
   await discovery();
   await clientCredentials();
@@ -158,7 +182,7 @@ async function plan() {
   const head = log.slice(0, 4);
   const consent = { method: 'GET', url: consentUrl(awaiting), headers: { 'x-fapi-interaction-id': randomUUID() } };
   const code = { method: 'POST', url: env.tokenEndpoint, headers: { 'x-fapi-interaction-id': randomUUID(), ...tokenHeaders() }, body: form({ grant_type: 'authorization_code', code: unexchanged, redirect_uri: env.redirectUrl }) };
-  const list = [...head, consent, code, { method: 'GET', url: `${aisp}/accounts`, headers: { 'x-fapi-interaction-id': randomUUID(), ...ais(readToken) } }, ...readRequests];
+  const list = [...head, jwksRequest, consent, code, { method: 'GET', url: `${aisp}/accounts`, headers: { 'x-fapi-interaction-id': randomUUID(), ...ais(readToken) } }, ...readRequests, ...refreshRequests];
   return {
     info: { name: 'obflow whole flow, scripts removed (bench)', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
     item: list.map((entry, index) => ({

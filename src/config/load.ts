@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ObflowError } from '../errors.js';
+import { applyBankPreset } from './presets.js';
 import { configJsonSchema, configSchema } from './schema.js';
 import type { ObflowConfig } from './schema.js';
 
@@ -45,7 +46,8 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
 
 /** Validates a merged raw config; the first problem becomes one ERR_CONFIG_INVALID line naming its dotted path. */
 export function parseConfig(raw: unknown, source: string): ObflowConfig {
-  const result = configSchema.safeParse(raw);
+  // A bank preset fills the keys the layers leave unset (src/config/presets.ts), before defaults and validation.
+  const result = configSchema.safeParse(applyBankPreset(raw));
   if (result.success) return result.data;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
   const where = dotted(issue.path);

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 
 import { DEFAULT_MAX_PAGES } from '../generate/variables.js';
+import { BANK_PRESET_NAMES } from './presets.js';
 import { SANDBOX_PROFILES } from './profiles.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
@@ -52,17 +53,26 @@ const identity = z
 
 const bank = z
   .strictObject({
+    preset: z
+      .enum(BANK_PRESET_NAMES)
+      .optional()
+      .describe('A known bank\'s published addresses (ozone-model-bank: the UK Open Banking model bank); every key set here overrides it.'),
     name: z.string().min(1).default('bank').describe('A short name for the bank, used in file names.'),
     environment: z.enum(['sandbox', 'production']).default('sandbox').describe('Which of the bank environments to call.'),
     base_url: httpsUrl('{base_url}: production resource server address.').optional(),
     sandbox_base_url: httpsUrl('{sandbox_base_url}: sandbox resource server address.').optional(),
-    auth_url: httpsUrl('{auth_url}: authorisation server address (the issuer).'),
+    auth_url: httpsUrl('{auth_url}: authorisation server address (the issuer); required unless a preset sets it.').optional(),
     token_url: httpsUrl('{token_url}: token endpoint; default: from discovery.').optional(),
     environment_helper_path: z
       .string()
       .startsWith('/')
       .default('/sandbox-helper/v1.0/postman/environment')
       .describe('Path of the environment file helper on the resource server.'),
+    registration_aud: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The `aud` of the registration JWT when the bank expects another form than {auth_url} (the model bank: its issuer id).'),
     server_ca: z.array(z.string().min(1)).default([]).describe("CA certificates (PEM) that verify the bank's servers."),
     insecure: z
       .boolean()
@@ -166,6 +176,7 @@ export const configSchema = z
     if (config.target === 'bank') {
       if (!config.bank) ctx.addIssue({ code: 'custom', path: ['bank'], message: 'is required when target is "bank"' });
       if (!config.identity) ctx.addIssue({ code: 'custom', path: ['identity'], message: 'is required when target is "bank"' });
+      if (config.bank && config.bank.auth_url === undefined) ctx.addIssue({ code: 'custom', path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
     }
   })
   .describe('obflow configuration (obflow.config.json).');

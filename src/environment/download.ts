@@ -25,13 +25,17 @@ export interface DownloadEnvironmentInput {
   /** Full helper URL without the query (see environmentHelperUrl). */
   helperUrl: string;
   clientId: string;
+  /** When known, also sent as `Authorization: Basic` (client_secret_basic form, RFC 6749 §2.3.1): the model bank's
+   *  helper identifies the client that way (its guide, "Environment File download"). */
+  clientSecret?: string;
   dispatcher: Dispatcher;
   log?: (line: string) => void;
 }
 
-async function getJson(url: string, dispatcher: Dispatcher, what: string): Promise<{ status: number; body: unknown; text: string }> {
+/** GET a JSON document over the session's mTLS dispatcher; transport failures classified once (registration/http.ts). */
+export async function getJson(url: string, dispatcher: Dispatcher, what: string, extraHeaders: Record<string, string> = {}): Promise<{ status: number; body: unknown; text: string }> {
   try {
-    const response = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json' } });
+    const response = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json', ...extraHeaders } });
     const text = await response.body.text();
     let body: unknown;
     try {
@@ -49,7 +53,10 @@ async function getJson(url: string, dispatcher: Dispatcher, what: string): Promi
 export async function downloadEnvironment(input: DownloadEnvironmentInput): Promise<DownloadedEnvironment> {
   const url = new URL(input.helperUrl);
   url.searchParams.set('client_id', input.clientId);
-  const { status, body, text } = await getJson(url.toString(), input.dispatcher, 'environment download');
+  const basic = input.clientSecret === undefined
+    ? {}
+    : { authorization: `Basic ${Buffer.from(`${encodeURIComponent(input.clientId)}:${encodeURIComponent(input.clientSecret)}`).toString('base64')}` };
+  const { status, body, text } = await getJson(url.toString(), input.dispatcher, 'environment download', basic);
   input.log?.(`GET ${input.helperUrl}?client_id=… → ${status}`);
   if (status !== 200) {
     const detail = typeof body === 'object' && body !== null
@@ -78,6 +85,8 @@ export interface DiscoveryAddresses {
   token_endpoint: string;
   registration_endpoint?: string;
   jwks_uri?: string;
+  /** OIDC Discovery §3 grant_types_supported, when published. */
+  grant_types_supported?: string[];
 }
 
 /** GET {auth_url}/.well-known/openid-configuration (§4.3). */
@@ -101,6 +110,7 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
     token_endpoint: token,
     ...(registration !== undefined ? { registration_endpoint: registration } : {}),
     ...(jwks !== undefined ? { jwks_uri: jwks } : {}),
+    ...(Array.isArray(doc.grant_types_supported) ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ export function discoveryVariables(addresses: DiscoveryAddresses, discoveryUrl: 
     authEndpoint: addresses.authorization_endpoint,
     tokenEndpoint: addresses.token_endpoint,
     configEndpoint: discoveryUrl,
+    ...(addresses.jwks_uri !== undefined ? { jwksUri: addresses.jwks_uri } : {}),
   };
 }
 

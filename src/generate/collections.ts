@@ -112,6 +112,7 @@ const LIBRARIES: readonly { template: string; global: RegExp }[] = [
   { template: 'lib-jwt', global: /\bobflowJwt\b/ },
   { template: 'lib-jwt-unsigned', global: /\bobflowUnsignedJwt\b/ },
   { template: 'lib-location', global: /\bobflowLocation\b/ },
+  { template: 'lib-pss', global: /\bobflowPss\b/ },
   { template: 'lib-validate', global: /\bobflowSchemaErrors\b/ },
 ];
 

@@ -10,6 +10,7 @@ import { codeExchangeStep } from './steps/code-exchange.js';
 import { discoveryStep } from './steps/discovery.js';
 import { eachAccountStep } from './steps/each-account.js';
 import { psuConsentStep } from './steps/psu-consent.js';
+import { refreshStep } from './steps/refresh.js';
 import { transactionsStep } from './steps/transactions.js';
 import { unsupportedStep } from './steps/unsupported.js';
 
@@ -26,6 +27,7 @@ export const STEP_NAMES = [
   'all-balances',
   'transactions',
   'unsupported',
+  'refresh',
 ] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 
@@ -41,6 +43,7 @@ const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
   'all-balances': allBalancesStep,
   transactions: transactionsStep,
   unsupported: unsupportedStep,
+  refresh: refreshStep,
 };
 
 /** Pure: every step of the flow, in order. */

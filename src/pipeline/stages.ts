@@ -23,6 +23,7 @@ import { readSigningKey } from '../pki/verify.js';
 import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
 import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
 import { manualConsentStep } from '../run/consent/manual.js';
+import { idTokenStep, jsonOver, jwksCache } from '../run/id-token.js';
 import { browserConsentOptions } from '../run/consent/settings.js';
 import { bankOriginsOf, buildRunPlan, buildSslClientCertList, readStepCollections, runSteps, writeCaBundle, writeSslClientCertList, type ReporterName, type RunResult, type RunStep } from '../run/index.js';
 import { originOf } from '../run/origin.js';
@@ -36,6 +37,7 @@ import { sandboxPsuUser, type Target } from './target.js';
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
   // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
   if (options.dryRun !== true) await ensureWritable(stateLayout(session.config.stateDir).registrations);
+  const refreshToken = await offersRefresh(session);
   return registerClient({
     stateDir: session.config.stateDir,
     target: session.target.name,
@@ -49,6 +51,8 @@ export async function registerStage(session: Session, options: { force?: boolean
     kid: session.identity.signing.kid,
     transportCertificatePem: session.transport.certPem,
     redirectUris: session.identity.redirectUris,
+    ...(session.target.registrationAudience !== undefined ? { audience: session.target.registrationAudience } : {}),
+    ...(refreshToken ? { refreshToken } : {}),
     dispatcher: session.dispatcher,
     now: session.now,
     newJti: session.newId,
@@ -56,6 +60,17 @@ export async function registerStage(session: Session, options: { force?: boolean
     dryRun: options.dryRun === true,
     log: session.log,
   });
+}
+
+/** Whether the bank's discovery offers the refresh_token grant (OIDC Discovery §3 grant_types_supported), so the
+ *  registration asks for it and the `refresh` step has a token to use. Best effort: a discovery that cannot be read
+ *  here registers without it (the environment stage reports discovery problems with their own code). */
+async function offersRefresh(session: Session): Promise<boolean> {
+  try {
+    return (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).grant_types_supported?.includes('refresh_token') === true;
+  } catch {
+    return false;
+  }
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {
@@ -77,6 +92,7 @@ export async function environmentStage(session: Session, registration: StoredReg
   const bank = await downloadEnvironment({
     helperUrl: session.target.environmentHelperUrl,
     clientId: registration.client_id,
+    ...(registration.client_secret !== undefined ? { clientSecret: registration.client_secret } : {}),
     dispatcher: session.dispatcher,
     log: session.log,
   });
@@ -188,6 +204,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     collections,
     ...(options.select !== undefined ? { select: options.select } : {}),
     ...(consentStep ? { consentStep } : {}),
+    localAfter: idTokenSteps(session),
   });
   const sslClientCertList = buildSslClientCertList({ origins, transport: await newmanTransport(session) });
   const caBundle = target.serverCaPem.length > 0 ? await writeCaBundle(state.runFile('target-ca.pem'), target.serverCaPem) : undefined;
@@ -270,6 +287,16 @@ async function newmanTransport(session: Session): Promise<IdentityPaths['transpo
   await writeFileAtomic(cert, `${[transport.certPem, ...transport.chainPem].join('\n')}\n`, { secret: true });
   await writeFileAtomic(key, transport.keyPem, { secret: true });
   return { cert, key };
+}
+
+/** The id_token checks FAPI requires of the client (src/run/id-token.ts): after the PSU consent and after the code
+ *  exchange, with the bank's keys fetched once per run through the session's mutual-TLS dispatcher. */
+function idTokenSteps(session: Session): { after: string; step: RunStep }[] {
+  const keys = jwksCache(jsonOver(session.dispatcher));
+  return [
+    { after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys, now: session.now }) },
+    { after: 'code-exchange', step: idTokenStep({ source: 'token', keys, now: session.now }) },
+  ];
 }
 
 async function manualConsent(session: Session): Promise<RunStep> {

@@ -18,6 +18,8 @@ export interface Target {
   discoveryUrl: string;
   registrationEndpoint: string;
   environmentHelperUrl: string;
+  /** The registration JWT's `aud` when the bank expects another form than {auth_url} (bank.registration_aud). */
+  registrationAudience?: string;
   /** A token endpoint the config names ({token_url}); else the one discovery publishes. */
   tokenUrl?: string;
   /** The resource server origin the AIS calls go to (overrides the helper file's `rs` for production). */
@@ -107,6 +109,7 @@ export async function bankTarget(config: ObflowConfig): Promise<Target> {
     });
   }
   const base = resourceBaseUrl.replace(/\/+$/, '');
+  if (bank.auth_url === undefined) throw new TypeError('config validation guarantees bank.auth_url for target bank');
   const authUrl = bank.auth_url.replace(/\/+$/, '');
   const serverCaPem = await Promise.all(bank.server_ca.map((file, index) => readServerCa(file, `bank.server_ca.${index}`)));
   return {
@@ -115,6 +118,7 @@ export async function bankTarget(config: ObflowConfig): Promise<Target> {
     authUrl,
     discoveryUrl: `${authUrl}/.well-known/openid-configuration`,
     ...(bank.token_url === undefined ? {} : { tokenUrl: bank.token_url }),
+    ...(bank.registration_aud === undefined ? {} : { registrationAudience: bank.registration_aud }),
     registrationEndpoint: registrationEndpointOf(base),
     environmentHelperUrl: environmentHelperUrl(base, bank.environment_helper_path),
     resourceBaseUrl: base,

@@ -20,7 +20,8 @@ export interface RegistrationHeader {
 /** The claims of §2.1, exactly (names on the wire). */
 export interface RegistrationClaims {
   token_endpoint_auth_signing_alg: 'PS256';
-  grant_types: ['authorization_code', 'client_credentials'];
+  /** §2.1's two grants; `refresh_token` too when the bank offers it and the flow refreshes (RFC 7591 §2). */
+  grant_types: ('authorization_code' | 'client_credentials' | 'refresh_token')[];
   subject_type: 'public';
   application_type: 'web';
   iss: string;
@@ -50,6 +51,11 @@ export interface BuildRegistrationClaimsInput {
   lifetimeSeconds?: number;
   /** Redirect URIs to register; default (and normally) all of the statement's (§2.1). */
   redirectUris?: string[];
+  /** Also ask for the refresh_token grant: the flow's `refresh` step uses it, and RFC 7591 §2 has a client list every
+   *  grant it will use. Only when the bank's discovery offers it (grant_types_supported); §2.1's table names two. */
+  refreshToken?: boolean;
+  /** The `aud` the bank expects when it is not {auth_url} (e.g. the model bank's organisation id, bank.registration_aud). */
+  audience?: string;
 }
 
 /** §2.1: AISP → accounts, PISP → payments, plus `openid` ("the service"). Other roles (ASPSP, CBPII) add nothing. */
@@ -67,13 +73,13 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
   const iat = Math.floor(input.now().getTime() / 1000);
   return {
     token_endpoint_auth_signing_alg: 'PS256',
-    grant_types: ['authorization_code', 'client_credentials'],
+    grant_types: input.refreshToken === true ? ['authorization_code', 'client_credentials', 'refresh_token'] : ['authorization_code', 'client_credentials'],
     subject_type: 'public',
     application_type: 'web',
     iss: input.statementClaims.software_id,
     redirect_uris: [...(input.redirectUris ?? input.statementClaims.software_redirect_uris ?? [])],
     token_endpoint_auth_method: 'client_secret_basic',
-    aud: input.authUrl,
+    aud: input.audience ?? input.authUrl,
     scope: scopeForRoles(input.statementClaims.software_roles ?? []),
     request_object_signing_alg: 'none',
     exp: iat + lifetime,

@@ -17,8 +17,12 @@ export interface RegisterClientInput {
   stateDir: string;
   target: string;
   profile: string;
-  /** {auth_url} of the target/profile: the JWT's aud. */
+  /** {auth_url} of the target/profile: the JWT's aud (unless `audience`). */
   authUrl: string;
+  /** The JWT's aud when the bank expects another form than {auth_url} (bank.registration_aud). */
+  audience?: string;
+  /** Ask for the refresh_token grant too (the bank's discovery offers it). */
+  refreshToken?: boolean;
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -60,6 +64,8 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     newJti: input.newJti,
     ...(input.lifetimeSeconds !== undefined ? { lifetimeSeconds: input.lifetimeSeconds } : {}),
     ...(input.redirectUris !== undefined && input.redirectUris.length > 0 ? { redirectUris: input.redirectUris } : {}),
+    ...(input.audience !== undefined ? { audience: input.audience } : {}),
+    ...(input.refreshToken === true ? { refreshToken: true } : {}),
   });
   checkRegistrationLocally({
     claims,

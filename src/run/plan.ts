@@ -1,5 +1,6 @@
 // The ordered steps of a run: the generator's step collections in flow order, with the browser consent inserted
-// between `psu-consent` and `code-exchange` for interactive profiles (docs/bank-interface.md §5.3 steps 3–5).
+// between `psu-consent` and `code-exchange` for interactive profiles (docs/bank-interface.md §5.3 steps 3–5), and the
+// local checks that follow a step (the id_token verification).
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +18,9 @@ export interface RunPlanInput {
   consentStep?: RunStep;
   /** The step after which the consent step runs. Default `psu-consent`. */
   consentAfter?: string;
+  /** Local steps that run after a collection step (after the consent step, when that one has it too): e.g. the
+   *  id_token verification after `psu-consent` and after `code-exchange` (src/run/id-token.ts). */
+  localAfter?: readonly { after: string; step: RunStep }[];
 }
 
 export function buildRunPlan(input: RunPlanInput): RunStep[] {
@@ -34,6 +38,7 @@ export function buildRunPlan(input: RunPlanInput): RunStep[] {
     }
     steps.push({ name, collection });
     if (name === after && input.consentStep !== undefined) steps.push(input.consentStep);
+    for (const local of input.localAfter ?? []) if (local.after === name) steps.push(local.step);
   }
   return steps;
 }

@@ -21,10 +21,28 @@ import { createExecutionLog, type ExecutionLog } from './subscribers/executions.
 import { createTally, type Tally } from './subscribers/tally.js';
 import { ExtraCaAgent } from './tls-agent.js';
 
-/** A step is a collection newman runs, or a local action (e.g. browser consent) that returns environment updates. */
+/** One rule a local step checked (e.g. an id_token claim): an assertion of the step's result. */
+export interface LocalCheck {
+  rule: string;
+  passed: boolean;
+  /** Why it failed ('' when it passed); never a secret. */
+  message: string;
+}
+
+/** What a local step returns: environment updates, or updates plus the checks it made. */
+export type LocalOutcome = Readonly<Record<string, string>> | { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] };
+
+/** A step is a collection newman runs, or a local action (e.g. browser consent, id_token verification) that returns
+ *  environment updates and, optionally, the checks it made. */
 export type RunStep =
   | { name: string; collection: object }
-  | { name: string; local: (environment: PostmanEnvironment) => Promise<Readonly<Record<string, string>>> };
+  | { name: string; local: (environment: PostmanEnvironment) => Promise<LocalOutcome> };
+
+function splitOutcome(outcome: LocalOutcome): { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] } {
+  return 'checks' in outcome && Array.isArray(outcome.checks) && typeof outcome.values === 'object'
+    ? (outcome as { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] })
+    : { values: outcome as Readonly<Record<string, string>>, checks: [] };
+}
 
 export interface RunStepsInput {
   steps: readonly RunStep[];
@@ -140,9 +158,17 @@ async function runAll(context: RunContext): Promise<RunResult> {
     if ('local' in step) {
       index += 1;
       dispatch.emit({ type: 'step', phase: 'begin', step: step.name, kind: 'local', at: context.now().toISOString() });
-      environment = withEnvironmentValues(environment, await step.local(environment));
+      const { values, checks } = splitOutcome(await step.local(environment));
+      environment = withEnvironmentValues(environment, values);
       redactor.learnEnvironment(environment);
-      const result: StepResult = { name: step.name, passed: true, requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] };
+      // Each check is an assertion of the step (item = the step): the reporters show it like a collection's pm.test.
+      for (const check of checks) {
+        const message = check.passed ? {} : { message: redactor.text(check.message) };
+        dispatch.emit({ type: 'assertion', step: step.name, item: step.name, name: check.rule, status: check.passed ? 'passed' : 'failed', ...message });
+      }
+      const failures = checks.filter((check) => !check.passed).map((check) => ({ item: step.name, test: check.rule, message: check.message }));
+      const assertions = { total: checks.length, failed: failures.length };
+      const result: StepResult = { name: step.name, passed: failures.length === 0, requests: 0, assertions, failures, reports: [] };
       steps.push(result);
       dispatch.emit(stepEnd(context, step.name, 'local', result));
       continue;

@@ -212,6 +212,9 @@ export interface SandboxOptions {
   pruneIntervalMs?: number;
   /** How the PSU login and consent pages look (docs/sandbox.md, "Page skins"); default `default`. */
   pageSkin?: PageSkinName;
+  /** Issue deliberately wrong id_tokens (a bad signature, a wrong c_hash or openbanking_intent_id), so a TPP's
+   *  verification can be tested (docs/sandbox.md, "ID token faults"). Default: correct ones. */
+  idTokenFault?: 'bad-signature' | 'wrong-c-hash' | 'wrong-intent-id';
 }
 
 /** The looks of the PSU pages: the default, and an alternate with other ids, labels and texts (tests consent scripts). */

@@ -93,7 +93,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   // history ends at the start of the day the sandbox started, so a day's runs see the same data.
   const bank = createBank(seed, startOfUtcDay(now()));
   const pageSkin = PAGE_SKINS[options.pageSkin ?? 'default'];
-  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId, pageSkin };
+  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId, pageSkin, ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}) };
   const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
 

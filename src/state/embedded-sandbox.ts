@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
-import type { PageSkinName, SandboxHandle } from '../sandbox/contracts.js';
+import type { PageSkinName, SandboxHandle, SandboxOptions } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
 import { onInterrupt } from '../cli/interrupt.js';
 
@@ -21,6 +21,8 @@ export interface EmbeddedSandboxOptions {
   verbose?: boolean;
   /** The look of the PSU pages (`obflow sandbox --page-skin`). */
   pageSkin?: PageSkinName;
+  /** `obflow sandbox --id-token-fault`: issue deliberately wrong id_tokens. */
+  idTokenFault?: SandboxOptions['idTokenFault'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -72,6 +74,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.log ? { log: options.log } : {}),
       ...(options.verbose ? { verbose: true } : {}),
       ...(options.pageSkin ? { pageSkin: options.pageSkin } : {}),
+      ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
     });
     return { urls: handle.urls, close };
   } catch (cause) {

@@ -15,6 +15,16 @@ function folderWith(config: unknown): string {
   return dir;
 }
 
+/** An identity block for bank-target configs (the files need not exist unless a test checks them). */
+const BANK_IDENTITY = {
+  softwareStatement: 'ssa.jwt',
+  transport: { cert: 'transport.pem', key: 'transport.key' },
+  signing: { key: 'signing.key', kid: 'k1' },
+  directoryRoots: ['root.pem'],
+  directoryIssuing: ['issuing.pem'],
+  directoryJwks: 'directory.jwks.json',
+};
+
 function codeOf(run: () => unknown): { code: string; message: string } {
   try {
     run();
@@ -114,14 +124,7 @@ describe('bad config is one line naming the dotted path', () => {
     const cwd = folderWith({
       target: 'bank',
       bank: { auth_url: 'https://auth.bank.example', sandbox_base_url: 'https://rs.bank.example' },
-      identity: {
-        softwareStatement: 'ssa.jwt',
-        transport: { cert: 'transport.pem', key: 'transport.key' },
-        signing: { key: 'signing.key', kid: 'k1' },
-        directoryRoots: ['root.pem'],
-        directoryIssuing: ['issuing.pem'],
-        directoryJwks: 'directory.jwks.json',
-      },
+      identity: BANK_IDENTITY,
     });
     const error = codeOf(() => loadConfig({ cwd, env: {} }));
     expect(error.code).toBe('ERR_FILE_MISSING');
@@ -138,5 +141,38 @@ describe('published JSON Schema', () => {
   it('obflow.config.schema.json is the one the schema generates', () => {
     const published = readFileSync(new URL('../../obflow.config.schema.json', import.meta.url), 'utf8');
     expect(published).toBe(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+  });
+});
+
+describe('bank.preset', () => {
+  const identity = BANK_IDENTITY;
+
+  it('ozone-model-bank fills the model bank\'s addresses, helper path and registration aud under the file, env and flags', () => {
+    const cwd = folderWith({ target: 'bank', bank: { preset: 'ozone-model-bank', token_url: 'https://token.example/token' }, identity });
+    const { config } = loadConfig({ cwd, env: { OBFLOW_BANK__ENVIRONMENT_HELPER_PATH: '/env/helper' }, flags: { bank: { name: 'mine' } }, checkFiles: false });
+    expect(config.bank).toEqual({
+      preset: 'ozone-model-bank',
+      name: 'mine',
+      environment: 'sandbox',
+      sandbox_base_url: 'https://rs1.obie.uk.ozoneapi.io',
+      auth_url: 'https://auth1.obie.uk.ozoneapi.io',
+      token_url: 'https://token.example/token',
+      environment_helper_path: '/env/helper',
+      registration_aud: '0015800001041RHAAY',
+      server_ca: [],
+      insecure: false,
+    });
+  });
+
+  it('is settable from the environment; an unknown one names bank.preset; without one auth_url is required', () => {
+    const cwd = folderWith({ target: 'bank', identity });
+    expect(loadConfig({ cwd, env: { OBFLOW_BANK__PRESET: 'ozone-model-bank' }, checkFiles: false }).config.bank?.auth_url).toBe('https://auth1.obie.uk.ozoneapi.io');
+    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__PRESET: 'nope' }, checkFiles: false })).message).toContain('bank.preset');
+    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__NAME: 'x' }, checkFiles: false })).message).toContain('bank.auth_url is required');
+  });
+
+  it('the published JSON Schema offers the preset names', () => {
+    const bank = (configJsonSchema().properties as Record<string, { properties: Record<string, { enum?: string[] }> }>).bank;
+    expect(bank?.properties.preset?.enum).toEqual(['ozone-model-bank']);
   });
 });

@@ -3,7 +3,7 @@
 // the logic the emulator cannot be made to break — wrong state, bad hashes, foreign page links, other balance types —
 // fails.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { constants, createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { createRequire } from 'node:module';
 import * as querystring from 'node:querystring';
 import * as url from 'node:url';
@@ -32,7 +32,7 @@ function script(itemName: string, listen: 'prerequest' | 'test'): string {
 
 const Ajv6 = createRequire(createRequire(import.meta.url).resolve('eslint/package.json'))('ajv') as unknown;
 
-// crypto-js, the subset the scripts use: SHA256 → hex, Hex.parse → Base64.
+// crypto-js, the subset the scripts use: SHA256 (of text or bytes) → hex, Hex.parse → Base64.
 class WordArray {
   constructor(readonly bytes: Buffer) {}
   toString(encoding: { name: string }): string {
@@ -40,7 +40,7 @@ class WordArray {
   }
 }
 const cryptoJs = {
-  SHA256: (text: string) => new WordArray(createHash('sha256').update(text, 'utf8').digest()),
+  SHA256: (data: string | WordArray) => new WordArray(typeof data === 'string' ? createHash('sha256').update(data, 'utf8').digest() : createHash('sha256').update(data.bytes).digest()),
   enc: { Hex: { name: 'hex', parse: (hex: string) => new WordArray(Buffer.from(hex, 'hex')) }, Base64: { name: 'base64' } },
 };
 
@@ -157,6 +157,17 @@ function run(code: string, options: { env: Record<string, string>; response?: Fa
 const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 const halfHash = (value: string): string => createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
 
+// The bank's id_token key: the scripts verify PS256 signatures with lib-pss against bank_jwks (RFC 7518 §3.5).
+const bankKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const bankJwk = bankKey.publicKey.export({ format: 'jwk' });
+const BANK_JWKS = JSON.stringify([{ kid: 'k1', n: bankJwk.n, e: bankJwk.e }]);
+/** A compact JWS signed PS256 (RSASSA-PSS, SHA-256, salt 32) with the bank's key, as the emulator signs id_tokens. */
+function signPs256(header: Record<string, unknown>, claims: Record<string, unknown>): string {
+  const input = `${b64url(header)}.${b64url(claims)}`;
+  const signature = sign('sha256', Buffer.from(input), { key: bankKey.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 });
+  return `${input}.${signature.toString('base64url')}`;
+}
+
 const BANK = {
   rs: 'https://rs.example:8443',
   issuer: 'https://auth.example:9443/strict-headless',
@@ -229,9 +240,9 @@ describe('psu-consent pre-request: the consent URL', () => {
 
 describe('psu-consent test: the redirect', () => {
   const test = script('psu-consent: GET authorization endpoint', 'test');
-  const env = { ...BANK, consent_id: 'consent-42', state: 'state-1', nonce: 'nonce-1' };
+  const env = { ...BANK, consent_id: 'consent-42', state: 'state-1', nonce: 'nonce-1', bank_jwks: BANK_JWKS };
   const idToken = (overrides: Record<string, unknown> = {}, code = 'code-1', state = 'state-1'): string =>
-    `${b64url({ alg: 'PS256', kid: 'k1' })}.${b64url({ iss: BANK.issuer, aud: 'client-1', sub: 'consent-42', nonce: 'nonce-1', openbanking_intent_id: 'consent-42', c_hash: halfHash(code), s_hash: halfHash(state), exp: Math.floor(Date.now() / 1000) + 300, ...overrides })}.c2ln`;
+    signPs256({ alg: 'PS256', kid: 'k1' }, { iss: BANK.issuer, aud: 'client-1', sub: 'consent-42', nonce: 'nonce-1', openbanking_intent_id: 'consent-42', c_hash: halfHash(code), s_hash: halfHash(state), exp: Math.floor(Date.now() / 1000) + 300, ...overrides });
   const redirect = (fragment: Record<string, string>): FakeResponse => ({ code: 302, headers: { Location: `${BANK.redirectUrl}#${new URLSearchParams(fragment).toString()}` } });
 
   it('passes a correct code id_token redirect and stores code and id_token', () => {
@@ -249,6 +260,23 @@ describe('psu-consent test: the redirect', () => {
     expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ s_hash: halfHash('x') }), state: 'state-1' }) }).failed()).toEqual(['id_token s_hash matches the state']);
     expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ openbanking_intent_id: 'consent-7' }), state: 'state-1' }) }).failed()).toEqual(['id_token openbanking_intent_id is the consent id']);
     expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ nonce: 'n2' }), state: 'state-1' }) }).failed()).toEqual(['id_token iss, aud and nonce are right']);
+  });
+
+  it('verifies the id_token signature (RSA-PSS in plain JS): a changed claim, another key, an unknown kid fail', () => {
+    const signatureTest = 'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)';
+    const good = idToken();
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }) }).passed()).toContain(signatureTest);
+    // The claims of another token under this token's signature: every claim check passes, only the signature fails.
+    const [header, , signature] = good.split('.');
+    const otherClaims = idToken({ exp: Math.floor(Date.now() / 1000) + 299 }).split('.')[1];
+    const swapped = run(test, { env, response: redirect({ code: 'code-1', id_token: `${header}.${otherClaims}.${signature}`, state: 'state-1' }) });
+    expect(swapped.failed()).toEqual([signatureTest]);
+    expect(swapped.tests.find((t) => t.name === signatureTest)?.error).toMatch(/the signature does not verify with kid k1 \(it signs other bytes/);
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+    const foreign = run(test, { env: { ...env, bank_jwks: JSON.stringify([{ kid: 'k1', n: otherKey.n, e: otherKey.e }]) }, response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }) });
+    expect(foreign.failed()).toEqual([signatureTest]);
+    const unknownKid = run(test, { env: { ...env, bank_jwks: JSON.stringify([{ kid: 'k2', n: bankJwk.n, e: bankJwk.e }]) }, response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }) });
+    expect(unknownKid.tests.find((t) => t.name === signatureTest)?.error).toMatch(/jwks_uri has no key with kid k1/);
   });
 
   it('fails on an error redirect and on a redirect elsewhere', () => {
@@ -503,10 +531,18 @@ describe('discovery, consent, code exchange, accounts', () => {
 
   it('code exchange: stores the access token, forgets the code; fails an id_token for another consent', () => {
     const test = script('code-exchange: POST token', 'test');
-    const env = { ...BANK, consent_id: 'c-1', nonce: 'n-1', auth_code: 'code-1' };
-    const idToken = (claims: Record<string, unknown>) => `${b64url({ alg: 'PS256' })}.${b64url({ iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', ...claims })}.c2ln`;
-    const ok = run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', expires_in: 300, id_token: idToken({}) } } });
+    const env = { ...BANK, consent_id: 'c-1', nonce: 'n-1', auth_code: 'code-1', bank_jwks: BANK_JWKS };
+    const idToken = (claims: Record<string, unknown>) => signPs256({ alg: 'PS256', kid: 'k1' }, { iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', ...claims });
+    const issued = idToken({});
+    const ok = run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', expires_in: 300, id_token: issued } } });
     expect(ok.failed()).toEqual([]);
+    expect(ok.passed()).toContain('token id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6)');
+    expect(ok.env.get('token_id_token')).toBe(issued);
+    const [header, , signature] = issued.split('.');
+    const tampered = `${header}.${b64url({ iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', extra: 1 })}.${signature}`;
+    expect(run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', id_token: tampered } } }).failed()).toEqual([
+      'token id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6)',
+    ]);
     expect(ok.env.get('access_token')).toBe('at-1');
     expect(ok.env.get('auth_code')).toBe('');
     expect(run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', id_token: idToken({ openbanking_intent_id: 'c-2' }) } } }).failed()).toEqual([

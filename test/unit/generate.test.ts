@@ -134,13 +134,13 @@ describe('buildCollections', () => {
   it('documents every contract variable with a description; secrets are the tokens and client credentials', () => {
     for (const spec of ENVIRONMENT_VARIABLES) expect(spec.description.length, spec.key).toBeGreaterThan(10);
     expect(ENVIRONMENT_VARIABLES.filter((v) => v.secret).map((v) => v.key).sort()).toEqual(
-      ['_clientSecret', 'access_token', 'auth_code', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token'].sort(),
+      ['_clientSecret', 'access_token', 'auth_code', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token', 'token_id_token'].sort(),
     );
   });
 
   it('sends Bearer, x-fapi-financial-id, x-fapi-interaction-id and Accept on every AIS request', () => {
     const ais = flowRequests.filter((item) => item.request?.url.raw.startsWith('{{rs}}/open-banking/v3.1/aisp/'));
-    expect(ais.length).toBe(7 + DEFAULT_UNSUPPORTED_CALLS.length);
+    expect(ais.length).toBe(8 + DEFAULT_UNSUPPORTED_CALLS.length);
     for (const item of ais) {
       const headers = Object.fromEntries((item.request?.header ?? []).map((h) => [h.key.toLowerCase(), h.value]));
       expect(headers.authorization, item.name).toMatch(/^Bearer \{\{(access_token|client_credentials_token)\}\}$/);

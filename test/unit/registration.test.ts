@@ -93,6 +93,13 @@ describe('buildRegistrationClaims (docs/bank-interface.md §2.1)', () => {
     expect(statementClaims.software_redirect_uris?.length).toBeGreaterThan(1);
   });
 
+  it('asks for refresh_token only when told (the bank offers it), and takes another aud form when given', () => {
+    expect(claims({ refreshToken: true }).grant_types).toEqual(['authorization_code', 'client_credentials', 'refresh_token']);
+    expect(claims({ refreshToken: false }).grant_types).toEqual(['authorization_code', 'client_credentials']);
+    expect(claims({ audience: '0015800001041RHAAY' }).aud).toBe('0015800001041RHAAY');
+    expect(claims().aud).toBe(AUTH_URL);
+  });
+
   it('derives scope from the roles and honours the lifetime', () => {
     expect(scopeForRoles(['AISP'])).toBe('openid accounts');
     expect(scopeForRoles(['PISP'])).toBe('openid payments');

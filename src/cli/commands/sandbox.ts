@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../interrupt.js';
 import { PAGE_SKIN_NAMES, type PageSkinName } from '../../sandbox/contracts.js';
+import type { EmbeddedSandboxOptions } from '../../state/embedded-sandbox.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',
@@ -18,9 +19,14 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .option('seed', { type: 'string', describe: 'Seed of the emulated bank data' })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
       .option('page-skin', { type: 'string', choices: PAGE_SKIN_NAMES, describe: 'Look of the PSU login and consent pages (alternate: other ids and texts, to test a consent script)' })
+      .option('id-token-fault', {
+        choices: ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const,
+        describe: 'Issue deliberately wrong id_tokens, to test that the TPP verifies them',
+      })
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
-      .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for"),
+      .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")
+      .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify'),
   handler: async (argv) => {
     const { core, config } = await openCommand(state, argv);
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
@@ -34,6 +40,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       },
       verbose: argv.verbose === true,
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
+      ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as NonNullable<EmbeddedSandboxOptions['idTokenFault']> } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

@@ -7,7 +7,7 @@ export function discoveryStep(): StepSpec {
   return {
     name: 'discovery',
     title: 'Discovery',
-    description: 'GET {{configEndpoint}}: the provider configuration; writes authEndpoint and tokenEndpoint.',
+    description: 'GET {{configEndpoint}}: the provider configuration; writes authEndpoint, tokenEndpoint and jwksUri.',
     items: [
       {
         name: 'discovery: GET openid-configuration',
@@ -16,7 +16,7 @@ export function discoveryStep(): StepSpec {
         url: '{{configEndpoint}}',
         headers: authServerHeaders(),
         prerequest: [FAPI_PREREQUEST],
-        test: [...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }), { template: 'discovery.test' }],
+        test: [...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }), { template: 'discovery.test' }, { template: 'discovery-jwks.test' }],
       },
     ],
   };

@@ -2,7 +2,7 @@
 // GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
 
 import type { StepSpec } from '../model.js';
-import { checks, FAPI_PREREQUEST } from './common.js';
+import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
 
 /** Request object lifetime: the strict profile allows exp at most 60 minutes ahead (FAPI 1 Advanced §5.2.2 item 13). */
 export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
@@ -12,9 +12,19 @@ export function psuConsentStep(): StepSpec {
     name: 'psu-consent',
     title: 'PSU consent',
     description:
+      'Reads the bank\'s signing keys from jwksUri into bank_jwks. ' +
       'Builds consent_url (authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce, login_hint, request) and GETs it with redirects off. ' +
       'headless: checks the redirect and writes auth_code (+ id_token); interactive: checks it did not land on redirectUrl — the runner then opens consent_url in a browser and writes auth_code (+ id_token).',
     items: [
+      {
+        name: 'psu-consent: GET jwks',
+        description: 'OIDC Discovery 1.0 §3 jwks_uri (RFC 7517 JWK Set): the keys that verify the id_token signature (FAPI 1 Advanced §5.2.2.1).',
+        method: 'GET',
+        url: '{{jwksUri}}',
+        headers: authServerHeaders(),
+        prerequest: [FAPI_PREREQUEST],
+        test: [...checks({ status: 200, echo: 'if-present' }), { template: 'jwks.test' }],
+      },
       {
         name: 'psu-consent: GET authorization endpoint',
         description: 'OIDC Core §3.1.2.1 / §6.1; OB: openbanking_intent_id is an essential claim naming the consent.',
@@ -23,7 +33,7 @@ export function psuConsentStep(): StepSpec {
         headers: [['x-fapi-interaction-id', '{{x_fapi_interaction_id}}']],
         followRedirects: false,
         prerequest: [FAPI_PREREQUEST, { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } }],
-        test: [...checks({ echo: 'if-present' }), { template: 'psu-consent.test' }],
+        test: [...checks({ echo: 'if-present' }), { template: 'psu-consent.test' }, { template: 'id-token-signature.test' }],
       },
     ],
   };

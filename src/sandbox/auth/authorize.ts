@@ -348,7 +348,7 @@ export async function completeAuthorisation(issuer: string, request: Authorisati
   deps.store.codes.set(hashSecret(code), record);
   const params = new URLSearchParams({ code });
   if (request.responseType === 'code id_token') {
-    params.set('id_token', await signIdToken(await deps.signingKey(), { issuer, clientId, consentId, authTime: record.authTime, now, nonce, code, state }));
+    params.set('id_token', await signIdToken(await deps.signingKey(), { issuer, clientId, consentId, authTime: record.authTime, now, nonce, code, state }, deps.idTokenFault));
   }
   if (state !== undefined) params.set('state', state);
   return withParams(redirectUri, request.responseType === 'code' ? 'query' : 'fragment', params);

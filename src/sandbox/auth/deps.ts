@@ -10,6 +10,7 @@ import type { JSONWebKeySet } from 'jose';
 import type { ConsentStore, Profile, RequestContext, SandboxUrls } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
+import type { IdTokenFault } from './id-token.js';
 import type { SigningKey } from './keys.js';
 import type { AuthRoute, IssuerRoute } from './routes.js';
 import type { PageSkin } from './pages.js';
@@ -28,6 +29,8 @@ export interface AuthDeps {
   /** The ID-token key; generated in the background on a first start (RSA key generation is the slow part of
    *  start-up), so the first requests need not wait for it. */
   signingKey(): Promise<SigningKey>;
+  /** Issue deliberately wrong id_tokens (SandboxOptions.idTokenFault); undefined: correct ones. */
+  idTokenFault?: IdTokenFault | undefined;
   urls: SandboxUrls;
   /** The trust directory's keys (verify software statements), built once by startSandbox from SandboxOptions.directoryJwks. */
   directoryKeys: DirectoryKeys;

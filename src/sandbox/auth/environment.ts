@@ -9,12 +9,18 @@ import { ObieError } from '../http/errors.js';
 import { sendJson } from '../http/io.js';
 import type { StoredClient } from '../store/auth-store.js';
 import type { AuthCall, AuthDeps } from './deps.js';
+import type { EnvironmentClientForm } from './routes.js';
 
-export async function handleEnvironment(call: AuthCall<{ kind: 'environment' }>, deps: AuthDeps): Promise<void> {
-  const { res, ctx } = call;
-  const clientId = ctx.url.searchParams.get('client_id');
-  if (!clientId) throw ObieError.of(400, 'UK.OBIE.Field.Missing', 'query parameter client_id is required');
+export async function handleEnvironment(call: AuthCall<{ kind: 'environment'; form: EnvironmentClientForm }>, deps: AuthDeps): Promise<void> {
+  const { req, res, ctx } = call;
+  const { form } = call.route;
+  const basic = form === 'basic' ? basicCredentials(req.headers.authorization) : undefined;
+  const clientId = form === 'basic' ? basic?.clientId : ctx.url.searchParams.get('client_id');
+  if (!clientId) {
+    throw ObieError.of(400, 'UK.OBIE.Field.Missing', form === 'basic' ? 'Authorization: Basic base64(client_id:client_secret) is required' : 'query parameter client_id is required');
+  }
   const client = deps.store.clients.get(clientId);
+  if (client && basic !== undefined && basic.secret !== client.clientSecret) throw ObieError.of(401, 'UK.OBIE.Unauthorised', 'the Basic credentials do not match the client');
   if (!client) throw ObieError.of(404, 'UK.OBIE.Resource.NotFound', `no client ${clientId} is registered with this sandbox`);
   if (ctx.peerThumbprint === undefined || !client.certificateThumbprints.includes(ctx.peerThumbprint)) {
     throw ObieError.of(403, 'UK.OBIE.Unauthorised', 'only the transport certificate that registered this client may download its environment');
@@ -54,6 +60,19 @@ export function buildEnvironment(client: StoredClient, deps: Pick<AuthDeps, 'url
     ],
     _postman_variable_scope: 'environment',
   };
+}
+
+function basicCredentials(header: string | undefined): { clientId: string; secret: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return { clientId: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A UUID-shaped id derived from text, so the same client always gets the same environment id. */

@@ -10,6 +10,13 @@ import type { SigningKey } from './keys.js';
 /** The Open Banking SCA acr value (OB Security Profile §5.2.2). */
 export const ACR_SCA = 'urn:openbanking:psd2:sca';
 
+/**
+ * A deliberately wrong id_token, for testing that a TPP verifies what FAPI 1 Advanced §5.2.2.1 / OIDC Core §3.3.2.12
+ * require (`obflow sandbox --id-token-fault …`): the signature, c_hash, or openbanking_intent_id.
+ */
+export const ID_TOKEN_FAULTS = ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const;
+export type IdTokenFault = (typeof ID_TOKEN_FAULTS)[number];
+
 /** Lifetime of an ID token in seconds. */
 const ID_TOKEN_TTL = 300;
 
@@ -31,18 +38,18 @@ export interface IdTokenInput {
   accessToken?: string;
 }
 
-export async function signIdToken(key: SigningKey, input: IdTokenInput): Promise<string> {
+export async function signIdToken(key: SigningKey, input: IdTokenInput, fault?: IdTokenFault): Promise<string> {
   const iat = Math.floor(input.now.getTime() / 1000);
   const claims: Record<string, unknown> = {
-    openbanking_intent_id: input.consentId,
+    openbanking_intent_id: fault === 'wrong-intent-id' ? `${input.consentId}-other` : input.consentId,
     acr: ACR_SCA,
     auth_time: input.authTime,
   };
   if (input.nonce !== undefined) claims.nonce = input.nonce;
-  if (input.code !== undefined) claims.c_hash = halfHash(input.code);
+  if (input.code !== undefined) claims.c_hash = halfHash(fault === 'wrong-c-hash' ? `${input.code}x` : input.code);
   if (input.state !== undefined) claims.s_hash = halfHash(input.state);
   if (input.accessToken !== undefined) claims.at_hash = halfHash(input.accessToken);
-  return new SignJWT(claims)
+  const jwt = await new SignJWT(claims)
     .setProtectedHeader({ alg: 'PS256', kid: key.kid, typ: 'JWT' })
     .setIssuer(input.issuer)
     .setAudience(input.clientId)
@@ -50,4 +57,10 @@ export async function signIdToken(key: SigningKey, input: IdTokenInput): Promise
     .setIssuedAt(iat)
     .setExpirationTime(iat + ID_TOKEN_TTL)
     .sign(key.privateKey);
+  if (fault !== 'bad-signature') return jwt;
+  // The right header and claims, a signature over other bytes: only a check of the signature notices.
+  const [header, payload, signature = ''] = jwt.split('.');
+  const bytes = Buffer.from(signature, 'base64url');
+  bytes[0] = (bytes[0] ?? 0) ^ 0x01;
+  return `${header}.${payload}.${bytes.toString('base64url')}`;
 }

@@ -17,7 +17,7 @@ import type { AuthRouteMatch, IssuerRoute } from './routes.js';
 import { matchIssuerRoute, matchResourceOriginRoute } from './routes.js';
 import { handleToken } from './token.js';
 
-export { ENVIRONMENT_PATH, REGISTRATION_PATH } from './routes.js';
+export { ENVIRONMENT_PATH, MODEL_BANK_ENVIRONMENT_PATH, REGISTRATION_PATH } from './routes.js';
 
 /** The handler of the authorisation origin. */
 export function createAuthHandler(deps: AuthDeps): SandboxHandler {

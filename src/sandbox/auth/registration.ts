@@ -8,7 +8,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErro
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, RequestContext } from '../contracts.js';
-import { PROFILE_NAMES } from '../contracts.js';
+import { BANK_FINANCIAL_ID, PROFILE_NAMES } from '../contracts.js';
 import { OAuthError } from '../http/errors.js';
 import { mediaType, readBody, sendJson, subjectCn } from '../http/io.js';
 import { tolerates } from '../policy.js';
@@ -205,6 +205,8 @@ function profileForAudience(aud: JWTPayload['aud'], deps: AuthDeps): ProfileName
   const values = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
   if (values.length !== 1) return undefined;
   const [value] = values;
+  // The model bank's form: its issuer id (BANK_FINANCIAL_ID) instead of an issuer URL — the default profile's.
+  if (value === BANK_FINANCIAL_ID) return 'strict-headless';
   return PROFILE_NAMES.find((name) => {
     const urls = deps.urls.profiles[name];
     return value === urls.auth_url || value === urls.token_url;

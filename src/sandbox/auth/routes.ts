@@ -9,6 +9,15 @@ import type { WireError } from '../http/errors.js';
 
 export const REGISTRATION_PATH = '/dynamic-client-registration/v3.2/register';
 export const ENVIRONMENT_PATH = '/sandbox-helper/v1.0/postman/environment';
+/** The model bank's helper path and form (Basic client credentials), so a preset for it is testable offline. */
+export const MODEL_BANK_ENVIRONMENT_PATH = '/ozone/v1.0/postman/environment';
+
+/** How the environment helper learns the client: `?client_id=` (this bank's helper), or the model bank's form —
+ *  `Authorization: Basic base64(client_id:client_secret)` (its guide, "Environment File download"). */
+export type EnvironmentClientForm = 'query' | 'basic';
+
+/** The environment helpers by path: this bank's and the model bank's. */
+const ENVIRONMENT_HELPERS: Readonly<Record<string, EnvironmentClientForm>> = { [ENVIRONMENT_PATH]: 'query', [MODEL_BANK_ENVIRONMENT_PATH]: 'basic' };
 
 /** Routes under one issuer, https://<host>:<authPort>/<profile>/…; the profile is the issuer's. */
 export type IssuerRoute =
@@ -24,7 +33,7 @@ export type AuthRoute =
   | { kind: 'issuers' }
   | { kind: 'registration' }
   | { kind: 'registration-by-id'; clientId: string }
-  | { kind: 'environment' };
+  | { kind: 'environment'; form: EnvironmentClientForm };
 
 export type AuthRouteMatch = { outcome: 'route'; route: AuthRoute } | { outcome: 'refused'; error: WireError };
 
@@ -102,9 +111,10 @@ export function matchResourceOriginRoute(method: string, pathname: string): Auth
     // DCR v3.2 GET / PUT / DELETE /register/{ClientId}: the access token is checked before the method.
     return { outcome: 'route', route: { kind: 'registration-by-id', clientId } };
   }
-  if (pathname === ENVIRONMENT_PATH) {
+  const form = Object.hasOwn(ENVIRONMENT_HELPERS, pathname) ? ENVIRONMENT_HELPERS[pathname] : undefined;
+  if (form !== undefined) {
     if (method !== 'GET') return { outcome: 'refused', error: ObieError.of(405, 'UK.OBIE.NotSupported', 'the environment helper answers GET', { Allow: 'GET' }) };
-    return { outcome: 'route', route: { kind: 'environment' } };
+    return { outcome: 'route', route: { kind: 'environment', form } };
   }
   return undefined;
 }

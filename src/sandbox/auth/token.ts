@@ -153,7 +153,7 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
   const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: record.scopes.join(' ') };
   if (client.grantTypes.includes('refresh_token')) body.refresh_token = issue(deps, { kind: 'refresh', ...base }, ctx, REFRESH_TOKEN_TTL_SECONDS);
   if (record.scopes.includes('openid')) {
-    body.id_token = await signIdToken(await deps.signingKey(), { issuer, clientId: client.clientId, consentId: record.consentId, authTime: record.authTime, now, nonce: record.nonce, accessToken });
+    body.id_token = await signIdToken(await deps.signingKey(), { issuer, clientId: client.clientId, consentId: record.consentId, authTime: record.authTime, now, nonce: record.nonce, accessToken }, deps.idTokenFault);
   }
   return body;
 }

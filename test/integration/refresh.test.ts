@@ -1,0 +1,41 @@
+// The refresh step (RFC 6749 §6, client_secret_basic) against the emulator's refresh rules: a refresh token mints a new
+// access token that reads the same accounts; once the consent is revoked it mints nothing (invalid_grant).
+
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+
+import { environmentValue } from '../../src/environment/index.js';
+import { describeRun, runAll, usePreparedSandbox } from './pipeline-helpers.js';
+
+describe('refresh (strict-headless)', () => {
+  const fixture = usePreparedSandbox('strict-headless');
+
+  it('the registration asked for refresh_token (the emulator offers it); the refreshed token reads the same accounts', async () => {
+    const result = await runAll(fixture.prepared);
+    expect(result.passed, describeRun(result)).toBe(true);
+    const refresh = result.steps.find((step) => step.name === 'refresh');
+    expect(refresh?.requests).toBe(2);
+    expect(refresh?.assertions.failed).toBe(0);
+    // The read after the refresh went out with a new token: the emulator's log names two grants of the same client.
+    expect(fixture.sandbox.log.filter((line) => /POST \S*\/token\b/.test(line)).length).toBeGreaterThanOrEqual(3);
+
+    // Revoke the consent (AIS v3.1 DELETE /account-access-consents/{ConsentId}); the refresh token dies with it.
+    const rs = environmentValue(result.environment, 'rs');
+    const consentId = environmentValue(result.environment, 'consent_id');
+    const revoked = await request(`${rs}/open-banking/v3.1/aisp/account-access-consents/${consentId}`, {
+      method: 'DELETE',
+      dispatcher: fixture.prepared.dispatcher,
+      headers: {
+        authorization: `Bearer ${environmentValue(result.environment, 'client_credentials_token')}`,
+        'x-fapi-financial-id': environmentValue(result.environment, 'obParticipantId') ?? '',
+      },
+    });
+    await revoked.body.text();
+    expect(revoked.statusCode).toBe(204);
+    const again = await runAll({ ...fixture.prepared, environment: result.environment }, { select: 'refresh' });
+    expect(again.passed).toBe(false);
+    const failures = again.steps.find((step) => step.name === 'refresh')?.failures ?? [];
+    expect(failures.map((failure) => failure.test)).toContain('status is 200');
+    expect(failures.map((failure) => failure.message).join('\n')).toMatch(/400/);
+  });
+});
