@@ -73,8 +73,9 @@ describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () 
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as { passed: boolean; steps: { passed: number; total: number }; accounts: unknown[] };
     expect(report.passed).toBe(true);
-    // Every collection step plus the browser consent between psu-consent and code-exchange.
-    expect(report.steps).toEqual({ passed: STEP_NAMES.length + 1, total: STEP_NAMES.length + 1 });
+    // Every collection step, the browser consent between psu-consent and code-exchange, and the two id_token checks
+    // (after the consent and after the code exchange: src/run/id-token.ts).
+    expect(report.steps).toEqual({ passed: STEP_NAMES.length + 3, total: STEP_NAMES.length + 3 });
     // The default script ticks every account alex (the default PSU) holds: all four were read.
     expect(report.accounts).toHaveLength(4);
   }, 90_000); // a whole flow with a cold Chromium: ~20 s alone on the 2-core machine, more under a full parallel run

@@ -12,6 +12,7 @@ import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { openSession, type Session } from '../../src/pipeline/session.js';
+import { STEP_NAMES } from '../../src/generate/flow.js';
 import { bankOriginsOf } from '../../src/run/certificates.js';
 import { makeWorkspace, type WorkspaceOutcome } from '../../src/workspace/index.js';
 import { runCli } from '../helpers/cli.js';
@@ -141,7 +142,8 @@ describe('the workspace against the emulator', () => {
   it('obflow run --reporters cli,junit,html,json: no file any reporter wrote holds a secret of the run', () => {
     const { secrets } = secretsSeen();
     const reports = filesOf(join(stateDir, 'reports'));
-    expect([...reports.keys()].sort()).toEqual(['discovery--unsupported.xml', 'obflow-run.json', 'report.html']);
+    // One JUnit file per newman.run: the local id_token checks after psu-consent and code-exchange split the flow in three.
+    expect([...reports.keys()].sort()).toEqual(['accounts--refresh.xml', 'code-exchange.xml', 'discovery--psu-consent.xml', 'obflow-run.json', 'report.html']);
     for (const [path, bytes] of reports) for (const secret of secrets) expect(bytes.toString('utf8').includes(secret), `${path} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
     const html = reports.get('report.html')?.toString('utf8') ?? '';
     expect(html).toMatch(/<span class="verdict ok">passed<\/span>/);
@@ -245,7 +247,8 @@ describeWith(chromium, 'the workspace in Chromium', () => {
           expect(rows).toEqual(origins.map((origin) => ({ origin, host: new URL(origin).hostname, port: new URL(origin).port })));
           expect(await tab.locator('figure svg text').count()).toBeGreaterThanOrEqual(22);
         } else {
-          expect(await tab.locator('details.step').count()).toBe(11);
+          // Every collection step and the two local id_token checks (headless consent: no browser step).
+          expect(await tab.locator('details.step').count()).toBe(STEP_NAMES.length + 2);
           expect(await tab.locator('.verdict').textContent()).toBe('passed');
         }
         await tab.close();
