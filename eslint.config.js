@@ -14,8 +14,14 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Only src/cli/main.ts decides exit codes.' }],
     },
   },
-  { files: ['src/cli/main.ts', 'templates/workspace/run.mjs', 'bench/**', 'tools/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
-  { files: ['bench/**/*.js', 'tools/**/*.js', 'scripts/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
+  {
+    files: ['src/cli/main.ts', 'templates/workspace/run.mjs', 'bench/**', 'tools/**', 'test/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['bench/**/*.js', 'tools/**/*.js', 'scripts/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
   // The scripts opt out of postman-sandbox's legacy globals (postman, atob, btoa, CryptoJS, …): require() them.
   { files: ['templates/**/*.js'], languageOptions: { globals: { pm: 'readonly', require: 'readonly', console: 'readonly' } } },
   // The workspace's own runner and report renderer run on plain Node.js (templates/workspace/, copied into workspaces).

@@ -16,7 +16,12 @@ export default defineConfig({
     reporters: [
       'default',
       new SkipReasons(),
-      ...(process.env.CI ? [['json', { outputFile: 'test-results/vitest.json' }] as ['json', object], ['junit', { outputFile: 'test-results/junit.xml' }] as ['junit', object]] : []),
+      ...(process.env.CI
+        ? [
+            ['json', { outputFile: 'test-results/vitest.json' }] as ['json', object],
+            ['junit', { outputFile: 'test-results/junit.xml' }] as ['junit', object],
+          ]
+        : []),
     ],
   },
 });

@@ -25,12 +25,27 @@ export async function emulatorRows(fixture) {
   try {
     // A token for the reads: the raw client's whole flow (alex).
     const grant = join(tmp, 'emulator-grant.json');
-    const rawJob = await job('raw-emulator', { mode: 'flow', environment: fixture.environment, cert: fixture.cert, key: fixture.key, ca: fixture.ca, collection: join(repo, 'collections', 'obflow-ais.postman_collection.json'), out: grant });
+    const rawJob = await job('raw-emulator', {
+      mode: 'flow',
+      environment: fixture.environment,
+      cert: fixture.cert,
+      key: fixture.key,
+      ca: fixture.ca,
+      collection: join(repo, 'collections', 'obflow-ais.postman_collection.json'),
+      out: grant,
+    });
     await timed(process.execPath, [join(import.meta.dirname, 'raw-client.js'), rawJob], { tmp });
     const { values } = JSON.parse(await readFile(grant, 'utf8'));
-    const environment = Object.fromEntries(JSON.parse(await readFile(fixture.environment, 'utf8')).values.map((entry) => [entry.key, entry.value]));
+    const environment = Object.fromEntries(
+      JSON.parse(await readFile(fixture.environment, 'utf8')).values.map((entry) => [entry.key, entry.value]),
+    );
     const url = `${fixture.sandbox.urls.aisp_base_url}/accounts`;
-    const headers = { accept: 'application/json', authorization: `Bearer ${values.access_token}`, 'x-fapi-financial-id': environment.obParticipantId, 'x-fapi-interaction-id': '93bac548-d2de-4546-b106-880a5018460d' };
+    const headers = {
+      accept: 'application/json',
+      authorization: `Bearer ${values.access_token}`,
+      'x-fapi-financial-id': environment.obParticipantId,
+      'x-fapi-interaction-id': '93bac548-d2de-4546-b106-880a5018460d',
+    };
 
     // The emulator's answer, served as is by the bare server.
     const [cert, key, ...ca] = await Promise.all([fixture.cert, fixture.key, ...fixture.ca].map((path) => readFile(path, 'utf8')));
@@ -42,13 +57,31 @@ export async function emulatorRows(fixture) {
     if (answer.statusCode !== 200) return [invalid('emulator: GET /accounts', `answered ${answer.statusCode}`)];
 
     const load = async (target) => {
-      const file = await job('load', { url: target, headers, cert: fixture.cert, key: fixture.key, ca: fixture.ca, connections: CONNECTIONS, warmup: WARMUP, count: COUNT });
+      const file = await job('load', {
+        url: target,
+        headers,
+        cert: fixture.cert,
+        key: fixture.key,
+        ca: fixture.ca,
+        connections: CONNECTIONS,
+        warmup: WARMUP,
+        count: COUNT,
+      });
       const result = JSON.parse((await timed(process.execPath, [join(import.meta.dirname, 'load.js'), file], { tmp })).stdout);
-      if (Object.keys(result.statuses).some((status) => status !== '200')) throw new Error(`bench: load on ${target} got statuses ${JSON.stringify(result.statuses)}`);
+      if (Object.keys(result.statuses).some((status) => status !== '200'))
+        throw new Error(`bench: load on ${target} got statuses ${JSON.stringify(result.statuses)}`);
       return result;
     };
     const emulator = await load(url);
-    const bare = await startBare(await job('bare', { cert: fixture.serverCert, key: fixture.serverKey, clientCa: fixture.ca, body, contentType: String(answer.headers['content-type']) }));
+    const bare = await startBare(
+      await job('bare', {
+        cert: fixture.serverCert,
+        key: fixture.serverKey,
+        clientCa: fixture.ca,
+        body,
+        contentType: String(answer.headers['content-type']),
+      }),
+    );
     let baseline;
     try {
       baseline = await load(`https://127.0.0.1:${bare.port}/open-banking/v3.1/aisp/accounts`);
@@ -58,7 +91,14 @@ export async function emulatorRows(fixture) {
     const p = (result) => `p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`;
     const note = `${COUNT.toLocaleString('en-GB')} requests after ${WARMUP.toLocaleString('en-GB')} warm-up, ${CONNECTIONS} connections; emulator ${p(emulator)}; bare ${p(baseline)}`;
     return [
-      row(`emulator: GET /accounts at ${CONNECTIONS} connections / bare node:https`, emulator.rps, baseline.rps, 'req/s', { ratioAtLeast: 0.5 }, note),
+      row(
+        `emulator: GET /accounts at ${CONNECTIONS} connections / bare node:https`,
+        emulator.rps,
+        baseline.rps,
+        'req/s',
+        { ratioAtLeast: 0.5 },
+        note,
+      ),
       row('emulator: requests per second', emulator.rps, undefined, 'req/s', { figureAtLeast: 3000 }),
       row('emulator: p99 latency / bare node:https', emulator.p99, baseline.p99, 'ms', { figureAtMost: 25 }),
     ];

@@ -14,8 +14,13 @@ import { childEnv, obflowBin, repo, timed } from './lib.js';
 export async function startFixture() {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-peers-'));
   const stateDir = join(tmp, 'state');
-  const cliEnv = { OBFLOW_STATE_DIR: stateDir, OBFLOW_OUTPUT__COLLECTIONS: join(repo, 'collections'), OBFLOW_OUTPUT__REPORTS: join(tmp, 'reports') };
-  const obflow = (args, options = {}) => timed(process.execPath, [obflowBin, ...args], { cwd: tmp, tmp, ...options, env: { ...cliEnv, ...options.env } });
+  const cliEnv = {
+    OBFLOW_STATE_DIR: stateDir,
+    OBFLOW_OUTPUT__COLLECTIONS: join(repo, 'collections'),
+    OBFLOW_OUTPUT__REPORTS: join(tmp, 'reports'),
+  };
+  const obflow = (args, options = {}) =>
+    timed(process.execPath, [obflowBin, ...args], { cwd: tmp, tmp, ...options, env: { ...cliEnv, ...options.env } });
 
   await obflow(['init', '--json']);
   const identity = JSON.parse(await readFile(join(stateDir, 'identity', 'identity.json'), 'utf8'));
@@ -34,7 +39,10 @@ export async function startFixture() {
   // What a newman user writes by hand: one certificate for both of the bank's origins, and the bank's CA.
   const certList = join(tmp, 'ssl-client-cert-list.json');
   const origins = [sandbox.urls.sandbox_base_url, new URL(sandbox.urls.profiles['strict-headless'].auth_url).origin];
-  await writeFile(certList, JSON.stringify([{ name: 'bench', matches: origins.map((origin) => `${origin}/*`), key: { src: key }, cert: { src: cert } }]));
+  await writeFile(
+    certList,
+    JSON.stringify([{ name: 'bench', matches: origins.map((origin) => `${origin}/*`), key: { src: key }, cert: { src: cert } }]),
+  );
   const caBundle = join(tmp, 'ca.pem');
   await writeFile(caBundle, (await Promise.all(ca.map((path) => readFile(path, 'utf8')))).join('\n'));
 
@@ -73,7 +81,8 @@ export async function startFixture() {
 /** `obflow sandbox` as a child process; resolves once its addresses file names it. */
 async function startSandbox(stateDir, cliEnv, options) {
   const args = [obflowBin, 'sandbox', ...(options.log ? [] : ['--json'])];
-  if (options.resourcePort !== undefined) args.push('--resource-port', String(options.resourcePort), '--auth-port', String(options.authPort));
+  if (options.resourcePort !== undefined)
+    args.push('--resource-port', String(options.resourcePort), '--auth-port', String(options.authPort));
   const child = spawn(process.execPath, args, { env: childEnv(cliEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = [];
   let partial = '';
@@ -109,7 +118,10 @@ async function startSandbox(stateDir, cliEnv, options) {
         count = lines.length;
         await sleep(100);
       }
-      return lines.slice(mark).filter((line) => /^(resource|auth) /.test(line)).map(signature);
+      return lines
+        .slice(mark)
+        .filter((line) => /^(resource|auth) /.test(line))
+        .map(signature);
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -20,7 +20,10 @@ export async function flowRows(fixture) {
   const { tmp } = fixture;
   const raw = async (job) => {
     const jobFile = join(tmp, `raw-${job.mode}.json`);
-    await writeFile(jobFile, JSON.stringify({ cert: fixture.cert, key: fixture.key, ca: fixture.ca, collection: wholeFlowCollection, ...job }));
+    await writeFile(
+      jobFile,
+      JSON.stringify({ cert: fixture.cert, key: fixture.key, ca: fixture.ca, collection: wholeFlowCollection, ...job }),
+    );
     return timed(process.execPath, [rawClient, jobFile], { tmp, peakRss: true });
   };
   /** Runs `fn` and returns its result with the requests the emulator logged meanwhile. */
@@ -32,7 +35,26 @@ export async function flowRows(fixture) {
 
   // ---- whole flow, and the same requests without scripts (rounds interleaved) --------------------------------------
   // As a newman user runs it, with the JUnit report obflow writes too; a failed check exits 1 (the bench stops).
-  const newman = (collection) => timed(process.execPath, [newmanBin, 'run', collection, '--environment', fixture.environment, '--ssl-client-cert-list', fixture.certList, '--ssl-extra-ca-certs', fixture.caBundle, '--reporters', 'junit', '--reporter-junit-export', join(tmp, 'newman.xml')], { tmp, cwd: tmp });
+  const newman = (collection) =>
+    timed(
+      process.execPath,
+      [
+        newmanBin,
+        'run',
+        collection,
+        '--environment',
+        fixture.environment,
+        '--ssl-client-cert-list',
+        fixture.certList,
+        '--ssl-extra-ca-certs',
+        fixture.caBundle,
+        '--reporters',
+        'junit',
+        '--reporter-junit-export',
+        join(tmp, 'newman.xml'),
+      ],
+      { tmp, cwd: tmp },
+    );
   const { rawFlow, obflowAll, newmanFlow, bare } = await interleaved(ROUNDS, {
     rawFlow: () => observed(() => raw({ mode: 'flow', environment: fixture.environment })),
     obflowAll: async () => {
@@ -54,16 +76,31 @@ export async function flowRows(fixture) {
   const newmanDiff = same(newmanFlow, 'newman run');
   rows.push(newmanDiff ?? row('whole flow: newman run / raw undici', newmanFlow.ms, rawFlow.ms, 's'));
 
-  rows.push(sameRequests(rawFlow.requests, bare, 'newman without scripts') ??
-    row('scripts: newman whole flow / same requests without scripts', newmanFlow.ms, bare.ms, 's', { ratioAtMost: 1.5 }, `without scripts (ms): ${ms(bare.all)}`));
+  rows.push(
+    sameRequests(rawFlow.requests, bare, 'newman without scripts') ??
+      row(
+        'scripts: newman whole flow / same requests without scripts',
+        newmanFlow.ms,
+        bare.ms,
+        's',
+        { ratioAtMost: 1.5 },
+        `without scripts (ms): ${ms(bare.all)}`,
+      ),
+  );
 
   // ---- paging: jo --------------------------------------------------------------------------------------------------
   const joEnvironment = join(tmp, 'environment-jo.json');
-  await writeFile(joEnvironment, JSON.stringify(withValues(JSON.parse(await readFile(fixture.environment, 'utf8')), { psu_login_hint: 'jo' })));
+  await writeFile(
+    joEnvironment,
+    JSON.stringify(withValues(JSON.parse(await readFile(fixture.environment, 'utf8')), { psu_login_hint: 'jo' })),
+  );
   const joGrant = join(tmp, 'jo-grant.json');
   await raw({ mode: 'flow', environment: joEnvironment, out: joGrant });
   const { values } = JSON.parse(await readFile(joGrant, 'utf8'));
-  const joReady = withValues(JSON.parse(await readFile(joEnvironment, 'utf8')), { access_token: values.access_token, account_ids: values.account_ids });
+  const joReady = withValues(JSON.parse(await readFile(joEnvironment, 'utf8')), {
+    access_token: values.access_token,
+    account_ids: values.account_ids,
+  });
   await writeFile(joEnvironment, JSON.stringify(joReady));
   const { rawPages, obflowPages } = await interleaved(ROUNDS, {
     rawPages: () => observed(() => raw({ mode: 'transactions', environment: joEnvironment })),
@@ -74,8 +111,22 @@ export async function flowRows(fixture) {
   });
   const pages = rawPages.requests.length;
   const pagesDiff = sameRequests(rawPages.requests, obflowPages, 'obflow run transactions');
-  rows.push(pagesDiff ?? row(`paging jo (${pages} pages): obflow run transactions / raw undici`, obflowPages.ms, rawPages.ms, 's', { figureAtMost: 3000 }, `${values.transactions} transactions; rounds (ms): obflow ${ms(obflowPages.all)}, raw ${ms(rawPages.all)}`));
-  rows.push(row('paging jo: peak RSS, obflow run transactions / raw undici', obflowPages.peakRssMiB, rawPages.peakRssMiB, 'MiB', { figureAtMost: 200 }));
+  rows.push(
+    pagesDiff ??
+      row(
+        `paging jo (${pages} pages): obflow run transactions / raw undici`,
+        obflowPages.ms,
+        rawPages.ms,
+        's',
+        { figureAtMost: 3000 },
+        `${values.transactions} transactions; rounds (ms): obflow ${ms(obflowPages.all)}, raw ${ms(rawPages.all)}`,
+      ),
+  );
+  rows.push(
+    row('paging jo: peak RSS, obflow run transactions / raw undici', obflowPages.peakRssMiB, rawPages.peakRssMiB, 'MiB', {
+      figureAtMost: 200,
+    }),
+  );
   return rows;
 }
 
@@ -84,7 +135,13 @@ const ms = (values) => values.map((value) => value.toFixed(0)).join(', ');
 function withValues(environment, values) {
   const rest = environment.values.filter((entry) => !(entry.key in values));
   const secret = new Set(['access_token']);
-  return { ...environment, values: [...rest, ...Object.entries(values).map(([key, value]) => ({ key, value, type: secret.has(key) ? 'secret' : 'default', enabled: true }))] };
+  return {
+    ...environment,
+    values: [
+      ...rest,
+      ...Object.entries(values).map(([key, value]) => ({ key, value, type: secret.has(key) ? 'secret' : 'default', enabled: true })),
+    ],
+  };
 }
 
 /** undefined when every round made the raw client's requests in the same order, else an `invalid` row naming the
@@ -100,7 +157,10 @@ function sameRequests(expected, measured, name) {
 function firstDifference(expected, actual, name) {
   for (let i = 0; i < Math.max(expected.length, actual.length); i += 1) {
     if (expected[i] !== actual[i]) {
-      return invalid(name, `request ${i + 1} differs from the raw client's: ${actual[i] ?? '(none)'} vs ${expected[i] ?? '(none)'} (${actual.length} vs ${expected.length} requests)`);
+      return invalid(
+        name,
+        `request ${i + 1} differs from the raw client's: ${actual[i] ?? '(none)'} vs ${expected[i] ?? '(none)'} (${actual.length} vs ${expected.length} requests)`,
+      );
     }
   }
   return undefined;

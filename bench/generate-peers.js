@@ -26,14 +26,27 @@ export async function generateRows() {
 }
 
 async function generateIn(tmp) {
-  const obflowRound = (round) => timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', join(tmp, `obflow-${round}`)], { tmp, cwd: tmp });
-  const info = (obflow) => row('generate: obflow generate cold', obflow.ms, undefined, 'ms', undefined, `rounds (ms): ${ms(obflow.all)}; writes 12 collections from its templates (vendored schemas, no spec read)`);
+  const obflowRound = (round) =>
+    timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', join(tmp, `obflow-${round}`)], { tmp, cwd: tmp });
+  const info = (obflow) =>
+    row(
+      'generate: obflow generate cold',
+      obflow.ms,
+      undefined,
+      'ms',
+      undefined,
+      `rounds (ms): ${ms(obflow.all)}; writes 12 collections from its templates (vendored schemas, no spec read)`,
+    );
 
   const specsDir = process.env.OBFLOW_SPECS_DIR || join(repo, '..', 'shared', 'specs');
   const spec = join(specsDir, 'obie-account-info-v3.1.11.yaml');
   const missing = (await exists(spec)) ? await installPeers() : `no ${spec} (set OBFLOW_SPECS_DIR to the folder holding the OBIE specs)`;
   if (missing !== undefined) {
-    return [info(await medianOf(ROUNDS, obflowRound)), skipped('generate: obflow / Portman', missing), skipped('generate: obflow / openapi-to-postmanv2', missing)];
+    return [
+      info(await medianOf(ROUNDS, obflowRound)),
+      skipped('generate: obflow / Portman', missing),
+      skipped('generate: obflow / openapi-to-postmanv2', missing),
+    ];
   }
   // Rounds interleaved; Portman writes a tmp/ folder into its working directory: one per round.
   const { obflow, portman, o2p } = await interleaved(ROUNDS, {
@@ -47,7 +60,14 @@ async function generateIn(tmp) {
   });
   return [
     info(obflow),
-    row('generate: obflow / Portman (AIS v3.1.11)', obflow.ms, portman.ms, 'ms', { ratioAtMost: 0.2 }, `≥ 5× faster is ratio ≤ 0.2; Portman rounds (ms): ${ms(portman.all)}`),
+    row(
+      'generate: obflow / Portman (AIS v3.1.11)',
+      obflow.ms,
+      portman.ms,
+      'ms',
+      { ratioAtMost: 0.2 },
+      `≥ 5× faster is ratio ≤ 0.2; Portman rounds (ms): ${ms(portman.all)}`,
+    ),
     row('generate: obflow / openapi-to-postmanv2', obflow.ms, o2p.ms, 'ms', undefined, `openapi-to-postmanv2 rounds (ms): ${ms(o2p.all)}`),
   ];
 }
@@ -58,17 +78,26 @@ const ms = (values) => values.map(Math.round).join(', ');
 async function installPeers() {
   if ((await exists(portmanBin)) && (await exists(o2pBin))) return undefined;
   await mkdir(cache, { recursive: true });
-  await writeFile(join(cache, 'package.json'), `${JSON.stringify({ private: true, description: 'obflow bench peers (npm run bench installs them; not dependencies of obflow)' }, null, 2)}\n`);
+  await writeFile(
+    join(cache, 'package.json'),
+    `${JSON.stringify({ private: true, description: 'obflow bench peers (npm run bench installs them; not dependencies of obflow)' }, null, 2)}\n`,
+  );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   console.error(`bench: installing ${PEERS.join(', ')} into ${cache} (first use)…`);
   let result;
   try {
-    result = await timed(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', '--fetch-timeout=30000', '--fetch-retries=1', ...PEERS], { cwd: cache, allowFailure: true, timeoutMs: 600_000 });
+    result = await timed(
+      npm,
+      ['install', '--no-audit', '--no-fund', '--loglevel=error', '--fetch-timeout=30000', '--fetch-retries=1', ...PEERS],
+      { cwd: cache, allowFailure: true, timeoutMs: 600_000 },
+    );
   } catch (error) {
     return `peers not installed (${String(error.message).split('\n')[0]})`;
   }
   if (result.code === 0 && (await exists(portmanBin)) && (await exists(o2pBin))) return undefined;
-  const why = `${result.stderr}\n${result.stdout}`.split('\n').find((line) => /ERR|ENOTFOUND|ECONN|ETIMEDOUT|E404|network/i.test(line)) ?? `npm install exited ${result.code}`;
+  const why =
+    `${result.stderr}\n${result.stdout}`.split('\n').find((line) => /ERR|ENOTFOUND|ECONN|ETIMEDOUT|E404|network/i.test(line)) ??
+    `npm install exited ${result.code}`;
   return `peers not installed (${why.trim()})`;
 }
 

@@ -84,10 +84,12 @@ export async function interleaved(times, contenders) {
   for (let i = 0; i < times; i += 1) {
     for (const [name, fn] of Object.entries(contenders)) rounds[name].push(await fn(i));
   }
-  return Object.fromEntries(Object.entries(rounds).map(([name, list]) => {
-    const m = median(list.map((round) => round.ms));
-    return [name, { ...list.find((round) => round.ms === m), all: list.map((round) => round.ms), rounds: list }];
-  }));
+  return Object.fromEntries(
+    Object.entries(rounds).map(([name, list]) => {
+      const m = median(list.map((round) => round.ms));
+      return [name, { ...list.find((round) => round.ms === m), all: list.map((round) => round.ms), rounds: list }];
+    }),
+  );
 }
 
 const fmt = (value, unit) => {
@@ -136,7 +138,11 @@ export function printTable(rows) {
   const head = ['', 'figure', 'baseline', 'ratio', 'target', ''];
   const lines = rows.map((r) => [r.name, r.value, r.baseline, r.ratio, r.target, r.ok ? (r.target === '—' ? '' : 'ok') : 'MISSED']);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
-  const render = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
+  const render = (cells) =>
+    cells
+      .map((c, i) => String(c).padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   console.log(render(head));
   console.log(widths.map((w) => '─'.repeat(w)).join('  '));
   for (const l of lines) console.log(render(l));

@@ -30,7 +30,18 @@ export async function peerRows(sections = SECTIONS, log = (line) => console.erro
         else if (section === 'emulator') rows.push(...(await emulatorRows(await bank())));
         else throw new Error(`unknown section ${section} (one of ${SECTIONS.join(', ')})`);
       } catch (error) {
-        rows.push({ name: section, value: 'error', baseline: '—', ratio: '—', target: '—', ok: false, note: String(error.message ?? error).split('\n').slice(0, 4).join(' | ') });
+        rows.push({
+          name: section,
+          value: 'error',
+          baseline: '—',
+          ratio: '—',
+          target: '—',
+          ok: false,
+          note: String(error.message ?? error)
+            .split('\n')
+            .slice(0, 4)
+            .join(' | '),
+        });
       }
     }
   } finally {

@@ -36,13 +36,18 @@ async function call(method, url, headers, body) {
 }
 
 function expect(response, status, what) {
-  if (response.status !== status) throw new Error(`raw client: ${what} answered ${response.status}, not ${status}: ${response.text.slice(0, 200)}`);
+  if (response.status !== status)
+    throw new Error(`raw client: ${what} answered ${response.status}, not ${status}: ${response.text.slice(0, 200)}`);
   return response;
 }
 
 const ais = (token) => ({ Accept: 'application/json', Authorization: `Bearer ${token}`, 'x-fapi-financial-id': env.obParticipantId });
 const form = (fields) => new URLSearchParams(fields).toString();
-const tokenHeaders = () => ({ Accept: 'application/json', Authorization: `Basic ${env.basicToken}`, 'Content-Type': 'application/x-www-form-urlencoded' });
+const tokenHeaders = () => ({
+  Accept: 'application/json',
+  Authorization: `Basic ${env.basicToken}`,
+  'Content-Type': 'application/x-www-form-urlencoded',
+});
 
 async function discovery() {
   const config = expect(await call('GET', env.configEndpoint, { Accept: 'application/json' }), 200, 'discovery').json();
@@ -58,7 +63,12 @@ async function jwks() {
 
 /** The refresh step: the refresh_token grant, then /accounts with the new token. */
 async function refresh(refreshToken) {
-  const response = await call('POST', env.tokenEndpoint, tokenHeaders(), form({ grant_type: 'refresh_token', refresh_token: refreshToken }));
+  const response = await call(
+    'POST',
+    env.tokenEndpoint,
+    tokenHeaders(),
+    form({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+  );
   return accounts(expect(response, 200, 'refresh').json().access_token);
 }
 
@@ -80,12 +90,35 @@ function consentUrl(consentId) {
   const intent = { value: consentId, essential: true };
   const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const claims = {
-    iss: env._clientId, aud: env.issuer, response_type: responseType, client_id: env._clientId, redirect_uri: env.redirectUrl,
-    scope: 'openid accounts', state: randomUUID(), nonce: randomUUID(), iat: now, nbf: now, exp: now + 600, jti: randomUUID(),
-    claims: { id_token: { openbanking_intent_id: intent, acr: { essential: true, values: ['urn:openbanking:psd2:sca', 'urn:openbanking:psd2:ca'] } }, userinfo: { openbanking_intent_id: intent } },
+    iss: env._clientId,
+    aud: env.issuer,
+    response_type: responseType,
+    client_id: env._clientId,
+    redirect_uri: env.redirectUrl,
+    scope: 'openid accounts',
+    state: randomUUID(),
+    nonce: randomUUID(),
+    iat: now,
+    nbf: now,
+    exp: now + 600,
+    jti: randomUUID(),
+    claims: {
+      id_token: {
+        openbanking_intent_id: intent,
+        acr: { essential: true, values: ['urn:openbanking:psd2:sca', 'urn:openbanking:psd2:ca'] },
+      },
+      userinfo: { openbanking_intent_id: intent },
+    },
   };
   if (loginHint !== '') claims.login_hint = loginHint;
-  const params = [['response_type', responseType], ['client_id', env._clientId], ['redirect_uri', env.redirectUrl], ['scope', 'openid accounts'], ['state', claims.state], ['nonce', claims.nonce]];
+  const params = [
+    ['response_type', responseType],
+    ['client_id', env._clientId],
+    ['redirect_uri', env.redirectUrl],
+    ['scope', 'openid accounts'],
+    ['state', claims.state],
+    ['nonce', claims.nonce],
+  ];
   if (loginHint !== '') params.push(['login_hint', loginHint]);
   params.push(['request', `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`]);
   const query = params.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
@@ -102,17 +135,31 @@ async function authorize(consentId) {
 
 /** The code exchange's token response (access_token, refresh_token, id_token). */
 async function exchangeTokens(code) {
-  const response = await call('POST', env.tokenEndpoint, tokenHeaders(), form({ grant_type: 'authorization_code', code, redirect_uri: env.redirectUrl }));
+  const response = await call(
+    'POST',
+    env.tokenEndpoint,
+    tokenHeaders(),
+    form({ grant_type: 'authorization_code', code, redirect_uri: env.redirectUrl }),
+  );
   return expect(response, 200, 'code exchange').json();
 }
-
 
 async function reads(token, ids) {
   for (const id of ids) expect(await call('GET', `${aisp}/accounts/${id}`, ais(token)), 200, 'account').json();
   for (const id of ids) expect(await call('GET', `${aisp}/accounts/${id}/balances`, ais(token)), 200, 'balances').json();
   expect(await call('GET', `${aisp}/balances`, ais(token)), 200, 'all balances').json();
   const transactions = await pages(token, ids);
-  for (const path of ['transactions', 'beneficiaries', 'direct-debits', 'standing-orders', 'products', 'offers', 'party', 'scheduled-payments', 'statements']) {
+  for (const path of [
+    'transactions',
+    'beneficiaries',
+    'direct-debits',
+    'standing-orders',
+    'products',
+    'offers',
+    'party',
+    'scheduled-payments',
+    'statements',
+  ]) {
     // Endpoints the bank does not implement: 404, no body (OBIE R/W Data API Profile, "HTTP Status Codes").
     expect(await call('GET', `${aisp}/${path}`, ais(token)), 404, path);
   }
@@ -134,7 +181,9 @@ async function pages(token, ids) {
 }
 
 async function accounts(token) {
-  return expect(await call('GET', `${aisp}/accounts`, ais(token)), 200, 'accounts').json().Data.Account.map((account) => account.AccountId);
+  return expect(await call('GET', `${aisp}/accounts`, ais(token)), 200, 'accounts')
+    .json()
+    .Data.Account.map((account) => account.AccountId);
 }
 
 async function flow() {
@@ -181,10 +230,26 @@ async function plan() {
   // The replayed requests: the calls above as made, then the consent URL and code exchange unsent, then the reads.
   const head = log.slice(0, 4);
   const consent = { method: 'GET', url: consentUrl(awaiting), headers: { 'x-fapi-interaction-id': randomUUID() } };
-  const code = { method: 'POST', url: env.tokenEndpoint, headers: { 'x-fapi-interaction-id': randomUUID(), ...tokenHeaders() }, body: form({ grant_type: 'authorization_code', code: unexchanged, redirect_uri: env.redirectUrl }) };
-  const list = [...head, jwksRequest, consent, code, { method: 'GET', url: `${aisp}/accounts`, headers: { 'x-fapi-interaction-id': randomUUID(), ...ais(readToken) } }, ...readRequests, ...refreshRequests];
+  const code = {
+    method: 'POST',
+    url: env.tokenEndpoint,
+    headers: { 'x-fapi-interaction-id': randomUUID(), ...tokenHeaders() },
+    body: form({ grant_type: 'authorization_code', code: unexchanged, redirect_uri: env.redirectUrl }),
+  };
+  const list = [
+    ...head,
+    jwksRequest,
+    consent,
+    code,
+    { method: 'GET', url: `${aisp}/accounts`, headers: { 'x-fapi-interaction-id': randomUUID(), ...ais(readToken) } },
+    ...readRequests,
+    ...refreshRequests,
+  ];
   return {
-    info: { name: 'obflow whole flow, scripts removed (bench)', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+    info: {
+      name: 'obflow whole flow, scripts removed (bench)',
+      schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
+    },
     item: list.map((entry, index) => ({
       name: `${index + 1} ${entry.method} ${new URL(entry.url).pathname}`,
       request: {
@@ -203,7 +268,8 @@ async function consentBodyOf(collectionPath) {
   const collection = JSON.parse(await readFile(collectionPath, 'utf8'));
   const find = (items) => {
     for (const item of items ?? []) {
-      if (item.request?.method === 'POST' && String(item.request.url?.raw ?? '').endsWith('/account-access-consents')) return item.request.body.raw;
+      if (item.request?.method === 'POST' && String(item.request.url?.raw ?? '').endsWith('/account-access-consents'))
+        return item.request.body.raw;
       const found = find(item.item);
       if (found !== undefined) return found;
     }

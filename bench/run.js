@@ -30,7 +30,14 @@ const { buildCollections, loadTemplates, STEP_NAMES } = await import(join(dist, 
 const results = [];
 function record(name, value, baseline, target, unit) {
   const ratio = value / baseline;
-  results.push({ name, value: `${value.toFixed(1)} ${unit}`, baseline: `${baseline.toFixed(1)} ${unit}`, ratio: ratio.toFixed(2), target: `≤ ${target}`, ok: ratio <= target });
+  results.push({
+    name,
+    value: `${value.toFixed(1)} ${unit}`,
+    baseline: `${baseline.toFixed(1)} ${unit}`,
+    ratio: ratio.toFixed(2),
+    target: `≤ ${target}`,
+    ok: ratio <= target,
+  });
 }
 /**
  * Heap used and RSS once garbage is collected (the bench runs with --expose-gc; npm run bench does): retained memory,
@@ -59,7 +66,9 @@ function get(url, ca) {
     request(url, { ca, rejectUnauthorized: true }, (response) => {
       response.resume();
       response.on('end', () => done(response.statusCode));
-    }).on('error', fail).end();
+    })
+      .on('error', fail)
+      .end();
   });
 }
 
@@ -86,7 +95,10 @@ for (let i = 0; i < 5; i += 1) {
 
   t = performance.now();
   const candidate = await startSandbox({
-    serverCertificate, serverKey, clientCa: [issuing, root], directoryJwks: JSON.parse(jwks),
+    serverCertificate,
+    serverKey,
+    clientCa: [issuing, root],
+    directoryJwks: JSON.parse(jwks),
     dataDir: await mkdtemp(join(tmpdir(), 'obflow-bench-data-')),
   });
   await get(candidate.urls.profiles['strict-headless'].discovery_url, ca);
@@ -100,7 +112,14 @@ record('startup (sandbox, median of 5)', median(startups), median(bares), 40, 'm
 // The whole flow four times in one process (the emulator too, so its bank data is generated in the first pass): memory
 // after passes 2, 3 and 4 against after the first shows what the pipeline keeps per run (a leak grows pass after
 // pass), not the emulator's cached ledgers or newman's one-off load.
-const config = parseConfig({ stateDir: join(dir, 'state'), output: { collections: resolve(import.meta.dirname, '..', 'collections'), reports: join(dir, 'reports') }, flow: { psuUser: 'jo' } }, 'bench');
+const config = parseConfig(
+  {
+    stateDir: join(dir, 'state'),
+    output: { collections: resolve(import.meta.dirname, '..', 'collections'), reports: join(dir, 'reports') },
+    flow: { psuUser: 'jo' },
+  },
+  'bench',
+);
 const target = sandboxTarget(config, sandbox.urls, ca);
 const session = await openTargetSession(config, target, identityPathsFromManifest(join(dir, 'identity'), manifest));
 const registered = await registerStage(session, { force: true });
@@ -131,7 +150,8 @@ for (const flow of [3, 4]) {
   after[flow] = settled();
 }
 const ORDINAL = { 2: '2nd', 3: '3rd', 4: '4th' };
-for (const flow of [2, 3, 4]) record(`heap (used after ${ORDINAL[flow]} flow / after 1st)`, after[flow].heap / 2 ** 20, first.heap / 2 ** 20, 1.2, 'MiB');
+for (const flow of [2, 3, 4])
+  record(`heap (used after ${ORDINAL[flow]} flow / after 1st)`, after[flow].heap / 2 ** 20, first.heap / 2 ** 20, 1.2, 'MiB');
 record('memory (RSS after 4th flow / after 1st)', after[4].rss / 2 ** 20, first.rss / 2 ** 20, 1.25, 'MiB');
 await session.close();
 await sandbox.close();

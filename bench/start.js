@@ -19,7 +19,14 @@ export async function startRows() {
     node: () => timed(process.execPath, ['-e', '0'], { tmp }),
   }).finally(() => rm(tmp, { recursive: true, force: true }));
   return [
-    row('npm start (median of 5) / obflow demo', start.ms, demo.ms, 's', { figureAtMost: 2000 }, `rounds (ms): npm start ${start.all.map(Math.round).join(', ')}; demo ${demo.all.map(Math.round).join(', ')}`),
+    row(
+      'npm start (median of 5) / obflow demo',
+      start.ms,
+      demo.ms,
+      's',
+      { figureAtMost: 2000 },
+      `rounds (ms): npm start ${start.all.map(Math.round).join(', ')}; demo ${demo.all.map(Math.round).join(', ')}`,
+    ),
     row('obflow --help / node -e 0', help.ms, node.ms, 'ms'),
   ];
 }

@@ -127,7 +127,16 @@ async function filledFolder() {
 
 async function start(dataDir) {
   const options = join(work, `${dataDir.split('/').pop()}.options.json`);
-  await writeFile(options, JSON.stringify({ serverCertificate: identity.serverCertificate, serverKey: identity.serverKey, clientCa: identity.ca, directoryJwks: identity.directoryJwks, dataDir }));
+  await writeFile(
+    options,
+    JSON.stringify({
+      serverCertificate: identity.serverCertificate,
+      serverKey: identity.serverKey,
+      clientCa: identity.ca,
+      directoryJwks: identity.directoryJwks,
+      dataDir,
+    }),
+  );
   const child = fork(import.meta.filename, ['--serve', options, ...(distFlag > 0 ? ['--dist', dist] : [])], { stdio: 'inherit' });
   const { urls, startMs } = await new Promise((done, fail) => {
     child.once('message', done);
@@ -160,7 +169,13 @@ async function register(sandbox) {
   });
   const jwt = await signRegistration(claims, identity.signingKey, manifest.kid);
   const started = performance.now();
-  const answer = await call(sandbox.agent, 'POST', sandbox.urls.registration_endpoint, { 'content-type': 'application/jwt', accept: 'application/json' }, jwt);
+  const answer = await call(
+    sandbox.agent,
+    'POST',
+    sandbox.urls.registration_endpoint,
+    { 'content-type': 'application/jwt', accept: 'application/json' },
+    jwt,
+  );
   const ms = performance.now() - started;
   if (answer.status !== 201) throw new Error(`registration answered ${answer.status}: ${answer.body}`);
   return { client: JSON.parse(answer.body), ms };
@@ -228,7 +243,14 @@ const results = [];
 function ratio(name, values, target) {
   const value = percentile(values.full, 50);
   const baseline = percentile(values.empty, 50);
-  results.push({ name, full: `${value.toFixed(1)} ms`, empty: `${baseline.toFixed(1)} ms`, measure: `${(value / baseline).toFixed(2)}×`, target: `≤ ${target}×`, ok: value / baseline <= target });
+  results.push({
+    name,
+    full: `${value.toFixed(1)} ms`,
+    empty: `${baseline.toFixed(1)} ms`,
+    measure: `${(value / baseline).toFixed(2)}×`,
+    target: `≤ ${target}×`,
+    ok: value / baseline <= target,
+  });
 }
 ratio('token endpoint p50', times.token, 1.5);
 ratio('registration p50', times.registration, 1.5);
@@ -241,7 +263,9 @@ results.push({
   ok: readsFull.p99 <= 40,
 });
 
-console.log(`store soak on ${dist}: ${TOKENS} tokens and ${CLIENTS} clients stored; start ${empty.startMs.toFixed(0)} ms empty, ${full.startMs.toFixed(0)} ms full; ${ROUNDS} rounds, ${READS} reads`);
+console.log(
+  `store soak on ${dist}: ${TOKENS} tokens and ${CLIENTS} clients stored; start ${empty.startMs.toFixed(0)} ms empty, ${full.startMs.toFixed(0)} ms full; ${ROUNDS} rounds, ${READS} reads`,
+);
 console.table(results);
 
 for (const sandbox of [empty, full]) await sandbox.close();

@@ -13,7 +13,10 @@ import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../dist/generate/templates
 /** <repo>, beside scripts/. */
 export const REPO_ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
-export async function updateSchemas(specsDir = process.env.OBFLOW_SPECS_DIR ?? join(REPO_ROOT, '..', 'shared', 'specs'), templatesDir = DEFAULT_TEMPLATES_DIR) {
+export async function updateSchemas(
+  specsDir = process.env.OBFLOW_SPECS_DIR ?? join(REPO_ROOT, '..', 'shared', 'specs'),
+  templatesDir = DEFAULT_TEMPLATES_DIR,
+) {
   const files = buildSchemaFiles(specsDir);
   for (const file of files) await writeFileAtomic(join(templatesDir, 'schemas', file.fileName), file.json);
   return files.map((file) => join(templatesDir, 'schemas', file.fileName));

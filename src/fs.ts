@@ -40,7 +40,11 @@ export interface TemporaryFile {
 
 /** Writes a temporary sibling of `path` (mode 0600 for secrets, else 0644; folders 0700/0755). The caller places it
  *  and calls discard() in every case (after a rename there is nothing left to remove). */
-export async function writeTemporary(path: string, contents: string | Uint8Array, options: { secret?: boolean } = {}): Promise<TemporaryFile> {
+export async function writeTemporary(
+  path: string,
+  contents: string | Uint8Array,
+  options: { secret?: boolean } = {},
+): Promise<TemporaryFile> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   pending.add(tmp);
   const discard = async (): Promise<void> => {
@@ -78,12 +82,14 @@ export async function ensureDirectory(path: string, options: { secret?: boolean 
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     // mkdir -p says EEXIST (or ENOTDIR) when a file stands at the path or on the way to it.
-    const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `a file stands where the folder should be (${code})` : (cause as Error).message;
+    const reason =
+      code === 'EEXIST' || code === 'ENOTDIR' ? `a file stands where the folder should be (${code})` : (cause as Error).message;
     throw writeFailed(`could not create the folder ${path}`, cause, reason);
   }
 }
 
-const WRITE_HINT = 'Check that the folder is writable, that no file stands where a folder should be, and that the disk is not full; nothing half-written was left.';
+const WRITE_HINT =
+  'Check that the folder is writable, that no file stands where a folder should be, and that the disk is not full; nothing half-written was left.';
 
 function writeFailed(what: string, cause: unknown, reason = (cause as Error).message): ObflowError {
   return new ObflowError('ERR_WRITE_FAILED', `${what}: ${reason}`, { hint: WRITE_HINT, cause });

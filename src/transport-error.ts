@@ -6,9 +6,7 @@ export type TransportErrorKind = 'unreachable' | 'tls';
 
 /** OpenSSL's certificate verification results as Node names them (X509_V_ERR_* without the prefix), and the prefixes
  *  of Node's own TLS/OpenSSL error codes (ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED, …). */
-const TLS_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'HOSTNAME_MISMATCH', 'INVALID_CA', 'EPROTO',
-]);
+const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'HOSTNAME_MISMATCH', 'INVALID_CA', 'EPROTO']);
 const TLS_CODE_PREFIXES = ['ERR_TLS_', 'ERR_SSL_', 'ERR_OSSL_', 'CERT_', 'UNABLE_TO_'] as const;
 
 /** Words only a TLS failure puts in a message: Node sometimes reports an alert in the message alone (no code). */

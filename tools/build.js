@@ -33,7 +33,9 @@ function fingerprintOf(sources) {
   try {
     typescript = JSON.parse(readFileSync(join(root, 'node_modules', 'typescript', 'package.json'), 'utf8')).version;
   } catch {
-    console.error('build: TypeScript is not installed in node_modules, so dist/ cannot be built\nhint: Run `npm ci` (the build needs the dev dependencies).');
+    console.error(
+      'build: TypeScript is not installed in node_modules, so dist/ cannot be built\nhint: Run `npm ci` (the build needs the dev dependencies).',
+    );
     process.exit(2);
   }
   hash.update(`typescript ${typescript}\0`);
@@ -59,7 +61,9 @@ const fingerprint = fingerprintOf(sources);
 const stamp = readStamp();
 const names = sources.map((path) => relative(root, path));
 /** dist/x.js of every src/x.ts: one removed by hand would not come back from an incremental build. */
-const outputsPresent = names.filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).every((name) => existsSync(join(dist, `${name.slice('src/'.length, -'.ts'.length)}.js`)));
+const outputsPresent = names
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+  .every((name) => existsSync(join(dist, `${name.slice('src/'.length, -'.ts'.length)}.js`)));
 if (stamp?.fingerprint === fingerprint && outputsPresent && !force) process.exit(0);
 
 const removed = (stamp?.sources ?? []).filter((name) => !names.includes(name));

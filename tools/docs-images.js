@@ -40,7 +40,10 @@ try {
     await page.screenshot({ path: join(images, 'workspace-guide.png'), fullPage: true, clip: { x: 0, y: 0, width: 1100, height: 1900 } });
     await page.goto(`file://${join(workspace, 'reports', 'report.html')}`);
     // One step opened, as a reader would: its requests and checks.
-    await page.locator('details.step').nth(5).evaluate((element) => element.setAttribute('open', ''));
+    await page
+      .locator('details.step')
+      .nth(5)
+      .evaluate((element) => element.setAttribute('open', ''));
     await page.screenshot({ path: join(images, 'run-report.png'), fullPage: true, clip: { x: 0, y: 0, width: 1100, height: 1200 } });
     console.log(`wrote ${join(images, 'workspace-guide.png')} and ${join(images, 'run-report.png')}`);
   } finally {

@@ -30,7 +30,11 @@ export interface CommandContext {
 }
 
 /** `checkFiles: false` for doctor, which reports a missing identity file as a failed check instead. */
-export async function openCommand(state: CommandState, argv: Readonly<Record<string, unknown>>, options: { checkFiles?: boolean } = {}): Promise<CommandContext> {
+export async function openCommand(
+  state: CommandState,
+  argv: Readonly<Record<string, unknown>>,
+  options: { checkFiles?: boolean } = {},
+): Promise<CommandContext> {
   const overrides = commandOverrides(argv);
   const core = await loadCore();
   const configFile = typeof argv.config === 'string' ? argv.config : undefined;

@@ -29,7 +29,9 @@ const PATH_FLAGS = ['config', 'state-dir', 'out-collections', 'out-reports', 'da
 export function commandOverrides(argv: Readonly<Record<string, unknown>>): Overrides {
   const empty = PATH_FLAGS.find((flag) => argv[flag] === '');
   if (empty !== undefined) {
-    throw new ObflowError('ERR_USAGE', `--${empty} needs a path`, { hint: `Give it a value (\`--${empty} <path>\`), or leave the flag out.` });
+    throw new ObflowError('ERR_USAGE', `--${empty} needs a path`, {
+      hint: `Give it a value (\`--${empty} <path>\`), or leave the flag out.`,
+    });
   }
   const overrides: Record<string, unknown> = {};
   for (const [flag, path] of Object.entries(FLAGS)) {

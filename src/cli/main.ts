@@ -92,7 +92,11 @@ function report(error: unknown, state: CommandState): number {
     return EXIT_CODES.usage;
   }
   const message = error instanceof Error ? error.message : String(error);
-  output.error('ERR_UNEXPECTED', message.split('\n')[0] ?? 'unexpected failure', 'This is a bug in obflow: rerun with OBFLOW_DEBUG=1 and report the stack trace.');
+  output.error(
+    'ERR_UNEXPECTED',
+    message.split('\n')[0] ?? 'unexpected failure',
+    'This is a bug in obflow: rerun with OBFLOW_DEBUG=1 and report the stack trace.',
+  );
   if (io.env.OBFLOW_DEBUG) io.stderr.write(`${String((error as Error).stack ?? error)}\n`);
   return EXIT_CODES.checks;
 }

@@ -27,7 +27,8 @@ export interface Output {
 export function createOutput(io: CliIo, options: { json: boolean; quiet: boolean }): Output {
   // Colour only on a terminal, decided per stream, and never when NO_COLOR or TERM=dumb says no.
   const allowed = io.env.NO_COLOR === undefined && io.env.TERM !== 'dumb';
-  const painter = (tty: boolean | undefined) => (code: number, text: string) => (allowed && tty === true ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const painter = (tty: boolean | undefined) => (code: number, text: string) =>
+    allowed && tty === true ? `\u001b[${code}m${text}\u001b[0m` : text;
   const paint = painter(io.stdout.isTTY);
   const paintError = painter(io.stderr.isTTY);
   const human = !options.json && !options.quiet;

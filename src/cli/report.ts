@@ -22,13 +22,21 @@ export function runFailureError(result: RunResult): ObflowError {
   if (transport !== undefined) {
     const reason = transport.code !== undefined ? `${transport.code}: ${transport.message}` : transport.message;
     if (transport.kind === 'tls') {
-      return new ObflowError('ERR_REMOTE_TLS', `step ${transport.step}: TLS with ${transport.origin} failed at ${transport.item} (${reason})`, {
-        hint: "Check the bank's CA (bank.server_ca, or the sandbox's directory CAs) and that the transport certificate is the registered one; `obflow doctor` checks both.",
-      });
+      return new ObflowError(
+        'ERR_REMOTE_TLS',
+        `step ${transport.step}: TLS with ${transport.origin} failed at ${transport.item} (${reason})`,
+        {
+          hint: "Check the bank's CA (bank.server_ca, or the sandbox's directory CAs) and that the transport certificate is the registered one; `obflow doctor` checks both.",
+        },
+      );
     }
-    return new ObflowError('ERR_REMOTE_UNREACHABLE', `step ${transport.step}: no answer from ${transport.origin} at ${transport.item} (${reason})`, {
-      hint: 'Is the bank (or `obflow sandbox`) running at that address? If the sandbox restarted, run `obflow environment` again.',
-    });
+    return new ObflowError(
+      'ERR_REMOTE_UNREACHABLE',
+      `step ${transport.step}: no answer from ${transport.origin} at ${transport.item} (${reason})`,
+      {
+        hint: 'Is the bank (or `obflow sandbox`) running at that address? If the sandbox restarted, run `obflow environment` again.',
+      },
+    );
   }
   const first = step?.failures[0];
   const what = first ? `: ${first.item} — ${first.test}${first.message ? ` (${first.message})` : ''}` : '';

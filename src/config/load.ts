@@ -144,7 +144,15 @@ function toEnvSegment(key: string): string {
 
 /** OBFLOW_* variables that are not config keys: the CLI's own, the PSU's credentials for a consent script
  *  (docs/pipeline.md), and the test suite's (README, "Two commands"), which a shell that ran the tests may still export. */
-const NOT_CONFIG = new Set(['OBFLOW_CONFIG', 'OBFLOW_DEBUG', 'OBFLOW_SPECS_DIR', 'OBFLOW_REQUIRE_PREREQUISITES', 'OBFLOW_TEST_CHROMIUM', 'OBFLOW_PSU_USERNAME', 'OBFLOW_PSU_PASSWORD']);
+const NOT_CONFIG = new Set([
+  'OBFLOW_CONFIG',
+  'OBFLOW_DEBUG',
+  'OBFLOW_SPECS_DIR',
+  'OBFLOW_REQUIRE_PREREQUISITES',
+  'OBFLOW_TEST_CHROMIUM',
+  'OBFLOW_PSU_USERNAME',
+  'OBFLOW_PSU_PASSWORD',
+]);
 
 function readEnvironment(env: Record<string, string | undefined>): Layer {
   const layer: Layer = {};
@@ -182,7 +190,10 @@ function coerce(name: string, value: string, type: LeafInfo['type']): unknown {
           break;
         }
       }
-      return value.split(',').map((part) => part.trim()).filter(Boolean);
+      return value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
   }
   throw new ObflowError('ERR_CONFIG_INVALID', `environment: ${name} must be a ${type}, got "${value}"`, {
     hint: type === 'boolean' ? 'Use true or false.' : `Give a ${type}.`,
@@ -215,7 +226,11 @@ function resolvePaths(layer: Layer, baseDir: string): Layer {
     const segments = key.replace('[]', '').split('.');
     const value = getPath(copy, segments);
     if (isArray && Array.isArray(value)) {
-      setPath(copy, segments, value.map((item) => (typeof item === 'string' ? absolute(baseDir, item) : item)));
+      setPath(
+        copy,
+        segments,
+        value.map((item) => (typeof item === 'string' ? absolute(baseDir, item) : item)),
+      );
     } else if (typeof value === 'string') {
       setPath(copy, segments, absolute(baseDir, value));
     }
@@ -244,7 +259,11 @@ function checkFilesExist(config: ObflowConfig): void {
   const files: [string, string][] = [];
   const id = config.identity;
   if (id) {
-    files.push(['identity.softwareStatement', id.softwareStatement], ['identity.signing.key', id.signing.key], ['identity.directoryJwks', id.directoryJwks]);
+    files.push(
+      ['identity.softwareStatement', id.softwareStatement],
+      ['identity.signing.key', id.signing.key],
+      ['identity.directoryJwks', id.directoryJwks],
+    );
     if ('pfx' in id.transport) files.push(['identity.transport.pfx', id.transport.pfx]);
     else files.push(['identity.transport.cert', id.transport.cert], ['identity.transport.key', id.transport.key]);
     id.directoryRoots.forEach((file, i) => files.push([`identity.directoryRoots.${i}`, file]));

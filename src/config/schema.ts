@@ -56,7 +56,7 @@ const bank = z
     preset: z
       .enum(BANK_PRESET_NAMES)
       .optional()
-      .describe('A known bank\'s published addresses (ozone-model-bank: the UK Open Banking model bank); every key set here overrides it.'),
+      .describe("A known bank's published addresses (ozone-model-bank: the UK Open Banking model bank); every key set here overrides it."),
     name: z.string().min(1).default('bank').describe('A short name for the bank, used in file names.'),
     environment: z.enum(['sandbox', 'production']).default('sandbox').describe('Which of the bank environments to call.'),
     base_url: httpsUrl('{base_url}: production resource server address.').optional(),
@@ -99,12 +99,18 @@ const consentScriptStep = z
       .strictObject({
         name: stepName,
         fill: selector('The field to type into (a Playwright selector: CSS, text=…, role=…).'),
-        with: z.enum(['username', 'password']).describe("Which of the PSU's credentials to type (from the environment or flow.browser.credentials.file)."),
+        with: z
+          .enum(['username', 'password'])
+          .describe("Which of the PSU's credentials to type (from the environment or flow.browser.credentials.file)."),
       })
       .describe('Type the PSU username or password into a field.'),
-    z.strictObject({ name: stepName, tick: selector('The account checkboxes; those in flow.browser.accounts (default all) are ticked.') }).describe('Tick accounts.'),
+    z
+      .strictObject({ name: stepName, tick: selector('The account checkboxes; those in flow.browser.accounts (default all) are ticked.') })
+      .describe('Tick accounts.'),
     z.strictObject({ name: stepName, click: selector('The element to click.') }).describe('Click a button or link.'),
-    z.strictObject({ name: stepName, waitFor: z.string().min(1).describe('Text that must appear on the page.') }).describe('Wait for text.'),
+    z
+      .strictObject({ name: stepName, waitFor: z.string().min(1).describe('Text that must appear on the page.') })
+      .describe('Wait for text.'),
   ])
   .describe('One step of the consent script.');
 
@@ -114,22 +120,38 @@ const browser = z
       .union([
         z.enum(['sandbox', 'none']),
         z.strictObject({
-          steps: z.array(consentScriptStep).min(1).describe('The steps, in order; after the last one the bank must redirect to the redirect URI.'),
-          errorSelector: selector("Where the bank's pages show an error (e.g. [role=alert]): it ends the consent with the bank's words.").optional(),
+          steps: z
+            .array(consentScriptStep)
+            .min(1)
+            .describe('The steps, in order; after the last one the bank must redirect to the redirect URI.'),
+          errorSelector: selector(
+            "Where the bank's pages show an error (e.g. [role=alert]): it ends the consent with the bank's words.",
+          ).optional(),
         }),
       ])
       .optional()
-      .describe('"sandbox": the embedded sandbox\'s pages (the default with target "sandbox"); "none": a person consents in a window (the default with a bank); or the bank\'s pages as steps.'),
-    accounts: z.array(z.string().min(1)).min(1).optional().describe('Accounts a tick step ticks: AccountIds or name substrings (default: all offered).'),
-    headless: z.boolean().optional().describe('Default: headless with a script, a visible window without one (needs DISPLAY or WAYLAND_DISPLAY).'),
+      .describe(
+        '"sandbox": the embedded sandbox\'s pages (the default with target "sandbox"); "none": a person consents in a window (the default with a bank); or the bank\'s pages as steps.',
+      ),
+    accounts: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Accounts a tick step ticks: AccountIds or name substrings (default: all offered).'),
+    headless: z
+      .boolean()
+      .optional()
+      .describe('Default: headless with a script, a visible window without one (needs DISPLAY or WAYLAND_DISPLAY).'),
     executablePath: z.string().min(1).default('/usr/bin/chromium').describe('The Chromium (or Chrome) that browser consent starts.'),
     timeoutSeconds: z.int().min(1).max(86_400).default(300).describe('How long the PSU (or the script) has to reach the redirect URI.'),
-    stepTimeoutSeconds: z.int().min(1).max(3_600).default(30).describe("How long one script step waits for its element."),
+    stepTimeoutSeconds: z.int().min(1).max(3_600).default(30).describe('How long one script step waits for its element.'),
     credentials: z
       .strictObject({
         usernameEnv: z.string().min(1).default('OBFLOW_PSU_USERNAME').describe("Environment variable holding the PSU's username."),
         passwordEnv: z.string().min(1).default('OBFLOW_PSU_PASSWORD').describe("Environment variable holding the PSU's password."),
-        file: path('A secret JSON file { "username": …, "password": … } (used where the variables are unset); never the config file.').optional(),
+        file: path(
+          'A secret JSON file { "username": …, "password": … } (used where the variables are unset); never the config file.',
+        ).optional(),
       })
       .prefault({})
       .describe("Where a bank's script finds the PSU's credentials (never in the config file). The sandbox uses its test users."),
@@ -176,7 +198,8 @@ export const configSchema = z
     if (config.target === 'bank') {
       if (!config.bank) ctx.addIssue({ code: 'custom', path: ['bank'], message: 'is required when target is "bank"' });
       if (!config.identity) ctx.addIssue({ code: 'custom', path: ['identity'], message: 'is required when target is "bank"' });
-      if (config.bank && config.bank.auth_url === undefined) ctx.addIssue({ code: 'custom', path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
+      if (config.bank && config.bank.auth_url === undefined)
+        ctx.addIssue({ code: 'custom', path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
     }
   })
   .describe('obflow configuration (obflow.config.json).');

@@ -33,7 +33,12 @@ export interface DownloadEnvironmentInput {
 }
 
 /** GET a JSON document over the session's mTLS dispatcher; transport failures classified once (registration/http.ts). */
-export async function getJson(url: string, dispatcher: Dispatcher, what: string, extraHeaders: Record<string, string> = {}): Promise<{ status: number; body: unknown; text: string }> {
+export async function getJson(
+  url: string,
+  dispatcher: Dispatcher,
+  what: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ status: number; body: unknown; text: string }> {
   try {
     const response = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json', ...extraHeaders } });
     const text = await response.body.text();
@@ -53,20 +58,35 @@ export async function getJson(url: string, dispatcher: Dispatcher, what: string,
 export async function downloadEnvironment(input: DownloadEnvironmentInput): Promise<DownloadedEnvironment> {
   const url = new URL(input.helperUrl);
   url.searchParams.set('client_id', input.clientId);
-  const basic = input.clientSecret === undefined
-    ? {}
-    : { authorization: `Basic ${Buffer.from(`${encodeURIComponent(input.clientId)}:${encodeURIComponent(input.clientSecret)}`).toString('base64')}` };
+  const basic =
+    input.clientSecret === undefined
+      ? {}
+      : {
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(input.clientId)}:${encodeURIComponent(input.clientSecret)}`).toString('base64')}`,
+        };
   const { status, body, text } = await getJson(url.toString(), input.dispatcher, 'environment download', basic);
   input.log?.(`GET ${input.helperUrl}?client_id=… → ${status}`);
   if (status !== 200) {
-    const detail = typeof body === 'object' && body !== null
-      ? [(body as Record<string, unknown>).error, (body as Record<string, unknown>).error_description, (body as Record<string, unknown>).message].filter((part) => typeof part === 'string').join(': ')
-      : text.slice(0, 200);
-    throw new ObflowError('ERR_ENVIRONMENT_DOWNLOAD', `the bank refused the environment download (${status})${detail !== '' ? ` ${detail}` : ''}`, {
-      hint: status === 404
-        ? 'The bank does not know this client id here: register again (`obflow register --force`) or check the helper path in the config.'
-        : 'Only the registered client, with its own transport certificate, may download its environment; check the target and `obflow register`.',
-    });
+    const detail =
+      typeof body === 'object' && body !== null
+        ? [
+            (body as Record<string, unknown>).error,
+            (body as Record<string, unknown>).error_description,
+            (body as Record<string, unknown>).message,
+          ]
+            .filter((part) => typeof part === 'string')
+            .join(': ')
+        : text.slice(0, 200);
+    throw new ObflowError(
+      'ERR_ENVIRONMENT_DOWNLOAD',
+      `the bank refused the environment download (${status})${detail !== '' ? ` ${detail}` : ''}`,
+      {
+        hint:
+          status === 404
+            ? 'The bank does not know this client id here: register again (`obflow register --force`) or check the helper path in the config.'
+            : 'Only the registered client, with its own transport certificate, may download its environment; check the target and `obflow register`.',
+      },
+    );
   }
   const values = typeof body === 'object' && body !== null ? (body as { values?: unknown }).values : undefined;
   if (!Array.isArray(values)) {
@@ -98,9 +118,13 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
   const authorization = str('authorization_endpoint');
   const token = str('token_endpoint');
   if (status !== 200 || issuer === undefined || authorization === undefined || token === undefined) {
-    throw new ObflowError('ERR_DISCOVERY_INVALID', `discovery at ${discoveryUrl} answered ${status} without issuer/authorization_endpoint/token_endpoint`, {
-      hint: 'Check auth_url in the config: discovery lives at {auth_url}/.well-known/openid-configuration.',
-    });
+    throw new ObflowError(
+      'ERR_DISCOVERY_INVALID',
+      `discovery at ${discoveryUrl} answered ${status} without issuer/authorization_endpoint/token_endpoint`,
+      {
+        hint: 'Check auth_url in the config: discovery lives at {auth_url}/.well-known/openid-configuration.',
+      },
+    );
   }
   const registration = str('registration_endpoint');
   const jwks = str('jwks_uri');
@@ -110,7 +134,9 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
     token_endpoint: token,
     ...(registration !== undefined ? { registration_endpoint: registration } : {}),
     ...(jwks !== undefined ? { jwks_uri: jwks } : {}),
-    ...(Array.isArray(doc.grant_types_supported) ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') } : {}),
+    ...(Array.isArray(doc.grant_types_supported)
+      ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') }
+      : {}),
   };
 }
 

@@ -9,7 +9,10 @@ import { environmentIdOf, isSecretKey, sortValues, type PostmanEnvironment, type
 const REGENERATE = 'Run `obflow environment` again to rewrite it.';
 
 function unreadable(path: string, what: string, cause?: unknown): ObflowError {
-  return new ObflowError('ERR_FILE_UNREADABLE', `the environment ${path} ${what}`, { hint: REGENERATE, ...(cause !== undefined ? { cause } : {}) });
+  return new ObflowError('ERR_FILE_UNREADABLE', `the environment ${path} ${what}`, {
+    hint: REGENERATE,
+    ...(cause !== undefined ? { cause } : {}),
+  });
 }
 
 /** Pure: the text of a saved environment → a typed environment, or ERR_FILE_UNREADABLE naming the first bad part.
@@ -21,14 +24,21 @@ export function parseSavedEnvironment(text: string, path: string): PostmanEnviro
   } catch (cause) {
     throw unreadable(path, 'is not JSON', cause);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw unreadable(path, 'is not a Postman environment (an object with `values`)');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw unreadable(path, 'is not a Postman environment (an object with `values`)');
   const file = json as { id?: unknown; name?: unknown; values?: unknown };
   if (!Array.isArray(file.values)) throw unreadable(path, 'has no `values` array');
   const values: PostmanEnvironmentValue[] = [];
   for (const [index, entry] of (file.values as unknown[]).entries()) {
     const where = `values[${index}]`;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw unreadable(path, `has ${where} that is not an object`);
-    const { key, value, type, enabled, disabled } = entry as { key?: unknown; value?: unknown; type?: unknown; enabled?: unknown; disabled?: unknown };
+    const { key, value, type, enabled, disabled } = entry as {
+      key?: unknown;
+      value?: unknown;
+      type?: unknown;
+      enabled?: unknown;
+      disabled?: unknown;
+    };
     if (typeof key !== 'string' || key === '') throw unreadable(path, `has ${where}.key that is not a non-empty string`);
     if (typeof value !== 'string') throw unreadable(path, `has ${where}.value (${key}) that is not a string`);
     if (enabled === false || disabled === true) continue;

@@ -64,7 +64,17 @@ function deref(doc: Json, node: Json): Json {
 // ajv 6 (bundled in newman 6.2's script sandbox) throws on unknown formats; these two it knows and OBIE uses.
 const KEPT_FORMATS = new Set(['date-time', 'uri']);
 // OpenAPI 3.0 Schema Object keywords that are not JSON Schema (or only annotations that would make ajv strict modes fail).
-const DROPPED_KEYWORDS = new Set(['example', 'examples', 'xml', 'externalDocs', 'discriminator', 'deprecated', 'nullable', 'readOnly', 'writeOnly']);
+const DROPPED_KEYWORDS = new Set([
+  'example',
+  'examples',
+  'xml',
+  'externalDocs',
+  'discriminator',
+  'deprecated',
+  'nullable',
+  'readOnly',
+  'writeOnly',
+]);
 
 /** OpenAPI 3.0 Schema Object → JSON Schema draft-07, $refs rewritten to `#/definitions/<prefix><Name>`. */
 function convert(node: Json, prefix: string, seen: Set<string>): Json {
@@ -104,7 +114,8 @@ function responseSchemaRef(doc: Json, target: SchemaTarget): string {
   const operation = at(doc, `#/paths/${target.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${target.method}`);
   if (!isObject(operation) || !isObject(operation.responses)) throw new TypeError(`no responses for ${target.method} ${target.path}`);
   const response = deref(doc, operation.responses[target.status] ?? null);
-  if (!isObject(response) || !isObject(response.content)) throw new TypeError(`no content for ${target.method} ${target.path} ${target.status}`);
+  if (!isObject(response) || !isObject(response.content))
+    throw new TypeError(`no content for ${target.method} ${target.path} ${target.status}`);
   const media = response.content['application/json; charset=utf-8'] ?? response.content['application/json'];
   if (!isObject(media) || !isObject(media.schema) || typeof media.schema.$ref !== 'string') {
     throw new TypeError(`no JSON schema $ref for ${target.method} ${target.path} ${target.status}`);

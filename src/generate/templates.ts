@@ -23,7 +23,9 @@ export const DEFAULT_TEMPLATES_DIR = join(dirname(fileURLToPath(import.meta.url)
 
 function readFolder(dir: string, suffix: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(suffix)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(suffix))
+    .sort()) {
     out[file.slice(0, -suffix.length)] = readFileSync(join(dir, file), 'utf8');
   }
   return out;

@@ -60,13 +60,19 @@ export async function openSession(config: ObflowConfig, overrides: Overrides = {
 
 /** The target a config names, with the identity it uses: the running sandbox (or `addresses`) and the local test
  *  identity, or the configured bank and the TPP's own files. */
-export async function resolveTarget(config: ObflowConfig, addresses?: SandboxAddresses): Promise<{ target: Target; identity: ResolvedIdentity }> {
+export async function resolveTarget(
+  config: ObflowConfig,
+  addresses?: SandboxAddresses,
+): Promise<{ target: Target; identity: ResolvedIdentity }> {
   const identity = await resolveIdentity(config);
   if (config.target === 'bank') return { target: await bankTarget(config), identity };
   const local = identity.local;
   if (!local) throw new TypeError('the sandbox target uses the local identity');
   // The emulator's server certificate is issued by the local directory: trust exactly its CAs.
-  const serverCaPem = await Promise.all([readLocalIdentityFile(local, 'directory_root_ca'), readLocalIdentityFile(local, 'directory_issuing_ca')]);
+  const serverCaPem = await Promise.all([
+    readLocalIdentityFile(local, 'directory_root_ca'),
+    readLocalIdentityFile(local, 'directory_issuing_ca'),
+  ]);
   return { target: sandboxTarget(config, addresses ?? (await readSandboxAddresses(config.stateDir)), serverCaPem), identity };
 }
 

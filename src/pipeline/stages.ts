@@ -25,7 +25,18 @@ import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
 import { manualConsentStep } from '../run/consent/manual.js';
 import { idTokenStep, jsonOver, jwksCache } from '../run/id-token.js';
 import { browserConsentOptions } from '../run/consent/settings.js';
-import { bankOriginsOf, buildRunPlan, buildSslClientCertList, readStepCollections, runSteps, writeCaBundle, writeSslClientCertList, type ReporterName, type RunResult, type RunStep } from '../run/index.js';
+import {
+  bankOriginsOf,
+  buildRunPlan,
+  buildSslClientCertList,
+  readStepCollections,
+  runSteps,
+  writeCaBundle,
+  writeSslClientCertList,
+  type ReporterName,
+  type RunResult,
+  type RunStep,
+} from '../run/index.js';
 import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../report/subscriber.js';
 import { stateLayout } from '../state/layout.js';
@@ -67,7 +78,9 @@ export async function registerStage(session: Session, options: { force?: boolean
  *  here registers without it (the environment stage reports discovery problems with their own code). */
 async function offersRefresh(session: Session): Promise<boolean> {
   try {
-    return (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).grant_types_supported?.includes('refresh_token') === true;
+    return (
+      (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).grant_types_supported?.includes('refresh_token') === true
+    );
   } catch {
     return false;
   }
@@ -88,7 +101,10 @@ export function environmentStem(target: Target): string {
 }
 
 /** Downloads the bank's helper environment, merges it with discovery and obflow's flow inputs, writes it (0600). */
-export async function environmentStage(session: Session, registration: StoredRegistration): Promise<{ environment: PostmanEnvironment; path: string }> {
+export async function environmentStage(
+  session: Session,
+  registration: StoredRegistration,
+): Promise<{ environment: PostmanEnvironment; path: string }> {
   const bank = await downloadEnvironment({
     helperUrl: session.target.environmentHelperUrl,
     clientId: registration.client_id,
@@ -157,7 +173,10 @@ export interface RunStageOptions {
  * server, `issuer` and `configEndpoint` with its `{auth_url}`; for the sandbox also `tokenEndpoint` (a real bank may
  * serve its token endpoint from another host, RFC 8705 §5 mTLS endpoint aliases). Throws ERR_ENVIRONMENT_STALE.
  */
-export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'values'>, target: Pick<Target, 'name' | 'profile' | 'resourceBaseUrl' | 'authUrl'>): void {
+export function checkEnvironmentTarget(
+  environment: Pick<PostmanEnvironment, 'values'>,
+  target: Pick<Target, 'name' | 'profile' | 'resourceBaseUrl' | 'authUrl'>,
+): void {
   const expected: [string, string | undefined][] = [
     ['rs', originOf(target.resourceBaseUrl)],
     ['issuer', originOf(target.authUrl)],
@@ -170,9 +189,13 @@ export function checkEnvironmentTarget(environment: Pick<PostmanEnvironment, 'va
     if (want === undefined || typeof value !== 'string' || value === '') continue;
     const have = originOf(value);
     if (have !== want) {
-      throw new ObflowError('ERR_ENVIRONMENT_STALE', `the saved environment's ${key} is ${have ?? value}, but the ${target.name} target (${target.profile}) is at ${want}`, {
-        hint: 'The bank moved (e.g. `obflow sandbox` restarted on new ports): run `obflow environment` again.',
-      });
+      throw new ObflowError(
+        'ERR_ENVIRONMENT_STALE',
+        `the saved environment's ${key} is ${have ?? value}, but the ${target.name} target (${target.profile}) is at ${want}`,
+        {
+          hint: 'The bank moved (e.g. `obflow sandbox` restarted on new ports): run `obflow environment` again.',
+        },
+      );
     }
   }
 }
@@ -196,9 +219,11 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     });
   }
   // Only the steps this run needs: `run accounts` must not fail on another step's missing file.
-  const wanted = options.select === undefined || options.select === 'all' ? STEP_NAMES : STEP_NAMES.filter((name) => name === options.select);
+  const wanted =
+    options.select === undefined || options.select === 'all' ? STEP_NAMES : STEP_NAMES.filter((name) => name === options.select);
   const collections = options.collections ?? (await readStepCollections(config.output.collections, wanted));
-  const consentStep = target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
+  const consentStep =
+    target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
   const steps: RunStep[] = buildRunPlan({
     stepNames: STEP_NAMES,
     collections,

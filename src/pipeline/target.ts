@@ -82,7 +82,10 @@ async function readServerCa(file: string, key: string): Promise<string> {
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new ObflowError('ERR_FILE_MISSING', `${key}: no file at ${file}`, { hint: "Point it at the bank's CA certificate (PEM); relative paths resolve from the config file's folder.", cause });
+      throw new ObflowError('ERR_FILE_MISSING', `${key}: no file at ${file}`, {
+        hint: "Point it at the bank's CA certificate (PEM); relative paths resolve from the config file's folder.",
+        cause,
+      });
     }
     throw new ObflowError('ERR_FILE_UNREADABLE', `${key}: cannot read ${file} (${code ?? (cause as Error).message})`, {
       hint: "Point it at a readable PEM file with the bank's CA certificate (not a folder).",
@@ -92,7 +95,10 @@ async function readServerCa(file: string, key: string): Promise<string> {
   try {
     new X509Certificate(pem);
   } catch (cause) {
-    throw new ObflowError('ERR_FILE_UNREADABLE', `${key}: ${file} is not a PEM certificate`, { hint: "Use the bank's CA certificate as PEM (-----BEGIN CERTIFICATE-----).", cause });
+    throw new ObflowError('ERR_FILE_UNREADABLE', `${key}: ${file} is not a PEM certificate`, {
+      hint: "Use the bank's CA certificate as PEM (-----BEGIN CERTIFICATE-----).",
+      cause,
+    });
   }
   return pem;
 }

@@ -28,8 +28,7 @@ import {
 } from './verify.js';
 
 export type DoctorCheck =
-  | { name: string; ok: true; detail: string }
-  | { name: string; ok: false; code: ErrorCode; message: string; hint: string };
+  { name: string; ok: true; detail: string } | { name: string; ok: false; code: ErrorCode; message: string; hint: string };
 
 /** Stable check names (the CLI prints them; tests select by them). */
 export const CHECK_NAMES = {
@@ -208,7 +207,10 @@ export async function runDoctorChecks(paths: IdentityPaths, now: Date, options: 
         const published = await statementJwks(statement, options.fetchJwks);
         if (published === undefined) {
           // Honest about what was not done: the key parses, but nothing published was compared with it.
-          return { value: false, detail: `key readable; not compared: the statement embeds no software_jwks and ${statement.software_jwks_endpoint} was not fetched (offline)` };
+          return {
+            value: false,
+            detail: `key readable; not compared: the statement embeds no software_jwks and ${statement.software_jwks_endpoint} was not fetched (offline)`,
+          };
         }
         verifySigningKey(key, paths.signing.kid, published.jwks);
         return { value: true, detail: `kid ${paths.signing.kid} is published with this key in ${published.source}` };

@@ -121,7 +121,7 @@ async function importRsa(pem: string): Promise<KeyMaterial> {
 /** A positive 16-byte serial (RFC 5280 §4.1.2.2: positive, ≤ 20 octets). */
 function serial(): string {
   const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] ?? 0) & 0x7f | 0x01;
+  bytes[0] = ((bytes[0] ?? 0) & 0x7f) | 0x01;
   return bytes.toString('hex');
 }
 

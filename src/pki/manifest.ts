@@ -72,10 +72,14 @@ export async function loadLocalIdentity(identityDir: string): Promise<{ manifest
     text = await readFile(file, 'utf8');
   } catch (cause) {
     const missing = (cause as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new ObflowError(missing ? 'ERR_IDENTITY_MISSING' : 'ERR_FILE_UNREADABLE', missing ? `no local identity at ${file}` : `the local identity file ${file} cannot be read (${(cause as Error).message})`, {
-      hint: missing ? 'run `obflow init` to issue a local test identity' : `check the permissions of ${file}`,
-      cause,
-    });
+    throw new ObflowError(
+      missing ? 'ERR_IDENTITY_MISSING' : 'ERR_FILE_UNREADABLE',
+      missing ? `no local identity at ${file}` : `the local identity file ${file} cannot be read (${(cause as Error).message})`,
+      {
+        hint: missing ? 'run `obflow init` to issue a local test identity' : `check the permissions of ${file}`,
+        cause,
+      },
+    );
   }
   let parsed: unknown;
   try {

@@ -4,17 +4,17 @@
 
 import { createPublicKey, type KeyObject, type X509Certificate } from 'node:crypto';
 
-import {
-  createLocalJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  errors as joseErrors,
-  jwtVerify,
-  type JSONWebKeySet,
-} from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 
 import { ObflowError } from '../errors.js';
-import { loadTransportMaterial, parseCertificates, parsePrivateKey, readMaterialFile, safeCheckPrivateKey, type TransportMaterial } from './load.js';
+import {
+  loadTransportMaterial,
+  parseCertificates,
+  parsePrivateKey,
+  readMaterialFile,
+  safeCheckPrivateKey,
+  type TransportMaterial,
+} from './load.js';
 import type { IdentityPaths, PublicJwk, SoftwareStatementClaims } from './types.js';
 
 /** RFC 5280 §4.2.1.12 id-kp-clientAuth and anyExtendedKeyUsage. */
@@ -219,9 +219,13 @@ export function buildChain(leaf: X509Certificate, directory: { roots: X509Certif
     path.push(parent);
     current = parent;
   }
-  throw new ObflowError('ERR_CERT_UNTRUSTED', `the transport certificate (${describe(leaf)}) does not chain to the directory's root and issuing certificates`, {
-    hint: 'use a transport certificate issued by the configured directory, or fix identity.directoryRoots / directoryIssuing',
-  });
+  throw new ObflowError(
+    'ERR_CERT_UNTRUSTED',
+    `the transport certificate (${describe(leaf)}) does not chain to the directory's root and issuing certificates`,
+    {
+      hint: 'use a transport certificate issued by the configured directory, or fix identity.directoryRoots / directoryIssuing',
+    },
+  );
 }
 
 /** buildChain, then every certificate on the path valid at `now` (the leaf first: that is the one a TPP renews).
@@ -253,9 +257,13 @@ export function verifyKeyMatch(material: Pick<TransportMaterial, 'x509' | 'priva
 export function verifyClientAuth(cert: X509Certificate): void {
   const eku = cert.keyUsage as string[] | undefined;
   if (eku === undefined || eku.includes(OID_CLIENT_AUTH) || eku.includes(OID_ANY_EKU)) return;
-  throw new ObflowError('ERR_CERT_NO_CLIENT_AUTH', `the transport certificate's extended key usage (${eku.join(', ')}) excludes TLS client authentication`, {
-    hint: 'use the transport certificate (extended key usage clientAuth), not the signing or server one',
-  });
+  throw new ObflowError(
+    'ERR_CERT_NO_CLIENT_AUTH',
+    `the transport certificate's extended key usage (${eku.join(', ')}) excludes TLS client authentication`,
+    {
+      hint: 'use the transport certificate (extended key usage clientAuth), not the signing or server one',
+    },
+  );
 }
 
 /** Subject attributes of a certificate (Node prints one `key=value` per line). */
@@ -274,19 +282,30 @@ function subjectAttributes(cert: X509Certificate): Map<string, string[]> {
  * The directory issues a transport certificate per software statement (docs/bank-interface.md §1 prerequisite 3) with
  * subject CN=<software_id>, OU=<org_id>; the bank binds a registration to it. → ERR_CERT_NOT_FOR_SSA.
  */
-export function verifyCertificateForStatement(cert: X509Certificate, claims: Pick<SoftwareStatementClaims, 'software_id' | 'org_id'>): void {
+export function verifyCertificateForStatement(
+  cert: X509Certificate,
+  claims: Pick<SoftwareStatementClaims, 'software_id' | 'org_id'>,
+): void {
   const subject = subjectAttributes(cert);
   const cn = subject.get('CN') ?? [];
   const ou = subject.get('OU') ?? [];
   if (!cn.includes(claims.software_id)) {
-    throw new ObflowError('ERR_CERT_NOT_FOR_SSA', `the transport certificate's CN (${cn.join(', ') || 'none'}) is not the statement's software_id ${claims.software_id}`, {
-      hint: 'use the transport certificate the directory issued for this software statement',
-    });
+    throw new ObflowError(
+      'ERR_CERT_NOT_FOR_SSA',
+      `the transport certificate's CN (${cn.join(', ') || 'none'}) is not the statement's software_id ${claims.software_id}`,
+      {
+        hint: 'use the transport certificate the directory issued for this software statement',
+      },
+    );
   }
   if (ou.length > 0 && !ou.includes(claims.org_id)) {
-    throw new ObflowError('ERR_CERT_NOT_FOR_SSA', `the transport certificate's OU (${ou.join(', ')}) is not the statement's org_id ${claims.org_id}`, {
-      hint: 'use the transport certificate the directory issued for this software statement',
-    });
+    throw new ObflowError(
+      'ERR_CERT_NOT_FOR_SSA',
+      `the transport certificate's OU (${ou.join(', ')}) is not the statement's org_id ${claims.org_id}`,
+      {
+        hint: 'use the transport certificate the directory issued for this software statement',
+      },
+    );
   }
 }
 

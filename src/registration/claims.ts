@@ -73,7 +73,10 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
   const iat = Math.floor(input.now().getTime() / 1000);
   return {
     token_endpoint_auth_signing_alg: 'PS256',
-    grant_types: input.refreshToken === true ? ['authorization_code', 'client_credentials', 'refresh_token'] : ['authorization_code', 'client_credentials'],
+    grant_types:
+      input.refreshToken === true
+        ? ['authorization_code', 'client_credentials', 'refresh_token']
+        : ['authorization_code', 'client_credentials'],
     subject_type: 'public',
     application_type: 'web',
     iss: input.statementClaims.software_id,
@@ -122,8 +125,10 @@ export function checkRegistrationLocally(input: LocalCheckInput): void {
     });
   }
   if (claims.iss !== statementClaims.software_id) {
-    throw invalid(`iss "${claims.iss}" is not the statement's software_id "${statementClaims.software_id}"`,
-      'The registration JWT must be issued by the software statement it carries (DCR v3.2: iss = software_id).');
+    throw invalid(
+      `iss "${claims.iss}" is not the statement's software_id "${statementClaims.software_id}"`,
+      'The registration JWT must be issued by the software statement it carries (DCR v3.2: iss = software_id).',
+    );
   }
   if (typeof statementClaims.exp === 'number' && statementClaims.exp <= nowSeconds) {
     throw new ObflowError('ERR_SSA_EXPIRED', `the software statement expired at ${new Date(statementClaims.exp * 1000).toISOString()}`, {
@@ -147,8 +152,10 @@ export function checkRegistrationLocally(input: LocalCheckInput): void {
   }
   const roles = statementClaims.software_roles ?? [];
   if (!roles.includes('AISP') && !roles.includes('PISP')) {
-    throw invalid(`the statement's roles [${roles.join(', ')}] allow neither accounts nor payments`,
-      'Register software with the AISP role in the directory.');
+    throw invalid(
+      `the statement's roles [${roles.join(', ')}] allow neither accounts nor payments`,
+      'Register software with the AISP role in the directory.',
+    );
   }
 
   // The bank verifies the JWT with the statement's key `kid`; a different key is refused with invalid_software_statement.
@@ -182,11 +189,16 @@ export function checkRegistrationLocally(input: LocalCheckInput): void {
       });
     }
     if (Date.parse(certificate.validFrom) > now) {
-      throw new ObflowError('ERR_CERT_NOT_YET_VALID', `the transport certificate is valid only from ${new Date(certificate.validFrom).toISOString()}`, {
-        hint: "Check this machine's clock, or wait until the certificate becomes valid.",
-      });
+      throw new ObflowError(
+        'ERR_CERT_NOT_YET_VALID',
+        `the transport certificate is valid only from ${new Date(certificate.validFrom).toISOString()}`,
+        {
+          hint: "Check this machine's clock, or wait until the certificate becomes valid.",
+        },
+      );
     }
     // The bank binds the registration to the certificate issued for this statement (CN = software_id, OU = org_id).
-    if (statementClaims.org_id !== undefined) verifyCertificateForStatement(certificate, { software_id: statementClaims.software_id, org_id: statementClaims.org_id });
+    if (statementClaims.org_id !== undefined)
+      verifyCertificateForStatement(certificate, { software_id: statementClaims.software_id, org_id: statementClaims.org_id });
   }
 }

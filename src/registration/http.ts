@@ -17,10 +17,14 @@ export function transportError(error: unknown, url: string, what: string): unkno
     });
   }
   const closed = codes.some((code) => code === 'ECONNRESET' || code === 'UND_ERR_SOCKET');
-  return new ObflowError('ERR_REMOTE_UNREACHABLE', `${what}: ${new URL(url).origin} could not be reached (${codes[codes.length - 1] ?? message})`, {
-    hint: closed
-      ? 'The server closed the connection: a bank that requires mutual TLS does this when it does not accept the transport certificate; check the certificate and the address.'
-      : 'Check the address in the config and that the server is running (`obflow sandbox` for the local one).',
-    cause: error,
-  });
+  return new ObflowError(
+    'ERR_REMOTE_UNREACHABLE',
+    `${what}: ${new URL(url).origin} could not be reached (${codes[codes.length - 1] ?? message})`,
+    {
+      hint: closed
+        ? 'The server closed the connection: a bank that requires mutual TLS does this when it does not accept the transport certificate; check the certificate and the address.'
+        : 'Check the address in the config and that the server is running (`obflow sandbox` for the local one).',
+      cause: error,
+    },
+  );
 }

@@ -65,10 +65,14 @@ export async function postRegistration(input: PostRegistrationInput): Promise<Re
     const error = typeof fields.error === 'string' ? fields.error : `HTTP ${status}`;
     // RFC 7591 §3.2.2 {error, error_description}; a refusal before DCR (e.g. no client certificate) may be OBIE-shaped.
     const obie = Array.isArray(fields.Errors) ? (fields.Errors as { ErrorCode?: unknown; Message?: unknown }[])[0] : undefined;
-    const description = typeof fields.error_description === 'string'
-      ? `: ${fields.error_description}`
-      : obie !== undefined ? `: ${String(obie.ErrorCode ?? '')} ${String(obie.Message ?? '')}`.trimEnd()
-        : text !== '' && body === undefined ? `: ${text.slice(0, 200)}` : '';
+    const description =
+      typeof fields.error_description === 'string'
+        ? `: ${fields.error_description}`
+        : obie !== undefined
+          ? `: ${String(obie.ErrorCode ?? '')} ${String(obie.Message ?? '')}`.trimEnd()
+          : text !== '' && body === undefined
+            ? `: ${text.slice(0, 200)}`
+            : '';
     throw new ObflowError('ERR_REGISTRATION_REJECTED', `the bank refused the registration (${status}) ${error}${description}`, {
       hint: hintFor(error),
     });

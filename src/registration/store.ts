@@ -36,7 +36,8 @@ export async function readStoredRegistration(stateDir: string, key: Registration
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ObflowError('ERR_FILE_UNREADABLE', `cannot read ${path}: ${(error as Error).message}`, {
-      hint: 'Check the state folder permissions, or register again with --force.', cause: error,
+      hint: 'Check the state folder permissions, or register again with --force.',
+      cause: error,
     });
   }
   let parsed: unknown;

@@ -68,7 +68,11 @@ export interface ReportCollector {
 }
 
 interface ReportModule {
-  createReportCollector(options: { secretKeys: Iterable<string>; secrets?: Iterable<string>; redact?: (text: string) => string }): ReportCollector;
+  createReportCollector(options: {
+    secretKeys: Iterable<string>;
+    secrets?: Iterable<string>;
+    redact?: (text: string) => string;
+  }): ReportCollector;
   attachNewman(emitter: unknown, collector: ReportCollector, stepOf: (item: string) => string): void;
   itemSteps(steps: readonly { name: string; collection: object }[]): Map<string, string>;
   renderReport(model: ReportModel): string;
@@ -93,7 +97,10 @@ export function loadReportModule(): Promise<ReportModule> {
 /** A collector seeded with the environment's secret values. */
 export async function createCollector(environment: PostmanEnvironment, secretKeys: Iterable<string>): Promise<ReportCollector> {
   const module = await loadReportModule();
-  return module.createReportCollector({ secretKeys, secrets: environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value) });
+  return module.createReportCollector({
+    secretKeys,
+    secrets: environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value),
+  });
 }
 
 export async function renderHtmlReport(model: ReportModel): Promise<string> {

@@ -11,7 +11,11 @@ import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector
 export const HTML_REPORT_FILE = 'report.html';
 
 /** Events → the report model (pure apart from loading report.mjs once); `write` puts it somewhere when the run ends. */
-export function reportSubscriber(context: ReporterContext, write: (model: ReportModel) => Promise<readonly string[]>, runner = 'obflow'): RunSubscriber {
+export function reportSubscriber(
+  context: ReporterContext,
+  write: (model: ReportModel) => Promise<readonly string[]>,
+  runner = 'obflow',
+): RunSubscriber {
   let collector: ReportCollector | undefined;
   let start: RunStartEvent | undefined;
   let model: ReportModel | undefined;
@@ -23,7 +27,8 @@ export function reportSubscriber(context: ReporterContext, write: (model: Report
           start = event;
           break;
         case 'step':
-          if (event.phase === 'end') collector.step({ name: event.step, passed: event.result.passed, ...(event.kind === 'local' ? { local: true } : {}) });
+          if (event.phase === 'end')
+            collector.step({ name: event.step, passed: event.result.passed, ...(event.kind === 'local' ? { local: true } : {}) });
           break;
         case 'request':
           collector.request({
@@ -37,24 +42,41 @@ export function reportSubscriber(context: ReporterContext, write: (model: Report
           });
           break;
         case 'assertion':
-          if (event.status !== 'skipped') collector.assertion({ step: event.step, item: event.item, name: event.name, passed: event.status === 'passed', ...(event.message !== undefined ? { message: event.message } : {}) });
+          if (event.status !== 'skipped')
+            collector.assertion({
+              step: event.step,
+              item: event.item,
+              name: event.name,
+              passed: event.status === 'passed',
+              ...(event.message !== undefined ? { message: event.message } : {}),
+            });
           break;
         case 'script':
-          collector.assertion({ step: event.step, item: event.item, name: `${event.listen} script: ${event.name}`, passed: false, message: event.message });
+          collector.assertion({
+            step: event.step,
+            item: event.item,
+            name: `${event.listen} script: ${event.name}`,
+            passed: false,
+            message: event.message,
+          });
           break;
         case 'done': {
           const { result } = event;
           const order = start?.steps.map((step) => step.name) ?? result.steps.map((step) => step.name);
           const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
-          model = collector.model({
-            bank: start?.target === undefined ? 'unknown' : start.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : start.target.name,
-            profile: start?.target?.profile ?? '',
-            obflowVersion: obflowVersion(),
-            ranAt: start?.startedAt ?? event.finishedAt,
-            runner,
-            order,
-            complete: order.every((name) => result.steps.some((step) => step.name === name)),
-          }, summary.accounts);
+          model = collector.model(
+            {
+              bank:
+                start?.target === undefined ? 'unknown' : start.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : start.target.name,
+              profile: start?.target?.profile ?? '',
+              obflowVersion: obflowVersion(),
+              ranAt: start?.startedAt ?? event.finishedAt,
+              runner,
+              order,
+              complete: order.every((name) => result.steps.some((step) => step.name === name)),
+            },
+            summary.accounts,
+          );
           break;
         }
       }

@@ -60,7 +60,14 @@ export function buildSslClientCertList(input: BuildCertListInput): SslClientCert
   if (matches.length === 0) throw new TypeError('buildSslClientCertList needs at least one bank origin');
   const name = input.name ?? 'obflow transport certificate';
   if ('pfx' in input.transport) {
-    return [{ name, matches, pfx: { src: input.transport.pfx }, ...(input.transport.passphrase !== undefined ? { passphrase: input.transport.passphrase } : {}) }];
+    return [
+      {
+        name,
+        matches,
+        pfx: { src: input.transport.pfx },
+        ...(input.transport.passphrase !== undefined ? { passphrase: input.transport.passphrase } : {}),
+      },
+    ];
   }
   return [{ name, matches, key: { src: input.transport.key }, cert: { src: input.transport.cert } }];
 }
@@ -86,11 +93,17 @@ export function certificateFor(list: readonly SslClientCert[], url: string): Ssl
  */
 export function checkCertificateCoverage(list: readonly SslClientCert[], urls: readonly string[]): void {
   const certificateOf = certificateMatcher(list);
-  const unmatched = [...new Set(urls.filter((url) => url.startsWith('https://') && certificateOf(url) === undefined).map((url) => originOf(url) ?? url))];
+  const unmatched = [
+    ...new Set(urls.filter((url) => url.startsWith('https://') && certificateOf(url) === undefined).map((url) => originOf(url) ?? url)),
+  ];
   if (unmatched.length > 0) {
-    throw new ObflowError('ERR_CERT_PORT_UNMATCHED', `no client certificate matches ${unmatched.join(', ')}: newman would send these requests without one`, {
-      hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*); check the addresses in the environment and the certificate list.',
-    });
+    throw new ObflowError(
+      'ERR_CERT_PORT_UNMATCHED',
+      `no client certificate matches ${unmatched.join(', ')}: newman would send these requests without one`,
+      {
+        hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*); check the addresses in the environment and the certificate list.',
+      },
+    );
   }
 }
 
@@ -125,7 +138,8 @@ export function requestUrlsOf(collections: readonly object[], values: Readonly<R
 /** Whether an entry names exactly the files the material was loaded from (same paths, same passphrase). */
 function sameSource(transport: IdentityPaths['transport'], material: TransportMaterial): boolean {
   const source = material.source;
-  if ('pfx' in transport) return 'pfx' in source && source.pfx === transport.pfx && (source.passphrase ?? '') === (transport.passphrase ?? '');
+  if ('pfx' in transport)
+    return 'pfx' in source && source.pfx === transport.pfx && (source.passphrase ?? '') === (transport.passphrase ?? '');
   return 'cert' in source && source.cert === transport.cert && source.key === transport.key;
 }
 
@@ -133,7 +147,13 @@ function sameSource(transport: IdentityPaths['transport'], material: TransportMa
  *  so they must still be there), else loaded and checked here. */
 async function materialOf(transport: IdentityPaths['transport'], known: TransportMaterial | undefined): Promise<TransportMaterial> {
   if (known === undefined || !sameSource(transport, known)) return loadTransportMaterial(transport);
-  const files: [path: string, what: string][] = 'pfx' in transport ? [[transport.pfx, 'transport PFX']] : [[transport.cert, 'transport certificate'], [transport.key, 'transport key']];
+  const files: [path: string, what: string][] =
+    'pfx' in transport
+      ? [[transport.pfx, 'transport PFX']]
+      : [
+          [transport.cert, 'transport certificate'],
+          [transport.key, 'transport key'],
+        ];
   // Gone or unreadable since the session loaded it: the read says which (ERR_FILE_MISSING / ERR_FILE_UNREADABLE).
   for (const [path, what] of files) await access(path, constants.R_OK).catch(() => readMaterialFile(path, what));
   return known;
@@ -147,9 +167,12 @@ async function materialOf(transport: IdentityPaths['transport'], known: Transpor
  */
 export async function preflightClientCertificates(list: readonly SslClientCert[], known?: TransportMaterial): Promise<void> {
   for (const entry of list) {
-    const transport: IdentityPaths['transport'] | undefined = entry.pfx !== undefined
-      ? { pfx: entry.pfx.src, ...(entry.passphrase !== undefined ? { passphrase: entry.passphrase } : {}) }
-      : entry.cert !== undefined && entry.key !== undefined ? { cert: entry.cert.src, key: entry.key.src } : undefined;
+    const transport: IdentityPaths['transport'] | undefined =
+      entry.pfx !== undefined
+        ? { pfx: entry.pfx.src, ...(entry.passphrase !== undefined ? { passphrase: entry.passphrase } : {}) }
+        : entry.cert !== undefined && entry.key !== undefined
+          ? { cert: entry.cert.src, key: entry.key.src }
+          : undefined;
     if (transport === undefined) {
       throw new ObflowError('ERR_CERT_MISSING', `certificate list entry "${entry.name}" names neither cert+key nor pfx`, {
         hint: 'Give the transport certificate as PEM cert + key files or as a PFX with passphrase.',
@@ -158,12 +181,20 @@ export async function preflightClientCertificates(list: readonly SslClientCert[]
     const material = await materialOf(transport, known);
     verifyKeyMatch(material);
     try {
-      createSecureContext(material.pfx !== undefined ? { pfx: material.pfx.bytes, passphrase: material.pfx.passphrase } : { cert: material.certPem, key: material.keyPem });
+      createSecureContext(
+        material.pfx !== undefined
+          ? { pfx: material.pfx.bytes, passphrase: material.pfx.passphrase }
+          : { cert: material.certPem, key: material.keyPem },
+      );
     } catch (cause) {
-      throw new ObflowError('ERR_CERT_INVALID', `Node's TLS cannot use the transport certificate of "${entry.name}": ${(cause as Error).message}`, {
-        hint: 'A PFX with legacy encryption (RC2/3DES) is refused by OpenSSL 3: configure the PEM certificate and key instead.',
-        cause,
-      });
+      throw new ObflowError(
+        'ERR_CERT_INVALID',
+        `Node's TLS cannot use the transport certificate of "${entry.name}": ${(cause as Error).message}`,
+        {
+          hint: 'A PFX with legacy encryption (RC2/3DES) is refused by OpenSSL 3: configure the PEM certificate and key instead.',
+          cause,
+        },
+      );
     }
   }
 }

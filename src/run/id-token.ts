@@ -58,35 +58,100 @@ export async function verifyIdToken(jwt: string, jwks: JSONWebKeySet, expect: Id
     return [check('id_token is a compact JWS (OIDC Core §2)', false, `the id_token does not decode: ${(error as Error).message}`)];
   }
   // FAPI 1 Advanced §8.6: PS256 (or ES256); the registration asked for id_token_signed_response_alg PS256.
-  checks.push(check('id_token alg is PS256 (FAPI 1 Advanced §8.6, registered id_token_signed_response_alg)', header.alg === 'PS256', `alg is ${String(header.alg)}`));
+  checks.push(
+    check(
+      'id_token alg is PS256 (FAPI 1 Advanced §8.6, registered id_token_signed_response_alg)',
+      header.alg === 'PS256',
+      `alg is ${String(header.alg)}`,
+    ),
+  );
   let signatureProblem = '';
   try {
     await compactVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['PS256'] });
   } catch (error) {
     const kid = typeof header.kid === 'string' ? header.kid : '(none)';
-    signatureProblem = (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY'
-      ? `jwks_uri has no PS256 key with kid ${kid}`
-      : `the signature does not verify with kid ${kid} from jwks_uri (${(error as Error).message})`;
+    signatureProblem =
+      (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY'
+        ? `jwks_uri has no PS256 key with kid ${kid}`
+        : `the signature does not verify with kid ${kid} from jwks_uri (${(error as Error).message})`;
   }
-  checks.push(check('id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)', signatureProblem === '', signatureProblem));
-  checks.push(check('id_token iss is the discovery issuer (OIDC Core §3.1.3.7 item 2)', claims.iss === expect.issuer, `iss is ${String(claims.iss)}, the issuer is ${expect.issuer}`));
+  checks.push(
+    check(
+      'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)',
+      signatureProblem === '',
+      signatureProblem,
+    ),
+  );
+  checks.push(
+    check(
+      'id_token iss is the discovery issuer (OIDC Core §3.1.3.7 item 2)',
+      claims.iss === expect.issuer,
+      `iss is ${String(claims.iss)}, the issuer is ${expect.issuer}`,
+    ),
+  );
   const audiences = Array.isArray(claims.aud) ? claims.aud : claims.aud === undefined ? [] : [claims.aud];
   const audOk = audiences.includes(expect.clientId) && (audiences.length === 1 || claims.azp === expect.clientId);
-  checks.push(check('id_token aud is the client id (OIDC Core §3.1.3.7 items 3–5)', audOk, `aud is ${JSON.stringify(claims.aud)}, the client id is ${expect.clientId}`));
+  checks.push(
+    check(
+      'id_token aud is the client id (OIDC Core §3.1.3.7 items 3–5)',
+      audOk,
+      `aud is ${JSON.stringify(claims.aud)}, the client id is ${expect.clientId}`,
+    ),
+  );
   const now = Math.floor(expect.now.getTime() / 1000);
   const skew = expect.skewSeconds ?? ID_TOKEN_SKEW_SECONDS;
-  checks.push(check('id_token exp is in the future (OIDC Core §3.1.3.7 item 9)', typeof claims.exp === 'number' && claims.exp + skew > now, `exp is ${String(claims.exp)}, now is ${now}`));
-  checks.push(check('id_token iat is not in the future (OIDC Core §3.1.3.7 item 10)', typeof claims.iat === 'number' && claims.iat - skew <= now, `iat is ${String(claims.iat)}, now is ${now}`));
-  checks.push(check('id_token nonce is the consent URL\'s (OIDC Core §3.1.3.7 item 11)', claims.nonce === expect.nonce, 'nonce differs from the one the consent URL sent'));
+  checks.push(
+    check(
+      'id_token exp is in the future (OIDC Core §3.1.3.7 item 9)',
+      typeof claims.exp === 'number' && claims.exp + skew > now,
+      `exp is ${String(claims.exp)}, now is ${now}`,
+    ),
+  );
+  checks.push(
+    check(
+      'id_token iat is not in the future (OIDC Core §3.1.3.7 item 10)',
+      typeof claims.iat === 'number' && claims.iat - skew <= now,
+      `iat is ${String(claims.iat)}, now is ${now}`,
+    ),
+  );
+  checks.push(
+    check(
+      "id_token nonce is the consent URL's (OIDC Core §3.1.3.7 item 11)",
+      claims.nonce === expect.nonce,
+      'nonce differs from the one the consent URL sent',
+    ),
+  );
   if (expect.source === 'authorization') {
-    checks.push(check('id_token c_hash matches the code (OIDC Core §3.3.2.11, §3.3.2.12)', expect.code !== undefined && claims.c_hash === halfHash(expect.code), 'c_hash is not the left half of SHA-256 of the code'));
-    checks.push(check('id_token s_hash matches the state (FAPI 1 Advanced §5.2.2.1, §5.2.3.1 item 4)', expect.state !== undefined && claims.s_hash === halfHash(expect.state), 's_hash is not the left half of SHA-256 of the state'));
+    checks.push(
+      check(
+        'id_token c_hash matches the code (OIDC Core §3.3.2.11, §3.3.2.12)',
+        expect.code !== undefined && claims.c_hash === halfHash(expect.code),
+        'c_hash is not the left half of SHA-256 of the code',
+      ),
+    );
+    checks.push(
+      check(
+        'id_token s_hash matches the state (FAPI 1 Advanced §5.2.2.1, §5.2.3.1 item 4)',
+        expect.state !== undefined && claims.s_hash === halfHash(expect.state),
+        's_hash is not the left half of SHA-256 of the state',
+      ),
+    );
   }
-  checks.push(check('id_token openbanking_intent_id is the consent id (OB Security Profile: essential claim of the request)', claims.openbanking_intent_id === expect.consentId,
-    `openbanking_intent_id is ${String(claims.openbanking_intent_id)}, the consent is ${expect.consentId}`));
+  checks.push(
+    check(
+      'id_token openbanking_intent_id is the consent id (OB Security Profile: essential claim of the request)',
+      claims.openbanking_intent_id === expect.consentId,
+      `openbanking_intent_id is ${String(claims.openbanking_intent_id)}, the consent is ${expect.consentId}`,
+    ),
+  );
   if (expect.acrValues.length > 0) {
-    checks.push(check('id_token acr is one of the essential values asked (OIDC Core §5.5.1.1, §3.1.3.7 item 12)', typeof claims.acr === 'string' && expect.acrValues.includes(claims.acr),
-      `acr is ${String(claims.acr)}, asked for ${expect.acrValues.join(' or ')}`));
+    checks.push(
+      check(
+        'id_token acr is one of the essential values asked (OIDC Core §5.5.1.1, §3.1.3.7 item 12)',
+        typeof claims.acr === 'string' && expect.acrValues.includes(claims.acr),
+        `acr is ${String(claims.acr)}, asked for ${expect.acrValues.join(' or ')}`,
+      ),
+    );
   }
   return checks;
 }
@@ -98,7 +163,9 @@ export function jwksCache(fetchJson: (url: string) => Promise<unknown>): (url: s
     const body = await fetchJson(url);
     const keys = typeof body === 'object' && body !== null ? (body as { keys?: unknown }).keys : undefined;
     if (!Array.isArray(keys)) {
-      throw new ObflowError('ERR_REMOTE_RESPONSE', `jwks_uri ${url} answered without a keys array`, { hint: 'Check the bank\'s discovery document names its JWKS (jwks_uri).' });
+      throw new ObflowError('ERR_REMOTE_RESPONSE', `jwks_uri ${url} answered without a keys array`, {
+        hint: "Check the bank's discovery document names its JWKS (jwks_uri).",
+      });
     }
     const set = { keys } as JSONWebKeySet;
     cache.set(url, set);
@@ -114,9 +181,11 @@ export function jwksCache(fetchJson: (url: string) => Promise<unknown>): (url: s
 /** GET a JSON document through the session's mutual-TLS dispatcher (the bank's CA verifies its server certificate). */
 export function jsonOver(dispatcher: Dispatcher): (url: string) => Promise<unknown> {
   return async (url) => {
-    const { status, body } = await getJson(url, dispatcher, 'the bank\'s keys (jwks_uri)');
+    const { status, body } = await getJson(url, dispatcher, "the bank's keys (jwks_uri)");
     if (status !== 200 || body === undefined) {
-      throw new ObflowError('ERR_REMOTE_RESPONSE', `${new URL(url).pathname} answered ${status}${status === 200 ? ' without JSON' : ''}`, { hint: 'Check the bank\'s jwks_uri in its discovery document.' });
+      throw new ObflowError('ERR_REMOTE_RESPONSE', `${new URL(url).pathname} answered ${status}${status === 200 ? ' without JSON' : ''}`, {
+        hint: "Check the bank's jwks_uri in its discovery document.",
+      });
     }
     return body;
   };
@@ -127,8 +196,10 @@ export function bankJwksOf(text: string): JSONWebKeySet | undefined {
   try {
     const keys = JSON.parse(text) as unknown;
     if (!Array.isArray(keys)) return undefined;
-    const usable = keys.filter((key): key is { kid: string; n: string; e: string } =>
-      typeof key === 'object' && key !== null && typeof key.kid === 'string' && typeof key.n === 'string' && typeof key.e === 'string');
+    const usable = keys.filter(
+      (key): key is { kid: string; n: string; e: string } =>
+        typeof key === 'object' && key !== null && typeof key.kid === 'string' && typeof key.n === 'string' && typeof key.e === 'string',
+    );
     return usable.length === 0 ? undefined : { keys: usable.map((key) => ({ kty: 'RSA', kid: key.kid, n: key.n, e: key.e })) };
   } catch {
     return undefined;
@@ -144,7 +215,10 @@ export interface IdTokenStepOptions {
 
 /** The run step: reads the environment, verifies, and reports each rule; writes nothing. No id_token (response_type
  *  `code` at the authorisation endpoint, a token response without one): a step with no assertions. */
-export function idTokenStep(options: IdTokenStepOptions, name = options.source === 'authorization' ? 'id-token' : 'id-token-token'): RunStep {
+export function idTokenStep(
+  options: IdTokenStepOptions,
+  name = options.source === 'authorization' ? 'id-token' : 'id-token-token',
+): RunStep {
   return {
     name,
     local: async (environment: PostmanEnvironment) => {
@@ -154,7 +228,7 @@ export function idTokenStep(options: IdTokenStepOptions, name = options.source =
       const jwksUri = value('jwksUri');
       if (jwksUri === '') {
         throw new ObflowError('ERR_DISCOVERY_INVALID', 'the environment names no jwksUri, so the id_token signature cannot be verified', {
-          hint: 'The bank\'s discovery document must publish jwks_uri; run `obflow environment` again.',
+          hint: "The bank's discovery document must publish jwks_uri; run `obflow environment` again.",
         });
       }
       let kid: string | undefined;
@@ -167,7 +241,8 @@ export function idTokenStep(options: IdTokenStepOptions, name = options.source =
       // This run's copy of jwks_uri: the psu-consent step's first request read it into bank_jwks (so the bank sees one
       // JWKS request a run, as with plain newman); fetched here when absent or without the token's kid (rotation).
       const seeded = bankJwksOf(value('bank_jwks'));
-      const jwks = seeded !== undefined && kid !== undefined && seeded.keys.some((key) => key.kid === kid) ? seeded : await options.keys(jwksUri, kid);
+      const jwks =
+        seeded !== undefined && kid !== undefined && seeded.keys.some((key) => key.kid === kid) ? seeded : await options.keys(jwksUri, kid);
       const checks = await verifyIdToken(jwt, jwks, {
         source: options.source,
         issuer: value('issuer'),

@@ -19,12 +19,17 @@ export function loadNewman(): Promise<NewmanRun> {
 }
 
 /** Back from newman's VariableScope JSON into a sorted, typed environment; secret-ness never gets lost. */
-export function environmentFromNewman(json: { values?: NewmanVariableJson[] }, previous: PostmanEnvironment, secretKeys: ReadonlySet<string>): PostmanEnvironment {
+export function environmentFromNewman(
+  json: { values?: NewmanVariableJson[] },
+  previous: PostmanEnvironment,
+  secretKeys: ReadonlySet<string>,
+): PostmanEnvironment {
   const wasSecret = new Set(previous.values.filter((entry) => entry.type === 'secret').map((entry) => entry.key));
   const values: PostmanEnvironmentValue[] = [];
   for (const entry of json.values ?? []) {
     if (typeof entry.key !== 'string' || entry.disabled === true) continue;
-    const value = entry.value === undefined || entry.value === null ? '' : typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value);
+    const value =
+      entry.value === undefined || entry.value === null ? '' : typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value);
     const secret = wasSecret.has(entry.key) || secretKeys.has(entry.key) || entry.type === 'secret' || isSecretKey(entry.key);
     values.push({ key: entry.key, value, type: secret ? 'secret' : 'default', enabled: true });
   }
@@ -80,7 +85,10 @@ export function batchCollection(steps: readonly { name: string; collection: obje
     }
   }
   return {
-    info: { name: `obflow run: ${steps.map((step) => step.name).join(', ')}`, schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+    info: {
+      name: `obflow run: ${steps.map((step) => step.name).join(', ')}`,
+      schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
+    },
     item: steps.map((step) => {
       const definition = step.collection as { item?: unknown; event?: unknown };
       return { name: step.name, item: structuredClone(definition.item ?? []), event: structuredClone(definition.event ?? []) };
@@ -130,7 +138,11 @@ export interface BatchOutcome {
 function newmanOptions(input: BatchInput): NewmanOptions {
   return {
     collection: batchCollection(input.batch),
-    environment: { id: input.environment.id, name: input.environment.name, values: input.environment.values.map((entry) => ({ ...entry })) },
+    environment: {
+      id: input.environment.id,
+      name: input.environment.name,
+      values: input.environment.values.map((entry) => ({ ...entry })),
+    },
     globals: { values: [] },
     workingDir: input.cwd,
     insecureFileRead: true,
@@ -169,7 +181,8 @@ function parseBody(stream: Buffer | undefined): unknown {
 /** Runs one batch; resolves when newman is done (rejects when newman refuses its input). */
 export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: BatchSink): Promise<BatchOutcome> {
   const steps = itemSteps(input.batch);
-  const stepOf = (item: NewmanItem): string => steps.get(item?.name ?? '') ?? (typeof item?.parent === 'function' ? item.parent()?.name : undefined) ?? '';
+  const stepOf = (item: NewmanItem): string =>
+    steps.get(item?.name ?? '') ?? (typeof item?.parent === 'function' ? item.parent()?.name : undefined) ?? '';
   const at = (): string => input.now().toISOString();
   const unmatched = new Set<string>();
   const certificateWarnings: string[] = [];
@@ -208,7 +221,8 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
         for (const execution of args.executions ?? []) {
           const values = (execution.result?.environment as { values?: unknown } | undefined)?.values;
           if (Array.isArray(values)) (values as NewmanScopeVariable[]).forEach(variable);
-          else if (typeof (values as { each?: unknown } | undefined)?.each === 'function') (values as { each(callback: (entry: NewmanScopeVariable) => void): void }).each(variable);
+          else if (typeof (values as { each?: unknown } | undefined)?.each === 'function')
+            (values as { each(callback: (entry: NewmanScopeVariable) => void): void }).each(variable);
         }
       };
       emitter.on('prerequest', learn);
@@ -217,19 +231,36 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       emitter.on('assertion', (error, args) => {
         const failed = error !== null && error !== undefined;
         const status = args.skipped === true ? 'skipped' : failed ? 'failed' : 'passed';
-        sink.event({ type: 'assertion', step: stepOf(args.item), item: args.item?.name ?? '', name: args.assertion ?? '', status, ...(status === 'failed' ? { message: error?.message ?? '' } : {}) });
+        sink.event({
+          type: 'assertion',
+          step: stepOf(args.item),
+          item: args.item?.name ?? '',
+          name: args.assertion ?? '',
+          status,
+          ...(status === 'failed' ? { message: error?.message ?? '' } : {}),
+        });
       });
       emitter.on('script', (error, args) => {
         if (error === null || error === undefined) return;
         const listen = args.event?.listen ?? '';
-        sink.event({ type: 'script', step: stepOf(args.item), item: args.item?.name ?? '', listen, name: error.name ?? `${listen} script`, message: error.message ?? '' });
+        sink.event({
+          type: 'script',
+          step: stepOf(args.item),
+          item: args.item?.name ?? '',
+          listen,
+          name: error.name ?? `${listen} script`,
+          message: error.message ?? '',
+        });
       });
       emitter.on('request', (error, args) => {
         const url = args.request?.url?.toString() ?? '';
         const method = args.request?.method ?? 'GET';
         const item = args.item?.name ?? '';
         const response = error === null || error === undefined ? args.response : undefined;
-        const json = response !== undefined && method === 'GET' && BODY_KEPT.some((pattern) => pattern.test(url)) ? parseBody(response.stream) : undefined;
+        const json =
+          response !== undefined && method === 'GET' && BODY_KEPT.some((pattern) => pattern.test(url))
+            ? parseBody(response.stream)
+            : undefined;
         sink.event({
           type: 'request',
           step: stepOf(args.item),
@@ -241,13 +272,15 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
           ...(response?.responseTime !== undefined ? { responseTime: response.responseTime } : {}),
           ...(response !== undefined ? { responseSize: response.responseSize ?? response.stream?.byteLength ?? 0 } : {}),
           ...(error !== null && error !== undefined
-            ? { failure: {
-                kind: transportErrorKind(error),
-                item,
-                origin: originOf(url) ?? url.replace(/^(https?:\/\/[^/?#]+).*$/, '$1'),
-                ...(typeof error.code === 'string' ? { code: error.code } : {}),
-                message: error.message ?? '',
-              } }
+            ? {
+                failure: {
+                  kind: transportErrorKind(error),
+                  item,
+                  origin: originOf(url) ?? url.replace(/^(https?:\/\/[^/?#]+).*$/, '$1'),
+                  ...(typeof error.code === 'string' ? { code: error.code } : {}),
+                  message: error.message ?? '',
+                },
+              }
             : {}),
           ...(json !== undefined ? { json } : {}),
           at: at(),

@@ -34,7 +34,9 @@ export function buildRunPlan(input: RunPlanInput): RunStep[] {
   for (const name of names) {
     const collection = input.collections[name];
     if (collection === undefined) {
-      throw new ObflowError('ERR_COLLECTION_INVALID', `no collection for step ${name}`, { hint: 'Run `obflow generate` to (re)create the collections.' });
+      throw new ObflowError('ERR_COLLECTION_INVALID', `no collection for step ${name}`, {
+        hint: 'Run `obflow generate` to (re)create the collections.',
+      });
     }
     steps.push({ name, collection });
     if (name === after && input.consentStep !== undefined) steps.push(input.consentStep);
@@ -52,7 +54,10 @@ export async function readStepCollections(dir: string, stepNames: readonly strin
     try {
       text = await readFile(path, 'utf8');
     } catch (cause) {
-      throw new ObflowError('ERR_FILE_MISSING', `collection ${path} not found`, { hint: 'Run `obflow generate` to create the collections.', cause });
+      throw new ObflowError('ERR_FILE_MISSING', `collection ${path} not found`, {
+        hint: 'Run `obflow generate` to create the collections.',
+        cause,
+      });
     }
     try {
       collections[name] = JSON.parse(text) as object;

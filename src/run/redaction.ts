@@ -61,7 +61,10 @@ export class Redactor {
   event<E extends RunEvent>(event: E): E {
     if (event.type !== 'done') return redactDeep(event, this.text) as E;
     const { environment, ...rest } = event.result;
-    const values = environment.values.map((entry) => ({ ...entry, value: entry.type === 'secret' && entry.value !== '' ? REDACTED : this.text(entry.value) }));
+    const values = environment.values.map((entry) => ({
+      ...entry,
+      value: entry.type === 'secret' && entry.value !== '' ? REDACTED : this.text(entry.value),
+    }));
     return { ...event, result: { ...(redactDeep(rest, this.text) as typeof rest), environment: { ...environment, values } } };
   }
 }

@@ -35,8 +35,7 @@ export type LocalOutcome = Readonly<Record<string, string>> | { values: Readonly
 /** A step is a collection newman runs, or a local action (e.g. browser consent, id_token verification) that returns
  *  environment updates and, optionally, the checks it made. */
 export type RunStep =
-  | { name: string; collection: object }
-  | { name: string; local: (environment: PostmanEnvironment) => Promise<LocalOutcome> };
+  { name: string; collection: object } | { name: string; local: (environment: PostmanEnvironment) => Promise<LocalOutcome> };
 
 function splitOutcome(outcome: LocalOutcome): { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] } {
   return 'checks' in outcome && Array.isArray(outcome.checks) && typeof outcome.values === 'object'
@@ -102,12 +101,26 @@ function createContext(input: RunStepsInput, run: NewmanRun | undefined, httpsAg
   redactor.learnEnvironment(input.environment);
   const log = input.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const reportDir = input.reportDir ?? join(input.cwd, 'reports');
-  const reporters = (input.reporters ?? DEFAULT_REPORTERS).map((name) => REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text }));
+  const reporters = (input.reporters ?? DEFAULT_REPORTERS).map((name) =>
+    REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text }),
+  );
   const tally = createTally();
   const executions = createExecutionLog();
   const subscribers = [tally, executions, ...reporters, ...(input.subscribers ?? [])];
   const reportHooks = subscribers.flatMap((subscriber) => (subscriber.newmanReport !== undefined ? [subscriber.newmanReport] : []));
-  return { input, run, httpsAgent, secretKeys, redactor, dispatch: new EventDispatch(redactor, subscribers), tally, executions, reportHooks, steps: [], now: input.now ?? (() => new Date()) };
+  return {
+    input,
+    run,
+    httpsAgent,
+    secretKeys,
+    redactor,
+    dispatch: new EventDispatch(redactor, subscribers),
+    tally,
+    executions,
+    reportHooks,
+    steps: [],
+    now: input.now ?? (() => new Date()),
+  };
 }
 
 /** Runs the steps in order; returns per-step results. Throws ObflowError only for problems outside the assertions
@@ -125,7 +138,10 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   const run = input.steps.some((step) => 'collection' in step) ? await loadNewman() : undefined;
   // The CA through obflow's agent: one TLS context per origin and certificate for the whole run instead of one per
   // request (src/run/tls-agent.ts). Its keep-alive sockets close with the run.
-  const httpsAgent = input.sslExtraCaCerts === undefined ? undefined : new ExtraCaAgent((await readMaterialFile(input.sslExtraCaCerts, 'server CA bundle')).toString('utf8'));
+  const httpsAgent =
+    input.sslExtraCaCerts === undefined
+      ? undefined
+      : new ExtraCaAgent((await readMaterialFile(input.sslExtraCaCerts, 'server CA bundle')).toString('utf8'));
   try {
     const context = createContext(input, run, httpsAgent);
     if (context.reportHooks.length > 0) await mkdir(input.reportDir ?? join(input.cwd, 'reports'), { recursive: true });
@@ -141,7 +157,11 @@ function stepEnd(context: RunContext, step: string, kind: StepKind, result: Step
 
 async function runAll(context: RunContext): Promise<RunResult> {
   const { input, dispatch, redactor } = context;
-  const origins = [...new Set(input.sslClientCertList.flatMap((entry) => entry.matches.map((pattern) => originOf(pattern.replace(/\/\*$/, '')) ?? pattern)))].sort();
+  const origins = [
+    ...new Set(
+      input.sslClientCertList.flatMap((entry) => entry.matches.map((pattern) => originOf(pattern.replace(/\/\*$/, '')) ?? pattern)),
+    ),
+  ].sort();
   dispatch.emit({
     type: 'start',
     startedAt: context.now().toISOString(),
@@ -164,9 +184,18 @@ async function runAll(context: RunContext): Promise<RunResult> {
       // Each check is an assertion of the step (item = the step): the reporters show it like a collection's pm.test.
       for (const check of checks) {
         const message = check.passed ? {} : { message: redactor.text(check.message) };
-        dispatch.emit({ type: 'assertion', step: step.name, item: step.name, name: check.rule, status: check.passed ? 'passed' : 'failed', ...message });
+        dispatch.emit({
+          type: 'assertion',
+          step: step.name,
+          item: step.name,
+          name: check.rule,
+          status: check.passed ? 'passed' : 'failed',
+          ...message,
+        });
       }
-      const failures = checks.filter((check) => !check.passed).map((check) => ({ item: step.name, test: check.rule, message: check.message }));
+      const failures = checks
+        .filter((check) => !check.passed)
+        .map((check) => ({ item: step.name, test: check.rule, message: check.message }));
       const assertions = { total: checks.length, failed: failures.length };
       const result: StepResult = { name: step.name, passed: failures.length === 0, requests: 0, assertions, failures, reports: [] };
       steps.push(result);
@@ -183,7 +212,11 @@ async function runAll(context: RunContext): Promise<RunResult> {
 
   // Failure messages go to the terminal (ERR_RUN_FAILED names the first): redacted with every secret the run saw.
   for (const step of steps) {
-    step.failures = step.failures.map((failure) => ({ item: failure.item, test: redactor.text(failure.test), message: redactor.text(failure.message) }));
+    step.failures = step.failures.map((failure) => ({
+      item: failure.item,
+      test: redactor.text(failure.test),
+      message: redactor.text(failure.message),
+    }));
     if (step.transport !== undefined) step.transport = { ...step.transport, message: redactor.text(step.transport.message) };
   }
   const failed = steps.find((step) => !step.passed);
@@ -204,7 +237,11 @@ async function runAll(context: RunContext): Promise<RunResult> {
 
 /** One newman.run over consecutive collection steps: its events out through the dispatch, its steps' results into
  *  context.steps; returns the environment after it. */
-async function runBatch(context: RunContext, batch: readonly { name: string; collection: object }[], environment: PostmanEnvironment): Promise<PostmanEnvironment> {
+async function runBatch(
+  context: RunContext,
+  batch: readonly { name: string; collection: object }[],
+  environment: PostmanEnvironment,
+): Promise<PostmanEnvironment> {
   const { input, dispatch, redactor, tally } = context;
   if (context.run === undefined) throw new TypeError('newman not loaded');
   const names = batch.map((member) => member.name);
@@ -217,7 +254,8 @@ async function runBatch(context: RunContext, batch: readonly { name: string; col
   let openStep: string | undefined;
   const endOpenStep = (): void => {
     const result = openStep === undefined ? undefined : tally.resultOf(openStep);
-    if (openStep !== undefined && result !== undefined) dispatch.emit(stepEnd(context, openStep, 'collection', { ...result, reports: files }));
+    if (openStep !== undefined && result !== undefined)
+      dispatch.emit(stepEnd(context, openStep, 'collection', { ...result, reports: files }));
     openStep = undefined;
   };
   const flush = (): void => {
@@ -229,19 +267,30 @@ async function runBatch(context: RunContext, batch: readonly { name: string; col
       dispatch.emit(event);
     }
   };
-  const sink: BatchSink = { event: (event) => held.push(event), variable: (key, value) => redactor.learnVariable(key, value), itemEnd: flush };
+  const sink: BatchSink = {
+    event: (event) => held.push(event),
+    variable: (key, value) => redactor.learnVariable(key, value),
+    itemEnd: flush,
+  };
   let outcome: Awaited<ReturnType<typeof runNewmanBatch>>;
   try {
-    outcome = await runNewmanBatch(context.run, {
-      batch, environment, cwd: input.cwd, sslClientCertList: input.sslClientCertList,
-      ...(input.sslExtraCaCerts !== undefined ? { sslExtraCaCerts: input.sslExtraCaCerts } : {}),
-      insecure: input.insecure === true,
-      ...(context.httpsAgent !== undefined ? { httpsAgent: context.httpsAgent } : {}),
-      bail: input.bail !== false,
-      timeoutRequest: input.timeoutRequest ?? 30_000,
-      reports: reports.map(({ reporter, options }) => ({ reporter, options })),
-      now: context.now,
-    }, sink);
+    outcome = await runNewmanBatch(
+      context.run,
+      {
+        batch,
+        environment,
+        cwd: input.cwd,
+        sslClientCertList: input.sslClientCertList,
+        ...(input.sslExtraCaCerts !== undefined ? { sslExtraCaCerts: input.sslExtraCaCerts } : {}),
+        insecure: input.insecure === true,
+        ...(context.httpsAgent !== undefined ? { httpsAgent: context.httpsAgent } : {}),
+        bail: input.bail !== false,
+        timeoutRequest: input.timeoutRequest ?? 30_000,
+        reports: reports.map(({ reporter, options }) => ({ reporter, options })),
+        now: context.now,
+      },
+      sink,
+    );
   } catch (cause) {
     // A report newman may have written is not redacted: removed, never left behind with secrets in it.
     for (const report of reports) await report.hook.close(report.file, false);
@@ -257,14 +306,22 @@ async function runBatch(context: RunContext, batch: readonly { name: string; col
   // Redacted before anything below can throw: a batch's report is never left with the secrets it saw.
   for (const report of reports) await report.hook.close(report.file, true);
   if (outcome.certificateWarnings.length > 0) {
-    throw new ObflowError('ERR_FILE_UNREADABLE', `newman could not load the client certificate (${label}): ${outcome.certificateWarnings[0] ?? ''}`, {
-      hint: 'Check the files the certificate list names exist and are readable (obflow preflights them; were they removed during the run?).',
-    });
+    throw new ObflowError(
+      'ERR_FILE_UNREADABLE',
+      `newman could not load the client certificate (${label}): ${outcome.certificateWarnings[0] ?? ''}`,
+      {
+        hint: 'Check the files the certificate list names exist and are readable (obflow preflights them; were they removed during the run?).',
+      },
+    );
   }
   if (outcome.unmatched.size > 0) {
-    throw new ObflowError('ERR_CERT_PORT_UNMATCHED', `${label} called ${[...outcome.unmatched].join(', ')} without a client certificate (no pattern matched)`, {
-      hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*) in the certificate list.',
-    });
+    throw new ObflowError(
+      'ERR_CERT_PORT_UNMATCHED',
+      `${label} called ${[...outcome.unmatched].join(', ')} without a client certificate (no pattern matched)`,
+      {
+        hint: 'Every bank origin needs a port-qualified pattern (https://host:port/*) in the certificate list.',
+      },
+    );
   }
   // Steps newman did not reach (it stopped at an earlier failure: bail) have no result.
   const { steps } = context;
@@ -275,8 +332,20 @@ async function runBatch(context: RunContext, batch: readonly { name: string; col
   // Failures newman reports that no event attributed to a step (should not happen) still fail the run.
   if (outcome.summary.run.failures.length > tally.attributedFailures() - attributedBefore && !steps.some((step) => !step.passed)) {
     const failure = outcome.summary.run.failures[0];
-    steps.push({ name: label, passed: false, requests: 0, assertions: { total: 0, failed: 0 }, reports: [],
-      failures: [{ item: failure?.source?.name ?? '', test: failure?.error?.test ?? failure?.error?.name ?? '', message: redactSecrets(failure?.error?.message ?? '', redactor.secrets) }] });
+    steps.push({
+      name: label,
+      passed: false,
+      requests: 0,
+      assertions: { total: 0, failed: 0 },
+      reports: [],
+      failures: [
+        {
+          item: failure?.source?.name ?? '',
+          test: failure?.error?.test ?? failure?.error?.name ?? '',
+          message: redactSecrets(failure?.error?.message ?? '', redactor.secrets),
+        },
+      ],
+    });
   }
   return next;
 }

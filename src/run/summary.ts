@@ -44,9 +44,17 @@ function labelsFrom(executions: readonly ExecutionRecord[]): Map<string, string>
   return labels;
 }
 
-export function buildRunSummary(input: { environment: PostmanEnvironment; steps: readonly StepResult[]; executions?: readonly ExecutionRecord[]; totalSteps?: number }): RunSummary {
+export function buildRunSummary(input: {
+  environment: PostmanEnvironment;
+  steps: readonly StepResult[];
+  executions?: readonly ExecutionRecord[];
+  totalSteps?: number;
+}): RunSummary {
   const ids = parseJson(valueOf(input.environment, 'account_ids'));
-  const balances = (parseJson(valueOf(input.environment, 'interim_balances')) ?? {}) as Record<string, { Amount?: unknown; Currency?: unknown; CreditDebitIndicator?: unknown }>;
+  const balances = (parseJson(valueOf(input.environment, 'interim_balances')) ?? {}) as Record<
+    string,
+    { Amount?: unknown; Currency?: unknown; CreditDebitIndicator?: unknown }
+  >;
   const counts = (parseJson(valueOf(input.environment, 'transaction_counts')) ?? {}) as Record<string, unknown>;
   const labels = labelsFrom(input.executions ?? []);
   const accountIds = Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
@@ -58,7 +66,13 @@ export function buildRunSummary(input: { environment: PostmanEnvironment; steps:
       accountId,
       ...(label !== undefined ? { label } : {}),
       ...(balance !== undefined && typeof balance.Amount === 'string'
-        ? { balance: { amount: balance.Amount, currency: String(balance.Currency ?? ''), creditDebitIndicator: String(balance.CreditDebitIndicator ?? '') } }
+        ? {
+            balance: {
+              amount: balance.Amount,
+              currency: String(balance.Currency ?? ''),
+              creditDebitIndicator: String(balance.CreditDebitIndicator ?? ''),
+            },
+          }
         : {}),
       ...(typeof count === 'number' ? { transactions: count } : {}),
     };
@@ -66,17 +80,26 @@ export function buildRunSummary(input: { environment: PostmanEnvironment; steps:
   const failed = input.steps.find((step) => !step.passed);
   return {
     accounts,
-    steps: { passed: input.steps.filter((step) => step.passed).length, total: input.totalSteps ?? input.steps.length, ...(failed !== undefined ? { failed: failed.name } : {}) },
+    steps: {
+      passed: input.steps.filter((step) => step.passed).length,
+      total: input.totalSteps ?? input.steps.length,
+      ...(failed !== undefined ? { failed: failed.name } : {}),
+    },
   };
 }
 
 /** Plain lines for the terminal: one per account, then the steps line. */
 export function formatRunSummary(summary: RunSummary): string[] {
   const lines = summary.accounts.map((account) => {
-    const balance = account.balance === undefined ? 'balance n/a' : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (InterimAvailable)`;
+    const balance =
+      account.balance === undefined
+        ? 'balance n/a'
+        : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (InterimAvailable)`;
     const transactions = account.transactions === undefined ? 'transactions n/a' : `${account.transactions} transactions`;
     return `${account.accountId}${account.label !== undefined ? ` ${account.label}` : ''}: ${balance}, ${transactions}`;
   });
-  lines.push(`steps passed: ${summary.steps.passed}/${summary.steps.total}${summary.steps.failed !== undefined ? ` (failed: ${summary.steps.failed})` : ''}`);
+  lines.push(
+    `steps passed: ${summary.steps.passed}/${summary.steps.total}${summary.steps.failed !== undefined ? ` (failed: ${summary.steps.failed})` : ''}`,
+  );
   return lines;
 }

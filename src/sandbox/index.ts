@@ -77,15 +77,14 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   // an unhandled rejection.
   const key = stored ? Promise.resolve(stored) : createSigningKey(dataDir);
   key.catch(() => undefined);
-  await Promise.all([
-    listen(resourceServer, options.resourcePort ?? 0, host),
-    listen(authServer, options.authPort ?? 0, host),
-  ]).catch(async (error: unknown) => {
-    await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
-    await key.catch(() => undefined);
-    db.close();
-    throw error;
-  });
+  await Promise.all([listen(resourceServer, options.resourcePort ?? 0, host), listen(authServer, options.authPort ?? 0, host)]).catch(
+    async (error: unknown) => {
+      await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
+      await key.catch(() => undefined);
+      db.close();
+      throw error;
+    },
+  );
   const pruner = startPruning(db, now, options.pruneIntervalMs ?? PRUNE_INTERVAL_MS);
 
   const urls = buildUrls(host, (resourceServer.address() as AddressInfo).port, (authServer.address() as AddressInfo).port);
@@ -93,7 +92,18 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   // history ends at the start of the day the sandbox started, so a day's runs see the same data.
   const bank = createBank(seed, startOfUtcDay(now()));
   const pageSkin = PAGE_SKINS[options.pageSkin ?? 'default'];
-  const deps: AuthDeps = { store, consents, signingKey: () => key, urls, directoryKeys: directoryKeySet(options.directoryJwks), bank, now, newId, pageSkin, ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}) };
+  const deps: AuthDeps = {
+    store,
+    consents,
+    signingKey: () => key,
+    urls,
+    directoryKeys: directoryKeySet(options.directoryJwks),
+    bank,
+    now,
+    newId,
+    pageSkin,
+    ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}),
+  };
   const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
 
@@ -102,7 +112,13 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     serve('resource', req, res, seams, async (request, response, ctx) => {
       // Every resource-origin route (registration, helper, AIS) is mutual TLS with a directory certificate.
       if (!ctx.peerAuthorized) {
-        throw ObieError.of(401, 'UK.OBIE.Unauthorised', ctx.peerCertificate ? 'the client certificate does not chain to the trust directory' : 'a client certificate is required (mutual TLS)');
+        throw ObieError.of(
+          401,
+          'UK.OBIE.Unauthorised',
+          ctx.peerCertificate
+            ? 'the client certificate does not chain to the trust directory'
+            : 'a client certificate is required (mutual TLS)',
+        );
       }
       const own = authRouteOnResourceOrigin(deps, request.method ?? '', ctx.url.pathname);
       await (own ?? resource)(request, response, ctx);

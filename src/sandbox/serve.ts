@@ -34,7 +34,13 @@ function parseTarget(origin: 'resource' | 'auth', req: IncomingMessage): URL | u
   }
 }
 
-export function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: ServerResponse, seams: ServeSeams, handler: SandboxHandler): void {
+export function serve(
+  origin: 'resource' | 'auth',
+  req: IncomingMessage,
+  res: ServerResponse,
+  seams: ServeSeams,
+  handler: SandboxHandler,
+): void {
   const url = parseTarget(origin, req);
   // A target that does not parse never reaches a handler; the context still needs a URL for its type, so it gets the bare origin.
   const ctx: RequestContext = buildContext(req, seams.now, url ?? new URL(TARGET_BASE[origin]));
@@ -43,10 +49,18 @@ export function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: Se
   // refusals and failures included); set here so no path can miss it.
   if (origin === 'resource') res.setHeader('x-fapi-interaction-id', ctx.interactionId);
   const fail = (status: number, obieCode: string, oauthCode: string, message: string, oauthHeaders: Record<string, string> = {}): void =>
-    answerWireError(res, ctx, origin === 'resource' ? ObieError.of(status, obieCode, message) : new OAuthError(status, oauthCode, message, oauthHeaders), seams.newId, seams.pageSkin);
+    answerWireError(
+      res,
+      ctx,
+      origin === 'resource' ? ObieError.of(status, obieCode, message) : new OAuthError(status, oauthCode, message, oauthHeaders),
+      seams.newId,
+      seams.pageSkin,
+    );
   if (!url) {
     // RFC 9112 §3.2: a request target the server cannot make sense of is the client's error, not the server's.
-    fail(400, 'UK.OBIE.Field.Invalid', 'invalid_request', 'the request target is not a valid path', { 'x-fapi-interaction-id': ctx.interactionId });
+    fail(400, 'UK.OBIE.Field.Invalid', 'invalid_request', 'the request target is not a valid path', {
+      'x-fapi-interaction-id': ctx.interactionId,
+    });
     return;
   }
   handler(req, res, ctx).catch((error: unknown) => {
@@ -70,7 +84,9 @@ export function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: Se
     }
     // An emulator bug must still answer like a server, with nothing internal in the body.
     fail(500, 'UK.OBIE.UnexpectedError', 'server_error', 'the sandbox failed to process this request');
-    process.emitWarning(`obflow sandbox: ${origin} ${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.emitWarning(
+      `obflow sandbox: ${origin} ${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
   });
 }
 
@@ -79,10 +95,23 @@ export function serve(origin: 'resource' | 'auth', req: IncomingMessage, res: Se
  * OBError1). OAuthError: a JSON body (RFC 6749 §5.2), a page at the bank for the PSU, or a redirect back to the
  * client's verified redirect URI (RFC 6749 §4.1.2.1; the fragment for the hybrid flow, OIDC Core §3.3.2.6).
  */
-export function answerWireError(res: ServerResponse, ctx: RequestContext, error: WireError, newId: () => string, pageSkin?: PageSkin): void {
+export function answerWireError(
+  res: ServerResponse,
+  ctx: RequestContext,
+  error: WireError,
+  newId: () => string,
+  pageSkin?: PageSkin,
+): void {
   if (error instanceof ObieError) {
     if (error.errors.length === 0) sendEmpty(res, ctx, error.status, error.headers);
-    else sendJsonBody(res, ctx, error.status, errorBody(error.status, error.reference === 'interaction' ? ctx.interactionId : newId(), error.message, [...error.errors]), error.headers);
+    else
+      sendJsonBody(
+        res,
+        ctx,
+        error.status,
+        errorBody(error.status, error.reference === 'interaction' ? ctx.interactionId : newId(), error.message, [...error.errors]),
+        error.headers,
+      );
     return;
   }
   const delivery = error.delivery;
@@ -91,7 +120,11 @@ export function answerWireError(res: ServerResponse, ctx: RequestContext, error:
     return;
   }
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  if (delivery.to === 'page') sendHtml(res, error.status, errorPage(delivery.title, delivery.showCode ? `${error.error}: ${error.message}` : error.message, pageSkin));
+  if (delivery.to === 'page')
+    sendHtml(
+      res,
+      error.status,
+      errorPage(delivery.title, delivery.showCode ? `${error.error}: ${error.message}` : error.message, pageSkin),
+    );
   else redirect(res, errorRedirect(delivery.redirectUri, delivery.responseType, error.error, error.message, delivery.state));
 }
-

@@ -125,11 +125,14 @@ export async function readSandboxAddresses(stateDir: string): Promise<SandboxAdd
   }
   const { addresses } = file;
   const urls = Object.values(addresses.profiles ?? {});
-  if (typeof addresses.sandbox_base_url !== 'string' || urls.length === 0 || urls.some((profile) => typeof profile?.auth_url !== 'string')) {
+  if (
+    typeof addresses.sandbox_base_url !== 'string' ||
+    urls.length === 0 ||
+    urls.some((profile) => typeof profile?.auth_url !== 'string')
+  ) {
     throw new ObflowError('ERR_FILE_UNREADABLE', `${path} does not name the sandbox's addresses`, {
       hint: 'Restart `obflow sandbox`: it rewrites the file.',
     });
   }
   return addresses;
 }
-

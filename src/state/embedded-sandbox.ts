@@ -40,7 +40,10 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   try {
     directoryJwks = JSON.parse(jwks) as { keys: Record<string, unknown>[] };
   } catch (cause) {
-    throw new ObflowError('ERR_FILE_UNREADABLE', 'the local identity directory_jwks is not JSON', { hint: 'Re-issue the identity with `obflow init --force`.', cause });
+    throw new ObflowError('ERR_FILE_UNREADABLE', 'the local identity directory_jwks is not JSON', {
+      hint: 'Re-issue the identity with `obflow init --force`.',
+      cause,
+    });
   }
   // A temporary data folder (the demo's) lives as long as the sandbox; a named one persists.
   const temporary = options.dataDir === undefined;

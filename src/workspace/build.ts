@@ -55,11 +55,16 @@ export const WORKSPACE_PATHS = {
 } as const;
 
 /** Variables whose URL is only known during the run, and the address it is built on. */
-const RUNTIME_URL_BASES: Readonly<Record<string, string>> = { consent_url: 'authEndpoint', psu_consent_url: 'authEndpoint', transactions_next_url: 'rs' };
+const RUNTIME_URL_BASES: Readonly<Record<string, string>> = {
+  consent_url: 'authEndpoint',
+  psu_consent_url: 'authEndpoint',
+  transactions_next_url: 'rs',
+};
 
 /** What people paste when the workspace carries no secrets: the bank-issued ones (state secrets the flow makes). */
 const PASTED_SECRETS: Readonly<Record<string, (input: WorkspaceInput) => string>> = {
-  basicToken: (input) => `base64 of <code>${input.clientId}:&lt;client secret&gt;</code> (client_secret_basic, RFC 6749 §2.3.1); the client secret is <code>client_secret</code> in ${input.registrationFile}`,
+  basicToken: (input) =>
+    `base64 of <code>${input.clientId}:&lt;client secret&gt;</code> (client_secret_basic, RFC 6749 §2.3.1); the client secret is <code>client_secret</code> in ${input.registrationFile}`,
   _clientSecret: (input) => `<code>client_secret</code> in ${input.registrationFile} (the bank showed it once, at registration)`,
 };
 
@@ -125,7 +130,10 @@ export function flowSteps(flow: object, environment: Pick<PostmanEnvironment, 'v
       const raw = typeof url === 'string' ? url : typeof url === 'object' && url !== null ? (url as { raw?: unknown }).raw : undefined;
       if (typeof raw !== 'string') continue;
       const base = /^\{\{([^{}]+)\}\}/.exec(raw)?.[1];
-      const resolved = resolveVariables(base !== undefined && RUNTIME_URL_BASES[base] !== undefined ? `{{${RUNTIME_URL_BASES[base]}}}` : raw, values);
+      const resolved = resolveVariables(
+        base !== undefined && RUNTIME_URL_BASES[base] !== undefined ? `{{${RUNTIME_URL_BASES[base]}}}` : raw,
+        values,
+      );
       const origin = originOf(resolved);
       if (origin !== undefined) into.add(origin);
     }
@@ -143,20 +151,28 @@ export function flowSvg(steps: readonly FlowStep[], origins: readonly string[], 
   const width = 760;
   const height = 20 + steps.length * row;
   const colours = ['#1a73e8', '#188038', '#b06000', '#9334e6', '#c5221f'];
-  const colourOf = (origin: string | undefined) => colours[origin === undefined ? 0 : Math.max(0, origins.indexOf(origin)) % colours.length] ?? '#1a73e8';
+  const colourOf = (origin: string | undefined) =>
+    colours[origin === undefined ? 0 : Math.max(0, origins.indexOf(origin)) % colours.length] ?? '#1a73e8';
   const escape = (text: string) => Handlebars.escapeExpression(text);
   const boxes = steps.map((step, index) => {
     const y = 10 + index * row;
     const origin = step.origins[0];
-    const arrow = index < steps.length - 1 ? `<line x1="110" y1="${y + 26}" x2="110" y2="${y + row}" stroke="#5f6368" stroke-width="1.5" marker-end="url(#arrow)"/>` : '';
-    return `<g><rect x="10" y="${y}" width="200" height="26" rx="5" fill="#fff" stroke="${colourOf(origin)}" stroke-width="2"/>`
-      + `<text x="110" y="${y + 17}" text-anchor="middle" font-size="13">${index + 1}. ${escape(step.name)}</text>`
-      + `<line x1="210" y1="${y + 13}" x2="250" y2="${y + 13}" stroke="${colourOf(origin)}" stroke-width="1.5" stroke-dasharray="4 3"/>`
-      + `<text x="256" y="${y + 17}" font-size="12" fill="${colourOf(origin)}">${escape(step.origins.map((one) => (roles.has(one) ? `${roles.get(one) ?? ''}: ${one}` : one)).join(', ') || 'no request (local)')}</text>${arrow}</g>`;
+    const arrow =
+      index < steps.length - 1
+        ? `<line x1="110" y1="${y + 26}" x2="110" y2="${y + row}" stroke="#5f6368" stroke-width="1.5" marker-end="url(#arrow)"/>`
+        : '';
+    return (
+      `<g><rect x="10" y="${y}" width="200" height="26" rx="5" fill="#fff" stroke="${colourOf(origin)}" stroke-width="2"/>` +
+      `<text x="110" y="${y + 17}" text-anchor="middle" font-size="13">${index + 1}. ${escape(step.name)}</text>` +
+      `<line x1="210" y1="${y + 13}" x2="250" y2="${y + 13}" stroke="${colourOf(origin)}" stroke-width="1.5" stroke-dasharray="4 3"/>` +
+      `<text x="256" y="${y + 17}" font-size="12" fill="${colourOf(origin)}">${escape(step.origins.map((one) => (roles.has(one) ? `${roles.get(one) ?? ''}: ${one}` : one)).join(', ') || 'no request (local)')}</text>${arrow}</g>`
+    );
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="The flow: ${steps.length} steps in order" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif">`
-    + '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="9" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,0 L5,10 z" fill="#5f6368"/></marker></defs>'
-    + `${boxes.join('')}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="The flow: ${steps.length} steps in order" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif">` +
+    '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="9" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,0 L5,10 z" fill="#5f6368"/></marker></defs>' +
+    `${boxes.join('')}</svg>`
+  );
 }
 
 /** Pure: every file of the workspace. */
@@ -167,10 +183,16 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const steps = flowSteps(JSON.parse(flow.json) as object, input.environment);
   const origins = bankOriginsOf(input.environment.values);
   const secretKeys = ENVIRONMENT_VARIABLES.filter((spec) => spec.secret).map((spec) => spec.key);
-  const toPaste = input.environment.values.filter((entry) => entry.type === 'secret' && PASTED_SECRETS[entry.key] !== undefined).map((entry) => entry.key);
+  const toPaste = input.environment.values
+    .filter((entry) => entry.type === 'secret' && PASTED_SECRETS[entry.key] !== undefined)
+    .map((entry) => entry.key);
   const hasCa = input.serverCaPem.length > 0;
   const manifest = {
-    meta: { bank: input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name, profile: input.target.profile, obflowVersion: input.obflowVersion },
+    meta: {
+      bank: input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name,
+      profile: input.target.profile,
+      obflowVersion: input.obflowVersion,
+    },
     collection: `collections/${input.flowCollection}`,
     environment: WORKSPACE_PATHS.environment,
     certificates: { cert: WORKSPACE_PATHS.cert, key: WORKSPACE_PATHS.key, ...(hasCa ? { ca: WORKSPACE_PATHS.ca } : {}) },
@@ -202,11 +224,18 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
     { path: 'workspace.json', contents: `${JSON.stringify(manifest, null, 2)}\n` },
     { path: WORKSPACE_PATHS.environment, contents: `${JSON.stringify(environment, null, 2)}\n`, secret: input.includeSecrets },
     ...input.collections.map((file) => ({ path: `collections/${file.fileName}`, contents: file.json })),
-    { path: WORKSPACE_PATHS.cert, contents: `${[input.transport.certPem, ...input.transport.chainPem].map((pem) => pem.trim()).join('\n')}\n` },
+    {
+      path: WORKSPACE_PATHS.cert,
+      contents: `${[input.transport.certPem, ...input.transport.chainPem].map((pem) => pem.trim()).join('\n')}\n`,
+    },
     ...(hasCa ? [{ path: WORKSPACE_PATHS.ca, contents: `${input.serverCaPem.map((pem) => pem.trim()).join('\n')}\n` }] : []),
     ...(input.includeSecrets ? [{ path: WORKSPACE_PATHS.key, contents: `${input.transport.keyPem.trim()}\n`, secret: true }] : []),
     ...(input.reportHtml !== undefined ? [{ path: WORKSPACE_PATHS.report, contents: input.reportHtml }] : []),
-    ...COPIED_FILES.map((name) => ({ path: name, contents: input.templates.copied[name] ?? '', ...(name.endsWith('.sh') || name.endsWith('.cmd') ? { executable: true } : {}) })),
+    ...COPIED_FILES.map((name) => ({
+      path: name,
+      contents: input.templates.copied[name] ?? '',
+      ...(name.endsWith('.sh') || name.endsWith('.cmd') ? { executable: true } : {}),
+    })),
   ];
   for (const file of files) if (file.contents === '') throw new TypeError(`empty workspace file ${file.path}`);
   return files;

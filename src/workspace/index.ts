@@ -51,10 +51,12 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   let reportHtml: string | undefined;
   if (options.run) {
     const byName = new Map(collections.map((file) => [file.fileName, file.json]));
-    const stepCollections = Object.fromEntries(STEP_NAMES.flatMap((name) => {
-      const json = byName.get(stepFileName(name));
-      return json === undefined ? [] : [[name, JSON.parse(json) as object]];
-    }));
+    const stepCollections = Object.fromEntries(
+      STEP_NAMES.flatMap((name) => {
+        const json = byName.get(stepFileName(name));
+        return json === undefined ? [] : [[name, JSON.parse(json) as object]];
+      }),
+    );
     // Its own reports folder: the run must not replace a report.html that `obflow run` wrote.
     const state = stateLayout(session.config.stateDir);
     const reports = state.workspaceReport;
@@ -72,12 +74,25 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     includeSecrets: options.includeSecrets,
     ...(session.target.name === 'sandbox' ? { psu: sandboxPsuUser(session.config) } : {}),
     clientId: registration.client_id,
-    registrationFile: relative(process.cwd(), stateLayout(session.config.stateDir).registration({ softwareId: registration.software_id, target: registration.target, profile: registration.profile })) || '.',
+    registrationFile:
+      relative(
+        process.cwd(),
+        stateLayout(session.config.stateDir).registration({
+          softwareId: registration.software_id,
+          target: registration.target,
+          profile: registration.profile,
+        }),
+      ) || '.',
     ...(reportHtml !== undefined ? { reportHtml } : {}),
     obflowVersion: obflowVersion(),
     builtAt: options.now.toISOString(),
     templates: workspaceTemplates(),
   });
-  const written = await writeWorkspace(files, { dir: options.out ?? stateLayout(session.config.stateDir).workspace(environmentStem(session.target)), ...(options.zip !== undefined ? { zipPath: options.zip } : {}), secret: options.includeSecrets, force: options.force });
+  const written = await writeWorkspace(files, {
+    dir: options.out ?? stateLayout(session.config.stateDir).workspace(environmentStem(session.target)),
+    ...(options.zip !== undefined ? { zipPath: options.zip } : {}),
+    secret: options.includeSecrets,
+    force: options.force,
+  });
   return { ...written, files, ...(run !== undefined ? { run } : {}) };
 }

@@ -31,11 +31,16 @@ function modeOf(file: WorkspaceFile, secret: boolean): number {
 
 function refuseExisting(path: string, what: string): void {
   if (existsSync(path)) {
-    throw new ObflowError('ERR_WORKSPACE_EXISTS', `${what} ${path} already exists`, { hint: 'Pass --force to replace it, or pick another place with --out / --zip.' });
+    throw new ObflowError('ERR_WORKSPACE_EXISTS', `${what} ${path} already exists`, {
+      hint: 'Pass --force to replace it, or pick another place with --out / --zip.',
+    });
   }
 }
 
-export async function writeWorkspace(files: readonly WorkspaceFile[], options: WriteWorkspaceOptions): Promise<{ dir?: string; zip?: string }> {
+export async function writeWorkspace(
+  files: readonly WorkspaceFile[],
+  options: WriteWorkspaceOptions,
+): Promise<{ dir?: string; zip?: string }> {
   if (options.zipOnly !== true && !options.force) refuseExisting(options.dir, 'the workspace folder');
   if (options.zipPath !== undefined && !options.force) refuseExisting(options.zipPath, 'the zip');
   const written: { dir?: string; zip?: string } = {};
@@ -45,7 +50,13 @@ export async function writeWorkspace(files: readonly WorkspaceFile[], options: W
   }
   if (options.zipPath !== undefined) {
     const top = basename(options.dir);
-    const archive = zip(files.map((file) => ({ path: `${top}/${file.path}`, contents: Buffer.from(file.contents, 'utf8'), mode: modeOf(file, options.secret) })));
+    const archive = zip(
+      files.map((file) => ({
+        path: `${top}/${file.path}`,
+        contents: Buffer.from(file.contents, 'utf8'),
+        mode: modeOf(file, options.secret),
+      })),
+    );
     await writeFileAtomic(options.zipPath, archive, { secret: options.secret });
     written.zip = options.zipPath;
   }

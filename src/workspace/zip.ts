@@ -19,7 +19,8 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const entry of entries) {
-    if (entry.path.startsWith('/') || entry.path.includes('\\') || entry.path.split('/').includes('..')) throw new TypeError(`not a relative zip path: ${entry.path}`);
+    if (entry.path.startsWith('/') || entry.path.includes('\\') || entry.path.split('/').includes('..'))
+      throw new TypeError(`not a relative zip path: ${entry.path}`);
     const name = Buffer.from(entry.path, 'utf8');
     const data = deflateRawSync(entry.contents, { level: 9 });
     const crc = crc32(entry.contents);

@@ -8,11 +8,15 @@ pm.test('at least one balance', function () {
   pm.expect(balances.length).to.be.above(0);
 });
 pm.test('every balance is InterimAvailable', function () {
-  pm.expect(balances.map(function (balance) {
-    return balance.Type;
-  }).filter(function (type) {
-    return type !== 'InterimAvailable';
-  })).to.eql([]);
+  pm.expect(
+    balances
+      .map(function (balance) {
+        return balance.Type;
+      })
+      .filter(function (type) {
+        return type !== 'InterimAvailable';
+      }),
+  ).to.eql([]);
 });
 pm.test('every balance belongs to the account asked for', function () {
   balances.forEach(function (balance) {

@@ -10,12 +10,23 @@ pm.test('at least one account', function () {
   pm.expect(accounts.length).to.be.above(0);
 });
 pm.test('AccountIds are unique', function () {
-  pm.expect(ids.filter(function (id, i) {
-    return ids.indexOf(id) !== i;
-  })).to.eql([]);
+  pm.expect(
+    ids.filter(function (id, i) {
+      return ids.indexOf(id) !== i;
+    }),
+  ).to.eql([]);
 });
 env.set('account_ids', JSON.stringify(ids));
 // Loops start from the first account; per-account results of an earlier run (another consent) are forgotten.
-['account_index', 'account_id', 'transactions_next_url', 'transactions_first_url', 'transactions_seen_urls', 'transactions_page', 'interim_balances', 'transaction_counts'].forEach(function (key) {
+[
+  'account_index',
+  'account_id',
+  'transactions_next_url',
+  'transactions_first_url',
+  'transactions_seen_urls',
+  'transactions_page',
+  'interim_balances',
+  'transaction_counts',
+].forEach(function (key) {
   env.set(key, '');
 });

@@ -9,20 +9,27 @@ const balanceIds = balances.map(function (balance) {
 });
 
 pm.test('every balance is InterimAvailable', function () {
-  pm.expect(balances.map(function (balance) {
-    return balance.Type;
-  }).filter(function (type) {
-    return type !== 'InterimAvailable';
-  })).to.eql([]);
+  pm.expect(
+    balances
+      .map(function (balance) {
+        return balance.Type;
+      })
+      .filter(function (type) {
+        return type !== 'InterimAvailable';
+      }),
+  ).to.eql([]);
 });
 pm.test('balances cover exactly the consented accounts', function () {
   pm.expect(balanceIds).to.have.members(ids);
 });
-pm.test('each balance equals the account\'s own balances read', function () {
+pm.test("each balance equals the account's own balances read", function () {
   balances.forEach(function (balance) {
     const own = recorded[balance.AccountId];
     if (own !== undefined) {
-      pm.expect({ Amount: balance.Amount.Amount, Currency: balance.Amount.Currency, CreditDebitIndicator: balance.CreditDebitIndicator }, balance.AccountId).to.eql(own);
+      pm.expect(
+        { Amount: balance.Amount.Amount, Currency: balance.Amount.Currency, CreditDebitIndicator: balance.CreditDebitIndicator },
+        balance.AccountId,
+      ).to.eql(own);
     }
   });
 });

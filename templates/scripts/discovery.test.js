@@ -4,7 +4,7 @@
 const config = obflowBody();
 const env = pm.environment;
 
-pm.test('issuer is the environment\'s issuer', function () {
+pm.test("issuer is the environment's issuer", function () {
   pm.expect(config.issuer).to.equal(env.get('issuer'));
 });
 pm.test('supports response_type ' + env.get('response_type'), function () {

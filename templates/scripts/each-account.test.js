@@ -3,7 +3,9 @@
 const accounts = ((obflowBody() || {}).Data || {}).Account || [];
 
 pm.test('exactly one account, the one asked for', function () {
-  pm.expect(accounts.map(function (account) {
-    return account.AccountId;
-  })).to.eql([pm.environment.get('account_id')]);
+  pm.expect(
+    accounts.map(function (account) {
+      return account.AccountId;
+    }),
+  ).to.eql([pm.environment.get('account_id')]);
 });

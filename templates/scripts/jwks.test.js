@@ -9,6 +9,11 @@ const keys = (Array.isArray(jwks.keys) ? jwks.keys : []).filter(function (key) {
 pm.test('jwks_uri lists RSA signature keys with kid (RFC 7517 §4.5, §5)', function () {
   pm.expect(keys.length, 'RSA keys with kid').to.be.above(0);
 });
-pm.environment.set('bank_jwks', JSON.stringify(keys.map(function (key) {
-  return { kid: key.kid, n: key.n, e: key.e };
-})));
+pm.environment.set(
+  'bank_jwks',
+  JSON.stringify(
+    keys.map(function (key) {
+      return { kid: key.kid, n: key.n, e: key.e };
+    }),
+  ),
+);

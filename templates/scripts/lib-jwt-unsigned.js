@@ -7,7 +7,10 @@ var obflowUnsignedJwt = (function () {
   const btoa = require('btoa');
   function encodeJson(value) {
     // unescape(encodeURIComponent()) turns the UTF-8 bytes into the binary string btoa expects.
-    return btoa(unescape(encodeURIComponent(JSON.stringify(value)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    return btoa(unescape(encodeURIComponent(JSON.stringify(value))))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
   }
   return function (payload) {
     return encodeJson({ alg: 'none', typ: 'JWT' }) + '.' + encodeJson(payload) + '.';

@@ -86,9 +86,13 @@ var obflowPss = (function () {
     if (parts.length !== 3) return 'not a compact JWS: ' + parts.length + ' parts';
     let header;
     try {
-      header = JSON.parse(bytesFromBase64url(parts[0]).map(function (c) {
-        return String.fromCharCode(c);
-      }).join(''));
+      header = JSON.parse(
+        bytesFromBase64url(parts[0])
+          .map(function (c) {
+            return String.fromCharCode(c);
+          })
+          .join(''),
+      );
     } catch {
       return 'the header does not decode';
     }
@@ -101,7 +105,8 @@ var obflowPss = (function () {
     const e = bigOf(bytesFromBase64url(key.e));
     const modBits = n.toString(2).length;
     const signature = bytesFromBase64url(parts[2]);
-    if (signature.length !== Math.ceil(modBits / 8)) return 'the signature is ' + signature.length + ' bytes, the key ' + Math.ceil(modBits / 8);
+    if (signature.length !== Math.ceil(modBits / 8))
+      return 'the signature is ' + signature.length + ' bytes, the key ' + Math.ceil(modBits / 8);
     const s = bigOf(signature);
     if (s >= n) return 'the signature is out of range';
     // RSAVP1, then the encoded message of emBits = modBits - 1 bits.

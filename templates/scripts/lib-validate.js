@@ -12,7 +12,8 @@ function obflowSchemaErrors(variable, body) {
   const cache = Ajv.obflowValidators || (Ajv.obflowValidators = {});
   if (cache[variable] === undefined) {
     const text = pm.collectionVariables.get(variable);
-    if (typeof text !== 'string' || text === '') throw new Error('no JSON schema in the collection variable ' + variable + ' (is this request in its obflow collection?)');
+    if (typeof text !== 'string' || text === '')
+      throw new Error('no JSON schema in the collection variable ' + variable + ' (is this request in its obflow collection?)');
     const ajv = new Ajv({ allErrors: true, meta: false, validateSchema: false });
     const schema = JSON.parse(text);
     delete schema.$schema;

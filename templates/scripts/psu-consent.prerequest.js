@@ -57,9 +57,11 @@ function consentUrl() {
   ];
   if (loginHint !== '') params.push(['login_hint', loginHint]);
   params.push(['request', requestObject]);
-  const query = params.map(function (pair) {
-    return encodeURIComponent(pair[0]) + '=' + encodeURIComponent(pair[1]);
-  }).join('&');
+  const query = params
+    .map(function (pair) {
+      return encodeURIComponent(pair[0]) + '=' + encodeURIComponent(pair[1]);
+    })
+    .join('&');
   return authEndpoint + (authEndpoint.indexOf('?') >= 0 ? '&' : '?') + query;
 }
 

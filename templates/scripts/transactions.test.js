@@ -11,11 +11,14 @@ const index = Number(env.get('account_index') || '0');
 const accountId = env.get('account_id');
 const maxPages = Number(env.get('max_pages') || '200');
 const page = Number(env.get('transactions_page') || '0') + 1;
-const firstUrl = page === 1
-  ? String(env.get('rs')).replace(/\/+$/, '') + '/open-banking/v3.1/aisp/accounts/' + encodeURIComponent(accountId) + '/transactions'
-  : env.get('transactions_first_url');
+const firstUrl =
+  page === 1
+    ? String(env.get('rs')).replace(/\/+$/, '') + '/open-banking/v3.1/aisp/accounts/' + encodeURIComponent(accountId) + '/transactions'
+    : env.get('transactions_first_url');
 // The pages read so far, this one included: each by the URL requested, and by its Links.Self when that differs.
-const read = (page === 1 ? [] : JSON.parse(env.get('transactions_seen_urls') || '[]')).concat([env.get('transactions_next_url') || firstUrl]);
+const read = (page === 1 ? [] : JSON.parse(env.get('transactions_seen_urls') || '[]')).concat([
+  env.get('transactions_next_url') || firstUrl,
+]);
 let body = {};
 try {
   body = obflowBody() || {};
@@ -39,13 +42,18 @@ pm.test('page ' + page + ' of ' + accountId + ': at most 100 transactions', func
 });
 pm.test('page ' + page + ': every transaction belongs to the account', function () {
   // One assertion for the page, not one chai assertion per transaction (10,250 of them for a 103-page account).
-  pm.expect(transactions.map(function (transaction) {
-    return transaction.AccountId;
-  }).filter(function (id) {
-    return id !== accountId;
-  }), 'AccountId of transactions of another account').to.eql([]);
+  pm.expect(
+    transactions
+      .map(function (transaction) {
+        return transaction.AccountId;
+      })
+      .filter(function (id) {
+        return id !== accountId;
+      }),
+    'AccountId of transactions of another account',
+  ).to.eql([]);
 });
-pm.test('page ' + page + ': links are absolute, on the first page\'s origin and path', function () {
+pm.test('page ' + page + ": links are absolute, on the first page's origin and path", function () {
   ['Self', 'First', 'Prev', 'Next', 'Last'].forEach(function (name) {
     const link = links[name];
     if (link !== undefined) {
@@ -73,7 +81,7 @@ env.set('transaction_counts', JSON.stringify(counts));
 const guardReached = next !== '' && page >= maxPages;
 if (guardReached) {
   pm.test('paging ends within max_pages (' + maxPages + ')', function () {
-    pm.expect.fail('Links.Next still present after ' + page + ' pages: raise max_pages or check the bank\'s links');
+    pm.expect.fail('Links.Next still present after ' + page + " pages: raise max_pages or check the bank's links");
   });
 }
 // Follow Next only on the first page's origin and path: the bearer token must never go to a link elsewhere.

@@ -6,12 +6,16 @@ const family = '{{js family}}';
 const path = '{{js path}}';
 const schemaVariable = '{{js schemaVariable}}';
 const schemaTitle = '{{js schemaTitle}}';
-const rule = 'OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."';
+const rule =
+  'OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."';
 const status = pm.response.code;
 
-pm.test(family + ': GET ' + path + ' answers 404 Not Found (the standard\'s answer for an endpoint the bank does not implement)', function () {
-  pm.expect(status, 'GET ' + path + ' answered ' + status + ' ' + pm.response.status + ', not 404; ' + rule).to.equal(404);
-});
+pm.test(
+  family + ': GET ' + path + " answers 404 Not Found (the standard's answer for an endpoint the bank does not implement)",
+  function () {
+    pm.expect(status, 'GET ' + path + ' answered ' + status + ' ' + pm.response.status + ', not 404; ' + rule).to.equal(404);
+  },
+);
 
 // Only a 404 is judged further: another status already failed above, with the rule, and its body says nothing more.
 const text = pm.response.text();

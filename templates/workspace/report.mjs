@@ -67,7 +67,8 @@ export function createReportCollector(options) {
   return {
     /** A variable a script set: a secret when its key is one by contract or by name. */
     learn(key, value) {
-      if (typeof key === 'string' && typeof value === 'string' && value !== '' && (secretKeys.has(key) || secretPattern.test(key))) secrets.add(value);
+      if (typeof key === 'string' && typeof value === 'string' && value !== '' && (secretKeys.has(key) || secretPattern.test(key)))
+        secrets.add(value);
     },
     secret(value) {
       if (typeof value === 'string' && value !== '') secrets.add(value);
@@ -115,7 +116,11 @@ export function createReportCollector(options) {
           item: clean(request.item),
           path: clean(request.path),
           ...(request.error !== undefined ? { error: clean(request.error) } : {}),
-          assertions: request.assertions.map((assertion) => ({ ...assertion, name: clean(assertion.name), ...(assertion.message !== undefined ? { message: clean(assertion.message) } : {}) })),
+          assertions: request.assertions.map((assertion) => ({
+            ...assertion,
+            name: clean(assertion.name),
+            ...(assertion.message !== undefined ? { message: clean(assertion.message) } : {}),
+          })),
         })),
       }));
       const all = cleanSteps.flatMap((step) => step.requests);
@@ -125,7 +130,11 @@ export function createReportCollector(options) {
         passed: cleanSteps.every((step) => step.passed) && complete,
         steps: cleanSteps,
         accounts,
-        totals: { requests: all.filter((request) => request.method !== '').length, assertions: assertions.length, failed: assertions.filter((assertion) => !assertion.passed).length },
+        totals: {
+          requests: all.filter((request) => request.method !== '').length,
+          assertions: assertions.length,
+          failed: assertions.filter((assertion) => !assertion.passed).length,
+        },
       };
     },
   };
@@ -168,12 +177,24 @@ export function attachNewman(emitter, collector, stepOf) {
   emitter.on('assertion', (error, args) => {
     if (args?.skipped === true) return;
     const item = args?.item?.name ?? '';
-    collector.assertion({ step: stepOf(item), item, name: args?.assertion ?? '', passed: !error, ...(error ? { message: error.message ?? '' } : {}) });
+    collector.assertion({
+      step: stepOf(item),
+      item,
+      name: args?.assertion ?? '',
+      passed: !error,
+      ...(error ? { message: error.message ?? '' } : {}),
+    });
   });
   emitter.on('script', (error, args) => {
     if (!error) return;
     const item = args?.item?.name ?? '';
-    collector.assertion({ step: stepOf(item), item, name: `${args?.event?.listen ?? ''} script: ${error.name ?? 'error'}`, passed: false, message: error.message ?? '' });
+    collector.assertion({
+      step: stepOf(item),
+      item,
+      name: `${args?.event?.listen ?? ''} script: ${error.name ?? 'error'}`,
+      passed: false,
+      message: error.message ?? '',
+    });
   });
 }
 
@@ -197,7 +218,13 @@ export function accountsFromEnvironment(values, labels = new Map()) {
       accountId,
       ...(labels.has(accountId) ? { label: labels.get(accountId) } : {}),
       ...(balance !== undefined && typeof balance.Amount === 'string'
-        ? { balance: { amount: balance.Amount, currency: String(balance.Currency ?? ''), creditDebitIndicator: String(balance.CreditDebitIndicator ?? '') } }
+        ? {
+            balance: {
+              amount: balance.Amount,
+              currency: String(balance.Currency ?? ''),
+              creditDebitIndicator: String(balance.CreditDebitIndicator ?? ''),
+            },
+          }
         : {}),
       ...(typeof counts[accountId] === 'number' ? { transactions: counts[accountId] } : {}),
     };
@@ -215,11 +242,17 @@ export function renderReport(model) {
       ...step,
       number: index + 1,
       failedAssertions: step.requests.reduce((sum, request) => sum + request.assertions.filter((assertion) => !assertion.passed).length, 0),
-      requests: step.requests.map((request) => ({ ...request, ok: request.error === undefined && request.assertions.every((assertion) => assertion.passed) })),
+      requests: step.requests.map((request) => ({
+        ...request,
+        ok: request.error === undefined && request.assertions.every((assertion) => assertion.passed),
+      })),
     })),
     accounts: model.accounts.map((account) => ({
       ...account,
-      amount: account.balance === undefined ? 'n/a' : `${account.balance.creditDebitIndicator === 'Debit' ? '−' : ''}${account.balance.amount} ${account.balance.currency}`,
+      amount:
+        account.balance === undefined
+          ? 'n/a'
+          : `${account.balance.creditDebitIndicator === 'Debit' ? '−' : ''}${account.balance.amount} ${account.balance.currency}`,
       count: account.transactions === undefined ? 'n/a' : String(account.transactions),
     })),
   };

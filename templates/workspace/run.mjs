@@ -28,7 +28,10 @@ const missingKey = !existsSync(file(manifest.certificates.key));
 const emptySecrets = manifest.secretsToPaste.filter((key) => environment.values.some((entry) => entry.key === key && entry.value === ''));
 if (missingKey || emptySecrets.length > 0) {
   const what = [...(missingKey ? [manifest.certificates.key] : []), ...emptySecrets.map((key) => `the environment's ${key}`)];
-  stop(`this workspace holds no secrets: ${what.join(', ')} missing`, 'index.html, section "Secrets", says where to paste each one (or ask for a workspace built with --include-secrets).');
+  stop(
+    `this workspace holds no secrets: ${what.join(', ')} missing`,
+    'index.html, section "Secrets", says where to paste each one (or ask for a workspace built with --include-secrets).',
+  );
 }
 
 // Both need node_modules (handlebars, newman): imported once the checks above passed.
@@ -36,7 +39,10 @@ const { accountsFromEnvironment, attachNewman, createReportCollector, foldersOf,
 const { default: newman } = await import('newman');
 const collection = JSON.parse(readFileSync(file(manifest.collection), 'utf8'));
 const steps = itemSteps(foldersOf(collection));
-const collector = createReportCollector({ secretKeys: manifest.secretKeys, secrets: environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value) });
+const collector = createReportCollector({
+  secretKeys: manifest.secretKeys,
+  secrets: environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value),
+});
 const ranAt = new Date().toISOString();
 const labels = new Map();
 
@@ -45,7 +51,14 @@ const options = {
   environment,
   // One certificate for every bank origin, port included: a port-less pattern matches only 443 and newman would
   // silently send no certificate (obflow docs/pipeline.md#newman-findings).
-  sslClientCertList: [{ name: 'transport certificate', matches: manifest.origins.map((origin) => `${origin}/*`), cert: { src: file(manifest.certificates.cert) }, key: { src: file(manifest.certificates.key) } }],
+  sslClientCertList: [
+    {
+      name: 'transport certificate',
+      matches: manifest.origins.map((origin) => `${origin}/*`),
+      cert: { src: file(manifest.certificates.cert) },
+      key: { src: file(manifest.certificates.key) },
+    },
+  ],
   ...(manifest.certificates.ca ? { sslExtraCaCerts: file(manifest.certificates.ca) } : {}),
   insecure: false,
   bail: true,
@@ -61,7 +74,12 @@ const summary = await new Promise((resolve, reject) => {
   attachNewman(emitter, collector, (item) => steps.get(item) ?? '');
   emitter.on('request', (_error, args) => {
     // The accounts list names the accounts (Nickname) in the report; nothing else of a body is kept.
-    if (args?.request?.method !== 'GET' || !/\/aisp\/accounts$/.test(args.request.url.getPath?.() ?? '') || args.response?.stream === undefined) return;
+    if (
+      args?.request?.method !== 'GET' ||
+      !/\/aisp\/accounts$/.test(args.request.url.getPath?.() ?? '') ||
+      args.response?.stream === undefined
+    )
+      return;
     try {
       for (const account of JSON.parse(args.response.stream.toString('utf8'))?.Data?.Account ?? []) {
         const label = [account.Nickname, account.AccountSubType, account.AccountType].find((part) => typeof part === 'string');
@@ -75,23 +93,45 @@ const summary = await new Promise((resolve, reject) => {
 
 const finalValues = summary.environment.toJSON().values ?? [];
 for (const entry of finalValues) collector.learn(entry.key, typeof entry.value === 'string' ? entry.value : '');
-const ranSteps = new Set([...steps.values()].filter((step) => summary.run.executions.some((execution) => steps.get(execution.item?.name) === step)));
+const ranSteps = new Set(
+  [...steps.values()].filter((step) => summary.run.executions.some((execution) => steps.get(execution.item?.name) === step)),
+);
 const model = collector.model(
-  { ...manifest.meta, obflowVersion: manifest.meta.obflowVersion, ranAt, runner: 'workspace run.mjs (newman)', order: foldersOf(collection).map((step) => step.name), complete: foldersOf(collection).every((step) => ranSteps.has(step.name)) },
-  accountsFromEnvironment(finalValues.map((entry) => ({ key: entry.key, value: typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value ?? ''), type: manifest.secretKeys.includes(entry.key) ? 'secret' : 'default' })), labels),
+  {
+    ...manifest.meta,
+    obflowVersion: manifest.meta.obflowVersion,
+    ranAt,
+    runner: 'workspace run.mjs (newman)',
+    order: foldersOf(collection).map((step) => step.name),
+    complete: foldersOf(collection).every((step) => ranSteps.has(step.name)),
+  },
+  accountsFromEnvironment(
+    finalValues.map((entry) => ({
+      key: entry.key,
+      value: typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value ?? ''),
+      type: manifest.secretKeys.includes(entry.key) ? 'secret' : 'default',
+    })),
+    labels,
+  ),
 );
 const failed = model.passed === false || summary.run.failures.length > 0;
 for (const step of model.steps) {
   console.log(`${step.passed ? '✓' : '✗'} ${step.name}`);
   for (const request of step.requests) {
     if (request.method !== '') console.log(`    ${request.method} ${request.path} → ${request.error ?? request.status ?? ''}`);
-    for (const assertion of request.assertions.filter((candidate) => !candidate.passed)) console.log(`      ✗ ${assertion.name}${assertion.message ? `: ${assertion.message}` : ''}`);
+    for (const assertion of request.assertions.filter((candidate) => !candidate.passed))
+      console.log(`      ✗ ${assertion.name}${assertion.message ? `: ${assertion.message}` : ''}`);
   }
 }
-for (const account of model.accounts) console.log(`${account.accountId} ${account.label ?? ''}: ${account.balance ? `${account.balance.amount} ${account.balance.currency}` : 'balance n/a'}, ${account.transactions ?? 'n/a'} transactions`);
+for (const account of model.accounts)
+  console.log(
+    `${account.accountId} ${account.label ?? ''}: ${account.balance ? `${account.balance.amount} ${account.balance.currency}` : 'balance n/a'}, ${account.transactions ?? 'n/a'} transactions`,
+  );
 mkdirSync(join(here, 'reports'), { recursive: true });
 const target = join(here, 'reports', 'report.html');
 writeFileSync(`${target}.tmp`, renderReport(model));
 renameSync(`${target}.tmp`, target);
-console.log(`${failed ? 'FAILED' : 'passed'}: ${model.totals.assertions - model.totals.failed}/${model.totals.assertions} checks; report: ${target}`);
+console.log(
+  `${failed ? 'FAILED' : 'passed'}: ${model.totals.assertions - model.totals.failed}/${model.totals.assertions} checks; report: ${target}`,
+);
 process.exitCode = failed ? 1 : 0;

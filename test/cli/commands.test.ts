@@ -37,14 +37,28 @@ describe('obflow commands against `obflow sandbox`', () => {
   it('init --json names every file of the identity', async () => {
     const manifest = JSON.parse(readFileSync(join(cwd, '.obflow', 'identity', 'identity.json'), 'utf8'));
     expect(Object.keys(manifest.files)).toEqual(
-      expect.arrayContaining(['directory_root_ca', 'directory_issuing_ca', 'transport_certificate', 'transport_key', 'signing_key', 'software_statement', 'server_certificate', 'server_key']),
+      expect.arrayContaining([
+        'directory_root_ca',
+        'directory_issuing_ca',
+        'transport_certificate',
+        'transport_key',
+        'signing_key',
+        'software_statement',
+        'server_certificate',
+        'server_key',
+      ]),
     );
     expect(statSync(join(cwd, '.obflow', 'identity', manifest.files.transport_key)).mode & 0o777).toBe(0o600);
   });
 
   it('sandbox --json prints one line naming every address', () => {
     expect(addresses.sandbox_base_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect(Object.keys(addresses.profiles).sort()).toEqual(['permissive-headless', 'permissive-interactive', 'strict-headless', 'strict-interactive']);
+    expect(Object.keys(addresses.profiles).sort()).toEqual([
+      'permissive-headless',
+      'permissive-interactive',
+      'strict-headless',
+      'strict-interactive',
+    ]);
   });
 
   it('doctor passes on the fresh identity', async () => {

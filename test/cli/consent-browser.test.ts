@@ -21,13 +21,22 @@ let sandbox: ChildProcess | undefined;
 /** A config file in the working folder (its stateDir, `.obflow`, is the same folder the commands use). */
 function configWith(name: string, browser: Record<string, unknown>): string {
   const file = join(cwd, name);
-  writeFileSync(file, JSON.stringify({ sandbox: { profile: 'strict-interactive' }, flow: { consent: 'browser', browser: { executablePath: CHROMIUM_PATH, ...browser } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      sandbox: { profile: 'strict-interactive' },
+      flow: { consent: 'browser', browser: { executablePath: CHROMIUM_PATH, ...browser } },
+    }),
+  );
   return file;
 }
 
 /** Every process below `pid` (Chromium and its helpers under the run), from ps. */
 function descendants(pid: number): number[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((row) => row.trim().split(/\s+/).map(Number));
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((row) => row.trim().split(/\s+/).map(Number));
   const found: number[] = [];
   const queue = [pid];
   while (queue.length > 0) {
@@ -53,7 +62,11 @@ const alive = (pid: number): boolean => {
 describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () => {
   beforeAll(async () => {
     expect((await runCli(['init', '--quiet'], { cwd, env })).code).toBe(0);
-    sandbox = spawn(process.execPath, [MAIN, 'sandbox', '--json'], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    sandbox = spawn(process.execPath, [MAIN, 'sandbox', '--json'], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     await new Promise<void>((resolve, reject) => {
       sandbox?.stdout?.once('data', () => resolve());
       sandbox?.once('exit', (code) => reject(new Error(`obflow sandbox exited ${code}`)));
@@ -81,7 +94,10 @@ describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () 
   }, 90_000); // a whole flow with a cold Chromium: ~20 s alone on the 2-core machine, more under a full parallel run
 
   it('--consent-timeout 3 with a script that never reaches the redirect: one coded line, exit 3', async () => {
-    const config = configWith('never.json', { script: { steps: [{ name: 'never', waitFor: 'This text is on no page' }] }, stepTimeoutSeconds: 120 });
+    const config = configWith('never.json', {
+      script: { steps: [{ name: 'never', waitFor: 'This text is on no page' }] },
+      stepTimeoutSeconds: 120,
+    });
     const result = await runCli(['run', 'all', '--config', config, '--consent-timeout', '3', '--quiet'], { cwd, env: {} });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toMatch(/^error: ERR_CONSENT_TIMEOUT the browser was not sent back to https:\/\/[^ ]+ within 3 s\nhint: .*\n$/);
@@ -95,8 +111,15 @@ describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () 
   });
 
   it('Ctrl-C while the browser is open: exit 130, Chromium closed, nothing half-written', async () => {
-    const config = configWith('wait.json', { script: { steps: [{ name: 'never', waitFor: 'This text is on no page' }] }, stepTimeoutSeconds: 120 });
-    const run = spawn(process.execPath, [MAIN, 'run', 'all', '--config', config], { cwd, env: { ...process.env, OBFLOW_SANDBOX__PROFILE: undefined }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const config = configWith('wait.json', {
+      script: { steps: [{ name: 'never', waitFor: 'This text is on no page' }] },
+      stepTimeoutSeconds: 120,
+    });
+    const run = spawn(process.execPath, [MAIN, 'run', 'all', '--config', config], {
+      cwd,
+      env: { ...process.env, OBFLOW_SANDBOX__PROFILE: undefined },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     run.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -116,8 +139,11 @@ describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () 
     expect(stderr).not.toMatch(/^error:/m);
     for (let wait = 0; wait < 50 && browser.some(alive); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(browser.filter(alive)).toEqual([]);
-    const files = readdirSync(join(cwd, '.obflow'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && !entry.parentPath.includes(join('.obflow', 'sandbox')));
+    const files = readdirSync(join(cwd, '.obflow'), { recursive: true, withFileTypes: true }).filter(
+      (entry) => entry.isFile() && !entry.parentPath.includes(join('.obflow', 'sandbox')),
+    );
     expect(files.filter((entry) => entry.name.endsWith('.tmp'))).toEqual([]);
-    for (const entry of files.filter((file) => file.name.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8'))).not.toThrow();
+    for (const entry of files.filter((file) => file.name.endsWith('.json')))
+      expect(() => JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8'))).not.toThrow();
   }, 90_000);
 });

@@ -41,7 +41,13 @@ beforeAll(async () => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`obflow sandbox exited ${code}`)));
   });
-  for (const command of [['register'], ['environment'], ['generate'], ['register', '--profile', 'strict-interactive'], ['environment', '--profile', 'strict-interactive']]) {
+  for (const command of [
+    ['register'],
+    ['environment'],
+    ['generate'],
+    ['register', '--profile', 'strict-interactive'],
+    ['environment', '--profile', 'strict-interactive'],
+  ]) {
     const result = await cli([...command, '--quiet']);
     expect(result.code, `${command.join(' ')}: ${result.stderr}`).toBe(0);
   }
@@ -89,7 +95,10 @@ describe('2. a transport key that does not belong to its certificate', () => {
 
 describe('3. manual consent with stdin piped', () => {
   it('the error after the prompt starts its own line (a script matching ^error: finds it)', async () => {
-    const refused = await spawnCli(['run', 'all', '--profile', 'strict-interactive', '--consent', 'manual', '--quiet'], 'https://tpp.obflow.example/callback#error=access_denied&state=x\n');
+    const refused = await spawnCli(
+      ['run', 'all', '--profile', 'strict-interactive', '--consent', 'manual', '--quiet'],
+      'https://tpp.obflow.example/callback#error=access_denied&state=x\n',
+    );
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toMatch(/^error: ERR_CONSENT_REJECTED .*access_denied/m);
     expect(refused.stderr).not.toMatch(/[^\n]error:/);
@@ -116,7 +125,12 @@ describe('4. the config and identity files themselves', () => {
     expect(implicit.stderr).toMatch(/^error: ERR_FILE_UNREADABLE .*obflow\.config\.json.*EISDIR/);
   });
 
-  it.each([[['doctor', '--config']], [['doctor', '--config', '--json']], [['register', '--dry-run', '--config']], [['doctor', '--state-dir']]])('%j: a path flag without a value → ERR_USAGE (exit 2)', async (argv) => {
+  it.each([
+    [['doctor', '--config']],
+    [['doctor', '--config', '--json']],
+    [['register', '--dry-run', '--config']],
+    [['doctor', '--state-dir']],
+  ])('%j: a path flag without a value → ERR_USAGE (exit 2)', async (argv) => {
     const result = await cli(argv);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/ERR_USAGE\W.*--(config|state-dir) needs a path/);

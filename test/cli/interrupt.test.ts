@@ -23,7 +23,11 @@ interface Spawned {
 
 /** The built CLI with its own TMPDIR (where the embedded sandbox keeps its temporary data folder). */
 function start(args: string[], childTmp: string): Spawned {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, TMPDIR: childTmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd,
+    env: { ...process.env, TMPDIR: childTmp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -64,7 +68,8 @@ function expectNothingHalfWritten(dir: string): void {
   const files = filesUnder(dir).filter((file) => !file.startsWith('sandbox/'));
   const temporaries = files.filter((file) => file.endsWith('.tmp'));
   expect(temporaries, temporaries.join(', ')).toEqual([]);
-  for (const file of files.filter((name) => name.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(dir, file), 'utf8')), file).not.toThrow();
+  for (const file of files.filter((name) => name.endsWith('.json')))
+    expect(() => JSON.parse(readFileSync(join(dir, file), 'utf8')), file).not.toThrow();
 }
 
 beforeAll(async () => {
@@ -105,7 +110,12 @@ describe('demo interrupted', () => {
     demo.child.kill('SIGINT');
     const ended = await demo.exit;
     expect(ended, ended.stderr).toMatchObject({ code: 130, signal: null });
-    expect(ended.stderr.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([{ interrupted: { signal: 'SIGINT', exit: 130 } }]);
+    expect(
+      ended.stderr
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([{ interrupted: { signal: 'SIGINT', exit: 130 } }]);
     expect(readdirSync(childTmp)).toEqual([]);
   });
 });

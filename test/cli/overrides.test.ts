@@ -22,7 +22,10 @@ async function overridesOf(argv: string[]): Promise<Overrides> {
   const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: '/work' };
   const state: CommandState = { io, output: createOutput(io, { json: false, quiet: true }) };
   const seen: Overrides[] = [];
-  const modules = commandModules(state).map((module): CommandModule => ({ ...module, handler: (args) => void seen.push(commandOverrides(args)) }));
+  const modules = commandModules(state).map((module): CommandModule => ({
+    ...module,
+    handler: (args) => void seen.push(commandOverrides(args)),
+  }));
   await cliParser(argv, modules).parseAsync();
   expect(seen).toHaveLength(1);
   return seen[0] as Overrides;
@@ -31,10 +34,19 @@ async function overridesOf(argv: string[]): Promise<Overrides> {
 describe('flags → overrides', () => {
   const cases: [string, Overrides][] = [
     ['run --psu-user sam --consent manual', { flow: { psuUser: 'sam', consent: 'manual' } }],
-    ['run accounts --max-pages 5 --insecure --out-reports r --state-dir s', { stateDir: 's', flow: { maxPages: 5 }, output: { reports: 'r' }, insecure: true }],
-    ['run all --response-type code --profile permissive-headless --out-collections c', { sandbox: { profile: 'permissive-headless' }, flow: { responseType: 'code' }, output: { collections: 'c' } }],
+    [
+      'run accounts --max-pages 5 --insecure --out-reports r --state-dir s',
+      { stateDir: 's', flow: { maxPages: 5 }, output: { reports: 'r' }, insecure: true },
+    ],
+    [
+      'run all --response-type code --profile permissive-headless --out-collections c',
+      { sandbox: { profile: 'permissive-headless' }, flow: { responseType: 'code' }, output: { collections: 'c' } },
+    ],
     ['demo --profile permissive-interactive --psu-user jo', { sandbox: { profile: 'permissive-interactive' }, flow: { psuUser: 'jo' } }],
-    ['sandbox --resource-port 8443 --auth-port 9443 --seed s1 --data-dir d --verbose', { sandbox: { resourcePort: 8443, authPort: 9443, seed: 's1' } }],
+    [
+      'sandbox --resource-port 8443 --auth-port 9443 --seed s1 --data-dir d --verbose',
+      { sandbox: { resourcePort: 8443, authPort: 9443, seed: 's1' } },
+    ],
     ['register --dry-run --force', {}],
     ['generate --out-collections out --json', { output: { collections: 'out' } }],
     ['environment --config obflow.config.json --response-type code', { flow: { responseType: 'code' } }],
@@ -44,7 +56,11 @@ describe('flags → overrides', () => {
   });
 
   it('a path flag without a value is ERR_USAGE, not "no config" or "this folder"', async () => {
-    for (const argv of [['run', '--config', ''], ['run', '--state-dir', ''], ['sandbox', '--data-dir', '']]) {
+    for (const argv of [
+      ['run', '--config', ''],
+      ['run', '--state-dir', ''],
+      ['sandbox', '--data-dir', ''],
+    ]) {
       const error = await overridesOf(argv).catch((caught: unknown) => caught);
       expect(isObflowError(error) && error.code).toBe('ERR_USAGE');
     }
@@ -57,12 +73,21 @@ describe('the flow inputs a run takes from its flags', () => {
 
   it('run --psu-user sam --consent manual sets exactly psu_login_hint and consent_mode', () => {
     const overrides: Overrides = { flow: { psuUser: 'sam', consent: 'manual' } };
-    expect(givenFlowInputs({ config: config(overrides.flow ?? {}), target, overrides })).toStrictEqual({ consent_mode: 'interactive', psu_login_hint: 'sam' });
+    expect(givenFlowInputs({ config: config(overrides.flow ?? {}), target, overrides })).toStrictEqual({
+      consent_mode: 'interactive',
+      psu_login_hint: 'sam',
+    });
   });
 
   it('values from the config file alone leave the saved environment alone', () => {
     expect(givenFlowInputs({ config: config({ psuUser: 'jo', maxPages: 7 }), target, overrides: {} })).toStrictEqual({});
-    expect(givenFlowInputs({ config: config({ maxPages: 7, responseType: 'code' }), target, overrides: { flow: { maxPages: 7, responseType: 'code' } } })).toStrictEqual({
+    expect(
+      givenFlowInputs({
+        config: config({ maxPages: 7, responseType: 'code' }),
+        target,
+        overrides: { flow: { maxPages: 7, responseType: 'code' } },
+      }),
+    ).toStrictEqual({
       max_pages: '7',
       response_type: 'code',
     });

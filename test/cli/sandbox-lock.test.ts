@@ -100,7 +100,14 @@ describe('one obflow sandbox per state folder', () => {
   it('a file left by a sandbox that died is no running sandbox, and the next sandbox takes it over', async () => {
     // A pid that surely is not running any more: a child that has already exited.
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    const stale = { sandbox_base_url: 'https://127.0.0.1:1', registration_endpoint: 'https://127.0.0.1:1/r', environment_helper: 'https://127.0.0.1:1/e', aisp_base_url: 'https://127.0.0.1:1/a', profiles: {}, pid: dead };
+    const stale = {
+      sandbox_base_url: 'https://127.0.0.1:1',
+      registration_endpoint: 'https://127.0.0.1:1/r',
+      environment_helper: 'https://127.0.0.1:1/e',
+      aisp_base_url: 'https://127.0.0.1:1/a',
+      profiles: {},
+      pid: dead,
+    };
     writeFileSync(addressesFile, JSON.stringify(stale));
     const refused = await runCli(['register', '--dry-run'], { cwd });
     expect(refused.code).toBe(3);

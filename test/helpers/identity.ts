@@ -94,10 +94,7 @@ async function issue(name: string, directoryFrom: string | undefined): Promise<T
 export function getTestIdentity(name = 'default'): Promise<TestIdentity> {
   let identity = cache.get(name);
   if (identity === undefined) {
-    identity =
-      name === 'default'
-        ? issue('default', undefined)
-        : getTestIdentity('default').then((base) => issue(`tpp-${name}`, base.dir));
+    identity = name === 'default' ? issue('default', undefined) : getTestIdentity('default').then((base) => issue(`tpp-${name}`, base.dir));
     cache.set(name, identity);
   }
   return identity;
@@ -122,9 +119,7 @@ export async function scratchDir(label: string): Promise<string> {
  * A one-off identity issued by the default test directory with options (not memoised): e.g. an expired transport
  * certificate (`transportValidity`), an expired statement (`statementExpiresAt`), other redirect URIs or roles.
  */
-export async function issueVariantIdentity(
-  options: Omit<IssueLocalIdentityOptions, 'dir' | 'directoryFrom'>,
-): Promise<TestIdentity> {
+export async function issueVariantIdentity(options: Omit<IssueLocalIdentityOptions, 'dir' | 'directoryFrom'>): Promise<TestIdentity> {
   const base = await getTestIdentity();
   const dir = await scratchDir('variant');
   const manifest = await issueLocalIdentity({ ...options, dir, directoryFrom: base.dir });

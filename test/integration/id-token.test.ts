@@ -10,7 +10,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { withEnvironmentValues } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { idTokenStep, jsonOver, jwksCache } from '../../src/run/id-token.js';
-import { browserConsentStep, buildRunPlan, SANDBOX_CONSENT_SCRIPT, runSteps, spkiPinOf, type RunResult, type RunStep } from '../../src/run/index.js';
+import {
+  browserConsentStep,
+  buildRunPlan,
+  SANDBOX_CONSENT_SCRIPT,
+  runSteps,
+  spkiPinOf,
+  type RunResult,
+  type RunStep,
+} from '../../src/run/index.js';
 import type { SandboxOptions } from '../../src/sandbox/contracts.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
@@ -74,7 +82,12 @@ describe('id_token verification (FAPI 1 Advanced §5.2.2.1, OIDC Core §3.3.2.12
   it('a correct id_token passes every rule in obflow and its signature verifies inside newman', async () => {
     const { result, junit } = await runWithFault(undefined);
     expect(result.passed, describeRun(result)).toBe(true);
-    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1), 'id-token', 'code-exchange', 'id-token-token']);
+    expect(result.steps.map((step) => step.name)).toEqual([
+      ...STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1),
+      'id-token',
+      'code-exchange',
+      'id-token-token',
+    ]);
     // Authorisation response: alg, signature, iss, aud, exp, iat, nonce, c_hash, s_hash, intent id, acr.
     expect(stepOf(result, 'id-token').assertions).toEqual({ total: 11, failed: 0 });
     // Token response: the same without c_hash and s_hash.
@@ -94,50 +107,76 @@ describe('id_token verification (FAPI 1 Advanced §5.2.2.1, OIDC Core §3.3.2.12
       const step = idTokenStep({ source: 'token', keys });
       if (!('local' in step)) throw new TypeError('a local step');
       const outcome = await step.local(withoutCopy);
-      expect('checks' in outcome && Array.isArray(outcome.checks) ? outcome.checks.filter((check) => !check.passed) : ['no checks']).toEqual([]);
+      expect(
+        'checks' in outcome && Array.isArray(outcome.checks) ? outcome.checks.filter((check) => !check.passed) : ['no checks'],
+      ).toEqual([]);
     }
     expect((sandbox?.log.filter((line) => /GET \S*\/jwks\b/.test(line)).length ?? 0) - before).toBe(1);
   });
 
   it.each([
-    ['bad-signature', 'id_token signature verifies with the jwks_uri key named by kid', /id_token signature verifies/, /the signature does not verify with kid \S+ \(/],
+    [
+      'bad-signature',
+      'id_token signature verifies with the jwks_uri key named by kid',
+      /id_token signature verifies/,
+      /the signature does not verify with kid \S+ \(/,
+    ],
     ['wrong-c-hash', 'id_token c_hash matches the code (OIDC Core §3.3.2.11', /id_token c_hash matches the code/, undefined],
     ['wrong-intent-id', 'id_token openbanking_intent_id is the consent id', /openbanking_intent_id is the consent id/, undefined],
-  ] as const)('%s is caught by obflow and by the collection, naming the rule', async (fault, obflowRule, collectionTest, collectionMessage) => {
-    const { result } = await runWithFault(fault);
-    expect(result.passed).toBe(false);
-    // obflow's own step (jose)
-    const local = stepOf(result, 'id-token');
-    expect(local.passed).toBe(false);
-    expect(local.failures.map((failure) => failure.test).join('\n')).toContain(obflowRule);
-    expect(local.failures).toHaveLength(1);
-    // the collection (newman), before the code is used
-    const consent = stepOf(result, 'psu-consent');
-    expect(consent.passed).toBe(false);
-    const failing = consent.failures.find((failure) => collectionTest.test(failure.test));
-    expect(failing, describeRun(result)).toBeDefined();
-    if (collectionMessage !== undefined) expect(failing?.message).toMatch(collectionMessage);
-    // Token endpoint id_token: the signature and intent-id faults apply there too (c_hash is the front channel's).
-    const tokenStep = stepOf(result, 'id-token-token');
-    expect(tokenStep.passed).toBe(fault === 'wrong-c-hash');
-  });
+  ] as const)(
+    '%s is caught by obflow and by the collection, naming the rule',
+    async (fault, obflowRule, collectionTest, collectionMessage) => {
+      const { result } = await runWithFault(fault);
+      expect(result.passed).toBe(false);
+      // obflow's own step (jose)
+      const local = stepOf(result, 'id-token');
+      expect(local.passed).toBe(false);
+      expect(local.failures.map((failure) => failure.test).join('\n')).toContain(obflowRule);
+      expect(local.failures).toHaveLength(1);
+      // the collection (newman), before the code is used
+      const consent = stepOf(result, 'psu-consent');
+      expect(consent.passed).toBe(false);
+      const failing = consent.failures.find((failure) => collectionTest.test(failure.test));
+      expect(failing, describeRun(result)).toBeDefined();
+      if (collectionMessage !== undefined) expect(failing?.message).toMatch(collectionMessage);
+      // Token endpoint id_token: the signature and intent-id faults apply there too (c_hash is the front channel's).
+      const tokenStep = stepOf(result, 'id-token-token');
+      expect(tokenStep.passed).toBe(fault === 'wrong-c-hash');
+    },
+  );
 });
 
 describeWith(chromium, 'id_token verification after browser consent (strict-interactive)', () => {
-  it('the runner verifies the redirect\'s id_token after the browser step; refresh then reads with a new token', async () => {
+  it("the runner verifies the redirect's id_token after the browser step; refresh then reads with a new token", async () => {
     const identity = await getTestIdentity();
-    const consentStep = browserConsentStep({ script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'alex', password: 'alex-sandbox-1' }, trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
+    const consentStep = browserConsentStep({
+      script: SANDBOX_CONSENT_SCRIPT,
+      credentials: { username: 'alex', password: 'alex-sandbox-1' },
+      trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+      executablePath: CHROMIUM_PATH,
+    });
     const { result } = await runWithFault(undefined, { profile: 'strict-interactive', consentStep, all: true });
     expect(result.passed, describeRun(result)).toBe(true);
     const names = result.steps.map((step) => step.name);
-    expect(names.slice(names.indexOf('psu-consent'), names.indexOf('psu-consent') + 5)).toEqual(['psu-consent', 'psu-consent-browser', 'id-token', 'code-exchange', 'id-token-token']);
+    expect(names.slice(names.indexOf('psu-consent'), names.indexOf('psu-consent') + 5)).toEqual([
+      'psu-consent',
+      'psu-consent-browser',
+      'id-token',
+      'code-exchange',
+      'id-token-token',
+    ]);
     expect(stepOf(result, 'id-token').assertions).toEqual({ total: 11, failed: 0 });
     expect(stepOf(result, 'refresh').requests).toBe(2);
   });
 
-  it('a bad signature on the browser\'s redirect is caught by obflow before the code exchange', async () => {
+  it("a bad signature on the browser's redirect is caught by obflow before the code exchange", async () => {
     const identity = await getTestIdentity();
-    const consentStep = browserConsentStep({ script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'alex', password: 'alex-sandbox-1' }, trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
+    const consentStep = browserConsentStep({
+      script: SANDBOX_CONSENT_SCRIPT,
+      credentials: { username: 'alex', password: 'alex-sandbox-1' },
+      trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+      executablePath: CHROMIUM_PATH,
+    });
     const { result } = await runWithFault('bad-signature', { profile: 'strict-interactive', consentStep });
     expect(stepOf(result, 'psu-consent-browser').passed).toBe(true);
     expect(stepOf(result, 'id-token').failures.map((failure) => failure.test)).toEqual([

@@ -26,17 +26,28 @@ function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; 
 }
 
 describe('newman run (CLI subprocess)', () => {
-  it('runs the exported whole-flow collection with obflow\'s environment and certificate list, every assertion passing', async () => {
+  it("runs the exported whole-flow collection with obflow's environment and certificate list, every assertion passing", async () => {
     const listPath = await writeSslClientCertList(join(fixture.prepared.stateDir, 'ssl-client-cert-list.json'), fixture.prepared.certList);
     const junit = join(fixture.prepared.stateDir, 'cli-report.xml');
-    const result = await newmanCli([
-      'run', join(COLLECTIONS_DIR, 'obflow-ais.postman_collection.json'),
-      '--environment', fixture.prepared.environmentPath,
-      '--ssl-client-cert-list', listPath,
-      '--ssl-extra-ca-certs', fixture.prepared.caBundle,
-      '--reporters', 'cli,junit', '--reporter-junit-export', junit,
-      '--color', 'off',
-    ], fixture.prepared.stateDir);
+    const result = await newmanCli(
+      [
+        'run',
+        join(COLLECTIONS_DIR, 'obflow-ais.postman_collection.json'),
+        '--environment',
+        fixture.prepared.environmentPath,
+        '--ssl-client-cert-list',
+        listPath,
+        '--ssl-extra-ca-certs',
+        fixture.prepared.caBundle,
+        '--reporters',
+        'cli,junit',
+        '--reporter-junit-export',
+        junit,
+        '--color',
+        'off',
+      ],
+      fixture.prepared.stateDir,
+    );
     expect(result.code, `${result.stdout.slice(-4000)}\n${result.stderr}`).toBe(0);
     // Every folder (step) ran and nothing failed: newman's own summary table says so.
     expect(result.stdout).toMatch(/│\s+assertions\s+│\s+\d+\s+│\s+0\s+│/);

@@ -28,7 +28,13 @@ interface Proxy {
 async function startProxy(target: string, dispatcher: Dispatcher, identity: TestIdentity, rewrite: Rewrite): Promise<Proxy> {
   const state = { origin: '', rewrites: 0 };
   const server: Server = createServer(
-    { key: identity.pem.serverKey, cert: identity.pem.serverCert, ca: [identity.pem.rootCa, identity.pem.issuingCa], requestCert: true, rejectUnauthorized: true },
+    {
+      key: identity.pem.serverKey,
+      cert: identity.pem.serverCert,
+      ca: [identity.pem.rootCa, identity.pem.issuingCa],
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
     (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -39,7 +45,12 @@ async function startProxy(target: string, dispatcher: Dispatcher, identity: Test
           headers[name] = Array.isArray(value) ? value.join(', ') : value;
         }
         const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-        request(`${target}${req.url ?? '/'}`, { method: (req.method ?? 'GET') as Dispatcher.HttpMethod, headers, ...(body !== undefined ? { body } : {}), dispatcher })
+        request(`${target}${req.url ?? '/'}`, {
+          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          dispatcher,
+        })
           .then(async (upstream) => {
             const original = (await upstream.body.text()).split(target).join(state.origin);
             const changed = rewrite(new URL(req.url ?? '/', 'https://x').pathname, original);
@@ -87,7 +98,10 @@ afterAll(async () => {
 /** Registers, points `rs` at a proxy with this rewrite, runs everything. */
 async function runThroughProxy(rewrite: Rewrite): Promise<{ result: RunResult; proxy: Proxy }> {
   const prepared: Prepared = await prepare(sandbox, identity, 'strict-headless');
-  cleanup.push(() => prepared.dispatcher.close(), () => rm(prepared.stateDir, { recursive: true, force: true }));
+  cleanup.push(
+    () => prepared.dispatcher.close(),
+    () => rm(prepared.stateDir, { recursive: true, force: true }),
+  );
   const proxy = await startProxy(sandbox.urls.sandbox_base_url, prepared.dispatcher, identity, rewrite);
   cleanup.push(() => proxy.close());
   const environment = withEnvironmentValues(prepared.environment, { rs: proxy.origin });
@@ -107,7 +121,8 @@ describe('a broken sandbox response fails the right assertion', () => {
 
   it('a balance of another type (InterimBooked) fails "every balance is InterimAvailable" in account-balances', async () => {
     const { result, proxy } = await runThroughProxy((path, body) =>
-      /\/aisp\/accounts\/[^/]+\/balances$/.test(path) ? body.split('"InterimAvailable"').join('"InterimBooked"') : body);
+      /\/aisp\/accounts\/[^/]+\/balances$/.test(path) ? body.split('"InterimAvailable"').join('"InterimBooked"') : body,
+    );
     expect(proxy.rewrites).toBeGreaterThan(0);
     expect(result.passed).toBe(false);
     expect(result.failedStep).toBe('account-balances');
@@ -129,7 +144,10 @@ describe('a broken sandbox response fails the right assertion', () => {
     expect(proxy.rewrites).toBe(1);
     expect(result.passed).toBe(false);
     expect(result.failedStep).toBe('transactions');
-    expect(failedTests(result).some((test) => /links are absolute, on the first page's origin and path/.test(test)), describeRun(result)).toBe(true);
+    expect(
+      failedTests(result).some((test) => /links are absolute, on the first page's origin and path/.test(test)),
+      describeRun(result),
+    ).toBe(true);
     expect(result.steps.filter((step) => !step.passed).map((step) => step.name)).toEqual(['transactions']);
   });
 });

@@ -7,7 +7,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { environmentValue } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/index.js';
-import { browserConsentStep, buildRunSummary, consentInBrowser, runSteps, buildRunPlan, SANDBOX_CONSENT_SCRIPT, sandboxConsentScript, spkiPinOf } from '../../src/run/index.js';
+import {
+  browserConsentStep,
+  buildRunSummary,
+  consentInBrowser,
+  runSteps,
+  buildRunPlan,
+  SANDBOX_CONSENT_SCRIPT,
+  sandboxConsentScript,
+  spkiPinOf,
+} from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
@@ -33,23 +42,30 @@ afterAll(async () => {
 const FULL_FLOW_MS = 90_000;
 /** The default script (the sandbox's own pages) logging in as sam. */
 const sam = () => ({ script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'sam-sandbox-2' } });
-const trust = (): { trustedSpki: string[]; executablePath: string } => ({ trustedSpki: [spkiPinOf(identity.pem.serverCert)], executablePath: CHROMIUM_PATH });
+const trust = (): { trustedSpki: string[]; executablePath: string } => ({
+  trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+  executablePath: CHROMIUM_PATH,
+});
 
 // Without Chromium every test here is reported as skipped with the reason (and the file's hooks do not run).
 describeWith(chromium, 'interactive profiles with a browser', () => {
-  it.each(['strict-interactive', 'permissive-interactive'] as const)('%s: run all passes with sam sharing two of three accounts', async (profile) => {
-    const ready = await prepare(sandbox, identity, profile, { response_type: 'code id_token' });
-    prepared.push(ready);
-    const consentStep = browserConsentStep({ ...sam(), accounts: ['Personal Account', 'Joint Account'], ...trust() });
-    const result = await runAll(ready, { consentStep });
-    expect(result.passed, describeRun(result)).toBe(true);
-    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, 4), 'psu-consent-browser', ...STEP_NAMES.slice(4)]);
-    expect(environmentValue(result.environment, 'id_token')).toMatch(/^ey/);
-    const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
-    // Two of sam's three accounts were shared (the Joint Savings Account was not ticked), each read to the end.
-    expect(summary.accounts).toHaveLength(2);
-    for (const account of summary.accounts) expect(account.transactions).toBeGreaterThan(0);
-  }, FULL_FLOW_MS);
+  it.each(['strict-interactive', 'permissive-interactive'] as const)(
+    '%s: run all passes with sam sharing two of three accounts',
+    async (profile) => {
+      const ready = await prepare(sandbox, identity, profile, { response_type: 'code id_token' });
+      prepared.push(ready);
+      const consentStep = browserConsentStep({ ...sam(), accounts: ['Personal Account', 'Joint Account'], ...trust() });
+      const result = await runAll(ready, { consentStep });
+      expect(result.passed, describeRun(result)).toBe(true);
+      expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, 4), 'psu-consent-browser', ...STEP_NAMES.slice(4)]);
+      expect(environmentValue(result.environment, 'id_token')).toMatch(/^ey/);
+      const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+      // Two of sam's three accounts were shared (the Joint Savings Account was not ticked), each read to the end.
+      expect(summary.accounts).toHaveLength(2);
+      for (const account of summary.accounts) expect(account.transactions).toBeGreaterThan(0);
+    },
+    FULL_FLOW_MS,
+  );
 
   it('Cancel → ERR_CONSENT_REJECTED (access_denied) and the run stops before the code exchange', async () => {
     const ready = await prepare(sandbox, identity, 'strict-interactive');
@@ -63,7 +79,14 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     let code: string | undefined;
     let message = '';
     try {
-      await runSteps({ steps, environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [] });
+      await runSteps({
+        steps,
+        environment: ready.environment,
+        cwd: ready.stateDir,
+        sslClientCertList: ready.certList,
+        sslExtraCaCerts: ready.caBundle,
+        reporters: [],
+      });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
@@ -74,13 +97,19 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     expect(sandbox.log.filter((line) => line.includes('/token')).length).toBe(before + 1);
   });
 
-  it('a wrong password is refused on the bank\'s login page', async () => {
+  it("a wrong password is refused on the bank's login page", async () => {
     const { ready, consentUrl, redirectUri } = await prepareUpToConsent(sandbox, identity, 'permissive-interactive');
     prepared.push(ready);
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl, redirectUri, script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'not-the-password' }, ...trust() });
+      await consentInBrowser({
+        consentUrl,
+        redirectUri,
+        script: SANDBOX_CONSENT_SCRIPT,
+        credentials: { username: 'sam', password: 'not-the-password' },
+        ...trust(),
+      });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;
@@ -119,7 +148,12 @@ describeWith(chromium, 'interactive profiles with a browser', () => {
     let code: string | undefined;
     let message = '';
     try {
-      await consentInBrowser({ consentUrl: upToConsent.consentUrl, redirectUri: 'https://elsewhere.obflow.example/cb', ...sam(), ...trust() });
+      await consentInBrowser({
+        consentUrl: upToConsent.consentUrl,
+        redirectUri: 'https://elsewhere.obflow.example/cb',
+        ...sam(),
+        ...trust(),
+      });
     } catch (error) {
       code = isObflowError(error) ? error.code : undefined;
       message = (error as Error).message;

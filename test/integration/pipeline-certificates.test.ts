@@ -25,13 +25,16 @@ function rawNewman(list: SslClientCert[]): Promise<{ status: number | undefined;
   let status: number | undefined;
   return new Promise((resolve, reject) => {
     newman
-      .run({
-        collection: fixture.prepared.collections['client-credentials'] as never,
-        environment: { values: fixture.prepared.environment.values } as never,
-        reporters: [],
-        sslClientCertList: list,
-        sslExtraCaCerts: fixture.prepared.caBundle,
-      } as never, (error) => (error ? reject(error) : resolve({ status, warnings })))
+      .run(
+        {
+          collection: fixture.prepared.collections['client-credentials'] as never,
+          environment: { values: fixture.prepared.environment.values } as never,
+          reporters: [],
+          sslClientCertList: list,
+          sslExtraCaCerts: fixture.prepared.caBundle,
+        } as never,
+        (error) => (error ? reject(error) : resolve({ status, warnings })),
+      )
       .on('console', (_error: unknown, args: { level: string; messages: unknown[] }) => {
         if (args.level === 'warn') warnings.push(args.messages.map(String).join(' '));
       })
@@ -103,7 +106,9 @@ describe('a pattern without the port', () => {
 });
 
 describe('a missing certificate file', () => {
-  const missing = (): SslClientCert[] => [{ ...(fixture.prepared.certList[0] as SslClientCert), cert: { src: join(fixture.prepared.stateDir, 'no-such-cert.pem') } }];
+  const missing = (): SslClientCert[] => [
+    { ...(fixture.prepared.certList[0] as SslClientCert), cert: { src: join(fixture.prepared.stateDir, 'no-such-cert.pem') } },
+  ];
 
   it('plain newman: only a console warning, and the request is sent anyway', async () => {
     const before = tokenRequests().length;
@@ -125,13 +130,26 @@ describe('a PFX transport certificate', () => {
     const key = forge.pki.privateKeyFromPem((await getTestIdentity()).pem.transportKey);
     const cert = forge.pki.certificateFromPem((await getTestIdentity()).pem.transportCert);
     const pfxPath = join(fixture.prepared.stateDir, 'transport.pfx');
-    await writeFile(pfxPath, Buffer.from(forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(key, [cert], 'pfx-pass', { algorithm: 'aes256' })).getBytes(), 'binary'), { mode: 0o600 });
-    const origins = [...new Set(fixture.prepared.certList.flatMap((entry) => entry.matches.map((pattern) => pattern.replace(/\/\*$/, ''))))];
+    await writeFile(
+      pfxPath,
+      Buffer.from(forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(key, [cert], 'pfx-pass', { algorithm: 'aes256' })).getBytes(), 'binary'),
+      { mode: 0o600 },
+    );
+    const origins = [
+      ...new Set(fixture.prepared.certList.flatMap((entry) => entry.matches.map((pattern) => pattern.replace(/\/\*$/, '')))),
+    ];
     const pfxList = buildSslClientCertList({ origins, transport: { pfx: pfxPath, passphrase: 'pfx-pass' } });
     expect(pfxList[0]?.pfx).toEqual({ src: pfxPath });
     const result = await runSteps({
-      steps: buildRunPlan({ stepNames: ['discovery', 'client-credentials', 'account-access-consent'], collections: fixture.prepared.collections }),
-      environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: pfxList, sslExtraCaCerts: fixture.prepared.caBundle, reporters: [],
+      steps: buildRunPlan({
+        stepNames: ['discovery', 'client-credentials', 'account-access-consent'],
+        collections: fixture.prepared.collections,
+      }),
+      environment: fixture.prepared.environment,
+      cwd: fixture.prepared.stateDir,
+      sslClientCertList: pfxList,
+      sslExtraCaCerts: fixture.prepared.caBundle,
+      reporters: [],
     });
     expect(result.passed).toBe(true);
     expect(result.steps.map((step) => step.requests)).toEqual([1, 1, 2]);
@@ -163,8 +181,11 @@ describe('TLS contexts with the target CA (sslExtraCaCerts)', () => {
     const before = fixture.sandbox.log.length;
     const outcome = runSteps({
       steps: buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections }),
-      environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: fixture.prepared.certList,
-      sslExtraCaCerts: join(fixture.prepared.stateDir, 'no-such-ca.pem'), reporters: [],
+      environment: fixture.prepared.environment,
+      cwd: fixture.prepared.stateDir,
+      sslClientCertList: fixture.prepared.certList,
+      sslExtraCaCerts: join(fixture.prepared.stateDir, 'no-such-ca.pem'),
+      reporters: [],
     });
     expect(await codeOf(outcome)).toBe('ERR_FILE_MISSING');
     expect(fixture.sandbox.log.length).toBe(before);
@@ -176,8 +197,12 @@ describe('TLS contexts with the target CA (sslExtraCaCerts)', () => {
     const before = tokenRequests().length;
     const outcome = runSteps({
       steps: buildRunPlan({ stepNames: ['discovery', 'client-credentials'], collections: fixture.prepared.collections }),
-      environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: resourceOnly, sslExtraCaCerts: fixture.prepared.caBundle,
-      reporters: [], preflight: false,
+      environment: fixture.prepared.environment,
+      cwd: fixture.prepared.stateDir,
+      sslClientCertList: resourceOnly,
+      sslExtraCaCerts: fixture.prepared.caBundle,
+      reporters: [],
+      preflight: false,
     });
     // obflow's own check notices the certificate-less request after it went out (preflight off)…
     expect(await codeOf(outcome)).toBe('ERR_CERT_PORT_UNMATCHED');

@@ -25,12 +25,17 @@ async function closedPort(): Promise<number> {
 }
 
 describe('transport failures during a run', () => {
-  it('a bank that is not listening → the step\'s transport failure (unreachable) → ERR_REMOTE_UNREACHABLE naming step and origin', async () => {
+  it("a bank that is not listening → the step's transport failure (unreachable) → ERR_REMOTE_UNREACHABLE naming step and origin", async () => {
     const port = await closedPort();
     const origin = `https://127.0.0.1:${port}`;
     const configEndpoint = environmentValue(fixture.prepared.environment, 'configEndpoint') ?? '';
-    const environment = withEnvironmentValues(fixture.prepared.environment, { configEndpoint: configEndpoint.replace(/^https:\/\/[^/]+/, origin) });
-    const certList = buildSslClientCertList({ origins: bankOriginsOf(environment.values), transport: (await getTestIdentity()).paths.transport });
+    const environment = withEnvironmentValues(fixture.prepared.environment, {
+      configEndpoint: configEndpoint.replace(/^https:\/\/[^/]+/, origin),
+    });
+    const certList = buildSslClientCertList({
+      origins: bankOriginsOf(environment.values),
+      transport: (await getTestIdentity()).paths.transport,
+    });
     const result = await runAll({ ...fixture.prepared, environment }, { select: 'discovery', certList });
     expect(result.passed).toBe(false);
     expect(result.failedStep).toBe('discovery');
@@ -46,7 +51,15 @@ describe('transport failures during a run', () => {
   it('a server certificate the run does not trust → transport failure (tls) → ERR_REMOTE_TLS', async () => {
     const steps = buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections, select: 'discovery' });
     // No sslExtraCaCerts: the emulator's certificate is issued by the local test directory, not a system root.
-    const result = await runSteps({ steps, environment: fixture.prepared.environment, cwd: fixture.prepared.stateDir, sslClientCertList: fixture.prepared.certList, reporters: [], secretKeys: SECRET_VARIABLE_KEYS, log: () => undefined });
+    const result = await runSteps({
+      steps,
+      environment: fixture.prepared.environment,
+      cwd: fixture.prepared.stateDir,
+      sslClientCertList: fixture.prepared.certList,
+      reporters: [],
+      secretKeys: SECRET_VARIABLE_KEYS,
+      log: () => undefined,
+    });
     expect(result.passed).toBe(false);
     expect(result.transport, describeRun(result)).toMatchObject({ step: 'discovery', kind: 'tls' });
     const origin = new URL(environmentValue(fixture.prepared.environment, 'configEndpoint') ?? '').origin;

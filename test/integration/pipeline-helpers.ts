@@ -45,7 +45,12 @@ export interface Prepared {
  * (src/pipeline/stages.ts), then lays out what newman needs (certificate list, CA bundle, collections) so a test can
  * run exactly the steps it wants, with whatever certificate list it wants to prove a point with.
  */
-export async function prepare(sandbox: TestSandbox, identity: TestIdentity, profile: ProfileName, overrides: Record<string, string> = {}): Promise<Prepared> {
+export async function prepare(
+  sandbox: TestSandbox,
+  identity: TestIdentity,
+  profile: ProfileName,
+  overrides: Record<string, string> = {},
+): Promise<Prepared> {
   const stateDir = await mkdtemp(join(tmpdir(), 'obflow-pipeline-'));
   const config = parseConfig({ stateDir, output: { collections: COLLECTIONS_DIR }, sandbox: { profile } }, 'test');
   const serverCa = [identity.pem.rootCa, identity.pem.issuingCa];
@@ -63,19 +68,36 @@ export async function prepare(sandbox: TestSandbox, identity: TestIdentity, prof
 
 /** Registers and runs the steps up to the PSU's consent (through psu-consent); returns what they wrote and what a
  *  consent driver reads from it: the PSU's consent URL, the redirect URI and the state. */
-export async function prepareUpToConsent(sandbox: TestSandbox, identity: TestIdentity, profile: ProfileName): Promise<{ ready: Prepared; environment: PostmanEnvironment; consentUrl: string; redirectUri: string; state: string }> {
+export async function prepareUpToConsent(
+  sandbox: TestSandbox,
+  identity: TestIdentity,
+  profile: ProfileName,
+): Promise<{ ready: Prepared; environment: PostmanEnvironment; consentUrl: string; redirectUri: string; state: string }> {
   const ready = await prepare(sandbox, identity, profile);
   const result = await runSteps({
     steps: buildRunPlan({ stepNames: STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1), collections: ready.collections }),
-    environment: ready.environment, cwd: ready.stateDir, sslClientCertList: ready.certList, sslExtraCaCerts: ready.caBundle, reporters: [],
+    environment: ready.environment,
+    cwd: ready.stateDir,
+    sslClientCertList: ready.certList,
+    sslExtraCaCerts: ready.caBundle,
+    reporters: [],
   });
   expect(result.passed, describeRun(result)).toBe(true);
   const get = (key: string): string => environmentValue(result.environment, key) ?? '';
-  return { ready, environment: result.environment, consentUrl: get('psu_consent_url') || get('consent_url'), redirectUri: get('redirectUrl'), state: get('state') };
+  return {
+    ready,
+    environment: result.environment,
+    consentUrl: get('psu_consent_url') || get('consent_url'),
+    redirectUri: get('redirectUrl'),
+    state: get('state'),
+  };
 }
 
 /** One emulator and one prepared client for a test file: started before its tests, stopped and removed after. */
-export function usePreparedSandbox(profile: ProfileName = 'strict-headless'): { readonly sandbox: TestSandbox; readonly prepared: Prepared } {
+export function usePreparedSandbox(profile: ProfileName = 'strict-headless'): {
+  readonly sandbox: TestSandbox;
+  readonly prepared: Prepared;
+} {
   const fixture = {} as { sandbox: TestSandbox; prepared: Prepared };
   beforeAll(async () => {
     fixture.sandbox = await startTestSandbox();
@@ -89,13 +111,18 @@ export function usePreparedSandbox(profile: ProfileName = 'strict-headless'): { 
   return fixture;
 }
 
-export async function runAll(prepared: Prepared, options: { steps?: RunStep[]; select?: string; consentStep?: RunStep; certList?: SslClientCert[] } = {}): Promise<RunResult> {
-  const steps = options.steps ?? buildRunPlan({
-    stepNames: STEP_NAMES,
-    collections: prepared.collections,
-    ...(options.select !== undefined ? { select: options.select } : {}),
-    ...(options.consentStep !== undefined ? { consentStep: options.consentStep } : {}),
-  });
+export async function runAll(
+  prepared: Prepared,
+  options: { steps?: RunStep[]; select?: string; consentStep?: RunStep; certList?: SslClientCert[] } = {},
+): Promise<RunResult> {
+  const steps =
+    options.steps ??
+    buildRunPlan({
+      stepNames: STEP_NAMES,
+      collections: prepared.collections,
+      ...(options.select !== undefined ? { select: options.select } : {}),
+      ...(options.consentStep !== undefined ? { consentStep: options.consentStep } : {}),
+    });
   return runSteps({
     steps,
     environment: prepared.environment,
@@ -111,5 +138,10 @@ export async function runAll(prepared: Prepared, options: { steps?: RunStep[]; s
 
 /** A readable account of a failed run for assertion messages. */
 export function describeRun(result: RunResult): string {
-  return result.steps.map((step) => `${step.passed ? 'ok ' : 'FAIL'} ${step.name} (${step.requests} req, ${step.assertions.failed}/${step.assertions.total} failed)${step.failures.map((f) => `\n    - ${f.item} :: ${f.test} :: ${f.message}`).join('')}`).join('\n');
+  return result.steps
+    .map(
+      (step) =>
+        `${step.passed ? 'ok ' : 'FAIL'} ${step.name} (${step.requests} req, ${step.assertions.failed}/${step.assertions.total} failed)${step.failures.map((f) => `\n    - ${f.item} :: ${f.test} :: ${f.message}`).join('')}`,
+    )
+    .join('\n');
 }

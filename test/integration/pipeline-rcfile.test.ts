@@ -42,13 +42,16 @@ afterAll(async () => {
 describe('rc files', () => {
   it('plain newman.run picks them up from HOME and the process cwd', async () => {
     const outcome = await new Promise<{ error: Error | null; requests: number }>((resolve) => {
-      newman.run({
-        collection: prepared.collections.discovery as never,
-        environment: { values: prepared.environment.values } as never,
-        reporters: [],
-        sslClientCertList: prepared.certList,
-        sslExtraCaCerts: prepared.caBundle,
-      } as never, (error, summary) => resolve({ error, requests: summary?.run?.stats?.requests?.total ?? 0 }));
+      newman.run(
+        {
+          collection: prepared.collections.discovery as never,
+          environment: { values: prepared.environment.values } as never,
+          reporters: [],
+          sslClientCertList: prepared.certList,
+          sslExtraCaCerts: prepared.caBundle,
+        } as never,
+        (error, summary) => resolve({ error, requests: summary?.run?.stats?.requests?.total ?? 0 }),
+      );
     });
     expect(outcome.requests).toBe(0);
     expect(String(outcome.error)).toMatch(/no-such-folder-from-an-rc-file/);

@@ -10,7 +10,13 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { downloadEnvironment, environmentValue, fetchDiscovery, buildObflowEnvironment, writeEnvironment } from '../../src/environment/index.js';
+import {
+  downloadEnvironment,
+  environmentValue,
+  fetchDiscovery,
+  buildObflowEnvironment,
+  writeEnvironment,
+} from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
 import { loadTransportMaterial } from '../../src/pki/load.js';
 import { createMtlsDispatcher } from '../../src/pki/tls.js';
@@ -97,7 +103,7 @@ describe('register', () => {
     expect(forced.kind === 'registered' && forced.registration.client_id).not.toBe(first.registration.client_id);
   });
 
-  it('--dry-run: the signed JWT verifies against the statement\'s JWKS with every §2.1 claim present and typed', async () => {
+  it("--dry-run: the signed JWT verifies against the statement's JWKS with every §2.1 claim present and typed", async () => {
     const before = registrationRequests();
     const result = await registerClient(await input({ dryRun: true }));
     expect(registrationRequests()).toBe(before);
@@ -106,23 +112,49 @@ describe('register', () => {
     const statement = decodeJwt(identity.softwareStatement) as unknown as StatementClaims;
     const jwks = createLocalJWKSet(statement.software_jwks as never);
     const { payload, protectedHeader } = await jwtVerify(result.request.jwt, jwks, {
-      algorithms: ['PS256'], audience: sandbox.urls.profiles['strict-headless'].auth_url, issuer: statement.software_id, typ: 'JWT',
+      algorithms: ['PS256'],
+      audience: sandbox.urls.profiles['strict-headless'].auth_url,
+      issuer: statement.software_id,
+      typ: 'JWT',
     });
     expect(protectedHeader).toEqual({ alg: 'PS256', kid: identity.manifest.kid, typ: 'JWT' });
     expect(result.request.header).toEqual(protectedHeader);
     expect(result.request.claims).toEqual(payload);
-    const strings = ['token_endpoint_auth_signing_alg', 'subject_type', 'application_type', 'iss', 'token_endpoint_auth_method', 'aud', 'scope', 'request_object_signing_alg', 'jti', 'id_token_signed_response_alg', 'software_statement'];
+    const strings = [
+      'token_endpoint_auth_signing_alg',
+      'subject_type',
+      'application_type',
+      'iss',
+      'token_endpoint_auth_method',
+      'aud',
+      'scope',
+      'request_object_signing_alg',
+      'jti',
+      'id_token_signed_response_alg',
+      'software_statement',
+    ];
     const arrays = ['grant_types', 'redirect_uris', 'response_types'];
     const integers = ['exp', 'iat'];
     expect(Object.keys(payload).sort()).toEqual([...strings, ...arrays, ...integers].sort());
     for (const claim of strings) expect(typeof payload[claim], claim).toBe('string');
-    for (const claim of arrays) expect((payload[claim] as unknown[]).every((item) => typeof item === 'string'), claim).toBe(true);
+    for (const claim of arrays)
+      expect(
+        (payload[claim] as unknown[]).every((item) => typeof item === 'string'),
+        claim,
+      ).toBe(true);
     for (const claim of integers) expect(Number.isInteger(payload[claim]), claim).toBe(true);
     expect(payload).toMatchObject({
-      token_endpoint_auth_signing_alg: 'PS256', grant_types: ['authorization_code', 'client_credentials'], subject_type: 'public',
-      application_type: 'web', redirect_uris: statement.software_redirect_uris, token_endpoint_auth_method: 'client_secret_basic',
-      scope: 'openid accounts', request_object_signing_alg: 'none', response_types: ['code', 'code id_token'],
-      id_token_signed_response_alg: 'PS256', software_statement: identity.softwareStatement,
+      token_endpoint_auth_signing_alg: 'PS256',
+      grant_types: ['authorization_code', 'client_credentials'],
+      subject_type: 'public',
+      application_type: 'web',
+      redirect_uris: statement.software_redirect_uris,
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'openid accounts',
+      request_object_signing_alg: 'none',
+      response_types: ['code', 'code id_token'],
+      id_token_signed_response_alg: 'PS256',
+      software_statement: identity.softwareStatement,
     });
     expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(3600);
     expect(payload.jti).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -130,11 +162,28 @@ describe('register', () => {
 
   describe('local refusals send nothing', () => {
     const cases: [string, () => Promise<Partial<RegisterClientInput>>, string][] = [
-      ['redirect URI not in the statement', async () => ({ redirectUris: ['https://elsewhere.example/cb'] }), 'ERR_REDIRECT_URI_NOT_IN_SSA'],
+      [
+        'redirect URI not in the statement',
+        async () => ({ redirectUris: ['https://elsewhere.example/cb'] }),
+        'ERR_REDIRECT_URI_NOT_IN_SSA',
+      ],
       ['kid not in the statement', async () => ({ kid: 'some-other-kid' }), 'ERR_SIGNING_KEY_MISMATCH'],
-      ['signing key is not the kid\'s', async () => ({ signingKey: createPrivateKey(second.pem.signingKey) }), 'ERR_SIGNING_KEY_MISMATCH'],
-      ['expired transport certificate', async () => ({ now: () => new Date(Date.parse(new X509Certificate(identity.pem.transportCert).validTo) + 1000) }), 'ERR_CERT_EXPIRED'],
-      ['expired statement', async () => ({ statementClaims: { ...(decodeJwt(identity.softwareStatement) as unknown as StatementClaims), exp: Math.floor(Date.now() / 1000) - 60 } }), 'ERR_SSA_EXPIRED'],
+      ["signing key is not the kid's", async () => ({ signingKey: createPrivateKey(second.pem.signingKey) }), 'ERR_SIGNING_KEY_MISMATCH'],
+      [
+        'expired transport certificate',
+        async () => ({ now: () => new Date(Date.parse(new X509Certificate(identity.pem.transportCert).validTo) + 1000) }),
+        'ERR_CERT_EXPIRED',
+      ],
+      [
+        'expired statement',
+        async () => ({
+          statementClaims: {
+            ...(decodeJwt(identity.softwareStatement) as unknown as StatementClaims),
+            exp: Math.floor(Date.now() / 1000) - 60,
+          },
+        }),
+        'ERR_SSA_EXPIRED',
+      ],
       ['certificate of another statement', async () => ({ transportCertificatePem: second.pem.transportCert }), 'ERR_CERT_NOT_FOR_SSA'],
     ];
     it.each(cases)('%s', async (_name, make, code) => {
@@ -144,7 +193,7 @@ describe('register', () => {
     });
   });
 
-  describe('bank refusals surface with ERR_REGISTRATION_REJECTED and the bank\'s error', () => {
+  describe("bank refusals surface with ERR_REGISTRATION_REJECTED and the bank's error", () => {
     it('aud that is no issuer of the bank', async () => {
       const refused = await failure(registerClient(await input({ authUrl: 'https://127.0.0.1:1/not-an-issuer' })));
       expect(refused.code).toBe('ERR_REGISTRATION_REJECTED');
@@ -194,32 +243,56 @@ describe('register', () => {
 });
 
 describe('environment', () => {
-  it('downloads the client\'s helper file, merges it with discovery, drops disabled entries, types secrets', async () => {
-    const registered = await registerClient(await input({ profile: 'permissive-headless', authUrl: sandbox.urls.profiles['permissive-headless'].auth_url }));
+  it("downloads the client's helper file, merges it with discovery, drops disabled entries, types secrets", async () => {
+    const registered = await registerClient(
+      await input({ profile: 'permissive-headless', authUrl: sandbox.urls.profiles['permissive-headless'].auth_url }),
+    );
     if (registered.kind === 'dry-run') throw new TypeError('unexpected dry run');
     const clientId = registered.registration.client_id;
     const bank = await downloadEnvironment({ helperUrl: sandbox.urls.environment_helper, clientId, dispatcher });
     expect(bank.values.some((entry) => entry.enabled === false)).toBe(true);
     const urls = sandbox.urls.profiles['permissive-headless'];
     const addresses = await fetchDiscovery(urls.discovery_url, dispatcher);
-    const environment = buildObflowEnvironment({ name: 'obflow sandbox permissive-headless', bank, discovery: { addresses, url: urls.discovery_url } });
+    const environment = buildObflowEnvironment({
+      name: 'obflow sandbox permissive-headless',
+      bank,
+      discovery: { addresses, url: urls.discovery_url },
+    });
     const disabledKeys = bank.values.filter((entry) => entry.enabled === false).map((entry) => String(entry.key));
     for (const key of disabledKeys) expect(environmentValue(environment, key)).toBeUndefined();
     expect(environmentValue(environment, '_clientId')).toBe(clientId);
     expect(environmentValue(environment, 'tokenEndpoint')).toBe(addresses.token_endpoint);
     expect(environmentValue(environment, 'max_pages')).toBe('200');
     const types = Object.fromEntries(environment.values.map((entry) => [entry.key, entry.type]));
-    expect(types).toMatchObject({ basicToken: 'secret', _clientSecret: 'secret', access_token: 'secret', auth_code: 'secret', rs: 'default' });
+    expect(types).toMatchObject({
+      basicToken: 'secret',
+      _clientSecret: 'secret',
+      access_token: 'secret',
+      auth_code: 'secret',
+      rs: 'default',
+    });
     const path = await writeEnvironment(await mkdtemp(join(tmpdir(), 'obflow-env-')), 'sandbox-permissive-headless', environment);
     expect(path).toMatch(/environments\/sandbox-permissive-headless\.postman_environment\.json$/);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
-  it('refusals → ERR_ENVIRONMENT_DOWNLOAD: unknown client, another TPP\'s certificate', async () => {
-    expect((await failure(downloadEnvironment({ helperUrl: sandbox.urls.environment_helper, clientId: 'no-such-client', dispatcher }))).code).toBe('ERR_ENVIRONMENT_DOWNLOAD');
+  it("refusals → ERR_ENVIRONMENT_DOWNLOAD: unknown client, another TPP's certificate", async () => {
+    expect(
+      (await failure(downloadEnvironment({ helperUrl: sandbox.urls.environment_helper, clientId: 'no-such-client', dispatcher }))).code,
+    ).toBe('ERR_ENVIRONMENT_DOWNLOAD');
     const registered = await registerClient(await input());
     if (registered.kind === 'dry-run') throw new TypeError('unexpected dry run');
     const other = await agentFor(second);
-    expect((await failure(downloadEnvironment({ helperUrl: sandbox.urls.environment_helper, clientId: registered.registration.client_id, dispatcher: other }))).code).toBe('ERR_ENVIRONMENT_DOWNLOAD');
+    expect(
+      (
+        await failure(
+          downloadEnvironment({
+            helperUrl: sandbox.urls.environment_helper,
+            clientId: registered.registration.client_id,
+            dispatcher: other,
+          }),
+        )
+      ).code,
+    ).toBe('ERR_ENVIRONMENT_DOWNLOAD');
   });
 });

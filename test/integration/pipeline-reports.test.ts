@@ -16,14 +16,24 @@ const fixture = usePreparedSandbox('permissive-headless');
 /** A step whose test fails with the secrets in its message (chai prints the actual value). */
 const leaky = {
   info: { name: 'leaky', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
-  item: [{
-    name: 'leaky: GET discovery',
-    request: { method: 'GET', url: '{{configEndpoint}}' },
-    event: [{ listen: 'test', script: { type: 'text/javascript', exec: [
-      "pm.test('basicToken is not quoted in reports', function () { pm.expect(pm.environment.get('basicToken')).to.eql('nope'); });",
-      "pm.test('client_credentials_token is not quoted in reports', function () { pm.expect(pm.environment.get('client_credentials_token')).to.eql('nope'); });",
-    ] } }],
-  }],
+  item: [
+    {
+      name: 'leaky: GET discovery',
+      request: { method: 'GET', url: '{{configEndpoint}}' },
+      event: [
+        {
+          listen: 'test',
+          script: {
+            type: 'text/javascript',
+            exec: [
+              "pm.test('basicToken is not quoted in reports', function () { pm.expect(pm.environment.get('basicToken')).to.eql('nope'); });",
+              "pm.test('client_credentials_token is not quoted in reports', function () { pm.expect(pm.environment.get('client_credentials_token')).to.eql('nope'); });",
+            ],
+          },
+        },
+      ],
+    },
+  ],
 };
 
 describe('reports', () => {
@@ -31,7 +41,10 @@ describe('reports', () => {
     const reportDir = join(fixture.prepared.stateDir, 'reports');
     const lines: string[] = [];
     const result = await runSteps({
-      steps: [...buildRunPlan({ stepNames: ['discovery', 'client-credentials'], collections: fixture.prepared.collections }), { name: 'leaky', collection: leaky }],
+      steps: [
+        ...buildRunPlan({ stepNames: ['discovery', 'client-credentials'], collections: fixture.prepared.collections }),
+        { name: 'leaky', collection: leaky },
+      ],
       environment: fixture.prepared.environment,
       cwd: fixture.prepared.stateDir,
       sslClientCertList: fixture.prepared.certList,
@@ -85,7 +98,15 @@ describe('the JSON reporter and the run events', () => {
       sslClientCertList: fixture.prepared.certList,
       sslExtraCaCerts: fixture.prepared.caBundle,
       reporters: ['junit', 'json'],
-      subscribers: [{ onEvent: (event) => void events.push(event), finish: async () => { finished += 1; return []; } }],
+      subscribers: [
+        {
+          onEvent: (event) => void events.push(event),
+          finish: async () => {
+            finished += 1;
+            return [];
+          },
+        },
+      ],
       reportDir,
       secretKeys: SECRET_VARIABLE_KEYS,
       target: { name: 'sandbox', profile: 'permissive-headless' },
@@ -98,7 +119,9 @@ describe('the JSON reporter and the run events', () => {
     expect(finished).toBe(1);
 
     // Every secret the run saw (the client's, and what it was issued: tokens, the code) — whole and as a prefix.
-    const secrets = result.environment.values.filter((entry) => entry.type === 'secret' && entry.value.length >= 8).map((entry) => entry.value);
+    const secrets = result.environment.values
+      .filter((entry) => entry.type === 'secret' && entry.value.length >= 8)
+      .map((entry) => entry.value);
     expect(secrets.length).toBeGreaterThan(4);
     const text = await readFile(jsonFile, 'utf8');
     const seen = JSON.stringify(events);
@@ -111,7 +134,12 @@ describe('the JSON reporter and the run events', () => {
     expect(text).toContain('[redacted]');
 
     const report = JSON.parse(text) as JsonReport;
-    expect(report).toMatchObject({ version: 1, target: { name: 'sandbox', profile: 'permissive-headless' }, passed: false, failedStep: 'leaky' });
+    expect(report).toMatchObject({
+      version: 1,
+      target: { name: 'sandbox', profile: 'permissive-headless' },
+      passed: false,
+      failedStep: 'leaky',
+    });
     expect(report.origins.length).toBeGreaterThan(0);
     expect(report.steps.map((step) => step.name)).toEqual([...STEP_NAMES, 'leaky']);
     for (const step of report.steps) {
@@ -119,7 +147,9 @@ describe('the JSON reporter and the run events', () => {
       expect(step.passed).toBe(tally?.passed);
       expect(step.assertions).toEqual(tally?.assertions);
       expect(step.requests).toHaveLength(tally?.requests ?? -1);
-      expect(step.requests.flatMap((request) => request.assertions).filter((assertion) => assertion.status !== 'skipped')).toHaveLength(tally?.assertions.total ?? -1);
+      expect(step.requests.flatMap((request) => request.assertions).filter((assertion) => assertion.status !== 'skipped')).toHaveLength(
+        tally?.assertions.total ?? -1,
+      );
       for (const request of step.requests) {
         expect(request.status).toBeGreaterThanOrEqual(200);
         expect(request.responseTime).toBeGreaterThanOrEqual(0);
@@ -145,6 +175,12 @@ describe('the JSON reporter and the run events', () => {
     const accountsList = events.find((event) => event.type === 'request' && /\/aisp\/accounts$/.test(event.url));
     expect(accountsList?.type === 'request' ? accountsList.json : undefined).toMatchObject({ Data: { Account: expect.any(Array) } });
     const done = events.at(-1);
-    expect(done?.type === 'done' ? done.result.environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').every((entry) => entry.value === '[redacted]') : false).toBe(true);
+    expect(
+      done?.type === 'done'
+        ? done.result.environment.values
+            .filter((entry) => entry.type === 'secret' && entry.value !== '')
+            .every((entry) => entry.value === '[redacted]')
+        : false,
+    ).toBe(true);
   });
 });

@@ -77,7 +77,14 @@ describe('pipeline stages', () => {
     // The "person": a real browser on the bank's pages (sam shares two of his three accounts), then a paste.
     const ask: Session['ask'] = async (consentUrl, redirectUri) => {
       shown.push(consentUrl);
-      const done = await consentInBrowser({ consentUrl, redirectUri, script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam', password: 'sam-sandbox-2' }, trustedSpki: [identity.pem.rootCa, identity.pem.issuingCa].map(spkiPinOf), executablePath: CHROMIUM_PATH });
+      const done = await consentInBrowser({
+        consentUrl,
+        redirectUri,
+        script: SANDBOX_CONSENT_SCRIPT,
+        credentials: { username: 'sam', password: 'sam-sandbox-2' },
+        trustedSpki: [identity.pem.rootCa, identity.pem.issuingCa].map(spkiPinOf),
+        executablePath: CHROMIUM_PATH,
+      });
       ticked.push(done.selectedAccounts);
       return `${redirectUri}#code=${done.code}&id_token=${done.idToken ?? ''}&state=${done.state ?? ''}`;
     };
@@ -90,14 +97,31 @@ describe('pipeline stages', () => {
   });
 
   it('manual consent with nobody to paste: a usage error before the code exchange', async () => {
-    await expect(runWhole(identity.paths.transport, { profile: 'strict-interactive', consent: 'manual' }).then(({ result }) => result)).rejects.toMatchObject({ code: 'ERR_USAGE' });
+    await expect(
+      runWhole(identity.paths.transport, { profile: 'strict-interactive', consent: 'manual' }).then(({ result }) => result),
+    ).rejects.toMatchObject({ code: 'ERR_USAGE' });
   });
 
   it.skipIf(!opensslAvailable)('run every step with a legacy PFX: newman is handed PEM copies, mode 0600', async () => {
     const work = await mkdtemp(join(tmpdir(), 'obflow-legacy-pfx-'));
     const pfx = join(work, 'transport-legacy.p12');
-    execFileSync('openssl', ['pkcs12', '-export', '-legacy', '-in', join(identity.dir, identity.manifest.files.transport_certificate),
-      '-inkey', join(identity.dir, identity.manifest.files.transport_key), '-passout', 'pass:pw', '-out', pfx], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      [
+        'pkcs12',
+        '-export',
+        '-legacy',
+        '-in',
+        join(identity.dir, identity.manifest.files.transport_certificate),
+        '-inkey',
+        join(identity.dir, identity.manifest.files.transport_key),
+        '-passout',
+        'pass:pw',
+        '-out',
+        pfx,
+      ],
+      { stdio: 'pipe' },
+    );
     const { result, stateDir } = await runWhole({ pfx, passphrase: 'pw' });
     expect(result.passed, result.failedStep).toBe(true);
     for (const copy of ['transport-from-pfx.pem', 'transport-from-pfx.key']) {

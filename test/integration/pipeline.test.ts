@@ -40,7 +40,12 @@ describe('run all (headless)', () => {
     // The chained environment carries the flow's state; its secrets stay typed secret.
     const type = (key: string) => result.environment.values.find((entry) => entry.key === key)?.type;
     expect(environmentValue(result.environment, 'access_token')).toMatch(/\S/);
-    expect([type('access_token'), type('auth_code'), type('basicToken'), type('client_credentials_token')]).toEqual(['secret', 'secret', 'secret', 'secret']);
+    expect([type('access_token'), type('auth_code'), type('basicToken'), type('client_credentials_token')]).toEqual([
+      'secret',
+      'secret',
+      'secret',
+      'secret',
+    ]);
     if (responseType === 'code id_token') expect(environmentValue(result.environment, 'id_token')).toMatch(/^ey/);
 
     // The demo's summary: the default user's accounts, each with its InterimAvailable balance and transactions.
@@ -56,7 +61,9 @@ describe('run all (headless)', () => {
     expect(lines).toContain(`steps passed: ${STEP_NAMES.length}/${STEP_NAMES.length}`);
 
     // No secret of the run appears in any report or in the summary.
-    const secrets = result.environment.values.filter((entry) => entry.type === 'secret' && entry.value.length >= 4).map((entry) => entry.value);
+    const secrets = result.environment.values
+      .filter((entry) => entry.type === 'secret' && entry.value.length >= 4)
+      .map((entry) => entry.value);
     expect(secrets.length).toBeGreaterThan(3);
     const reports = result.steps.flatMap((step) => step.reports);
     expect(reports).toHaveLength(STEP_NAMES.length);

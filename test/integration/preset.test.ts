@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('bank.preset ozone-model-bank', () => {
-  it('fills the model bank\'s helper path and aud, and runs the whole flow against the emulator serving them', async () => {
+  it("fills the model bank's helper path and aud, and runs the whole flow against the emulator serving them", async () => {
     const strict = sandbox.urls.profiles['strict-headless'];
     const config = parseConfig(
       {
@@ -52,7 +52,12 @@ describe('bank.preset ozone-model-bank', () => {
       'test',
     );
     const preset = BANK_PRESETS['ozone-model-bank'].values;
-    expect(config.bank).toMatchObject({ name: preset.name, environment_helper_path: '/ozone/v1.0/postman/environment', registration_aud: '0015800001041RHAAY', auth_url: strict.auth_url });
+    expect(config.bank).toMatchObject({
+      name: preset.name,
+      environment_helper_path: '/ozone/v1.0/postman/environment',
+      registration_aud: '0015800001041RHAAY',
+      auth_url: strict.auth_url,
+    });
 
     const session = await openTargetSession(config, await bankTarget(config), identity.paths);
     try {
@@ -75,9 +80,26 @@ describe('bank.preset ozone-model-bank', () => {
   });
 
   it('every key the config sets wins over the preset; an unknown preset is refused with the config path', () => {
-    const config = parseConfig({ target: 'bank', bank: { preset: 'ozone-model-bank', environment_helper_path: '/other/helper', registration_aud: 'https://aud.example' }, identity: identity.paths }, 'test');
-    expect(config.bank).toMatchObject({ auth_url: 'https://auth1.obie.uk.ozoneapi.io', token_url: 'https://as1.obie.uk.ozoneapi.io/token', sandbox_base_url: 'https://rs1.obie.uk.ozoneapi.io', environment_helper_path: '/other/helper', registration_aud: 'https://aud.example' });
-    expect(() => parseConfig({ target: 'bank', bank: { preset: 'no-such-bank' }, identity: identity.paths }, 'test')).toThrow(/bank\.preset/);
-    expect(() => parseConfig({ target: 'bank', bank: { name: 'x' }, identity: identity.paths }, 'test')).toThrow(/bank\.auth_url is required/);
+    const config = parseConfig(
+      {
+        target: 'bank',
+        bank: { preset: 'ozone-model-bank', environment_helper_path: '/other/helper', registration_aud: 'https://aud.example' },
+        identity: identity.paths,
+      },
+      'test',
+    );
+    expect(config.bank).toMatchObject({
+      auth_url: 'https://auth1.obie.uk.ozoneapi.io',
+      token_url: 'https://as1.obie.uk.ozoneapi.io/token',
+      sandbox_base_url: 'https://rs1.obie.uk.ozoneapi.io',
+      environment_helper_path: '/other/helper',
+      registration_aud: 'https://aud.example',
+    });
+    expect(() => parseConfig({ target: 'bank', bank: { preset: 'no-such-bank' }, identity: identity.paths }, 'test')).toThrow(
+      /bank\.preset/,
+    );
+    expect(() => parseConfig({ target: 'bank', bank: { name: 'x' }, identity: identity.paths }, 'test')).toThrow(
+      /bank\.auth_url is required/,
+    );
   });
 });

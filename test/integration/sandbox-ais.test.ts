@@ -54,11 +54,21 @@ function headers(token: string | undefined, extra: Record<string, string | undef
   return Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-async function get(client: SandboxTpp, token: string | undefined, pathOrUrl: string, extra: Record<string, string | undefined> = {}): Promise<WireResponse> {
+async function get(
+  client: SandboxTpp,
+  token: string | undefined,
+  pathOrUrl: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<WireResponse> {
   return client.fetch('GET', pathOrUrl.startsWith('https://') ? pathOrUrl : aisp(pathOrUrl), { headers: headers(token, extra) });
 }
 
-async function postConsent(client: SandboxTpp, token: string, body: unknown, extra: Record<string, string | undefined> = {}): Promise<WireResponse> {
+async function postConsent(
+  client: SandboxTpp,
+  token: string,
+  body: unknown,
+  extra: Record<string, string | undefined> = {},
+): Promise<WireResponse> {
   return client.fetch('POST', aisp('/account-access-consents'), {
     headers: headers(token, { 'content-type': 'application/json', ...extra }),
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -103,22 +113,43 @@ afterAll(async () => {
 describe('account-access-consents', () => {
   it('creates a consent (201, OBReadConsentResponse1, absolute Self link, echoed interaction id)', async () => {
     const interactionId = randomUUID();
-    const response = await postConsent(tpp, await tpp.clientCredentials(), {
-      Data: { Permissions: ALL_TXN, ExpirationDateTime: '2099-01-01T00:00:00+00:00', TransactionFromDateTime: '2020-01-01T00:00:00+00:00' },
-      Risk: {},
-    }, { 'x-fapi-interaction-id': interactionId });
+    const response = await postConsent(
+      tpp,
+      await tpp.clientCredentials(),
+      {
+        Data: {
+          Permissions: ALL_TXN,
+          ExpirationDateTime: '2099-01-01T00:00:00+00:00',
+          TransactionFromDateTime: '2020-01-01T00:00:00+00:00',
+        },
+        Risk: {},
+      },
+      { 'x-fapi-interaction-id': interactionId },
+    );
     expect(response.status, response.text).toBe(201);
     expectStandardHeaders(response, interactionId);
     const body = response.json<{ Data: Json; Links: { Self: string } }>();
     expectValid('POST', '/account-access-consents', 201, body);
-    expect(body.Data).toMatchObject({ Status: 'AwaitingAuthorisation', Permissions: ALL_TXN, ExpirationDateTime: '2099-01-01T00:00:00+00:00' });
+    expect(body.Data).toMatchObject({
+      Status: 'AwaitingAuthorisation',
+      Permissions: ALL_TXN,
+      ExpirationDateTime: '2099-01-01T00:00:00+00:00',
+    });
     expect(body.Links.Self).toBe(aisp(`/account-access-consents/${String(body.Data.ConsentId)}`));
   });
 
   it('gives back the date-times it was sent as the same instants (fractional seconds kept), on create and on read', async () => {
     const cc = await tpp.clientCredentials();
-    const sent = { ExpirationDateTime: '2099-01-01T10:00:00.415Z', TransactionFromDateTime: '2020-01-01T01:00:00.5+01:00', TransactionToDateTime: '2098-12-31T23:59:59.999999Z' };
-    const expected = { ExpirationDateTime: '2099-01-01T10:00:00.415+00:00', TransactionFromDateTime: '2020-01-01T00:00:00.5+00:00', TransactionToDateTime: '2098-12-31T23:59:59.999999+00:00' };
+    const sent = {
+      ExpirationDateTime: '2099-01-01T10:00:00.415Z',
+      TransactionFromDateTime: '2020-01-01T01:00:00.5+01:00',
+      TransactionToDateTime: '2098-12-31T23:59:59.999999Z',
+    };
+    const expected = {
+      ExpirationDateTime: '2099-01-01T10:00:00.415+00:00',
+      TransactionFromDateTime: '2020-01-01T00:00:00.5+00:00',
+      TransactionToDateTime: '2098-12-31T23:59:59.999999+00:00',
+    };
     const created = await postConsent(tpp, cc, { Data: { Permissions: ALL_TXN, ...sent }, Risk: {} });
     expect(created.status, created.text).toBe(201);
     const body = created.json<{ Data: Json & { ConsentId: string } }>();
@@ -134,17 +165,74 @@ describe('account-access-consents', () => {
     ['no Risk', { Data: { Permissions: ALL_TXN } }, 'UK.OBIE.Field.Missing', 'Risk'],
     ['no Permissions', { Data: {}, Risk: {} }, 'UK.OBIE.Field.Missing', 'Data.Permissions'],
     ['empty Permissions', { Data: { Permissions: [] }, Risk: {} }, 'UK.OBIE.Field.Invalid', 'Data.Permissions'],
-    ['unknown permission', { Data: { Permissions: ['ReadAccountsBasic', 'ReadEverything'] }, Risk: {} }, 'UK.OBIE.Field.Invalid', 'Data.Permissions[1]'],
-    ['Basic without Credits/Debits', { Data: { Permissions: ['ReadAccountsBasic', 'ReadTransactionsBasic'] }, Risk: {} }, 'UK.OBIE.Field.Invalid', 'Data.Permissions'],
-    ['Detail without Credits/Debits', { Data: { Permissions: ['ReadAccountsBasic', 'ReadTransactionsDetail'] }, Risk: {} }, 'UK.OBIE.Field.Invalid', 'Data.Permissions'],
-    ['Credits without Basic/Detail', { Data: { Permissions: ['ReadAccountsBasic', 'ReadTransactionsCredits'] }, Risk: {} }, 'UK.OBIE.Field.Invalid', 'Data.Permissions'],
+    [
+      'unknown permission',
+      { Data: { Permissions: ['ReadAccountsBasic', 'ReadEverything'] }, Risk: {} },
+      'UK.OBIE.Field.Invalid',
+      'Data.Permissions[1]',
+    ],
+    [
+      'Basic without Credits/Debits',
+      { Data: { Permissions: ['ReadAccountsBasic', 'ReadTransactionsBasic'] }, Risk: {} },
+      'UK.OBIE.Field.Invalid',
+      'Data.Permissions',
+    ],
+    [
+      'Detail without Credits/Debits',
+      { Data: { Permissions: ['ReadAccountsBasic', 'ReadTransactionsDetail'] }, Risk: {} },
+      'UK.OBIE.Field.Invalid',
+      'Data.Permissions',
+    ],
+    [
+      'Credits without Basic/Detail',
+      { Data: { Permissions: ['ReadAccountsBasic', 'ReadTransactionsCredits'] }, Risk: {} },
+      'UK.OBIE.Field.Invalid',
+      'Data.Permissions',
+    ],
     ['no ReadAccounts*', { Data: { Permissions: ['ReadBalances'] }, Risk: {} }, 'UK.OBIE.Field.Invalid', 'Data.Permissions'],
-    ['malformed ExpirationDateTime', { Data: { Permissions: ALL_TXN, ExpirationDateTime: 'next tuesday' }, Risk: {} }, 'UK.OBIE.Field.InvalidDate', 'Data.ExpirationDateTime'],
-    ['past ExpirationDateTime', { Data: { Permissions: ALL_TXN, ExpirationDateTime: '2001-01-01T00:00:00+00:00' }, Risk: {} }, 'UK.OBIE.Field.InvalidDate', 'Data.ExpirationDateTime'],
-    ['impossible TransactionFromDateTime', { Data: { Permissions: ALL_TXN, TransactionFromDateTime: '2024-02-30T00:00:00+00:00' }, Risk: {} }, 'UK.OBIE.Field.InvalidDate', 'Data.TransactionFromDateTime'],
-    ['window backwards', { Data: { Permissions: ALL_TXN, TransactionFromDateTime: '2025-01-02T00:00:00+00:00', TransactionToDateTime: '2025-01-01T00:00:00+00:00' }, Risk: {} }, 'UK.OBIE.Field.InvalidDate', 'Data.TransactionToDateTime'],
-    ['date-time without offset (strict)', { Data: { Permissions: ALL_TXN, TransactionFromDateTime: '2025-01-02T00:00:00' }, Risk: {} }, 'UK.OBIE.Field.InvalidDate', 'Data.TransactionFromDateTime'],
-    ['unknown Data field (strict)', { Data: { Permissions: ALL_TXN, Colour: 'blue' }, Risk: {} }, 'UK.OBIE.Field.Unexpected', 'Data.Colour'],
+    [
+      'malformed ExpirationDateTime',
+      { Data: { Permissions: ALL_TXN, ExpirationDateTime: 'next tuesday' }, Risk: {} },
+      'UK.OBIE.Field.InvalidDate',
+      'Data.ExpirationDateTime',
+    ],
+    [
+      'past ExpirationDateTime',
+      { Data: { Permissions: ALL_TXN, ExpirationDateTime: '2001-01-01T00:00:00+00:00' }, Risk: {} },
+      'UK.OBIE.Field.InvalidDate',
+      'Data.ExpirationDateTime',
+    ],
+    [
+      'impossible TransactionFromDateTime',
+      { Data: { Permissions: ALL_TXN, TransactionFromDateTime: '2024-02-30T00:00:00+00:00' }, Risk: {} },
+      'UK.OBIE.Field.InvalidDate',
+      'Data.TransactionFromDateTime',
+    ],
+    [
+      'window backwards',
+      {
+        Data: {
+          Permissions: ALL_TXN,
+          TransactionFromDateTime: '2025-01-02T00:00:00+00:00',
+          TransactionToDateTime: '2025-01-01T00:00:00+00:00',
+        },
+        Risk: {},
+      },
+      'UK.OBIE.Field.InvalidDate',
+      'Data.TransactionToDateTime',
+    ],
+    [
+      'date-time without offset (strict)',
+      { Data: { Permissions: ALL_TXN, TransactionFromDateTime: '2025-01-02T00:00:00' }, Risk: {} },
+      'UK.OBIE.Field.InvalidDate',
+      'Data.TransactionFromDateTime',
+    ],
+    [
+      'unknown Data field (strict)',
+      { Data: { Permissions: ALL_TXN, Colour: 'blue' }, Risk: {} },
+      'UK.OBIE.Field.Unexpected',
+      'Data.Colour',
+    ],
     ['body not JSON', '{"Data":', 'UK.OBIE.Resource.InvalidFormat', ''],
     ['body not an object', '[1,2]', 'UK.OBIE.Field.Invalid', '$'],
   ];
@@ -155,11 +243,18 @@ describe('account-access-consents', () => {
     expectStandardHeaders(response, interactionId);
     const error = response.json<{ Code: string; Errors: { ErrorCode: string; Path?: string }[] }>();
     expectValid('POST', '/account-access-consents', 400, error);
-    expect(error.Errors).toContainEqual(expect.objectContaining(path === '' ? { ErrorCode: errorCode } : { ErrorCode: errorCode, Path: path }));
+    expect(error.Errors).toContainEqual(
+      expect.objectContaining(path === '' ? { ErrorCode: errorCode } : { ErrorCode: errorCode, Path: path }),
+    );
   });
 
   it('permissive profiles read an offset-less date-time as UTC and ignore unknown fields', async () => {
-    const response = await postConsent(permissive, await permissive.clientCredentials(), { Data: { Permissions: ALL_TXN, TransactionFromDateTime: '2025-01-02T00:00:00', Colour: 'blue' }, Risk: {} }, { 'x-fapi-financial-id': undefined });
+    const response = await postConsent(
+      permissive,
+      await permissive.clientCredentials(),
+      { Data: { Permissions: ALL_TXN, TransactionFromDateTime: '2025-01-02T00:00:00', Colour: 'blue' }, Risk: {} },
+      { 'x-fapi-financial-id': undefined },
+    );
     expect(response.status, response.text).toBe(201);
     const body = response.json<{ Data: Json }>();
     expectValid('POST', '/account-access-consents', 201, body);
@@ -182,8 +277,14 @@ describe('account-access-consents', () => {
     const interactionId = randomUUID();
     const consent = await postConsent(tpp, await tpp.clientCredentials(), big, { 'x-fapi-interaction-id': interactionId });
     const registrationId = randomUUID();
-    const registration = await tpp.fetch('POST', sandbox.urls.registration_endpoint, { headers: { 'content-type': 'application/jwt', 'x-fapi-interaction-id': registrationId }, body: 'e'.repeat(300 * 1024) });
-    for (const [response, id] of [[consent, interactionId], [registration, registrationId]] as const) {
+    const registration = await tpp.fetch('POST', sandbox.urls.registration_endpoint, {
+      headers: { 'content-type': 'application/jwt', 'x-fapi-interaction-id': registrationId },
+      body: 'e'.repeat(300 * 1024),
+    });
+    for (const [response, id] of [
+      [consent, interactionId],
+      [registration, registrationId],
+    ] as const) {
       expect(response.status, response.text).toBe(413);
       expectStandardHeaders(response, id);
       expect(schemaProblems('OBErrorResponse1', response.json())).toEqual([]);
@@ -278,7 +379,9 @@ describe('reads per test user', () => {
     expect(accountBody.Data.Account.map((account) => account.AccountId)).toEqual(expected);
     expect(accountBody.Links.Self).toBe(aisp('/accounts'));
     for (const account of accountBody.Data.Account) {
-      expect(account.Account).toEqual([expect.objectContaining({ SchemeName: 'UK.OBIE.SortCodeAccountNumber', Identification: expect.stringMatching(/^\d{14}$/) })]);
+      expect(account.Account).toEqual([
+        expect.objectContaining({ SchemeName: 'UK.OBIE.SortCodeAccountNumber', Identification: expect.stringMatching(/^\d{14}$/) }),
+      ]);
     }
 
     const balances = await get(tpp, token, '/balances');
@@ -306,19 +409,33 @@ describe('reads per test user', () => {
 
     // Accounts of the bank this user does not hold are "not found" for this consent.
     for (const holding of HOLDINGS.filter((h) => !h.holders.includes(psuId))) {
-      for (const path of [`/accounts/${idOf(holding.key)}`, `/accounts/${idOf(holding.key)}/balances`, `/accounts/${idOf(holding.key)}/transactions`]) {
+      for (const path of [
+        `/accounts/${idOf(holding.key)}`,
+        `/accounts/${idOf(holding.key)}/balances`,
+        `/accounts/${idOf(holding.key)}/transactions`,
+      ]) {
         const refused = await get(tpp, token, path);
         expect(refused.status, path).toBe(400);
-        expectValid('GET', path.endsWith('/balances') ? '/accounts/{AccountId}/balances' : path.endsWith('/transactions') ? '/accounts/{AccountId}/transactions' : '/accounts/{AccountId}', 400, refused.json());
+        expectValid(
+          'GET',
+          path.endsWith('/balances')
+            ? '/accounts/{AccountId}/balances'
+            : path.endsWith('/transactions')
+              ? '/accounts/{AccountId}/transactions'
+              : '/accounts/{AccountId}',
+          400,
+          refused.json(),
+        );
         expect(refused.json<{ Errors: { ErrorCode: string }[] }>().Errors[0]?.ErrorCode).toBe('UK.OBIE.Resource.NotFound');
       }
     }
   });
 
-  it('shows a joint account to both holders, and never one holder\'s sole account to the other', async () => {
+  it("shows a joint account to both holders, and never one holder's sole account to the other", async () => {
     const alex = await authorised(tpp, 'alex', { Permissions: ALL_TXN });
     const sam = await authorised(tpp, 'sam', { Permissions: ALL_TXN });
-    const ids = async (token: string): Promise<string[]> => (await get(tpp, token, '/accounts')).json<{ Data: { Account: { AccountId: string }[] } }>().Data.Account.map((a) => a.AccountId);
+    const ids = async (token: string): Promise<string[]> =>
+      (await get(tpp, token, '/accounts')).json<{ Data: { Account: { AccountId: string }[] } }>().Data.Account.map((a) => a.AccountId);
     const alexIds = await ids(alex.token);
     const samIds = await ids(sam.token);
     expect(alexIds).toContain(idOf('alex-sam/joint'));
@@ -341,9 +458,13 @@ describe('reads per test user', () => {
       const exchanged = await interactive.exchangeCode(result.params.get('code') ?? '', result.redirectUri);
       expect(exchanged.status, exchanged.text).toBe(200);
       const token = exchanged.json<{ access_token: string }>().access_token;
-      const accounts = (await get(interactive, token, '/accounts')).json<{ Data: { Account: { AccountId: string }[] } }>().Data.Account.map((a) => a.AccountId);
+      const accounts = (await get(interactive, token, '/accounts'))
+        .json<{ Data: { Account: { AccountId: string }[] } }>()
+        .Data.Account.map((a) => a.AccountId);
       expect(accounts).toHaveLength(1);
-      const unselected = holdingsOf('psu-sam').map((h) => idOf(h.key)).filter((id) => !accounts.includes(id));
+      const unselected = holdingsOf('psu-sam')
+        .map((h) => idOf(h.key))
+        .filter((id) => !accounts.includes(id));
       expect(unselected.length).toBeGreaterThan(0);
       for (const accountId of unselected) {
         const refused = await get(interactive, token, `/accounts/${accountId}/balances`);
@@ -357,10 +478,20 @@ describe('reads per test user', () => {
 });
 
 describe('permissions and filters', () => {
-  const DETAIL_ONLY = ['TransactionInformation', 'Balance', 'MerchantDetails', 'CreditorAccount', 'DebtorAccount', 'CreditorAgent', 'DebtorAgent'];
+  const DETAIL_ONLY = [
+    'TransactionInformation',
+    'Balance',
+    'MerchantDetails',
+    'CreditorAccount',
+    'DebtorAccount',
+    'CreditorAgent',
+    'DebtorAgent',
+  ];
 
   it('Basic consents get the Basic field sets, Detail consents the Detail ones', async () => {
-    const basic = await authorised(tpp, 'alex', { Permissions: ['ReadAccountsBasic', 'ReadTransactionsBasic', 'ReadTransactionsCredits', 'ReadTransactionsDebits'] });
+    const basic = await authorised(tpp, 'alex', {
+      Permissions: ['ReadAccountsBasic', 'ReadTransactionsBasic', 'ReadTransactionsCredits', 'ReadTransactionsDebits'],
+    });
     const accounts = (await get(tpp, basic.token, '/accounts')).json<{ Data: { Account: Json[] } }>();
     expectValid('GET', '/accounts', 200, accounts);
     for (const account of accounts.Data.Account) expect(account).not.toHaveProperty('Account');
@@ -380,7 +511,10 @@ describe('permissions and filters', () => {
 
   it('a Credits-only consent shows no debits, a Debits-only consent no credits', async () => {
     const accountId = idOf('alex/personal');
-    for (const [permission, indicator] of [['ReadTransactionsCredits', 'Credit'], ['ReadTransactionsDebits', 'Debit']] as const) {
+    for (const [permission, indicator] of [
+      ['ReadTransactionsCredits', 'Credit'],
+      ['ReadTransactionsDebits', 'Debit'],
+    ] as const) {
       const { token } = await authorised(tpp, 'alex', { Permissions: ['ReadAccountsBasic', 'ReadTransactionsDetail', permission] });
       let url: string | undefined = aisp(`/accounts/${accountId}/transactions`);
       let seen = 0;
@@ -423,7 +557,11 @@ describe('permissions and filters', () => {
     // Query filters narrow further; a time zone on them is ignored (AIS v3.1 parameter description).
     const day = from.slice(0, 10);
     const next = new Date(Date.parse(from) + 2 * 86_400_000).toISOString().slice(0, 10);
-    const filtered = await get(tpp, windowed.token, `/accounts/${accountId}/transactions?fromBookingDateTime=${day}T00:00:00&toBookingDateTime=${encodeURIComponent(`${next}T00:00:00+05:00`)}`);
+    const filtered = await get(
+      tpp,
+      windowed.token,
+      `/accounts/${accountId}/transactions?fromBookingDateTime=${day}T00:00:00&toBookingDateTime=${encodeURIComponent(`${next}T00:00:00+05:00`)}`,
+    );
     expect(filtered.status, filtered.text).toBe(200);
     const filteredPage = filtered.json<TxnPage>();
     expectValid('GET', '/accounts/{AccountId}/transactions', 200, filteredPage);
@@ -481,8 +619,31 @@ describe('permissions and filters', () => {
 });
 
 describe('endpoints of the standard this bank does not implement: 404 (OBIE R/W Data API Profile, "HTTP Status Codes")', () => {
-  const bulk = ['/transactions', '/beneficiaries', '/direct-debits', '/standing-orders', '/products', '/offers', '/party', '/scheduled-payments', '/statements'];
-  const perAccount = ['beneficiaries', 'direct-debits', 'standing-orders', 'product', 'offers', 'party', 'parties', 'scheduled-payments', 'statements', 'statements/S1', 'statements/S1/file', 'statements/S1/transactions'];
+  const bulk = [
+    '/transactions',
+    '/beneficiaries',
+    '/direct-debits',
+    '/standing-orders',
+    '/products',
+    '/offers',
+    '/party',
+    '/scheduled-payments',
+    '/statements',
+  ];
+  const perAccount = [
+    'beneficiaries',
+    'direct-debits',
+    'standing-orders',
+    'product',
+    'offers',
+    'party',
+    'parties',
+    'scheduled-payments',
+    'statements',
+    'statements/S1',
+    'statements/S1/file',
+    'statements/S1/transactions',
+  ];
   let token = '';
   let cc = '';
   beforeAll(async () => {
@@ -517,7 +678,13 @@ describe('refusals', () => {
   });
 
   it('401 without a body for a missing, unknown or wrong-kind token', async () => {
-    for (const [bearer, path] of [[undefined, '/accounts'], ['not-a-token', '/accounts'], [cc, '/accounts'], [cc, '/balances'], [token, '/account-access-consents/aac-x']] as const) {
+    for (const [bearer, path] of [
+      [undefined, '/accounts'],
+      ['not-a-token', '/accounts'],
+      [cc, '/accounts'],
+      [cc, '/balances'],
+      [token, '/account-access-consents/aac-x'],
+    ] as const) {
       const interactionId = randomUUID();
       const response = await get(tpp, bearer, path, { 'x-fapi-interaction-id': interactionId });
       expect(response.status, `${path} ${bearer ?? 'none'}`).toBe(401);
@@ -551,18 +718,31 @@ describe('refusals', () => {
   });
 
   it('404 for unknown paths, 405 for other methods, 406 for a non-JSON Accept', async () => {
-    for (const path of ['/foo', '/open-banking/v3.1/aisp/foo', '/open-banking/v3.1/aisp/nothing-here', '/open-banking/v3.1/aisp/accounts/x/y/z', '/open-banking/v3.0/aisp/accounts', '/open-banking/v3.1/aisp/accounts/']) {
+    for (const path of [
+      '/foo',
+      '/open-banking/v3.1/aisp/foo',
+      '/open-banking/v3.1/aisp/nothing-here',
+      '/open-banking/v3.1/aisp/accounts/x/y/z',
+      '/open-banking/v3.0/aisp/accounts',
+      '/open-banking/v3.1/aisp/accounts/',
+    ]) {
       const response = await tpp.fetch('GET', `${sandbox.urls.sandbox_base_url}${path}`, { headers: headers(token) });
       expect(response.status, path).toBe(404);
       expectStandardHeaders(response, response.headers['x-fapi-interaction-id'] as string);
     }
-    const post = await tpp.fetch('POST', aisp('/accounts'), { headers: headers(token, { 'content-type': 'application/json' }), body: '{}' });
+    const post = await tpp.fetch('POST', aisp('/accounts'), {
+      headers: headers(token, { 'content-type': 'application/json' }),
+      body: '{}',
+    });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
     const deleted = await tpp.fetch('DELETE', aisp('/accounts'), { headers: headers(token) });
     expect(deleted.status).toBe(405);
     expect(deleted.headers.allow).toBe('GET, HEAD');
-    const put = await tpp.fetch('PUT', aisp('/account-access-consents/aac-1'), { headers: headers(cc, { 'content-type': 'application/json' }), body: '{}' });
+    const put = await tpp.fetch('PUT', aisp('/account-access-consents/aac-1'), {
+      headers: headers(cc, { 'content-type': 'application/json' }),
+      body: '{}',
+    });
     expect(put.status).toBe(405);
     expect(put.headers.allow).toBe('GET, HEAD, DELETE');
     const html = await get(tpp, token, '/accounts', { accept: 'text/html' });
@@ -571,9 +751,14 @@ describe('refusals', () => {
     expect((await get(tpp, token, '/accounts', { accept: '*/*' })).status).toBe(200);
   });
 
-  it('HEAD wherever GET is (RFC 9110 §9.3.2): the GET answer\'s status and headers, no body', async () => {
+  it("HEAD wherever GET is (RFC 9110 §9.3.2): the GET answer's status and headers, no body", async () => {
     const consentId = (await authorised(tpp, 'alex', { Permissions: ['ReadAccountsBasic'] })).consentId;
-    for (const [path, bearer] of [['/accounts', token], [`/accounts/${idOf('alex/personal')}`, token], ['/balances', token], [`/account-access-consents/${consentId}`, cc]] as const) {
+    for (const [path, bearer] of [
+      ['/accounts', token],
+      [`/accounts/${idOf('alex/personal')}`, token],
+      ['/balances', token],
+      [`/account-access-consents/${consentId}`, cc],
+    ] as const) {
       const interactionId = randomUUID();
       const viaGet = await get(tpp, bearer, path);
       const head = await tpp.fetch('HEAD', aisp(path), { headers: headers(bearer, { 'x-fapi-interaction-id': interactionId }) });
@@ -589,11 +774,19 @@ describe('refusals', () => {
   it('400 for bad query parameters', async () => {
     const { token: txnToken } = await authorised(tpp, 'alex', { Permissions: ALL_TXN });
     const base = `/accounts/${idOf('alex/personal')}/transactions`;
-    for (const [query, errorCode, path] of [['?page=0', 'UK.OBIE.Field.Invalid', 'page'], ['?page=abc', 'UK.OBIE.Field.Invalid', 'page'], ['?fromBookingDateTime=yesterday', 'UK.OBIE.Field.InvalidDate', 'fromBookingDateTime'], ['?toBookingDateTime=2024-13-01', 'UK.OBIE.Field.InvalidDate', 'toBookingDateTime']]) {
+    for (const [query, errorCode, path] of [
+      ['?page=0', 'UK.OBIE.Field.Invalid', 'page'],
+      ['?page=abc', 'UK.OBIE.Field.Invalid', 'page'],
+      ['?fromBookingDateTime=yesterday', 'UK.OBIE.Field.InvalidDate', 'fromBookingDateTime'],
+      ['?toBookingDateTime=2024-13-01', 'UK.OBIE.Field.InvalidDate', 'toBookingDateTime'],
+    ]) {
       const response = await get(tpp, txnToken, `${base}${query}`);
       expect(response.status, query).toBe(400);
       expectValid('GET', '/accounts/{AccountId}/transactions', 400, response.json());
-      expect(response.json<{ Errors: { ErrorCode: string; Path: string }[] }>().Errors[0]).toMatchObject({ ErrorCode: errorCode, Path: path });
+      expect(response.json<{ Errors: { ErrorCode: string; Path: string }[] }>().Errors[0]).toMatchObject({
+        ErrorCode: errorCode,
+        Path: path,
+      });
     }
     const unknown = await get(tpp, txnToken, '/accounts/0000/transactions');
     expect(unknown.status).toBe(400);
@@ -603,7 +796,10 @@ describe('refusals', () => {
     const missing = await get(tpp, token, '/accounts', { 'x-fapi-financial-id': undefined });
     expect(missing.status).toBe(400);
     expectValid('GET', '/accounts', 400, missing.json());
-    expect(missing.json<{ Errors: { ErrorCode: string; Path: string }[] }>().Errors[0]).toMatchObject({ ErrorCode: 'UK.OBIE.Header.Missing', Path: 'x-fapi-financial-id' });
+    expect(missing.json<{ Errors: { ErrorCode: string; Path: string }[] }>().Errors[0]).toMatchObject({
+      ErrorCode: 'UK.OBIE.Header.Missing',
+      Path: 'x-fapi-financial-id',
+    });
     const wrong = await get(tpp, token, '/accounts', { 'x-fapi-financial-id': 'another-bank' });
     expect(wrong.status).toBe(400);
     expect(wrong.json<{ Errors: { ErrorCode: string }[] }>().Errors[0]?.ErrorCode).toBe('UK.OBIE.Header.Invalid');
@@ -612,7 +808,9 @@ describe('refusals', () => {
   });
 
   it('a fresh x-fapi-interaction-id when none is sent', async () => {
-    const response = await tpp.fetch('GET', aisp('/accounts'), { headers: { authorization: `Bearer ${token}`, 'x-fapi-financial-id': BANK_FINANCIAL_ID } });
+    const response = await tpp.fetch('GET', aisp('/accounts'), {
+      headers: { authorization: `Bearer ${token}`, 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+    });
     expect(response.status).toBe(200);
     expectStandardHeaders(response);
   });
@@ -644,13 +842,16 @@ describe('refusals', () => {
       const created = await postConsent(interactive, cc, { Data: { Permissions: ALL_TXN, ExpirationDateTime: soon }, Risk: {} });
       expect(created.status, created.text).toBe(201);
       const consentId = created.json<{ Data: { ConsentId: string } }>().Data.ConsentId;
-      const result = await interactive.authorizeInteractive({ consentId, responseType: 'code', objectClaims: { iat: at, exp: at + 600 } }, {
-        username: 'alex',
-        password: 'alex-sandbox-1',
-        beforeConfirm: () => {
-          clockOffset += 6 * 60_000;
+      const result = await interactive.authorizeInteractive(
+        { consentId, responseType: 'code', objectClaims: { iat: at, exp: at + 600 } },
+        {
+          username: 'alex',
+          password: 'alex-sandbox-1',
+          beforeConfirm: () => {
+            clockOffset += 6 * 60_000;
+          },
         },
-      });
+      );
       expect(result.status).toBe(303);
       expect(result.params.get('error')).toBe('invalid_request');
       expect(result.params.get('error_description')).toContain('expired');

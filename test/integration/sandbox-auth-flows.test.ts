@@ -83,7 +83,10 @@ describe.each(PROFILE_NAMES)('%s', (profile) => {
 
     const jwks = await jwksOf(tpp);
     if (responseType === 'code id_token') {
-      const { payload, protectedHeader } = await jwtVerify(result.params.get('id_token') ?? '', jwks, { issuer: tpp.issuer, audience: tpp.client?.client_id ?? '' });
+      const { payload, protectedHeader } = await jwtVerify(result.params.get('id_token') ?? '', jwks, {
+        issuer: tpp.issuer,
+        audience: tpp.client?.client_id ?? '',
+      });
       expect(protectedHeader.alg).toBe('PS256');
       expect(payload).toMatchObject({
         sub: consentId,
@@ -104,7 +107,13 @@ describe.each(PROFILE_NAMES)('%s', (profile) => {
     const tokens = exchanged.json<{ access_token: string; refresh_token: string; id_token: string; token_type: string; scope: string }>();
     expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'openid accounts' });
     const { payload } = await jwtVerify(tokens.id_token, jwks, { issuer: tpp.issuer, audience: tpp.client?.client_id ?? '' });
-    expect(payload).toMatchObject({ sub: consentId, openbanking_intent_id: consentId, acr: 'urn:openbanking:psd2:sca', at_hash: halfHash(tokens.access_token), nonce: result.nonce });
+    expect(payload).toMatchObject({
+      sub: consentId,
+      openbanking_intent_id: consentId,
+      acr: 'urn:openbanking:psd2:sca',
+      at_hash: halfHash(tokens.access_token),
+      nonce: result.nonce,
+    });
 
     // The PSU (alex) authorised every account they hold.
     const consent = await consentStatus(tpp, consentId);
@@ -131,7 +140,10 @@ describe('code exchange refusals (every profile)', () => {
     const result = await authorise(tpp, { consentId, responseType: 'code' });
     const code = result.params.get('code') ?? '';
 
-    const wrongSecret = await tpp.token({ grant_type: 'authorization_code', code, redirect_uri: result.redirectUri ?? '' }, { secret: 'wrong-secret' });
+    const wrongSecret = await tpp.token(
+      { grant_type: 'authorization_code', code, redirect_uri: result.redirectUri ?? '' },
+      { secret: 'wrong-secret' },
+    );
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.json()).toMatchObject({ error: 'invalid_client' });
 
@@ -185,7 +197,10 @@ describe('interactive pages over the wire', () => {
   it('Cancel redirects with access_denied and state, and the consent becomes Rejected', async () => {
     const tpp = tppOf('strict-interactive');
     const consentId = await tpp.createConsent();
-    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: userByUsername('sam')?.password ?? '', cancel: true });
+    const result = await tpp.authorizeInteractive(
+      { consentId, responseType: 'code' },
+      { username: 'sam', password: userByUsername('sam')?.password ?? '', cancel: true },
+    );
     expect(result.status).toBe(303);
     expect(result.params.get('error')).toBe('access_denied');
     expect(result.params.get('state')).toBe(result.state);
@@ -203,13 +218,20 @@ describe('interactive pages over the wire', () => {
   it('Confirm with two of three accounts authorises exactly those', async () => {
     const tpp = tppOf('permissive-interactive');
     const consentId = await tpp.createConsent();
-    const result = await tpp.authorizeInteractive({ consentId, responseType: 'code' }, { username: 'sam', password: userByUsername('sam')?.password ?? '', accounts: [0, 2] });
+    const result = await tpp.authorizeInteractive(
+      { consentId, responseType: 'code' },
+      { username: 'sam', password: userByUsername('sam')?.password ?? '', accounts: [0, 2] },
+    );
     const sam = holdingsOf('psu-sam').map((h) => accountIdOf(SEED, h.key));
     expect(sam).toHaveLength(3);
     expect((await consentStatus(tpp, consentId)).Status).toBe('Authorised');
     const exchanged = await tpp.exchangeCode(result.params.get('code') ?? '', result.redirectUri);
     const accounts = await tpp.fetch('GET', `${sandbox.urls.aisp_base_url}/accounts`, {
-      headers: { authorization: `Bearer ${exchanged.json<{ access_token: string }>().access_token}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+      headers: {
+        authorization: `Bearer ${exchanged.json<{ access_token: string }>().access_token}`,
+        accept: 'application/json',
+        'x-fapi-financial-id': BANK_FINANCIAL_ID,
+      },
     });
     expect(accounts.status).toBe(200);
     const ids = accounts.json<{ Data: { Account: Array<{ AccountId: string }> } }>().Data.Account.map((a) => a.AccountId);
@@ -230,9 +252,13 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     ['a non-essential openbanking_intent_id', { essential: false }, 'invalid_request'],
     ['extra spaces in scope', { scope: 'openid  accounts ' }, 'invalid_scope'],
     // OIDC Core §6.1 / FAPI 1 Advanced §5.2.2-10: strict reads these from the request object only.
-    ['a request object without response_type (only in the query)', { objectClaims: { response_type: undefined } }, 'invalid_request_object'],
+    [
+      'a request object without response_type (only in the query)',
+      { objectClaims: { response_type: undefined } },
+      'invalid_request_object',
+    ],
     ['a request object without scope (only in the query)', { objectClaims: { scope: undefined } }, 'invalid_request_object'],
-    ['a query scope other than the request object\'s', { scope: 'openid', objectClaims: { scope: 'openid accounts' } }, 'invalid_request'],
+    ["a query scope other than the request object's", { scope: 'openid', objectClaims: { scope: 'openid accounts' } }, 'invalid_request'],
   ];
 
   it.each(cases)('%s: strict refuses, permissive tolerates', async (_name, options, strictError) => {
@@ -271,15 +297,23 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     expect(aud.params.get('error')).toBe('invalid_request_object');
   });
 
-  it.each(['strict-headless', 'permissive-headless'] as const)('%s accepts a PS256-signed request object and refuses one signed by another key', async (profile) => {
-    const tpp = tppOf(profile);
-    const signed = await tpp.authorize({ consentId: await tpp.createConsent(), requestObject: 'PS256' });
-    expect(signed.params.get('code')).toBeTruthy();
-    const forged = new SandboxTpp(sandbox.urls, { ...sandbox.identity, pem: { ...sandbox.identity.pem, signingKey: second.pem.signingKey } }, profile, tpp.agent);
-    forged.client = tpp.client;
-    const refused = await forged.authorize({ consentId: await tpp.createConsent(), requestObject: 'PS256' });
-    expect(refused.params.get('error')).toBe('invalid_request_object');
-  });
+  it.each(['strict-headless', 'permissive-headless'] as const)(
+    '%s accepts a PS256-signed request object and refuses one signed by another key',
+    async (profile) => {
+      const tpp = tppOf(profile);
+      const signed = await tpp.authorize({ consentId: await tpp.createConsent(), requestObject: 'PS256' });
+      expect(signed.params.get('code')).toBeTruthy();
+      const forged = new SandboxTpp(
+        sandbox.urls,
+        { ...sandbox.identity, pem: { ...sandbox.identity.pem, signingKey: second.pem.signingKey } },
+        profile,
+        tpp.agent,
+      );
+      forged.client = tpp.client;
+      const refused = await forged.authorize({ consentId: await tpp.createConsent(), requestObject: 'PS256' });
+      expect(refused.params.get('error')).toBe('invalid_request_object');
+    },
+  );
 
   it('a client that registered request_object_signing_alg PS256 has unsigned request objects refused', async () => {
     const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-headless');
@@ -291,24 +325,30 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     expect(signed.params.get('code')).toBeTruthy();
   });
 
-  it.each(['strict-headless', 'permissive-headless'] as const)('%s: an unregistered redirect_uri gets an error page, never a redirect', async (profile) => {
-    const tpp = tppOf(profile);
-    const result = await tpp.authorize({ consentId: await tpp.createConsent(), redirectUri: 'https://evil.example/callback' });
-    expect(result.status).toBe(400);
-    expect(result.location).toBeUndefined();
-    expect(String(result.response.headers['content-type'])).toMatch(/^text\/html/);
-    expect(result.response.text).toContain('not registered');
-  });
+  it.each(['strict-headless', 'permissive-headless'] as const)(
+    '%s: an unregistered redirect_uri gets an error page, never a redirect',
+    async (profile) => {
+      const tpp = tppOf(profile);
+      const result = await tpp.authorize({ consentId: await tpp.createConsent(), redirectUri: 'https://evil.example/callback' });
+      expect(result.status).toBe(400);
+      expect(result.location).toBeUndefined();
+      expect(String(result.response.headers['content-type'])).toMatch(/^text\/html/);
+      expect(result.response.text).toContain('not registered');
+    },
+  );
 
-  it.each(['strict-headless', 'permissive-headless'] as const)('%s: another client\'s consent is refused and stays AwaitingAuthorisation', async (profile) => {
-    const owner = tppOf(profile === 'strict-headless' ? 'permissive-headless' : 'strict-headless');
-    const consentId = await owner.createConsent();
-    const tpp = tppOf(profile);
-    const result = await tpp.authorize({ consentId });
-    expect(result.params.get('error')).toBe('invalid_request');
-    expect(result.params.get('code')).toBeNull();
-    expect((await consentStatus(owner, consentId)).Status).toBe('AwaitingAuthorisation');
-  });
+  it.each(['strict-headless', 'permissive-headless'] as const)(
+    "%s: another client's consent is refused and stays AwaitingAuthorisation",
+    async (profile) => {
+      const owner = tppOf(profile === 'strict-headless' ? 'permissive-headless' : 'strict-headless');
+      const consentId = await owner.createConsent();
+      const tpp = tppOf(profile);
+      const result = await tpp.authorize({ consentId });
+      expect(result.params.get('error')).toBe('invalid_request');
+      expect(result.params.get('code')).toBeNull();
+      expect((await consentStatus(owner, consentId)).Status).toBe('AwaitingAuthorisation');
+    },
+  );
 
   it('an unknown consent and an already authorised one are refused', async () => {
     const tpp = tppOf('permissive-headless');
@@ -322,18 +362,34 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     const tpp = tppOf('strict-headless');
     const verifier = `${randomUUID()}-${randomUUID()}`;
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const result = await tpp.authorize({ consentId: await tpp.createConsent(), objectClaims: { code_challenge: challenge, code_challenge_method: 'S256' } });
+    const result = await tpp.authorize({
+      consentId: await tpp.createConsent(),
+      objectClaims: { code_challenge: challenge, code_challenge_method: 'S256' },
+    });
     const code = result.params.get('code') ?? '';
     expect(code).not.toBe('');
     const missing = await tpp.exchangeCode(code, result.redirectUri);
     expect(missing.status).toBe(400);
     expect(missing.json()).toMatchObject({ error: 'invalid_grant' });
-    const wrong = await tpp.token({ grant_type: 'authorization_code', code, redirect_uri: result.redirectUri ?? '', code_verifier: `${verifier}x` });
+    const wrong = await tpp.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: result.redirectUri ?? '',
+      code_verifier: `${verifier}x`,
+    });
     expect(wrong.json()).toMatchObject({ error: 'invalid_grant' });
-    const right = await tpp.token({ grant_type: 'authorization_code', code, redirect_uri: result.redirectUri ?? '', code_verifier: verifier });
+    const right = await tpp.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: result.redirectUri ?? '',
+      code_verifier: verifier,
+    });
     expect(right.status).toBe(200);
 
-    const plain = await tpp.authorize({ consentId: await tpp.createConsent(), objectClaims: { code_challenge: verifier, code_challenge_method: 'plain' } });
+    const plain = await tpp.authorize({
+      consentId: await tpp.createConsent(),
+      objectClaims: { code_challenge: verifier, code_challenge_method: 'plain' },
+    });
     expect(plain.params.get('error')).toBe('invalid_request');
   });
 

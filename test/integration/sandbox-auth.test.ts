@@ -89,12 +89,18 @@ describe('dynamic client registration (DCR v3.2)', () => {
   const now = (): number => Math.floor(Date.now() / 1000);
   const refusals: Array<[string, () => Promise<{ jwt: string; who?: TestIdentity }>, string]> = [
     ['an expired JWT', async () => ({ jwt: await sign({ iat: now() - 7200, exp: now() - 3600 }) }), 'invalid_client_metadata'],
-    ['an iat in the future beyond tolerance', async () => ({ jwt: await sign({ iat: now() + 600, exp: now() + 4200 }) }), 'invalid_client_metadata'],
+    [
+      'an iat in the future beyond tolerance',
+      async () => ({ jwt: await sign({ iat: now() + 600, exp: now() + 4200 }) }),
+      'invalid_client_metadata',
+    ],
     ['a wrong aud', async () => ({ jwt: await sign({ aud: 'https://bank.example/other' }) }), 'invalid_client_metadata'],
     ['iss other than the software_id', async () => ({ jwt: await sign({ iss: second.manifest.software_id }) }), 'invalid_client_metadata'],
     [
-      'a signature by a key that is not the statement\'s (bad signature)',
-      async () => ({ jwt: await tpp().signRegistration(tpp().registrationClaims(), { key: second.pem.signingKey, kid: identity.manifest.kid }) }),
+      "a signature by a key that is not the statement's (bad signature)",
+      async () => ({
+        jwt: await tpp().signRegistration(tpp().registrationClaims(), { key: second.pem.signingKey, kid: identity.manifest.kid }),
+      }),
       'invalid_client_metadata',
     ],
     [
@@ -102,18 +108,36 @@ describe('dynamic client registration (DCR v3.2)', () => {
       async () => {
         const other = tpp('strict-headless', foreign);
         // The foreign directory's statement, correctly signed by the foreign TPP, sent with a trusted certificate.
-        return { jwt: await other.signRegistration(other.registrationClaims({ aud: sandbox.urls.profiles['permissive-headless'].auth_url })) };
+        return {
+          jwt: await other.signRegistration(other.registrationClaims({ aud: sandbox.urls.profiles['permissive-headless'].auth_url })),
+        };
       },
       'unapproved_software_statement',
     ],
-    ['a redirect URI not in the statement', async () => ({ jwt: await sign({ redirect_uris: ['https://evil.example/callback'] }) }), 'invalid_redirect_uri'],
+    [
+      'a redirect URI not in the statement',
+      async () => ({ jwt: await sign({ redirect_uris: ['https://evil.example/callback'] }) }),
+      'invalid_redirect_uri',
+    ],
     ['no redirect URIs (empty)', async () => ({ jwt: await sign({ redirect_uris: [] }) }), 'invalid_redirect_uri'],
     ['no redirect URIs (absent)', async () => ({ jwt: await sign({ redirect_uris: undefined }) }), 'invalid_redirect_uri'],
     ['no software statement', async () => ({ jwt: await sign({ software_statement: undefined }) }), 'invalid_software_statement'],
-    ['a tampered software statement', async () => ({ jwt: await sign({ software_statement: tamper(identity.softwareStatement) }) }), 'unapproved_software_statement'],
-    ['scope beyond the statement\'s roles', async () => ({ jwt: await sign({ scope: 'openid accounts payments' }) }), 'invalid_client_metadata'],
+    [
+      'a tampered software statement',
+      async () => ({ jwt: await sign({ software_statement: tamper(identity.softwareStatement) }) }),
+      'unapproved_software_statement',
+    ],
+    [
+      "scope beyond the statement's roles",
+      async () => ({ jwt: await sign({ scope: 'openid accounts payments' }) }),
+      'invalid_client_metadata',
+    ],
     ['an unsupported grant type', async () => ({ jwt: await sign({ grant_types: ['password'] }) }), 'invalid_client_metadata'],
-    ['a missing required claim in a strict profile', async () => ({ jwt: await sign({ token_endpoint_auth_method: undefined }) }), 'invalid_client_metadata'],
+    [
+      'a missing required claim in a strict profile',
+      async () => ({ jwt: await sign({ token_endpoint_auth_method: undefined }) }),
+      'invalid_client_metadata',
+    ],
     // Validly signed, but no Date can hold it (once answered 500).
     ['an exp of 1e20', async () => ({ jwt: await sign({ exp: 1e20 }) }), 'invalid_client_metadata'],
     ['an exp more than 24 hours after iat', async () => ({ jwt: await sign({ exp: now() + 24 * 3600 + 120 }) }), 'invalid_client_metadata'],
@@ -140,7 +164,9 @@ describe('dynamic client registration (DCR v3.2)', () => {
 
   it('keeps error_description to the RFC 6749 §5.2 characters when it quotes client input (a kid)', async () => {
     const client = tpp('strict-headless');
-    const response = await client.registerRaw(await client.signRegistration(client.registrationClaims(), { key: identity.pem.signingKey, kid: 'k"e\\y\u00e9' }));
+    const response = await client.registerRaw(
+      await client.signRegistration(client.registrationClaims(), { key: identity.pem.signingKey, kid: 'k"e\\y\u00e9' }),
+    );
     expect(response.status).toBe(400);
     expect(response.json()).toMatchObject({ error: 'invalid_client_metadata' });
     expect(response.json().error_description).toMatch(/^[\x20\x21\x23-\x5B\x5D-\x7E]+$/);
@@ -170,10 +196,16 @@ describe('dynamic client registration (DCR v3.2)', () => {
 
   it('permissive profiles fill missing optional metadata but still refuse wrong values', async () => {
     const client = tpp('permissive-headless');
-    const filled = await client.registerRaw(await client.signRegistration(client.registrationClaims({ token_endpoint_auth_method: undefined, subject_type: undefined, scope: undefined })));
+    const filled = await client.registerRaw(
+      await client.signRegistration(
+        client.registrationClaims({ token_endpoint_auth_method: undefined, subject_type: undefined, scope: undefined }),
+      ),
+    );
     expect(filled.status).toBe(201);
     expect(filled.json()).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', scope: 'openid accounts' });
-    const wrong = await client.registerRaw(await client.signRegistration(client.registrationClaims({ token_endpoint_auth_method: 'none' })));
+    const wrong = await client.registerRaw(
+      await client.signRegistration(client.registrationClaims({ token_endpoint_auth_method: 'none' })),
+    );
     expect(wrong.status).toBe(400);
     expect(wrong.json()).toMatchObject({ error: 'invalid_client_metadata' });
   });
@@ -190,7 +222,9 @@ describe('dynamic client registration (DCR v3.2)', () => {
   it('refuses a certificate from another CA with 401', async () => {
     const client = tpp('strict-headless');
     // Foreign transport certificate and key; the server is still verified against our directory's CAs.
-    const agent = new Agent({ connect: { ca: [identity.pem.rootCa, identity.pem.issuingCa], cert: foreign.pem.transportCert, key: foreign.pem.transportKey } });
+    const agent = new Agent({
+      connect: { ca: [identity.pem.rootCa, identity.pem.issuingCa], cert: foreign.pem.transportCert, key: foreign.pem.transportKey },
+    });
     const response = await wire(agent, 'POST', sandbox.urls.registration_endpoint, {
       headers: { 'content-type': 'application/jwt' },
       body: await client.signRegistration(client.registrationClaims()),
@@ -217,7 +251,7 @@ describe('dynamic client registration (DCR v3.2)', () => {
 });
 
 describe('registration management (DCR v3.2 GET / PUT / DELETE /register/{ClientId})', () => {
-  it('reads, updates and deletes a registration with the client\'s own client_credentials token', async () => {
+  it("reads, updates and deletes a registration with the client's own client_credentials token", async () => {
     const client = tpp('permissive-headless');
     const registered = await client.register();
     const url = `${sandbox.urls.registration_endpoint}/${registered.client_id}`;
@@ -234,14 +268,21 @@ describe('registration management (DCR v3.2 GET / PUT / DELETE /register/{Client
     expect((await client.fetch('GET', url, { headers: { authorization: `Bearer ${await other.clientCredentials()}` } })).status).toBe(403);
 
     // A validly signed update with an exp no Date can hold is refused like any bad registration, not a 500.
-    const absurd = await client.fetch('PUT', url, { headers: { ...bearer, 'content-type': 'application/jwt' }, body: await client.signRegistration(client.registrationClaims({ exp: 1e20 })) });
+    const absurd = await client.fetch('PUT', url, {
+      headers: { ...bearer, 'content-type': 'application/jwt' },
+      body: await client.signRegistration(client.registrationClaims({ exp: 1e20 })),
+    });
     expect(absurd.status).toBe(400);
     expect(absurd.json()).toMatchObject({ error: 'invalid_client_metadata' });
 
     const jwt = await client.signRegistration(client.registrationClaims({ redirect_uris: [identity.manifest.redirect_uris[1]] }));
     const updated = await client.fetch('PUT', url, { headers: { ...bearer, 'content-type': 'application/jwt' }, body: jwt });
     expect(updated.status).toBe(200);
-    expect(updated.json()).toMatchObject({ client_id: registered.client_id, client_secret: registered.client_secret, redirect_uris: [identity.manifest.redirect_uris[1]] });
+    expect(updated.json()).toMatchObject({
+      client_id: registered.client_id,
+      client_secret: registered.client_secret,
+      redirect_uris: [identity.manifest.redirect_uris[1]],
+    });
 
     expect((await client.fetch('DELETE', url, { headers: bearer })).status).toBe(204);
     const gone = await client.token({ grant_type: 'client_credentials', scope: 'accounts' });
@@ -287,29 +328,32 @@ describe('token endpoint: client_credentials and client authentication', () => {
     expect(grant.json()).toMatchObject({ error: 'unsupported_grant_type' });
   });
 
-  it.each(PROFILE_NAMES)('%s: openid in a client_credentials scope is ignored, not refused; the response says what was granted', async (profile) => {
-    // RFC 6749 §3.3: the server may grant less than asked and then names the granted scope; the model bank's guide
-    // asks for `accounts openid`. No end user, so no ID token (OIDC Core §3.1.2.1).
-    const own = tpp(profile);
-    await own.register();
-    for (const scope of ['accounts openid', 'openid accounts', 'openid  accounts ']) {
-      const response = await own.token({ grant_type: 'client_credentials', scope });
-      expect(response.status, `${profile} ${scope}: ${response.text}`).toBe(200);
-      const body = response.json<{ access_token: string; scope: string; id_token?: string; refresh_token?: string }>();
-      expect(body).toMatchObject({ token_type: 'Bearer', scope: 'accounts' });
-      expect(body.id_token).toBeUndefined();
-      expect(body.refresh_token).toBeUndefined();
-      // The token works as any accounts token: it creates a consent.
-      expect((await own.createConsentRaw(body.access_token)).status).toBe(201);
-    }
-    // openid grants nothing here: alone it leaves no scope; it does not excuse a scope the client may not have.
-    const alone = await own.token({ grant_type: 'client_credentials', scope: 'openid' });
-    expect(alone.status).toBe(400);
-    expect(alone.json()).toMatchObject({ error: 'invalid_scope' });
-    const payments = await own.token({ grant_type: 'client_credentials', scope: 'openid payments' });
-    expect(payments.status).toBe(400);
-    expect(payments.json()).toMatchObject({ error: 'invalid_scope' });
-  });
+  it.each(PROFILE_NAMES)(
+    '%s: openid in a client_credentials scope is ignored, not refused; the response says what was granted',
+    async (profile) => {
+      // RFC 6749 §3.3: the server may grant less than asked and then names the granted scope; the model bank's guide
+      // asks for `accounts openid`. No end user, so no ID token (OIDC Core §3.1.2.1).
+      const own = tpp(profile);
+      await own.register();
+      for (const scope of ['accounts openid', 'openid accounts', 'openid  accounts ']) {
+        const response = await own.token({ grant_type: 'client_credentials', scope });
+        expect(response.status, `${profile} ${scope}: ${response.text}`).toBe(200);
+        const body = response.json<{ access_token: string; scope: string; id_token?: string; refresh_token?: string }>();
+        expect(body).toMatchObject({ token_type: 'Bearer', scope: 'accounts' });
+        expect(body.id_token).toBeUndefined();
+        expect(body.refresh_token).toBeUndefined();
+        // The token works as any accounts token: it creates a consent.
+        expect((await own.createConsentRaw(body.access_token)).status).toBe(201);
+      }
+      // openid grants nothing here: alone it leaves no scope; it does not excuse a scope the client may not have.
+      const alone = await own.token({ grant_type: 'client_credentials', scope: 'openid' });
+      expect(alone.status).toBe(400);
+      expect(alone.json()).toMatchObject({ error: 'invalid_scope' });
+      const payments = await own.token({ grant_type: 'client_credentials', scope: 'openid payments' });
+      expect(payments.status).toBe(400);
+      expect(payments.json()).toMatchObject({ error: 'invalid_scope' });
+    },
+  );
 
   it('refuses the token endpoint without a client certificate (401)', async () => {
     const bare = client.withIdentity(identity, false);
@@ -319,7 +363,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
     expect(response.json()).toMatchObject({ error: 'invalid_client' });
   });
 
-  it('refuses a client at another profile\'s token endpoint', async () => {
+  it("refuses a client at another profile's token endpoint", async () => {
     const elsewhere = new SandboxTpp(sandbox.urls, identity, 'permissive-headless');
     opened.push(elsewhere);
     elsewhere.client = client.client;
@@ -328,7 +372,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
     expect(response.json()).toMatchObject({ error: 'invalid_client' });
   });
 
-  it('strict: refuses a token request with another software statement\'s certificate; permissive issues one', async () => {
+  it("strict: refuses a token request with another software statement's certificate; permissive issues one", async () => {
     const other = client.withIdentity(second);
     opened.push(other);
     const refused = await other.token({ grant_type: 'client_credentials', scope: 'accounts' });
@@ -344,12 +388,17 @@ describe('token endpoint: client_credentials and client authentication', () => {
 });
 
 describe('environment helper', () => {
-  it('gives the registering certificate a Postman environment with the model bank\'s variable names', async () => {
+  it("gives the registering certificate a Postman environment with the model bank's variable names", async () => {
     const client = tpp('permissive-interactive');
     const registered = await client.register();
     const response = await client.fetch('GET', `${sandbox.urls.environment_helper}?client_id=${encodeURIComponent(registered.client_id)}`);
     expect(response.status).toBe(200);
-    const env = response.json<{ id: string; name: string; values: Array<{ key: string; value: string; type: string; enabled: boolean }>; _postman_variable_scope: string }>();
+    const env = response.json<{
+      id: string;
+      name: string;
+      values: Array<{ key: string; value: string; type: string; enabled: boolean }>;
+      _postman_variable_scope: string;
+    }>();
     expect(env._postman_variable_scope).toBe('environment');
     const byKey = new Map(env.values.map((v) => [v.key, v]));
     const profile = sandbox.urls.profiles['permissive-interactive'];
@@ -380,7 +429,7 @@ describe('environment helper', () => {
     expect(response.json()).toMatchObject({ Code: '404 Not Found', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound' }] });
   });
 
-  it('refuses another TPP\'s certificate (403) and no certificate (401)', async () => {
+  it("refuses another TPP's certificate (403) and no certificate (401)", async () => {
     const client = tpp('strict-headless');
     const registered = await client.register();
     const url = `${sandbox.urls.environment_helper}?client_id=${encodeURIComponent(registered.client_id)}`;
@@ -397,9 +446,15 @@ describe('request log', () => {
     const client = tpp('strict-headless');
     const registered = await client.register();
     const interactionId = randomUUID();
-    await client.fetch('GET', `${sandbox.urls.environment_helper}?client_id=${registered.client_id}`, { headers: { 'x-fapi-interaction-id': interactionId } });
+    await client.fetch('GET', `${sandbox.urls.environment_helper}?client_id=${registered.client_id}`, {
+      headers: { 'x-fapi-interaction-id': interactionId },
+    });
     const line = sandbox.log.find((l) => l.includes(interactionId));
-    expect(line).toMatch(new RegExp(`^resource GET /sandbox-helper/v1\\.0/postman/environment\\?client_id=${registered.client_id} 200 \\d+\\.\\dms client=${registered.client_id} interaction=${interactionId}$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^resource GET /sandbox-helper/v1\\.0/postman/environment\\?client_id=${registered.client_id} 200 \\d+\\.\\dms client=${registered.client_id} interaction=${interactionId}$`,
+      ),
+    );
     expect(sandbox.log.join('\n')).not.toContain(registered.client_secret);
   });
 });

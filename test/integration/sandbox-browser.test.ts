@@ -10,7 +10,16 @@ import { userByUsername } from '../../src/sandbox/data/users.js';
 import { redirectParams, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 import { chromium as chromiumPrerequisite, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let sandbox: TestSandbox;
 let browser: Browser;
@@ -31,7 +40,11 @@ async function openAndCatchCallback(page: Page, consentUrl: string, redirectUri:
     resolve = r;
   });
   await page.route(`${callbackOrigin}/**`, async (route) => {
-    await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>TPP callback</title><p>Back at the TPP.</p>' });
+    await route.fulfill({
+      status: 200,
+      contentType: 'text/html',
+      body: '<!doctype html><title>TPP callback</title><p>Back at the TPP.</p>',
+    });
   });
   page.on('framenavigated', (frame) => {
     if (frame === page.mainFrame() && frame.url().startsWith(callbackOrigin)) resolve(frame.url());

@@ -50,7 +50,9 @@ describe('request targets that are not valid paths', () => {
   });
 
   it.each(targets)('authorisation origin answers %s with 400 invalid_request and the interaction id', async (target) => {
-    const response = await rawTarget(identity, sandbox.urls.profiles['strict-headless'].auth_url, 'GET', target, { 'x-fapi-interaction-id': 'target-test-2' });
+    const response = await rawTarget(identity, sandbox.urls.profiles['strict-headless'].auth_url, 'GET', target, {
+      'x-fapi-interaction-id': 'target-test-2',
+    });
     expect(response.status).toBe(400);
     expect(response.headers['x-fapi-interaction-id']).toBe('target-test-2');
     expect(response.json()).toMatchObject({ error: 'invalid_request' });
@@ -116,14 +118,18 @@ describe('date-times on the wire', () => {
 
     const flow = await client.headlessFlow();
     const read = (path: string) =>
-      client.fetch('GET', `${sandbox.urls.aisp_base_url}${path}`, { headers: { authorization: `Bearer ${flow.accessToken}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID } });
+      client.fetch('GET', `${sandbox.urls.aisp_base_url}${path}`, {
+        headers: { authorization: `Bearer ${flow.accessToken}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+      });
     const balances = await read('/balances');
     expect(balances.status).toBe(200);
     const dates = balances.json<{ Data: { Balance: { DateTime: string }[] } }>().Data.Balance.map((balance) => balance.DateTime);
     expect(dates.length).toBeGreaterThan(0);
     for (const date of dates) expect(date).toMatch(WHOLE_SECONDS);
     const cc = await client.clientCredentials();
-    const consent = await client.fetch('GET', `${sandbox.urls.aisp_base_url}/account-access-consents/${flow.consentId}`, { headers: { authorization: `Bearer ${cc}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID } });
+    const consent = await client.fetch('GET', `${sandbox.urls.aisp_base_url}/account-access-consents/${flow.consentId}`, {
+      headers: { authorization: `Bearer ${cc}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+    });
     const after = consent.json<{ Data: { Status: string; CreationDateTime: string; StatusUpdateDateTime: string } }>().Data;
     expect(after.Status).toBe('Authorised');
     expect(after.CreationDateTime).toMatch(WHOLE_SECONDS);
@@ -135,16 +141,25 @@ describe('one OBErrorResponse1 shape on the resource origin', () => {
   it('mutual-TLS refusals, the environment helper and AIS refusals all write Code as "<status> <reason>"', async () => {
     const bare = mtlsAgent(identity, false);
     try {
-      const noCertificate = await wire(bare, 'GET', `${sandbox.urls.environment_helper}?client_id=x`, { headers: { 'x-fapi-interaction-id': 'one-shape-1' } });
+      const noCertificate = await wire(bare, 'GET', `${sandbox.urls.environment_helper}?client_id=x`, {
+        headers: { 'x-fapi-interaction-id': 'one-shape-1' },
+      });
       expect(noCertificate.status).toBe(401);
       expect(noCertificate.headers['x-fapi-interaction-id']).toBe('one-shape-1');
-      expect(noCertificate.json()).toEqual({ Code: '401 Unauthorized', Id: 'one-shape-1', Message: expect.any(String), Errors: [{ ErrorCode: 'UK.OBIE.Unauthorised', Message: expect.any(String) }] });
+      expect(noCertificate.json()).toEqual({
+        Code: '401 Unauthorized',
+        Id: 'one-shape-1',
+        Message: expect.any(String),
+        Errors: [{ ErrorCode: 'UK.OBIE.Unauthorised', Message: expect.any(String) }],
+      });
       expect(schemaProblems('OBErrorResponse1', noCertificate.json())).toEqual([]);
     } finally {
       await bare.close();
     }
     const client = tpp();
-    const unknown = await client.fetch('GET', `${sandbox.urls.environment_helper}?client_id=nobody`, { headers: { 'x-fapi-interaction-id': 'one-shape-2' } });
+    const unknown = await client.fetch('GET', `${sandbox.urls.environment_helper}?client_id=nobody`, {
+      headers: { 'x-fapi-interaction-id': 'one-shape-2' },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.headers['x-fapi-interaction-id']).toBe('one-shape-2');
     expect(unknown.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -162,7 +177,16 @@ describe('the consent page and the resource server share one bank', () => {
     await client.register();
     const consentId = await client.createConsent();
     let html = '';
-    const authorised = await client.authorizeInteractive({ consentId }, { username: 'sam', password: 'sam-sandbox-2', beforeConfirm: (page) => { html = page; } });
+    const authorised = await client.authorizeInteractive(
+      { consentId },
+      {
+        username: 'sam',
+        password: 'sam-sandbox-2',
+        beforeConfirm: (page) => {
+          html = page;
+        },
+      },
+    );
     const code = authorised.params.get('code') ?? '';
     expect(code).not.toBe('');
     const labels = new Map([...html.matchAll(/value="([^"]+)"> ([^<]+)<\/label>/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
@@ -171,14 +195,21 @@ describe('the consent page and the resource server share one bank', () => {
 
     const exchanged = await client.exchangeCode(code, authorised.redirectUri);
     const accounts = await client.fetch('GET', `${sandbox.urls.aisp_base_url}/accounts`, {
-      headers: { authorization: `Bearer ${exchanged.json<{ access_token: string }>().access_token}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
+      headers: {
+        authorization: `Bearer ${exchanged.json<{ access_token: string }>().access_token}`,
+        accept: 'application/json',
+        'x-fapi-financial-id': BANK_FINANCIAL_ID,
+      },
     });
-    const served = accounts.json<{ Data: { Account: { AccountId: string; Nickname: string; Account: { Identification: string }[] }[] } }>().Data.Account;
+    const served = accounts.json<{ Data: { Account: { AccountId: string; Nickname: string; Account: { Identification: string }[] }[] } }>()
+      .Data.Account;
     expect(served).toHaveLength(sams.length);
     for (const account of served) {
       const holding = sams.find((h) => accountIdOf(SEED, h.key) === account.AccountId);
       expect(holding?.nickname).toBe(account.Nickname);
-      expect(labels.get(account.AccountId)).toBe(`${account.Nickname} (${holding?.kind ?? ''}) ending ${account.Account[0]?.Identification.slice(-4) ?? ''}`);
+      expect(labels.get(account.AccountId)).toBe(
+        `${account.Nickname} (${holding?.kind ?? ''}) ending ${account.Account[0]?.Identification.slice(-4) ?? ''}`,
+      );
     }
   });
 });
@@ -203,8 +234,19 @@ describe('consent expiry is one rule, the token endpoint included (injected cloc
     await client.register({ grant_types: ['authorization_code', 'client_credentials', 'refresh_token'] });
     const createExpiring = async (): Promise<string> => {
       const created = await client.fetch('POST', `${sandbox.urls.aisp_base_url}/account-access-consents`, {
-        headers: { authorization: `Bearer ${await client.clientCredentials()}`, 'content-type': 'application/json', accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID },
-        body: JSON.stringify({ Data: { Permissions: ['ReadAccountsDetail', 'ReadBalances'], ExpirationDateTime: new Date(sandboxNow().getTime() + 60_000).toISOString() }, Risk: {} }),
+        headers: {
+          authorization: `Bearer ${await client.clientCredentials()}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-fapi-financial-id': BANK_FINANCIAL_ID,
+        },
+        body: JSON.stringify({
+          Data: {
+            Permissions: ['ReadAccountsDetail', 'ReadBalances'],
+            ExpirationDateTime: new Date(sandboxNow().getTime() + 60_000).toISOString(),
+          },
+          Risk: {},
+        }),
       });
       expect(created.status).toBe(201);
       return created.json<{ Data: { ConsentId: string } }>().Data.ConsentId;

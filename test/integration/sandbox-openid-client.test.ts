@@ -29,7 +29,12 @@ import type { TestSandbox, WireResponse } from '../helpers/sandbox-client.js';
 
 const STRICT: readonly ProfileName[] = ['strict-headless', 'strict-interactive'];
 const CLAIMS = (consentId: string): string =>
-  JSON.stringify({ id_token: { openbanking_intent_id: { value: consentId, essential: true }, acr: { essential: true, values: ['urn:openbanking:psd2:sca'] } } });
+  JSON.stringify({
+    id_token: {
+      openbanking_intent_id: { value: consentId, essential: true },
+      acr: { essential: true, values: ['urn:openbanking:psd2:sca'] },
+    },
+  });
 
 let sandbox: TestSandbox;
 let agent: Agent;
@@ -64,7 +69,8 @@ async function configure(profile: ProfileName, responseType: 'code' | 'code id_t
   const tpp = tppOf(profile);
   const registered = tpp.client;
   if (!registered) throw new TypeError('not registered');
-  const customFetch: client.CustomFetch = (url, options) => undiciFetch(url, { ...options, dispatcher: agent } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
+  const customFetch: client.CustomFetch = (url, options) =>
+    undiciFetch(url, { ...options, dispatcher: agent } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
   return client.discovery(
     new URL(tpp.issuer),
     registered.client_id,
@@ -88,7 +94,12 @@ async function createConsent(config: client.Configuration): Promise<string> {
     granted.access_token,
     new URL(`${sandbox.urls.aisp_base_url}/account-access-consents`),
     'POST',
-    JSON.stringify({ Data: { Permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail', 'ReadTransactionsCredits', 'ReadTransactionsDebits'] }, Risk: {} }),
+    JSON.stringify({
+      Data: {
+        Permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsDetail', 'ReadTransactionsCredits', 'ReadTransactionsDebits'],
+      },
+      Risk: {},
+    }),
     new Headers({ 'content-type': 'application/json', accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID }),
   );
   expect(response.status).toBe(201);
@@ -154,7 +165,12 @@ describe.each(STRICT)('openid-client against %s', (profile) => {
       // Validates the authorisation response (state; for the hybrid response the ID token's signature, iss, aud,
       // nonce, c_hash and s_hash), exchanges the code with client_secret_basic over mutual TLS, validates the token
       // endpoint's ID token (signature, iss, aud, nonce, at_hash when present).
-      const tokens = await client.authorizationCodeGrant(config, new URL(location), { expectedState: state, expectedNonce: nonce, pkceCodeVerifier: verifier, idTokenExpected: true });
+      const tokens = await client.authorizationCodeGrant(config, new URL(location), {
+        expectedState: state,
+        expectedNonce: nonce,
+        pkceCodeVerifier: verifier,
+        idTokenExpected: true,
+      });
       const claims = tokens.claims();
       expect(claims?.sub).toBe(consentId);
       expect(claims?.openbanking_intent_id).toBe(consentId);
@@ -190,7 +206,11 @@ describe.each(STRICT)('openid-client against %s', (profile) => {
     const state = client.randomState();
     const nonce = client.randomNonce();
     const redirectUri = tppOf(profile).client?.redirect_uris[0] ?? '';
-    const url = await client.buildAuthorizationUrlWithJAR(config, { redirect_uri: redirectUri, scope: 'openid accounts', state, nonce, claims: CLAIMS(consentId) }, await signingKey());
+    const url = await client.buildAuthorizationUrlWithJAR(
+      config,
+      { redirect_uri: redirectUri, scope: 'openid accounts', state, nonce, claims: CLAIMS(consentId) },
+      await signingKey(),
+    );
     const answer = await tppOf(profile).fetch('GET', url.href);
     expect(answer.status).toBe(303);
     const location = new URL(String(answer.headers.location));
@@ -199,6 +219,8 @@ describe.each(STRICT)('openid-client against %s', (profile) => {
     expect(params.get('error_description')).toBe('client_id, response_type and scope must also be query parameters');
     expect(params.get('state')).toBe(state);
     // openid-client reads the error response as one.
-    await expect(client.authorizationCodeGrant(config, location, { expectedState: state, expectedNonce: nonce })).rejects.toMatchObject({ error: 'invalid_request' });
+    await expect(client.authorizationCodeGrant(config, location, { expectedState: state, expectedNonce: nonce })).rejects.toMatchObject({
+      error: 'invalid_request',
+    });
   });
 });

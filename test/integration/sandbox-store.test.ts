@@ -30,7 +30,9 @@ afterAll(async () => {
 function rows(dataDir: string, collection: string): Array<{ key: string; value: string }> {
   const db = new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY rowid').all(collection);
+    return db
+      .prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY rowid')
+      .all(collection);
   } finally {
     db.close();
   }
@@ -68,7 +70,10 @@ describe('a data folder that cannot be read stops the start, naming the file', (
     ['keys.json that holds no usable key', (dataDir) => write(join(dataDir, 'keys.json'), '{"id-token":{"kty":"RSA","kid":"k"}}')],
     ['keys.json that is not an object', (dataDir) => write(join(dataDir, 'keys.json'), '[]')],
     // Issue 11 item 6's reproduction, in the format it was found in (migrated on start).
-    ['a truncated consents.json of the earlier format', (dataDir) => write(join(dataDir, 'consents.json'), '{"c1":{"ConsentId":"c1","Status":"Awaiting')],
+    [
+      'a truncated consents.json of the earlier format',
+      (dataDir) => write(join(dataDir, 'consents.json'), '{"c1":{"ConsentId":"c1","Status":"Awaiting'),
+    ],
     ['a tokens.json of the earlier format that is an array', (dataDir) => write(join(dataDir, 'tokens.json'), '[]')],
     ['a sandbox.db that is not a database', (dataDir) => write(join(dataDir, 'sandbox.db'), 'consents and tokens, in prose'.repeat(200))],
   ];
@@ -123,8 +128,19 @@ describe('a data folder of the earlier JSON format', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'obflow-store-legacy-'));
     const legacy = ['clients', 'registration-jtis', 'grants', 'interactions', 'tokens', 'consents'];
     for (const name of legacy) {
-      const entries: Record<string, unknown> = Object.fromEntries(rows(source, name).map((row) => [row.key, JSON.parse(row.value) as unknown]));
-      if (name === 'tokens') entries['expired-long-ago'] = { kind: 'access', clientId: client.client_id, profile: 'strict-headless', grant: 'client_credentials', scopes: ['accounts'], expiresAt: '2001-01-01T00:00:00.000Z', revoked: false };
+      const entries: Record<string, unknown> = Object.fromEntries(
+        rows(source, name).map((row) => [row.key, JSON.parse(row.value) as unknown]),
+      );
+      if (name === 'tokens')
+        entries['expired-long-ago'] = {
+          kind: 'access',
+          clientId: client.client_id,
+          profile: 'strict-headless',
+          grant: 'client_credentials',
+          scopes: ['accounts'],
+          expiresAt: '2001-01-01T00:00:00.000Z',
+          revoked: false,
+        };
       write(join(dataDir, `${name}.json`), JSON.stringify(entries));
     }
     write(join(dataDir, 'keys.json'), readFileSync(join(source, 'keys.json'), 'utf8'));
@@ -133,7 +149,11 @@ describe('a data folder of the earlier JSON format', () => {
 
     const sandbox: TestSandbox = await startTestSandbox({ dataDir });
     opened.push(sandbox);
-    expect(readdirSync(dataDir).filter((name) => name.endsWith('.json') || name.endsWith('.tmp')).sort()).toEqual(['keys.json']);
+    expect(
+      readdirSync(dataDir)
+        .filter((name) => name.endsWith('.json') || name.endsWith('.tmp'))
+        .sort(),
+    ).toEqual(['keys.json']);
     expect(rows(dataDir, 'tokens').map((row) => row.key)).not.toContain('expired-long-ago');
     // Client secrets inside: owner-only, as the JSON files were.
     expect(statSync(join(dataDir, 'sandbox.db')).mode & 0o777).toBe(0o600);
@@ -167,12 +187,25 @@ describe('expired rows are pruned while the sandbox runs, not only at start', ()
     await tpp.register();
     const token = await tpp.clientCredentials();
     const created = await tpp.fetch('POST', `${sandbox.urls.aisp_base_url}/account-access-consents`, {
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', 'x-fapi-financial-id': '0015800001041RHAAY' },
-      body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic'], ExpirationDateTime: new Date(Date.now() + 60_000).toISOString() }, Risk: {} }),
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-fapi-financial-id': '0015800001041RHAAY',
+      },
+      body: JSON.stringify({
+        Data: { Permissions: ['ReadAccountsBasic'], ExpirationDateTime: new Date(Date.now() + 60_000).toISOString() },
+        Risk: {},
+      }),
     });
     expect(created.status).toBe(201);
     const kept = await tpp.fetch('POST', `${sandbox.urls.aisp_base_url}/account-access-consents`, {
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', 'x-fapi-financial-id': '0015800001041RHAAY' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-fapi-financial-id': '0015800001041RHAAY',
+      },
       body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} }),
     });
     expect(kept.status).toBe(201);
@@ -210,7 +243,13 @@ describe('kill -9 in the middle of writes', () => {
     const optionsFile = join(dataDir, '..', `${dataDir.split('/').pop() ?? 'x'}.options.json`);
     writeFileSync(
       optionsFile,
-      JSON.stringify({ serverCertificate: identity.pem.serverCert, serverKey: identity.pem.serverKey, clientCa: [identity.pem.rootCa, identity.pem.issuingCa], directoryJwks: identity.directoryJwks, dataDir }),
+      JSON.stringify({
+        serverCertificate: identity.pem.serverCert,
+        serverKey: identity.pem.serverKey,
+        clientCa: [identity.pem.rootCa, identity.pem.issuingCa],
+        directoryJwks: identity.directoryJwks,
+        dataDir,
+      }),
     );
     const script = `const { startSandbox } = await import(${JSON.stringify(MAIN_SANDBOX)});
 const options = JSON.parse((await import('node:fs')).readFileSync(process.argv[1], 'utf8'));
@@ -223,7 +262,11 @@ process.stdout.write(JSON.stringify(handle.urls) + '\\n');`;
       running.once('exit', (code) => reject(new Error(`the sandbox process exited ${code}`)));
     });
 
-    const acknowledged = { clients: [] as RegisteredClient[], tokens: [] as Array<{ client: RegisteredClient; token: string }>, consents: [] as Array<{ token: string; consentId: string }> };
+    const acknowledged = {
+      clients: [] as RegisteredClient[],
+      tokens: [] as Array<{ client: RegisteredClient; token: string }>,
+      consents: [] as Array<{ token: string; consentId: string }>,
+    };
     let killed = false;
     // Four workers write as fast as the sandbox answers; only answers that arrived count as acknowledged.
     const worker = async (): Promise<void> => {
@@ -307,7 +350,17 @@ function soakFolder(dataDir: string, statement: string): void {
   const tokens: Record<string, unknown> = {};
   const expiresAt = new Date(Date.now() + 90 * 86_400_000).toISOString();
   for (let i = 0; i < SOAK_TOKENS; i++) {
-    tokens[`soak-token-${i}`] = { kind: 'refresh', clientId: ids[i % SOAK_CLIENTS], profile: 'strict-headless', grant: 'authorization_code', scopes: ['accounts'], consentId: `consent-${i}`, codeHash: `code-${i}`, expiresAt, revoked: false };
+    tokens[`soak-token-${i}`] = {
+      kind: 'refresh',
+      clientId: ids[i % SOAK_CLIENTS],
+      profile: 'strict-headless',
+      grant: 'authorization_code',
+      scopes: ['accounts'],
+      consentId: `consent-${i}`,
+      codeHash: `code-${i}`,
+      expiresAt,
+      revoked: false,
+    };
   }
   write(join(dataDir, 'clients.json'), JSON.stringify(clients));
   write(join(dataDir, 'tokens.json'), JSON.stringify(tokens));

@@ -64,15 +64,34 @@ function unzip(archive: Buffer): Map<string, { data: Buffer; mode: number }> {
  *  tokens) and of the workspace run's environment, and every private key of the identity, whole and line by line. */
 function secretsSeen(): { secrets: Set<string>; kinds: string[]; keyLines: string[] } {
   const registrations = join(stateDir, 'registrations');
-  const registration = JSON.parse(readFileSync(join(registrations, readdirSync(registrations)[0] ?? ''), 'utf8')) as { client_secret: string };
-  const saved = JSON.parse(readFileSync(join(stateDir, 'environments', 'sandbox-strict-headless.postman_environment.json'), 'utf8')) as { values: { key: string; value: string; type: string }[] };
-  const secretValues = (values: readonly { value: string; type: string }[]) => values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value);
-  const identity = JSON.parse(readFileSync(join(stateDir, 'identity', 'identity.json'), 'utf8')) as { files: Record<string, string>; directory_private: Record<string, string> };
-  const keyFiles = Object.entries({ ...identity.files, ...identity.directory_private }).filter(([name]) => /key/.test(name)).map(([, file]) => readFileSync(join(stateDir, 'identity', file), 'utf8'));
+  const registration = JSON.parse(readFileSync(join(registrations, readdirSync(registrations)[0] ?? ''), 'utf8')) as {
+    client_secret: string;
+  };
+  const saved = JSON.parse(readFileSync(join(stateDir, 'environments', 'sandbox-strict-headless.postman_environment.json'), 'utf8')) as {
+    values: { key: string; value: string; type: string }[];
+  };
+  const secretValues = (values: readonly { value: string; type: string }[]) =>
+    values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value);
+  const identity = JSON.parse(readFileSync(join(stateDir, 'identity', 'identity.json'), 'utf8')) as {
+    files: Record<string, string>;
+    directory_private: Record<string, string>;
+  };
+  const keyFiles = Object.entries({ ...identity.files, ...identity.directory_private })
+    .filter(([name]) => /key/.test(name))
+    .map(([, file]) => readFileSync(join(stateDir, 'identity', file), 'utf8'));
   // The key bodies, line by line (base64 lines of 64 characters), as well as whole.
   const keyLines = keyFiles.flatMap((pem) => pem.split('\n').filter((line) => line.length >= 40 && !line.startsWith('-----')));
-  const secrets = new Set([registration.client_secret, ...secretValues(saved.values), ...secretValues(plain?.run?.environment.values ?? []), ...keyFiles, ...keyLines]);
-  const kinds = saved.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.key).sort();
+  const secrets = new Set([
+    registration.client_secret,
+    ...secretValues(saved.values),
+    ...secretValues(plain?.run?.environment.values ?? []),
+    ...keyFiles,
+    ...keyLines,
+  ]);
+  const kinds = saved.values
+    .filter((entry) => entry.type === 'secret' && entry.value !== '')
+    .map((entry) => entry.key)
+    .sort();
   return { secrets, kinds, keyLines };
 }
 
@@ -143,8 +162,16 @@ describe('the workspace against the emulator', () => {
     const { secrets } = secretsSeen();
     const reports = filesOf(join(stateDir, 'reports'));
     // One JUnit file per newman.run: the local id_token checks after psu-consent and code-exchange split the flow in three.
-    expect([...reports.keys()].sort()).toEqual(['accounts--refresh.xml', 'code-exchange.xml', 'discovery--psu-consent.xml', 'obflow-run.json', 'report.html']);
-    for (const [path, bytes] of reports) for (const secret of secrets) expect(bytes.toString('utf8').includes(secret), `${path} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
+    expect([...reports.keys()].sort()).toEqual([
+      'accounts--refresh.xml',
+      'code-exchange.xml',
+      'discovery--psu-consent.xml',
+      'obflow-run.json',
+      'report.html',
+    ]);
+    for (const [path, bytes] of reports)
+      for (const secret of secrets)
+        expect(bytes.toString('utf8').includes(secret), `${path} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
     const html = reports.get('report.html')?.toString('utf8') ?? '';
     expect(html).toMatch(/<span class="verdict ok">passed<\/span>/);
     expect(html).toContain('Holiday fund');
@@ -153,10 +180,23 @@ describe('the workspace against the emulator', () => {
   it('without --include-secrets holds zero secret bytes: client secret, basicToken, private key, every token and code of both runs', () => {
     expect(plain.run?.passed).toBe(true);
     const { secrets, kinds, keyLines } = secretsSeen();
-    expect(kinds).toEqual(expect.arrayContaining(['_clientSecret', 'access_token', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token']));
+    expect(kinds).toEqual(
+      expect.arrayContaining(['_clientSecret', 'access_token', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token']),
+    );
     expect(keyLines.length).toBeGreaterThan(10);
     const files = filesOf(plainDir);
-    expect([...files.keys()].sort()).toEqual(expect.arrayContaining(['index.html', 'reports/report.html', 'run.sh', 'run.cmd', 'certificates/transport.pem', 'certificates/bank-ca.pem', 'environment/obflow.postman_environment.json', 'collections/obflow-ais.postman_collection.json']));
+    expect([...files.keys()].sort()).toEqual(
+      expect.arrayContaining([
+        'index.html',
+        'reports/report.html',
+        'run.sh',
+        'run.cmd',
+        'certificates/transport.pem',
+        'certificates/bank-ca.pem',
+        'environment/obflow.postman_environment.json',
+        'collections/obflow-ais.postman_collection.json',
+      ]),
+    );
     expect(files.has('certificates/transport.key')).toBe(false);
     const zipped = unzip(readFileSync(zipPath));
     expect([...zipped.keys()].sort()).toEqual([...files.keys()].map((path) => `plain/${path}`).sort());
@@ -165,7 +205,9 @@ describe('the workspace against the emulator', () => {
       for (const secret of secrets) expect(text.includes(secret), `${path} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
       expect(text, path).not.toMatch(/PRIVATE KEY/);
     }
-    const environment = JSON.parse(files.get('environment/obflow.postman_environment.json')?.toString('utf8') ?? '') as { values: { key: string; value: string; type: string }[] };
+    const environment = JSON.parse(files.get('environment/obflow.postman_environment.json')?.toString('utf8') ?? '') as {
+      values: { key: string; value: string; type: string }[];
+    };
     expect(environment.values.filter((entry) => entry.type === 'secret').every((entry) => entry.value === '')).toBe(true);
     expect(statSync(plainDir).mode & 0o777).toBe(0o755);
   });
@@ -174,7 +216,8 @@ describe('the workspace against the emulator', () => {
     const files = filesOf(secretDir);
     expect(files.get('certificates/transport.key')?.toString('utf8')).toMatch(/PRIVATE KEY/);
     expect(statSync(secretDir).mode & 0o777).toBe(0o700);
-    for (const path of files.keys()) expect(statSync(join(secretDir, path)).mode & 0o777, path).toBe(path.endsWith('.sh') || path.endsWith('.cmd') ? 0o700 : 0o600);
+    for (const path of files.keys())
+      expect(statSync(join(secretDir, path)).mode & 0o777, path).toBe(path.endsWith('.sh') || path.endsWith('.cmd') ? 0o700 : 0o600);
     for (const folder of ['certificates', 'collections', 'environment']) expect(statSync(join(secretDir, folder)).mode & 0o777).toBe(0o700);
   });
 
@@ -194,7 +237,12 @@ describe('the workspace against the emulator', () => {
     cpSync(secretDir, join(copied, 'ws'), { recursive: true });
     rmSync(join(copied, 'ws', 'reports'), { recursive: true, force: true });
     // The npm cache answers when it can (CI and offline machines); newman is installed from the workspace's lockfile.
-    const result = spawnSync(join(copied, 'ws', 'run.sh'), [], { cwd: copied, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? copied, npm_config_prefer_offline: 'true' }, timeout: 240_000 });
+    const result = spawnSync(join(copied, 'ws', 'run.sh'), [], {
+      cwd: copied,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? copied, npm_config_prefer_offline: 'true' },
+      timeout: 240_000,
+    });
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toMatch(/^passed: (\d+)\/\1 checks; report: /m);
     expect(existsSync(join(copied, 'ws', 'node_modules', 'newman', 'package.json'))).toBe(true);
@@ -205,14 +253,17 @@ describe('the workspace against the emulator', () => {
 
   it('run.sh without Node.js prints one line saying what to install (exit 2); a workspace without secrets says what to paste', () => {
     const bin = mkdtempSync(join(tmpdir(), 'obflow-no-node-'));
-    for (const tool of ['sh', 'dirname']) symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(bin, tool));
+    for (const tool of ['sh', 'dirname'])
+      symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(bin, tool));
     const noNode = spawnSync(join(plainDir, 'run.sh'), [], { encoding: 'utf8', env: { PATH: bin } });
     rmSync(bin, { recursive: true, force: true });
     expect(noNode.status).toBe(2);
     expect(noNode.stderr).toMatch(/^error: run\.sh needs Node\.js 20\.19 or later: install it from https:\/\/nodejs\.org\/.*\n$/);
     const noSecrets = spawnSync(process.execPath, [join(plainDir, 'run.mjs')], { encoding: 'utf8' });
     expect(noSecrets.status).toBe(2);
-    expect(noSecrets.stderr).toMatch(/^error: this workspace holds no secrets: certificates\/transport\.key, the environment's _clientSecret, the environment's basicToken missing\nhint: index\.html[^\n]*\n$/);
+    expect(noSecrets.stderr).toMatch(
+      /^error: this workspace holds no secrets: certificates\/transport\.key, the environment's _clientSecret, the environment's basicToken missing\nhint: index\.html[^\n]*\n$/,
+    );
   });
 });
 
@@ -238,10 +289,21 @@ describeWith(chromium, 'the workspace in Chromium', () => {
         expect(response?.ok() ?? true).toBe(true);
         expect(problems, page).toEqual([]);
         // Self-contained: the page is the only thing loaded.
-        expect(requests.filter((url) => !url.startsWith('file://')), page).toEqual([]);
+        expect(
+          requests.filter((url) => !url.startsWith('file://')),
+          page,
+        ).toEqual([]);
         if (page === 'index.html') {
-          const rows = await tab.locator('#certificate-table tbody tr').evaluateAll((trs) => trs.map((tr) => ({ origin: tr.getAttribute('data-origin'), host: tr.querySelector('.host')?.textContent, port: tr.querySelector('.port')?.textContent })));
-          const environment = JSON.parse(readFileSync(join(copy, 'environment', 'obflow.postman_environment.json'), 'utf8')) as { values: { key: string; value: string }[] };
+          const rows = await tab.locator('#certificate-table tbody tr').evaluateAll((trs) =>
+            trs.map((tr) => ({
+              origin: tr.getAttribute('data-origin'),
+              host: tr.querySelector('.host')?.textContent,
+              port: tr.querySelector('.port')?.textContent,
+            })),
+          );
+          const environment = JSON.parse(readFileSync(join(copy, 'environment', 'obflow.postman_environment.json'), 'utf8')) as {
+            values: { key: string; value: string }[];
+          };
           const origins = bankOriginsOf(environment.values);
           expect(origins.length).toBe(2);
           expect(rows).toEqual(origins.map((origin) => ({ origin, host: new URL(origin).hostname, port: new URL(origin).port })));

@@ -21,7 +21,12 @@ function importsOf(path: string, text: string): string[] {
     ...text.matchAll(/^\s*import\s+'(\.{1,2}\/[^']+)'/gm),
     ...text.matchAll(/\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g),
   ].map((match) => match[1] ?? '');
-  return specifiers.map((specifier) => relative(REPO_ROOT, resolve(REPO_ROOT, dirname(path), specifier)).split('\\').join('/').replace(/\.js$/, '.ts'));
+  return specifiers.map((specifier) =>
+    relative(REPO_ROOT, resolve(REPO_ROOT, dirname(path), specifier))
+      .split('\\')
+      .join('/')
+      .replace(/\.js$/, '.ts'),
+  );
 }
 
 /** Every cycle's first closing path found by a depth-first walk (Tarjan would name each once; one is enough to fail). */
@@ -48,7 +53,9 @@ describe('the import graph of src/', () => {
 
   it('resolves every relative import to a module of src/', () => {
     const known = new Set(graph.keys());
-    const dangling = [...graph].flatMap(([path, targets]) => targets.filter((target) => !known.has(target)).map((target) => `${path} → ${target}`));
+    const dangling = [...graph].flatMap(([path, targets]) =>
+      targets.filter((target) => !known.has(target)).map((target) => `${path} → ${target}`),
+    );
     expect(dangling).toEqual([]);
     expect(graph.size).toBeGreaterThan(100);
   });
@@ -65,11 +72,12 @@ describe('the import graph of src/', () => {
       ['src/d.ts', ['src/a.ts']],
     ]);
     expect(cyclesOf(knot)).toEqual([['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts']]);
-    expect(importsOf('src/cli/x.ts', "import type { A } from '../state/layout.js';\nconst m = await import('./y.js');\nexport * from '../fs.js';\n")).toEqual([
-      'src/state/layout.ts',
-      'src/fs.ts',
-      'src/cli/y.ts',
-    ]);
+    expect(
+      importsOf(
+        'src/cli/x.ts',
+        "import type { A } from '../state/layout.js';\nconst m = await import('./y.js');\nexport * from '../fs.js';\n",
+      ),
+    ).toEqual(['src/state/layout.ts', 'src/fs.ts', 'src/cli/y.ts']);
   });
 });
 
@@ -82,9 +90,17 @@ function layoutSegments(): string[] {
     layout.registration({ softwareId: 's', target: 't', profile: 'p' }),
     layout.environment('e'),
     layout.workspace('e'),
-    ...(['target-ca.pem', 'ssl-client-cert-list.json', 'transport-from-pfx.pem', 'transport-from-pfx.key'] as const).map((name) => layout.runFile(name)),
+    ...(['target-ca.pem', 'ssl-client-cert-list.json', 'transport-from-pfx.pem', 'transport-from-pfx.key'] as const).map((name) =>
+      layout.runFile(name),
+    ),
   ];
-  return [...new Set(paths.flatMap((path) => path.slice('/STATE/'.length).split('/')).filter((segment) => segment !== '' && !/^[stpe]$|--|\.postman_environment\.json$/.test(segment)))].sort();
+  return [
+    ...new Set(
+      paths
+        .flatMap((path) => path.slice('/STATE/'.length).split('/'))
+        .filter((segment) => segment !== '' && !/^[stpe]$|--|\.postman_environment\.json$/.test(segment)),
+    ),
+  ].sort();
 }
 
 /** Each path-building call (`join(…)`, `resolve(…)`) with its arguments, balanced parentheses included. */
@@ -144,7 +160,8 @@ describe('the state folder', () => {
   });
 
   it('catches a module that joins a state path (the check can fail)', () => {
-    const offender = "const dir = join(config.stateDir, 'registrations');\nconst f = resolve(root, 'run', 'target-ca.pem');\nconst ok = join(outDir, file.fileName);";
+    const offender =
+      "const dir = join(config.stateDir, 'registrations');\nconst f = resolve(root, 'run', 'target-ca.pem');\nconst ok = join(outDir, file.fileName);";
     expect(statePathBuilders('src/x.ts', offender, segments)).toEqual([
       "src/x.ts: join(config.stateDir, 'registrations')",
       "src/x.ts: resolve(root, 'run', 'target-ca.pem')",

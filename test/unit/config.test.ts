@@ -48,9 +48,27 @@ describe('config precedence', () => {
 
   const scenarios = [
     { name: 'file only', file: 'permissive-headless', env: undefined, flag: undefined, expected: 'permissive-headless' },
-    { name: 'environment beats file', file: 'permissive-headless', env: 'strict-interactive', flag: undefined, expected: 'strict-interactive' },
-    { name: 'flag beats environment', file: 'permissive-headless', env: 'strict-interactive', flag: 'permissive-interactive', expected: 'permissive-interactive' },
-    { name: 'undefined flag never overrides', file: 'permissive-headless', env: undefined, flag: undefined, expected: 'permissive-headless' },
+    {
+      name: 'environment beats file',
+      file: 'permissive-headless',
+      env: 'strict-interactive',
+      flag: undefined,
+      expected: 'strict-interactive',
+    },
+    {
+      name: 'flag beats environment',
+      file: 'permissive-headless',
+      env: 'strict-interactive',
+      flag: 'permissive-interactive',
+      expected: 'permissive-interactive',
+    },
+    {
+      name: 'undefined flag never overrides',
+      file: 'permissive-headless',
+      env: undefined,
+      flag: undefined,
+      expected: 'permissive-headless',
+    },
   ] as const;
   for (const scenario of scenarios) {
     it(scenario.name, () => {
@@ -71,7 +89,12 @@ describe('config precedence', () => {
   it('resolves file paths from the config file folder and flag paths from cwd', () => {
     const dir = folderWith({ stateDir: 'state', output: { reports: 'out/reports' } });
     const cwd = mkdtempSync(join(tmpdir(), 'obflow-cwd-'));
-    const { config } = loadConfig({ cwd, env: {}, configFile: join(dir, 'obflow.config.json'), flags: { output: { collections: 'mine' } } });
+    const { config } = loadConfig({
+      cwd,
+      env: {},
+      configFile: join(dir, 'obflow.config.json'),
+      flags: { output: { collections: 'mine' } },
+    });
     expect(config.stateDir).toBe(join(dir, 'state'));
     expect(config.output.reports).toBe(join(dir, 'out/reports'));
     expect(config.output.collections).toBe(join(cwd, 'mine'));
@@ -107,7 +130,7 @@ describe('bad config is one line naming the dotted path', () => {
     expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_NOPE: '1' } })).message).toContain('OBFLOW_NOPE');
   });
 
-  it('the test suite\'s variables are not config (a shell that ran the tests can still run obflow)', () => {
+  it("the test suite's variables are not config (a shell that ran the tests can still run obflow)", () => {
     const cwd = folderWith({});
     const env = { OBFLOW_SPECS_DIR: '/specs', OBFLOW_REQUIRE_PREREQUISITES: '1', OBFLOW_TEST_CHROMIUM: '/none' };
     expect(loadConfig({ cwd, env })).toEqual(loadConfig({ cwd, env: {} }));
@@ -147,9 +170,14 @@ describe('published JSON Schema', () => {
 describe('bank.preset', () => {
   const identity = BANK_IDENTITY;
 
-  it('ozone-model-bank fills the model bank\'s addresses, helper path and registration aud under the file, env and flags', () => {
+  it("ozone-model-bank fills the model bank's addresses, helper path and registration aud under the file, env and flags", () => {
     const cwd = folderWith({ target: 'bank', bank: { preset: 'ozone-model-bank', token_url: 'https://token.example/token' }, identity });
-    const { config } = loadConfig({ cwd, env: { OBFLOW_BANK__ENVIRONMENT_HELPER_PATH: '/env/helper' }, flags: { bank: { name: 'mine' } }, checkFiles: false });
+    const { config } = loadConfig({
+      cwd,
+      env: { OBFLOW_BANK__ENVIRONMENT_HELPER_PATH: '/env/helper' },
+      flags: { bank: { name: 'mine' } },
+      checkFiles: false,
+    });
     expect(config.bank).toEqual({
       preset: 'ozone-model-bank',
       name: 'mine',
@@ -166,9 +194,13 @@ describe('bank.preset', () => {
 
   it('is settable from the environment; an unknown one names bank.preset; without one auth_url is required', () => {
     const cwd = folderWith({ target: 'bank', identity });
-    expect(loadConfig({ cwd, env: { OBFLOW_BANK__PRESET: 'ozone-model-bank' }, checkFiles: false }).config.bank?.auth_url).toBe('https://auth1.obie.uk.ozoneapi.io');
+    expect(loadConfig({ cwd, env: { OBFLOW_BANK__PRESET: 'ozone-model-bank' }, checkFiles: false }).config.bank?.auth_url).toBe(
+      'https://auth1.obie.uk.ozoneapi.io',
+    );
     expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__PRESET: 'nope' }, checkFiles: false })).message).toContain('bank.preset');
-    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__NAME: 'x' }, checkFiles: false })).message).toContain('bank.auth_url is required');
+    expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__NAME: 'x' }, checkFiles: false })).message).toContain(
+      'bank.auth_url is required',
+    );
   });
 
   it('the published JSON Schema offers the preset names', () => {

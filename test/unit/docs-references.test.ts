@@ -19,26 +19,42 @@ const files = [...sources('src'), ...sources('test')];
 const doc = (path: string): string => readFileSync(join(REPO_ROOT, path), 'utf8');
 
 /** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
-const slug = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
-const anchorsOf = (markdown: string): Set<string> => new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1] ?? '')));
+const slug = (heading: string): string =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+const anchorsOf = (markdown: string): Set<string> =>
+  new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1] ?? '')));
 
-describe('citations of the repo\'s docs', () => {
-  it('cite the bank\'s interface and the newman findings from docs/ only', () => {
+describe("citations of the repo's docs", () => {
+  it("cite the bank's interface and the newman findings from docs/ only", () => {
     const outside = files.flatMap(({ path, text }) =>
-      text.split('\n').flatMap((line, index) => (/(?<!docs\/)(bank-interface|newman-notes)\.md/.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : [])),
+      text
+        .split('\n')
+        .flatMap((line, index) =>
+          /(?<!docs\/)(bank-interface|newman-notes)\.md/.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : [],
+        ),
     );
     expect(outside).toEqual([]);
   });
 
   it('docs/bank-interface.md §N names a section that exists', () => {
     const sections = new Set([...doc('docs/bank-interface.md').matchAll(/^#{2,3} (\d+(?:\.\d+)?)\.? /gm)].map((match) => match[1]));
-    const cited = files.flatMap(({ path, text }) => [...text.matchAll(/docs\/bank-interface\.md[^§\n]*((?:§\d+(?:\.\d+)?[^§\n]*?)+)/g)].flatMap((match) => [...(match[1] ?? '').matchAll(/§(\d+(?:\.\d+)?)/g)].map((section) => ({ path, section: section[1] ?? '' }))));
+    const cited = files.flatMap(({ path, text }) =>
+      [...text.matchAll(/docs\/bank-interface\.md[^§\n]*((?:§\d+(?:\.\d+)?[^§\n]*?)+)/g)].flatMap((match) =>
+        [...(match[1] ?? '').matchAll(/§(\d+(?:\.\d+)?)/g)].map((section) => ({ path, section: section[1] ?? '' })),
+      ),
+    );
     expect(cited.length).toBeGreaterThan(20);
     expect(cited.filter(({ section }) => !sections.has(section))).toEqual([]);
   });
 
   it('docs/<file>.md#anchor names a heading of that file', () => {
-    const cited = files.flatMap(({ path, text }) => [...text.matchAll(/docs\/([\w-]+\.md)#([\w-]+)/g)].map((match) => ({ path, file: match[1] ?? '', anchor: match[2] ?? '' })));
+    const cited = files.flatMap(({ path, text }) =>
+      [...text.matchAll(/docs\/([\w-]+\.md)#([\w-]+)/g)].map((match) => ({ path, file: match[1] ?? '', anchor: match[2] ?? '' })),
+    );
     expect(cited.length).toBeGreaterThan(0);
     expect(cited.filter(({ file, anchor }) => !anchorsOf(doc(`docs/${file}`)).has(anchor))).toEqual([]);
   });

@@ -25,8 +25,13 @@ describe('readSavedEnvironment', () => {
     expect((await failure(() => readSavedEnvironment(join(dir, 'none.json'))))?.code).toBe('ERR_FILE_MISSING');
     await mkdir(join(dir, 'a-dir.json'));
     expect((await failure(() => readSavedEnvironment(join(dir, 'a-dir.json'))))?.code).toBe('ERR_FILE_UNREADABLE');
-    await writeFile(join(dir, 'ok.json'), JSON.stringify({ id: 'x', name: 'n', values: [{ key: 'rs', value: 'https://a:1', type: 'default', enabled: true }] }));
-    expect((await readSavedEnvironment(join(dir, 'ok.json'))).values).toEqual([{ key: 'rs', value: 'https://a:1', type: 'default', enabled: true }]);
+    await writeFile(
+      join(dir, 'ok.json'),
+      JSON.stringify({ id: 'x', name: 'n', values: [{ key: 'rs', value: 'https://a:1', type: 'default', enabled: true }] }),
+    );
+    expect((await readSavedEnvironment(join(dir, 'ok.json'))).values).toEqual([
+      { key: 'rs', value: 'https://a:1', type: 'default', enabled: true },
+    ]);
   });
 
   it.each([
@@ -45,14 +50,23 @@ describe('readSavedEnvironment', () => {
   });
 
   it('keeps secrets secret, drops disabled entries, sorts', () => {
-    const environment = parseSavedEnvironment(JSON.stringify({ values: [
-      { key: 'rs', value: 'https://a:1' },
-      { key: 'client_secret', value: 's3cret', type: 'default' },
-      { key: 'x', value: 'v', type: 'secret' },
-      { key: 'old', value: 'o', enabled: false },
-      { key: 'gone', value: 'g', disabled: true },
-    ] }), 'p');
-    expect(environment.values.map((entry) => [entry.key, entry.type])).toEqual([['client_secret', 'secret'], ['rs', 'default'], ['x', 'secret']]);
+    const environment = parseSavedEnvironment(
+      JSON.stringify({
+        values: [
+          { key: 'rs', value: 'https://a:1' },
+          { key: 'client_secret', value: 's3cret', type: 'default' },
+          { key: 'x', value: 'v', type: 'secret' },
+          { key: 'old', value: 'o', enabled: false },
+          { key: 'gone', value: 'g', disabled: true },
+        ],
+      }),
+      'p',
+    );
+    expect(environment.values.map((entry) => [entry.key, entry.type])).toEqual([
+      ['client_secret', 'secret'],
+      ['rs', 'default'],
+      ['x', 'secret'],
+    ]);
     expect(environment._postman_variable_scope).toBe('environment');
   });
 });

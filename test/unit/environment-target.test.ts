@@ -6,8 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { isObflowError } from '../../src/errors.js';
 import { checkEnvironmentTarget } from '../../src/pipeline/stages.js';
 
-const target = { name: 'sandbox', profile: 'strict-headless', resourceBaseUrl: 'https://127.0.0.1:8443', authUrl: 'https://127.0.0.1:9443/strict-headless' };
-const environment = (values: Record<string, string>) => ({ values: Object.entries(values).map(([key, value]) => ({ key, value, type: 'default' as const, enabled: true })) });
+const target = {
+  name: 'sandbox',
+  profile: 'strict-headless',
+  resourceBaseUrl: 'https://127.0.0.1:8443',
+  authUrl: 'https://127.0.0.1:9443/strict-headless',
+};
+const environment = (values: Record<string, string>) => ({
+  values: Object.entries(values).map(([key, value]) => ({ key, value, type: 'default' as const, enabled: true })),
+});
 const fresh = {
   rs: 'https://127.0.0.1:8443',
   issuer: 'https://127.0.0.1:9443/strict-headless',
@@ -27,11 +34,27 @@ function codeOf(run: () => unknown): string | undefined {
 }
 
 describe('checkEnvironmentTarget', () => {
-  it('accepts an environment naming the target\'s addresses (port 443 explicit or not)', () => {
+  it("accepts an environment naming the target's addresses (port 443 explicit or not)", () => {
     expect(codeOf(() => checkEnvironmentTarget(environment(fresh), target))).toBeUndefined();
-    const bank = { name: 'acme', profile: 'production', resourceBaseUrl: 'https://api.acme.example', authUrl: 'https://auth.acme.example:443' };
+    const bank = {
+      name: 'acme',
+      profile: 'production',
+      resourceBaseUrl: 'https://api.acme.example',
+      authUrl: 'https://auth.acme.example:443',
+    };
     // A real bank may serve its token endpoint from an mTLS alias host (RFC 8705 §5): not stale.
-    expect(codeOf(() => checkEnvironmentTarget(environment({ rs: 'https://api.acme.example:443', issuer: 'https://auth.acme.example', tokenEndpoint: 'https://mtls.acme.example/token' }), bank))).toBeUndefined();
+    expect(
+      codeOf(() =>
+        checkEnvironmentTarget(
+          environment({
+            rs: 'https://api.acme.example:443',
+            issuer: 'https://auth.acme.example',
+            tokenEndpoint: 'https://mtls.acme.example/token',
+          }),
+          bank,
+        ),
+      ),
+    ).toBeUndefined();
   });
 
   it.each([

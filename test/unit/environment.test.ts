@@ -34,7 +34,12 @@ describe('mergeEnvironment', () => {
   });
 
   it('types secrets: by the bank, by the contract, and by name even when a layer forgot', () => {
-    const env = mergeEnvironment({ name: 'n', bank, flow: { consent_id: '', max_pages: '200', access_token: '' }, secretKeys: ['consent_id'] });
+    const env = mergeEnvironment({
+      name: 'n',
+      bank,
+      flow: { consent_id: '', max_pages: '200', access_token: '' },
+      secretKeys: ['consent_id'],
+    });
     const typeOf = (key: string) => env.values.find((entry) => entry.key === key)?.type;
     expect(typeOf('oidcClient')).toBe('secret');
     expect(typeOf('basicToken')).toBe('secret');
@@ -62,7 +67,9 @@ describe('mergeEnvironment', () => {
 
   it('is deterministic: derived id, sorted keys, 2-space JSON with a trailing newline, no timestamps', () => {
     const a = serializeEnvironment(mergeEnvironment({ name: 'obflow sandbox strict-headless', bank, flow: { z: '1', a: '2' } }));
-    const b = serializeEnvironment(mergeEnvironment({ name: 'obflow sandbox strict-headless', bank: { values: [...bank.values].reverse() }, flow: { a: '2', z: '1' } }));
+    const b = serializeEnvironment(
+      mergeEnvironment({ name: 'obflow sandbox strict-headless', bank: { values: [...bank.values].reverse() }, flow: { a: '2', z: '1' } }),
+    );
     expect(a).toBe(b);
     expect(a.endsWith('}\n')).toBe(true);
     expect(a).not.toMatch(/_postman_exported_at|timestamp/);
@@ -79,7 +86,11 @@ describe('mergeEnvironment', () => {
   it('updates values in a copy, typing new keys by name', () => {
     const env = mergeEnvironment({ name: 'n', flow: { b: '1' } });
     const next = withEnvironmentValues(env, { auth_code: 'abc', a: 'x' });
-    expect(next.values.map((entry) => [entry.key, entry.type])).toEqual([['a', 'default'], ['auth_code', 'secret'], ['b', 'default']]);
+    expect(next.values.map((entry) => [entry.key, entry.type])).toEqual([
+      ['a', 'default'],
+      ['auth_code', 'secret'],
+      ['b', 'default'],
+    ]);
     expect(environmentValue(env, 'auth_code')).toBeUndefined();
   });
 });
@@ -87,8 +98,12 @@ describe('mergeEnvironment', () => {
 describe('environmentHelperUrl', () => {
   it('joins the configurable helper path to {sandbox_base_url}', () => {
     expect(environmentHelperUrl('https://127.0.0.1:8443')).toBe('https://127.0.0.1:8443/sandbox-helper/v1.0/postman/environment');
-    expect(environmentHelperUrl('https://bank.example/', '/bank-helper/v1.0/tool/environment')).toBe('https://bank.example/bank-helper/v1.0/tool/environment');
-    expect(environmentHelperUrl('https://api.bank.example/sandbox', 'bank-helper/v1.0/tool/environment')).toBe('https://api.bank.example/sandbox/bank-helper/v1.0/tool/environment');
+    expect(environmentHelperUrl('https://bank.example/', '/bank-helper/v1.0/tool/environment')).toBe(
+      'https://bank.example/bank-helper/v1.0/tool/environment',
+    );
+    expect(environmentHelperUrl('https://api.bank.example/sandbox', 'bank-helper/v1.0/tool/environment')).toBe(
+      'https://api.bank.example/sandbox/bank-helper/v1.0/tool/environment',
+    );
   });
 });
 
@@ -99,8 +114,16 @@ describe('one rule for secrets', () => {
     const { parseSavedEnvironment } = await import('../../src/environment/saved.js');
     const base = { id: 'e', name: 'e', values: [], _postman_variable_scope: 'environment' as const };
     const added = withEnvironmentValues(base, { client_credentials_token: 'tok', consent_id: 'c1' });
-    expect(added.values.map((entry) => [entry.key, entry.type])).toEqual([['client_credentials_token', 'secret'], ['consent_id', 'default']]);
-    const file = JSON.stringify({ values: [{ key: 'rs', value: 'https://rs.example:8443' }, { key: 'client_credentials_token', value: 'tok', type: 'default' }] });
+    expect(added.values.map((entry) => [entry.key, entry.type])).toEqual([
+      ['client_credentials_token', 'secret'],
+      ['consent_id', 'default'],
+    ]);
+    const file = JSON.stringify({
+      values: [
+        { key: 'rs', value: 'https://rs.example:8443' },
+        { key: 'client_credentials_token', value: 'tok', type: 'default' },
+      ],
+    });
     expect(parseSavedEnvironment(file, 'env.json').values.find((entry) => entry.key === 'client_credentials_token')?.type).toBe('secret');
   });
 });

@@ -19,7 +19,10 @@ interface PmItem {
   request?: { url: { raw: string } };
   event?: { listen: string; script: { exec: string[] } }[];
 }
-const flow = JSON.parse(buildCollections({ templates: loadTemplates() }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}') as { item: PmItem[]; variable?: { key: string; value: string }[] };
+const flow = JSON.parse(buildCollections({ templates: loadTemplates() }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}') as {
+  item: PmItem[];
+  variable?: { key: string; value: string }[];
+};
 const items = flow.item.flatMap((folder) => folder.item ?? []);
 // The whole-flow collection's variables (its JSON schemas), as pm.collectionVariables reads them.
 const collectionVariables = new Map((flow.variable ?? []).map((variable) => [variable.key, variable.value]));
@@ -40,7 +43,10 @@ class WordArray {
   }
 }
 const cryptoJs = {
-  SHA256: (data: string | WordArray) => new WordArray(typeof data === 'string' ? createHash('sha256').update(data, 'utf8').digest() : createHash('sha256').update(data.bytes).digest()),
+  SHA256: (data: string | WordArray) =>
+    new WordArray(
+      typeof data === 'string' ? createHash('sha256').update(data, 'utf8').digest() : createHash('sha256').update(data.bytes).digest(),
+    ),
   enc: { Hex: { name: 'hex', parse: (hex: string) => new WordArray(Buffer.from(hex, 'hex')) }, Base64: { name: 'base64' } },
 };
 
@@ -67,9 +73,21 @@ interface FakeResponse {
   bytes?: Buffer;
 }
 
-const REASONS: Record<number, string> = { 200: 'OK', 201: 'Created', 302: 'Found', 303: 'See Other', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 501: 'Not Implemented' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  302: 'Found',
+  303: 'See Other',
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  501: 'Not Implemented',
+};
 
-function run(code: string, options: { env: Record<string, string>; response?: FakeResponse; requestUrl?: string; now?: number; scriptErrors?: true }): Run {
+function run(
+  code: string,
+  options: { env: Record<string, string>; response?: FakeResponse; requestUrl?: string; now?: number; scriptErrors?: true },
+): Run {
   const env = new Map(Object.entries(options.env));
   const result: Run = {
     env,
@@ -81,7 +99,11 @@ function run(code: string, options: { env: Record<string, string>; response?: Fa
     passed: () => result.tests.filter((t) => t.passed).map((t) => t.name),
   };
   const response = options.response ?? { code: 200 };
-  const bytes = response.bytes ?? (response.body === undefined ? undefined : Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body), 'utf8'));
+  const bytes =
+    response.bytes ??
+    (response.body === undefined
+      ? undefined
+      : Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body), 'utf8'));
   const headers = new Map(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const pm = {
     environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
@@ -143,7 +165,14 @@ function run(code: string, options: { env: Record<string, string>; response?: Fa
       return modules[name];
     },
     console,
-    Date: options.now === undefined ? Date : class extends Date { static override now(): number { return options.now as number; } },
+    Date:
+      options.now === undefined
+        ? Date
+        : class extends Date {
+            static override now(): number {
+              return options.now as number;
+            }
+          },
   });
   try {
     runInContext(code, context);
@@ -164,7 +193,11 @@ const BANK_JWKS = JSON.stringify([{ kid: 'k1', n: bankJwk.n, e: bankJwk.e }]);
 /** A compact JWS signed PS256 (RSASSA-PSS, SHA-256, salt 32) with the bank's key, as the emulator signs id_tokens. */
 function signPs256(header: Record<string, unknown>, claims: Record<string, unknown>): string {
   const input = `${b64url(header)}.${b64url(claims)}`;
-  const signature = sign('sha256', Buffer.from(input), { key: bankKey.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 });
+  const signature = sign('sha256', Buffer.from(input), {
+    key: bankKey.privateKey,
+    padding: constants.RSA_PKCS1_PSS_PADDING,
+    saltLength: 32,
+  });
   return `${input}.${signature.toString('base64url')}`;
 }
 
@@ -198,8 +231,19 @@ describe('psu-consent pre-request: the consent URL', () => {
     const [header, payload, signature] = (params.get('request') ?? '').split('.');
     expect(JSON.parse(Buffer.from(header ?? '', 'base64url').toString())).toEqual({ alg: 'none', typ: 'JWT' });
     expect(signature).toBe('');
-    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown> & { claims: Record<string, Record<string, unknown>> };
-    expect(claims).toMatchObject({ iss: 'client-1', aud: BANK.issuer, client_id: 'client-1', redirect_uri: BANK.redirectUrl, response_type: 'code id_token', scope: 'openid accounts', state: params.get('state'), nonce: params.get('nonce') });
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown> & {
+      claims: Record<string, Record<string, unknown>>;
+    };
+    expect(claims).toMatchObject({
+      iss: 'client-1',
+      aud: BANK.issuer,
+      client_id: 'client-1',
+      redirect_uri: BANK.redirectUrl,
+      response_type: 'code id_token',
+      scope: 'openid accounts',
+      state: params.get('state'),
+      nonce: params.get('nonce'),
+    });
     expect(claims.iat).toBe(now / 1000);
     expect((claims.exp as number) - (claims.iat as number)).toBeGreaterThan(0);
     expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(3600);
@@ -216,7 +260,11 @@ describe('psu-consent pre-request: the consent URL', () => {
   });
 
   it('interactive: the browser gets its own consent URL, same state and nonce, a fresh request-object jti', () => {
-    const claimsOf = (url: string) => JSON.parse(Buffer.from((new URL(url).searchParams.get('request') ?? '').split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const claimsOf = (url: string) =>
+      JSON.parse(Buffer.from((new URL(url).searchParams.get('request') ?? '').split('.')[1] ?? '', 'base64url').toString()) as Record<
+        string,
+        unknown
+      >;
     const headless = run(pre, { env: { ...BANK, consent_id: 'c' } });
     expect(headless.env.get('psu_consent_url')).toBe('');
     const result = run(pre, { env: { ...BANK, consent_id: 'c', consent_mode: 'interactive' } });
@@ -227,7 +275,8 @@ describe('psu-consent pre-request: the consent URL', () => {
     const { jti: browserJti, ...browserRest } = claimsOf(browser);
     expect(browserJti).not.toBe(probeJti);
     expect(browserRest).toEqual(probeRest);
-    for (const key of ['state', 'nonce', 'client_id', 'redirect_uri']) expect(new URL(browser).searchParams.get(key)).toBe(new URL(probe).searchParams.get(key));
+    for (const key of ['state', 'nonce', 'client_id', 'redirect_uri'])
+      expect(new URL(browser).searchParams.get(key)).toBe(new URL(probe).searchParams.get(key));
   });
 
   it('leaves login_hint out when psu_login_hint is empty', () => {
@@ -242,8 +291,24 @@ describe('psu-consent test: the redirect', () => {
   const test = script('psu-consent: GET authorization endpoint', 'test');
   const env = { ...BANK, consent_id: 'consent-42', state: 'state-1', nonce: 'nonce-1', bank_jwks: BANK_JWKS };
   const idToken = (overrides: Record<string, unknown> = {}, code = 'code-1', state = 'state-1'): string =>
-    signPs256({ alg: 'PS256', kid: 'k1' }, { iss: BANK.issuer, aud: 'client-1', sub: 'consent-42', nonce: 'nonce-1', openbanking_intent_id: 'consent-42', c_hash: halfHash(code), s_hash: halfHash(state), exp: Math.floor(Date.now() / 1000) + 300, ...overrides });
-  const redirect = (fragment: Record<string, string>): FakeResponse => ({ code: 302, headers: { Location: `${BANK.redirectUrl}#${new URLSearchParams(fragment).toString()}` } });
+    signPs256(
+      { alg: 'PS256', kid: 'k1' },
+      {
+        iss: BANK.issuer,
+        aud: 'client-1',
+        sub: 'consent-42',
+        nonce: 'nonce-1',
+        openbanking_intent_id: 'consent-42',
+        c_hash: halfHash(code),
+        s_hash: halfHash(state),
+        exp: Math.floor(Date.now() / 1000) + 300,
+        ...overrides,
+      },
+    );
+  const redirect = (fragment: Record<string, string>): FakeResponse => ({
+    code: 302,
+    headers: { Location: `${BANK.redirectUrl}#${new URLSearchParams(fragment).toString()}` },
+  });
 
   it('passes a correct code id_token redirect and stores code and id_token', () => {
     const token = idToken();
@@ -255,55 +320,99 @@ describe('psu-consent test: the redirect', () => {
   });
 
   it('fails on a changed state, a wrong c_hash or s_hash, another intent id, another nonce', () => {
-    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({}, 'code-1', 'other'), state: 'other' }) }).failed()).toEqual(['state comes back unchanged']);
-    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ c_hash: halfHash('code-2') }), state: 'state-1' }) }).failed()).toEqual(['id_token c_hash matches the code']);
-    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ s_hash: halfHash('x') }), state: 'state-1' }) }).failed()).toEqual(['id_token s_hash matches the state']);
-    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ openbanking_intent_id: 'consent-7' }), state: 'state-1' }) }).failed()).toEqual(['id_token openbanking_intent_id is the consent id']);
-    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ nonce: 'n2' }), state: 'state-1' }) }).failed()).toEqual(['id_token iss, aud and nonce are right']);
+    expect(
+      run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({}, 'code-1', 'other'), state: 'other' }) }).failed(),
+    ).toEqual(['state comes back unchanged']);
+    expect(
+      run(test, {
+        env,
+        response: redirect({ code: 'code-1', id_token: idToken({ c_hash: halfHash('code-2') }), state: 'state-1' }),
+      }).failed(),
+    ).toEqual(['id_token c_hash matches the code']);
+    expect(
+      run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ s_hash: halfHash('x') }), state: 'state-1' }) }).failed(),
+    ).toEqual(['id_token s_hash matches the state']);
+    expect(
+      run(test, {
+        env,
+        response: redirect({ code: 'code-1', id_token: idToken({ openbanking_intent_id: 'consent-7' }), state: 'state-1' }),
+      }).failed(),
+    ).toEqual(['id_token openbanking_intent_id is the consent id']);
+    expect(
+      run(test, { env, response: redirect({ code: 'code-1', id_token: idToken({ nonce: 'n2' }), state: 'state-1' }) }).failed(),
+    ).toEqual(['id_token iss, aud and nonce are right']);
   });
 
   it('verifies the id_token signature (RSA-PSS in plain JS): a changed claim, another key, an unknown kid fail', () => {
-    const signatureTest = 'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)';
+    const signatureTest =
+      'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)';
     const good = idToken();
     expect(run(test, { env, response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }) }).passed()).toContain(signatureTest);
     // The claims of another token under this token's signature: every claim check passes, only the signature fails.
     const [header, , signature] = good.split('.');
     const otherClaims = idToken({ exp: Math.floor(Date.now() / 1000) + 299 }).split('.')[1];
-    const swapped = run(test, { env, response: redirect({ code: 'code-1', id_token: `${header}.${otherClaims}.${signature}`, state: 'state-1' }) });
+    const swapped = run(test, {
+      env,
+      response: redirect({ code: 'code-1', id_token: `${header}.${otherClaims}.${signature}`, state: 'state-1' }),
+    });
     expect(swapped.failed()).toEqual([signatureTest]);
-    expect(swapped.tests.find((t) => t.name === signatureTest)?.error).toMatch(/the signature does not verify with kid k1 \(it signs other bytes/);
+    expect(swapped.tests.find((t) => t.name === signatureTest)?.error).toMatch(
+      /the signature does not verify with kid k1 \(it signs other bytes/,
+    );
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
-    const foreign = run(test, { env: { ...env, bank_jwks: JSON.stringify([{ kid: 'k1', n: otherKey.n, e: otherKey.e }]) }, response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }) });
+    const foreign = run(test, {
+      env: { ...env, bank_jwks: JSON.stringify([{ kid: 'k1', n: otherKey.n, e: otherKey.e }]) },
+      response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }),
+    });
     expect(foreign.failed()).toEqual([signatureTest]);
-    const unknownKid = run(test, { env: { ...env, bank_jwks: JSON.stringify([{ kid: 'k2', n: bankJwk.n, e: bankJwk.e }]) }, response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }) });
+    const unknownKid = run(test, {
+      env: { ...env, bank_jwks: JSON.stringify([{ kid: 'k2', n: bankJwk.n, e: bankJwk.e }]) },
+      response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }),
+    });
     expect(unknownKid.tests.find((t) => t.name === signatureTest)?.error).toMatch(/jwks_uri has no key with kid k1/);
   });
 
   it('fails on an error redirect and on a redirect elsewhere', () => {
     const denied = run(test, { env, response: redirect({ error: 'access_denied', state: 'state-1' }) });
     expect(denied.failed()).toContain('no error in the redirect');
-    const elsewhere = run(test, { env, response: { code: 302, headers: { Location: `https://evil.example/cb#code=code-1&state=state-1&id_token=${idToken()}` } } });
+    const elsewhere = run(test, {
+      env,
+      response: { code: 302, headers: { Location: `https://evil.example/cb#code=code-1&state=state-1&id_token=${idToken()}` } },
+    });
     expect(elsewhere.failed()).toEqual(['redirect is the registered redirect URI']);
   });
 
   it('reads code from the query for response_type code (no id_token expected)', () => {
-    const result = run(test, { env: { ...env, response_type: 'code' }, response: { code: 302, headers: { Location: `${BANK.redirectUrl}?code=code-9&state=state-1` } } });
+    const result = run(test, {
+      env: { ...env, response_type: 'code' },
+      response: { code: 302, headers: { Location: `${BANK.redirectUrl}?code=code-9&state=state-1` } },
+    });
     expect(result.failed()).toEqual([]);
     expect(result.env.get('auth_code')).toBe('code-9');
     // …and the fragment is not where it looks:
-    expect(run(test, { env: { ...env, response_type: 'code' }, response: redirect({ code: 'code-9', state: 'state-1' }) }).failed()).toContain('state comes back unchanged');
+    expect(
+      run(test, { env: { ...env, response_type: 'code' }, response: redirect({ code: 'code-9', state: 'state-1' }) }).failed(),
+    ).toContain('state comes back unchanged');
   });
 
   it('interactive mode: passes on the way to the login page, fails when it lands on the redirect URI', () => {
     const interactive = { ...env, consent_mode: 'interactive' };
-    expect(run(test, { env: interactive, response: { code: 303, headers: { Location: 'https://auth.example:9443/interaction/abc' } } }).failed()).toEqual([]);
-    expect(run(test, { env: interactive, response: redirect({ code: 'code-1', state: 'state-1', id_token: idToken() }) }).failed()).toEqual(['interactive consent does not land on the redirect URI']);
+    expect(
+      run(test, { env: interactive, response: { code: 303, headers: { Location: 'https://auth.example:9443/interaction/abc' } } }).failed(),
+    ).toEqual([]);
+    expect(run(test, { env: interactive, response: redirect({ code: 'code-1', state: 'state-1', id_token: idToken() }) }).failed()).toEqual(
+      ['interactive consent does not land on the redirect URI'],
+    );
   });
 });
 
 describe('checks: status, echo, Content-Type, schema', () => {
   const test = script('accounts: GET /accounts', 'test');
-  const page = { Data: { Account: [{ AccountId: 'acc-1', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' }] }, Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts' }, Meta: { TotalPages: 1 } };
+  const page = {
+    Data: { Account: [{ AccountId: 'acc-1', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' }] },
+    Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts' },
+    Meta: { TotalPages: 1 },
+  };
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia-1' };
   const env = { ...BANK, x_fapi_interaction_id: 'ia-1' };
 
@@ -315,9 +424,16 @@ describe('checks: status, echo, Content-Type, schema', () => {
 
   it('fails another status, a missing echo, another Content-Type, a body outside the schema', () => {
     expect(run(test, { env, response: { code: 201, headers, body: page } }).failed()).toEqual(['status is 200']);
-    expect(run(test, { env, response: { code: 200, headers: { ...headers, 'x-fapi-interaction-id': 'other' }, body: page } }).failed()).toEqual(['x-fapi-interaction-id is echoed']);
-    expect(run(test, { env, response: { code: 200, headers: { ...headers, 'Content-Type': 'application/json' }, body: page } }).failed()).toEqual(['Content-Type is application/json; charset=utf-8']);
-    const broken = run(test, { env, response: { code: 200, headers, body: { ...page, Data: { Account: [{ AccountId: 'acc-1', Currency: 'pounds' }] } } } });
+    expect(
+      run(test, { env, response: { code: 200, headers: { ...headers, 'x-fapi-interaction-id': 'other' }, body: page } }).failed(),
+    ).toEqual(['x-fapi-interaction-id is echoed']);
+    expect(
+      run(test, { env, response: { code: 200, headers: { ...headers, 'Content-Type': 'application/json' }, body: page } }).failed(),
+    ).toEqual(['Content-Type is application/json; charset=utf-8']);
+    const broken = run(test, {
+      env,
+      response: { code: 200, headers, body: { ...page, Data: { Account: [{ AccountId: 'acc-1', Currency: 'pounds' }] } } },
+    });
     expect(broken.failed()).toHaveLength(1);
     expect(broken.failed()[0]).toMatch(/^body is valid against/);
   });
@@ -325,9 +441,15 @@ describe('checks: status, echo, Content-Type, schema', () => {
 
 describe('unsupported: the standard\'s 404 (OBIE R/W Data API Profile, "HTTP Status Codes")', () => {
   const test = script('unsupported: GET /beneficiaries', 'test');
-  const status = 'Beneficiaries: GET /beneficiaries answers 404 Not Found (the standard\'s answer for an endpoint the bank does not implement)';
+  const status =
+    "Beneficiaries: GET /beneficiaries answers 404 Not Found (the standard's answer for an endpoint the bank does not implement)";
   const bodyTest = 'Beneficiaries: the 404 body is JSON and valid against GET (any) 4xx (OBIE AIS v3.1.1 ∩ v3.1.11)';
-  const refusal = { Code: '404 Not Found', Id: 'err-1', Message: 'Not found', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }] };
+  const refusal = {
+    Code: '404 Not Found',
+    Id: 'err-1',
+    Message: 'Not found',
+    Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }],
+  };
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia-1' };
   const env = { ...BANK, x_fapi_interaction_id: 'ia-1' };
 
@@ -341,12 +463,18 @@ describe('unsupported: the standard\'s 404 (OBIE R/W Data API Profile, "HTTP Sta
   });
 
   it('fails 501 (or any other status) once, naming the path, the status and the rule, not the schema', () => {
-    for (const [code, reason] of [[501, 'Not Implemented'], [200, 'OK'], [403, 'Forbidden']] as const) {
+    for (const [code, reason] of [
+      [501, 'Not Implemented'],
+      [200, 'OK'],
+      [403, 'Forbidden'],
+    ] as const) {
       const result = run(test, { env, response: { code, reason, headers, body: { Code: `${code}`, Something: 'else' } } });
       expect(result.failed()).toEqual([status]);
       const error = result.tests.find((t) => !t.passed)?.error ?? '';
       expect(error).toContain(`GET /beneficiaries answered ${code} ${reason}, not 404`);
-      expect(error).toContain('OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."');
+      expect(error).toContain(
+        'OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."',
+      );
     }
   });
 
@@ -355,42 +483,76 @@ describe('unsupported: the standard\'s 404 (OBIE R/W Data API Profile, "HTTP Sta
     const invalid = run(test, { env, response: { code: 404, headers, body: { ...refusal, Errors: [] } } });
     expect(invalid.failed()).toEqual([bodyTest]);
     expect(invalid.tests.find((t) => !t.passed)?.error).toMatch(/Errors/);
-    expect(run(test, { env, response: { code: 404, headers: { ...headers, 'Content-Type': 'text/html' }, body: refusal } }).failed()).toEqual([bodyTest]);
+    expect(
+      run(test, { env, response: { code: 404, headers: { ...headers, 'Content-Type': 'text/html' }, body: refusal } }).failed(),
+    ).toEqual([bodyTest]);
     expect(run(test, { env, response: { code: 404, headers, body: '<html>gone</html>' } }).failed()).toEqual([bodyTest]);
   });
 });
 
 describe('balances: InterimAvailable only', () => {
-  const balance = (type: string, accountId = 'acc-1') => ({ AccountId: accountId, Amount: { Amount: '10.00', Currency: 'GBP' }, CreditDebitIndicator: 'Credit', Type: type, DateTime: '2026-11-22T00:00:00+00:00' });
+  const balance = (type: string, accountId = 'acc-1') => ({
+    AccountId: accountId,
+    Amount: { Amount: '10.00', Currency: 'GBP' },
+    CreditDebitIndicator: 'Credit',
+    Type: type,
+    DateTime: '2026-11-22T00:00:00+00:00',
+  });
   const env = { ...BANK, x_fapi_interaction_id: 'ia', account_ids: '["acc-1","acc-2"]', account_index: '0', account_id: 'acc-1' };
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia' };
-  const body = (balances: unknown[]) => ({ Data: { Balance: balances }, Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/balances' }, Meta: { TotalPages: 1 } });
+  const body = (balances: unknown[]) => ({
+    Data: { Balance: balances },
+    Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/balances' },
+    Meta: { TotalPages: 1 },
+  });
   const test = script('account-balances: GET /accounts/{AccountId}/balances', 'test');
 
   it('passes InterimAvailable, records it and loops to the next account', () => {
     const result = run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable')]) } });
     expect(result.failed()).toEqual([]);
-    expect(JSON.parse(result.env.get('interim_balances') ?? '{}')).toEqual({ 'acc-1': { Amount: '10.00', Currency: 'GBP', CreditDebitIndicator: 'Credit' } });
+    expect(JSON.parse(result.env.get('interim_balances') ?? '{}')).toEqual({
+      'acc-1': { Amount: '10.00', Currency: 'GBP', CreditDebitIndicator: 'Credit' },
+    });
     expect(result.next).toBe('account-balances: GET /accounts/{AccountId}/balances');
     expect(result.env.get('account_index')).toBe('1');
-    const last = run(test, { env: { ...env, account_index: '1', account_id: 'acc-2' }, response: { code: 200, headers, body: body([balance('InterimAvailable', 'acc-2')]) } });
+    const last = run(test, {
+      env: { ...env, account_index: '1', account_id: 'acc-2' },
+      response: { code: 200, headers, body: body([balance('InterimAvailable', 'acc-2')]) },
+    });
     expect(last.next).toBeUndefined();
     expect(last.env.get('account_index')).toBe('');
   });
 
   it('fails a balance of another type or of another account', () => {
-    expect(run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable'), balance('ClosingBooked')]) } }).failed()).toEqual(['every balance is InterimAvailable']);
-    expect(run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable', 'acc-2')]) } }).failed()).toEqual(['every balance belongs to the account asked for']);
+    expect(
+      run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable'), balance('ClosingBooked')]) } }).failed(),
+    ).toEqual(['every balance is InterimAvailable']);
+    expect(run(test, { env, response: { code: 200, headers, body: body([balance('InterimAvailable', 'acc-2')]) } }).failed()).toEqual([
+      'every balance belongs to the account asked for',
+    ]);
   });
 
   it('GET /balances: fails a missing account or a disagreeing amount', () => {
     const all = script('all-balances: GET /balances', 'test');
     const recorded = JSON.stringify({ 'acc-1': { Amount: '10.00', Currency: 'GBP', CreditDebitIndicator: 'Credit' } });
-    const ok = run(all, { env: { ...env, interim_balances: recorded }, response: { code: 200, headers, body: body([balance('InterimAvailable'), balance('InterimAvailable', 'acc-2')]) } });
+    const ok = run(all, {
+      env: { ...env, interim_balances: recorded },
+      response: { code: 200, headers, body: body([balance('InterimAvailable'), balance('InterimAvailable', 'acc-2')]) },
+    });
     expect(ok.failed()).toEqual([]);
-    expect(run(all, { env: { ...env, interim_balances: recorded }, response: { code: 200, headers, body: body([balance('InterimAvailable')]) } }).failed()).toEqual(['balances cover exactly the consented accounts']);
+    expect(
+      run(all, {
+        env: { ...env, interim_balances: recorded },
+        response: { code: 200, headers, body: body([balance('InterimAvailable')]) },
+      }).failed(),
+    ).toEqual(['balances cover exactly the consented accounts']);
     const other = { ...balance('InterimAvailable'), Amount: { Amount: '11.00', Currency: 'GBP' } };
-    expect(run(all, { env: { ...env, interim_balances: recorded }, response: { code: 200, headers, body: body([other, balance('InterimAvailable', 'acc-2')]) } }).failed()).toEqual(['each balance equals the account\'s own balances read']);
+    expect(
+      run(all, {
+        env: { ...env, interim_balances: recorded },
+        response: { code: 200, headers, body: body([other, balance('InterimAvailable', 'acc-2')]) },
+      }).failed(),
+    ).toEqual(["each balance equals the account's own balances read"]);
   });
 });
 
@@ -410,21 +572,47 @@ describe('transactions: paging through Links.Next', () => {
   });
   const page = (n: number, total: number, count = 100, links: Record<string, string | undefined> = {}) => ({
     Data: { Transaction: Array.from({ length: count }, (_, i) => txn(n * 1000 + i)) },
-    Links: JSON.parse(JSON.stringify({ Self: `${base}?page=${n}`, First: `${base}?page=1`, Last: `${base}?page=${total}`, ...(n < total ? { Next: `${base}?page=${n + 1}` } : {}), ...(n > 1 ? { Prev: `${base}?page=${n - 1}` } : {}), ...links })) as Record<string, string>,
+    Links: JSON.parse(
+      JSON.stringify({
+        Self: `${base}?page=${n}`,
+        First: `${base}?page=1`,
+        Last: `${base}?page=${total}`,
+        ...(n < total ? { Next: `${base}?page=${n + 1}` } : {}),
+        ...(n > 1 ? { Prev: `${base}?page=${n - 1}` } : {}),
+        ...links,
+      }),
+    ) as Record<string, string>,
     Meta: { TotalPages: total },
   });
-  const start = { ...BANK, x_fapi_interaction_id: 'ia', account_ids: '["acc-1","acc-2"]', account_index: '', account_id: '', transaction_counts: '' };
+  const start = {
+    ...BANK,
+    x_fapi_interaction_id: 'ia',
+    account_ids: '["acc-1","acc-2"]',
+    account_index: '',
+    account_id: '',
+    transaction_counts: '',
+  };
 
   /** Runs pre-request then test for each page the fake bank serves, following setNextRequest like newman. */
-  function walk(serve: (requestUrl: string, env: Map<string, string>) => unknown, env: Record<string, string> = start, limit = 50): { runs: Run[]; env: Map<string, string> } {
+  function walk(
+    serve: (requestUrl: string, env: Map<string, string>) => unknown,
+    env: Record<string, string> = start,
+    limit = 50,
+  ): { runs: Run[]; env: Map<string, string> } {
     let state = { ...env };
     const runs: Run[] = [];
     for (let i = 0; i < limit; i += 1) {
       const before = run(pre, { env: state, requestUrl: `{{rs}}/open-banking/v3.1/aisp/accounts/${'{{account_id}}'}/transactions` });
       const accountId = before.env.get('account_id') ?? '';
-      const requested = before.requestUrl.includes('{{') ? `https://rs.example:8443/open-banking/v3.1/aisp/accounts/${accountId}/transactions` : before.requestUrl;
+      const requested = before.requestUrl.includes('{{')
+        ? `https://rs.example:8443/open-banking/v3.1/aisp/accounts/${accountId}/transactions`
+        : before.requestUrl;
       const echo = { ...headers, 'x-fapi-interaction-id': before.env.get('x_fapi_interaction_id') ?? '' };
-      const after = run(test, { env: Object.fromEntries(before.env), requestUrl: requested, response: { code: 200, headers: echo, body: serve(requested, before.env) } });
+      const after = run(test, {
+        env: Object.fromEntries(before.env),
+        requestUrl: requested,
+        response: { code: 200, headers: echo, body: serve(requested, before.env) },
+      });
       runs.push(after);
       state = Object.fromEntries(after.env);
       if (after.next !== item) break;
@@ -433,48 +621,72 @@ describe('transactions: paging through Links.Next', () => {
   }
   const pageOf = (requested: string): number => Number(new URL(requested).searchParams.get('page') ?? '1');
   const forAccount = (requested: string): string => requested.split('/accounts/')[1]?.split('/')[0] ?? '';
-  const serveOf = (totals: Record<string, number>, tweak: (p: ReturnType<typeof page>, n: number) => unknown = (p) => p) => (requested: string) => {
-    const account = forAccount(requested);
-    const n = pageOf(requested);
-    const body = page(n, totals[account] ?? 1, n === totals[account] ? 7 : 100);
-    const localised = JSON.parse(JSON.stringify(body).replaceAll('/acc-1/', `/${account}/`).replaceAll('"acc-1"', `"${account}"`)) as ReturnType<typeof page>;
-    return tweak(localised, n);
-  };
+  const serveOf =
+    (totals: Record<string, number>, tweak: (p: ReturnType<typeof page>, n: number) => unknown = (p) => p) =>
+    (requested: string) => {
+      const account = forAccount(requested);
+      const n = pageOf(requested);
+      const body = page(n, totals[account] ?? 1, n === totals[account] ? 7 : 100);
+      const localised = JSON.parse(
+        JSON.stringify(body).replaceAll('/acc-1/', `/${account}/`).replaceAll('"acc-1"', `"${account}"`),
+      ) as ReturnType<typeof page>;
+      return tweak(localised, n);
+    };
 
   it('reads every page of every account, then stops; counts transactions; leaves no loop state', () => {
     const { runs, env } = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }));
     expect(runs).toHaveLength(4);
     expect(runs.flatMap((r) => r.failed())).toEqual([]);
     expect(JSON.parse(env.get('transaction_counts') ?? '{}')).toEqual({ 'acc-1': 207, 'acc-2': 7 });
-    for (const key of ['transactions_next_url', 'transactions_seen_urls', 'transactions_page', 'account_index', 'account_id']) expect(env.get(key), key).toBe('');
+    for (const key of ['transactions_next_url', 'transactions_seen_urls', 'transactions_page', 'account_index', 'account_id'])
+      expect(env.get(key), key).toBe('');
     expect(runs[1]?.requestUrl).toBe(`${base}?page=2`);
   });
 
   it('fails a page link to another origin or path', () => {
-    const { runs } = walk(serveOf({ 'acc-1': 2, 'acc-2': 1 }, (p, n) => (n === 1 ? { ...p, Links: { ...p.Links, Next: 'https://elsewhere.example/open-banking/v3.1/aisp/accounts/acc-1/transactions?page=2' } } : p)));
-    expect(runs[0]?.failed()).toEqual(['page 1: links are absolute, on the first page\'s origin and path']);
+    const { runs } = walk(
+      serveOf({ 'acc-1': 2, 'acc-2': 1 }, (p, n) =>
+        n === 1
+          ? { ...p, Links: { ...p.Links, Next: 'https://elsewhere.example/open-banking/v3.1/aisp/accounts/acc-1/transactions?page=2' } }
+          : p,
+      ),
+    );
+    expect(runs[0]?.failed()).toEqual(["page 1: links are absolute, on the first page's origin and path"]);
     // …and the token is not sent there: the loop moves on to the next account instead of following it.
     expect(runs[1]?.requestUrl).toBe('https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-2/transactions');
-    const relative = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Self: '/open-banking/v3.1/aisp/accounts/acc-1/transactions' } })));
+    const relative = walk(
+      serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({
+        ...p,
+        Links: { ...p.Links, Self: '/open-banking/v3.1/aisp/accounts/acc-1/transactions' },
+      })),
+    );
     // A relative link also breaks the schema (Links.Self is format uri): both fail.
-    expect(relative.runs[0]?.failed()).toContain('page 1: links are absolute, on the first page\'s origin and path');
+    expect(relative.runs[0]?.failed()).toContain("page 1: links are absolute, on the first page's origin and path");
   });
 
   it('fails a Next that repeats a page, and does not loop on it', () => {
-    const { runs } = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }, (p, n) => (n === 2 ? { ...p, Links: { ...p.Links, Next: `${base}?page=1` } } : p)));
+    const { runs } = walk(
+      serveOf({ 'acc-1': 3, 'acc-2': 1 }, (p, n) => (n === 2 ? { ...p, Links: { ...p.Links, Next: `${base}?page=1` } } : p)),
+    );
     expect(runs[1]?.failed()).toContain('page 2: Links.Next is not a page already read');
     expect(runs).toHaveLength(3); // page 1, page 2 (repeat detected → next account), acc-2
   });
 
   it('fails a last page that still has Next, and a page that lacks it too early', () => {
-    const extra = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Next: `${base}?page=2` } })), start, 2);
+    const extra = walk(
+      serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Next: `${base}?page=2` } })),
+      start,
+      2,
+    );
     expect(extra.runs[0]?.failed()).toEqual(['page 1: Links.Next is present exactly when pages remain (Meta.TotalPages 1)']);
     const early = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }, (p) => ({ ...p, Links: { ...p.Links, Next: undefined } })));
     expect(early.runs[0]?.failed()).toEqual(['page 1: Links.Next is present exactly when pages remain (Meta.TotalPages 3)']);
   });
 
   it('fails more than 100 transactions on a page and a transaction of another account', () => {
-    const big = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Data: { Transaction: Array.from({ length: 101 }, (_, i) => txn(i)) } })));
+    const big = walk(
+      serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Data: { Transaction: Array.from({ length: 101 }, (_, i) => txn(i)) } })),
+    );
     expect(big.runs[0]?.failed()).toContain('page 1 of acc-1: at most 100 transactions');
     const foreign = walk(serveOf({ 'acc-1': 1, 'acc-2': 1 }, (p) => ({ ...p, Data: { Transaction: [txn(1, 'acc-9')] } })));
     expect(foreign.runs[0]?.failed()).toEqual(['page 1: every transaction belongs to the account']);
@@ -509,15 +721,31 @@ describe('discovery, consent, code exchange, accounts', () => {
     expect(ok.failed()).toEqual([]);
     expect(ok.env.get('authEndpoint')).toBe(`${BANK.issuer}/auth`);
     expect(ok.env.get('tokenEndpoint')).toBe(`${BANK.issuer}/token`);
-    expect(run(test, { env: BANK, response: { code: 200, headers: json, body: { ...config, issuer: 'https://other.example' } } }).failed()).toEqual(['issuer is the environment\'s issuer']);
-    expect(run(test, { env: BANK, response: { code: 200, headers: json, body: { ...config, request_object_signing_alg_values_supported: ['PS256'] } } }).failed()).toEqual([
-      'accepts unsigned request objects (request_object_signing_alg none)',
-    ]);
+    expect(
+      run(test, { env: BANK, response: { code: 200, headers: json, body: { ...config, issuer: 'https://other.example' } } }).failed(),
+    ).toEqual(["issuer is the environment's issuer"]);
+    expect(
+      run(test, {
+        env: BANK,
+        response: { code: 200, headers: json, body: { ...config, request_object_signing_alg_values_supported: ['PS256'] } },
+      }).failed(),
+    ).toEqual(['accepts unsigned request objects (request_object_signing_alg none)']);
   });
 
   it('consent creation: stores the ConsentId and forgets older codes and tokens; fails another status', () => {
     const test = script('account-access-consent: POST /account-access-consents', 'test');
-    const body = { Data: { ConsentId: 'c-1', Status: 'AwaitingAuthorisation', Permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsCredits', 'ReadTransactionsDebits', 'ReadTransactionsDetail'], CreationDateTime: '2026-11-22T03:00:00+00:00', StatusUpdateDateTime: '2026-11-22T03:00:00+00:00' }, Risk: {}, Links: { Self: 'https://rs.example/open-banking/v3.1/aisp/account-access-consents/c-1' }, Meta: {} };
+    const body = {
+      Data: {
+        ConsentId: 'c-1',
+        Status: 'AwaitingAuthorisation',
+        Permissions: ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsCredits', 'ReadTransactionsDebits', 'ReadTransactionsDetail'],
+        CreationDateTime: '2026-11-22T03:00:00+00:00',
+        StatusUpdateDateTime: '2026-11-22T03:00:00+00:00',
+      },
+      Risk: {},
+      Links: { Self: 'https://rs.example/open-banking/v3.1/aisp/account-access-consents/c-1' },
+      Meta: {},
+    };
     const env = { ...BANK, x_fapi_interaction_id: 'ia', access_token: 'old', auth_code: 'old' };
     const headers = { ...json, 'x-fapi-interaction-id': 'ia' };
     const ok = run(test, { env, response: { code: 201, headers, body } });
@@ -525,30 +753,53 @@ describe('discovery, consent, code exchange, accounts', () => {
     expect(ok.env.get('consent_id')).toBe('c-1');
     expect(ok.env.get('access_token')).toBe('');
     expect(ok.env.get('auth_code')).toBe('');
-    expect(run(test, { env, response: { code: 201, headers, body: { ...body, Data: { ...body.Data, Status: 'Authorised' } } } }).failed()).toEqual(['consent is AwaitingAuthorisation']);
-    expect(run(test, { env, response: { code: 201, headers, body: { ...body, Data: { ...body.Data, Permissions: ['ReadBalances'] } } } }).failed()).toEqual(['consent has the requested permissions']);
+    expect(
+      run(test, { env, response: { code: 201, headers, body: { ...body, Data: { ...body.Data, Status: 'Authorised' } } } }).failed(),
+    ).toEqual(['consent is AwaitingAuthorisation']);
+    expect(
+      run(test, {
+        env,
+        response: { code: 201, headers, body: { ...body, Data: { ...body.Data, Permissions: ['ReadBalances'] } } },
+      }).failed(),
+    ).toEqual(['consent has the requested permissions']);
   });
 
   it('code exchange: stores the access token, forgets the code; fails an id_token for another consent', () => {
     const test = script('code-exchange: POST token', 'test');
     const env = { ...BANK, consent_id: 'c-1', nonce: 'n-1', auth_code: 'code-1', bank_jwks: BANK_JWKS };
-    const idToken = (claims: Record<string, unknown>) => signPs256({ alg: 'PS256', kid: 'k1' }, { iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', ...claims });
+    const idToken = (claims: Record<string, unknown>) =>
+      signPs256({ alg: 'PS256', kid: 'k1' }, { iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', ...claims });
     const issued = idToken({});
-    const ok = run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', expires_in: 300, id_token: issued } } });
+    const ok = run(test, {
+      env,
+      response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', expires_in: 300, id_token: issued } },
+    });
     expect(ok.failed()).toEqual([]);
     expect(ok.passed()).toContain('token id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6)');
     expect(ok.env.get('token_id_token')).toBe(issued);
     const [header, , signature] = issued.split('.');
     const tampered = `${header}.${b64url({ iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', extra: 1 })}.${signature}`;
-    expect(run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', id_token: tampered } } }).failed()).toEqual([
-      'token id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6)',
-    ]);
+    expect(
+      run(test, {
+        env,
+        response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', id_token: tampered } },
+      }).failed(),
+    ).toEqual(['token id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6)']);
     expect(ok.env.get('access_token')).toBe('at-1');
     expect(ok.env.get('auth_code')).toBe('');
-    expect(run(test, { env, response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', id_token: idToken({ openbanking_intent_id: 'c-2' }) } } }).failed()).toEqual([
-      'id_token names the consent, the client and our nonce',
-    ]);
-    expect(run(test, { env, response: { code: 400, headers: json, body: { error: 'invalid_grant' } } }).failed()).toContain('status is 200');
+    expect(
+      run(test, {
+        env,
+        response: {
+          code: 200,
+          headers: json,
+          body: { access_token: 'at-1', token_type: 'Bearer', id_token: idToken({ openbanking_intent_id: 'c-2' }) },
+        },
+      }).failed(),
+    ).toEqual(['id_token names the consent, the client and our nonce']);
+    expect(run(test, { env, response: { code: 400, headers: json, body: { error: 'invalid_grant' } } }).failed()).toContain(
+      'status is 200',
+    );
   });
 
   it('accounts: stores the ids, fails duplicates or none', () => {
@@ -556,7 +807,11 @@ describe('discovery, consent, code exchange, accounts', () => {
     const env = { ...BANK, x_fapi_interaction_id: 'ia', interim_balances: '{"old":{}}' };
     const headers = { ...json, 'x-fapi-interaction-id': 'ia' };
     const account = (id: string) => ({ AccountId: id, Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' });
-    const body = (ids: string[]) => ({ Data: { Account: ids.map(account) }, Links: { Self: 'https://rs.example/open-banking/v3.1/aisp/accounts' }, Meta: {} });
+    const body = (ids: string[]) => ({
+      Data: { Account: ids.map(account) },
+      Links: { Self: 'https://rs.example/open-banking/v3.1/aisp/accounts' },
+      Meta: {},
+    });
     const ok = run(test, { env, response: { code: 200, headers, body: body(['a', 'b']) } });
     expect(ok.failed()).toEqual([]);
     expect(ok.env.get('account_ids')).toBe('["a","b"]');
@@ -576,7 +831,7 @@ describe('lib-body: the response body, decoded and parsed once per script', () =
     Meta: {},
   });
 
-  it('reads the body once for the schema check and the step\'s own checks, multi-byte UTF-8 included', () => {
+  it("reads the body once for the schema check and the step's own checks, multi-byte UTF-8 included", () => {
     const ok = run(test, { env, response: { code: 200, headers, body: body('acc-1') } });
     expect(ok.failed()).toEqual([]);
     expect(ok.passed()).toContain('exactly one account, the one asked for');
@@ -596,8 +851,12 @@ describe('lib-body: the response body, decoded and parsed once per script', () =
     expect(fallback.bodyReads).toBe(2);
   });
 
-  it('a body that is not JSON: the schema check fails, then the step\'s script stops with the parse error', () => {
-    const broken = run(test, { env, response: { code: 200, headers, bytes: Buffer.from('<html>not json</html>', 'utf8') }, scriptErrors: true });
+  it("a body that is not JSON: the schema check fails, then the step's script stops with the parse error", () => {
+    const broken = run(test, {
+      env,
+      response: { code: 200, headers, bytes: Buffer.from('<html>not json</html>', 'utf8') },
+      scriptErrors: true,
+    });
     expect(broken.failed()).toEqual([expect.stringMatching(/^body is valid against/)]);
     expect((broken.scriptError as Error | undefined)?.name).toBe('SyntaxError'); // thrown in the vm's realm
   });

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { buildCollections, FLOW_FILE_NAME, NON_LEGACY_DIRECTIVE, schemaVariable, stepFileName, writeCollections, type GeneratedFile } from '../../src/generate/collections.js';
+import {
+  buildCollections,
+  FLOW_FILE_NAME,
+  NON_LEGACY_DIRECTIVE,
+  schemaVariable,
+  stepFileName,
+  writeCollections,
+  type GeneratedFile,
+} from '../../src/generate/collections.js';
 import type { ResponseSchema } from '../../src/generate/model.js';
 import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
@@ -25,7 +33,12 @@ interface PmItem {
   id: string;
   name: string;
   item?: PmItem[];
-  request?: { method: string; url: { raw: string }; header: { key: string; value: string }[]; body?: { raw?: string; urlencoded?: { key: string; value: string }[] } };
+  request?: {
+    method: string;
+    url: { raw: string };
+    header: { key: string; value: string }[];
+    body?: { raw?: string; urlencoded?: { key: string; value: string }[] };
+  };
   event?: { listen: string; script: { id: string; exec: string[] } }[];
   protocolProfileBehavior?: { followRedirects?: boolean };
 }
@@ -63,8 +76,14 @@ describe('buildCollections', () => {
 
   it('writes sorted keys, 2-space JSON and a trailing newline', () => {
     for (const file of files) {
-      const sorted = JSON.stringify(JSON.parse(file.json), (_key, value: unknown) =>
-        value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value, 2);
+      const sorted = JSON.stringify(
+        JSON.parse(file.json),
+        (_key, value: unknown) =>
+          value !== null && typeof value === 'object' && !Array.isArray(value)
+            ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+            : value,
+        2,
+      );
       expect(file.json).toBe(`${sorted}\n`);
     }
   });
@@ -105,7 +124,12 @@ describe('buildCollections', () => {
     for (const file of files) {
       for (const item of requests(parse(file).item)) {
         expect(item.request?.url.raw, item.name).toMatch(/^\{\{[A-Za-z_-]+\}\}/);
-        const values = [item.request?.url.raw ?? '', ...(item.request?.header ?? []).map((h) => h.value), ...(item.request?.body?.urlencoded ?? []).map((p) => p.value), item.request?.body?.raw ?? ''];
+        const values = [
+          item.request?.url.raw ?? '',
+          ...(item.request?.header ?? []).map((h) => h.value),
+          ...(item.request?.body?.urlencoded ?? []).map((p) => p.value),
+          item.request?.body?.raw ?? '',
+        ];
         for (const value of values) expect(value, item.name).not.toMatch(/:\/\/|localhost|127\.0\.0\.1/);
       }
       expect(file.json).not.toMatch(/localhost|127\.0\.0\.1|BEGIN [A-Z ]*PRIVATE KEY/);
@@ -119,10 +143,12 @@ describe('buildCollections', () => {
     for (const match of text.matchAll(/env(?:\.get|\.set)\('([^']+)'/g)) used.add(match[1] as string);
     for (const match of text.matchAll(/pm\.environment\.(?:get|set)\('([^']+)'/g)) used.add(match[1] as string);
     // the keys the scripts clear in loops (['a', 'b'].forEach(... env.set(key, '')))
-    for (const match of text.matchAll(/\[((?:'[a-z_]+', )+'[a-z_]+')\]\.forEach/g)) for (const key of (match[1] as string).matchAll(/'([a-z_]+)'/g)) used.add(key[1] as string);
+    for (const match of text.matchAll(/\[((?:'[a-z_]+', )+'[a-z_]+')\]\.forEach/g))
+      for (const key of (match[1] as string).matchAll(/'([a-z_]+)'/g)) used.add(key[1] as string);
     const unknown = [...used].filter((key) => !VARIABLE_KEYS.has(key));
     expect(unknown).toEqual([]);
-    for (const key of ['rs', 'consent_id', 'access_token', 'transactions_next_url', 'interim_balances', 'transaction_counts']) expect(used).toContain(key);
+    for (const key of ['rs', 'consent_id', 'access_token', 'transactions_next_url', 'interim_balances', 'transaction_counts'])
+      expect(used).toContain(key);
   });
 
   it('docs/collections.md lists every contract variable and every step', () => {
@@ -133,8 +159,21 @@ describe('buildCollections', () => {
 
   it('documents every contract variable with a description; secrets are the tokens and client credentials', () => {
     for (const spec of ENVIRONMENT_VARIABLES) expect(spec.description.length, spec.key).toBeGreaterThan(10);
-    expect(ENVIRONMENT_VARIABLES.filter((v) => v.secret).map((v) => v.key).sort()).toEqual(
-      ['_clientSecret', 'access_token', 'auth_code', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token', 'token_id_token'].sort(),
+    expect(
+      ENVIRONMENT_VARIABLES.filter((v) => v.secret)
+        .map((v) => v.key)
+        .sort(),
+    ).toEqual(
+      [
+        '_clientSecret',
+        'access_token',
+        'auth_code',
+        'basicToken',
+        'client_credentials_token',
+        'id_token',
+        'refresh_token',
+        'token_id_token',
+      ].sort(),
     );
   });
 
@@ -156,7 +195,9 @@ describe('buildCollections', () => {
       const test = item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
       expect(pre, item.name).toContain("pm.environment.set('x_fapi_interaction_id', require('uuid').v4())");
       // The status test: the generic one, the consent redirect's, or the unsupported calls' 404 (named for the rule).
-      expect(test, item.name).toMatch(/pm\.test\('(status is|redirects|interactive consent)|pm\.test\(family \+ ': GET ' \+ path \+ ' answers 404 Not Found/);
+      expect(test, item.name).toMatch(
+        /pm\.test\(\s*'(status is|redirects|interactive consent)|pm\.test\(\s*family \+ ': GET ' \+ path \+ ["'] answers 404 Not Found/,
+      );
       expect(test, item.name).toMatch(/x-fapi-interaction-id|interactive consent|redirects/);
     }
   });
@@ -187,7 +228,9 @@ describe('buildCollections', () => {
             const uses = code.split(definition).join('').includes(helper);
             expect(code.split(definition).length - 1, `${item.name} ${event.listen} ${helper}`).toBe(uses ? 1 : 0);
           }
-          expect(code, `${item.name} ${event.listen}`).not.toMatch(/\b(responseBody|responseCode|postman\.|tests\[|CryptoJS\.(?!SHA256|enc))/);
+          expect(code, `${item.name} ${event.listen}`).not.toMatch(
+            /\b(responseBody|responseCode|postman\.|tests\[|CryptoJS\.(?!SHA256|enc))/,
+          );
         }
       }
     }
@@ -196,7 +239,8 @@ describe('buildCollections', () => {
   it('gives an item each helper library once: the pre-request script writes the request object, the test reads the id_token', () => {
     for (const item of flowRequests) {
       const code = (item.event ?? []).map((event) => event.script.exec.join('\n')).join('\n');
-      for (const [helper, definition] of LIBRARY_DEFINITIONS) expect(code.split(definition).length - 1, `${item.name} ${helper}`).toBeLessThanOrEqual(1);
+      for (const [helper, definition] of LIBRARY_DEFINITIONS)
+        expect(code.split(definition).length - 1, `${item.name} ${helper}`).toBeLessThanOrEqual(1);
     }
     const consent = flowRequests.find((item) => item.name === 'psu-consent: GET authorization endpoint');
     const script = (listen: string): string => consent?.event?.find((e) => e.listen === listen)?.script.exec.join('\n') ?? '';
@@ -212,7 +256,11 @@ describe('buildCollections', () => {
         expect(code, `${item.name} ${event.listen}`).not.toMatch(/^const \w+ = (''|Number\(''\));$/m);
       }
     }
-    const test = (name: string): string => flowRequests.find((item) => item.name === name)?.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
+    const test = (name: string): string =>
+      flowRequests
+        .find((item) => item.name === name)
+        ?.event?.find((e) => e.listen === 'test')
+        ?.script.exec.join('\n') ?? '';
     expect(test('psu-consent: GET authorization endpoint')).not.toContain("pm.test('status is");
     expect(test('psu-consent: GET authorization endpoint')).toContain("pm.test('x-fapi-interaction-id, when echoed, is ours'");
     expect(test('psu-consent: GET authorization endpoint')).not.toContain("pm.test('x-fapi-interaction-id is echoed'");
@@ -224,7 +272,9 @@ describe('buildCollections', () => {
     for (const file of files) {
       const collection = parse(file);
       const scripts = requests(collection.item).flatMap((item) => (item.event ?? []).map((event) => event.script.exec.join('\n')));
-      const used = new Set(scripts.flatMap((code) => [...code.matchAll(/const schemaVariable = '([^']+)';/g)].map((match) => match[1] as string)));
+      const used = new Set(
+        scripts.flatMap((code) => [...code.matchAll(/const schemaVariable = '([^']+)';/g)].map((match) => match[1] as string)),
+      );
       const keys = (collection.variable ?? []).map((variable) => variable.key);
       expect(keys, file.fileName).toEqual([...used].sort());
       expect(new Set(keys).size).toBe(keys.length);
@@ -236,14 +286,18 @@ describe('buildCollections', () => {
       }
       for (const code of scripts) expect(code, file.fileName).not.toMatch(/"definitions"|\\"\$schema\\"|"\$schema"/);
     }
-    expect((flow.variable ?? []).map((variable) => variable.key)).toEqual(([...SCHEMA_NAMES, 'openid-configuration', 'token-response'] as ResponseSchema[]).map((name) => schemaVariable(name)).sort());
+    expect((flow.variable ?? []).map((variable) => variable.key)).toEqual(
+      ([...SCHEMA_NAMES, 'openid-configuration', 'token-response'] as ResponseSchema[]).map((name) => schemaVariable(name)).sort(),
+    );
     const unsupported = parse(files.find((file) => file.fileName === stepFileName('unsupported')) as GeneratedFile);
     expect((unsupported.variable ?? []).map((variable) => variable.key)).toEqual([schemaVariable('obie-error')]);
   });
 
-  it('asks for one unsupported call per family and GET /transactions, each expecting the standard\'s 404', () => {
+  it("asks for one unsupported call per family and GET /transactions, each expecting the standard's 404", () => {
     const unsupported = flowRequests.filter((item) => item.name.startsWith('unsupported: '));
-    expect(unsupported.map((item) => item.request?.url.raw)).toEqual(DEFAULT_UNSUPPORTED_CALLS.map((call) => `{{rs}}/open-banking/v3.1/aisp${call.path}`));
+    expect(unsupported.map((item) => item.request?.url.raw)).toEqual(
+      DEFAULT_UNSUPPORTED_CALLS.map((call) => `{{rs}}/open-banking/v3.1/aisp${call.path}`),
+    );
     for (const [index, item] of unsupported.entries()) {
       const exec = item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
       // The status is judged once, by the step's own test (naming the rule); the generic checks leave it out.
@@ -257,7 +311,9 @@ describe('buildCollections', () => {
 
   it('honours options: permissions go into the consent body and its test', () => {
     const custom = buildCollections({ templates, permissions: ['ReadAccountsBasic'] });
-    const consent = requests(parse(custom.find((file) => file.fileName === stepFileName('account-access-consent')) as GeneratedFile).item)[0] as PmItem;
+    const consent = requests(
+      parse(custom.find((file) => file.fileName === stepFileName('account-access-consent')) as GeneratedFile).item,
+    )[0] as PmItem;
     expect(JSON.parse(consent.request?.body?.raw ?? '')).toEqual({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} });
     expect(consent.event?.find((e) => e.listen === 'test')?.script.exec.join('\n')).toContain(`JSON.parse('[\\"ReadAccountsBasic\\"]')`);
   });
@@ -285,14 +341,20 @@ describe('writeCollections', () => {
   });
 
   it('refuses a file name with a path (programmer error)', async () => {
-    await expect(writeCollections(mkdtempSync(join(tmpdir(), 'obflow-generate-')), [{ fileName: '../x.json', json: '{}' }])).rejects.toBeInstanceOf(TypeError);
+    await expect(
+      writeCollections(mkdtempSync(join(tmpdir(), 'obflow-generate-')), [{ fileName: '../x.json', json: '{}' }]),
+    ).rejects.toBeInstanceOf(TypeError);
   });
 });
 
 describe('golden files', () => {
   it('collections/ holds exactly the collections of the default options (update: npm run collections:update)', () => {
     const dir = join(REPO_ROOT, 'collections');
-    expect(readdirSync(dir).filter((name) => name.endsWith('.json')).sort()).toEqual(files.map((file) => file.fileName).sort());
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.endsWith('.json'))
+        .sort(),
+    ).toEqual(files.map((file) => file.fileName).sort());
     for (const file of files) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
   });
 
@@ -300,7 +362,11 @@ describe('golden files', () => {
     needs(obieSpecs);
     const dir = join(REPO_ROOT, 'templates', 'schemas');
     const derived = buildSchemaFiles(SPECS_DIR);
-    expect(readdirSync(dir).filter((name) => name.startsWith('obie-')).sort()).toEqual(derived.map((file) => file.fileName).sort());
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.startsWith('obie-'))
+        .sort(),
+    ).toEqual(derived.map((file) => file.fileName).sort());
     for (const file of derived) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
   });
 });
@@ -311,7 +377,7 @@ describe('derived OBIE schemas', () => {
     compile(schema: object): ((data: unknown) => boolean) & { errors?: unknown };
   };
 
-  it('compile in ajv 6 (what newman 6.2\'s script sandbox bundles), formats included', () => {
+  it("compile in ajv 6 (what newman 6.2's script sandbox bundles), formats included", () => {
     for (const name of [...SCHEMA_NAMES, 'openid-configuration', 'token-response']) {
       const schema = templates.schemas[name] as object;
       expect(() => new Ajv6({ allErrors: true }).compile(schema), name).not.toThrow();
@@ -322,12 +388,21 @@ describe('derived OBIE schemas', () => {
     needs(obieSpecs);
     const schemas = deriveSchemas(readSpecDocuments(SPECS_DIR));
     const validate = new Ajv6({ allErrors: true }).compile(schemas['obie-error']);
-    const refusal = { Code: '404 Not Found', Id: 'a1b2', Message: 'not found', Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }] };
+    const refusal = {
+      Code: '404 Not Found',
+      Id: 'a1b2',
+      Message: 'not found',
+      Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }],
+    };
     expect(validate(refusal)).toBe(true);
     expect(validate({ ...refusal, Errors: [] })).toBe(false);
     expect(validate({ ...refusal, Extra: 1 })).toBe(false);
     const accounts = new Ajv6({ allErrors: true }).compile(schemas['obie-accounts']);
-    const page = { Data: { Account: [{ AccountId: 'a1', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' }] }, Links: { Self: 'https://bank.example/open-banking/v3.1/aisp/accounts' }, Meta: { TotalPages: 1 } };
+    const page = {
+      Data: { Account: [{ AccountId: 'a1', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' }] },
+      Links: { Self: 'https://bank.example/open-banking/v3.1/aisp/accounts' },
+      Meta: { TotalPages: 1 },
+    };
     expect(accounts(page), JSON.stringify(accounts.errors)).toBe(true);
     expect(accounts({ ...page, Data: { Account: [{ AccountId: 'a1', Currency: 'pounds' }] } })).toBe(false);
     // Both versions are in: every definition is prefixed with its spec version.

@@ -110,11 +110,19 @@ describe('runDoctorChecks', () => {
     const pfx = await writePfx(base, 'correct horse');
     const checks = await runDoctorChecks({ ...base.paths, transport: { pfx, passphrase: 'correct horse' } }, now);
     expect(failures(checks)).toEqual([]);
-    expect(checks.find((check) => check.name === CHECK_NAMES.transportPresent)).toMatchObject({ ok: true, detail: expect.stringMatching(/^PFX/) as unknown });
+    expect(checks.find((check) => check.name === CHECK_NAMES.transportPresent)).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^PFX/) as unknown,
+    });
   });
 
   // Each row: how to break the good identity → the one check that fails and its code.
-  const scenarios: { name: string; paths: () => Promise<IdentityPaths> | IdentityPaths; at?: () => Date; expected: { name: string; code: ErrorCode }[] }[] = [
+  const scenarios: {
+    name: string;
+    paths: () => Promise<IdentityPaths> | IdentityPaths;
+    at?: () => Date;
+    expected: { name: string; code: ErrorCode }[];
+  }[] = [
     {
       name: 'missing software statement file',
       paths: () => ({ ...base.paths, softwareStatement: join(base.dir, 'nope.jwt') }),
@@ -172,17 +180,32 @@ describe('runDoctorChecks', () => {
     },
     {
       name: 'transport certificate file that is not a certificate',
-      paths: async () => ({ ...base.paths, transport: { cert: await scratchFile('t.pem', 'hello\n'), key: join(base.dir, base.manifest.files.transport_key) } }),
+      paths: async () => ({
+        ...base.paths,
+        transport: { cert: await scratchFile('t.pem', 'hello\n'), key: join(base.dir, base.manifest.files.transport_key) },
+      }),
       expected: [{ name: CHECK_NAMES.transportPresent, code: 'ERR_CERT_INVALID' }],
     },
     {
       name: 'transport key file that is not a key',
-      paths: async () => ({ ...base.paths, transport: { cert: join(base.dir, base.manifest.files.transport_certificate), key: await scratchFile('t.key', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n') } }),
+      paths: async () => ({
+        ...base.paths,
+        transport: {
+          cert: join(base.dir, base.manifest.files.transport_certificate),
+          key: await scratchFile('t.key', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n'),
+        },
+      }),
       expected: [{ name: CHECK_NAMES.transportPresent, code: 'ERR_KEY_INVALID' }],
     },
     {
       name: 'transport key of another certificate',
-      paths: () => ({ ...base.paths, transport: { cert: join(base.dir, base.manifest.files.transport_certificate), key: join(second.dir, second.manifest.files.transport_key) } }),
+      paths: () => ({
+        ...base.paths,
+        transport: {
+          cert: join(base.dir, base.manifest.files.transport_certificate),
+          key: join(second.dir, second.manifest.files.transport_key),
+        },
+      }),
       expected: [{ name: CHECK_NAMES.transportKey, code: 'ERR_CERT_KEY_MISMATCH' }],
     },
     {
@@ -229,7 +252,10 @@ describe('runDoctorChecks', () => {
     },
     {
       name: 'server certificate used as transport certificate (no clientAuth)',
-      paths: () => ({ ...base.paths, transport: { cert: join(base.dir, base.manifest.files.server_certificate), key: join(base.dir, base.manifest.files.server_key) } }),
+      paths: () => ({
+        ...base.paths,
+        transport: { cert: join(base.dir, base.manifest.files.server_certificate), key: join(base.dir, base.manifest.files.server_key) },
+      }),
       expected: [
         { name: CHECK_NAMES.transportClientAuth, code: 'ERR_CERT_NO_CLIENT_AUTH' },
         { name: CHECK_NAMES.transportForStatement, code: 'ERR_CERT_NOT_FOR_SSA' },
@@ -285,7 +311,11 @@ describe('runDoctorChecks', () => {
 
   it('leaves out only the checks whose material failed to load, and still checks the rest', async () => {
     const checks = await runDoctorChecks(
-      { ...base.paths, softwareStatement: join(base.dir, 'nope.jwt'), transport: { cert: join(base.dir, 'nope.pem'), key: join(base.dir, 'nope.key') } },
+      {
+        ...base.paths,
+        softwareStatement: join(base.dir, 'nope.jwt'),
+        transport: { cert: join(base.dir, 'nope.pem'), key: join(base.dir, 'nope.key') },
+      },
       now,
     );
     expect(checks.map((check) => [check.name, check.ok])).toEqual([

@@ -38,15 +38,28 @@ describe('issueLocalIdentity', () => {
     expect(payload.software_id).toMatch(/^[0-9A-Za-z]{22}$/);
     expect(payload.org_id).toBe(id.manifest.org_id);
     expect(payload.software_roles).toEqual(['AISP']);
-    expect(payload.software_redirect_uris).toEqual([
-      'https://tpp.obflow.example/callback',
-      'https://tpp.obflow.example/callback/alt',
-    ]);
+    expect(payload.software_redirect_uris).toEqual(['https://tpp.obflow.example/callback', 'https://tpp.obflow.example/callback/alt']);
     for (const claim of [
-      'iat', 'jti', 'software_environment', 'software_mode', 'software_client_id', 'software_client_name',
-      'software_client_description', 'software_version', 'software_client_uri', 'organisation_competent_authority_claims',
-      'software_logo_uri', 'org_status', 'org_name', 'org_contacts', 'org_jwks_endpoint', 'org_jwks_revoked_endpoint',
-      'software_jwks_endpoint', 'software_jwks_revoked_endpoint', 'software_policy_uri', 'software_tos_uri',
+      'iat',
+      'jti',
+      'software_environment',
+      'software_mode',
+      'software_client_id',
+      'software_client_name',
+      'software_client_description',
+      'software_version',
+      'software_client_uri',
+      'organisation_competent_authority_claims',
+      'software_logo_uri',
+      'org_status',
+      'org_name',
+      'org_contacts',
+      'org_jwks_endpoint',
+      'org_jwks_revoked_endpoint',
+      'software_jwks_endpoint',
+      'software_jwks_revoked_endpoint',
+      'software_policy_uri',
+      'software_tos_uri',
       'software_on_behalf_of_org',
     ]) {
       expect(payload, claim).toHaveProperty(claim);
@@ -86,12 +99,7 @@ describe('issueLocalIdentity', () => {
     expect(transport.verify(root.publicKey)).toBe(false);
     expect(transport.checkPrivateKey(createPrivateKey(id.pem.transportKey))).toBe(true);
     expect(transport.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
-    expect(transport.subject.split('\n')).toEqual([
-      'C=GB',
-      'O=OpenBanking',
-      `OU=${id.manifest.org_id}`,
-      `CN=${id.manifest.software_id}`,
-    ]);
+    expect(transport.subject.split('\n')).toEqual(['C=GB', 'O=OpenBanking', `OU=${id.manifest.org_id}`, `CN=${id.manifest.software_id}`]);
   });
 
   it('issues an emulator server certificate for localhost and 127.0.0.1 with server auth', async () => {
@@ -214,13 +222,28 @@ describe('issueLocalIdentity', () => {
     const f = id.manifest.files;
     const at = (rel: string): string => join(id.dir, rel);
     const verify = (purpose: string, cert: string): string =>
-      execFileSync('openssl', ['verify', '-x509_strict', '-purpose', purpose, '-CAfile', at(f.directory_root_ca),
-        '-untrusted', at(f.directory_issuing_ca), cert], { encoding: 'utf8' });
+      execFileSync(
+        'openssl',
+        ['verify', '-x509_strict', '-purpose', purpose, '-CAfile', at(f.directory_root_ca), '-untrusted', at(f.directory_issuing_ca), cert],
+        { encoding: 'utf8' },
+      );
     expect(verify('sslclient', at(f.transport_certificate))).toContain(': OK');
     expect(verify('sslserver', at(f.server_certificate))).toContain(': OK');
     expect(() =>
-      execFileSync('openssl', ['verify', '-purpose', 'sslserver', '-CAfile', at(f.directory_root_ca), '-untrusted',
-        at(f.directory_issuing_ca), at(f.transport_certificate)], { stdio: 'pipe' }),
+      execFileSync(
+        'openssl',
+        [
+          'verify',
+          '-purpose',
+          'sslserver',
+          '-CAfile',
+          at(f.directory_root_ca),
+          '-untrusted',
+          at(f.directory_issuing_ca),
+          at(f.transport_certificate),
+        ],
+        { stdio: 'pipe' },
+      ),
     ).toThrow();
     // Modulus of key and certificate agree.
     const certModulus = execFileSync('openssl', ['x509', '-noout', '-modulus', '-in', at(f.transport_certificate)], { encoding: 'utf8' });

@@ -99,10 +99,30 @@ describe('loadTransportMaterial', () => {
   it.skipIf(!opensslAvailable)('opens PFX files made by openssl 3, modern and -legacy (which Node TLS cannot read)', async () => {
     const cert = join(id.dir, id.manifest.files.transport_certificate);
     const key = join(id.dir, id.manifest.files.transport_key);
-    for (const [name, extra, nodeTlsReadable] of [['modern', [], true], ['legacy', ['-legacy'], false]] as const) {
+    for (const [name, extra, nodeTlsReadable] of [
+      ['modern', [], true],
+      ['legacy', ['-legacy'], false],
+    ] as const) {
       const pfx = join(scratch, `openssl-${name}.pfx`);
-      execFileSync('openssl', ['pkcs12', '-export', ...extra, '-in', cert, '-inkey', key, '-certfile',
-        join(id.dir, id.manifest.files.directory_issuing_ca), '-passout', 'pass:pw', '-out', pfx], { stdio: 'pipe' });
+      execFileSync(
+        'openssl',
+        [
+          'pkcs12',
+          '-export',
+          ...extra,
+          '-in',
+          cert,
+          '-inkey',
+          key,
+          '-certfile',
+          join(id.dir, id.manifest.files.directory_issuing_ca),
+          '-passout',
+          'pass:pw',
+          '-out',
+          pfx,
+        ],
+        { stdio: 'pipe' },
+      );
       const material = await loadTransportMaterial({ pfx, passphrase: 'pw' });
       expect(material.x509.fingerprint256, name).toBe(new X509Certificate(id.pem.transportCert).fingerprint256);
       expect(material.pfx?.nodeTlsReadable, name).toBe(nodeTlsReadable);
@@ -144,7 +164,11 @@ describe('certificateThumbprint', () => {
     expect(certificateThumbprint(id.pem.serverCert)).not.toBe(thumbprint);
     expect(await codeOf(Promise.resolve().then(() => certificateThumbprint('junk')))).toBe('ERR_CERT_INVALID');
     try {
-      const out = execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256', '-in', join(id.dir, id.manifest.files.transport_certificate)], { encoding: 'utf8' });
+      const out = execFileSync(
+        'openssl',
+        ['x509', '-noout', '-fingerprint', '-sha256', '-in', join(id.dir, id.manifest.files.transport_certificate)],
+        { encoding: 'utf8' },
+      );
       const hex = out.trim().split('=')[1]?.replaceAll(':', '') ?? '';
       expect(Buffer.from(hex, 'hex').toString('base64url')).toBe(thumbprint);
     } catch (error) {

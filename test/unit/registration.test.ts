@@ -40,7 +40,14 @@ beforeAll(async () => {
 });
 
 function claims(overrides: Partial<Parameters<typeof buildRegistrationClaims>[0]> = {}): RegistrationClaims {
-  return buildRegistrationClaims({ softwareStatement: identity.softwareStatement, statementClaims, authUrl: AUTH_URL, now, newJti: jti, ...overrides });
+  return buildRegistrationClaims({
+    softwareStatement: identity.softwareStatement,
+    statementClaims,
+    authUrl: AUTH_URL,
+    now,
+    newJti: jti,
+    ...overrides,
+  });
 }
 
 function codeOf(run: () => unknown): string | undefined {
@@ -55,10 +62,22 @@ function codeOf(run: () => unknown): string | undefined {
 
 /** The §2.1 table, claim by claim: name → type as the table gives it. */
 const TABLE: Record<string, 'string' | 'string[]' | 'integer'> = {
-  token_endpoint_auth_signing_alg: 'string', grant_types: 'string[]', subject_type: 'string', application_type: 'string',
-  iss: 'string', redirect_uris: 'string[]', token_endpoint_auth_method: 'string', aud: 'string', scope: 'string',
-  request_object_signing_alg: 'string', exp: 'integer', iat: 'integer', jti: 'string', response_types: 'string[]',
-  id_token_signed_response_alg: 'string', software_statement: 'string',
+  token_endpoint_auth_signing_alg: 'string',
+  grant_types: 'string[]',
+  subject_type: 'string',
+  application_type: 'string',
+  iss: 'string',
+  redirect_uris: 'string[]',
+  token_endpoint_auth_method: 'string',
+  aud: 'string',
+  scope: 'string',
+  request_object_signing_alg: 'string',
+  exp: 'integer',
+  iat: 'integer',
+  jti: 'string',
+  response_types: 'string[]',
+  id_token_signed_response_alg: 'string',
+  software_statement: 'string',
 };
 
 function typeOf(value: unknown): string {
@@ -114,23 +133,39 @@ describe('buildRegistrationClaims (docs/bank-interface.md §2.1)', () => {
     expect(signed.header).toEqual({ alg: 'PS256', kid: identity.manifest.kid, typ: 'JWT' });
     const jwk = identity.signingJwks.keys.find((key) => key.kid === identity.manifest.kid);
     expect(jwk).toBeDefined();
-    const { payload } = await jwtVerify(signed.jwt, await importJWK({ ...jwk, alg: 'PS256' }, 'PS256'), { audience: AUTH_URL, issuer: statementClaims.software_id, currentDate: NOW });
+    const { payload } = await jwtVerify(signed.jwt, await importJWK({ ...jwk, alg: 'PS256' }, 'PS256'), {
+      audience: AUTH_URL,
+      issuer: statementClaims.software_id,
+      currentDate: NOW,
+    });
     expect(payload).toEqual(signed.claims);
     expect(signed.claims).toEqual(claims());
   });
 });
 
 describe('checkRegistrationLocally', () => {
-  const base = () => ({ claims: claims(), kid: identity.manifest.kid, statementClaims, signingKey, statementJwks: identity.signingJwks, transportCertificatePem: identity.pem.transportCert, now });
+  const base = () => ({
+    claims: claims(),
+    kid: identity.manifest.kid,
+    statementClaims,
+    signingKey,
+    statementJwks: identity.signingJwks,
+    transportCertificatePem: identity.pem.transportCert,
+    now,
+  });
 
   it('passes the issued identity', () => {
     expect(codeOf(() => checkRegistrationLocally(base()))).toBeUndefined();
   });
   it('refuses iss ≠ software_id', () => {
-    expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: { ...claims(), iss: 'someone-else' } }))).toBe('ERR_REGISTRATION_INVALID');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: { ...claims(), iss: 'someone-else' } }))).toBe(
+      'ERR_REGISTRATION_INVALID',
+    );
   });
   it('refuses a redirect URI that is not in the statement, and none at all', () => {
-    expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: claims({ redirectUris: ['https://evil.example/cb'] }) }))).toBe('ERR_REDIRECT_URI_NOT_IN_SSA');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: claims({ redirectUris: ['https://evil.example/cb'] }) }))).toBe(
+      'ERR_REDIRECT_URI_NOT_IN_SSA',
+    );
     expect(codeOf(() => checkRegistrationLocally({ ...base(), claims: claims({ redirectUris: [] }) }))).toBe('ERR_REDIRECT_URI_MISSING');
   });
   it('refuses a kid that is not in the JWKS, and a key that is not the kid', () => {
@@ -148,15 +183,35 @@ describe('checkRegistrationLocally', () => {
   it('refuses an expired statement and an expired or not-yet-valid certificate', () => {
     const expired = { ...statementClaims, exp: Math.floor(NOW.getTime() / 1000) - 1 };
     expect(codeOf(() => checkRegistrationLocally({ ...base(), statementClaims: expired }))).toBe('ERR_SSA_EXPIRED');
-    expect(codeOf(() => checkRegistrationLocally({ ...base(), now: () => new Date('2099-01-01T00:00:00Z'), claims: claims({ now: () => new Date('2099-01-01T00:00:00Z') }) }))).toBe('ERR_CERT_EXPIRED');
-    expect(codeOf(() => checkRegistrationLocally({ ...base(), now: () => new Date('2000-01-01T00:00:00Z'), claims: claims({ now: () => new Date('2000-01-01T00:00:00Z') }) }))).toBe('ERR_CERT_NOT_YET_VALID');
+    expect(
+      codeOf(() =>
+        checkRegistrationLocally({
+          ...base(),
+          now: () => new Date('2099-01-01T00:00:00Z'),
+          claims: claims({ now: () => new Date('2099-01-01T00:00:00Z') }),
+        }),
+      ),
+    ).toBe('ERR_CERT_EXPIRED');
+    expect(
+      codeOf(() =>
+        checkRegistrationLocally({
+          ...base(),
+          now: () => new Date('2000-01-01T00:00:00Z'),
+          claims: claims({ now: () => new Date('2000-01-01T00:00:00Z') }),
+        }),
+      ),
+    ).toBe('ERR_CERT_NOT_YET_VALID');
   });
   it('refuses a transport certificate issued for another statement', async () => {
     const other = await getTestIdentity('second-tpp');
-    expect(codeOf(() => checkRegistrationLocally({ ...base(), transportCertificatePem: other.pem.transportCert }))).toBe('ERR_CERT_NOT_FOR_SSA');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), transportCertificatePem: other.pem.transportCert }))).toBe(
+      'ERR_CERT_NOT_FOR_SSA',
+    );
   });
   it('refuses roles without AISP or PISP', () => {
-    expect(codeOf(() => checkRegistrationLocally({ ...base(), statementClaims: { ...statementClaims, software_roles: ['CBPII'] } }))).toBe('ERR_REGISTRATION_INVALID');
+    expect(codeOf(() => checkRegistrationLocally({ ...base(), statementClaims: { ...statementClaims, software_roles: ['CBPII'] } }))).toBe(
+      'ERR_REGISTRATION_INVALID',
+    );
   });
 });
 
@@ -164,9 +219,16 @@ describe('registration store', () => {
   it('writes 0600, reads back by key, and dry-run never touches it', async () => {
     const stateDir = await mkdtemp(join(tmpdir(), 'obflow-reg-'));
     const record = {
-      version: 1 as const, software_id: statementClaims.software_id, target: 'sandbox', profile: 'strict-headless', auth_url: AUTH_URL,
-      registration_endpoint: 'https://127.0.0.1:1/dynamic-client-registration/v3.2/register', registered_at: NOW.toISOString(),
-      client_id: 'client-1', client_secret: 's3cret', metadata: { client_id: 'client-1', client_secret: 's3cret' },
+      version: 1 as const,
+      software_id: statementClaims.software_id,
+      target: 'sandbox',
+      profile: 'strict-headless',
+      auth_url: AUTH_URL,
+      registration_endpoint: 'https://127.0.0.1:1/dynamic-client-registration/v3.2/register',
+      registered_at: NOW.toISOString(),
+      client_id: 'client-1',
+      client_secret: 's3cret',
+      metadata: { client_id: 'client-1', client_secret: 's3cret' },
     };
     const path = await writeStoredRegistration(stateDir, record);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
@@ -174,8 +236,19 @@ describe('registration store', () => {
     expect(await readStoredRegistration(stateDir, key)).toEqual(record);
     expect(await readStoredRegistration(stateDir, { ...key, profile: 'permissive-headless' })).toBeUndefined();
 
-    const common = { stateDir, target: 'sandbox', profile: 'strict-headless', authUrl: AUTH_URL, registrationEndpoint: record.registration_endpoint,
-      softwareStatement: identity.softwareStatement, statementClaims, signingKey, kid: identity.manifest.kid, now, newJti: jti };
+    const common = {
+      stateDir,
+      target: 'sandbox',
+      profile: 'strict-headless',
+      authUrl: AUTH_URL,
+      registrationEndpoint: record.registration_endpoint,
+      softwareStatement: identity.softwareStatement,
+      statementClaims,
+      signingKey,
+      kid: identity.manifest.kid,
+      now,
+      newJti: jti,
+    };
     // Stored and not forced → reused without any network (no dispatcher given).
     const reused = await registerClient(common);
     expect(reused.kind).toBe('reused');
@@ -186,7 +259,8 @@ describe('registration store', () => {
 
 describe('transportError', () => {
   const url = 'https://bank.example:8443/dynamic-client-registration/v3.2/register';
-  const wrapped = (code: string, message = 'boom'): Error => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code }) });
+  const wrapped = (code: string, message = 'boom'): Error =>
+    Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code }) });
   it('maps TLS failures (by code or message) to ERR_REMOTE_TLS and the rest to ERR_REMOTE_UNREACHABLE', () => {
     const codeOf = (error: unknown): unknown => (isObflowError(error) ? error.code : error);
     expect(codeOf(transportError(wrapped('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), url, 'registration'))).toBe('ERR_REMOTE_TLS');

@@ -12,10 +12,18 @@ import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../..
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
 
 const TOKEN = 'eyJhbGciOiJQUzI1NiJ9.c2VjcmV0LXRva2VuLXZhbHVl.c2lnbmF0dXJl';
-const redact = (text: string) => text.split(TOKEN).join('[redacted]').replace(/eyJhbGciOi[A-Za-z0-9._-]*/g, '[redacted]');
+const redact = (text: string) =>
+  text
+    .split(TOKEN)
+    .join('[redacted]')
+    .replace(/eyJhbGciOi[A-Za-z0-9._-]*/g, '[redacted]');
 
 function environmentOf(values: Record<string, [string, 'secret' | 'default']>): PostmanEnvironment {
-  return { id: 'e', name: 'test', values: Object.entries(values).map(([key, [value, type]]) => ({ key, value, type, enabled: true })) } as PostmanEnvironment;
+  return {
+    id: 'e',
+    name: 'test',
+    values: Object.entries(values).map(([key, [value, type]]) => ({ key, value, type, enabled: true })),
+  } as PostmanEnvironment;
 }
 
 const environment = environmentOf({
@@ -28,17 +36,34 @@ const environment = environmentOf({
 function result(steps: string[], passed: boolean): RunResult {
   return {
     passed,
-    steps: steps.map((name) => ({ name, passed, requests: 1, assertions: { total: 1, failed: passed ? 0 : 1 }, failures: [], reports: [] })),
+    steps: steps.map((name) => ({
+      name,
+      passed,
+      requests: 1,
+      assertions: { total: 1, failed: passed ? 0 : 1 },
+      failures: [],
+      reports: [],
+    })),
     environment,
-    executions: [{ step: 'accounts', item: 'GET accounts', method: 'GET', url: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts', status: 200, json: { Data: { Account: [{ AccountId: 'acc-1', Nickname: 'Everyday' }] } } }],
+    executions: [
+      {
+        step: 'accounts',
+        item: 'GET accounts',
+        method: 'GET',
+        url: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts',
+        status: 200,
+        json: { Data: { Account: [{ AccountId: 'acc-1', Nickname: 'Everyday' }] } },
+      },
+    ],
   } as RunResult;
 }
 
-const jsonReporter: typeof htmlReporter = (context) => reportSubscriber(context, async (model: ReportModel) => {
-  const path = join(context.reportDir, 'model.json');
-  writeFileSync(path, JSON.stringify(model));
-  return [path];
-});
+const jsonReporter: typeof htmlReporter = (context) =>
+  reportSubscriber(context, async (model: ReportModel) => {
+    const path = join(context.reportDir, 'model.json');
+    writeFileSync(path, JSON.stringify(model));
+    return [path];
+  });
 
 async function feed(events: RunEvent[], reporter: typeof htmlReporter): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'obflow-report-'));
@@ -54,25 +79,88 @@ async function feed(events: RunEvent[], reporter: typeof htmlReporter): Promise<
 
 const at = '2026-11-23T16:00:00.000Z';
 const run: RunEvent[] = [
-  { type: 'start', startedAt: at, steps: [{ name: 'psu-consent', kind: 'local' }, { name: 'accounts', kind: 'collection' }, { name: 'transactions', kind: 'collection' }], origins: ['https://rs.example:8443'], target: { name: 'sandbox', profile: 'strict-headless' } },
-  { type: 'request', step: 'accounts', item: 'GET accounts', method: 'GET', url: `https://rs.example:8443/open-banking/v3.1/aisp/accounts?request=${TOKEN}`, status: 200, responseTime: 12, at },
+  {
+    type: 'start',
+    startedAt: at,
+    steps: [
+      { name: 'psu-consent', kind: 'local' },
+      { name: 'accounts', kind: 'collection' },
+      { name: 'transactions', kind: 'collection' },
+    ],
+    origins: ['https://rs.example:8443'],
+    target: { name: 'sandbox', profile: 'strict-headless' },
+  },
+  {
+    type: 'request',
+    step: 'accounts',
+    item: 'GET accounts',
+    method: 'GET',
+    url: `https://rs.example:8443/open-banking/v3.1/aisp/accounts?request=${TOKEN}`,
+    status: 200,
+    responseTime: 12,
+    at,
+  },
   { type: 'assertion', step: 'accounts', item: 'GET accounts', name: 'status is 200', status: 'passed' },
-  { type: 'assertion', step: 'accounts', item: 'GET accounts', name: 'token not echoed', status: 'failed', message: `expected '${TOKEN.slice(0, 20)}…' to be empty` },
+  {
+    type: 'assertion',
+    step: 'accounts',
+    item: 'GET accounts',
+    name: 'token not echoed',
+    status: 'failed',
+    message: `expected '${TOKEN.slice(0, 20)}…' to be empty`,
+  },
   { type: 'assertion', step: 'accounts', item: 'GET accounts', name: 'skipped check', status: 'skipped' },
-  { type: 'step', phase: 'end', step: 'accounts', kind: 'collection', at, result: { name: 'accounts', passed: false, requests: 1, assertions: { total: 2, failed: 1 }, failures: [], reports: [] } },
-  { type: 'step', phase: 'end', step: 'psu-consent', kind: 'local', at, result: { name: 'psu-consent', passed: true, requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] } },
+  {
+    type: 'step',
+    phase: 'end',
+    step: 'accounts',
+    kind: 'collection',
+    at,
+    result: { name: 'accounts', passed: false, requests: 1, assertions: { total: 2, failed: 1 }, failures: [], reports: [] },
+  },
+  {
+    type: 'step',
+    phase: 'end',
+    step: 'psu-consent',
+    kind: 'local',
+    at,
+    result: { name: 'psu-consent', passed: true, requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] },
+  },
   { type: 'done', finishedAt: at, result: result(['psu-consent', 'accounts'], false) },
 ];
 
 describe('the report from run events', () => {
   it('json: steps in the planned order, requests without their query, assertions with messages, redacted; a run that stopped early failed', async () => {
-    const model = JSON.parse(await feed(run, jsonReporter)) as Record<string, unknown> & { steps: { name: string; local?: boolean; requests: { path: string; status: number; ms: number; assertions: { name: string; passed: boolean; message?: string }[] }[] }[] };
-    expect(model).toMatchObject({ bank: 'obflow sandbox (emulator)', profile: 'strict-headless', ranAt: at, runner: 'obflow', passed: false, totals: { requests: 1, assertions: 2, failed: 1 } });
+    const model = JSON.parse(await feed(run, jsonReporter)) as Record<string, unknown> & {
+      steps: {
+        name: string;
+        local?: boolean;
+        requests: { path: string; status: number; ms: number; assertions: { name: string; passed: boolean; message?: string }[] }[];
+      }[];
+    };
+    expect(model).toMatchObject({
+      bank: 'obflow sandbox (emulator)',
+      profile: 'strict-headless',
+      ranAt: at,
+      runner: 'obflow',
+      passed: false,
+      totals: { requests: 1, assertions: 2, failed: 1 },
+    });
     expect(model.steps.map((step) => step.name)).toEqual(['psu-consent', 'accounts']);
     expect(model.steps[0]?.local).toBe(true);
     expect(model.steps[1]?.requests[0]).toMatchObject({ path: '/open-banking/v3.1/aisp/accounts', status: 200, ms: 12 });
-    expect(model.steps[1]?.requests[0]?.assertions).toEqual([{ name: 'status is 200', passed: true }, { name: 'token not echoed', passed: false, message: "expected '[redacted]…' to be empty" }]);
-    expect(model.accounts).toEqual([{ accountId: 'acc-1', label: 'Everyday', balance: { amount: '10.00', currency: 'GBP', creditDebitIndicator: 'Debit' }, transactions: 0 }]);
+    expect(model.steps[1]?.requests[0]?.assertions).toEqual([
+      { name: 'status is 200', passed: true },
+      { name: 'token not echoed', passed: false, message: "expected '[redacted]…' to be empty" },
+    ]);
+    expect(model.accounts).toEqual([
+      {
+        accountId: 'acc-1',
+        label: 'Everyday',
+        balance: { amount: '10.00', currency: 'GBP', creditDebitIndicator: 'Debit' },
+        transactions: 0,
+      },
+    ]);
   });
 
   it('html: one self-contained document (no script, no external resource), secrets absent, a zero count shown as 0', async () => {
@@ -101,9 +189,18 @@ describe('the workspace, pure parts', () => {
   it('empties every secret and clears the state of earlier runs; with secrets keeps the bank-issued ones only', () => {
     const value = (env: PostmanEnvironment, key: string) => env.values.find((entry) => entry.key === key)?.value;
     const plain = workspaceEnvironment(saved, false);
-    expect([value(plain, 'basicToken'), value(plain, 'access_token'), value(plain, 'consent_id'), value(plain, 'psu_login_hint')]).toEqual(['', '', '', 'alex']);
+    expect([value(plain, 'basicToken'), value(plain, 'access_token'), value(plain, 'consent_id'), value(plain, 'psu_login_hint')]).toEqual([
+      '',
+      '',
+      '',
+      'alex',
+    ]);
     const withSecrets = workspaceEnvironment(saved, true);
-    expect([value(withSecrets, 'basicToken'), value(withSecrets, 'access_token'), value(withSecrets, 'consent_id')]).toEqual(['YmFzaWM=', '', '']);
+    expect([value(withSecrets, 'basicToken'), value(withSecrets, 'access_token'), value(withSecrets, 'consent_id')]).toEqual([
+      'YmFzaWM=',
+      '',
+      '',
+    ]);
   });
 
   it('one certificate row per bank origin, port 443 when the address has none; never the redirect URI', () => {
@@ -114,12 +211,20 @@ describe('the workspace, pure parts', () => {
   });
 
   it('the flow picture names the origin of each step, run-time URLs by the address they are built on', () => {
-    const flow = { item: [
-      { name: 'psu-consent', item: [{ name: 'consent', request: { url: { raw: '{{consent_url}}' } } }] },
-      { name: 'accounts', item: [{ name: 'GET accounts', request: { url: '{{rs}}/open-banking/v3.1/aisp/accounts' } }] },
-    ] };
-    const steps = flowSteps(flow, environmentOf({ rs: ['https://rs.example:8443', 'default'], authEndpoint: ['https://auth.example/authorize', 'default'] }));
-    expect(steps).toEqual([{ name: 'psu-consent', origins: ['https://auth.example:443'] }, { name: 'accounts', origins: ['https://rs.example:8443'] }]);
+    const flow = {
+      item: [
+        { name: 'psu-consent', item: [{ name: 'consent', request: { url: { raw: '{{consent_url}}' } } }] },
+        { name: 'accounts', item: [{ name: 'GET accounts', request: { url: '{{rs}}/open-banking/v3.1/aisp/accounts' } }] },
+      ],
+    };
+    const steps = flowSteps(
+      flow,
+      environmentOf({ rs: ['https://rs.example:8443', 'default'], authEndpoint: ['https://auth.example/authorize', 'default'] }),
+    );
+    expect(steps).toEqual([
+      { name: 'psu-consent', origins: ['https://auth.example:443'] },
+      { name: 'accounts', origins: ['https://rs.example:8443'] },
+    ]);
     const svg = flowSvg(steps, ['https://auth.example:443', 'https://rs.example:8443']);
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     expect(svg).toContain('1. psu-consent');

@@ -57,17 +57,31 @@ describe('sslClientCertList', () => {
     expect(bankOriginsOf(values, [])).toEqual(['https://127.0.0.1:8443', 'https://127.0.0.1:9443', 'https://tpp.obflow.example:443']);
     expect(matchPatternOf('https://bank.example')).toBe('https://bank.example:443/*');
     const list = buildSslClientCertList({ origins: bankOriginsOf(values), transport: { cert: '/c.pem', key: '/k.pem' } });
-    expect(list).toEqual([{ name: 'obflow transport certificate', matches: ['https://127.0.0.1:8443/*', 'https://127.0.0.1:9443/*'], key: { src: '/k.pem' }, cert: { src: '/c.pem' } }]);
-    expect(buildSslClientCertList({ origins: ['https://a.example:1'], transport: { pfx: '/t.pfx', passphrase: 'pw' } })[0]).toEqual({ name: 'obflow transport certificate', matches: ['https://a.example:1/*'], pfx: { src: '/t.pfx' }, passphrase: 'pw' });
+    expect(list).toEqual([
+      {
+        name: 'obflow transport certificate',
+        matches: ['https://127.0.0.1:8443/*', 'https://127.0.0.1:9443/*'],
+        key: { src: '/k.pem' },
+        cert: { src: '/c.pem' },
+      },
+    ]);
+    expect(buildSslClientCertList({ origins: ['https://a.example:1'], transport: { pfx: '/t.pfx', passphrase: 'pw' } })[0]).toEqual({
+      name: 'obflow transport certificate',
+      matches: ['https://a.example:1/*'],
+      pfx: { src: '/t.pfx' },
+      passphrase: 'pw',
+    });
     expect(() => buildSslClientCertList({ origins: [], transport: { cert: '/c', key: '/k' } })).toThrow(TypeError);
   });
 
-  it('matches with postman-collection\'s own matcher: a port-less pattern silently misses a non-443 port', () => {
+  it("matches with postman-collection's own matcher: a port-less pattern silently misses a non-443 port", () => {
     const portless: SslClientCert[] = [{ name: 'portless', matches: ['https://127.0.0.1/*'], key: { src: '/k' }, cert: { src: '/c' } }];
     expect(certificateFor(portless, 'https://127.0.0.1:8443/open-banking/v3.1/aisp/accounts')).toBeUndefined();
     expect(certificateFor(portless, 'https://127.0.0.1/x')?.name).toBe('portless');
     const qualified = buildSslClientCertList({ origins: ['https://127.0.0.1:8443'], transport: { cert: '/c', key: '/k' } });
-    expect(certificateFor(qualified, 'https://127.0.0.1:8443/open-banking/v3.1/aisp/accounts?x=1')?.name).toBe('obflow transport certificate');
+    expect(certificateFor(qualified, 'https://127.0.0.1:8443/open-banking/v3.1/aisp/accounts?x=1')?.name).toBe(
+      'obflow transport certificate',
+    );
     expect(certificateFor(qualified, 'https://127.0.0.1:9443/token')).toBeUndefined();
   });
 
@@ -114,17 +128,25 @@ describe('preflightClientCertificates', () => {
 
   it('accepts the issued PEM pair', async () => {
     const paths = identity.paths.transport as { cert: string; key: string };
-    expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], cert: { src: paths.cert }, key: { src: paths.key } })))).toBeUndefined();
+    expect(
+      await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], cert: { src: paths.cert }, key: { src: paths.key } }))),
+    ).toBeUndefined();
   });
   it('refuses a missing file before anything is sent', async () => {
     const paths = identity.paths.transport as { cert: string; key: string };
-    expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], cert: { src: join(dir, 'nope.pem') }, key: { src: paths.key } })))).toBe('ERR_FILE_MISSING');
+    expect(
+      await codeOf(() =>
+        preflightClientCertificates(list({ name: 't', matches: [], cert: { src: join(dir, 'nope.pem') }, key: { src: paths.key } })),
+      ),
+    ).toBe('ERR_FILE_MISSING');
   });
-  it('refuses a key that is not the certificate\'s', async () => {
+  it("refuses a key that is not the certificate's", async () => {
     const paths = identity.paths.transport as { cert: string; key: string };
     const otherKey = join(dir, 'other-key.pem');
     await writeFile(otherKey, foreign.pem.transportKey);
-    expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], cert: { src: paths.cert }, key: { src: otherKey } })))).toBe('ERR_CERT_KEY_MISMATCH');
+    expect(
+      await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], cert: { src: paths.cert }, key: { src: otherKey } }))),
+    ).toBe('ERR_CERT_KEY_MISMATCH');
   });
   it('refuses an entry without files, and a PFX with the wrong passphrase', async () => {
     expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [] })))).toBe('ERR_CERT_MISSING');
@@ -133,8 +155,12 @@ describe('preflightClientCertificates', () => {
     const p12 = forge.pkcs12.toPkcs12Asn1(key, [cert], 'right-pass', { algorithm: 'aes256' });
     const pfxPath = join(dir, 'transport.pfx');
     await writeFile(pfxPath, Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'));
-    expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], pfx: { src: pfxPath }, passphrase: 'right-pass' })))).toBeUndefined();
-    expect(await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], pfx: { src: pfxPath }, passphrase: 'wrong' })))).toBe('ERR_PFX_PASSPHRASE');
+    expect(
+      await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], pfx: { src: pfxPath }, passphrase: 'right-pass' }))),
+    ).toBeUndefined();
+    expect(
+      await codeOf(() => preflightClientCertificates(list({ name: 't', matches: [], pfx: { src: pfxPath }, passphrase: 'wrong' }))),
+    ).toBe('ERR_PFX_PASSPHRASE');
   });
   it('uses the material the caller holds for the files it was loaded from (no second read), and still finds a file gone', async () => {
     const cert = join(dir, 'held-cert.pem');
@@ -162,11 +188,16 @@ describe('writeSslClientCertList', () => {
     const { writeSslClientCertList } = await import('../../src/run/certificates.js');
     const { readFile, stat } = await import('node:fs/promises');
     const dir = await mkdtemp(join(tmpdir(), 'obflow-certlist-'));
-    const list = buildSslClientCertList({ origins: ['https://127.0.0.1:8443'], transport: { pfx: '/t.pfx', passphrase: 'correct horse battery' } });
+    const list = buildSslClientCertList({
+      origins: ['https://127.0.0.1:8443'],
+      transport: { pfx: '/t.pfx', passphrase: 'correct horse battery' },
+    });
     const path = await writeSslClientCertList(join(dir, 'ssl-client-cert-list.json'), list);
     const text = await readFile(path, 'utf8');
     expect(text).not.toContain('correct horse battery');
-    expect(JSON.parse(text)).toEqual([{ name: 'obflow transport certificate', matches: ['https://127.0.0.1:8443/*'], pfx: { src: '/t.pfx' } }]);
+    expect(JSON.parse(text)).toEqual([
+      { name: 'obflow transport certificate', matches: ['https://127.0.0.1:8443/*'], pfx: { src: '/t.pfx' } },
+    ]);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(list[0]?.passphrase).toBe('correct horse battery');
   });

@@ -19,16 +19,27 @@ const codeOf = (run: () => unknown): string => {
 
 describe('readConsentRedirect', () => {
   it('reads code and id_token from the fragment, code from the query', () => {
-    expect(readConsentRedirect(`${REDIRECT}#code=c1&id_token=t1&state=s1`, { redirectUri: REDIRECT, state: 's1' })).toEqual({ code: 'c1', idToken: 't1', state: 's1' });
-    expect(readConsentRedirect(` ${REDIRECT}?code=c2&state=s1 `, { redirectUri: REDIRECT, state: 's1' })).toEqual({ code: 'c2', state: 's1' });
+    expect(readConsentRedirect(`${REDIRECT}#code=c1&id_token=t1&state=s1`, { redirectUri: REDIRECT, state: 's1' })).toEqual({
+      code: 'c1',
+      idToken: 't1',
+      state: 's1',
+    });
+    expect(readConsentRedirect(` ${REDIRECT}?code=c2&state=s1 `, { redirectUri: REDIRECT, state: 's1' })).toEqual({
+      code: 'c2',
+      state: 's1',
+    });
   });
 
   it('refuses what is not the redirect, an error, another state, no code', () => {
     expect(codeOf(() => readConsentRedirect('not a url', { redirectUri: REDIRECT }))).toBe('ERR_USAGE');
     expect(codeOf(() => readConsentRedirect('https://evil.example/callback?code=c', { redirectUri: REDIRECT }))).toBe('ERR_USAGE');
     expect(codeOf(() => readConsentRedirect(`${REDIRECT}/other?code=c`, { redirectUri: REDIRECT }))).toBe('ERR_USAGE');
-    expect(codeOf(() => readConsentRedirect(`${REDIRECT}#error=access_denied&state=s1`, { redirectUri: REDIRECT, state: 's1' }))).toBe('ERR_CONSENT_REJECTED');
-    expect(codeOf(() => readConsentRedirect(`${REDIRECT}#code=c&state=other`, { redirectUri: REDIRECT, state: 's1' }))).toBe('ERR_REMOTE_RESPONSE');
+    expect(codeOf(() => readConsentRedirect(`${REDIRECT}#error=access_denied&state=s1`, { redirectUri: REDIRECT, state: 's1' }))).toBe(
+      'ERR_CONSENT_REJECTED',
+    );
+    expect(codeOf(() => readConsentRedirect(`${REDIRECT}#code=c&state=other`, { redirectUri: REDIRECT, state: 's1' }))).toBe(
+      'ERR_REMOTE_RESPONSE',
+    );
     expect(codeOf(() => readConsentRedirect(`${REDIRECT}#state=s1`, { redirectUri: REDIRECT, state: 's1' }))).toBe('ERR_REMOTE_RESPONSE');
   });
 });
@@ -55,7 +66,10 @@ describe('manualConsentStep', () => {
   });
 
   it('a hand-edited redirectUrl that is not a URL: a coded error naming what to redo', async () => {
-    const broken = { ...environment, values: environment.values.map((entry) => (entry.key === 'redirectUrl' ? { ...entry, value: 'callback' } : entry)) };
+    const broken = {
+      ...environment,
+      values: environment.values.map((entry) => (entry.key === 'redirectUrl' ? { ...entry, value: 'callback' } : entry)),
+    };
     const step = manualConsentStep({ ask: async () => `${REDIRECT}#code=c&state=s1` });
     if (!('local' in step)) throw new TypeError('a local step');
     await expect(step.local(broken)).rejects.toMatchObject({ code: 'ERR_FILE_UNREADABLE' });

@@ -58,24 +58,41 @@ describe('consent scripts', () => {
 
   it('defaults: 5 minutes for the consent, 30 s a step; --consent-timeout is flow.browser.timeoutSeconds', async () => {
     const browser = settingsFrom({});
-    expect([browser.timeoutSeconds, browser.stepTimeoutSeconds, browser.credentials, browser.executablePath]).toEqual([300, 30, SOURCE, '/usr/bin/chromium']);
-    const { config } = loadConfig({ cwd: await mkdtemp(join(tmpdir(), 'obflow-psu-')), env: { OBFLOW_PSU_USERNAME: 'u', OBFLOW_PSU_PASSWORD: 'p' }, flags: { flow: { browser: { timeoutSeconds: 12 } } } });
+    expect([browser.timeoutSeconds, browser.stepTimeoutSeconds, browser.credentials, browser.executablePath]).toEqual([
+      300,
+      30,
+      SOURCE,
+      '/usr/bin/chromium',
+    ]);
+    const { config } = loadConfig({
+      cwd: await mkdtemp(join(tmpdir(), 'obflow-psu-')),
+      env: { OBFLOW_PSU_USERNAME: 'u', OBFLOW_PSU_PASSWORD: 'p' },
+      flags: { flow: { browser: { timeoutSeconds: 12 } } },
+    });
     expect(config.flow.browser.timeoutSeconds).toBe(12);
   });
 });
 
 describe('PSU credentials', () => {
   it('from the environment; only what the script types', async () => {
-    expect(await readPsuCredentials(['password', 'username'], SOURCE, { OBFLOW_PSU_USERNAME: 'u1', OBFLOW_PSU_PASSWORD: 'p1' })).toEqual({ username: 'u1', password: 'p1' });
+    expect(await readPsuCredentials(['password', 'username'], SOURCE, { OBFLOW_PSU_USERNAME: 'u1', OBFLOW_PSU_PASSWORD: 'p1' })).toEqual({
+      username: 'u1',
+      password: 'p1',
+    });
     expect(await readPsuCredentials([], SOURCE, {})).toEqual({});
-    expect(await readPsuCredentials(['username'], { ...SOURCE, usernameEnv: 'BANK_A_USER' }, { BANK_A_USER: 'a' })).toEqual({ username: 'a' });
+    expect(await readPsuCredentials(['username'], { ...SOURCE, usernameEnv: 'BANK_A_USER' }, { BANK_A_USER: 'a' })).toEqual({
+      username: 'a',
+    });
   });
 
   it('from a secret file where the environment has none; the environment wins', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'obflow-psu-'));
     const file = join(dir, 'psu.json');
     await writeFile(file, JSON.stringify({ username: 'fu', password: 'fp' }), { mode: 0o600 });
-    expect(await readPsuCredentials(['password', 'username'], { ...SOURCE, file }, { OBFLOW_PSU_USERNAME: 'eu' })).toEqual({ username: 'eu', password: 'fp' });
+    expect(await readPsuCredentials(['password', 'username'], { ...SOURCE, file }, { OBFLOW_PSU_USERNAME: 'eu' })).toEqual({
+      username: 'eu',
+      password: 'fp',
+    });
   });
 
   it('missing, unreadable, or the config file itself: ERR_PSU_CREDENTIALS, never echoing a value', async () => {
@@ -84,7 +101,9 @@ describe('PSU credentials', () => {
     expect(await codeOf(readPsuCredentials(['password'], { ...SOURCE, file: join(dir, 'none.json') }, {}))).toBe('ERR_PSU_CREDENTIALS');
     const config = join(dir, 'obflow.config.json');
     await writeFile(config, JSON.stringify({ target: 'bank', password: 'not-to-be-shown' }));
-    const error = await readPsuCredentials(['password'], { ...SOURCE, file: config }, {}).catch((caught: unknown) => caught as Error & { code: string });
+    const error = await readPsuCredentials(['password'], { ...SOURCE, file: config }, {}).catch(
+      (caught: unknown) => caught as Error & { code: string },
+    );
     expect(error).toMatchObject({ code: 'ERR_PSU_CREDENTIALS' });
     expect((error as Error).message).toContain('(it has target)');
     expect((error as Error).message).not.toContain('not-to-be-shown');
@@ -92,7 +111,12 @@ describe('PSU credentials', () => {
 
   it('the embedded sandbox logs in as its test user; a bank reads the environment only when a script types it', async () => {
     const sandbox = await browserConsentOptions(settingsFrom({}), { sandboxUser: { username: 'sam', password: 'sam-sandbox-2' }, env: {} });
-    expect(sandbox).toMatchObject({ script: SANDBOX_CONSENT_SCRIPT, credentials: { username: 'sam' }, timeoutMs: 300_000, stepTimeoutMs: 30_000 });
+    expect(sandbox).toMatchObject({
+      script: SANDBOX_CONSENT_SCRIPT,
+      credentials: { username: 'sam' },
+      timeoutMs: 300_000,
+      stepTimeoutMs: 30_000,
+    });
     const person = await browserConsentOptions(settingsFrom({}), { env: {} });
     expect([person.script, person.credentials]).toEqual([undefined, {}]);
     expect(await codeOf(browserConsentOptions(settingsFrom({ script: 'sandbox' }), { env: {} }))).toBe('ERR_PSU_CREDENTIALS');

@@ -12,7 +12,9 @@ import { buildJsonReport, type RunEvent, type RunSubscriber } from '../../src/ru
 const TOKEN = 'eyJhbGciOiJQUzI1NiJ9.payload.signature';
 const at = '2026-01-01T00:00:00.000Z';
 const environment = {
-  id: 'e', name: 'e', _postman_variable_scope: 'environment' as const,
+  id: 'e',
+  name: 'e',
+  _postman_variable_scope: 'environment' as const,
   values: [
     { key: 'access_token', value: TOKEN, type: 'secret' as const, enabled: true },
     { key: 'auth_code', value: 'abc', type: 'secret' as const, enabled: true },
@@ -20,10 +22,26 @@ const environment = {
   ],
 };
 const request: RunEvent = {
-  type: 'request', step: 'accounts', item: 'accounts: GET', method: 'GET', url: `https://bank.example:8443/aisp/accounts?t=${TOKEN}`,
-  status: 200, statusText: 'OK', responseTime: 12, responseSize: 345, json: { Data: { Note: `token ${TOKEN.slice(0, 20)}…` } }, at,
+  type: 'request',
+  step: 'accounts',
+  item: 'accounts: GET',
+  method: 'GET',
+  url: `https://bank.example:8443/aisp/accounts?t=${TOKEN}`,
+  status: 200,
+  statusText: 'OK',
+  responseTime: 12,
+  responseSize: 345,
+  json: { Data: { Note: `token ${TOKEN.slice(0, 20)}…` } },
+  at,
 };
-const assertion: RunEvent = { type: 'assertion', step: 'accounts', item: 'accounts: GET', name: 'token not echoed', status: 'failed', message: `expected '${TOKEN.slice(0, 24)}…' to equal 'x'` };
+const assertion: RunEvent = {
+  type: 'assertion',
+  step: 'accounts',
+  item: 'accounts: GET',
+  name: 'token not echoed',
+  status: 'failed',
+  message: `expected '${TOKEN.slice(0, 24)}…' to equal 'x'`,
+};
 
 function redactor(): Redactor {
   const known = new Redactor(new Set(['access_token']));
@@ -39,7 +57,11 @@ describe('EventDispatch', () => {
     dispatch.emit(assertion);
     const text = JSON.stringify(seen);
     expect(text).not.toContain(TOKEN.slice(0, 12));
-    expect(seen[0]).toMatchObject({ url: 'https://bank.example:8443/aisp/accounts?t=[redacted]', json: { Data: { Note: 'token [redacted]…' } }, status: 200 });
+    expect(seen[0]).toMatchObject({
+      url: 'https://bank.example:8443/aisp/accounts?t=[redacted]',
+      json: { Data: { Note: 'token [redacted]…' } },
+      status: 200,
+    });
     expect(seen[1]).toMatchObject({ message: "expected '[redacted]…' to equal 'x'" });
   });
 
@@ -48,13 +70,22 @@ describe('EventDispatch', () => {
     const dispatch = new EventDispatch(redactor(), [{ onEvent: (event) => void seen.push(event) }]);
     dispatch.emit({ type: 'done', finishedAt: at, result: { passed: true, steps: [], environment, executions: [] } });
     const done = seen[0];
-    expect(done?.type === 'done' ? done.result.environment.values.map((entry) => entry.value) : []).toEqual(['[redacted]', '[redacted]', 'https://bank.example:8443']);
+    expect(done?.type === 'done' ? done.result.environment.values.map((entry) => entry.value) : []).toEqual([
+      '[redacted]',
+      '[redacted]',
+      'https://bank.example:8443',
+    ]);
     expect(environment.values[0]?.value).toBe(TOKEN); // the caller's own result keeps its environment
   });
 
   it('keeps each subscriber in order on its own queue; a synchronous one is current at once; an error surfaces on settle', async () => {
     const order: string[] = [];
-    const slow: RunSubscriber = { onEvent: async (event) => { await new Promise((resolve) => setTimeout(resolve, 5)); order.push(`slow ${event.type}`); } };
+    const slow: RunSubscriber = {
+      onEvent: async (event) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        order.push(`slow ${event.type}`);
+      },
+    };
     const quick: RunSubscriber = { onEvent: (event) => void order.push(`quick ${event.type}`) };
     const dispatch = new EventDispatch(redactor(), [slow, quick]);
     dispatch.emit(request);
@@ -63,7 +94,13 @@ describe('EventDispatch', () => {
     await dispatch.settle();
     expect(order).toEqual(['quick request', 'quick assertion', 'slow request', 'slow assertion']);
 
-    const failing = new EventDispatch(redactor(), [{ onEvent: () => { throw new Error('disk full'); } }]);
+    const failing = new EventDispatch(redactor(), [
+      {
+        onEvent: () => {
+          throw new Error('disk full');
+        },
+      },
+    ]);
     failing.emit(request);
     await expect(failing.settle()).rejects.toThrow('disk full');
   });
@@ -73,10 +110,14 @@ describe('views of the events', () => {
   it('progress lines: a step header, the request without its query, ✓/✗ per assertion, nothing for skipped', () => {
     expect(progressLines({ type: 'step', phase: 'begin', step: 'accounts', kind: 'collection', at })).toEqual(['▸ accounts']);
     expect(progressLines(request)).toEqual(['  accounts: GET  GET /aisp/accounts → 200']);
-    expect(progressLines({ type: 'assertion', step: 'accounts', item: 'i', name: 'status is 200', status: 'passed' })).toEqual(['    ✓ status is 200']);
+    expect(progressLines({ type: 'assertion', step: 'accounts', item: 'i', name: 'status is 200', status: 'passed' })).toEqual([
+      '    ✓ status is 200',
+    ]);
     expect(progressLines({ type: 'assertion', step: 'accounts', item: 'i', name: 'later', status: 'skipped' })).toEqual([]);
     const failure = { kind: 'unreachable' as const, item: 'i', origin: 'https://h:1', message: 'connect ECONNREFUSED' };
-    expect(progressLines({ type: 'request', step: 's', item: 'i', method: 'GET', url: 'https://h:1/x', failure, at })).toEqual(['  i  GET /x → error: connect ECONNREFUSED']);
+    expect(progressLines({ type: 'request', step: 's', item: 'i', method: 'GET', url: 'https://h:1/x', failure, at })).toEqual([
+      '  i  GET /x → error: connect ECONNREFUSED',
+    ]);
   });
 
   it('the JSON report puts each assertion under its request and keeps no body', () => {
@@ -87,7 +128,11 @@ describe('views of the events', () => {
       { type: 'assertion', step: 'accounts', item: 'accounts: GET', name: 'status is 200', status: 'passed' },
       { type: 'done', finishedAt: at, result: { passed: true, steps: [], environment, executions: [] } },
     ]);
-    expect(report.steps[0]?.requests[0]).toMatchObject({ status: 200, responseTime: 12, assertions: [{ name: 'status is 200', status: 'passed' }] });
+    expect(report.steps[0]?.requests[0]).toMatchObject({
+      status: 200,
+      responseTime: 12,
+      assertions: [{ name: 'status is 200', status: 'passed' }],
+    });
     expect(report.steps[0]?.requests[0]).not.toHaveProperty('json');
     expect(report).toMatchObject({ version: 1, passed: true, origins: ['https://bank.example:8443'] });
   });

@@ -23,7 +23,12 @@ import {
 } from '../../src/state/addresses.js';
 import { getTestIdentity } from '../helpers/identity.js';
 
-const urls = { auth_url: 'https://127.0.0.1:2/strict-headless', token_url: 'https://127.0.0.1:2/strict-headless/token', discovery_url: 'https://127.0.0.1:2/strict-headless/.well-known/openid-configuration', authorization_endpoint: 'https://127.0.0.1:2/strict-headless/authorize' };
+const urls = {
+  auth_url: 'https://127.0.0.1:2/strict-headless',
+  token_url: 'https://127.0.0.1:2/strict-headless/token',
+  discovery_url: 'https://127.0.0.1:2/strict-headless/.well-known/openid-configuration',
+  authorization_endpoint: 'https://127.0.0.1:2/strict-headless/authorize',
+};
 const addresses: SandboxAddresses = {
   sandbox_base_url: 'https://127.0.0.1:1',
   registration_endpoint: 'https://127.0.0.1:1/dynamic-client-registration/v3.2/register',
@@ -53,9 +58,19 @@ describe('sandbox PSU user', () => {
 });
 
 describe('bank target: bank.server_ca', () => {
-  const bankConfig = (serverCa: string[]) => configSchema.parse({ target: 'bank', bank: { auth_url: 'https://auth.bank.example', sandbox_base_url: 'https://api.bank.example', server_ca: serverCa }, identity: {
-    softwareStatement: 's.jwt', transport: { cert: 'c.pem', key: 'k.pem' }, signing: { key: 'k.pem', kid: 'k' }, directoryRoots: ['r.pem'], directoryIssuing: ['i.pem'], directoryJwks: 'j.json',
-  } });
+  const bankConfig = (serverCa: string[]) =>
+    configSchema.parse({
+      target: 'bank',
+      bank: { auth_url: 'https://auth.bank.example', sandbox_base_url: 'https://api.bank.example', server_ca: serverCa },
+      identity: {
+        softwareStatement: 's.jwt',
+        transport: { cert: 'c.pem', key: 'k.pem' },
+        signing: { key: 'k.pem', kid: 'k' },
+        directoryRoots: ['r.pem'],
+        directoryIssuing: ['i.pem'],
+        directoryJwks: 'j.json',
+      },
+    });
   async function failure(serverCa: string[]): Promise<{ code: string; message: string } | undefined> {
     try {
       await bankTarget(bankConfig(serverCa));
@@ -72,9 +87,18 @@ describe('bank target: bank.server_ca', () => {
     const good = join(dir, 'root.pem');
     await writeFile(good, pem.rootCa);
     await writeFile(join(dir, 'notes.txt'), 'not a certificate');
-    expect(await failure([good, dir])).toMatchObject({ code: 'ERR_FILE_UNREADABLE', message: expect.stringContaining('bank.server_ca.1') as unknown });
-    expect(await failure([join(dir, 'none.pem')])).toMatchObject({ code: 'ERR_FILE_MISSING', message: expect.stringContaining('bank.server_ca.0') as unknown });
-    expect(await failure([join(dir, 'notes.txt')])).toMatchObject({ code: 'ERR_FILE_UNREADABLE', message: expect.stringContaining('bank.server_ca.0') as unknown });
+    expect(await failure([good, dir])).toMatchObject({
+      code: 'ERR_FILE_UNREADABLE',
+      message: expect.stringContaining('bank.server_ca.1') as unknown,
+    });
+    expect(await failure([join(dir, 'none.pem')])).toMatchObject({
+      code: 'ERR_FILE_MISSING',
+      message: expect.stringContaining('bank.server_ca.0') as unknown,
+    });
+    expect(await failure([join(dir, 'notes.txt')])).toMatchObject({
+      code: 'ERR_FILE_UNREADABLE',
+      message: expect.stringContaining('bank.server_ca.0') as unknown,
+    });
     const target = await bankTarget(bankConfig([good]));
     expect(target.serverCaPem).toEqual([pem.rootCa]);
   });
@@ -156,8 +180,20 @@ describe('target details', () => {
   it('a bank target builds its registration and helper URLs with the shared builders and keeps bank.token_url', async () => {
     const config = configSchema.parse({
       target: 'bank',
-      bank: { auth_url: 'https://auth.bank.example/', sandbox_base_url: 'https://api.bank.example/sandbox/', token_url: 'https://mtls.bank.example:4201/token', environment_helper_path: '/helper/v1.0/postman/environment?x=1' },
-      identity: { softwareStatement: 's.jwt', transport: { cert: 'c.pem', key: 'k.pem' }, signing: { key: 'k.pem', kid: 'k' }, directoryRoots: ['r.pem'], directoryIssuing: ['i.pem'], directoryJwks: 'j.json' },
+      bank: {
+        auth_url: 'https://auth.bank.example/',
+        sandbox_base_url: 'https://api.bank.example/sandbox/',
+        token_url: 'https://mtls.bank.example:4201/token',
+        environment_helper_path: '/helper/v1.0/postman/environment?x=1',
+      },
+      identity: {
+        softwareStatement: 's.jwt',
+        transport: { cert: 'c.pem', key: 'k.pem' },
+        signing: { key: 'k.pem', kid: 'k' },
+        directoryRoots: ['r.pem'],
+        directoryIssuing: ['i.pem'],
+        directoryJwks: 'j.json',
+      },
     });
     const target = await bankTarget(config);
     expect(target.registrationEndpoint).toBe('https://api.bank.example/sandbox/dynamic-client-registration/v3.2/register');

@@ -5,9 +5,21 @@ import { describe, expect, it } from 'vitest';
 
 import { mergeEnvironment } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
-import { batchCollection, buildRunPlan, buildRunSummary, environmentFromNewman, formatRunSummary, redactSecrets, type RunStep, type StepResult } from '../../src/run/index.js';
+import {
+  batchCollection,
+  buildRunPlan,
+  buildRunSummary,
+  environmentFromNewman,
+  formatRunSummary,
+  redactSecrets,
+  type RunStep,
+  type StepResult,
+} from '../../src/run/index.js';
 
-const collection = (name: string): object => ({ info: { name }, item: [{ name: `${name}: GET`, request: { method: 'GET', url: { raw: '{{rs}}/x' } } }] });
+const collection = (name: string): object => ({
+  info: { name },
+  item: [{ name: `${name}: GET`, request: { method: 'GET', url: { raw: '{{rs}}/x' } } }],
+});
 const names = ['discovery', 'psu-consent', 'code-exchange'];
 const collections = Object.fromEntries(names.map((name) => [name, collection(name)]));
 
@@ -15,7 +27,12 @@ describe('buildRunPlan', () => {
   it('keeps flow order and slots the consent step after psu-consent', () => {
     const consentStep: RunStep = { name: 'psu-consent-browser', local: async () => ({}) };
     expect(buildRunPlan({ stepNames: names, collections }).map((step) => step.name)).toEqual(names);
-    expect(buildRunPlan({ stepNames: names, collections, consentStep }).map((step) => step.name)).toEqual(['discovery', 'psu-consent', 'psu-consent-browser', 'code-exchange']);
+    expect(buildRunPlan({ stepNames: names, collections, consentStep }).map((step) => step.name)).toEqual([
+      'discovery',
+      'psu-consent',
+      'psu-consent-browser',
+      'code-exchange',
+    ]);
     expect(buildRunPlan({ stepNames: names, collections, select: 'code-exchange' }).map((step) => step.name)).toEqual(['code-exchange']);
   });
   it('refuses an unknown step (ERR_STEP_UNKNOWN) and a missing collection (ERR_COLLECTION_INVALID)', () => {
@@ -34,7 +51,10 @@ describe('buildRunPlan', () => {
 
 describe('batchCollection', () => {
   it('puts each step in a folder named after it, items unchanged', () => {
-    const batch = batchCollection([{ name: 'discovery', collection: collections.discovery as object }, { name: 'psu-consent', collection: collections['psu-consent'] as object }]) as { item: { name: string; item: { name: string }[] }[] };
+    const batch = batchCollection([
+      { name: 'discovery', collection: collections.discovery as object },
+      { name: 'psu-consent', collection: collections['psu-consent'] as object },
+    ]) as { item: { name: string; item: { name: string }[] }[] };
     expect(batch.item.map((folder) => folder.name)).toEqual(['discovery', 'psu-consent']);
     expect(batch.item[1]?.item[0]?.name).toBe('psu-consent: GET');
   });
@@ -44,7 +64,13 @@ describe('batchCollection', () => {
     const batch = batchCollection([
       { name: 'accounts', collection: step('schema:obie-accounts', 'a') },
       { name: 'unsupported', collection: { item: [] } },
-      { name: 'transactions', collection: { item: [], variable: [...step('schema:obie-account-transactions', 't').variable, ...step('schema:obie-accounts', 'b').variable] } },
+      {
+        name: 'transactions',
+        collection: {
+          item: [],
+          variable: [...step('schema:obie-account-transactions', 't').variable, ...step('schema:obie-accounts', 'b').variable],
+        },
+      },
     ]) as { variable: unknown[] };
     expect(batch.variable).toEqual([
       { key: 'schema:obie-accounts', value: 'a', type: 'string' },
@@ -54,19 +80,27 @@ describe('batchCollection', () => {
 });
 
 describe('environmentFromNewman', () => {
-  const before = mergeEnvironment({ name: 'n', flow: { basicToken: 'abc', rs: 'https://h:1', consent_id: '' }, secretKeys: ['basicToken'] });
+  const before = mergeEnvironment({
+    name: 'n',
+    flow: { basicToken: 'abc', rs: 'https://h:1', consent_id: '' },
+    secretKeys: ['basicToken'],
+  });
   it('keeps secrets secret, types new secret keys by contract or name, drops disabled, sorts, stringifies', () => {
-    const after = environmentFromNewman({
-      values: [
-        { key: 'rs', value: 'https://h:1', type: 'any' },
-        { key: 'basicToken', value: 'abc', type: 'any' },
-        { key: 'consent_id', value: 'c-1', type: 'any' },
-        { key: 'client_credentials_token', value: 'tok', type: 'any' },
-        { key: 'access_token', value: 'at', type: 'any' },
-        { key: 'transaction_counts', value: { a: 1 }, type: 'any' },
-        { key: 'gone', value: 'x', disabled: true },
-      ],
-    }, before, new Set(['client_credentials_token']));
+    const after = environmentFromNewman(
+      {
+        values: [
+          { key: 'rs', value: 'https://h:1', type: 'any' },
+          { key: 'basicToken', value: 'abc', type: 'any' },
+          { key: 'consent_id', value: 'c-1', type: 'any' },
+          { key: 'client_credentials_token', value: 'tok', type: 'any' },
+          { key: 'access_token', value: 'at', type: 'any' },
+          { key: 'transaction_counts', value: { a: 1 }, type: 'any' },
+          { key: 'gone', value: 'x', disabled: true },
+        ],
+      },
+      before,
+      new Set(['client_credentials_token']),
+    );
     expect(after.id).toBe(before.id);
     expect(after.values).toEqual([
       { key: 'access_token', value: 'at', type: 'secret', enabled: true },
@@ -80,24 +114,58 @@ describe('environmentFromNewman', () => {
 });
 
 describe('buildRunSummary', () => {
-  const steps: StepResult[] = ['accounts', 'transactions'].map((name) => ({ name, passed: true, requests: 1, assertions: { total: 3, failed: 0 }, failures: [], reports: [] }));
+  const steps: StepResult[] = ['accounts', 'transactions'].map((name) => ({
+    name,
+    passed: true,
+    requests: 1,
+    assertions: { total: 3, failed: 0 },
+    failures: [],
+    reports: [],
+  }));
   const environment = mergeEnvironment({
     name: 'n',
     flow: {
       account_ids: '["111","222"]',
-      interim_balances: '{"111":{"Amount":"10.50","Currency":"GBP","CreditDebitIndicator":"Credit"},"222":{"Amount":"3.00","Currency":"GBP","CreditDebitIndicator":"Debit"}}',
+      interim_balances:
+        '{"111":{"Amount":"10.50","Currency":"GBP","CreditDebitIndicator":"Credit"},"222":{"Amount":"3.00","Currency":"GBP","CreditDebitIndicator":"Debit"}}',
       transaction_counts: '{"111":240,"222":36}',
       access_token: 'very-secret-token',
     },
   });
-  const executions = [{ step: 'accounts', item: 'accounts: GET', method: 'GET', url: 'https://h/open-banking/v3.1/aisp/accounts', status: 200, json: { Data: { Account: [{ AccountId: '111', Nickname: 'Bills' }, { AccountId: '222', AccountSubType: 'Savings' }] } } }];
+  const executions = [
+    {
+      step: 'accounts',
+      item: 'accounts: GET',
+      method: 'GET',
+      url: 'https://h/open-banking/v3.1/aisp/accounts',
+      status: 200,
+      json: {
+        Data: {
+          Account: [
+            { AccountId: '111', Nickname: 'Bills' },
+            { AccountId: '222', AccountSubType: 'Savings' },
+          ],
+        },
+      },
+    },
+  ];
 
   it('lists accounts with InterimAvailable balance, transaction count and label; counts steps', () => {
     const summary = buildRunSummary({ environment, steps, executions, totalSteps: 11 });
     expect(summary).toEqual({
       accounts: [
-        { accountId: '111', label: 'Bills', balance: { amount: '10.50', currency: 'GBP', creditDebitIndicator: 'Credit' }, transactions: 240 },
-        { accountId: '222', label: 'Savings', balance: { amount: '3.00', currency: 'GBP', creditDebitIndicator: 'Debit' }, transactions: 36 },
+        {
+          accountId: '111',
+          label: 'Bills',
+          balance: { amount: '10.50', currency: 'GBP', creditDebitIndicator: 'Credit' },
+          transactions: 240,
+        },
+        {
+          accountId: '222',
+          label: 'Savings',
+          balance: { amount: '3.00', currency: 'GBP', creditDebitIndicator: 'Debit' },
+          transactions: 36,
+        },
       ],
       steps: { passed: 2, total: 11 },
     });
@@ -127,7 +195,9 @@ describe('redactSecrets', () => {
   const secret = 'eyJhbGciOiJQUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.sig-nature_1';
   it('removes whole values and truncated fragments, leaves ordinary text and short secrets', () => {
     expect(redactSecrets(`token ${secret} here`, [secret])).toBe('token [redacted] here');
-    expect(redactSecrets(`expected '${secret.slice(0, 24)}…' to deeply equal 'nope'`, [secret])).toBe("expected '[redacted]…' to deeply equal 'nope'");
+    expect(redactSecrets(`expected '${secret.slice(0, 24)}…' to deeply equal 'nope'`, [secret])).toBe(
+      "expected '[redacted]…' to deeply equal 'nope'",
+    );
     expect(redactSecrets('status is 200: transactions page 2', [secret])).toBe('status is 200: transactions page 2');
     expect(redactSecrets('pin 1234 stays', ['1234'])).toBe('pin 1234 stays');
   });

@@ -12,7 +12,11 @@ import type { PostmanEnvironment as TppEnvironment, PostmanEnvironmentValue as T
 import { SANDBOX_TEST_USERS } from '../../src/pipeline/target.js';
 import { buildEnvironment } from '../../src/sandbox/auth/environment.js';
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
-import type { PostmanEnvironment as SandboxEnvironment, PostmanEnvironmentValue as SandboxEnvironmentValue, ProfileName } from '../../src/sandbox/contracts.js';
+import type {
+  PostmanEnvironment as SandboxEnvironment,
+  PostmanEnvironmentValue as SandboxEnvironmentValue,
+  ProfileName,
+} from '../../src/sandbox/contracts.js';
 import { DEFAULT_TEST_USER, TEST_USERS } from '../../src/sandbox/data/users.js';
 import { buildUrls } from '../../src/sandbox/index.js';
 import type { StoredClient } from '../../src/sandbox/store/auth-store.js';
@@ -38,7 +42,7 @@ describe('the sandbox and the TPP side agree', () => {
     expect(Object.keys(SANDBOX_TEST_USERS)[0]).toBe(DEFAULT_TEST_USER);
   });
 
-  it('on the environment file: what the helper builds, the TPP side\'s environment parser reads back', () => {
+  it("on the environment file: what the helper builds, the TPP side's environment parser reads back", () => {
     const urls = buildUrls('127.0.0.1', 8443, 9443);
     const client = {
       clientId: 'client-1',
@@ -54,6 +58,10 @@ describe('the sandbox and the TPP side agree', () => {
     expect(read._postman_variable_scope).toBe('environment');
     // The TPP side keeps every entry the helper switched on, with its value and secrecy.
     const enabled = built.values.filter((value) => value.enabled);
-    for (const value of enabled) expect(read.values.find((entry) => entry.key === value.key), value.key).toMatchObject({ value: value.value, type: value.type });
+    for (const value of enabled)
+      expect(
+        read.values.find((entry) => entry.key === value.key),
+        value.key,
+      ).toMatchObject({ value: value.value, type: value.type });
   });
 });

@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest';
 
 import { createBank, formatAmount, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { randomStream } from '../../src/sandbox/data/random.js';
-import { accountIdOf, DEFAULT_TEST_USER, HOLDINGS, holdingsOf, TEST_USERS, userByPsuId, userByUsername } from '../../src/sandbox/data/users.js';
+import {
+  accountIdOf,
+  DEFAULT_TEST_USER,
+  HOLDINGS,
+  holdingsOf,
+  TEST_USERS,
+  userByPsuId,
+  userByUsername,
+} from '../../src/sandbox/data/users.js';
 
 const AS_OF = new Date('2026-03-15T00:00:00Z');
 
@@ -35,7 +43,14 @@ describe('users and holdings', () => {
 
   it('covers every account kind of bank-interface §2.2, with joint accounts held by two users', () => {
     expect(new Set(HOLDINGS.map((holding) => holding.kind))).toEqual(
-      new Set(['Personal Account', 'Personal Savings Account', 'Joint Account', 'Joint Savings Account', 'Business Current Account', 'Business Savings Account']),
+      new Set([
+        'Personal Account',
+        'Personal Savings Account',
+        'Joint Account',
+        'Joint Savings Account',
+        'Business Current Account',
+        'Business Savings Account',
+      ]),
     );
     for (const holding of HOLDINGS) expect(holding.holders).toHaveLength(holding.kind.startsWith('Joint') ? 2 : 1);
     expect(Math.max(...HOLDINGS.map((holding) => holding.transactionCount))).toBeGreaterThanOrEqual(10_000);
@@ -66,7 +81,9 @@ describe('createBank', () => {
     expect(again.ledger(key(again))).toEqual(bank.ledger(key(bank)));
     expect(again.accounts()).toEqual(bank.accounts());
     expect(other.accounts()[0]?.accountNumber).not.toBe(bank.accounts()[0]?.accountNumber);
-    expect(other.ledger(key(other)).transactions.map((t) => t.amountMinor)).not.toEqual(bank.ledger(key(bank)).transactions.map((t) => t.amountMinor));
+    expect(other.ledger(key(other)).transactions.map((t) => t.amountMinor)).not.toEqual(
+      bank.ledger(key(bank)).transactions.map((t) => t.amountMinor),
+    );
   });
 
   it('keeps amounts and ids when only the day moves; the history ends before asOf', () => {

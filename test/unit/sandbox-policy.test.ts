@@ -21,7 +21,12 @@ function documentedRows(): string[][] {
   return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
-    .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
 }
 
 const handlerSources = readdirSync(join(REPO_ROOT, 'src/sandbox'), { recursive: true, encoding: 'utf8' })
@@ -33,7 +38,12 @@ describe('the tolerance table', () => {
     const documented = documentedRows();
     expect(documented.map((cells) => cells[0])).toEqual(TOLERANCES.map((row) => `\`${row.name}\``));
     for (const [index, row] of TOLERANCES.entries()) {
-      expect(documented[index], row.name).toEqual([`\`${row.name}\``, row.profiles.map((profile) => `\`${profile}\``).join(', '), row.relaxes, row.accepts]);
+      expect(documented[index], row.name).toEqual([
+        `\`${row.name}\``,
+        row.profiles.map((profile) => `\`${profile}\``).join(', '),
+        row.relaxes,
+        row.accepts,
+      ]);
     }
   });
 
@@ -49,7 +59,10 @@ describe('the tolerance table', () => {
   it('gives strict profiles no tolerance and permissive ones every tolerance (docs/sandbox.md, "The four profiles")', () => {
     for (const row of TOLERANCES) {
       const name: ToleranceName = row.name;
-      expect(PROFILE_NAMES.filter((profile) => tolerates(profile, name)), name).toEqual(['permissive-headless', 'permissive-interactive']);
+      expect(
+        PROFILE_NAMES.filter((profile) => tolerates(profile, name)),
+        name,
+      ).toEqual(['permissive-headless', 'permissive-interactive']);
     }
   });
 
@@ -61,7 +74,15 @@ describe('the tolerance table', () => {
   it('is the only way the handlers tell the profiles apart by their rules', () => {
     // No `strict` flag, no profile name compared by its prefix: src/sandbox/contracts.ts only lists the names.
     const branches = handlerSources.flatMap(({ file, text }) =>
-      text.split('\n').flatMap((line, index) => (/\bstrict\b(?!-)|strictness|startsWith\('(strict|permissive)|'(strict|permissive)'/.test(line.replace(/\/\/.*$|^\s*(\/\*\*?|\*).*$/, '')) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+      text
+        .split('\n')
+        .flatMap((line, index) =>
+          /\bstrict\b(?!-)|strictness|startsWith\('(strict|permissive)|'(strict|permissive)'/.test(
+            line.replace(/\/\/.*$|^\s*(\/\*\*?|\*).*$/, ''),
+          )
+            ? [`${file}:${index + 1}: ${line.trim()}`]
+            : [],
+        ),
     );
     expect(branches).toEqual([]);
   });

@@ -68,7 +68,14 @@ afterAll(() => {
 });
 
 const tokens = new Map<string, AccessTokenInfo>();
-const client = (clientId: string): SandboxClient => ({ clientId, profile: 'strict-headless', softwareId: 's', orgId: 'o', redirectUris: [], certificateThumbprints: [] });
+const client = (clientId: string): SandboxClient => ({
+  clientId,
+  profile: 'strict-headless',
+  softwareId: 's',
+  orgId: 'o',
+  redirectUris: [],
+  certificateThumbprints: [],
+});
 const consents = openConsentStore(db);
 let ids = 0;
 const deps: ResourceServerDeps = {
@@ -81,10 +88,26 @@ const deps: ResourceServerDeps = {
 };
 const handler = createResourceHandler(deps);
 
-async function call(method: string, path: string, options: { token?: string; headers?: Record<string, string>; body?: string; thumbprint?: string } = {}): Promise<Captured & { json: () => Record<string, unknown> }> {
-  const headers: Record<string, string> = { host: 'bank.example:8443', 'x-fapi-financial-id': BANK_FINANCIAL_ID, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers };
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string; headers?: Record<string, string>; body?: string; thumbprint?: string } = {},
+): Promise<Captured & { json: () => Record<string, unknown> }> {
+  const headers: Record<string, string> = {
+    host: 'bank.example:8443',
+    'x-fapi-financial-id': BANK_FINANCIAL_ID,
+    ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    ...options.headers,
+  };
   const { res, captured } = fakeResponse();
-  const ctx: RequestContext = { peerCertificate: undefined, peerAuthorized: true, peerThumbprint: options.thumbprint ?? 'thumb-1', interactionId: 'interaction-1', url: new URL(path, 'https://resource.invalid'), now: () => NOW };
+  const ctx: RequestContext = {
+    peerCertificate: undefined,
+    peerAuthorized: true,
+    peerThumbprint: options.thumbprint ?? 'thumb-1',
+    interactionId: 'interaction-1',
+    url: new URL(path, 'https://resource.invalid'),
+    now: () => NOW,
+  };
   // A refusal is thrown and answered by the server's one mapping (serve.ts), as startSandbox does.
   await handler(fakeRequest(method, path, headers, options.body ?? ''), res, ctx).catch((error: unknown) => {
     if (!isWireError(error)) throw error;
@@ -94,7 +117,15 @@ async function call(method: string, path: string, options: { token?: string; hea
 }
 
 function token(name: string, info: Partial<AccessTokenInfo>): string {
-  tokens.set(name, { clientId: 'client-a', profile: 'strict-headless', grant: 'client_credentials', scopes: ['accounts'], certificateThumbprint: 'thumb-1', expiresAt: new Date(NOW.getTime() + 3_600_000), ...info });
+  tokens.set(name, {
+    clientId: 'client-a',
+    profile: 'strict-headless',
+    grant: 'client_credentials',
+    scopes: ['accounts'],
+    certificateThumbprint: 'thumb-1',
+    expiresAt: new Date(NOW.getTime() + 3_600_000),
+    ...info,
+  });
   return name;
 }
 
@@ -132,8 +163,10 @@ describe('matchRoute', () => {
 describe('negotiation', () => {
   const req = (headers: Record<string, string>): IncomingMessage => fakeRequest('GET', '/', headers);
   it('accepts JSON, wildcards and no Accept; refuses other types, other charsets, q=0', () => {
-    for (const accept of ['application/json', 'application/json; charset=utf-8', '*/*', 'text/html, application/*;q=0.5', '']) expect(acceptsJson(req({ accept })), accept).toBe(true);
-    for (const accept of ['text/html', 'application/xml', 'application/json; charset=iso-8859-1', 'application/json;q=0']) expect(acceptsJson(req({ accept })), accept).toBe(false);
+    for (const accept of ['application/json', 'application/json; charset=utf-8', '*/*', 'text/html, application/*;q=0.5', ''])
+      expect(acceptsJson(req({ accept })), accept).toBe(true);
+    for (const accept of ['text/html', 'application/xml', 'application/json; charset=iso-8859-1', 'application/json;q=0'])
+      expect(acceptsJson(req({ accept })), accept).toBe(false);
   });
   it('takes JSON bodies in UTF-8 only', () => {
     expect(isJsonContentType(req({ 'content-type': 'application/json' }))).toBe(true);
@@ -152,8 +185,15 @@ describe('negotiation', () => {
 describe('validateConsentRequest', () => {
   const ok = { Data: { Permissions: ['ReadAccountsBasic', 'ReadAccountsBasic', 'ReadBalances'] }, Risk: {} };
   it('deduplicates permissions and normalises dates to +00:00', () => {
-    const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: '2026-06-01T12:00:00+01:00' } }, NOW, 'strict-headless');
-    expect(result).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: '2026-06-01T11:00:00+00:00' } });
+    const result = validateConsentRequest(
+      { ...ok, Data: { ...ok.Data, ExpirationDateTime: '2026-06-01T12:00:00+01:00' } },
+      NOW,
+      'strict-headless',
+    );
+    expect(result).toEqual({
+      ok: true,
+      request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: '2026-06-01T11:00:00+00:00' },
+    });
   });
   it('echoes each date-time the TPP sent as the same instant in UTC, fractional seconds as sent', () => {
     const cases: [string, string][] = [
@@ -166,19 +206,41 @@ describe('validateConsentRequest', () => {
       ['2026-06-01T10:00:00Z', '2026-06-01T10:00:00+00:00'],
     ];
     for (const [sent, expected] of cases) {
-      const result = validateConsentRequest({ ...ok, Data: { ...ok.Data, ExpirationDateTime: sent, TransactionFromDateTime: sent, TransactionToDateTime: sent } }, NOW, 'strict-headless');
-      expect(result, sent).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], ExpirationDateTime: expected, TransactionFromDateTime: expected, TransactionToDateTime: expected } });
+      const result = validateConsentRequest(
+        { ...ok, Data: { ...ok.Data, ExpirationDateTime: sent, TransactionFromDateTime: sent, TransactionToDateTime: sent } },
+        NOW,
+        'strict-headless',
+      );
+      expect(result, sent).toEqual({
+        ok: true,
+        request: {
+          Permissions: ['ReadAccountsBasic', 'ReadBalances'],
+          ExpirationDateTime: expected,
+          TransactionFromDateTime: expected,
+          TransactionToDateTime: expected,
+        },
+      });
       expect(Date.parse(expected), sent).toBe(Date.parse(sent));
     }
     // Permissive: an offset-less date-time is UTC, its fraction kept.
-    expect(validateConsentRequest({ ...ok, Data: { ...ok.Data, TransactionToDateTime: '2026-01-01T00:00:00.07' } }, NOW, 'permissive-headless')).toMatchObject({ ok: true, request: { TransactionToDateTime: '2026-01-01T00:00:00.07+00:00' } });
+    expect(
+      validateConsentRequest({ ...ok, Data: { ...ok.Data, TransactionToDateTime: '2026-01-01T00:00:00.07' } }, NOW, 'permissive-headless'),
+    ).toMatchObject({ ok: true, request: { TransactionToDateTime: '2026-01-01T00:00:00.07+00:00' } });
   });
   it('is stricter in strict profiles (unknown fields, offset-less dates)', () => {
     const body = { Data: { ...ok.Data, TransactionFromDateTime: '2026-01-01T00:00:00', Extra: 1 }, Risk: { Channel: 'web' } };
     const strict = validateConsentRequest(body, NOW, 'strict-headless');
     expect(strict.ok).toBe(false);
-    if (!strict.ok) expect(strict.errors.map((error) => `${error.ErrorCode} ${error.Path ?? ''}`).sort()).toEqual(['UK.OBIE.Field.InvalidDate Data.TransactionFromDateTime', 'UK.OBIE.Field.Unexpected Data.Extra', 'UK.OBIE.Field.Unexpected Risk.Channel']);
-    expect(validateConsentRequest(body, NOW, 'permissive-headless')).toEqual({ ok: true, request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], TransactionFromDateTime: '2026-01-01T00:00:00+00:00' } });
+    if (!strict.ok)
+      expect(strict.errors.map((error) => `${error.ErrorCode} ${error.Path ?? ''}`).sort()).toEqual([
+        'UK.OBIE.Field.InvalidDate Data.TransactionFromDateTime',
+        'UK.OBIE.Field.Unexpected Data.Extra',
+        'UK.OBIE.Field.Unexpected Risk.Channel',
+      ]);
+    expect(validateConsentRequest(body, NOW, 'permissive-headless')).toEqual({
+      ok: true,
+      request: { Permissions: ['ReadAccountsBasic', 'ReadBalances'], TransactionFromDateTime: '2026-01-01T00:00:00+00:00' },
+    });
   });
 });
 
@@ -188,7 +250,11 @@ describe('paging', () => {
   it('selects by booking window and direction, newest first, as a brute-force filter would', () => {
     const from = ledger.transactions[2000]?.time ?? 0;
     const to = ledger.transactions[2600]?.time ?? 0;
-    for (const [credits, debits] of [[true, true], [true, false], [false, true]] as const) {
+    for (const [credits, debits] of [
+      [true, true],
+      [true, false],
+      [false, true],
+    ] as const) {
       const selection = selectTransactions(ledger, from, to, credits, debits);
       const expected = ledger.transactions.filter((t) => t.time >= from && t.time <= to && (t.credit ? credits : debits)).reverse();
       expect(selection.count).toBe(expected.length);
@@ -206,8 +272,18 @@ describe('paging', () => {
   it('links every page on the same base with the filters kept, no Prev on the first, no Next on the last', () => {
     const base = 'https://bank.example/open-banking/v3.1/aisp/accounts/1/transactions';
     const first = pageLinks(base, [['fromBookingDateTime', '2026-01-01']], 1, 3);
-    expect(first).toEqual({ Self: `${base}?fromBookingDateTime=2026-01-01&page=1`, First: `${base}?fromBookingDateTime=2026-01-01&page=1`, Next: `${base}?fromBookingDateTime=2026-01-01&page=2`, Last: `${base}?fromBookingDateTime=2026-01-01&page=3` });
-    expect(pageLinks(base, [], 3, 3)).toEqual({ Self: `${base}?page=3`, First: `${base}?page=1`, Prev: `${base}?page=2`, Last: `${base}?page=3` });
+    expect(first).toEqual({
+      Self: `${base}?fromBookingDateTime=2026-01-01&page=1`,
+      First: `${base}?fromBookingDateTime=2026-01-01&page=1`,
+      Next: `${base}?fromBookingDateTime=2026-01-01&page=2`,
+      Last: `${base}?fromBookingDateTime=2026-01-01&page=3`,
+    });
+    expect(pageLinks(base, [], 3, 3)).toEqual({
+      Self: `${base}?page=3`,
+      First: `${base}?page=1`,
+      Prev: `${base}?page=2`,
+      Last: `${base}?page=3`,
+    });
   });
 });
 
@@ -223,12 +299,18 @@ describe('createResourceHandler (in process)', () => {
   };
 
   it('creates a consent on the Host origin with the common headers', async () => {
-    const created = await call('POST', `${BASE}/account-access-consents`, { token: token('cc-a', {}), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} }) });
+    const created = await call('POST', `${BASE}/account-access-consents`, {
+      token: token('cc-a', {}),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} }),
+    });
     expect(created.status).toBe(201);
     expect(created.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', date: NOW.toUTCString() });
     const body = created.json();
     expect(responseProblems('POST', '/account-access-consents', 201, body)).toEqual([]);
-    expect(body.Links).toEqual({ Self: `https://bank.example:8443${BASE}/account-access-consents/aac-00000000-0000-4000-8000-${String(ids).padStart(12, '0')}` });
+    expect(body.Links).toEqual({
+      Self: `https://bank.example:8443${BASE}/account-access-consents/aac-00000000-0000-4000-8000-${String(ids).padStart(12, '0')}`,
+    });
     expect(body.Data).toMatchObject({ CreationDateTime: '2026-05-01T10:00:00+00:00', Status: 'AwaitingAuthorisation' });
   });
 
@@ -241,22 +323,43 @@ describe('createResourceHandler (in process)', () => {
     expect(accounts.status).toBe(200);
     expect(responseProblems('GET', '/accounts', 200, accounts.json())).toEqual([]);
     // Only accounts the consent's PSU holds, even if the record lists another.
-    expect((accounts.json().Data as { Account: { AccountId: string }[] }).Account.map((a) => a.AccountId)).toEqual([accountIdOf(SEED, 'jo/business-current')]);
+    expect((accounts.json().Data as { Account: { AccountId: string }[] }).Account.map((a) => a.AccountId)).toEqual([
+      accountIdOf(SEED, 'jo/business-current'),
+    ]);
     expect((await call('GET', `${BASE}/accounts/${accountIdOf(SEED, 'alex/personal')}`, { token: read })).status).toBe(400);
     expect((await call('GET', `${BASE}/accounts`, { token: token('cc-b', {}) })).status).toBe(401);
     expect((await call('GET', `${BASE}/accounts`, { token: read, thumbprint: 'thumb-2' })).status).toBe(401);
     const relaxed = token('code-p', { grant: 'authorization_code', consentId, profile: 'permissive-headless' });
-    expect((await call('GET', `${BASE}/accounts`, { token: relaxed, thumbprint: 'thumb-2', headers: { 'x-fapi-financial-id': '' } })).status).toBe(200);
-    expect((await call('GET', `${BASE}/accounts`, { token: token('code-x', { grant: 'authorization_code', consentId, clientId: 'client-b' }) })).status).toBe(403);
-    expect((await call('GET', `${BASE}/accounts`, { token: token('code-gone', { grant: 'authorization_code', consentId, clientId: 'deleted' }) })).status).toBe(401);
-    expect((await call('GET', `${BASE}/accounts`, { token: token('code-s', { grant: 'authorization_code', consentId, scopes: ['openid'] }) })).status).toBe(403);
+    expect(
+      (await call('GET', `${BASE}/accounts`, { token: relaxed, thumbprint: 'thumb-2', headers: { 'x-fapi-financial-id': '' } })).status,
+    ).toBe(200);
+    expect(
+      (await call('GET', `${BASE}/accounts`, { token: token('code-x', { grant: 'authorization_code', consentId, clientId: 'client-b' }) }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await call('GET', `${BASE}/accounts`, {
+          token: token('code-gone', { grant: 'authorization_code', consentId, clientId: 'deleted' }),
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await call('GET', `${BASE}/accounts`, { token: token('code-s', { grant: 'authorization_code', consentId, scopes: ['openid'] }) }))
+        .status,
+    ).toBe(403);
     await consents.revoke(consentId, NOW);
     expect((await call('GET', `${BASE}/accounts`, { token: read })).status).toBe(403);
   });
 
   it('answers endpoints it does not implement 404 with no body, before authentication, as paths of no standard', async () => {
     // OBIE R/W Data API Profile, "HTTP Status Codes": an endpoint the ASPSP has not implemented answers 404.
-    const paths = [`${BASE}/accounts/1/statements/2/file`, `${BASE}/beneficiaries`, `${BASE}/nothing`, `${BASE}/statements/${'x'.repeat(2000)}`];
+    const paths = [
+      `${BASE}/accounts/1/statements/2/file`,
+      `${BASE}/beneficiaries`,
+      `${BASE}/nothing`,
+      `${BASE}/statements/${'x'.repeat(2000)}`,
+    ];
     for (const path of paths) {
       for (const options of [{ token: token('cc-a', {}) }, { token: token('code-a', { grant: 'authorization_code' }) }, {}]) {
         const answer = await call('GET', path, options);
@@ -273,7 +376,12 @@ describe('createResourceHandler (in process)', () => {
     const cases: [string, string, Record<string, string>, string][] = [
       ['POST', `${BASE}/account-access-consents`, { 'content-type': 'application/json' }, '\u0000'],
       ['POST', `${BASE}/account-access-consents`, { 'content-type': 'application/json' }, 'null'],
-      ['POST', `${BASE}/account-access-consents`, { 'content-type': 'application/json' }, JSON.stringify({ Data: { Permissions: [{}, null, 7] }, Risk: [] })],
+      [
+        'POST',
+        `${BASE}/account-access-consents`,
+        { 'content-type': 'application/json' },
+        JSON.stringify({ Data: { Permissions: [{}, null, 7] }, Risk: [] }),
+      ],
       ['GET', `${BASE}/account-access-consents/%E0%A4%A`, {}, ''],
       ['GET', `${BASE}/accounts/%zz/transactions?page=99999999999`, {}, ''],
     ];

@@ -18,7 +18,12 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** path template → methods (upper case) the OpenAPI file defines for it. */
 function specPaths(file: string): Map<string, string[]> {
   const doc = parse(readFileSync(specPath(file), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-  return new Map(Object.entries(doc.paths).map(([path, item]) => [path, METHODS.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase())]));
+  return new Map(
+    Object.entries(doc.paths).map(([path, item]) => [
+      path,
+      METHODS.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase()),
+    ]),
+  );
 }
 
 /** A concrete request path for a template: each `{Parameter}` becomes a plausible id. */
@@ -46,10 +51,13 @@ describeWith(obieSpecs, 'route table against the OBIE v3.1.1 and v3.1.11 OpenAPI
     }
   });
 
-  it.each([...union.entries()].map(([path, methods]) => [path, [...methods]] as const))('%s is matched as the table says', (template, methods) => {
-    for (const method of methods) {
-      const match = matchRoute(method, concrete(template));
-      expect(match.outcome, `${method} ${template}`).toBe(implemented.has(template) ? 'route' : 'not-implemented');
-    }
-  });
+  it.each([...union.entries()].map(([path, methods]) => [path, [...methods]] as const))(
+    '%s is matched as the table says',
+    (template, methods) => {
+      for (const method of methods) {
+        const match = matchRoute(method, concrete(template));
+        expect(match.outcome, `${method} ${template}`).toBe(implemented.has(template) ? 'route' : 'not-implemented');
+      }
+    },
+  );
 });

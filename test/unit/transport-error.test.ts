@@ -14,7 +14,8 @@ import { errorCodes, innermostMessage, isTlsErrorCode, transportErrorKind, type 
 /** As newman hands a request error over: flat, code and message on the error itself. */
 const flat = (code: string | undefined, message: string): Error => Object.assign(new Error(message), code === undefined ? {} : { code });
 /** As undici throws it: `fetch failed` around the socket's error. */
-const wrapped = (code: string | undefined, message: string): Error => Object.assign(new TypeError('fetch failed'), { cause: flat(code, message) });
+const wrapped = (code: string | undefined, message: string): Error =>
+  Object.assign(new TypeError('fetch failed'), { cause: flat(code, message) });
 
 const TABLE: readonly { code?: string; message: string; kind: TransportErrorKind }[] = [
   { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1', kind: 'unreachable' },
@@ -67,9 +68,29 @@ describe('every surface prints the same code for the same error', () => {
   });
 
   it.each(TABLE)('run: $code $message', ({ code, message, kind }) => {
-    const failure = { kind: transportErrorKind(flat(code, message)), item: 'accounts: GET', origin: 'https://bank.example:8443', ...(code !== undefined ? { code } : {}), message };
-    const step = { name: 'accounts', passed: false, transport: failure, requests: 1, assertions: { total: 0, failed: 0 }, failures: [], reports: [] };
-    const result: RunResult = { passed: false, steps: [step], failedStep: 'accounts', environment: { id: 'e', name: 'e', values: [], _postman_variable_scope: 'environment' }, executions: [] };
+    const failure = {
+      kind: transportErrorKind(flat(code, message)),
+      item: 'accounts: GET',
+      origin: 'https://bank.example:8443',
+      ...(code !== undefined ? { code } : {}),
+      message,
+    };
+    const step = {
+      name: 'accounts',
+      passed: false,
+      transport: failure,
+      requests: 1,
+      assertions: { total: 0, failed: 0 },
+      failures: [],
+      reports: [],
+    };
+    const result: RunResult = {
+      passed: false,
+      steps: [step],
+      failedStep: 'accounts',
+      environment: { id: 'e', name: 'e', values: [], _postman_variable_scope: 'environment' },
+      executions: [],
+    };
     expect(runFailureError(result).code).toBe(CLI_CODE[kind]);
   });
 });

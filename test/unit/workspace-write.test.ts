@@ -25,14 +25,18 @@ describe('writeWorkspace', () => {
   it('a failure half-way (a file written twice) leaves neither the workspace nor its staging folder: ERR_WRITE_FAILED', async () => {
     const parent = scratch();
     const out = join(parent, 'ws');
-    await expect(writeWorkspace([...files, { path: 'index.html', contents: 'again' }], { dir: out, secret: false, force: false })).rejects.toMatchObject({ code: 'ERR_WRITE_FAILED' });
+    await expect(
+      writeWorkspace([...files, { path: 'index.html', contents: 'again' }], { dir: out, secret: false, force: false }),
+    ).rejects.toMatchObject({ code: 'ERR_WRITE_FAILED' });
     expect(readdirSync(parent)).toEqual([]);
   });
 
   it('a file where the parent folder should be: ERR_WRITE_FAILED, nothing written', async () => {
     const parent = scratch();
     writeFileSync(join(parent, 'blocked'), 'a file');
-    await expect(writeWorkspace(files, { dir: join(parent, 'blocked', 'ws'), zipPath: join(parent, 'ws.zip'), secret: false, force: false })).rejects.toMatchObject({ code: 'ERR_WRITE_FAILED' });
+    await expect(
+      writeWorkspace(files, { dir: join(parent, 'blocked', 'ws'), zipPath: join(parent, 'ws.zip'), secret: false, force: false }),
+    ).rejects.toMatchObject({ code: 'ERR_WRITE_FAILED' });
     expect(readdirSync(parent)).toEqual(['blocked']);
     expect(existsSync(join(parent, 'ws.zip'))).toBe(false);
   });
@@ -42,8 +46,12 @@ describe('writeWorkspace', () => {
     await writeWorkspace(files, { dir: join(parent, 'plain'), secret: false, force: false });
     await writeWorkspace(files, { dir: join(parent, 'secret'), secret: true, force: false });
     const mode = (path: string) => statSync(join(parent, path)).mode & 0o777;
-    expect([mode('plain'), mode('plain/index.html'), mode('plain/certificates/transport.key'), mode('plain/run.sh')]).toEqual([0o755, 0o644, 0o600, 0o755]);
-    expect([mode('secret'), mode('secret/certificates'), mode('secret/index.html'), mode('secret/run.sh')]).toEqual([0o700, 0o700, 0o600, 0o700]);
+    expect([mode('plain'), mode('plain/index.html'), mode('plain/certificates/transport.key'), mode('plain/run.sh')]).toEqual([
+      0o755, 0o644, 0o600, 0o755,
+    ]);
+    expect([mode('secret'), mode('secret/certificates'), mode('secret/index.html'), mode('secret/run.sh')]).toEqual([
+      0o700, 0o700, 0o600, 0o700,
+    ]);
   });
 
   it('the zip holds the same files under the folder name with their modes (unzip -Z; the integration test reads it without unzip)', async () => {

@@ -55,7 +55,12 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`environment  ${path} ${took()}`);
         const generated = await core.generateStage(config.output.collections);
         out.line(`generate     ${generated.paths.length} collections in ${config.output.collections} ${took()}`);
-        const result = await core.runStage(session, { environment, collections: generated.collections, reporters: ['junit', 'html'], progress: () => undefined });
+        const result = await core.runStage(session, {
+          environment,
+          collections: generated.collections,
+          reporters: ['junit', 'html'],
+          progress: () => undefined,
+        });
         await core.saveEnvironment(session, result.environment);
         out.line(`run          newman, ${result.steps.length} steps, reports in ${core.reportsDir(session.config)} ${took()}`);
         out.line(`report       ${core.htmlReportPath(session.config)} ${took()}`);

@@ -27,8 +27,12 @@ export const doctorCommand = (state: CommandState): CommandModule => ({
       return;
     }
     const first = checks.find((check) => !check.ok);
-    throw new ObflowError('ERR_DOCTOR_PROBLEMS', `${problems} of ${checks.length} checks found a problem${first && !first.ok ? ` (first: ${first.code})` : ''}`, {
-      hint: 'Fix each problem as its hint says, then run `obflow doctor` again.',
-    });
+    throw new ObflowError(
+      'ERR_DOCTOR_PROBLEMS',
+      `${problems} of ${checks.length} checks found a problem${first && !first.ok ? ` (first: ${first.code})` : ''}`,
+      {
+        hint: 'Fix each problem as its hint says, then run `obflow doctor` again.',
+      },
+    );
   },
 });

@@ -20,7 +20,9 @@ export const environmentCommand = (state: CommandState): CommandModule => ({
     try {
       const { path, environment } = await core.environmentStage(session, await core.storedRegistration(session));
       state.output.result({ file: path, variables: environment.values.length });
-      state.output.line(`wrote ${path} (${environment.values.length} variables; it holds the client secret: keep it out of version control)`);
+      state.output.line(
+        `wrote ${path} (${environment.values.length} variables; it holds the client secret: keep it out of version control)`,
+      );
     } finally {
       await session.close();
     }

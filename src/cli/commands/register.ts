@@ -22,12 +22,22 @@ export const registerCommand = (state: CommandState): CommandModule => ({
       if (result.kind === 'dry-run') {
         const { jwt, header, claims } = result.request;
         state.output.result({ jwt, header, claims });
-        if (!state.output.json) state.io.stdout.write(`${jwt}\n\nheader: ${JSON.stringify(header, null, 2)}\nclaims: ${JSON.stringify(claims, null, 2)}\n`);
+        if (!state.output.json)
+          state.io.stdout.write(`${jwt}\n\nheader: ${JSON.stringify(header, null, 2)}\nclaims: ${JSON.stringify(claims, null, 2)}\n`);
         return;
       }
       const { registration, path } = result;
-      state.output.result({ status: result.kind, client_id: registration.client_id, target: registration.target, profile: registration.profile, auth_url: registration.auth_url, file: path });
-      state.output.line(`${result.kind === 'reused' ? 're-using' : 'registered'} client ${registration.client_id} at ${registration.auth_url} (stored in ${path}, mode 0600)`);
+      state.output.result({
+        status: result.kind,
+        client_id: registration.client_id,
+        target: registration.target,
+        profile: registration.profile,
+        auth_url: registration.auth_url,
+        file: path,
+      });
+      state.output.line(
+        `${result.kind === 'reused' ? 're-using' : 'registered'} client ${registration.client_id} at ${registration.auth_url} (stored in ${path}, mode 0600)`,
+      );
     } finally {
       await session.close();
     }

@@ -13,20 +13,27 @@ export const runCommand = (state: CommandState): CommandModule => ({
     yargs
       .positional('step', { type: 'string', default: 'all', describe: 'all, or one step name (see docs/collections.md)' })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
-      .option('consent', { type: 'string', choices: ['auto', 'headless', 'browser', 'manual'], describe: 'How the PSU consents (manual: open the consent URL yourself, paste the redirect back)' })
+      .option('consent', {
+        type: 'string',
+        choices: ['auto', 'headless', 'browser', 'manual'],
+        describe: 'How the PSU consents (manual: open the consent URL yourself, paste the redirect back)',
+      })
       .option('psu-user', { type: 'string', describe: 'Test user who consents (sandbox: alex, sam or jo)' })
       .option('consent-timeout', { type: 'number', describe: 'Seconds the PSU has to finish browser consent (default 300)' })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
       .option('out-reports', { type: 'string', describe: 'Where the reports go (JUnit, JSON; default .obflow/reports)' })
-      .option('reporters', { type: 'string', describe: `Comma-separated, from ${REPORTER_NAMES.join(', ')} (default ${DEFAULT_REPORTERS.join(',')})` })
+      .option('reporters', {
+        type: 'string',
+        describe: `Comma-separated, from ${REPORTER_NAMES.join(', ')} (default ${DEFAULT_REPORTERS.join(',')})`,
+      })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
       .example('$0 run all', 'every step, in order')
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
       .example('$0 run all --reporters cli,junit,json', 'also write the run as JSON (reports/obflow-run.json)')
       .example('$0 run all --consent browser', "the bank's consent page in Chromium: a consent script, or you in the window")
-      .example('$0 run accounts', 'one step, reading the earlier steps\' state from the environment'),
+      .example('$0 run accounts', "one step, reading the earlier steps' state from the environment"),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);
     const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
@@ -36,7 +43,12 @@ export const runCommand = (state: CommandState): CommandModule => ({
       const asked = argv.reporters === undefined ? DEFAULT_REPORTERS : parseReporterNames(argv.reporters as string | string[]);
       const reporters = state.output.json || state.output.quiet ? asked.filter((name) => name !== 'cli') : asked;
       // The flow inputs the flags gave win over the saved environment's (session.overrides; src/pipeline/stages.ts).
-      const result = await core.runStage(session, { environment, select: String(argv.step ?? 'all'), reporters, progress: (line) => state.output.line(line) });
+      const result = await core.runStage(session, {
+        environment,
+        select: String(argv.step ?? 'all'),
+        reporters,
+        progress: (line) => state.output.line(line),
+      });
       // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
       await core.saveEnvironment(session, result.environment);
       reportRun(state, result);

@@ -18,7 +18,11 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .option('data-dir', { type: 'string', describe: 'Keep clients, consents and tokens here (default: <state-dir>/sandbox)' })
       .option('seed', { type: 'string', describe: 'Seed of the emulated bank data' })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
-      .option('page-skin', { type: 'string', choices: PAGE_SKIN_NAMES, describe: 'Look of the PSU login and consent pages (alternate: other ids and texts, to test a consent script)' })
+      .option('page-skin', {
+        type: 'string',
+        choices: PAGE_SKIN_NAMES,
+        describe: 'Look of the PSU login and consent pages (alternate: other ids and texts, to test a consent script)',
+      })
       .option('id-token-fault', {
         choices: ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const,
         describe: 'Issue deliberately wrong id_tokens, to test that the TPP verifies them',
@@ -32,7 +36,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
     await core.assertNoRunningSandbox(config.stateDir);
     if (await core.ensureLocalIdentity(config)) state.output.line(`issued a local test identity in ${core.localIdentityDir(config)}`);
-    const dataDir = typeof argv['data-dir'] === 'string' ? resolve(state.io.cwd, argv['data-dir']) : core.stateLayout(config.stateDir).sandbox;
+    const dataDir =
+      typeof argv['data-dir'] === 'string' ? resolve(state.io.cwd, argv['data-dir']) : core.stateLayout(config.stateDir).sandbox;
     const sandbox = await core.startEmbeddedSandbox(config, {
       dataDir,
       log: (line) => {
@@ -40,7 +45,9 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       },
       verbose: argv.verbose === true,
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
-      ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as NonNullable<EmbeddedSandboxOptions['idTokenFault']> } : {}),
+      ...(typeof argv['id-token-fault'] === 'string'
+        ? { idTokenFault: argv['id-token-fault'] as NonNullable<EmbeddedSandboxOptions['idTokenFault']> }
+        : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.
@@ -60,7 +67,11 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     for (const [name, profile] of Object.entries(urls.profiles)) {
       state.output.line(`  ${name.padEnd(22)} {auth_url} ${profile.auth_url}  token ${profile.token_url}`);
     }
-    state.output.line(`  test users: ${Object.entries(core.SANDBOX_TEST_USERS).map(([user, password]) => `${user} / ${password}`).join(', ')}`);
+    state.output.line(
+      `  test users: ${Object.entries(core.SANDBOX_TEST_USERS)
+        .map(([user, password]) => `${user} / ${password}`)
+        .join(', ')}`,
+    );
     // Ctrl-C or SIGTERM is this command's normal end (exit 0), not an interrupt (main.ts).
     await whenStopRequested();
     await sandbox.close();

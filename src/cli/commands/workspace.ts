@@ -14,11 +14,22 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
     yargs
       .option('out', { type: 'string', describe: 'The workspace folder (default <state-dir>/workspace/<target>-<profile>)' })
       .option('zip', { type: 'string', describe: 'Also write the workspace as this zip file' })
-      .option('include-secrets', { type: 'boolean', default: false, describe: 'Put the transport key and client secret in (folder 0700, files 0600); without it the workspace holds no secret' })
+      .option('include-secrets', {
+        type: 'boolean',
+        default: false,
+        describe: 'Put the transport key and client secret in (folder 0700, files 0600); without it the workspace holds no secret',
+      })
       .option('force', { type: 'boolean', default: false, describe: 'Replace an existing workspace folder or zip' })
-      .option('run', { type: 'boolean', default: true, describe: 'Run the flow first and put its HTML report in reports/ (--no-run skips it)' })
+      .option('run', {
+        type: 'boolean',
+        default: true,
+        describe: 'Run the flow first and put its HTML report in reports/ (--no-run skips it)',
+      })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
-      .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate during the run (self-signed sandboxes only)" })
+      .option('insecure', {
+        type: 'boolean',
+        describe: "Do not verify the bank's server certificate during the run (self-signed sandboxes only)",
+      })
       .example('$0 workspace', 'after register and environment: the folder, with no secrets, and the report of a run')
       .example('$0 workspace --zip bank-workspace.zip', 'also as a zip to hand over')
       .example('$0 workspace --include-secrets --out ~/my-workspace', 'a workspace that runs as it is (keep it to yourself)'),
@@ -35,9 +46,18 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
         run: argv.run !== false,
         now: session.now(),
       });
-      state.output.result({ dir: outcome.dir, zip: outcome.zip, includesSecrets: includeSecrets, files: outcome.files.map((file) => file.path), passed: outcome.run?.passed });
-      state.output.line(`wrote ${outcome.dir ?? ''} (${outcome.files.length} files; open index.html)${outcome.zip !== undefined ? ` and ${outcome.zip}` : ''}`);
-      if (includeSecrets) state.output.line('warning: this workspace holds the transport private key and the client secret (mode 0600): keep it to yourself');
+      state.output.result({
+        dir: outcome.dir,
+        zip: outcome.zip,
+        includesSecrets: includeSecrets,
+        files: outcome.files.map((file) => file.path),
+        passed: outcome.run?.passed,
+      });
+      state.output.line(
+        `wrote ${outcome.dir ?? ''} (${outcome.files.length} files; open index.html)${outcome.zip !== undefined ? ` and ${outcome.zip}` : ''}`,
+      );
+      if (includeSecrets)
+        state.output.line('warning: this workspace holds the transport private key and the client secret (mode 0600): keep it to yourself');
       if (outcome.run !== undefined) reportRun(state, outcome.run);
     } finally {
       await session.close();

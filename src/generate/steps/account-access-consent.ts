@@ -15,7 +15,12 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         method: 'POST',
         url: `${AIS_BASE}/account-access-consents`,
         headers: [...aisHeaders('client_credentials_token'), ['Content-Type', AIS_CONTENT_TYPE]],
-        body: { mode: 'raw', template: 'account-access-consent', contentType: AIS_CONTENT_TYPE, params: { permissions: context.permissions } },
+        body: {
+          mode: 'raw',
+          template: 'account-access-consent',
+          contentType: AIS_CONTENT_TYPE,
+          params: { permissions: context.permissions },
+        },
         prerequest: [FAPI_PREREQUEST],
         test: [
           ...checks({ status: 201, echo: 'required', schema: 'obie-consent-created', contentType: AIS_CONTENT_TYPE }),

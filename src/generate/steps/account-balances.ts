@@ -8,7 +8,7 @@ const ITEM = 'account-balances: GET /accounts/{AccountId}/balances';
 export function accountBalancesStep(): StepSpec {
   return {
     name: 'account-balances',
-    title: 'Each account\'s balances',
+    title: "Each account's balances",
     description: 'GET /accounts/{AccountId}/balances for every id in account_ids; writes interim_balances.',
     items: [
       {

@@ -16,7 +16,10 @@ export function accountsStep(): StepSpec {
         url: `${AIS_BASE}/accounts`,
         headers: aisHeaders('access_token'),
         prerequest: [FAPI_PREREQUEST],
-        test: [...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }), { template: 'accounts.test' }],
+        test: [
+          ...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }),
+          { template: 'accounts.test' },
+        ],
       },
     ],
   };

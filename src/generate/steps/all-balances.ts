@@ -16,7 +16,10 @@ export function allBalancesStep(): StepSpec {
         url: `${AIS_BASE}/balances`,
         headers: aisHeaders('access_token'),
         prerequest: [FAPI_PREREQUEST],
-        test: [...checks({ status: 200, echo: 'required', schema: 'obie-balances', contentType: AIS_CONTENT_TYPE }), { template: 'all-balances.test' }],
+        test: [
+          ...checks({ status: 200, echo: 'required', schema: 'obie-balances', contentType: AIS_CONTENT_TYPE }),
+          { template: 'all-balances.test' },
+        ],
       },
     ],
   };

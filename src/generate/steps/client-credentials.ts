@@ -7,7 +7,8 @@ export function clientCredentialsStep(): StepSpec {
   return {
     name: 'client-credentials',
     title: 'Client credentials token',
-    description: 'POST {{tokenEndpoint}} with client_secret_basic, grant_type client_credentials, scope accounts; writes client_credentials_token.',
+    description:
+      'POST {{tokenEndpoint}} with client_secret_basic, grant_type client_credentials, scope accounts; writes client_credentials_token.',
     items: [
       {
         name: 'client-credentials: POST token',
@@ -15,7 +16,13 @@ export function clientCredentialsStep(): StepSpec {
         method: 'POST',
         url: '{{tokenEndpoint}}',
         headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
-        body: { mode: 'urlencoded', pairs: [['grant_type', 'client_credentials'], ['scope', 'accounts']] },
+        body: {
+          mode: 'urlencoded',
+          pairs: [
+            ['grant_type', 'client_credentials'],
+            ['scope', 'accounts'],
+          ],
+        },
         prerequest: [FAPI_PREREQUEST],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'client-credentials.test' }],
       },

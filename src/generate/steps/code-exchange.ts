@@ -7,7 +7,8 @@ export function codeExchangeStep(): StepSpec {
   return {
     name: 'code-exchange',
     title: 'Code exchange',
-    description: 'POST {{tokenEndpoint}} with client_secret_basic, grant_type authorization_code, auth_code and redirectUrl; writes access_token (and refresh_token); verifies the id_token signature and keeps it as token_id_token.',
+    description:
+      'POST {{tokenEndpoint}} with client_secret_basic, grant_type authorization_code, auth_code and redirectUrl; writes access_token (and refresh_token); verifies the id_token signature and keeps it as token_id_token.',
     items: [
       {
         name: 'code-exchange: POST token',
@@ -15,9 +16,20 @@ export function codeExchangeStep(): StepSpec {
         method: 'POST',
         url: '{{tokenEndpoint}}',
         headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
-        body: { mode: 'urlencoded', pairs: [['grant_type', 'authorization_code'], ['code', '{{auth_code}}'], ['redirect_uri', '{{redirectUrl}}']] },
+        body: {
+          mode: 'urlencoded',
+          pairs: [
+            ['grant_type', 'authorization_code'],
+            ['code', '{{auth_code}}'],
+            ['redirect_uri', '{{redirectUrl}}'],
+          ],
+        },
         prerequest: [FAPI_PREREQUEST],
-        test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'code-exchange.test' }, { template: 'token-id-token.test' }],
+        test: [
+          ...checks({ status: 200, echo: 'if-present', schema: 'token-response' }),
+          { template: 'code-exchange.test' },
+          { template: 'token-id-token.test' },
+        ],
       },
     ],
   };

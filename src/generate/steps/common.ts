@@ -35,7 +35,8 @@ export const FAPI_PREREQUEST: ScriptPart = { template: 'fapi.prerequest' };
 const CHECK_PARTS: readonly ((options: Checks) => ScriptPart | undefined)[] = [
   (options) => (options.status === undefined ? undefined : { template: 'check-status.test', params: { status: options.status } }),
   (options) => ({ template: options.echo === 'required' ? 'check-echo.test' : 'check-echo-if-present.test' }),
-  (options) => (options.contentType === undefined ? undefined : { template: 'check-content-type.test', params: { contentType: options.contentType } }),
+  (options) =>
+    options.contentType === undefined ? undefined : { template: 'check-content-type.test', params: { contentType: options.contentType } },
   (options) => (options.schema === undefined ? undefined : { template: 'check-schema.test', schema: options.schema }),
 ];
 

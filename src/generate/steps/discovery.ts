@@ -16,7 +16,11 @@ export function discoveryStep(): StepSpec {
         url: '{{configEndpoint}}',
         headers: authServerHeaders(),
         prerequest: [FAPI_PREREQUEST],
-        test: [...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }), { template: 'discovery.test' }, { template: 'discovery-jwks.test' }],
+        test: [
+          ...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }),
+          { template: 'discovery.test' },
+          { template: 'discovery-jwks.test' },
+        ],
       },
     ],
   };

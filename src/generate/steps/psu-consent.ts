@@ -12,13 +12,14 @@ export function psuConsentStep(): StepSpec {
     name: 'psu-consent',
     title: 'PSU consent',
     description:
-      'Reads the bank\'s signing keys from jwksUri into bank_jwks. ' +
+      "Reads the bank's signing keys from jwksUri into bank_jwks. " +
       'Builds consent_url (authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce, login_hint, request) and GETs it with redirects off. ' +
       'headless: checks the redirect and writes auth_code (+ id_token); interactive: checks it did not land on redirectUrl — the runner then opens consent_url in a browser and writes auth_code (+ id_token).',
     items: [
       {
         name: 'psu-consent: GET jwks',
-        description: 'OIDC Discovery 1.0 §3 jwks_uri (RFC 7517 JWK Set): the keys that verify the id_token signature (FAPI 1 Advanced §5.2.2.1).',
+        description:
+          'OIDC Discovery 1.0 §3 jwks_uri (RFC 7517 JWK Set): the keys that verify the id_token signature (FAPI 1 Advanced §5.2.2.1).',
         method: 'GET',
         url: '{{jwksUri}}',
         headers: authServerHeaders(),
@@ -32,7 +33,10 @@ export function psuConsentStep(): StepSpec {
         url: '{{consent_url}}',
         headers: [['x-fapi-interaction-id', '{{x_fapi_interaction_id}}']],
         followRedirects: false,
-        prerequest: [FAPI_PREREQUEST, { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } }],
+        prerequest: [
+          FAPI_PREREQUEST,
+          { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } },
+        ],
         test: [...checks({ echo: 'if-present' }), { template: 'psu-consent.test' }, { template: 'id-token-signature.test' }],
       },
     ],

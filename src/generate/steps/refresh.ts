@@ -8,15 +8,23 @@ export function refreshStep(): StepSpec {
   return {
     name: 'refresh',
     title: 'Refresh',
-    description: 'POST {{tokenEndpoint}} with client_secret_basic, grant_type refresh_token; writes the new access_token, then GET /accounts with it (same consent, same accounts). Skipped when the bank issued no refresh_token.',
+    description:
+      'POST {{tokenEndpoint}} with client_secret_basic, grant_type refresh_token; writes the new access_token, then GET /accounts with it (same consent, same accounts). Skipped when the bank issued no refresh_token.',
     items: [
       {
         name: 'refresh: POST token',
-        description: 'RFC 6749 §6: the refresh token grant; the new access token is bound to the same consent (and, FAPI, the same certificate).',
+        description:
+          'RFC 6749 §6: the refresh token grant; the new access token is bound to the same consent (and, FAPI, the same certificate).',
         method: 'POST',
         url: '{{tokenEndpoint}}',
         headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
-        body: { mode: 'urlencoded', pairs: [['grant_type', 'refresh_token'], ['refresh_token', '{{refresh_token}}']] },
+        body: {
+          mode: 'urlencoded',
+          pairs: [
+            ['grant_type', 'refresh_token'],
+            ['refresh_token', '{{refresh_token}}'],
+          ],
+        },
         prerequest: [FAPI_PREREQUEST, { template: 'refresh.prerequest' }],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'refresh.test' }],
       },
@@ -27,7 +35,10 @@ export function refreshStep(): StepSpec {
         url: `${AIS_BASE}/accounts`,
         headers: aisHeaders('access_token'),
         prerequest: [FAPI_PREREQUEST],
-        test: [...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }), { template: 'refresh-read.test' }],
+        test: [
+          ...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }),
+          { template: 'refresh-read.test' },
+        ],
       },
     ],
   };

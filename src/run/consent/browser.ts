@@ -101,12 +101,13 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
   const headless = input.headless ?? input.script !== undefined;
   if (!headless && !hasDisplay(input.env ?? process.env)) {
     throw new ObflowError('ERR_BROWSER_NO_DISPLAY', 'no display to show the consent page on (DISPLAY and WAYLAND_DISPLAY are unset)', {
-      hint: 'Use --consent manual (open the consent URL in any browser, paste the redirect back), or describe the bank\'s pages in flow.browser.script to run headless.',
+      hint: "Use --consent manual (open the consent URL in any browser, paste the redirect back), or describe the bank's pages in flow.browser.script to run headless.",
     });
   }
   const { chromium } = await import('playwright-core');
   const args: string[] = [...CHROMIUM_FLAGS];
-  if (input.trustedSpki !== undefined && input.trustedSpki.length > 0) args.push(`--ignore-certificate-errors-spki-list=${input.trustedSpki.join(',')}`);
+  if (input.trustedSpki !== undefined && input.trustedSpki.length > 0)
+    args.push(`--ignore-certificate-errors-spki-list=${input.trustedSpki.join(',')}`);
   // Signals are obflow's to handle (main.ts decides the exit code, 130/143): Ctrl-C closes the browser through the
   // interrupt cleanup below, and playwright's exit hook kills Chromium and removes its profile if anything is left.
   const browser = await chromium.launch({ executablePath, headless, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
@@ -140,14 +141,24 @@ export async function consentInBrowser(input: BrowserConsentInput): Promise<Brow
 }
 
 async function drive(browser: Browser, input: BrowserConsentInput, headless: boolean): Promise<BrowserConsentResult> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: input.ignoreHttpsErrors === true, ...(headless ? {} : { viewport: null }) });
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: input.ignoreHttpsErrors === true,
+    ...(headless ? {} : { viewport: null }),
+  });
   const redirect = new URL(input.redirectUri);
-  const atRedirect = (url: string): boolean => URL.canParse(url) && new URL(url).origin === redirect.origin && new URL(url).pathname === redirect.pathname;
+  const atRedirect = (url: string): boolean =>
+    URL.canParse(url) && new URL(url).origin === redirect.origin && new URL(url).pathname === redirect.pathname;
   // Every request to the redirect URI's origin is answered here, in every tab (a bank may open a popup): the TPP's
   // callback host need not exist. The fragment (`code id_token`) never reaches a request, so the landing is read
   // from the page's URL once it navigated there.
-  await context.route((url) => url.origin === redirect.origin, (route) =>
-    route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>obflow</title><p>Consent received: you can close this window.</p>' }),
+  await context.route(
+    (url) => url.origin === redirect.origin,
+    (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html; charset=utf-8',
+        body: '<!doctype html><title>obflow</title><p>Consent received: you can close this window.</p>',
+      }),
   );
   const watch = watchPages(context, atRedirect, redirect);
   const page = await context.newPage();
@@ -161,7 +172,11 @@ async function drive(browser: Browser, input: BrowserConsentInput, headless: boo
     const first = await page.goto(input.consentUrl);
     // A bank that refuses the consent URL answers with an error page, not its login form: say what it says.
     if (first !== null && first.status() >= 400 && !atRedirect(first.url())) throw await bankErrorPage(page, first);
-    input.log?.(input.script === undefined ? `browser consent: the consent page is open at ${new URL(input.consentUrl).origin}; log in and confirm there` : 'browser consent: running the consent script');
+    input.log?.(
+      input.script === undefined
+        ? `browser consent: the consent page is open at ${new URL(input.consentUrl).origin}; log in and confirm there`
+        : 'browser consent: running the consent script',
+    );
     if (input.script === undefined) return;
     // The last step leads either to the redirect to the TPP, or to an error page from the bank (e.g. 400 "choose an
     // account", or a 500): from then on such a page ends the consent with what it says.
@@ -173,7 +188,10 @@ async function drive(browser: Browser, input: BrowserConsentInput, headless: boo
   const landed = await Promise.race([watch.landed, watch.stopped]);
   if (landed instanceof Stop) throw landed.error;
   input.log?.(`browser consent: landed on ${redirect.origin}${redirect.pathname}`);
-  const result = readConsentRedirect(landed, { redirectUri: input.redirectUri, ...(input.expectedState !== undefined ? { state: input.expectedState } : {}) });
+  const result = readConsentRedirect(landed, {
+    redirectUri: input.redirectUri,
+    ...(input.expectedState !== undefined ? { state: input.expectedState } : {}),
+  });
   return { ...result, selectedAccounts: ticked.count };
 }
 
@@ -206,20 +224,35 @@ function watchPages(context: BrowserContext, atRedirect: (url: string) => boolea
       // ERR_ABORTED: a navigation replaced by the next one (a form post answered by a redirect), not a failure.
       const reason = request.failure()?.errorText ?? 'failed';
       if (url.origin === redirect.origin || reason === 'net::ERR_ABORTED') return;
-      stop(new Stop(new ObflowError('ERR_REMOTE_RESPONSE', `the browser was sent to ${url.origin}${url.pathname} (${reason}), not to the redirect URI ${redirect.origin}${redirect.pathname}`, {
-        hint: 'The bank redirected somewhere unexpected: check redirect_uri in the consent URL and its request object.',
-      })));
+      stop(
+        new Stop(
+          new ObflowError(
+            'ERR_REMOTE_RESPONSE',
+            `the browser was sent to ${url.origin}${url.pathname} (${reason}), not to the redirect URI ${redirect.origin}${redirect.pathname}`,
+            {
+              hint: 'The bank redirected somewhere unexpected: check redirect_uri in the consent URL and its request object.',
+            },
+          ),
+        ),
+      );
     });
     page.on('response', (response) => {
       if (!errorPages || response.status() < 400 || !response.request().isNavigationRequest() || atRedirect(response.url())) return;
-      void page.waitForLoadState().catch(() => undefined).then(async () => stop(new Stop(await bankErrorPage(page, response))));
+      void page
+        .waitForLoadState()
+        .catch(() => undefined)
+        .then(async () => stop(new Stop(await bankErrorPage(page, response))));
     });
     page.on('close', () => {
       open.delete(page);
       if (open.size === 0) {
-        stop(new Stop(new ObflowError('ERR_CONSENT_REJECTED', 'the browser window was closed before the bank sent it back to the redirect URI', {
-          hint: 'The PSU closed the window: run the consent again and confirm, or use --consent manual.',
-        })));
+        stop(
+          new Stop(
+            new ObflowError('ERR_CONSENT_REJECTED', 'the browser window was closed before the bank sent it back to the redirect URI', {
+              hint: 'The PSU closed the window: run the consent again and confirm, or use --consent manual.',
+            }),
+          ),
+        );
       }
     });
   };
@@ -229,23 +262,41 @@ function watchPages(context: BrowserContext, atRedirect: (url: string) => boolea
 
 /** The bank's error page as an ObflowError with what it says (its status, path and text). */
 async function bankErrorPage(page: Page, response: Response): Promise<ObflowError> {
-  const text = (await page.locator('body').innerText().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 300);
+  const text = (
+    await page
+      .locator('body')
+      .innerText()
+      .catch(() => '')
+  )
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
   return new ObflowError('ERR_CONSENT_REJECTED', `the bank answered ${response.status()} on ${new URL(response.url()).pathname}: ${text}`, {
-    hint: 'Check the consent URL parameters (obflow run psu-consent) and the bank\'s log; start the flow again.',
+    hint: "Check the consent URL parameters (obflow run psu-consent) and the bank's log; start the flow again.",
   });
 }
 
 function timedOut(redirectUri: string, timeoutMs: number, scripted: boolean): ObflowError {
   const redirect = new URL(redirectUri);
-  return new ObflowError('ERR_CONSENT_TIMEOUT', `the browser was not sent back to ${redirect.origin}${redirect.pathname} within ${Math.round(timeoutMs / 1000)} s`, {
-    hint: scripted
-      ? 'The script ended but the bank did not redirect: check its last steps, or raise flow.browser.timeoutSeconds (--consent-timeout).'
-      : 'The PSU did not finish in time: run again, or raise flow.browser.timeoutSeconds (--consent-timeout <seconds>).',
-  });
+  return new ObflowError(
+    'ERR_CONSENT_TIMEOUT',
+    `the browser was not sent back to ${redirect.origin}${redirect.pathname} within ${Math.round(timeoutMs / 1000)} s`,
+    {
+      hint: scripted
+        ? 'The script ended but the bank did not redirect: check its last steps, or raise flow.browser.timeoutSeconds (--consent-timeout).'
+        : 'The PSU did not finish in time: run again, or raise flow.browser.timeoutSeconds (--consent-timeout <seconds>).',
+    },
+  );
 }
 
 /** Runs the script's steps in order, counting in `ticked` the accounts its tick steps tick. */
-async function runScript(page: Page, script: ConsentScript, input: BrowserConsentInput, ticked: { count: number }, beforeLast: () => void): Promise<void> {
+async function runScript(
+  page: Page,
+  script: ConsentScript,
+  input: BrowserConsentInput,
+  ticked: { count: number },
+  beforeLast: () => void,
+): Promise<void> {
   const errors = script.errorSelector === undefined ? undefined : page.locator(script.errorSelector);
   for (const [index, step] of script.steps.entries()) {
     const target = targetOf(page, step);
@@ -274,7 +325,13 @@ function targetOf(page: Page, step: ConsentScriptStep): Locator {
 }
 
 /** Waits until the step's element is visible — or the bank's error message, which ends the consent with its words. */
-async function waitForStep(page: Page, target: Locator, errors: Locator | undefined, steps: readonly ConsentScriptStep[], index: number): Promise<void> {
+async function waitForStep(
+  page: Page,
+  target: Locator,
+  errors: Locator | undefined,
+  steps: readonly ConsentScriptStep[],
+  index: number,
+): Promise<void> {
   const step = steps[index];
   if (step === undefined) throw new TypeError('waitForStep: no such step');
   try {
@@ -283,21 +340,31 @@ async function waitForStep(page: Page, target: Locator, errors: Locator | undefi
     throw scriptError(page, step, index, error);
   }
   if (errors !== undefined && !(await target.isVisible()) && (await errors.first().isVisible())) {
-    const said = (await errors.first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+    const said = (
+      await errors
+        .first()
+        .innerText()
+        .catch(() => '')
+    )
+      .replace(/\s+/g, ' ')
+      .trim();
     const previous = steps[index - 1];
     const where = previous === undefined ? `at ${describeStep(step, index)}` : `after ${describeStep(previous, index - 1)}`;
     throw new ObflowError('ERR_CONSENT_REJECTED', `the bank refused ${where}: ${said}`, {
-      hint: 'Check the PSU\'s credentials (sandbox: README test users alex, sam, jo) and the accounts chosen; start the flow again.',
+      hint: "Check the PSU's credentials (sandbox: README test users alex, sam, jo) and the accounts chosen; start the flow again.",
     });
   }
 }
 
 /** A step that found nothing (wrong selector, page changed) or failed: one coded line naming the step and selector. */
 function scriptError(page: Page, step: ConsentScriptStep, index: number, error: unknown): ObflowError {
-  const reason = (error as Error).name === 'TimeoutError' ? 'nothing on the page matched in time' : ((error as Error).message.split('\n')[0] ?? 'failed');
+  const reason =
+    (error as Error).name === 'TimeoutError'
+      ? 'nothing on the page matched in time'
+      : ((error as Error).message.split('\n')[0] ?? 'failed');
   const path = URL.canParse(page.url()) ? new URL(page.url()).pathname : page.url();
   return new ObflowError('ERR_CONSENT_SCRIPT', `consent script ${describeStep(step, index)} on ${path}: ${reason}`, {
-    hint: 'Fix that step\'s selector in flow.browser.script to match the bank\'s page (open the consent URL in a browser and inspect it).',
+    hint: "Fix that step's selector in flow.browser.script to match the bank's page (open the consent URL in a browser and inspect it).",
     cause: error,
   });
 }
@@ -322,9 +389,13 @@ async function tickAccounts(page: Page, selector: string, accounts: readonly str
     }
   }
   if (selected === 0) {
-    throw new ObflowError('ERR_CONSENT_REJECTED', `none of the ${total} accounts offered at ${step} matched ${JSON.stringify(accounts ?? [])}`, {
-      hint: 'Choose accounts the PSU holds (flow.browser.accounts: AccountIds or names), or leave it out to share all of them.',
-    });
+    throw new ObflowError(
+      'ERR_CONSENT_REJECTED',
+      `none of the ${total} accounts offered at ${step} matched ${JSON.stringify(accounts ?? [])}`,
+      {
+        hint: 'Choose accounts the PSU holds (flow.browser.accounts: AccountIds or names), or leave it out to share all of them.',
+      },
+    );
   }
   return selected;
 }

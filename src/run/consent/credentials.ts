@@ -30,9 +30,13 @@ export async function readPsuCredentials(
     if (source.file !== undefined) file ??= await readSecretFile(source.file);
     const fromFile = file?.[name];
     if (fromFile === undefined || fromFile === '') {
-      throw new ObflowError('ERR_PSU_CREDENTIALS', `the consent script types the PSU's ${name}, but ${variable[name]} is unset${source.file === undefined ? '' : ` and ${source.file} has no "${name}"`}`, {
-        hint: `Export ${variable[name]}, or put it in the secret file flow.browser.credentials.file (never in the config file).`,
-      });
+      throw new ObflowError(
+        'ERR_PSU_CREDENTIALS',
+        `the consent script types the PSU's ${name}, but ${variable[name]} is unset${source.file === undefined ? '' : ` and ${source.file} has no "${name}"`}`,
+        {
+          hint: `Export ${variable[name]}, or put it in the secret file flow.browser.credentials.file (never in the config file).`,
+        },
+      );
     }
     found[name] = fromFile;
   }
@@ -53,9 +57,13 @@ async function readSecretFile(path: string): Promise<Partial<Record<CredentialNa
   const extra = object === undefined ? [] : Object.keys(object).filter((key) => key !== 'username' && key !== 'password');
   if (object === undefined || extra.length > 0 || Object.values(object).some((value) => typeof value !== 'string')) {
     // Not the credentials file (e.g. the config file itself): its keys are named, never its values.
-    throw new ObflowError('ERR_PSU_CREDENTIALS', `the PSU credentials file ${path} must hold only "username" and "password" strings${extra.length > 0 ? ` (it has ${extra.slice(0, 3).join(', ')})` : ''}`, {
-      hint: 'Use a separate secret file { "username": "…", "password": "…" }, not the config file.',
-    });
+    throw new ObflowError(
+      'ERR_PSU_CREDENTIALS',
+      `the PSU credentials file ${path} must hold only "username" and "password" strings${extra.length > 0 ? ` (it has ${extra.slice(0, 3).join(', ')})` : ''}`,
+      {
+        hint: 'Use a separate secret file { "username": "…", "password": "…" }, not the config file.',
+      },
+    );
   }
   return object as Partial<Record<CredentialName, string>>;
 }

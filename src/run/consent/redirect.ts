@@ -30,7 +30,7 @@ export function consentInputs(environment: PostmanEnvironment, driver: string): 
     });
   }
   if (!URL.canParse(redirectUri) || !URL.canParse(consentUrl)) {
-    throw new ObflowError('ERR_FILE_UNREADABLE', 'the environment\'s redirectUrl or consent URL is not a URL', {
+    throw new ObflowError('ERR_FILE_UNREADABLE', "the environment's redirectUrl or consent URL is not a URL", {
       hint: 'Run `obflow environment` again (and the psu-consent step) to rewrite them.',
     });
   }
@@ -42,7 +42,10 @@ export function readConsentRedirect(url: string, expected: { redirectUri: string
   try {
     parsed = new URL(url.trim());
   } catch (cause) {
-    throw new ObflowError('ERR_USAGE', 'that is not a URL', { hint: `Paste the whole address the browser shows, starting with ${expected.redirectUri}.`, cause });
+    throw new ObflowError('ERR_USAGE', 'that is not a URL', {
+      hint: `Paste the whole address the browser shows, starting with ${expected.redirectUri}.`,
+      cause,
+    });
   }
   const redirect = new URL(expected.redirectUri);
   if (parsed.origin !== redirect.origin || parsed.pathname !== redirect.pathname) {
@@ -53,9 +56,16 @@ export function readConsentRedirect(url: string, expected: { redirectUri: string
   const params = redirectParameters(parsed.href);
   const error = params.get('error');
   if (error !== null) {
-    throw new ObflowError('ERR_CONSENT_REJECTED', `the bank redirected with ${error}${params.has('error_description') ? `: ${params.get('error_description') ?? ''}` : ''}`, {
-      hint: error === 'access_denied' ? 'The PSU cancelled; run the consent again and confirm.' : 'Check the consent URL parameters (obflow run psu-consent --verbose).',
-    });
+    throw new ObflowError(
+      'ERR_CONSENT_REJECTED',
+      `the bank redirected with ${error}${params.has('error_description') ? `: ${params.get('error_description') ?? ''}` : ''}`,
+      {
+        hint:
+          error === 'access_denied'
+            ? 'The PSU cancelled; run the consent again and confirm.'
+            : 'Check the consent URL parameters (obflow run psu-consent --verbose).',
+      },
+    );
   }
   const state = params.get('state') ?? undefined;
   if (expected.state !== undefined && expected.state !== '' && state !== expected.state) {

@@ -26,7 +26,9 @@ export async function browserConsentOptions(
 ): Promise<BrowserConsentOptions> {
   const script = consentScriptOf(settings, context.sandboxUser !== undefined);
   const credentials =
-    script === undefined ? {} : (context.sandboxUser ?? (await readPsuCredentials(credentialsNeeded(script), settings.credentials, context.env)));
+    script === undefined
+      ? {}
+      : (context.sandboxUser ?? (await readPsuCredentials(credentialsNeeded(script), settings.credentials, context.env)));
   return {
     script,
     credentials,

@@ -48,7 +48,13 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
     startedAt: start?.startedAt ?? '',
     ...(start?.target !== undefined ? { target: start.target } : {}),
     origins: start?.origins ?? [],
-    steps: (start?.steps ?? []).map((step) => ({ name: step.name, kind: step.kind, requests: [], preRequestAssertions: [], scriptErrors: [] })),
+    steps: (start?.steps ?? []).map((step) => ({
+      name: step.name,
+      kind: step.kind,
+      requests: [],
+      preRequestAssertions: [],
+      scriptErrors: [],
+    })),
   };
   const stepOf = (name: string): JsonReportStep => {
     let step = report.steps.find((candidate) => candidate.name === name);
@@ -83,7 +89,11 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
         stepOf(event.step).scriptErrors.push({ item: event.item, listen: event.listen, name: event.name, message: event.message });
         break;
       case 'done':
-        Object.assign(report, { finishedAt: event.finishedAt, passed: event.result.passed, ...(event.result.failedStep !== undefined ? { failedStep: event.result.failedStep } : {}) });
+        Object.assign(report, {
+          finishedAt: event.finishedAt,
+          passed: event.result.passed,
+          ...(event.result.failedStep !== undefined ? { failedStep: event.result.failedStep } : {}),
+        });
         break;
       default:
     }

@@ -14,7 +14,14 @@ export function createExecutionLog(): ExecutionLog {
     records,
     onEvent(event: RunEvent) {
       if (event.type !== 'request') return;
-      records.push({ step: event.step, item: event.item, method: event.method, url: event.url, status: event.status, ...(event.json !== undefined ? { json: event.json } : {}) });
+      records.push({
+        step: event.step,
+        item: event.item,
+        method: event.method,
+        url: event.url,
+        status: event.status,
+        ...(event.json !== undefined ? { json: event.json } : {}),
+      });
     },
   };
 }

@@ -115,7 +115,8 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
     redirectUri = client.redirectUris[0] ?? '';
   } else {
     // Exact string match in both profiles (OAuth 2.0 Security BCP §4.1.3): an unregistered target is never tolerated.
-    if (!client.redirectUris.includes(requestedRedirect)) fail('invalid_request', `redirect_uri ${requestedRedirect} is not registered for this client`, false);
+    if (!client.redirectUris.includes(requestedRedirect))
+      fail('invalid_request', `redirect_uri ${requestedRedirect} is not registered for this client`, false);
     redirectUri = requestedRedirect;
   }
   // param() already falls back to the query where the profile allows it; otherwise only the request object counts.
@@ -124,35 +125,47 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
   const queryResponseType = query.get('response_type');
   const state = param('state');
   // Where an error goes (query or fragment) follows the response_type asked for, from the query if need be.
-  target = backTo({ redirectUri, responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code', ...(state === undefined ? {} : { state }) });
+  target = backTo({
+    redirectUri,
+    responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code',
+    ...(state === undefined ? {} : { state }),
+  });
 
   // FAPI 1 Advanced §5.2.2-10, OIDC Core §6.1: response_type and scope come from the request object; the query's
   // copies are only there for OAuth 2.0 syntax and must match.
   if (!may('query-parameters') && object) {
     const missing = ['response_type', 'scope'].filter((name) => object?.[name] === undefined || object[name] === null);
-    if (missing.length > 0) fail('invalid_request_object', `the request object must carry ${missing.join(' and ')}; this profile uses only its parameters`);
+    if (missing.length > 0)
+      fail('invalid_request_object', `the request object must carry ${missing.join(' and ')}; this profile uses only its parameters`);
   }
   if (!responseType) fail('unsupported_response_type', `response_type must be code or code id_token, not ${rawResponseType}`);
   if (object && queryResponseType !== null && normaliseResponseType(queryResponseType) !== responseType) {
     fail('invalid_request', 'response_type differs between the query and the request object');
   }
-  if (object && object.client_id !== undefined && object.client_id !== client.clientId) fail('invalid_request_object', 'client_id differs between the query and the request object');
-  if (!client.responseTypes.includes(responseType ?? '')) fail('unauthorized_client', `this client did not register response_type ${responseType ?? ''}`);
-  if (!client.grantTypes.includes('authorization_code')) fail('unauthorized_client', 'this client did not register the authorization_code grant');
+  if (object && object.client_id !== undefined && object.client_id !== client.clientId)
+    fail('invalid_request_object', 'client_id differs between the query and the request object');
+  if (!client.responseTypes.includes(responseType ?? ''))
+    fail('unauthorized_client', `this client did not register response_type ${responseType ?? ''}`);
+  if (!client.grantTypes.includes('authorization_code'))
+    fail('unauthorized_client', 'this client did not register the authorization_code grant');
 
   if (objectError !== undefined) fail('invalid_request_object', objectError);
   if (!object && !may('request-object-optional')) fail('invalid_request', 'a request object (request=) is required by this profile');
   if (!may('query-copies-optional')) {
     // OIDC Core §6.1: response_type, client_id and scope must also be in the query when a request object is used.
-    if (!queryClientId || !queryResponseType || !query.get('scope')) fail('invalid_request', 'client_id, response_type and scope must also be query parameters');
+    if (!queryClientId || !queryResponseType || !query.get('scope'))
+      fail('invalid_request', 'client_id, response_type and scope must also be query parameters');
   }
 
   const rawScope = param('scope') ?? '';
   const queryScope = query.get('scope');
-  if (!may('query-copies-optional') && object && queryScope !== null && scopeSet(queryScope) !== scopeSet(rawScope)) fail('invalid_request', 'scope differs between the query and the request object');
-  if (!may('scope-extra-spaces') && rawScope !== rawScope.trim().split(/\s+/).join(' ')) fail('invalid_scope', 'scope must be space-separated values without extra spaces');
+  if (!may('query-copies-optional') && object && queryScope !== null && scopeSet(queryScope) !== scopeSet(rawScope))
+    fail('invalid_request', 'scope differs between the query and the request object');
+  if (!may('scope-extra-spaces') && rawScope !== rawScope.trim().split(/\s+/).join(' '))
+    fail('invalid_scope', 'scope must be space-separated values without extra spaces');
   const scopes = [...new Set(rawScope.split(/\s+/).filter((s) => s !== ''))];
-  if (!scopes.includes('openid') && (!may('scope-without-openid') || responseType === 'code id_token')) fail('invalid_scope', 'scope must include openid');
+  if (!scopes.includes('openid') && (!may('scope-without-openid') || responseType === 'code id_token'))
+    fail('invalid_scope', 'scope must include openid');
   const beyond = scopes.filter((s) => !client.scopes.includes(s));
   if (beyond.length > 0) fail('invalid_scope', `scope ${beyond.join(' ')} was not registered by this client`);
   if (!scopes.some((s) => s === 'accounts' || s === 'payments')) fail('invalid_scope', 'scope must include accounts');
@@ -166,10 +179,13 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
   if (!intentId) return fail('invalid_request', 'claims must name the consent as id_token.openbanking_intent_id');
   const consent = await deps.consents.get(intentId);
   // Another client's consent looks exactly like an unknown one: never reveal that it exists.
-  if (!consent || consent.clientId !== client.clientId) return fail('invalid_request', `openbanking_intent_id ${intentId} is not a consent of this client`);
+  if (!consent || consent.clientId !== client.clientId)
+    return fail('invalid_request', `openbanking_intent_id ${intentId} is not a consent of this client`);
   const use = usableConsent(consent, deps.now(), 'AwaitingAuthorisation');
-  if (!use.usable && use.reason === 'status') fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
-  if (!use.usable && use.reason === 'expired') fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime ?? ''}`);
+  if (!use.usable && use.reason === 'status')
+    fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
+  if (!use.usable && use.reason === 'expired')
+    fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime ?? ''}`);
 
   // RFC 7636: optional here (OB does not require PKCE), enforced at the token endpoint once asked for. S256 only
   // (FAPI 1 Baseline §5.2.2-7) unless the profile tolerates plain.
@@ -177,7 +193,8 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
   const method = param('code_challenge_method') ?? (challenge === undefined ? undefined : 'plain');
   let pkce: Pkce | undefined;
   if (challenge !== undefined) {
-    if (method !== 'S256' && (!may('pkce-plain') || method !== 'plain')) fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${may('pkce-plain') ? '' : ' (S256 only)'}`);
+    if (method !== 'S256' && (!may('pkce-plain') || method !== 'plain'))
+      fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${may('pkce-plain') ? '' : ' (S256 only)'}`);
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) fail('invalid_request', 'code_challenge must be 43 to 128 unreserved characters');
     pkce = { challenge, method: method as Pkce['method'] };
   } else if (method !== undefined) {
@@ -211,7 +228,8 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
   let payload: JWTPayload;
   if (alg === 'none') {
     // OIDC Registration §2: a client that registered a signing algorithm has every other request object refused.
-    if (client.requestObjectSigningAlg === 'PS256') throw invalid('this client registered request_object_signing_alg PS256; unsigned request objects are refused');
+    if (client.requestObjectSigningAlg === 'PS256')
+      throw invalid('this client registered request_object_signing_alg PS256; unsigned request objects are refused');
     const [, body, signature] = jwt.split('.');
     if (body === undefined || signature !== '') throw invalid('an unsigned request object must have an empty signature part');
     try {
@@ -219,7 +237,8 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
     } catch {
       throw invalid('the request object payload is not JSON');
     }
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalid('the request object payload is not a JSON object');
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+      throw invalid('the request object payload is not a JSON object');
     if (typeof payload.exp === 'number' && payload.exp + CLOCK_TOLERANCE < seconds(now)) throw invalid('the request object has expired');
   } else if (alg === 'PS256') {
     try {
@@ -230,7 +249,7 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
       }));
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw invalid('the request object has expired');
-      throw invalid('the request object signature does not verify with the software statement\'s keys');
+      throw invalid("the request object signature does not verify with the software statement's keys");
     }
   } else {
     throw invalid(`request object algorithm ${String(alg)} is not supported (none or PS256)`);
@@ -244,9 +263,15 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
     if (typeof payload.nbf !== 'number') throw invalid('the request object must carry nbf');
     // RFC 7519 §4.1.5: not accepted before nbf (the signed path's jwtVerify checks it too).
     if (payload.nbf > seconds(now) + CLOCK_TOLERANCE) throw invalid('the request object is not valid yet (nbf is in the future)');
-    if (seconds(now) - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME + CLOCK_TOLERANCE) throw invalid('the request object\'s nbf is more than 60 minutes in the past');
+    if (seconds(now) - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME + CLOCK_TOLERANCE)
+      throw invalid("the request object's nbf is more than 60 minutes in the past");
   }
-  if (!tolerates(profile, 'request-object-exp') && typeof payload.exp === 'number' && typeof payload.nbf === 'number' && payload.exp - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME) {
+  if (
+    !tolerates(profile, 'request-object-exp') &&
+    typeof payload.exp === 'number' &&
+    typeof payload.nbf === 'number' &&
+    payload.exp - payload.nbf > REQUEST_OBJECT_MAX_LIFETIME
+  ) {
     throw invalid('the request object must not live longer than 60 minutes after its nbf');
   }
   // FAPI 1 Advanced Part 2 §5.2.2-15: aud is (or contains) the issuer; RFC 9101 §4: iss is the client. Tolerance
@@ -254,7 +279,7 @@ async function readRequestObject(jwt: string, client: StoredClient, issuer: stri
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!tolerates(profile, 'request-object-aud')) {
     if (!aud.includes(issuer)) throw invalid(`the request object's aud must be the issuer ${issuer}`);
-    if (payload.iss !== undefined && payload.iss !== client.clientId) throw invalid('the request object\'s iss must be the client_id');
+    if (payload.iss !== undefined && payload.iss !== client.clientId) throw invalid("the request object's iss must be the client_id");
   } else if (payload.aud !== undefined && !aud.includes(issuer)) {
     throw invalid(`the request object's aud names another server, not ${issuer}`);
   }
@@ -266,7 +291,10 @@ function scopeSet(value: string): string {
 }
 
 function normaliseResponseType(value: string): 'code' | 'code id_token' | undefined {
-  const parts = value.split(/\s+/).filter((p) => p !== '').sort();
+  const parts = value
+    .split(/\s+/)
+    .filter((p) => p !== '')
+    .sort();
   const joined = parts.join(' ');
   if (joined === 'code') return 'code';
   if (joined === 'code id_token') return 'code id_token';
@@ -274,7 +302,11 @@ function normaliseResponseType(value: string): 'code' | 'code id_token' | undefi
 }
 
 /** OB Security Profile: the consent is named by the essential claim openbanking_intent_id (id_token or userinfo). */
-function intentIdOf(claimsParam: string | undefined, notEssential: boolean, fail: (error: string, message: string) => never): string | undefined {
+function intentIdOf(
+  claimsParam: string | undefined,
+  notEssential: boolean,
+  fail: (error: string, message: string) => never,
+): string | undefined {
   if (claimsParam === undefined) return undefined;
   let claims: unknown;
   try {
@@ -283,7 +315,8 @@ function intentIdOf(claimsParam: string | undefined, notEssential: boolean, fail
     return fail('invalid_request', 'claims is not JSON');
   }
   for (const member of ['id_token', 'userinfo']) {
-    const request = (claims as Record<string, Record<string, { value?: unknown; essential?: unknown } | null> | undefined>)?.[member]?.openbanking_intent_id;
+    const request = (claims as Record<string, Record<string, { value?: unknown; essential?: unknown } | null> | undefined>)?.[member]
+      ?.openbanking_intent_id;
     if (request && typeof request.value === 'string') {
       if (!notEssential && request.essential !== true) fail('invalid_request', 'openbanking_intent_id must be requested as essential');
       return request.value;
@@ -293,7 +326,13 @@ function intentIdOf(claimsParam: string | undefined, notEssential: boolean, fail
 }
 
 /** Errors go where the response would have gone: the fragment for the hybrid flow (OIDC Core §3.3.2.6). */
-export function errorRedirect(redirectUri: string, responseType: string, error: string, description: string, state: string | undefined): string {
+export function errorRedirect(
+  redirectUri: string,
+  responseType: string,
+  error: string,
+  description: string,
+  state: string | undefined,
+): string {
   const params = new URLSearchParams({ error, error_description: oauthErrorDescription(description) });
   if (state !== undefined) params.set('state', state);
   return withParams(redirectUri, responseType === 'code' ? 'query' : 'fragment', params);
@@ -305,9 +344,15 @@ function withParams(redirectUri: string, mode: 'query' | 'fragment', params: URL
 }
 
 /** Headless profiles: the default test user (or login_hint's) authorises every account they hold, at once. */
-async function answerHeadless(call: IssuerCall<'authorize'>, request: AuthorisationRequestRecord, loginHint: string | undefined, deps: AuthDeps): Promise<void> {
+async function answerHeadless(
+  call: IssuerCall<'authorize'>,
+  request: AuthorisationRequestRecord,
+  loginHint: string | undefined,
+  deps: AuthDeps,
+): Promise<void> {
   const user = userByUsername(loginHint ?? DEFAULT_TEST_USER);
-  if (!user) throw new OAuthError(400, 'login_required', `login_hint ${loginHint ?? ''} names no test user (alex, sam, jo)`, {}, backTo(request));
+  if (!user)
+    throw new OAuthError(400, 'login_required', `login_hint ${loginHint ?? ''} names no test user (alex, sam, jo)`, {}, backTo(request));
   const accountIds = deps.bank.accountsOf(user.psuId).map((account) => account.accountId);
   redirect(call.res, await completeAuthorisation(call.issuer.auth_url, request, user.psuId, accountIds, deps));
 }
@@ -316,19 +361,38 @@ async function answerHeadless(call: IssuerCall<'authorize'>, request: Authorisat
  * The PSU said yes: authorise the consent, mint the code (and the hybrid ID token); returns the redirect to the
  * client. A consent that can no longer be authorised is an OAuthError sent back to the client.
  */
-export async function completeAuthorisation(issuer: string, request: AuthorisationRequestRecord, psuId: string, accountIds: string[], deps: AuthDeps): Promise<string> {
+export async function completeAuthorisation(
+  issuer: string,
+  request: AuthorisationRequestRecord,
+  psuId: string,
+  accountIds: string[],
+  deps: AuthDeps,
+): Promise<string> {
   const now = deps.now();
   const { consentId } = request;
   // The consent may have passed its ExpirationDateTime while the PSU was on the pages (the request was checked when
   // it arrived): refuse like the authorization endpoint would, and leave the consent as it is.
   const use = usableConsent(await deps.consents.get(consentId), now, 'AwaitingAuthorisation');
   if (!use.usable && use.reason === 'expired') {
-    throw new OAuthError(400, 'invalid_request', `consent ${consentId} expired at ${use.consent?.ExpirationDateTime ?? ''}`, {}, backTo(request));
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      `consent ${consentId} expired at ${use.consent?.ExpirationDateTime ?? ''}`,
+      {},
+      backTo(request),
+    );
   }
   try {
     await deps.consents.authorise(consentId, psuId, accountIds, now);
   } catch (error) {
-    if (error instanceof ConsentStateError) throw new OAuthError(400, 'invalid_request', `consent ${consentId} is ${error.status}, not AwaitingAuthorisation`, {}, backTo(request));
+    if (error instanceof ConsentStateError)
+      throw new OAuthError(
+        400,
+        'invalid_request',
+        `consent ${consentId} is ${error.status}, not AwaitingAuthorisation`,
+        {},
+        backTo(request),
+      );
     throw error;
   }
   const code = randomToken(32);
@@ -348,7 +412,14 @@ export async function completeAuthorisation(issuer: string, request: Authorisati
   deps.store.codes.set(hashSecret(code), record);
   const params = new URLSearchParams({ code });
   if (request.responseType === 'code id_token') {
-    params.set('id_token', await signIdToken(await deps.signingKey(), { issuer, clientId, consentId, authTime: record.authTime, now, nonce, code, state }, deps.idTokenFault));
+    params.set(
+      'id_token',
+      await signIdToken(
+        await deps.signingKey(),
+        { issuer, clientId, consentId, authTime: record.authTime, now, nonce, code, state },
+        deps.idTokenFault,
+      ),
+    );
   }
   if (state !== undefined) params.set('state', state);
   return withParams(redirectUri, request.responseType === 'code' ? 'query' : 'fragment', params);

@@ -38,7 +38,9 @@ export function buildDiscovery(profile: Profile, endpoints: IssuerEndpoints): Re
     id_token_signing_alg_values_supported: ['PS256'],
     // As the model bank publishes it (the registration's token_endpoint_auth_signing_alg is PS256 only).
     token_endpoint_auth_signing_alg_values_supported: ['PS256'],
-    token_endpoint_auth_methods_supported: tolerates(profile.name, 'client-secret-post') ? ['client_secret_basic', 'client_secret_post'] : ['client_secret_basic'],
+    token_endpoint_auth_methods_supported: tolerates(profile.name, 'client-secret-post')
+      ? ['client_secret_basic', 'client_secret_post']
+      : ['client_secret_basic'],
     tls_client_certificate_bound_access_tokens: true,
   };
 }

@@ -11,19 +11,31 @@ import type { StoredClient } from '../store/auth-store.js';
 import type { AuthCall, AuthDeps } from './deps.js';
 import type { EnvironmentClientForm } from './routes.js';
 
-export async function handleEnvironment(call: AuthCall<{ kind: 'environment'; form: EnvironmentClientForm }>, deps: AuthDeps): Promise<void> {
+export async function handleEnvironment(
+  call: AuthCall<{ kind: 'environment'; form: EnvironmentClientForm }>,
+  deps: AuthDeps,
+): Promise<void> {
   const { req, res, ctx } = call;
   const { form } = call.route;
   const basic = form === 'basic' ? basicCredentials(req.headers.authorization) : undefined;
   const clientId = form === 'basic' ? basic?.clientId : ctx.url.searchParams.get('client_id');
   if (!clientId) {
-    throw ObieError.of(400, 'UK.OBIE.Field.Missing', form === 'basic' ? 'Authorization: Basic base64(client_id:client_secret) is required' : 'query parameter client_id is required');
+    throw ObieError.of(
+      400,
+      'UK.OBIE.Field.Missing',
+      form === 'basic' ? 'Authorization: Basic base64(client_id:client_secret) is required' : 'query parameter client_id is required',
+    );
   }
   const client = deps.store.clients.get(clientId);
-  if (client && basic !== undefined && basic.secret !== client.clientSecret) throw ObieError.of(401, 'UK.OBIE.Unauthorised', 'the Basic credentials do not match the client');
+  if (client && basic !== undefined && basic.secret !== client.clientSecret)
+    throw ObieError.of(401, 'UK.OBIE.Unauthorised', 'the Basic credentials do not match the client');
   if (!client) throw ObieError.of(404, 'UK.OBIE.Resource.NotFound', `no client ${clientId} is registered with this sandbox`);
   if (ctx.peerThumbprint === undefined || !client.certificateThumbprints.includes(ctx.peerThumbprint)) {
-    throw ObieError.of(403, 'UK.OBIE.Unauthorised', 'only the transport certificate that registered this client may download its environment');
+    throw ObieError.of(
+      403,
+      'UK.OBIE.Unauthorised',
+      'only the transport certificate that registered this client may download its environment',
+    );
   }
   ctx.clientId = client.clientId;
   res.setHeader('Content-Disposition', `attachment; filename="${client.clientId}.postman_environment.json"`);

@@ -51,11 +51,18 @@ async function dispatch(match: AuthRouteMatch, base: Omit<AuthCall, 'route'>, de
 
 async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
   const route: IssuerRoute = call.route;
-  const on = <K extends IssuerRoute['kind']>(r: Extract<IssuerRoute, { kind: K }>): IssuerCall<K> => ({ ...call, route: r }) as IssuerCall<K>;
+  const on = <K extends IssuerRoute['kind']>(r: Extract<IssuerRoute, { kind: K }>): IssuerCall<K> =>
+    ({ ...call, route: r }) as IssuerCall<K>;
   switch (route.kind) {
     case 'discovery': {
       const { auth_url: issuer, authorization_endpoint: authorizationEndpoint, token_url: tokenEndpoint } = call.issuer;
-      const endpoints = { issuer, authorizationEndpoint, tokenEndpoint, jwksUri: `${issuer}/jwks`, registrationEndpoint: deps.urls.registration_endpoint };
+      const endpoints = {
+        issuer,
+        authorizationEndpoint,
+        tokenEndpoint,
+        jwksUri: `${issuer}/jwks`,
+        registrationEndpoint: deps.urls.registration_endpoint,
+      };
       sendJson(call.res, 200, buildDiscovery(call.profile, endpoints), { 'Cache-Control': 'public, max-age=300' });
       return;
     }
@@ -70,4 +77,3 @@ async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
       return handleInteraction(on(route), deps);
   }
 }
-

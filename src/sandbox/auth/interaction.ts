@@ -35,15 +35,27 @@ export async function handleInteraction(call: IssuerCall<'interaction'>, deps: A
     else sendHtml(res, 200, await renderConsent(interaction, base, clientName, deps));
     return;
   }
-  if (req.method !== 'POST' || (step !== 'login' && step !== 'confirm')) throw pageError(405, 'Not allowed', 'Use the buttons on the page.');
-  if (mediaType(req) !== 'application/x-www-form-urlencoded') throw pageError(415, 'Unsupported form', 'The form must be posted as application/x-www-form-urlencoded.');
+  if (req.method !== 'POST' || (step !== 'login' && step !== 'confirm'))
+    throw pageError(405, 'Not allowed', 'Use the buttons on the page.');
+  if (mediaType(req) !== 'application/x-www-form-urlencoded')
+    throw pageError(415, 'Unsupported form', 'The form must be posted as application/x-www-form-urlencoded.');
   const form = parseForm(await readBody(req)).all;
 
   if (step === 'login') {
     const username = (form.get('username') ?? '').trim();
     const user = userByUsername(username);
     if (!user || user.username !== username || !sameText(user.password, form.get('password') ?? '')) {
-      sendHtml(res, 401, loginPage({ action: `${base}/login`, clientName, username, error: 'That username and password do not match a test user.', ...skinOf(deps) }));
+      sendHtml(
+        res,
+        401,
+        loginPage({
+          action: `${base}/login`,
+          clientName,
+          username,
+          error: 'That username and password do not match a test user.',
+          ...skinOf(deps),
+        }),
+      );
       return;
     }
     deps.store.interactions.set(uid, { ...interaction, psuId: user.psuId });
@@ -71,7 +83,13 @@ export async function handleInteraction(call: IssuerCall<'interaction'>, deps: A
   redirect(res, await completeAuthorisation(issuer, request, interaction.psuId, chosen, deps));
 }
 
-async function renderConsent(interaction: InteractionRecord, base: string, clientName: string, deps: AuthDeps, error?: string): Promise<string> {
+async function renderConsent(
+  interaction: InteractionRecord,
+  base: string,
+  clientName: string,
+  deps: AuthDeps,
+  error?: string,
+): Promise<string> {
   const consent = await deps.consents.get(interaction.consentId);
   const user = userByPsuId(interaction.psuId ?? '') ?? TEST_USERS[0];
   return consentPage({

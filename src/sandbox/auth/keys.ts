@@ -31,7 +31,8 @@ export async function readSigningKey(dataDir: string): Promise<SigningKey | unde
   }
   try {
     const parsed: unknown = JSON.parse(text);
-    const jwk = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>)['id-token'] : undefined;
+    const jwk =
+      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>)['id-token'] : undefined;
     if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) throw new Error('no "id-token" key object');
     return await signingKeyOf(jwk as JWK);
   } catch (cause) {

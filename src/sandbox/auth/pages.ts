@@ -38,15 +38,31 @@ export interface PageSkin {
 
 export const PAGE_SKINS = {
   default: {
-    bank: 'obflow sandbox bank', loginHeading: 'Log in to the sandbox bank', login: 'Log in', consentHeading: 'Share your account information',
-    username: { id: 'username', label: 'Username' }, password: { id: 'password', label: 'Password' }, accountIdPrefix: 'account-',
-    accountsLegend: 'Choose the accounts to share', confirm: 'Confirm', cancel: 'Cancel', alert: 'class="alert" role="alert"',
+    bank: 'obflow sandbox bank',
+    loginHeading: 'Log in to the sandbox bank',
+    login: 'Log in',
+    consentHeading: 'Share your account information',
+    username: { id: 'username', label: 'Username' },
+    password: { id: 'password', label: 'Password' },
+    accountIdPrefix: 'account-',
+    accountsLegend: 'Choose the accounts to share',
+    confirm: 'Confirm',
+    cancel: 'Cancel',
+    alert: 'class="alert" role="alert"',
   },
   // Another bank's look: other ids, labels, button texts, and an error without role="alert".
   alternate: {
-    bank: 'Northwind sandbox bank', loginHeading: 'Sign in to Northwind', login: 'Continue', consentHeading: 'Review this access request',
-    username: { id: 'customer-number', label: 'Customer number' }, password: { id: 'passcode', label: 'Passcode' }, accountIdPrefix: 'acct-',
-    accountsLegend: 'Accounts this provider may see', confirm: 'Allow access', cancel: 'Do not allow', alert: 'class="alert notice-error" aria-live="assertive"',
+    bank: 'Northwind sandbox bank',
+    loginHeading: 'Sign in to Northwind',
+    login: 'Continue',
+    consentHeading: 'Review this access request',
+    username: { id: 'customer-number', label: 'Customer number' },
+    password: { id: 'passcode', label: 'Passcode' },
+    accountIdPrefix: 'acct-',
+    accountsLegend: 'Accounts this provider may see',
+    confirm: 'Allow access',
+    cancel: 'Do not allow',
+    alert: 'class="alert notice-error" aria-live="assertive"',
   },
 } as const satisfies Record<PageSkinName, PageSkin>;
 
@@ -152,7 +168,9 @@ export function consentPage(input: ConsentPageInput): string {
         `<label for="${skin.accountIdPrefix}${i}"><input type="checkbox" id="${skin.accountIdPrefix}${i}" name="account" value="${escapeHtml(a.accountId)}"> ${escapeHtml(a.label)}</label>`,
     )
     .join('\n');
-  const expires = input.expires ? `<p>This access lasts until ${escapeHtml(input.expires)}.</p>\n` : '<p>This access has no end date; you can withdraw it at any time.</p>\n';
+  const expires = input.expires
+    ? `<p>This access lasts until ${escapeHtml(input.expires)}.</p>\n`
+    : '<p>This access has no end date; you can withdraw it at any time.</p>\n';
   return layout(
     'Confirm access',
     `<h1>${escapeHtml(skin.consentHeading)}</h1>

@@ -25,7 +25,8 @@ export const REGISTRATION_CLOCK_TOLERANCE = 60;
  */
 export const REGISTRATION_MAX_LIFETIME = 24 * 3600;
 
-type RegistrationErrorCode = 'invalid_client_metadata' | 'invalid_redirect_uri' | 'invalid_software_statement' | 'unapproved_software_statement';
+type RegistrationErrorCode =
+  'invalid_client_metadata' | 'invalid_redirect_uri' | 'invalid_software_statement' | 'unapproved_software_statement';
 
 /** RFC 7591 §3.2.2: every registration refusal is 400 with one of these codes. */
 function refused(code: RegistrationErrorCode, message: string): OAuthError {
@@ -77,15 +78,19 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
   } catch {
     throw refused('invalid_client_metadata', 'the body is not a signed JWT (compact JWS)');
   }
-  if (header.alg !== 'PS256') throw refused('invalid_client_metadata', `the registration JWT must be signed with PS256, not ${String(header.alg)}`);
-  if (typeof header.kid !== 'string' || header.kid === '') throw refused('invalid_client_metadata', 'the registration JWT header has no kid');
+  if (header.alg !== 'PS256')
+    throw refused('invalid_client_metadata', `the registration JWT must be signed with PS256, not ${String(header.alg)}`);
+  if (typeof header.kid !== 'string' || header.kid === '')
+    throw refused('invalid_client_metadata', 'the registration JWT header has no kid');
 
   const ssa = unverified.software_statement;
   if (typeof ssa !== 'string' || ssa === '') throw refused('invalid_software_statement', 'software_statement is missing');
   const statement = await verifyStatement(ssa, deps);
 
   // The request JWT must be signed by one of the statement's own keys, named by kid.
-  if (!statement.jwks.keys.some((key: unknown) => key !== null && typeof key === 'object' && (key as { kid?: unknown }).kid === header.kid)) {
+  if (
+    !statement.jwks.keys.some((key: unknown) => key !== null && typeof key === 'object' && (key as { kid?: unknown }).kid === header.kid)
+  ) {
     throw refused('invalid_client_metadata', `kid ${header.kid} is not a key of the software statement`);
   }
   const now = deps.now();
@@ -103,7 +108,8 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
   const nowSeconds = seconds(now);
   // RFC 7519 §2 NumericDate; this bank takes whole seconds only, as every JWT library writes them.
   const { iat, exp } = claims;
-  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) throw refused('invalid_client_metadata', 'iat and exp must be whole seconds since the epoch (NumericDate)');
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp))
+    throw refused('invalid_client_metadata', 'iat and exp must be whole seconds since the epoch (NumericDate)');
   if (typeof iat !== 'number' || typeof exp !== 'number') throw refused('invalid_client_metadata', 'iat and exp are required');
   if (iat > nowSeconds + REGISTRATION_CLOCK_TOLERANCE) {
     throw refused('invalid_client_metadata', `iat is in the future beyond ${REGISTRATION_CLOCK_TOLERANCE} s of the bank's clock`);
@@ -111,15 +117,22 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
   if (exp <= iat || exp - iat > REGISTRATION_MAX_LIFETIME) {
     throw refused('invalid_client_metadata', `exp must be after iat and at most ${REGISTRATION_MAX_LIFETIME / 3600} hours after it`);
   }
-  if (claims.iss !== statement.softwareId) throw refused('invalid_client_metadata', `iss must be the statement's software_id ${statement.softwareId}`);
+  if (claims.iss !== statement.softwareId)
+    throw refused('invalid_client_metadata', `iss must be the statement's software_id ${statement.softwareId}`);
   const profile = profileForAudience(claims.aud, deps);
   if (!profile) {
-    throw refused('invalid_client_metadata', `aud must be one of the issuers: ${PROFILE_NAMES.map((n) => deps.urls.profiles[n].auth_url).join(', ')}`);
+    throw refused(
+      'invalid_client_metadata',
+      `aud must be one of the issuers: ${PROFILE_NAMES.map((n) => deps.urls.profiles[n].auth_url).join(', ')}`,
+    );
   }
   // The transport certificate must be the statement's own (OB transport certificate: CN = software_id, OU =
   // org_id), not merely one the directory issued to someone, unless the profile tolerates foreign-transport-certificate.
   if (!tolerates(profile, 'foreign-transport-certificate') && !certificateBelongs(ctx, statement)) {
-    throw refused('unapproved_software_statement', 'the transport certificate was not issued for this software statement (subject CN must be its software_id)');
+    throw refused(
+      'unapproved_software_statement',
+      'the transport certificate was not issued for this software statement (subject CN must be its software_id)',
+    );
   }
 
   // DCR v3.2 / RFC 7519 §4.1.7: jti is a string; anything else (an object would become "[object Object]" and collide
@@ -134,8 +147,10 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
 
   if (existing) {
     // DCR v3.2 PUT /register/{ClientId}: the same software statement, the same issuer.
-    if (existing.softwareId !== statement.softwareId) throw refused('invalid_client_metadata', 'an update must carry the software statement the client registered with');
-    if (existing.profile !== profile) throw refused('invalid_client_metadata', `an update must keep aud ${deps.urls.profiles[existing.profile].auth_url}`);
+    if (existing.softwareId !== statement.softwareId)
+      throw refused('invalid_client_metadata', 'an update must carry the software statement the client registered with');
+    if (existing.profile !== profile)
+      throw refused('invalid_client_metadata', `an update must keep aud ${deps.urls.profiles[existing.profile].auth_url}`);
   }
   const clientId = existing?.clientId ?? deps.newId();
   const clientSecret = existing?.clientSecret ?? randomToken(24);
@@ -146,7 +161,9 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
     softwareId: statement.softwareId,
     orgId: statement.orgId,
     redirectUris: metadata.redirect_uris,
-    certificateThumbprints: [...new Set([...(existing?.certificateThumbprints ?? []), ...(ctx.peerThumbprint ? [ctx.peerThumbprint] : [])])],
+    certificateThumbprints: [
+      ...new Set([...(existing?.certificateThumbprints ?? []), ...(ctx.peerThumbprint ? [ctx.peerThumbprint] : [])]),
+    ],
     clientSecret,
     clientIdIssuedAt: issuedAt,
     scopes: metadata.scope.split(' '),
@@ -256,11 +273,12 @@ function acceptMetadata(claims: JWTPayload, statement: StatementClaims, defaults
 
   const redirectUris = claims.redirect_uris;
   if (redirectUris === undefined || (Array.isArray(redirectUris) && redirectUris.length === 0)) {
-    throw refused('invalid_redirect_uri', 'redirect_uris must name at least one of the statement\'s software_redirect_uris');
+    throw refused('invalid_redirect_uri', "redirect_uris must name at least one of the statement's software_redirect_uris");
   }
   if (!isStringArray(redirectUris)) throw refused('invalid_redirect_uri', 'redirect_uris must be an array of URIs');
   for (const uri of redirectUris) {
-    if (!statement.redirectUris.includes(uri)) throw refused('invalid_redirect_uri', `redirect URI ${uri} is not in the software statement`);
+    if (!statement.redirectUris.includes(uri))
+      throw refused('invalid_redirect_uri', `redirect URI ${uri} is not in the software statement`);
     if (!uri.startsWith('https://')) throw refused('invalid_redirect_uri', `redirect URI ${uri} is not https`);
   }
 
@@ -306,7 +324,8 @@ function listClaim(claims: JWTPayload, name: string, allowed: string[], defaults
   }
   if (!isStringArray(value) || value.length === 0) throw refused('invalid_client_metadata', `${name} must be a non-empty array`);
   const unknown = value.filter((item) => !allowed.includes(item));
-  if (unknown.length > 0) throw refused('invalid_client_metadata', `${name} ${unknown.join(', ')} not supported (allowed: ${allowed.join(', ')})`);
+  if (unknown.length > 0)
+    throw refused('invalid_client_metadata', `${name} ${unknown.join(', ')} not supported (allowed: ${allowed.join(', ')})`);
   return [...new Set(value)];
 }
 
@@ -328,13 +347,18 @@ function describeJoseError(error: unknown, what: string): string {
  * DCR v3.2 GET / PUT / DELETE /register/{ClientId} (optional in the spec): mutual TLS plus a client_credentials
  * access token of that very client (TPPOAuth2Security). 401 for a missing or unknown token, 403 for another client's.
  */
-export async function handleRegistrationById(call: AuthCall<{ kind: 'registration-by-id'; clientId: string }>, deps: AuthDeps): Promise<void> {
+export async function handleRegistrationById(
+  call: AuthCall<{ kind: 'registration-by-id'; clientId: string }>,
+  deps: AuthDeps,
+): Promise<void> {
   const { req, res, ctx } = call;
   const { clientId } = call.route;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   const info = match?.[1] === undefined ? undefined : await deps.store.verify(match[1]);
   if (!info || info.grant !== 'client_credentials') {
-    throw new OAuthError(401, 'invalid_token', 'a client_credentials access token of this client is required', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    throw new OAuthError(401, 'invalid_token', 'a client_credentials access token of this client is required', {
+      'WWW-Authenticate': 'Bearer error="invalid_token"',
+    });
   }
   const client = info.clientId === clientId ? deps.store.clients.get(clientId) : undefined;
   if (!client) throw new OAuthError(403, 'access_denied', 'the access token belongs to another client');

@@ -17,7 +17,10 @@ export const MODEL_BANK_ENVIRONMENT_PATH = '/ozone/v1.0/postman/environment';
 export type EnvironmentClientForm = 'query' | 'basic';
 
 /** The environment helpers by path: this bank's and the model bank's. */
-const ENVIRONMENT_HELPERS: Readonly<Record<string, EnvironmentClientForm>> = { [ENVIRONMENT_PATH]: 'query', [MODEL_BANK_ENVIRONMENT_PATH]: 'basic' };
+const ENVIRONMENT_HELPERS: Readonly<Record<string, EnvironmentClientForm>> = {
+  [ENVIRONMENT_PATH]: 'query',
+  [MODEL_BANK_ENVIRONMENT_PATH]: 'basic',
+};
 
 /** Routes under one issuer, https://<host>:<authPort>/<profile>/…; the profile is the issuer's. */
 export type IssuerRoute =
@@ -62,9 +65,22 @@ export const ISSUER_ROUTES: readonly IssuerRow[] = [
     // A browser-facing endpoint: refusals are pages.
     refuse: () => pageError(405, 'Method not allowed', 'The authorisation endpoint answers GET.', { Allow: 'GET' }),
   },
-  { path: ['token'], methods: ['POST'], build: (profile) => ({ kind: 'token', profile }), refuse: () => new OAuthError(405, 'invalid_request', 'the token endpoint answers POST', { Allow: 'POST' }) },
-  { path: ['interaction', '{uid}'], methods: ANY, build: (profile, [uid = '']) => ({ kind: 'interaction', profile, uid, step: undefined }) },
-  { path: ['interaction', '{uid}', '{step}'], methods: ANY, build: (profile, [uid = '', step]) => ({ kind: 'interaction', profile, uid, step }) },
+  {
+    path: ['token'],
+    methods: ['POST'],
+    build: (profile) => ({ kind: 'token', profile }),
+    refuse: () => new OAuthError(405, 'invalid_request', 'the token endpoint answers POST', { Allow: 'POST' }),
+  },
+  {
+    path: ['interaction', '{uid}'],
+    methods: ANY,
+    build: (profile, [uid = '']) => ({ kind: 'interaction', profile, uid, step: undefined }),
+  },
+  {
+    path: ['interaction', '{uid}', '{step}'],
+    methods: ANY,
+    build: (profile, [uid = '', step]) => ({ kind: 'interaction', profile, uid, step }),
+  },
 ];
 
 function allowed(methods: readonly string[] | typeof ANY, method: string): boolean {
@@ -86,7 +102,8 @@ export function matchIssuerRoute(method: string, pathname: string): AuthRouteMat
   const profile = first as ProfileName;
   for (const row of ISSUER_ROUTES) {
     if (row.path.length !== rest.length || row.path.some((part, index) => !part.startsWith('{') && part !== rest[index])) continue;
-    if (!allowed(row.methods, method)) return { outcome: 'refused', error: row.refuse?.(method) ?? notAllowed(row.methods as readonly string[], method) };
+    if (!allowed(row.methods, method))
+      return { outcome: 'refused', error: row.refuse?.(method) ?? notAllowed(row.methods as readonly string[], method) };
     const parameters = row.path.flatMap((part, index) => (part.startsWith('{') ? [rest[index] ?? ''] : []));
     return { outcome: 'route', route: row.build(profile, parameters) };
   }
@@ -97,7 +114,11 @@ export function matchIssuerRoute(method: string, pathname: string): AuthRouteMat
 export function matchResourceOriginRoute(method: string, pathname: string): AuthRouteMatch | undefined {
   if (pathname === REGISTRATION_PATH) {
     // DCR v3.2 POST /register.
-    if (method !== 'POST') return { outcome: 'refused', error: new OAuthError(405, 'invalid_request', 'registration is POST with a signed JWT body', { Allow: 'POST' }) };
+    if (method !== 'POST')
+      return {
+        outcome: 'refused',
+        error: new OAuthError(405, 'invalid_request', 'registration is POST with a signed JWT body', { Allow: 'POST' }),
+      };
     return { outcome: 'route', route: { kind: 'registration' } };
   }
   if (pathname.startsWith(`${REGISTRATION_PATH}/`)) {
@@ -113,7 +134,11 @@ export function matchResourceOriginRoute(method: string, pathname: string): Auth
   }
   const form = Object.hasOwn(ENVIRONMENT_HELPERS, pathname) ? ENVIRONMENT_HELPERS[pathname] : undefined;
   if (form !== undefined) {
-    if (method !== 'GET') return { outcome: 'refused', error: ObieError.of(405, 'UK.OBIE.NotSupported', 'the environment helper answers GET', { Allow: 'GET' }) };
+    if (method !== 'GET')
+      return {
+        outcome: 'refused',
+        error: ObieError.of(405, 'UK.OBIE.NotSupported', 'the environment helper answers GET', { Allow: 'GET' }),
+      };
     return { outcome: 'route', route: { kind: 'environment', form } };
   }
   return undefined;

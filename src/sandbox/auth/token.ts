@@ -36,7 +36,8 @@ export async function handleToken(call: IssuerCall<'token'>, deps: AuthDeps): Pr
   if (!ctx.peerAuthorized || !ctx.peerThumbprint) {
     throw invalidClient(issuer, 'a transport certificate issued by the trust directory is required (mutual TLS)');
   }
-  if (mediaType(req) !== 'application/x-www-form-urlencoded') throw refused('invalid_request', 'the body must be application/x-www-form-urlencoded');
+  if (mediaType(req) !== 'application/x-www-form-urlencoded')
+    throw refused('invalid_request', 'the body must be application/x-www-form-urlencoded');
   const { params, repeated } = parseForm(await readBody(req));
   if (repeated.length > 0) throw refused('invalid_request', `parameter ${repeated.join(', ')} is repeated`);
 
@@ -46,7 +47,7 @@ export async function handleToken(call: IssuerCall<'token'>, deps: AuthDeps): Pr
   // subject CN = software_id) — either the very certificate that registered, or another one the directory issued for
   // the same statement — unless the profile tolerates foreign-transport-certificate.
   if (!tolerates(profile.name, 'foreign-transport-certificate') && !certificateOfClient(ctx, client)) {
-    throw invalidClient(issuer, 'the transport certificate does not belong to this client\'s software statement');
+    throw invalidClient(issuer, "the transport certificate does not belong to this client's software statement");
   }
 
   const grantType = params.get('grant_type');
@@ -60,7 +61,13 @@ export async function handleToken(call: IssuerCall<'token'>, deps: AuthDeps): Pr
 }
 
 /** client_secret_basic (RFC 6749 §2.3.1: form-urlencoded id and secret inside Basic); _post where tolerated. */
-function authenticate(req: IncomingMessage, params: Map<string, string>, profile: ProfileName, issuer: string, deps: AuthDeps): StoredClient {
+function authenticate(
+  req: IncomingMessage,
+  params: Map<string, string>,
+  profile: ProfileName,
+  issuer: string,
+  deps: AuthDeps,
+): StoredClient {
   const header = req.headers.authorization;
   let clientId: string | undefined;
   let secret: string | undefined;
@@ -87,7 +94,8 @@ function authenticate(req: IncomingMessage, params: Map<string, string>, profile
   if (!client || secret === undefined || !sameText(client.clientSecret, secret)) {
     throw invalidClient(issuer, 'unknown client or wrong client secret');
   }
-  if (params.has('client_id') && params.get('client_id') !== client.clientId) throw refused('invalid_request', 'client_id differs from the authenticated client');
+  if (params.has('client_id') && params.get('client_id') !== client.clientId)
+    throw refused('invalid_request', 'client_id differs from the authenticated client');
   if (client.profile !== profile) {
     throw invalidClient(issuer, `this client registered with ${deps.urls.profiles[client.profile].auth_url}; use its token endpoint`);
   }
@@ -102,8 +110,14 @@ function certificateOfClient(ctx: RequestContext, client: StoredClient): boolean
   return ous.length === 0 || ous.includes(client.orgId);
 }
 
-function clientCredentials(client: StoredClient, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Record<string, unknown> {
-  if (!client.grantTypes.includes('client_credentials')) throw refused('unauthorized_client', 'this client did not register the client_credentials grant');
+function clientCredentials(
+  client: StoredClient,
+  params: Map<string, string>,
+  ctx: RequestContext,
+  deps: AuthDeps,
+): Record<string, unknown> {
+  if (!client.grantTypes.includes('client_credentials'))
+    throw refused('unauthorized_client', 'this client did not register the client_credentials grant');
   const requested = params.get('scope');
   const registered = client.scopes.filter((s) => s !== 'openid');
   // `openid` asks for an ID token about an end user (OIDC Core §3.1.2.1); a client-credentials grant has no end user,
@@ -112,21 +126,41 @@ function clientCredentials(client: StoredClient, params: Map<string, string>, ct
   // granted. docs/sandbox.md, "Consent URL and tokens".
   const asked = requested === undefined ? undefined : [...new Set(requested.split(/\s+/).filter((s) => s !== ''))];
   const scopes = asked === undefined ? registered : asked.filter((s) => s !== 'openid');
-  if (scopes.length === 0) throw refused('invalid_scope', asked !== undefined && asked.length > 0 ? 'scope openid alone grants nothing with client_credentials; ask for accounts' : 'scope is empty');
+  if (scopes.length === 0)
+    throw refused(
+      'invalid_scope',
+      asked !== undefined && asked.length > 0
+        ? 'scope openid alone grants nothing with client_credentials; ask for accounts'
+        : 'scope is empty',
+    );
   const unavailable = scopes.filter((s) => !registered.includes(s));
-  if (unavailable.length > 0) throw refused('invalid_scope', `scope ${unavailable.join(' ')} is not available to this client with client_credentials`);
-  const accessToken = issue(deps, { kind: 'access', clientId: client.clientId, profile: client.profile, grant: 'client_credentials', scopes }, ctx, ACCESS_TOKEN_TTL_SECONDS);
+  if (unavailable.length > 0)
+    throw refused('invalid_scope', `scope ${unavailable.join(' ')} is not available to this client with client_credentials`);
+  const accessToken = issue(
+    deps,
+    { kind: 'access', clientId: client.clientId, profile: client.profile, grant: 'client_credentials', scopes },
+    ctx,
+    ACCESS_TOKEN_TTL_SECONDS,
+  );
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
 }
 
-async function authorizationCode(client: StoredClient, params: Map<string, string>, ctx: RequestContext, issuer: string, deps: AuthDeps): Promise<Record<string, unknown>> {
-  if (!client.grantTypes.includes('authorization_code')) throw refused('unauthorized_client', 'this client did not register the authorization_code grant');
+async function authorizationCode(
+  client: StoredClient,
+  params: Map<string, string>,
+  ctx: RequestContext,
+  issuer: string,
+  deps: AuthDeps,
+): Promise<Record<string, unknown>> {
+  if (!client.grantTypes.includes('authorization_code'))
+    throw refused('unauthorized_client', 'this client did not register the authorization_code grant');
   const code = params.get('code');
   if (!code) throw refused('invalid_request', 'code is missing');
   const codeHash = hashSecret(code);
   const record = deps.store.codes.get(codeHash);
   const now = deps.now();
-  if (!record || record.clientId !== client.clientId) throw refused('invalid_grant', 'the authorisation code is unknown or was issued to another client');
+  if (!record || record.clientId !== client.clientId)
+    throw refused('invalid_grant', 'the authorisation code is unknown or was issued to another client');
   if (record.used) {
     // RFC 6749 §4.1.2: a code used twice revokes every token issued from it.
     for (const [key, token] of deps.store.tokens.withTag(codeHash)) deps.store.tokens.set(key, { ...token, revoked: true });
@@ -146,34 +180,78 @@ async function authorizationCode(client: StoredClient, params: Map<string, strin
   }
   deps.store.codes.set(codeHash, { ...record, used: true });
   const use = usableConsent(await deps.consents.get(record.consentId), now);
-  if (!use.usable) throw refused('invalid_grant', use.reason === 'expired' ? `consent ${record.consentId} has expired` : `consent ${record.consentId} is no longer Authorised`);
+  if (!use.usable)
+    throw refused(
+      'invalid_grant',
+      use.reason === 'expired' ? `consent ${record.consentId} has expired` : `consent ${record.consentId} is no longer Authorised`,
+    );
 
-  const base = { clientId: client.clientId, profile: client.profile, grant: 'authorization_code' as const, scopes: record.scopes, consentId: record.consentId, codeHash };
+  const base = {
+    clientId: client.clientId,
+    profile: client.profile,
+    grant: 'authorization_code' as const,
+    scopes: record.scopes,
+    consentId: record.consentId,
+    codeHash,
+  };
   const accessToken = issue(deps, { kind: 'access', ...base }, ctx, ACCESS_TOKEN_TTL_SECONDS);
-  const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: record.scopes.join(' ') };
-  if (client.grantTypes.includes('refresh_token')) body.refresh_token = issue(deps, { kind: 'refresh', ...base }, ctx, REFRESH_TOKEN_TTL_SECONDS);
+  const body: Record<string, unknown> = {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: record.scopes.join(' '),
+  };
+  if (client.grantTypes.includes('refresh_token'))
+    body.refresh_token = issue(deps, { kind: 'refresh', ...base }, ctx, REFRESH_TOKEN_TTL_SECONDS);
   if (record.scopes.includes('openid')) {
-    body.id_token = await signIdToken(await deps.signingKey(), { issuer, clientId: client.clientId, consentId: record.consentId, authTime: record.authTime, now, nonce: record.nonce, accessToken }, deps.idTokenFault);
+    body.id_token = await signIdToken(
+      await deps.signingKey(),
+      { issuer, clientId: client.clientId, consentId: record.consentId, authTime: record.authTime, now, nonce: record.nonce, accessToken },
+      deps.idTokenFault,
+    );
   }
   return body;
 }
 
-async function refreshToken(client: StoredClient, profile: ProfileName, params: Map<string, string>, ctx: RequestContext, deps: AuthDeps): Promise<Record<string, unknown>> {
-  if (!client.grantTypes.includes('refresh_token')) throw refused('unauthorized_client', 'this client did not register the refresh_token grant');
+async function refreshToken(
+  client: StoredClient,
+  profile: ProfileName,
+  params: Map<string, string>,
+  ctx: RequestContext,
+  deps: AuthDeps,
+): Promise<Record<string, unknown>> {
+  if (!client.grantTypes.includes('refresh_token'))
+    throw refused('unauthorized_client', 'this client did not register the refresh_token grant');
   const value = params.get('refresh_token');
   if (!value) throw refused('invalid_request', 'refresh_token is missing');
   const record = deps.store.tokens.get(hashSecret(value));
   const now = deps.now();
-  if (!record || record.kind !== 'refresh' || record.revoked || record.clientId !== client.clientId || new Date(record.expiresAt).getTime() <= now.getTime()) {
-    throw refused('invalid_grant', 'the refresh token is unknown, expired, revoked or another client\'s');
+  if (
+    !record ||
+    record.kind !== 'refresh' ||
+    record.revoked ||
+    record.clientId !== client.clientId ||
+    new Date(record.expiresAt).getTime() <= now.getTime()
+  ) {
+    throw refused('invalid_grant', "the refresh token is unknown, expired, revoked or another client's");
   }
   // RFC 8705 §4: a refresh token of a certificate-bound grant stays with that certificate (tolerance refresh-token-unbound).
-  if (!tolerates(profile, 'refresh-token-unbound') && record.certificateThumbprint !== undefined && record.certificateThumbprint !== ctx.peerThumbprint) {
+  if (
+    !tolerates(profile, 'refresh-token-unbound') &&
+    record.certificateThumbprint !== undefined &&
+    record.certificateThumbprint !== ctx.peerThumbprint
+  ) {
     throw refused('invalid_grant', 'the refresh token was issued to another certificate');
   }
   // A refresh token outlives nothing: once its consent is revoked or past ExpirationDateTime it mints no access token.
   const use = usableConsent(record.consentId === undefined ? undefined : await deps.consents.get(record.consentId), now);
-  if (!use.usable) throw refused('invalid_grant', use.reason === 'expired' ? 'the consent behind this refresh token has expired' : 'the consent behind this refresh token is no longer Authorised');
+  if (!use.usable)
+    throw refused(
+      'invalid_grant',
+      use.reason === 'expired'
+        ? 'the consent behind this refresh token has expired'
+        : 'the consent behind this refresh token is no longer Authorised',
+    );
   const requested = params.get('scope');
   let scopes = record.scopes;
   if (requested !== undefined) {
@@ -190,10 +268,21 @@ async function refreshToken(client: StoredClient, profile: ProfileName, params: 
     ...(record.codeHash === undefined ? {} : { codeHash: record.codeHash }),
   };
   const accessToken = issue(deps, fields, ctx, ACCESS_TOKEN_TTL_SECONDS);
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' '), refresh_token: value };
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: scopes.join(' '),
+    refresh_token: value,
+  };
 }
 
-function issue(deps: AuthDeps, fields: Omit<TokenRecord, 'expiresAt' | 'revoked' | 'certificateThumbprint'>, ctx: RequestContext, ttl: number): string {
+function issue(
+  deps: AuthDeps,
+  fields: Omit<TokenRecord, 'expiresAt' | 'revoked' | 'certificateThumbprint'>,
+  ctx: RequestContext,
+  ttl: number,
+): string {
   const value = randomToken(32);
   const record: TokenRecord = {
     ...fields,
@@ -210,4 +299,3 @@ function sameText(a: string, b: string): boolean {
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
-

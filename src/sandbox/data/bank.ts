@@ -3,7 +3,17 @@
 // orders, Faster Payments, salary, interest, charges) whose running balance ends at the InterimAvailable balance.
 // Ledgers are generated lazily per account and cached: the 10,250-entry business ledger takes a few milliseconds.
 
-import { CODES, BUSINESS_CUSTOMERS, BUSINESS_DIRECT_DEBITS, BUSINESS_MERCHANTS, BUSINESS_SUPPLIERS, EMPLOYERS, PEOPLE, PERSONAL_MERCHANTS, UTILITIES } from './catalog.js';
+import {
+  CODES,
+  BUSINESS_CUSTOMERS,
+  BUSINESS_DIRECT_DEBITS,
+  BUSINESS_MERCHANTS,
+  BUSINESS_SUPPLIERS,
+  EMPLOYERS,
+  PEOPLE,
+  PERSONAL_MERCHANTS,
+  UTILITIES,
+} from './catalog.js';
 import type { CodeName, Merchant } from './catalog.js';
 import { randomStream } from './random.js';
 import type { Random } from './random.js';
@@ -98,12 +108,60 @@ interface KindProfile {
 }
 
 const PROFILES: Record<AccountKind, KindProfile> = {
-  'Personal Account': { accountType: 'Personal', accountSubType: 'CurrentAccount', historyDays: 365, opening: [150_000, 420_000], creditLimit: 50_000, overdraftUse: 0, pendingDays: 2 },
-  'Personal Savings Account': { accountType: 'Personal', accountSubType: 'Savings', historyDays: 730, opening: [400_000, 1_500_000], creditLimit: 0, overdraftUse: 0, pendingDays: 0 },
-  'Joint Account': { accountType: 'Personal', accountSubType: 'CurrentAccount', historyDays: 365, opening: [200_000, 600_000], creditLimit: 100_000, overdraftUse: 0, pendingDays: 2 },
-  'Joint Savings Account': { accountType: 'Personal', accountSubType: 'Savings', historyDays: 730, opening: [600_000, 2_500_000], creditLimit: 0, overdraftUse: 0, pendingDays: 0 },
-  'Business Current Account': { accountType: 'Business', accountSubType: 'CurrentAccount', historyDays: 730, opening: [2_500_000, 6_000_000], creditLimit: 1_000_000, overdraftUse: 0.5, pendingDays: 2 },
-  'Business Savings Account': { accountType: 'Business', accountSubType: 'Savings', historyDays: 730, opening: [5_000_000, 15_000_000], creditLimit: 0, overdraftUse: 0, pendingDays: 0 },
+  'Personal Account': {
+    accountType: 'Personal',
+    accountSubType: 'CurrentAccount',
+    historyDays: 365,
+    opening: [150_000, 420_000],
+    creditLimit: 50_000,
+    overdraftUse: 0,
+    pendingDays: 2,
+  },
+  'Personal Savings Account': {
+    accountType: 'Personal',
+    accountSubType: 'Savings',
+    historyDays: 730,
+    opening: [400_000, 1_500_000],
+    creditLimit: 0,
+    overdraftUse: 0,
+    pendingDays: 0,
+  },
+  'Joint Account': {
+    accountType: 'Personal',
+    accountSubType: 'CurrentAccount',
+    historyDays: 365,
+    opening: [200_000, 600_000],
+    creditLimit: 100_000,
+    overdraftUse: 0,
+    pendingDays: 2,
+  },
+  'Joint Savings Account': {
+    accountType: 'Personal',
+    accountSubType: 'Savings',
+    historyDays: 730,
+    opening: [600_000, 2_500_000],
+    creditLimit: 0,
+    overdraftUse: 0,
+    pendingDays: 0,
+  },
+  'Business Current Account': {
+    accountType: 'Business',
+    accountSubType: 'CurrentAccount',
+    historyDays: 730,
+    opening: [2_500_000, 6_000_000],
+    creditLimit: 1_000_000,
+    overdraftUse: 0.5,
+    pendingDays: 2,
+  },
+  'Business Savings Account': {
+    accountType: 'Business',
+    accountSubType: 'Savings',
+    historyDays: 730,
+    opening: [5_000_000, 15_000_000],
+    creditLimit: 0,
+    overdraftUse: 0,
+    pendingDays: 0,
+  },
 };
 
 /** Start of the UTC day of `now`: the generated history ends there, so it is the same all day for a seed. */
@@ -211,20 +269,47 @@ function person(random: Random, state: GenState): Counterparty {
   return state.party(random.pick(PEOPLE));
 }
 
-const card = (merchants: readonly Merchant[]): Maker => (random) => {
-  const merchant = random.pick(merchants);
-  return { credit: false, amountMinor: random.int(merchant.min, merchant.max), codeName: 'cardPurchase', information: `${merchant.name} ${merchant.town} GB`, merchant, card: true };
-};
+const card =
+  (merchants: readonly Merchant[]): Maker =>
+  (random) => {
+    const merchant = random.pick(merchants);
+    return {
+      credit: false,
+      amountMinor: random.int(merchant.min, merchant.max),
+      codeName: 'cardPurchase',
+      information: `${merchant.name} ${merchant.town} GB`,
+      merchant,
+      card: true,
+    };
+  };
 
-const refund = (merchants: readonly Merchant[]): Maker => (random) => {
-  const merchant = random.pick(merchants);
-  return { credit: true, amountMinor: random.int(merchant.min, merchant.max), codeName: 'cardRefund', information: `${merchant.name} REFUND`, merchant, card: true };
-};
+const refund =
+  (merchants: readonly Merchant[]): Maker =>
+  (random) => {
+    const merchant = random.pick(merchants);
+    return {
+      credit: true,
+      amountMinor: random.int(merchant.min, merchant.max),
+      codeName: 'cardRefund',
+      information: `${merchant.name} REFUND`,
+      merchant,
+      card: true,
+    };
+  };
 
-const directDebit = (payees: readonly { name: string; min: number; max: number }[]): Maker => (random) => {
-  const payee = random.pick(payees);
-  return { credit: false, amountMinor: random.int(payee.min, payee.max), codeName: 'directDebit', information: `${payee.name} DD`, reference: random.digits(10), counterparty: { name: payee.name } };
-};
+const directDebit =
+  (payees: readonly { name: string; min: number; max: number }[]): Maker =>
+  (random) => {
+    const payee = random.pick(payees);
+    return {
+      credit: false,
+      amountMinor: random.int(payee.min, payee.max),
+      codeName: 'directDebit',
+      information: `${payee.name} DD`,
+      reference: random.digits(10),
+      counterparty: { name: payee.name },
+    };
+  };
 
 const cash: Maker = (random) => ({
   credit: false,
@@ -234,51 +319,77 @@ const cash: Maker = (random) => ({
   card: true,
 });
 
-const paymentOut = (min: number, max: number): Maker => (random, state) => {
-  const to = person(random, state);
-  const reference = random.pick(FP_REFERENCES);
-  return { credit: false, amountMinor: random.int(min, max), codeName: 'paymentOut', information: `${to.name} ${reference}`, reference, counterparty: to };
-};
+const paymentOut =
+  (min: number, max: number): Maker =>
+  (random, state) => {
+    const to = person(random, state);
+    const reference = random.pick(FP_REFERENCES);
+    return {
+      credit: false,
+      amountMinor: random.int(min, max),
+      codeName: 'paymentOut',
+      information: `${to.name} ${reference}`,
+      reference,
+      counterparty: to,
+    };
+  };
 
-const paymentIn = (min: number, max: number): Maker => (random, state) => {
-  const from = person(random, state);
-  const reference = random.pick(FP_REFERENCES);
-  return { credit: true, amountMinor: random.int(min, max), codeName: 'paymentIn', information: `${from.name} ${reference}`, reference, counterparty: from };
-};
+const paymentIn =
+  (min: number, max: number): Maker =>
+  (random, state) => {
+    const from = person(random, state);
+    const reference = random.pick(FP_REFERENCES);
+    return {
+      credit: true,
+      amountMinor: random.int(min, max),
+      codeName: 'paymentIn',
+      information: `${from.name} ${reference}`,
+      reference,
+      counterparty: from,
+    };
+  };
 
-const transferIn = (min: number, max: number, label: string): Maker => (random, state) => ({
-  credit: true,
-  amountMinor: random.int(min, max),
-  codeName: 'transferIn',
-  information: label,
-  reference: `TFR ${state.month}`,
-  counterparty: { name: state.account.name },
-});
+const transferIn =
+  (min: number, max: number, label: string): Maker =>
+  (random, state) => ({
+    credit: true,
+    amountMinor: random.int(min, max),
+    codeName: 'transferIn',
+    information: label,
+    reference: `TFR ${state.month}`,
+    counterparty: { name: state.account.name },
+  });
 
-const transferOut = (min: number, max: number, label: string): Maker => (random, state) => ({
-  credit: false,
-  amountMinor: random.int(min, max),
-  codeName: 'transferOut',
-  information: label,
-  reference: `TFR ${state.month}`,
-  counterparty: { name: state.account.name },
-});
+const transferOut =
+  (min: number, max: number, label: string): Maker =>
+  (random, state) => ({
+    credit: false,
+    amountMinor: random.int(min, max),
+    codeName: 'transferOut',
+    information: label,
+    reference: `TFR ${state.month}`,
+    counterparty: { name: state.account.name },
+  });
 
-const salary = (employer: string, amountMinor: number): Maker => (random, state) => ({
-  credit: true,
-  amountMinor: amountMinor + random.int(0, 4) * 1_250,
-  codeName: 'salary',
-  information: `${employer} SALARY`,
-  reference: `PAY ${state.month}`,
-  counterparty: state.party(employer),
-});
+const salary =
+  (employer: string, amountMinor: number): Maker =>
+  (random, state) => ({
+    credit: true,
+    amountMinor: amountMinor + random.int(0, 4) * 1_250,
+    codeName: 'salary',
+    information: `${employer} SALARY`,
+    reference: `PAY ${state.month}`,
+    counterparty: state.party(employer),
+  });
 
-const interest = (annualRate: number): Maker => (_random, state) => ({
-  credit: true,
-  amountMinor: Math.max(1, Math.round((Math.max(state.balanceMinor, 0) * annualRate) / 12)),
-  codeName: 'interest',
-  information: 'GROSS INTEREST',
-});
+const interest =
+  (annualRate: number): Maker =>
+  (_random, state) => ({
+    credit: true,
+    amountMinor: Math.max(1, Math.round((Math.max(state.balanceMinor, 0) * annualRate) / 12)),
+    codeName: 'interest',
+    information: 'GROSS INTEREST',
+  });
 
 function planFor(account: BankAccount, seed: string): KindPlan {
   const fixed = randomStream(seed, `plan/${account.key}`);
@@ -286,10 +397,27 @@ function planFor(account: BankAccount, seed: string): KindPlan {
     case 'Personal Account': {
       const employer = fixed.pick(EMPLOYERS);
       return {
-        random: [[card(PERSONAL_MERCHANTS), 62], [directDebit(UTILITIES), 9], [cash, 5], [paymentOut(1_000, 25_000), 8], [paymentIn(1_000, 20_000), 6], [refund(PERSONAL_MERCHANTS), 2]],
+        random: [
+          [card(PERSONAL_MERCHANTS), 62],
+          [directDebit(UTILITIES), 9],
+          [cash, 5],
+          [paymentOut(1_000, 25_000), 8],
+          [paymentIn(1_000, 20_000), 6],
+          [refund(PERSONAL_MERCHANTS), 2],
+        ],
         monthly: [
           { day: 25, make: salary(employer, fixed.int(170, 210) * 1_000) },
-          { day: 1, make: (random, state) => ({ credit: false, amountMinor: 95_000, codeName: 'standingOrder', information: 'TAILSPIN LETTINGS RENT', reference: `RENT ${state.month}`, counterparty: state.party('TAILSPIN LETTINGS') }) },
+          {
+            day: 1,
+            make: (random, state) => ({
+              credit: false,
+              amountMinor: 95_000,
+              codeName: 'standingOrder',
+              information: 'TAILSPIN LETTINGS RENT',
+              reference: `RENT ${state.month}`,
+              counterparty: state.party('TAILSPIN LETTINGS'),
+            }),
+          },
           { day: 26, make: transferOut(20_000, 40_000, 'TRANSFER TO SAVINGS') },
         ],
         topUp: paymentIn(5_000, 30_000),
@@ -298,11 +426,27 @@ function planFor(account: BankAccount, seed: string): KindPlan {
     case 'Joint Account': {
       const [first, second] = account.holders.map((psuId) => (userByPsuId(psuId)?.displayName ?? psuId).toUpperCase());
       return {
-        random: [[card(PERSONAL_MERCHANTS), 62], [directDebit(UTILITIES), 14], [cash, 3], [paymentOut(1_500, 30_000), 6], [refund(PERSONAL_MERCHANTS), 2]],
+        random: [
+          [card(PERSONAL_MERCHANTS), 62],
+          [directDebit(UTILITIES), 14],
+          [cash, 3],
+          [paymentOut(1_500, 30_000), 6],
+          [refund(PERSONAL_MERCHANTS), 2],
+        ],
         monthly: [
           { day: 26, make: transferIn(110_000, 130_000, `${first ?? 'HOLDER'} CONTRIBUTION`) },
           { day: 27, make: transferIn(110_000, 130_000, `${second ?? 'HOLDER'} CONTRIBUTION`) },
-          { day: 1, make: (random, state) => ({ credit: false, amountMinor: 124_317, codeName: 'directDebit', information: 'WOODGROVE MORTGAGES DD', reference: `MTG ${state.month}`, counterparty: { name: 'WOODGROVE MORTGAGES' } }) },
+          {
+            day: 1,
+            make: (random, state) => ({
+              credit: false,
+              amountMinor: 124_317,
+              codeName: 'directDebit',
+              information: 'WOODGROVE MORTGAGES DD',
+              reference: `MTG ${state.month}`,
+              counterparty: { name: 'WOODGROVE MORTGAGES' },
+            }),
+          },
         ],
         topUp: transferIn(20_000, 60_000, 'CONTRIBUTION'),
       };
@@ -310,30 +454,83 @@ function planFor(account: BankAccount, seed: string): KindPlan {
     case 'Business Current Account':
       return {
         random: [
-          [(random, state) => ({ credit: true, amountMinor: random.int(5_000, 95_000), codeName: 'paymentIn', information: `${random.pick(['SUMUP PAYMENTS', 'STRIPE PAYMENTS UK'])} PAYOUT`, counterparty: state.party('CARD ACQUIRER SETTLEMENT') }), 22],
-          [(random, state) => {
-            const reference = `INV-${random.int(1000, 9999)}`;
-            const name = random.pick(BUSINESS_CUSTOMERS);
-            return { credit: true, amountMinor: random.int(25_000, 650_000), codeName: 'paymentIn', information: `${name} ${reference}`, reference, counterparty: state.party(name) };
-          }, 10],
-          [(random, state) => {
-            const reference = `PO${random.digits(6)}`;
-            const name = random.pick(BUSINESS_SUPPLIERS);
-            return { credit: false, amountMinor: random.int(8_000, 280_000), codeName: 'paymentOut', information: `${name} ${reference}`, reference, counterparty: state.party(name) };
-          }, 18],
+          [
+            (random, state) => ({
+              credit: true,
+              amountMinor: random.int(5_000, 95_000),
+              codeName: 'paymentIn',
+              information: `${random.pick(['SUMUP PAYMENTS', 'STRIPE PAYMENTS UK'])} PAYOUT`,
+              counterparty: state.party('CARD ACQUIRER SETTLEMENT'),
+            }),
+            22,
+          ],
+          [
+            (random, state) => {
+              const reference = `INV-${random.int(1000, 9999)}`;
+              const name = random.pick(BUSINESS_CUSTOMERS);
+              return {
+                credit: true,
+                amountMinor: random.int(25_000, 650_000),
+                codeName: 'paymentIn',
+                information: `${name} ${reference}`,
+                reference,
+                counterparty: state.party(name),
+              };
+            },
+            10,
+          ],
+          [
+            (random, state) => {
+              const reference = `PO${random.digits(6)}`;
+              const name = random.pick(BUSINESS_SUPPLIERS);
+              return {
+                credit: false,
+                amountMinor: random.int(8_000, 280_000),
+                codeName: 'paymentOut',
+                information: `${name} ${reference}`,
+                reference,
+                counterparty: state.party(name),
+              };
+            },
+            18,
+          ],
           [card(BUSINESS_MERCHANTS), 34],
           [directDebit(BUSINESS_DIRECT_DEBITS), 4],
           [paymentOut(20_000, 150_000), 8],
         ],
         monthly: [
-          { day: 28, make: (random, state) => ({ credit: false, amountMinor: random.int(650_000, 820_000), codeName: 'payroll', information: `PAYROLL ${state.month}`, reference: `PAYROLL ${state.month}` }) },
-          { day: 1, make: (random) => ({ credit: false, amountMinor: random.int(1_500, 4_500), codeName: 'charges', information: 'BUSINESS BANKING CHARGES' }) },
+          {
+            day: 28,
+            make: (random, state) => ({
+              credit: false,
+              amountMinor: random.int(650_000, 820_000),
+              codeName: 'payroll',
+              information: `PAYROLL ${state.month}`,
+              reference: `PAYROLL ${state.month}`,
+            }),
+          },
+          {
+            day: 1,
+            make: (random) => ({
+              credit: false,
+              amountMinor: random.int(1_500, 4_500),
+              codeName: 'charges',
+              information: 'BUSINESS BANKING CHARGES',
+            }),
+          },
           { day: 15, make: transferOut(150_000, 300_000, 'TRANSFER TO TAX RESERVE') },
         ],
         topUp: (random, state) => {
           const reference = `INV-${random.int(1000, 9999)}`;
           const name = random.pick(BUSINESS_CUSTOMERS);
-          return { credit: true, amountMinor: random.int(150_000, 900_000), codeName: 'paymentIn', information: `${name} ${reference}`, reference, counterparty: state.party(name) };
+          return {
+            credit: true,
+            amountMinor: random.int(150_000, 900_000),
+            codeName: 'paymentIn',
+            information: `${name} ${reference}`,
+            reference,
+            counterparty: state.party(name),
+          };
         },
       };
     case 'Personal Savings Account':
@@ -342,7 +539,10 @@ function planFor(account: BankAccount, seed: string): KindPlan {
       const business = account.kind === 'Business Savings Account';
       const scale = business ? 10 : 1;
       return {
-        random: [[transferIn(5_000 * scale, 50_000 * scale, 'TRANSFER FROM CURRENT'), 55], [transferOut(5_000 * scale, 40_000 * scale, 'TRANSFER TO CURRENT'), 45]],
+        random: [
+          [transferIn(5_000 * scale, 50_000 * scale, 'TRANSFER FROM CURRENT'), 55],
+          [transferOut(5_000 * scale, 40_000 * scale, 'TRANSFER TO CURRENT'), 45],
+        ],
         monthly: [{ day: 1, make: interest(business ? 0.031 : 0.0405) }],
         topUp: transferIn(10_000 * scale, 60_000 * scale, 'TRANSFER FROM CURRENT'),
       };
@@ -369,9 +569,18 @@ function generateLedger(seed: string, account: BankAccount, asOf: Date, party: (
   let balance = openingMinor;
   // Shared, never-mutated sub-objects keep a 10,000-entry ledger to a few milliseconds and little garbage.
   const cardUses = cards.flatMap((holder) =>
-    (['Contactless', 'PIN', 'ConsumerDevice'] as const).map((authorisation): CardUse => ({ scheme, authorisation, masked: holder.masked, holderName: holder.holderName })),
+    (['Contactless', 'PIN', 'ConsumerDevice'] as const).map((authorisation): CardUse => ({
+      scheme,
+      authorisation,
+      masked: holder.masked,
+      holderName: holder.holderName,
+    })),
   );
-  const authorisations = [[0, 6], [1, 2], [2, 2]] as const;
+  const authorisations = [
+    [0, 6],
+    [1, 2],
+    [2, 2],
+  ] as const;
   const merchants = new Map<Merchant, { name: string; categoryCode: string }>();
   const state: GenState = { account, balanceMinor: balance, month: 'JAN', party };
   let currentDay = -1;

@@ -52,10 +52,30 @@ export const HOLDINGS: readonly AccountHolding[] = [
   { key: 'alex/personal', kind: 'Personal Account', holders: ['psu-alex'], transactionCount: 240, nickname: 'Everyday' },
   { key: 'alex/savings', kind: 'Personal Savings Account', holders: ['psu-alex'], transactionCount: 36, nickname: 'Rainy day' },
   { key: 'alex-sam/joint', kind: 'Joint Account', holders: ['psu-alex', 'psu-sam'], transactionCount: 310, nickname: 'Household' },
-  { key: 'alex-sam/joint-savings', kind: 'Joint Savings Account', holders: ['psu-alex', 'psu-sam'], transactionCount: 48, nickname: 'Holiday fund' },
+  {
+    key: 'alex-sam/joint-savings',
+    kind: 'Joint Savings Account',
+    holders: ['psu-alex', 'psu-sam'],
+    transactionCount: 48,
+    nickname: 'Holiday fund',
+  },
   { key: 'sam/personal', kind: 'Personal Account', holders: ['psu-sam'], transactionCount: 180, nickname: 'Sam current' },
-  { key: 'jo/business-current', kind: 'Business Current Account', holders: ['psu-jo'], transactionCount: 10_250, nickname: 'Evans Joinery', accountName: 'EVANS JOINERY LTD' },
-  { key: 'jo/business-savings', kind: 'Business Savings Account', holders: ['psu-jo'], transactionCount: 60, nickname: 'Tax reserve', accountName: 'EVANS JOINERY LTD' },
+  {
+    key: 'jo/business-current',
+    kind: 'Business Current Account',
+    holders: ['psu-jo'],
+    transactionCount: 10_250,
+    nickname: 'Evans Joinery',
+    accountName: 'EVANS JOINERY LTD',
+  },
+  {
+    key: 'jo/business-savings',
+    kind: 'Business Savings Account',
+    holders: ['psu-jo'],
+    transactionCount: 60,
+    nickname: 'Tax reserve',
+    accountName: 'EVANS JOINERY LTD',
+  },
 ];
 
 /** The user who logs in with `username` (the login form, login_hint); a psuId is not a username. */

@@ -90,7 +90,13 @@ export function oauthErrorDescription(text: string): string {
 }
 
 /** RFC 6749 §5.2 / RFC 7591 §3.2.2 error body. */
-export function sendOAuthError(res: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+export function sendOAuthError(
+  res: ServerResponse,
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { error, error_description: oauthErrorDescription(description) }, headers);
 }
 
@@ -132,7 +138,11 @@ export function errorBody(status: number, id: string, message: string, errors: O
     Code: `${status} ${REASONS[status] ?? 'Error'}`.slice(0, 40),
     Id: id.slice(0, 40),
     Message: clip(message),
-    Errors: errors.map((error) => ({ ...error, Message: clip(error.Message), ...(error.Path === undefined ? {} : { Path: clip(error.Path) }) })),
+    Errors: errors.map((error) => ({
+      ...error,
+      Message: clip(error.Message),
+      ...(error.Path === undefined ? {} : { Path: clip(error.Path) }),
+    })),
   };
 }
 

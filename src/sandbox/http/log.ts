@@ -115,7 +115,9 @@ export function createRequestLogger(log: ((line: string) => void) | undefined, v
       res.once('close', () => {
         if (finished) return;
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        log(`${origin} ${req.method ?? '-'} ${redactUrl(req.url ?? '/')} aborted ${ms.toFixed(1)}ms client=${ctx.clientId ?? '-'} interaction=${ctx.interactionId}`);
+        log(
+          `${origin} ${req.method ?? '-'} ${redactUrl(req.url ?? '/')} aborted ${ms.toFixed(1)}ms client=${ctx.clientId ?? '-'} interaction=${ctx.interactionId}`,
+        );
       });
       res.once('finish', () => {
         finished = true;

@@ -60,7 +60,8 @@ function parseDateTimeParts(text: string, lenient: boolean): { date: Date; fract
   if (zone === undefined && !lenient) return undefined;
   const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   const check = new Date(local);
-  if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+    return undefined;
   const date = new Date(zone === undefined ? `${text}Z` : text);
   return Number.isNaN(date.getTime()) ? undefined : { date, fraction };
 }
@@ -77,28 +78,46 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function validateConsentRequest(body: unknown, now: Date, profile: ProfileName): ConsentValidation {
   const tolerate = { unknownFields: tolerates(profile, 'consent-unknown-fields'), localTime: tolerates(profile, 'consent-local-time') };
   const errors: ObError[] = [];
-  if (!isPlainObject(body)) return { ok: false, errors: [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'The request body must be a JSON object (OBReadConsent1)', Path: '$' }] };
+  if (!isPlainObject(body))
+    return {
+      ok: false,
+      errors: [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'The request body must be a JSON object (OBReadConsent1)', Path: '$' }],
+    };
   const data = body.Data;
   if (data === undefined) errors.push({ ErrorCode: 'UK.OBIE.Field.Missing', Message: 'Data is required', Path: 'Data' });
   else if (!isPlainObject(data)) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'Data must be an object', Path: 'Data' });
-  if (body.Risk === undefined) errors.push({ ErrorCode: 'UK.OBIE.Field.Missing', Message: 'Risk is required (an empty object for account access)', Path: 'Risk' });
+  if (body.Risk === undefined)
+    errors.push({ ErrorCode: 'UK.OBIE.Field.Missing', Message: 'Risk is required (an empty object for account access)', Path: 'Risk' });
   else if (!isPlainObject(body.Risk)) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'Risk must be an object', Path: 'Risk' });
   if (!tolerate.unknownFields) {
-    for (const key of Object.keys(body)) if (key !== 'Data' && key !== 'Risk') errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `${key} is not a field of OBReadConsent1`, Path: key });
+    for (const key of Object.keys(body))
+      if (key !== 'Data' && key !== 'Risk')
+        errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `${key} is not a field of OBReadConsent1`, Path: key });
     // OBRisk2 has no properties in AIS v3.1.
-    if (isPlainObject(body.Risk)) for (const key of Object.keys(body.Risk)) errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `Risk.${key} is not a field of OBRisk2`, Path: `Risk.${key}` });
+    if (isPlainObject(body.Risk))
+      for (const key of Object.keys(body.Risk))
+        errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `Risk.${key} is not a field of OBRisk2`, Path: `Risk.${key}` });
   }
   if (!isPlainObject(data)) return { ok: false, errors };
-  if (!tolerate.unknownFields) for (const key of Object.keys(data)) if (!DATA_FIELDS.has(key)) errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `Data.${key} is not a field of OBReadData1`, Path: `Data.${key}` });
+  if (!tolerate.unknownFields)
+    for (const key of Object.keys(data))
+      if (!DATA_FIELDS.has(key))
+        errors.push({ ErrorCode: 'UK.OBIE.Field.Unexpected', Message: `Data.${key} is not a field of OBReadData1`, Path: `Data.${key}` });
 
   const permissions: string[] = [];
   const raw = data.Permissions;
-  if (raw === undefined) errors.push({ ErrorCode: 'UK.OBIE.Field.Missing', Message: 'Data.Permissions is required', Path: 'Data.Permissions' });
-  else if (!Array.isArray(raw) || raw.length === 0) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'Data.Permissions must be a non-empty array', Path: 'Data.Permissions' });
+  if (raw === undefined)
+    errors.push({ ErrorCode: 'UK.OBIE.Field.Missing', Message: 'Data.Permissions is required', Path: 'Data.Permissions' });
+  else if (!Array.isArray(raw) || raw.length === 0)
+    errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'Data.Permissions must be a non-empty array', Path: 'Data.Permissions' });
   else {
     raw.forEach((permission: unknown, index) => {
       if (typeof permission !== 'string' || !(PERMISSIONS as readonly string[]).includes(permission)) {
-        errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: `${JSON.stringify(permission)} is not an OBExternalPermissions1Code`, Path: `Data.Permissions[${index}]` });
+        errors.push({
+          ErrorCode: 'UK.OBIE.Field.Invalid',
+          Message: `${JSON.stringify(permission)} is not an OBExternalPermissions1Code`,
+          Path: `Data.Permissions[${index}]`,
+        });
       } else if (!permissions.includes(permission)) permissions.push(permission);
     });
     if (!errors.some((error) => error.Path?.startsWith('Data.Permissions['))) {
@@ -106,10 +125,25 @@ export function validateConsentRequest(body: unknown, now: Date, profile: Profil
       // Account and Transaction API Profile, "Permissions": Basic/Detail need Credits and/or Debits and vice versa.
       const txnLevel = has('ReadTransactionsBasic') || has('ReadTransactionsDetail');
       const txnDirection = has('ReadTransactionsCredits') || has('ReadTransactionsDebits');
-      if (txnLevel && !txnDirection) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'ReadTransactionsBasic/Detail need ReadTransactionsCredits and/or ReadTransactionsDebits', Path: 'Data.Permissions' });
-      if (txnDirection && !txnLevel) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'ReadTransactionsCredits/Debits need ReadTransactionsBasic or ReadTransactionsDetail', Path: 'Data.Permissions' });
+      if (txnLevel && !txnDirection)
+        errors.push({
+          ErrorCode: 'UK.OBIE.Field.Invalid',
+          Message: 'ReadTransactionsBasic/Detail need ReadTransactionsCredits and/or ReadTransactionsDebits',
+          Path: 'Data.Permissions',
+        });
+      if (txnDirection && !txnLevel)
+        errors.push({
+          ErrorCode: 'UK.OBIE.Field.Invalid',
+          Message: 'ReadTransactionsCredits/Debits need ReadTransactionsBasic or ReadTransactionsDetail',
+          Path: 'Data.Permissions',
+        });
       // Every AIS read is scoped to accounts: this bank requires ReadAccountsBasic or ReadAccountsDetail.
-      if (permissions.length > 0 && !has('ReadAccountsBasic') && !has('ReadAccountsDetail')) errors.push({ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'Data.Permissions must include ReadAccountsBasic or ReadAccountsDetail', Path: 'Data.Permissions' });
+      if (permissions.length > 0 && !has('ReadAccountsBasic') && !has('ReadAccountsDetail'))
+        errors.push({
+          ErrorCode: 'UK.OBIE.Field.Invalid',
+          Message: 'Data.Permissions must include ReadAccountsBasic or ReadAccountsDetail',
+          Path: 'Data.Permissions',
+        });
     }
   }
   const request: ConsentRequest = { Permissions: permissions };
@@ -119,7 +153,11 @@ export function validateConsentRequest(body: unknown, now: Date, profile: Profil
     if (value === undefined) continue;
     const parsed = typeof value === 'string' ? parseDateTimeParts(value, tolerate.localTime) : undefined;
     if (!parsed) {
-      errors.push({ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: `Data.${field} must be an ISO 8601 date-time with a time zone, e.g. 2017-04-05T10:43:07+00:00`, Path: `Data.${field}` });
+      errors.push({
+        ErrorCode: 'UK.OBIE.Field.InvalidDate',
+        Message: `Data.${field} must be an ISO 8601 date-time with a time zone, e.g. 2017-04-05T10:43:07+00:00`,
+        Path: `Data.${field}`,
+      });
       continue;
     }
     dates[field] = parsed.date;
@@ -127,10 +165,22 @@ export function validateConsentRequest(body: unknown, now: Date, profile: Profil
     request[field] = isoInstant(parsed.date, parsed.fraction);
   }
   if (dates.ExpirationDateTime && dates.ExpirationDateTime.getTime() <= now.getTime()) {
-    errors.push({ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: 'Data.ExpirationDateTime must be in the future', Path: 'Data.ExpirationDateTime' });
+    errors.push({
+      ErrorCode: 'UK.OBIE.Field.InvalidDate',
+      Message: 'Data.ExpirationDateTime must be in the future',
+      Path: 'Data.ExpirationDateTime',
+    });
   }
-  if (dates.TransactionFromDateTime && dates.TransactionToDateTime && dates.TransactionFromDateTime.getTime() > dates.TransactionToDateTime.getTime()) {
-    errors.push({ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: 'Data.TransactionToDateTime must not be before Data.TransactionFromDateTime', Path: 'Data.TransactionToDateTime' });
+  if (
+    dates.TransactionFromDateTime &&
+    dates.TransactionToDateTime &&
+    dates.TransactionFromDateTime.getTime() > dates.TransactionToDateTime.getTime()
+  ) {
+    errors.push({
+      ErrorCode: 'UK.OBIE.Field.InvalidDate',
+      Message: 'Data.TransactionToDateTime must not be before Data.TransactionFromDateTime',
+      Path: 'Data.TransactionToDateTime',
+    });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, request };
 }

@@ -7,7 +7,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../contracts.js';
 import { commonHeaders } from '../http/io.js';
 
-export function sendJsonBody(res: ServerResponse, ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJsonBody(
+  res: ServerResponse,
+  ctx: RequestContext,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   commonHeaders(res, ctx, headers);
   res.statusCode = status;
   res.end(`${JSON.stringify(body)}\n`);

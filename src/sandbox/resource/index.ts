@@ -20,7 +20,8 @@ import { AISP_BASE_PATH, matchRoute } from './routes.js';
 import type { Route } from './routes.js';
 
 // RFC 7231 IMF-fixdate as the v3.1.1 x-fapi-customer-last-logged-time parameter pattern writes it.
-const LAST_LOGGED = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} (GMT|UTC)$/;
+const LAST_LOGGED =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} (GMT|UTC)$/;
 
 interface Call {
   req: IncomingMessage;
@@ -66,14 +67,19 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
  * access-token-unbound). x-fapi-financial-id (AIS v3.1.1 marks it required) must name this bank (tolerance
  * financial-id-optional).
  */
-async function authenticate(deps: ResourceServerDeps, call: Call, kind: 'client_credentials' | 'authorization_code'): Promise<AccessTokenInfo> {
+async function authenticate(
+  deps: ResourceServerDeps,
+  call: Call,
+  kind: 'client_credentials' | 'authorization_code',
+): Promise<AccessTokenInfo> {
   const { req, ctx } = call;
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
   const challenge = (error?: string): Record<string, string> => ({ 'WWW-Authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
   if (!match?.[1]) throw new ObieError(401, 'missing bearer token', [], challenge());
   const token = await deps.tokens.verify(match[1]);
-  if (!token || token.expiresAt.getTime() <= ctx.now().getTime()) throw new ObieError(401, 'unknown or expired token', [], challenge('invalid_token'));
+  if (!token || token.expiresAt.getTime() <= ctx.now().getTime())
+    throw new ObieError(401, 'unknown or expired token', [], challenge('invalid_token'));
   ctx.clientId = token.clientId;
   if (token.grant !== kind) throw new ObieError(401, `this endpoint needs a ${kind} token`, [], challenge('invalid_token'));
   const client = await deps.clients.get(token.clientId);
@@ -83,18 +89,30 @@ async function authenticate(deps: ResourceServerDeps, call: Call, kind: 'client_
     throw new ObieError(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
   }
   if (!token.scopes.includes('accounts')) {
-    throw new ObieError(403, 'the token has no accounts scope', [{ ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'The access token was not issued for the accounts scope' }]);
+    throw new ObieError(403, 'the token has no accounts scope', [
+      { ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'The access token was not issued for the accounts scope' },
+    ]);
   }
   const financialId = req.headers['x-fapi-financial-id'];
   if (!may('financial-id-optional') && (financialId === undefined || financialId === '')) {
-    throw new ObieError(400, 'x-fapi-financial-id is required', [{ ErrorCode: 'UK.OBIE.Header.Missing', Message: 'x-fapi-financial-id header is required', Path: 'x-fapi-financial-id' }]);
+    throw new ObieError(400, 'x-fapi-financial-id is required', [
+      { ErrorCode: 'UK.OBIE.Header.Missing', Message: 'x-fapi-financial-id header is required', Path: 'x-fapi-financial-id' },
+    ]);
   }
   if (!may('financial-id-optional') && financialId !== BANK_FINANCIAL_ID) {
-    throw new ObieError(400, 'x-fapi-financial-id names another ASPSP', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: `x-fapi-financial-id must be ${BANK_FINANCIAL_ID}`, Path: 'x-fapi-financial-id' }]);
+    throw new ObieError(400, 'x-fapi-financial-id names another ASPSP', [
+      { ErrorCode: 'UK.OBIE.Header.Invalid', Message: `x-fapi-financial-id must be ${BANK_FINANCIAL_ID}`, Path: 'x-fapi-financial-id' },
+    ]);
   }
   const lastLogged = req.headers['x-fapi-customer-last-logged-time'];
   if (!may('last-logged-time-format') && typeof lastLogged === 'string' && !LAST_LOGGED.test(lastLogged)) {
-    throw new ObieError(400, 'x-fapi-customer-last-logged-time is malformed', [{ ErrorCode: 'UK.OBIE.Header.Invalid', Message: 'x-fapi-customer-last-logged-time must be an RFC 7231 date, e.g. Sun, 10 Sep 2017 19:43:31 UTC', Path: 'x-fapi-customer-last-logged-time' }]);
+    throw new ObieError(400, 'x-fapi-customer-last-logged-time is malformed', [
+      {
+        ErrorCode: 'UK.OBIE.Header.Invalid',
+        Message: 'x-fapi-customer-last-logged-time must be an RFC 7231 date, e.g. Sun, 10 Sep 2017 19:43:31 UTC',
+        Path: 'x-fapi-customer-last-logged-time',
+      },
+    ]);
   }
   return token;
 }
@@ -114,7 +132,8 @@ async function dispatch(deps: ResourceServerDeps, bank: Bank, call: Call, route:
 
 // ---- account-access-consents (AIS v3.1 "Account Access Consents") --------------------------------------------------
 
-const notFound = (what: string): ObieError => new ObieError(400, `${what} not found`, [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: `${what} does not exist` }]);
+const notFound = (what: string): ObieError =>
+  new ObieError(400, `${what} not found`, [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: `${what} does not exist` }]);
 
 function consentBody(call: Call, consent: ConsentRecord): Record<string, unknown> {
   const data: Record<string, unknown> = {
@@ -138,13 +157,22 @@ async function createConsent(deps: ResourceServerDeps, call: Call, token: Access
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ObieError(400, 'The request body is not JSON', [{ ErrorCode: 'UK.OBIE.Resource.InvalidFormat', Message: 'The request body is not well-formed JSON' }]);
+    throw new ObieError(400, 'The request body is not JSON', [
+      { ErrorCode: 'UK.OBIE.Resource.InvalidFormat', Message: 'The request body is not well-formed JSON' },
+    ]);
   }
   const now = call.ctx.now();
   const result = validateConsentRequest(body, now, token.profile);
   if (!result.ok) throw new ObieError(400, 'The account access consent request is invalid', result.errors);
   const stamp = isoSeconds(now);
-  const record: ConsentRecord = { ConsentId: `aac-${deps.newId()}`, clientId: token.clientId, Status: 'AwaitingAuthorisation', Permissions: result.request.Permissions, CreationDateTime: stamp, StatusUpdateDateTime: stamp };
+  const record: ConsentRecord = {
+    ConsentId: `aac-${deps.newId()}`,
+    clientId: token.clientId,
+    Status: 'AwaitingAuthorisation',
+    Permissions: result.request.Permissions,
+    CreationDateTime: stamp,
+    StatusUpdateDateTime: stamp,
+  };
   if (result.request.ExpirationDateTime !== undefined) record.ExpirationDateTime = result.request.ExpirationDateTime;
   if (result.request.TransactionFromDateTime !== undefined) record.TransactionFromDateTime = result.request.TransactionFromDateTime;
   if (result.request.TransactionToDateTime !== undefined) record.TransactionToDateTime = result.request.TransactionToDateTime;
@@ -171,7 +199,9 @@ async function deleteConsent(deps: ResourceServerDeps, call: Call, token: Access
     await deps.consents.revoke(consentId, call.ctx.now());
   } catch (error) {
     if (error instanceof ConsentStateError) {
-      throw new ObieError(400, `the consent is ${error.status}`, [{ ErrorCode: 'UK.OBIE.Resource.InvalidConsentStatus', Message: `A ${error.status} consent cannot be deleted` }]);
+      throw new ObieError(400, `the consent is ${error.status}`, [
+        { ErrorCode: 'UK.OBIE.Resource.InvalidConsentStatus', Message: `A ${error.status} consent cannot be deleted` },
+      ]);
     }
     throw error;
   }
@@ -180,21 +210,36 @@ async function deleteConsent(deps: ResourceServerDeps, call: Call, token: Access
 
 // ---- reads (AIS v3.1 Accounts, Balances, Transactions) --------------------------------------------------------------
 
-const forbidden = (errorCode: string, message: string): ObieError => new ObieError(403, message, [{ ErrorCode: errorCode, Message: message }]);
+const forbidden = (errorCode: string, message: string): ObieError =>
+  new ObieError(403, message, [{ ErrorCode: errorCode, Message: message }]);
 
-async function read(deps: ResourceServerDeps, bank: Bank, call: Call, route: Exclude<Route, { kind: `consent-${string}` }>, token: AccessTokenInfo): Promise<void> {
+async function read(
+  deps: ResourceServerDeps,
+  bank: Bank,
+  call: Call,
+  route: Exclude<Route, { kind: `consent-${string}` }>,
+  token: AccessTokenInfo,
+): Promise<void> {
   const now = call.ctx.now();
   const consent = token.consentId === undefined ? undefined : await deps.consents.get(token.consentId);
-  if (!consent || consent.clientId !== token.clientId) throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The token is not linked to a consent of this client');
+  if (!consent || consent.clientId !== token.clientId)
+    throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The token is not linked to a consent of this client');
   const use = usableConsent(consent, now);
-  if (!use.usable && use.reason === 'status') throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', `The consent is ${consent.Status === 'Revoked' ? 'revoked' : consent.Status}`);
+  if (!use.usable && use.reason === 'status')
+    throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', `The consent is ${consent.Status === 'Revoked' ? 'revoked' : consent.Status}`);
   if (!use.usable) throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The consent has expired');
   const has = (permission: string): boolean => consent.Permissions.includes(permission);
   const need = (...permissions: string[]): void => {
-    if (!permissions.some(has)) throw forbidden('UK.OBIE.Resource.ConsentMismatch', `The consent does not grant ${permissions.join(' or ')}`);
+    if (!permissions.some(has))
+      throw forbidden('UK.OBIE.Resource.ConsentMismatch', `The consent does not grant ${permissions.join(' or ')}`);
   };
   // Only accounts the PSU selected and still holds (a joint account is visible to each of its holders).
-  const consented = bank.accounts().filter((account) => consent.accountIds?.includes(account.accountId) && consent.psuId !== undefined && account.holders.includes(consent.psuId));
+  const consented = bank
+    .accounts()
+    .filter(
+      (account) =>
+        consent.accountIds?.includes(account.accountId) && consent.psuId !== undefined && account.holders.includes(consent.psuId),
+    );
   const pick = (accountId: string): BankAccount => {
     const account = consented.find((candidate) => candidate.accountId === accountId);
     // AIS v3.1: an account id outside the consent is a bad request, not a missing endpoint.
@@ -207,7 +252,10 @@ async function read(deps: ResourceServerDeps, bank: Bank, call: Call, route: Exc
   switch (route.kind) {
     case 'accounts':
       need('ReadAccountsBasic', 'ReadAccountsDetail');
-      sendJsonBody(call.res, call.ctx, 200, { Data: { Account: consented.map((account) => renderAccount(account, has('ReadAccountsDetail'))) }, ...single });
+      sendJsonBody(call.res, call.ctx, 200, {
+        Data: { Account: consented.map((account) => renderAccount(account, has('ReadAccountsDetail'))) },
+        ...single,
+      });
       return;
     case 'account': {
       need('ReadAccountsBasic', 'ReadAccountsDetail');
@@ -217,12 +265,18 @@ async function read(deps: ResourceServerDeps, bank: Bank, call: Call, route: Exc
     }
     case 'balances':
       need('ReadBalances');
-      sendJsonBody(call.res, call.ctx, 200, { Data: { Balance: consented.map((account) => renderBalance(account, bank.ledger(account.accountId).availableMinor, now)) }, ...single });
+      sendJsonBody(call.res, call.ctx, 200, {
+        Data: { Balance: consented.map((account) => renderBalance(account, bank.ledger(account.accountId).availableMinor, now)) },
+        ...single,
+      });
       return;
     case 'account-balances': {
       need('ReadBalances');
       const account = pick(route.accountId);
-      sendJsonBody(call.res, call.ctx, 200, { Data: { Balance: [renderBalance(account, bank.ledger(account.accountId).availableMinor, now)] }, ...single });
+      sendJsonBody(call.res, call.ctx, 200, {
+        Data: { Balance: [renderBalance(account, bank.ledger(account.accountId).availableMinor, now)] },
+        ...single,
+      });
       return;
     }
     case 'account-transactions': {
@@ -241,7 +295,14 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
     const value = query.get(name);
     if (value === null) return undefined;
     const time = parseBookingFilter(value);
-    if (time === undefined) throw new ObieError(400, `${name} is not a date-time`, [{ ErrorCode: 'UK.OBIE.Field.InvalidDate', Message: `${name} must be an ISO 8601 date or date-time, e.g. 2017-04-05T10:43:07`, Path: name }]);
+    if (time === undefined)
+      throw new ObieError(400, `${name} is not a date-time`, [
+        {
+          ErrorCode: 'UK.OBIE.Field.InvalidDate',
+          Message: `${name} must be an ISO 8601 date or date-time, e.g. 2017-04-05T10:43:07`,
+          Path: name,
+        },
+      ]);
     filters.push([name, value]);
     return time;
   };
@@ -250,7 +311,10 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
   const pageText = query.get('page');
   let page = 1;
   if (pageText !== null) {
-    if (!/^[1-9]\d{0,8}$/.test(pageText)) throw new ObieError(400, 'page is not a page number', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'page must be a whole number from 1', Path: 'page' }]);
+    if (!/^[1-9]\d{0,8}$/.test(pageText))
+      throw new ObieError(400, 'page is not a page number', [
+        { ErrorCode: 'UK.OBIE.Field.Invalid', Message: 'page must be a whole number from 1', Path: 'page' },
+      ]);
     page = Number(pageText);
   }
 
@@ -262,9 +326,18 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
   const windowFrom = consent.TransactionFromDateTime === undefined ? Number.NEGATIVE_INFINITY : Date.parse(consent.TransactionFromDateTime);
   const windowTo = consent.TransactionToDateTime === undefined ? Number.POSITIVE_INFINITY : Date.parse(consent.TransactionToDateTime);
   const available = selectTransactions(ledger, windowFrom, windowTo, credits, debits);
-  const selection = selectTransactions(ledger, Math.max(windowFrom, from ?? Number.NEGATIVE_INFINITY), Math.min(windowTo, to ?? Number.POSITIVE_INFINITY), credits, debits);
+  const selection = selectTransactions(
+    ledger,
+    Math.max(windowFrom, from ?? Number.NEGATIVE_INFINITY),
+    Math.min(windowTo, to ?? Number.POSITIVE_INFINITY),
+    credits,
+    debits,
+  );
   const totalPages = Math.max(1, Math.ceil(selection.count / PAGE_SIZE));
-  if (page > totalPages) throw new ObieError(400, 'page is past the last page', [{ ErrorCode: 'UK.OBIE.Field.Invalid', Message: `page must be between 1 and ${totalPages}`, Path: 'page' }]);
+  if (page > totalPages)
+    throw new ObieError(400, 'page is past the last page', [
+      { ErrorCode: 'UK.OBIE.Field.Invalid', Message: `page must be between 1 and ${totalPages}`, Path: 'page' },
+    ]);
 
   const detail = has('ReadTransactionsDetail');
   const first = (page - 1) * PAGE_SIZE;
@@ -277,4 +350,3 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
     Meta: { TotalPages: totalPages, ...availableRange(available) },
   });
 }
-

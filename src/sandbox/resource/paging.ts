@@ -40,7 +40,13 @@ function lowerBound(ledger: Ledger, positions: ArrayLike<number> | undefined, le
 
 /** Entries of the ledger booked in [from, to] (inclusive, epoch ms), credits and/or debits, newest first. */
 export function selectTransactions(ledger: Ledger, from: number, to: number, credits: boolean, debits: boolean): Selection {
-  if (!credits && !debits) return { count: 0, entry: () => { throw new RangeError('empty selection'); } };
+  if (!credits && !debits)
+    return {
+      count: 0,
+      entry: () => {
+        throw new RangeError('empty selection');
+      },
+    };
   const positions = credits && debits ? undefined : credits ? directionIndex(ledger).credits : directionIndex(ledger).debits;
   const length = positions ? positions.length : ledger.transactions.length;
   const start = lowerBound(ledger, positions, length, from);
@@ -90,7 +96,13 @@ export function pageLinks(base: string, filters: [string, string][], page: numbe
   const links: PageLinks = { Self: url(page), First: url(1), Last: url(totalPages) };
   if (page > 1) links.Prev = url(page - 1);
   if (page < totalPages) links.Next = url(page + 1);
-  return { Self: links.Self, First: links.First, ...(links.Prev ? { Prev: links.Prev } : {}), ...(links.Next ? { Next: links.Next } : {}), Last: links.Last };
+  return {
+    Self: links.Self,
+    First: links.First,
+    ...(links.Prev ? { Prev: links.Prev } : {}),
+    ...(links.Next ? { Next: links.Next } : {}),
+    Last: links.Last,
+  };
 }
 
 /** Meta.FirstAvailableDateTime / LastAvailableDateTime: the booking-time range the consent makes available. */

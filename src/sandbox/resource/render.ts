@@ -19,7 +19,10 @@ export function renderAccount(account: BankAccount, detail: boolean): Record<str
     Nickname: account.nickname,
   };
   if (!detail) return basic;
-  return { ...basic, Account: [{ SchemeName: SORT_CODE_SCHEME, Identification: `${account.sortCode}${account.accountNumber}`, Name: account.name }] };
+  return {
+    ...basic,
+    Account: [{ SchemeName: SORT_CODE_SCHEME, Identification: `${account.sortCode}${account.accountNumber}`, Name: account.name }],
+  };
 }
 
 /** OBCashBalance1 of type InterimAvailable (bank-interface §2.3); a pre-agreed overdraft shows as a CreditLine. */
@@ -33,7 +36,9 @@ export function renderBalance(account: BankAccount, availableMinor: number, at: 
     DateTime: isoSeconds(at),
   };
   if (account.creditLimitMinor > 0) {
-    balance.CreditLine = [{ Included: false, Type: 'Pre-Agreed', Amount: { Amount: formatAmount(account.creditLimitMinor), Currency: account.currency } }];
+    balance.CreditLine = [
+      { Included: false, Type: 'Pre-Agreed', Amount: { Amount: formatAmount(account.creditLimitMinor), Currency: account.currency } },
+    ];
   }
   return balance;
 }
@@ -63,7 +68,12 @@ export function renderTransaction(account: BankAccount, entry: BankTransaction, 
   out.BankTransactionCode = { Code: entry.code, SubCode: entry.subCode };
   out.ProprietaryBankTransactionCode = { Code: entry.proprietaryCode, Issuer: 'OBFLOW SANDBOX BANK' };
   if (entry.card) {
-    out.CardInstrument = { CardSchemeName: entry.card.scheme, AuthorisationType: entry.card.authorisation, Name: entry.card.holderName, Identification: entry.card.masked };
+    out.CardInstrument = {
+      CardSchemeName: entry.card.scheme,
+      AuthorisationType: entry.card.authorisation,
+      Name: entry.card.holderName,
+      Identification: entry.card.masked,
+    };
   }
   if (!detail) return out;
   out.TransactionInformation = entry.information;

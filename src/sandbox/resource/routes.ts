@@ -32,7 +32,10 @@ export const IMPLEMENTED_ROUTES: readonly { template: string; methods: Readonly<
   { template: '/account-access-consents', methods: { POST: () => ({ kind: 'consent-create' }) } },
   {
     template: '/account-access-consents/{ConsentId}',
-    methods: { ...reads((consentId) => ({ kind: 'consent-get', consentId })), DELETE: (consentId) => ({ kind: 'consent-delete', consentId }) },
+    methods: {
+      ...reads((consentId) => ({ kind: 'consent-get', consentId })),
+      DELETE: (consentId) => ({ kind: 'consent-delete', consentId }),
+    },
   },
   { template: '/accounts', methods: reads(() => ({ kind: 'accounts' })) },
   { template: '/accounts/{AccountId}', methods: reads((accountId) => ({ kind: 'account', accountId })) },

@@ -43,7 +43,10 @@ export interface AuthorisationRequestRecord {
 }
 
 /** One authorisation code (RFC 6749 §4.1.2): single use, bound to client and redirect_uri. */
-export interface CodeRecord extends Pick<AuthorisationRequestRecord, 'clientId' | 'redirectUri' | 'redirectUriInRequest' | 'consentId' | 'scopes' | 'nonce' | 'pkce'> {
+export interface CodeRecord extends Pick<
+  AuthorisationRequestRecord,
+  'clientId' | 'redirectUri' | 'redirectUriInRequest' | 'consentId' | 'scopes' | 'nonce' | 'pkce'
+> {
   authTime: number;
   expiresAt: string;
   used: boolean;

@@ -16,7 +16,13 @@ export const CONSENT_COLLECTION: CollectionSpec<ConsentRecord> = {
 export function openConsentStore(db: SandboxDb): ConsentStore {
   const consents = db.collection(CONSENT_COLLECTION);
 
-  function transition(consentId: string, from: ConsentStatus[], to: ConsentStatus, now: Date, extra: Partial<ConsentRecord> = {}): ConsentRecord {
+  function transition(
+    consentId: string,
+    from: ConsentStatus[],
+    to: ConsentStatus,
+    now: Date,
+    extra: Partial<ConsentRecord> = {},
+  ): ConsentRecord {
     const current = consents.get(consentId);
     if (!current) throw new ConsentStateError(consentId, 'missing', to);
     if (!from.includes(current.Status)) throw new ConsentStateError(consentId, current.Status, to);
@@ -48,7 +54,9 @@ export function openConsentStore(db: SandboxDb): ConsentStore {
 
 /** Why a consent cannot serve a step, or that it can: the one rule every side applies (authorization endpoint, consent
  *  pages, token endpoint, resource reads). */
-export type ConsentUse = { usable: true; consent: ConsentRecord } | { usable: false; reason: 'missing' | 'status' | 'expired'; consent: ConsentRecord | undefined };
+export type ConsentUse =
+  | { usable: true; consent: ConsentRecord }
+  | { usable: false; reason: 'missing' | 'status' | 'expired'; consent: ConsentRecord | undefined };
 
 /**
  * A consent is usable at `now` for a step that needs it in `status` (default Authorised) when it exists, is in that
@@ -58,6 +66,7 @@ export type ConsentUse = { usable: true; consent: ConsentRecord } | { usable: fa
 export function usableConsent(consent: ConsentRecord | undefined, now: Date, status: ConsentStatus = 'Authorised'): ConsentUse {
   if (!consent) return { usable: false, reason: 'missing', consent };
   if (consent.Status !== status) return { usable: false, reason: 'status', consent };
-  if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime()) return { usable: false, reason: 'expired', consent };
+  if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime())
+    return { usable: false, reason: 'expired', consent };
   return { usable: true, consent };
 }

@@ -83,7 +83,13 @@ type Row = [collection: string, key: string, value: string, expiresAt: number | 
 /** The row a value becomes: its JSON, its expiry (none when absent or not a date) and its tag. */
 function rowOf<T>(spec: CollectionSpec<T>, key: string, value: T): Row {
   const expiresAt = spec.expiresAt?.(value);
-  return [spec.name, key, JSON.stringify(value), expiresAt === undefined || Number.isNaN(expiresAt) ? null : expiresAt, spec.tag?.(value) ?? null];
+  return [
+    spec.name,
+    key,
+    JSON.stringify(value),
+    expiresAt === undefined || Number.isNaN(expiresAt) ? null : expiresAt,
+    spec.tag?.(value) ?? null,
+  ];
 }
 
 export class SandboxDb {
@@ -129,7 +135,8 @@ export class SandboxDb {
       );
       const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'schema'").get();
       if (version === undefined) db.prepare("INSERT INTO meta (name, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
-      else if (version.value !== SCHEMA_VERSION) throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
+      else if (version.value !== SCHEMA_VERSION)
+        throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
     } catch (cause) {
       db?.close();
       throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
@@ -153,7 +160,8 @@ export class SandboxDb {
     if (!done) {
       const parsed = present.map((spec) => ({ spec, entries: Object.entries(readLegacyObject(join(dataDir, `${spec.name}.json`))) }));
       this.db.transaction(() => {
-        for (const { spec, entries } of parsed) for (const [key, value] of entries) this.insertStatement.run(...rowOf(spec, key, value as never));
+        for (const { spec, entries } of parsed)
+          for (const [key, value] of entries) this.insertStatement.run(...rowOf(spec, key, value as never));
         this.db.prepare("INSERT INTO meta (name, value) VALUES ('migrated-json', ?)").run(new Date().toISOString());
       })();
     }
