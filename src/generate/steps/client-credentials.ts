@@ -1,7 +1,7 @@
 // Step: client credentials grant (docs/bank-interface.md §5.3 step 1): a token with scope accounts for the consent calls.
 
 import type { StepSpec } from '../model.js';
-import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { checks, FAPI_PREREQUEST, tokenPost } from './common.js';
 
 export function clientCredentialsStep(): StepSpec {
   return {
@@ -13,16 +13,10 @@ export function clientCredentialsStep(): StepSpec {
       {
         name: 'client-credentials: POST token',
         description: 'RFC 6749 §4.4.2, authenticated with client_secret_basic (docs/bank-interface.md §5.2).',
-        method: 'POST',
-        url: '{{tokenEndpoint}}',
-        headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
-        body: {
-          mode: 'urlencoded',
-          pairs: [
-            ['grant_type', 'client_credentials'],
-            ['scope', 'accounts'],
-          ],
-        },
+        ...tokenPost([
+          ['grant_type', 'client_credentials'],
+          ['scope', 'accounts'],
+        ]),
         prerequest: [FAPI_PREREQUEST],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'client-credentials.test' }],
       },

@@ -1,7 +1,7 @@
 // Step: code exchange (docs/bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
 
 import type { StepSpec } from '../model.js';
-import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { checks, FAPI_PREREQUEST, tokenPost } from './common.js';
 
 export function codeExchangeStep(): StepSpec {
   return {
@@ -13,17 +13,11 @@ export function codeExchangeStep(): StepSpec {
       {
         name: 'code-exchange: POST token',
         description: 'RFC 6749 §4.1.3: the code is single-use and bound to the client and redirect_uri.',
-        method: 'POST',
-        url: '{{tokenEndpoint}}',
-        headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
-        body: {
-          mode: 'urlencoded',
-          pairs: [
-            ['grant_type', 'authorization_code'],
-            ['code', '{{auth_code}}'],
-            ['redirect_uri', '{{redirectUrl}}'],
-          ],
-        },
+        ...tokenPost([
+          ['grant_type', 'authorization_code'],
+          ['code', '{{auth_code}}'],
+          ['redirect_uri', '{{redirectUrl}}'],
+        ]),
         prerequest: [FAPI_PREREQUEST],
         test: [
           ...checks({ status: 200, echo: 'if-present', schema: 'token-response' }),

@@ -1,6 +1,6 @@
 // Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
 
-import type { Checks, ScriptPart } from '../model.js';
+import type { Checks, RequestItemSpec, ScriptPart } from '../model.js';
 
 /** AIS v3.1 base path on the resource server (docs/bank-interface.md §4.5). */
 export const AIS_BASE = '{{rs}}/open-banking/v3.1/aisp';
@@ -42,4 +42,26 @@ const CHECK_PARTS: readonly ((options: Checks) => ScriptPart | undefined)[] = [
 
 export function checks(options: Checks): ScriptPart[] {
   return CHECK_PARTS.map((part) => part(options)).filter((part) => part !== undefined);
+}
+
+/** The token endpoint's request for one grant, authenticated with client_secret_basic (docs/bank-interface.md §5.2,
+ *  RFC 6749 §2.3.1): method, address, headers and form. The step adds its name and scripts. */
+export function tokenPost(pairs: readonly (readonly [string, string])[]): Pick<RequestItemSpec, 'method' | 'url' | 'headers' | 'body'> {
+  return {
+    method: 'POST',
+    url: '{{tokenEndpoint}}',
+    headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
+    body: { mode: 'urlencoded', pairs },
+  };
+}
+
+/** GET /accounts with the PSU's token, checked as every AIS v3.1 Accounts read is; `test` is what the step adds. */
+export function accountsRead(test: ScriptPart): Pick<RequestItemSpec, 'method' | 'url' | 'headers' | 'prerequest' | 'test'> {
+  return {
+    method: 'GET',
+    url: `${AIS_BASE}/accounts`,
+    headers: aisHeaders('access_token'),
+    prerequest: [FAPI_PREREQUEST],
+    test: [...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }), test],
+  };
 }

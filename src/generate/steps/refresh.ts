@@ -2,7 +2,7 @@
 // registered (token_endpoint_auth_method), then a read with it. Skipped when the bank issued no refresh token.
 
 import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { accountsRead, checks, FAPI_PREREQUEST, tokenPost } from './common.js';
 
 export function refreshStep(): StepSpec {
   return {
@@ -15,30 +15,17 @@ export function refreshStep(): StepSpec {
         name: 'refresh: POST token',
         description:
           'RFC 6749 §6: the refresh token grant; the new access token is bound to the same consent (and, FAPI, the same certificate).',
-        method: 'POST',
-        url: '{{tokenEndpoint}}',
-        headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
-        body: {
-          mode: 'urlencoded',
-          pairs: [
-            ['grant_type', 'refresh_token'],
-            ['refresh_token', '{{refresh_token}}'],
-          ],
-        },
+        ...tokenPost([
+          ['grant_type', 'refresh_token'],
+          ['refresh_token', '{{refresh_token}}'],
+        ]),
         prerequest: [FAPI_PREREQUEST, { template: 'refresh.prerequest' }],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'refresh.test' }],
       },
       {
         name: 'refresh: GET /accounts with the new token',
         description: 'AIS v3.1 Accounts with the refreshed access token: the same accounts as before.',
-        method: 'GET',
-        url: `${AIS_BASE}/accounts`,
-        headers: aisHeaders('access_token'),
-        prerequest: [FAPI_PREREQUEST],
-        test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }),
-          { template: 'refresh-read.test' },
-        ],
+        ...accountsRead({ template: 'refresh-read.test' }),
       },
     ],
   };
