@@ -146,15 +146,20 @@ describe('id_token verification (FAPI 1 Advanced §5.2.2.1, OIDC Core §3.3.2.12
   );
 });
 
+/** The emulator's pages passed in Chromium by the default script, as alex. */
+async function alexInTheBrowser(): Promise<RunStep> {
+  const identity = await getTestIdentity();
+  return browserConsentStep({
+    script: SANDBOX_CONSENT_SCRIPT,
+    credentials: { username: 'alex', password: 'alex-sandbox-1' },
+    trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+    executablePath: CHROMIUM_PATH,
+  });
+}
+
 describeWith(chromium, 'id_token verification after browser consent (strict-interactive)', () => {
   it("the runner verifies the redirect's id_token after the browser step; refresh then reads with a new token", async () => {
-    const identity = await getTestIdentity();
-    const consentStep = browserConsentStep({
-      script: SANDBOX_CONSENT_SCRIPT,
-      credentials: { username: 'alex', password: 'alex-sandbox-1' },
-      trustedSpki: [spkiPinOf(identity.pem.serverCert)],
-      executablePath: CHROMIUM_PATH,
-    });
+    const consentStep = await alexInTheBrowser();
     const { result } = await runWithFault(undefined, { profile: 'strict-interactive', consentStep, all: true });
     expect(result.passed, describeRun(result)).toBe(true);
     const names = result.steps.map((step) => step.name);
@@ -170,13 +175,7 @@ describeWith(chromium, 'id_token verification after browser consent (strict-inte
   });
 
   it("a bad signature on the browser's redirect is caught by obflow before the code exchange", async () => {
-    const identity = await getTestIdentity();
-    const consentStep = browserConsentStep({
-      script: SANDBOX_CONSENT_SCRIPT,
-      credentials: { username: 'alex', password: 'alex-sandbox-1' },
-      trustedSpki: [spkiPinOf(identity.pem.serverCert)],
-      executablePath: CHROMIUM_PATH,
-    });
+    const consentStep = await alexInTheBrowser();
     const { result } = await runWithFault('bad-signature', { profile: 'strict-interactive', consentStep });
     expect(stepOf(result, 'psu-consent-browser').passed).toBe(true);
     expect(stepOf(result, 'id-token').failures.map((failure) => failure.test)).toEqual([

@@ -6,20 +6,11 @@ import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+import { CHROMIUM_FLAGS } from '../../src/run/consent/browser.js';
 import { userByUsername } from '../../src/sandbox/data/users.js';
 import { redirectParams, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 import { chromium as chromiumPrerequisite, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let sandbox: TestSandbox;
 let browser: Browser;
@@ -57,7 +48,7 @@ async function openAndCatchCallback(page: Page, consentUrl: string, redirectUri:
 describeWith(chromiumPrerequisite, 'interactive consent in Chromium', () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS, headless: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_FLAGS], headless: true });
   });
 
   afterAll(async () => {
