@@ -33,8 +33,6 @@ interface Call {
 
 /** Answers every request on the resource origin that startSandbox does not route elsewhere. */
 export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler {
-  const bank = deps.bank;
-
   return async (req, res, ctx) => {
     const url = ctx.url;
     const call: Call = { req, res, ctx, url, origin: requestOrigin(req) };
@@ -56,8 +54,8 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
     // answered by index.ts (serve).
     if (!acceptsJson(req)) throw new ObieError(406, 'Accept must allow application/json');
     const kind = match.route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
-    const token = await authenticate(deps, call, kind);
-    await dispatch(deps, bank, call, match.route, token);
+    const token = await authenticate(call, deps, kind);
+    await dispatch({ ...call, route: match.route, token }, deps);
   };
 }
 
@@ -68,8 +66,8 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
  * financial-id-optional).
  */
 async function authenticate(
-  deps: ResourceServerDeps,
   call: Call,
+  deps: ResourceServerDeps,
   kind: 'client_credentials' | 'authorization_code',
 ): Promise<AccessTokenInfo> {
   const { req, ctx } = call;
@@ -117,16 +115,24 @@ async function authenticate(
   return token;
 }
 
-async function dispatch(deps: ResourceServerDeps, bank: Bank, call: Call, route: Route, token: AccessTokenInfo): Promise<void> {
+/** An authenticated AIS request: the call with its route and the token it presented. Every handler takes
+ *  `(call, deps)`, as the authorisation side's do (auth/deps.ts). */
+interface AisCall<R extends Route = Route> extends Call {
+  route: R;
+  token: AccessTokenInfo;
+}
+
+async function dispatch(call: AisCall, deps: ResourceServerDeps): Promise<void> {
+  const { route } = call;
   switch (route.kind) {
     case 'consent-create':
-      return createConsent(deps, call, token);
+      return createConsent({ ...call, route }, deps);
     case 'consent-get':
-      return getConsent(deps, call, token, route.consentId);
+      return getConsent({ ...call, route }, deps);
     case 'consent-delete':
-      return deleteConsent(deps, call, token, route.consentId);
+      return deleteConsent({ ...call, route }, deps);
     default:
-      return read(deps, bank, call, route, token);
+      return read({ ...call, route }, deps);
   }
 }
 
@@ -150,7 +156,8 @@ function consentBody(call: Call, consent: ConsentRecord): Record<string, unknown
   return { Data: data, Risk: {}, Links: { Self: self }, Meta: { TotalPages: 1 } };
 }
 
-async function createConsent(deps: ResourceServerDeps, call: Call, token: AccessTokenInfo): Promise<void> {
+async function createConsent(call: AisCall<Extract<Route, { kind: 'consent-create' }>>, deps: ResourceServerDeps): Promise<void> {
+  const { token } = call;
   if (!isJsonContentType(call.req)) throw new ObieError(415, 'Content-Type must be application/json');
   const text = await readBody(call.req);
   let body: unknown;
@@ -189,12 +196,13 @@ async function ownConsent(deps: ResourceServerDeps, token: AccessTokenInfo, cons
   return consent;
 }
 
-async function getConsent(deps: ResourceServerDeps, call: Call, token: AccessTokenInfo, consentId: string): Promise<void> {
-  sendJsonBody(call.res, call.ctx, 200, consentBody(call, await ownConsent(deps, token, consentId)));
+async function getConsent(call: AisCall<Extract<Route, { kind: 'consent-get' }>>, deps: ResourceServerDeps): Promise<void> {
+  sendJsonBody(call.res, call.ctx, 200, consentBody(call, await ownConsent(deps, call.token, call.route.consentId)));
 }
 
-async function deleteConsent(deps: ResourceServerDeps, call: Call, token: AccessTokenInfo, consentId: string): Promise<void> {
-  await ownConsent(deps, token, consentId);
+async function deleteConsent(call: AisCall<Extract<Route, { kind: 'consent-delete' }>>, deps: ResourceServerDeps): Promise<void> {
+  const { consentId } = call.route;
+  await ownConsent(deps, call.token, consentId);
   try {
     await deps.consents.revoke(consentId, call.ctx.now());
   } catch (error) {
@@ -213,13 +221,9 @@ async function deleteConsent(deps: ResourceServerDeps, call: Call, token: Access
 const forbidden = (errorCode: string, message: string): ObieError =>
   new ObieError(403, message, [{ ErrorCode: errorCode, Message: message }]);
 
-async function read(
-  deps: ResourceServerDeps,
-  bank: Bank,
-  call: Call,
-  route: Exclude<Route, { kind: `consent-${string}` }>,
-  token: AccessTokenInfo,
-): Promise<void> {
+async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>, deps: ResourceServerDeps): Promise<void> {
+  const { route, token } = call;
+  const { bank } = deps;
   const now = call.ctx.now();
   const consent = token.consentId === undefined ? undefined : await deps.consents.get(token.consentId);
   if (!consent || consent.clientId !== token.clientId)
