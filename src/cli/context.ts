@@ -7,7 +7,7 @@ import type * as CoreModule from '../pipeline/index.js';
 import type { SessionSeams } from '../pipeline/session.js';
 import { commandOverrides } from './flags.js';
 import type { CliIo, Output } from './output.js';
-import { onInterrupt } from './interrupt.js';
+import { onInterrupt } from '../interrupt.js';
 import { pasteRedirect } from './prompt.js';
 
 export interface CommandState {

@@ -9,7 +9,7 @@ import yargs from 'yargs';
 import { EXIT_CODES, isObflowError } from '../errors.js';
 import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
-import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from './interrupt.js';
+import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from '../interrupt.js';
 import { createOutput } from './output.js';
 import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';

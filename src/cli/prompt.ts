@@ -2,7 +2,7 @@
 // browser to. Prompts go to stderr, so stdout stays the command's result (--json).
 
 import { createInterface } from 'node:readline';
-import { onInterrupt } from './interrupt.js';
+import { onInterrupt } from '../interrupt.js';
 import type { CliIo } from './output.js';
 
 export function pasteRedirect(io: CliIo): (consentUrl: string, redirectUri: string) => Promise<string | undefined> {

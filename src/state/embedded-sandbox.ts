@@ -10,7 +10,7 @@ import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import type { PageSkinName, SandboxHandle, SandboxOptions } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
-import { onInterrupt } from '../cli/interrupt.js';
+import { onInterrupt } from '../interrupt.js';
 
 export interface EmbeddedSandboxOptions {
   /** Persist the emulator's state here; default: a fresh temporary folder. */

@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
-import { whenStopRequested } from '../interrupt.js';
+import { whenStopRequested } from '../../interrupt.js';
 import { PAGE_SKIN_NAMES, type PageSkinName } from '../../sandbox/contracts.js';
 import type { EmbeddedSandboxOptions } from '../../state/embedded-sandbox.js';
 

@@ -1,10 +1,10 @@
-// Interrupts (Ctrl-C = SIGINT, SIGTERM from CI or `kill`): what runs before the process ends. Commands register what
-// must not outlive them (the embedded sandbox and its temporary data folder, an open prompt line); `obflow sandbox`
-// instead takes the signal as its stop command. main.ts installs the handlers and alone decides the exit code
-// (docs/errors.md, "Interrupts").
+// Interrupts (Ctrl-C = SIGINT, SIGTERM from CI or `kill`): what runs before the process ends, for the core and the CLI
+// alike. Commands register what must not outlive them (the embedded sandbox and its temporary data folder, an open
+// prompt line); `obflow sandbox` instead takes the signal as its stop command. src/cli/main.ts installs the handlers
+// and alone decides the exit code (docs/errors.md, "Interrupts").
 
 import { rmSync } from 'node:fs';
-import { pendingTemporaryFiles } from '../fs.js';
+import { pendingTemporaryFiles } from './fs.js';
 
 export type InterruptSignal = 'SIGINT' | 'SIGTERM';
 type Cleanup = () => Promise<void> | void;
