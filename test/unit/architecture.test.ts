@@ -51,6 +51,13 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 describe('the import graph of src/', () => {
   const graph = new Map(files.map(({ path, text }) => [path, importsOf(path, text)]));
 
+  it('has the command line as its outermost room: nothing outside src/cli/ imports it', () => {
+    const inward = [...graph].flatMap(([path, targets]) =>
+      path.startsWith('src/cli/') ? [] : targets.filter((target) => target.startsWith('src/cli/')).map((target) => `${path} → ${target}`),
+    );
+    expect(inward).toEqual([]);
+  });
+
   it('resolves every relative import to a module of src/', () => {
     const known = new Set(graph.keys());
     const dangling = [...graph].flatMap(([path, targets]) =>
