@@ -148,7 +148,10 @@ export function flowSteps(flow: object, environment: Pick<PostmanEnvironment, 'v
 /** The flow as an SVG: one box per step in order, each naming the origin it calls (no script, no external resource). */
 export function flowSvg(steps: readonly FlowStep[], origins: readonly string[], roles: ReadonlyMap<string, string> = new Map()): string {
   const row = 34;
-  const width = 760;
+  const labelOf = (one: string): string => (roles.has(one) ? `${roles.get(one) ?? ''}: ${one}` : one);
+  const labels = steps.map((step) => (step.origins.length === 0 ? 'no request (local)' : step.origins.map(labelOf).join(', ')));
+  // Wide enough for the longest line (≈ 7 px a character at 12 px): a step calling two servers names both in full.
+  const width = Math.max(760, 256 + 10 + Math.max(0, ...labels.map((label) => label.length)) * 7);
   const height = 20 + steps.length * row;
   const colours = ['#1a73e8', '#188038', '#b06000', '#9334e6', '#c5221f'];
   const colourOf = (origin: string | undefined) =>
@@ -165,7 +168,7 @@ export function flowSvg(steps: readonly FlowStep[], origins: readonly string[], 
       `<g><rect x="10" y="${y}" width="200" height="26" rx="5" fill="#fff" stroke="${colourOf(origin)}" stroke-width="2"/>` +
       `<text x="110" y="${y + 17}" text-anchor="middle" font-size="13">${index + 1}. ${escape(step.name)}</text>` +
       `<line x1="210" y1="${y + 13}" x2="250" y2="${y + 13}" stroke="${colourOf(origin)}" stroke-width="1.5" stroke-dasharray="4 3"/>` +
-      `<text x="256" y="${y + 17}" font-size="12" fill="${colourOf(origin)}">${escape(step.origins.map((one) => (roles.has(one) ? `${roles.get(one) ?? ''}: ${one}` : one)).join(', ') || 'no request (local)')}</text>${arrow}</g>`
+      `<text x="256" y="${y + 17}" font-size="12" fill="${colourOf(origin)}">${escape(labels[index] ?? '')}</text>${arrow}</g>`
     );
   });
   return (
