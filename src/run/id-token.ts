@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import { getJson } from '../environment/download.js';
 import { ObflowError } from '../errors.js';
 import type { PostmanEnvironment } from '../environment/merge.js';
-import type { LocalCheck, RunStep } from './runner.js';
+import type { LocalCheck, RunStep } from './steps.js';
 
 /** Clock skew allowed on exp and iat (OIDC Core §3.1.3.7 items 9–10 leave it to the client; FAPI 1 Baseline §5.2.4 is silent). */
 export const ID_TOKEN_SKEW_SECONDS = 60;

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ObflowError } from '../errors.js';
-import type { RunStep } from './runner.js';
+import type { RunStep } from './steps.js';
 
 export interface RunPlanInput {
   /** Step names in flow order (generate/flow.ts STEP_NAMES). */

@@ -1,83 +1,29 @@
 // Runs the flow's steps in ONE process, chaining the environment from step to step (the environment is the only state
 // that survives a newman run — docs/pipeline.md#newman-findings): consecutive collection steps share one newman.run
 // (src/run/newman-adapter.ts), local steps (browser consent) run between them. Everything it does goes out as typed
-// events (src/run/events.ts) to subscribers — the tally, the summary's records, the reporters the caller names.
+// events (src/run/events.ts) to subscribers — the tally, the summary's records, the reporters the caller names. Its
+// input is src/run/steps.ts.
+
+export type { LocalCheck, LocalOutcome, RunStep, RunStepsInput } from './steps.js';
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from 'node:https';
 import { ObflowError } from '../errors.js';
 import { withEnvironmentValues, type PostmanEnvironment } from '../environment/merge.js';
-import { readMaterialFile, type TransportMaterial } from '../pki/load.js';
-import { checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf, type SslClientCert } from './certificates.js';
+import { readMaterialFile } from '../pki/load.js';
+import { checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf } from './certificates.js';
 import { EventDispatch } from './dispatch.js';
-import type { NewmanReportHook, RunEvent, RunSubscriber, RunTargetInfo, StepKind } from './events.js';
+import type { NewmanReportHook, RunEvent, StepKind } from './events.js';
 import { environmentFromNewman, loadNewman, runNewmanBatch, type BatchSink } from './newman-adapter.js';
 import type { NewmanRun } from './newman-types.js';
 import { Redactor, redactSecrets } from './redaction.js';
-import { DEFAULT_REPORTERS, REPORTERS, type ReporterName } from './reporters/index.js';
+import { DEFAULT_REPORTERS, REPORTERS } from './reporters/index.js';
 import type { RunResult, StepResult } from './result.js';
+import { splitOutcome, type RunStep, type RunStepsInput } from './steps.js';
 import { createExecutionLog, type ExecutionLog } from './subscribers/executions.js';
 import { createTally, type Tally } from './subscribers/tally.js';
 import { ExtraCaAgent } from './tls-agent.js';
-
-/** One rule a local step checked (e.g. an id_token claim): an assertion of the step's result. */
-export interface LocalCheck {
-  rule: string;
-  passed: boolean;
-  /** Why it failed ('' when it passed); never a secret. */
-  message: string;
-}
-
-/** What a local step returns: environment updates, or updates plus the checks it made. */
-export type LocalOutcome = Readonly<Record<string, string>> | { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] };
-
-/** A step is a collection newman runs, or a local action (e.g. browser consent, id_token verification) that returns
- *  environment updates and, optionally, the checks it made. */
-export type RunStep =
-  { name: string; collection: object } | { name: string; local: (environment: PostmanEnvironment) => Promise<LocalOutcome> };
-
-function splitOutcome(outcome: LocalOutcome): { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] } {
-  return 'checks' in outcome && Array.isArray(outcome.checks) && typeof outcome.values === 'object'
-    ? (outcome as { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] })
-    : { values: outcome as Readonly<Record<string, string>>, checks: [] };
-}
-
-export interface RunStepsInput {
-  steps: readonly RunStep[];
-  environment: PostmanEnvironment;
-  /** Pinned working directory: newman reads `./.newmanrc` from the process cwd, so obflow runs from here. */
-  cwd: string;
-  sslClientCertList: readonly SslClientCert[];
-  /** PEM file of the target's CA: the bank's server certificate is verified against it (newman `sslExtraCaCerts`). */
-  sslExtraCaCerts?: string;
-  /** Skip server certificate verification (the spec allows it for the bank's self-signed sandbox, §5.1). */
-  insecure?: boolean;
-  /** Reporters by name (src/run/reporters/index.ts); default cli + junit. */
-  reporters?: readonly ReporterName[];
-  /** More subscribers to the run's events, after the named reporters (a test's, an embedding tool's). */
-  subscribers?: readonly RunSubscriber[];
-  /** Where report files go (junit: one per batch of steps; json: one per run); default `<cwd>/reports`. */
-  reportDir?: string;
-  /** Keys that are secrets by contract (kept typed `secret` through the chain and redacted from reports). */
-  secretKeys?: ReadonlySet<string> | readonly string[];
-  /** Stop after the first failing step (later steps read its state). Default true. */
-  bail?: boolean;
-  /** Where the cli reporter's lines go; default process.stdout. */
-  log?: (line: string) => void;
-  /** Per-request timeout (ms); default 30 000 so a silent server cannot hang a run forever. */
-  timeoutRequest?: number;
-  /** Check the certificate files and that every bank URL the collections name gets a certificate, before any
-   *  request (default true; only tests that prove newman's silent behaviour turn it off). */
-  preflight?: boolean;
-  /** The transport material the caller already holds (the session's): the preflight uses it for the entries that
-   *  name its files instead of reading them again. */
-  transportMaterial?: TransportMaterial;
-  /** Who the run talks to, for the `start` event (reports name it). */
-  target?: RunTargetInfo;
-  /** Clock of the events' timestamps. */
-  now?: () => Date;
-}
 
 /** One run's working parts (what runBatch's nine parameters were). */
 interface RunContext {

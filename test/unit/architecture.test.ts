@@ -138,6 +138,16 @@ function statePathBuilders(path: string, text: string, segments: readonly string
     .map((call) => `${path}: ${call}`);
 }
 
+describe('the runner', () => {
+  it('keeps every file of src/run/ under 300 lines: a new reporter or step is a new file (issue 8)', () => {
+    const long = files
+      .filter(({ path }) => path.startsWith('src/run/'))
+      .map(({ path, text }) => ({ path, lines: text.split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 300);
+    expect(long).toEqual([]);
+  });
+});
+
 describe('the state folder', () => {
   const segments = layoutSegments();
 

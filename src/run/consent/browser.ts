@@ -5,43 +5,22 @@
 // (a route answers it locally: its host need not resolve), reads code, id_token and state from the query or the
 // fragment, checks state, and the code exchange goes on.
 
-import { X509Certificate, createHash } from 'node:crypto';
 import { access, constants } from 'node:fs/promises';
-import type { Browser, BrowserContext, Locator, Page, Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { ObflowError } from '../../errors.js';
 import { consentInputs, readConsentRedirect } from './redirect.js';
-import { describeStep, type ConsentScript, type ConsentScriptStep, type CredentialName } from './script.js';
+import { runScript } from './script-driver.js';
+import { type ConsentScript, type CredentialName } from './script.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
-import type { RunStep } from '../runner.js';
+import type { RunStep } from '../steps.js';
+import { CHROMIUM_FLAGS, DEFAULT_CHROMIUM, hasDisplay } from './chromium.js';
 
-export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM_FLAGS, DEFAULT_CHROMIUM, hasDisplay, spkiPinOf } from './chromium.js';
+
 /** How long the PSU has to finish the consent (docs/pipeline.md): flow.browser.timeoutSeconds, --consent-timeout. */
 export const DEFAULT_CONSENT_TIMEOUT_MS = 300_000;
 /** How long one script step waits for its element (a cold Chromium on a busy 2-core machine is slow). */
 export const DEFAULT_STEP_TIMEOUT_MS = 30_000;
-
-/** Chromium flags for a quiet, self-contained run (no network chatter beyond the pages themselves). Headless or
- *  headed is playwright's `headless` option. */
-export const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-] as const;
-
-/** Chromium's SPKI pin of a certificate (base64 SHA-256 of its SubjectPublicKeyInfo), for `trustedSpki`. */
-export function spkiPinOf(certificatePem: string): string {
-  const spki = new X509Certificate(certificatePem).publicKey.export({ type: 'spki', format: 'der' });
-  return createHash('sha256').update(spki).digest('base64');
-}
-
-/** Whether a window can be shown: an X11 or Wayland display in the environment. */
-export function hasDisplay(env: Readonly<Record<string, string | undefined>>): boolean {
-  return (env.DISPLAY ?? '') !== '' || (env.WAYLAND_DISPLAY ?? '') !== '';
-}
 
 export interface BrowserConsentOptions {
   /** The bank's pages as steps; undefined: a person consents in a visible window. */
@@ -287,117 +266,6 @@ function timedOut(redirectUri: string, timeoutMs: number, scripted: boolean): Ob
         : 'The PSU did not finish in time: run again, or raise flow.browser.timeoutSeconds (--consent-timeout <seconds>).',
     },
   );
-}
-
-/** Runs the script's steps in order, counting in `ticked` the accounts its tick steps tick. */
-async function runScript(
-  page: Page,
-  script: ConsentScript,
-  input: BrowserConsentInput,
-  ticked: { count: number },
-  beforeLast: () => void,
-): Promise<void> {
-  const errors = script.errorSelector === undefined ? undefined : page.locator(script.errorSelector);
-  for (const [index, step] of script.steps.entries()) {
-    const target = targetOf(page, step);
-    await waitForStep(page, target, errors, script.steps, index);
-    if (index === script.steps.length - 1) beforeLast();
-    try {
-      if ('fill' in step) {
-        const value = input.credentials?.[step.with];
-        if (value === undefined) throw new TypeError(`consent script: no ${step.with} was resolved for ${describeStep(step, index)}`);
-        await target.fill(value);
-      } else if ('click' in step) {
-        await target.click();
-      } else if ('tick' in step) {
-        ticked.count += await tickAccounts(page, step.tick, input.accounts, describeStep(step, index));
-      }
-    } catch (error) {
-      if (error instanceof ObflowError || error instanceof TypeError) throw error;
-      throw scriptError(page, step, index, error);
-    }
-  }
-}
-
-function targetOf(page: Page, step: ConsentScriptStep): Locator {
-  if ('waitFor' in step) return page.getByText(step.waitFor).first();
-  return page.locator('fill' in step ? step.fill : 'click' in step ? step.click : step.tick).first();
-}
-
-/** Waits until the step's element is visible — or the bank's error message, which ends the consent with its words. */
-async function waitForStep(
-  page: Page,
-  target: Locator,
-  errors: Locator | undefined,
-  steps: readonly ConsentScriptStep[],
-  index: number,
-): Promise<void> {
-  const step = steps[index];
-  if (step === undefined) throw new TypeError('waitForStep: no such step');
-  try {
-    await (errors === undefined ? target : target.or(errors.first())).first().waitFor({ state: 'visible' });
-  } catch (error) {
-    throw scriptError(page, step, index, error);
-  }
-  if (errors !== undefined && !(await target.isVisible()) && (await errors.first().isVisible())) {
-    const said = (
-      await errors
-        .first()
-        .innerText()
-        .catch(() => '')
-    )
-      .replace(/\s+/g, ' ')
-      .trim();
-    const previous = steps[index - 1];
-    const where = previous === undefined ? `at ${describeStep(step, index)}` : `after ${describeStep(previous, index - 1)}`;
-    throw new ObflowError('ERR_CONSENT_REJECTED', `the bank refused ${where}: ${said}`, {
-      hint: "Check the PSU's credentials (sandbox: README test users alex, sam, jo) and the accounts chosen; start the flow again.",
-    });
-  }
-}
-
-/** A step that found nothing (wrong selector, page changed) or failed: one coded line naming the step and selector. */
-function scriptError(page: Page, step: ConsentScriptStep, index: number, error: unknown): ObflowError {
-  const reason =
-    (error as Error).name === 'TimeoutError'
-      ? 'nothing on the page matched in time'
-      : ((error as Error).message.split('\n')[0] ?? 'failed');
-  const path = URL.canParse(page.url()) ? new URL(page.url()).pathname : page.url();
-  return new ObflowError('ERR_CONSENT_SCRIPT', `consent script ${describeStep(step, index)} on ${path}: ${reason}`, {
-    hint: "Fix that step's selector in flow.browser.script to match the bank's page (open the consent URL in a browser and inspect it).",
-    cause: error,
-  });
-}
-
-/** Ticks the checkboxes `selector` matches whose value or label is one of `accounts` (all when undefined). */
-async function tickAccounts(page: Page, selector: string, accounts: readonly string[] | undefined, step: string): Promise<number> {
-  const boxes = page.locator(selector);
-  const total = await boxes.count();
-  let selected = 0;
-  for (let index = 0; index < total; index += 1) {
-    const box = boxes.nth(index);
-    const value = (await box.getAttribute('value')) ?? '';
-    // The label a person reads: <label for>, a wrapping <label>, or aria-label.
-    const label = await box.evaluate((element) => {
-      const input = element as HTMLInputElement;
-      return Array.from(input.labels ?? [], (node) => node.innerText).join(' ') || (input.getAttribute('aria-label') ?? '');
-    });
-    const wanted = accounts === undefined || accounts.some((choice) => choice === value || (choice !== '' && label.includes(choice)));
-    if (wanted) {
-      await box.check();
-      selected += 1;
-    }
-  }
-  if (selected === 0) {
-    throw new ObflowError(
-      'ERR_CONSENT_REJECTED',
-      `none of the ${total} accounts offered at ${step} matched ${JSON.stringify(accounts ?? [])}`,
-      {
-        hint: 'Choose accounts the PSU holds (flow.browser.accounts: AccountIds or names), or leave it out to share all of them.',
-      },
-    );
-  }
-  return selected;
 }
 
 /** The runner step between `psu-consent` and `code-exchange`: reads consent_url/redirectUrl/state from the

@@ -3,7 +3,7 @@
 
 import { ObflowError } from '../../errors.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
-import type { RunStep } from '../runner.js';
+import type { RunStep } from '../steps.js';
 import { consentInputs, readConsentRedirect } from './redirect.js';
 
 export interface ManualConsentOptions {
