@@ -393,16 +393,7 @@ export class SandboxTpp {
   async authorize(options: AuthorizeOptions): Promise<AuthorizeResult> {
     const built = await this.authorizeUrl(options);
     const response = await this.fetch('GET', built.url);
-    const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
-    return {
-      status: response.status,
-      location,
-      params: redirectParams(location),
-      response,
-      state: built.state,
-      nonce: built.nonce,
-      redirectUri: built.redirectUri,
-    };
+    return authorizeResult(built, response);
   }
 
   /**
@@ -413,16 +404,7 @@ export class SandboxTpp {
   async authorizeInteractive(options: AuthorizeOptions, psu: PsuAtThePages): Promise<AuthorizeResult> {
     const built = await this.authorizeUrl(options);
     const response = await this.consentAtThePages(built.url, psu);
-    const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
-    return {
-      status: response.status,
-      location,
-      params: redirectParams(location),
-      response,
-      state: built.state,
-      nonce: built.nonce,
-      redirectUri: built.redirectUri,
-    };
+    return authorizeResult(built, response);
   }
 
   /**
@@ -498,4 +480,18 @@ export function unsignedJwt(payload: Record<string, unknown>): string {
 
 function decodeHtml(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|#39);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name] ?? '');
+}
+
+/** What the bank answered to an authorisation request: its redirect and the parameters it carries. */
+function authorizeResult(built: Awaited<ReturnType<SandboxTpp['authorizeUrl']>>, response: WireResponse): AuthorizeResult {
+  const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
+  return {
+    status: response.status,
+    location,
+    params: redirectParams(location),
+    response,
+    state: built.state,
+    nonce: built.nonce,
+    redirectUri: built.redirectUri,
+  };
 }
