@@ -165,7 +165,8 @@ const flow = z
       .enum(['auto', 'headless', 'browser', 'manual'])
       .default('auto')
       .describe(
-        'How the PSU consents: headless (one redirect), browser (Chromium: a consent script, or the PSU in a window), manual (you open the consent URL and paste the redirect back), auto (from the sandbox profile; headless for a bank).',
+        'How the PSU consents: headless (one redirect), browser (Chromium: a consent script, or the PSU in a window), manual ' +
+          '(you open the consent URL and paste the redirect back), auto (from the sandbox profile; headless for a bank).',
       ),
     psuUser: z.string().min(1).optional().describe('Test user who consents (login_hint; the browser logs in as them).'),
     maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),

@@ -133,7 +133,8 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
     default: 'headless',
     secret: false,
     description:
-      '"headless": the consent URL GET redirects straight to redirectUrl; "interactive": it leads to the bank\'s login page and the runner drives a browser with consent_url, then writes auth_code (and id_token).',
+      '"headless": the consent URL GET redirects straight to redirectUrl; "interactive": it leads to the bank\'s ' +
+      'login page and the runner drives a browser with consent_url, then writes auth_code (and id_token).',
   },
   {
     key: 'psu_login_hint',
@@ -209,7 +210,8 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
     secret: false,
     writtenBy: ['psu-consent'],
     description:
-      "Interactive mode: the consent URL the runner opens in the PSU's browser (same state and nonce as consent_url, a fresh request-object jti, so no request object is presented twice); empty in headless mode.",
+      "Interactive mode: the consent URL the runner opens in the PSU's browser (same state and nonce as " +
+      'consent_url, a fresh request-object jti, so no request object is presented twice); empty in headless mode.',
   },
   {
     key: 'auth_code',

@@ -172,7 +172,8 @@ export function flowSvg(steps: readonly FlowStep[], origins: readonly string[], 
     );
   });
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="The flow: ${steps.length} steps in order" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif">` +
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="The flow: ${steps.length} steps in order" ` +
+    `viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif">` +
     '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="9" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,0 L5,10 z" fill="#5f6368"/></marker></defs>' +
     `${boxes.join('')}</svg>`
   );

@@ -8,7 +8,8 @@ export function codeExchangeStep(): StepSpec {
     name: 'code-exchange',
     title: 'Code exchange',
     description:
-      'POST {{tokenEndpoint}} with client_secret_basic, grant_type authorization_code, auth_code and redirectUrl; writes access_token (and refresh_token); verifies the id_token signature and keeps it as token_id_token.',
+      'POST {{tokenEndpoint}} with client_secret_basic, grant_type authorization_code, auth_code and redirectUrl; ' +
+      'writes access_token (and refresh_token); verifies the id_token signature and keeps it as token_id_token.',
     items: [
       {
         name: 'code-exchange: POST token',

@@ -14,7 +14,8 @@ export function psuConsentStep(): StepSpec {
     description:
       "Reads the bank's signing keys from jwksUri into bank_jwks. " +
       'Builds consent_url (authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce, login_hint, request) and GETs it with redirects off. ' +
-      'headless: checks the redirect and writes auth_code (+ id_token); interactive: checks it did not land on redirectUrl — the runner then opens consent_url in a browser and writes auth_code (+ id_token).',
+      'headless: checks the redirect and writes auth_code (+ id_token); interactive: checks it did not land ' +
+      'on redirectUrl — the runner then opens consent_url in a browser and writes auth_code (+ id_token).',
     items: [
       {
         name: 'psu-consent: GET jwks',

@@ -9,7 +9,8 @@ export function refreshStep(): StepSpec {
     name: 'refresh',
     title: 'Refresh',
     description:
-      'POST {{tokenEndpoint}} with client_secret_basic, grant_type refresh_token; writes the new access_token, then GET /accounts with it (same consent, same accounts). Skipped when the bank issued no refresh_token.',
+      'POST {{tokenEndpoint}} with client_secret_basic, grant_type refresh_token; writes the new access_token, ' +
+      'then GET /accounts with it (same consent, same accounts). Skipped when the bank issued no refresh_token.',
     items: [
       {
         name: 'refresh: POST token',

@@ -27,7 +27,9 @@ export function unsupportedStep(context: StepContext): StepSpec {
   return {
     name: 'unsupported',
     title: 'Unsupported calls',
-    description: `One call per family the bank does not implement: each must answer ${UNSUPPORTED_STATUS} Not Found (OBIE Read/Write Data API Profile, "HTTP Status Codes"), the interaction id echoed, no body or an OBErrorResponse1.`,
+    description:
+      `One call per family the bank does not implement: each must answer ${UNSUPPORTED_STATUS} Not Found (OBIE ` +
+      `Read/Write Data API Profile, "HTTP Status Codes"), the interaction id echoed, no body or an OBErrorResponse1.`,
     items: context.unsupported.map((call) => ({
       name: `unsupported: GET ${call.path}`,
       description: `${call.family}: not offered by the bank, so the standard requires 404 Not Found.`,
