@@ -37,6 +37,16 @@ const addresses: SandboxAddresses = {
   profiles: { 'strict-headless': urls },
 };
 
+/** An identity block for bank-target configs (parsed only: the files need not exist). */
+const BANK_IDENTITY = {
+  softwareStatement: 's.jwt',
+  transport: { cert: 'c.pem', key: 'k.pem' },
+  signing: { key: 'k.pem', kid: 'k' },
+  directoryRoots: ['r.pem'],
+  directoryIssuing: ['i.pem'],
+  directoryJwks: 'j.json',
+};
+
 describe('sandbox PSU user', () => {
   it.each(['alex', 'sam', 'jo', undefined])('accepts %s (undefined → alex)', (psuUser) => {
     const config = configSchema.parse(psuUser === undefined ? {} : { flow: { psuUser } });
@@ -62,14 +72,7 @@ describe('bank target: bank.server_ca', () => {
     configSchema.parse({
       target: 'bank',
       bank: { auth_url: 'https://auth.bank.example', sandbox_base_url: 'https://api.bank.example', server_ca: serverCa },
-      identity: {
-        softwareStatement: 's.jwt',
-        transport: { cert: 'c.pem', key: 'k.pem' },
-        signing: { key: 'k.pem', kid: 'k' },
-        directoryRoots: ['r.pem'],
-        directoryIssuing: ['i.pem'],
-        directoryJwks: 'j.json',
-      },
+      identity: BANK_IDENTITY,
     });
   async function failure(serverCa: string[]): Promise<{ code: string; message: string } | undefined> {
     try {
@@ -186,14 +189,7 @@ describe('target details', () => {
         token_url: 'https://mtls.bank.example:4201/token',
         environment_helper_path: '/helper/v1.0/postman/environment?x=1',
       },
-      identity: {
-        softwareStatement: 's.jwt',
-        transport: { cert: 'c.pem', key: 'k.pem' },
-        signing: { key: 'k.pem', kid: 'k' },
-        directoryRoots: ['r.pem'],
-        directoryIssuing: ['i.pem'],
-        directoryJwks: 'j.json',
-      },
+      identity: BANK_IDENTITY,
     });
     const target = await bankTarget(config);
     expect(target.registrationEndpoint).toBe('https://api.bank.example/sandbox/dynamic-client-registration/v3.2/register');
