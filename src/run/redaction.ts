@@ -10,7 +10,15 @@ export const REDACTED = '[redacted]';
 /** Replaces every secret value of the run with `[redacted]` — whole values, and also fragments of ≥ 8 token
  *  characters cut from one (chai quotes long values truncated, `'eyJhbGciOi…'`, which still leaks a prefix). */
 export function redactSecrets(text: string, secrets: Iterable<string>): string {
-  const ordered = [...secrets].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
+  return redactOrdered(text, orderSecrets(secrets));
+}
+
+/** The secrets redaction looks for, longest first (a secret containing another is replaced whole). */
+function orderSecrets(secrets: Iterable<string>): readonly string[] {
+  return [...secrets].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
+}
+
+function redactOrdered(text: string, ordered: readonly string[]): string {
   let out = text;
   for (const secret of ordered) out = out.split(secret).join(REDACTED);
   return out.replace(/[A-Za-z0-9._~+/=-]{8,}/g, (run) => (ordered.some((secret) => secret.includes(run)) ? REDACTED : run));
@@ -34,6 +42,8 @@ function redactDeep(value: unknown, redact: (text: string) => string): unknown {
 export class Redactor {
   readonly #secrets = new Set<string>();
   readonly #secretKeys: ReadonlySet<string>;
+  /** `orderSecrets` of the secrets, worked out again only when a new one is learned (every event's strings use it). */
+  #ordered: readonly string[] | undefined;
 
   constructor(secretKeys: ReadonlySet<string>) {
     this.#secretKeys = secretKeys;
@@ -46,15 +56,21 @@ export class Redactor {
 
   /** A variable a script's environment holds: its value is a secret when its key is one by contract or by name. */
   learnVariable(key: string, value: string): void {
-    if (value !== '' && (this.#secretKeys.has(key) || isSecretKey(key))) this.#secrets.add(value);
+    if (value !== '' && (this.#secretKeys.has(key) || isSecretKey(key))) this.#learn(value);
   }
 
   /** Every value the environment types `secret`. */
   learnEnvironment(environment: PostmanEnvironment): void {
-    for (const value of secretValuesOf(environment)) this.#secrets.add(value);
+    for (const value of secretValuesOf(environment)) this.#learn(value);
   }
 
-  readonly text = (text: string): string => redactSecrets(text, this.#secrets);
+  #learn(value: string): void {
+    if (this.#secrets.has(value)) return;
+    this.#secrets.add(value);
+    this.#ordered = undefined;
+  }
+
+  readonly text = (text: string): string => redactOrdered(text, (this.#ordered ??= orderSecrets(this.#secrets)));
 
   /** An event as subscribers get it: every string redacted; `done`'s environment with each secret entry replaced
    *  whole (a secret shorter than the fragment length is still a secret). */

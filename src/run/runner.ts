@@ -17,7 +17,7 @@ import { EventDispatch } from './dispatch.js';
 import type { NewmanReportHook, RunEvent, StepKind } from './events.js';
 import { environmentFromNewman, loadNewman, runNewmanBatch, type BatchSink } from './newman-adapter.js';
 import type { NewmanRun } from './newman-types.js';
-import { Redactor, redactSecrets } from './redaction.js';
+import { Redactor } from './redaction.js';
 import { DEFAULT_REPORTERS, REPORTERS } from './reporters/index.js';
 import type { RunResult, StepResult } from './result.js';
 import { splitOutcome, type RunStep, type RunStepsInput } from './steps.js';
@@ -288,7 +288,8 @@ async function runBatch(
         {
           item: failure?.source?.name ?? '',
           test: failure?.error?.test ?? failure?.error?.name ?? '',
-          message: redactSecrets(failure?.error?.message ?? '', redactor.secrets),
+          // Redacted with every other failure message when the run ends (runAll).
+          message: failure?.error?.message ?? '',
         },
       ],
     });
