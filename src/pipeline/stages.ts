@@ -48,7 +48,6 @@ import { sandboxPsuUser, type Target } from './target.js';
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
   // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
   if (options.dryRun !== true) await ensureWritable(stateLayout(session.config.stateDir).registrations);
-  const refreshToken = await offersRefresh(session);
   return registerClient({
     stateDir: session.config.stateDir,
     target: session.target.name,
@@ -63,7 +62,7 @@ export async function registerStage(session: Session, options: { force?: boolean
     transportCertificatePem: session.transport.certPem,
     redirectUris: session.identity.redirectUris,
     ...(session.target.registrationAudience !== undefined ? { audience: session.target.registrationAudience } : {}),
-    ...(refreshToken ? { refreshToken } : {}),
+    offersRefresh: () => offersRefresh(session),
     dispatcher: session.dispatcher,
     now: session.now,
     newJti: session.newId,

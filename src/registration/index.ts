@@ -21,8 +21,9 @@ export interface RegisterClientInput {
   authUrl: string;
   /** The JWT's aud when the bank expects another form than {auth_url} (bank.registration_aud). */
   audience?: string;
-  /** Ask for the refresh_token grant too (the bank's discovery offers it). */
-  refreshToken?: boolean;
+  /** Whether to ask for the refresh_token grant too (the bank's discovery offers it): asked only when a registration
+   *  is built, not when a stored one is reused. */
+  offersRefresh?: () => Promise<boolean>;
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -56,6 +57,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
   }
+  const refreshToken = (await input.offersRefresh?.()) === true;
   const claims = buildRegistrationClaims({
     softwareStatement: input.softwareStatement,
     statementClaims: input.statementClaims,
@@ -65,7 +67,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     ...(input.lifetimeSeconds !== undefined ? { lifetimeSeconds: input.lifetimeSeconds } : {}),
     ...(input.redirectUris !== undefined && input.redirectUris.length > 0 ? { redirectUris: input.redirectUris } : {}),
     ...(input.audience !== undefined ? { audience: input.audience } : {}),
-    ...(input.refreshToken === true ? { refreshToken: true } : {}),
+    ...(refreshToken ? { refreshToken } : {}),
   });
   checkRegistrationLocally({
     claims,
