@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
-import type { PostmanEnvironment } from '../environment/merge.js';
 import type { AccountSummary } from '../run/summary.js';
 
 export interface ReportAssertion {
@@ -73,14 +72,8 @@ interface ReportModule {
     secrets?: Iterable<string>;
     redact?: (text: string) => string;
   }): ReportCollector;
-  attachNewman(emitter: unknown, collector: ReportCollector, stepOf: (item: string) => string): void;
-  itemSteps(steps: readonly { name: string; collection: object }[]): Map<string, string>;
   renderReport(model: ReportModel): string;
-  redact(text: string, secrets: Iterable<string>): string;
 }
-
-/** The files every workspace gets a copy of (the renderer and its template). */
-export const REPORT_FILES = ['report.mjs', 'report.html.hbs'] as const;
 
 export function reportModuleDir(templatesDir = DEFAULT_TEMPLATES_DIR): string {
   return join(templatesDir, 'workspace');
@@ -92,15 +85,6 @@ let loaded: Promise<ReportModule> | undefined;
 export function loadReportModule(): Promise<ReportModule> {
   loaded ??= import(pathToFileURL(join(reportModuleDir(), 'report.mjs')).href) as Promise<ReportModule>;
   return loaded;
-}
-
-/** A collector seeded with the environment's secret values. */
-export async function createCollector(environment: PostmanEnvironment, secretKeys: Iterable<string>): Promise<ReportCollector> {
-  const module = await loadReportModule();
-  return module.createReportCollector({
-    secretKeys,
-    secrets: environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value),
-  });
 }
 
 export async function renderHtmlReport(model: ReportModel): Promise<string> {

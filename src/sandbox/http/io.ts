@@ -150,14 +150,6 @@ export function clip(text: string, max = 500): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** An OBErrorResponse1 answer with one error, for resource-origin routes outside the AIS handler (mutual TLS
- *  refusals, the environment helper, the request-target and failure answers of index.ts). */
-export function sendObieError(res: ServerResponse, ctx: RequestContext, status: number, errorCode: string, message: string): void {
-  commonHeaders(res, ctx, {});
-  res.statusCode = status;
-  res.end(`${JSON.stringify(errorBody(status, ctx.interactionId, message, [{ ErrorCode: errorCode, Message: message }]))}\n`);
-}
-
 export function sendHtml(res: ServerResponse, status: number, html: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
