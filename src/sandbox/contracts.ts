@@ -214,8 +214,15 @@ export interface SandboxOptions {
   pageSkin?: PageSkinName;
   /** Issue deliberately wrong id_tokens (a bad signature, a wrong c_hash or openbanking_intent_id), so a TPP's
    *  verification can be tested (docs/sandbox.md, "ID token faults"). Default: correct ones. */
-  idTokenFault?: 'bad-signature' | 'wrong-c-hash' | 'wrong-intent-id';
+  idTokenFault?: IdTokenFault;
 }
+
+/**
+ * A deliberately wrong id_token, for testing that a TPP verifies what FAPI 1 Advanced §5.2.2.1 / OIDC Core §3.3.2.12
+ * require (`obflow sandbox --id-token-fault …`): the signature, c_hash, or openbanking_intent_id.
+ */
+export const ID_TOKEN_FAULTS = ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const;
+export type IdTokenFault = (typeof ID_TOKEN_FAULTS)[number];
 
 /** The looks of the PSU pages: the default, and an alternate with other ids, labels and texts (tests consent scripts). */
 export const PAGE_SKIN_NAMES = ['default', 'alternate'] as const;

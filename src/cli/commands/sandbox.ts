@@ -5,8 +5,7 @@ import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
-import { PAGE_SKIN_NAMES, type PageSkinName } from '../../sandbox/contracts.js';
-import type { EmbeddedSandboxOptions } from '../../state/embedded-sandbox.js';
+import { ID_TOKEN_FAULTS, PAGE_SKIN_NAMES, type IdTokenFault, type PageSkinName } from '../../sandbox/contracts.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',
@@ -24,7 +23,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         describe: 'Look of the PSU login and consent pages (alternate: other ids and texts, to test a consent script)',
       })
       .option('id-token-fault', {
-        choices: ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const,
+        choices: ID_TOKEN_FAULTS,
         describe: 'Issue deliberately wrong id_tokens, to test that the TPP verifies them',
       })
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
@@ -45,9 +44,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       },
       verbose: argv.verbose === true,
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
-      ...(typeof argv['id-token-fault'] === 'string'
-        ? { idTokenFault: argv['id-token-fault'] as NonNullable<EmbeddedSandboxOptions['idTokenFault']> }
-        : {}),
+      ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

@@ -7,10 +7,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLocalJWKSet } from 'jose';
 import type { JSONWebKeySet } from 'jose';
 
-import type { ConsentStore, Profile, RequestContext, SandboxUrls } from '../contracts.js';
+import type { ConsentStore, IdTokenFault, Profile, RequestContext, SandboxUrls } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
-import type { IdTokenFault } from './id-token.js';
 import type { SigningKey } from './keys.js';
 import type { AuthRoute, IssuerRoute } from './routes.js';
 import type { PageSkin } from './pages.js';

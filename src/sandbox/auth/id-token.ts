@@ -5,17 +5,11 @@ import { createHash } from 'node:crypto';
 
 import { SignJWT } from 'jose';
 
+import type { IdTokenFault } from '../contracts.js';
 import type { SigningKey } from './keys.js';
 
 /** The Open Banking SCA acr value (OB Security Profile §5.2.2). */
 export const ACR_SCA = 'urn:openbanking:psd2:sca';
-
-/**
- * A deliberately wrong id_token, for testing that a TPP verifies what FAPI 1 Advanced §5.2.2.1 / OIDC Core §3.3.2.12
- * require (`obflow sandbox --id-token-fault …`): the signature, c_hash, or openbanking_intent_id.
- */
-export const ID_TOKEN_FAULTS = ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const;
-export type IdTokenFault = (typeof ID_TOKEN_FAULTS)[number];
 
 /** Lifetime of an ID token in seconds. */
 const ID_TOKEN_TTL = 300;
