@@ -28,6 +28,8 @@ export interface SessionSeams {
 
 /** Everything the stages share for one target and identity; close() releases the mTLS connections. */
 export interface Session extends SessionSeams {
+  /** Where browser consent reads the PSU's credentials and DISPLAY: the seam's, else process.env. */
+  env: Readonly<Record<string, string | undefined>>;
   config: ObflowConfig;
   /** What the command's flags set: the flow inputs given for this run win over a saved environment's. */
   overrides: Overrides;

@@ -28,6 +28,7 @@ import { browserConsentOptions } from '../run/consent/settings.js';
 import {
   bankOriginsOf,
   buildRunPlan,
+  DEFAULT_REPORTERS,
   buildSslClientCertList,
   readStepCollections,
   runSteps,
@@ -206,8 +207,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const state = stateLayout(config.stateDir);
   const runDir = state.run;
   await ensureDirectory(runDir, { secret: true });
-  // Every reporter but the progress lines writes files there.
-  if ((options.reporters ?? ['junit']).some((name) => name !== 'cli')) await ensureDirectory(reportsDir(config));
+  const reporters = options.reporters ?? DEFAULT_REPORTERS;
   // Flow inputs given for this run (flags) win over what `obflow environment` saved (config values were applied there).
   const environment = withEnvironmentValues(options.environment, givenFlowInputs(session));
   const origins = bankOriginsOf(environment.values);
@@ -240,7 +240,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     sslClientCertList,
     ...(caBundle ? { sslExtraCaCerts: caBundle } : {}),
     insecure: target.insecure,
-    reporters: options.reporters ?? ['cli', 'junit'],
+    reporters,
     reportDir: reportsDir(config),
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
@@ -330,7 +330,7 @@ async function manualConsent(session: Session): Promise<RunStep> {
 async function browserConsent(session: Session): Promise<RunStep> {
   // The embedded sandbox's PSU is a public test user; a bank's script reads its PSU from the environment or a secret file.
   const sandboxUser = session.config.target === 'sandbox' ? sandboxPsuUser(session.config) : undefined;
-  const options = await browserConsentOptions(session.config.flow.browser, { sandboxUser, env: session.env ?? process.env });
+  const options = await browserConsentOptions(session.config.flow.browser, { sandboxUser, env: session.env });
   return browserConsentStep({
     ...options,
     trustedSpki: session.target.serverCaPem.map(spkiPinOf),

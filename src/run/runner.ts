@@ -6,10 +6,10 @@
 
 export type { LocalCheck, LocalOutcome, RunStep, RunStepsInput } from './steps.js';
 
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from 'node:https';
 import { ObflowError } from '../errors.js';
+import { ensureDirectory } from '../fs.js';
 import { withEnvironmentValues, type PostmanEnvironment } from '../environment/merge.js';
 import { readMaterialFile } from '../pki/load.js';
 import { checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf } from './certificates.js';
@@ -72,7 +72,11 @@ function createContext(input: RunStepsInput, run: NewmanRun | undefined, httpsAg
 /** Runs the steps in order; returns per-step results. Throws ObflowError only for problems outside the assertions
  *  (certificates not applied, newman refusing its input, a reporter failing to write); failed assertions are a result. */
 export async function runSteps(input: RunStepsInput): Promise<RunResult> {
-  await mkdir(input.cwd, { recursive: true });
+  // Where the run writes, before anything is sent: a file standing where a folder should be is ERR_WRITE_FAILED.
+  await ensureDirectory(input.cwd, { secret: true });
+  // Every reporter but the progress lines writes files.
+  if ((input.reporters ?? DEFAULT_REPORTERS).some((name) => name !== 'cli'))
+    await ensureDirectory(input.reportDir ?? join(input.cwd, 'reports'));
   if (input.preflight !== false) {
     await preflightClientCertificates(input.sslClientCertList, input.transportMaterial);
     const values = Object.fromEntries(input.environment.values.map((entry) => [entry.key, entry.value]));
@@ -90,7 +94,6 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
       : new ExtraCaAgent((await readMaterialFile(input.sslExtraCaCerts, 'server CA bundle')).toString('utf8'));
   try {
     const context = createContext(input, run, httpsAgent);
-    if (context.reportHooks.length > 0) await mkdir(input.reportDir ?? join(input.cwd, 'reports'), { recursive: true });
     return await runAll(context);
   } finally {
     httpsAgent?.destroy();
