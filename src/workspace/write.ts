@@ -4,10 +4,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ObflowError } from '../errors.js';
-import { markUnfinished, writeFileAtomic } from '../fs.js';
+import { markUnfinished, writeFileAtomic, writeFileExact } from '../fs.js';
 import type { WorkspaceFile } from './build.js';
 import { zip } from './zip.js';
 
@@ -74,8 +74,7 @@ async function writeFolder(files: readonly WorkspaceFile[], options: WriteWorksp
     for (const file of files) {
       const path = join(staging, ...file.path.split('/'));
       await mkdir(dirname(path), { recursive: true, mode: folderMode });
-      await writeFile(path, file.contents, { mode: modeOf(file, options.secret), flag: 'wx' });
-      await chmod(path, modeOf(file, options.secret));
+      await writeFileExact(path, file.contents, modeOf(file, options.secret));
     }
     // Subfolders: mkdir's mode is narrowed by the umask, so make it exact.
     for (const folder of new Set(files.map((file) => file.path.split('/').slice(0, -1).join('/')).filter((folder) => folder !== ''))) {
