@@ -18,7 +18,7 @@ import Handlebars from 'handlebars';
  */
 
 /** Replaces every secret with `[redacted]`, and runs of ≥ 8 token characters cut from one (chai truncates long values
- *  in its messages, which would still leak a prefix). Same rule as obflow's runner (src/run/newman.ts). */
+ *  in its messages, which would still leak a prefix). Same rule as obflow's runner (src/run/redaction.ts). */
 export function redact(text, secrets) {
   const ordered = [...secrets].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
   let out = text;
