@@ -72,9 +72,8 @@ function createContext(input: RunStepsInput, run: NewmanRun | undefined, httpsAg
 /** Runs the steps in order; returns per-step results. Throws ObflowError only for problems outside the assertions
  *  (certificates not applied, newman refusing its input, a reporter failing to write); failed assertions are a result. */
 export async function runSteps(input: RunStepsInput): Promise<RunResult> {
-  // Where the run writes, before anything is sent: a file standing where a folder should be is ERR_WRITE_FAILED.
+  // Where the run writes (every reporter but cli writes files), before anything is sent: ERR_WRITE_FAILED if not.
   await ensureDirectory(input.cwd, { secret: true });
-  // Every reporter but the progress lines writes files.
   if ((input.reporters ?? DEFAULT_REPORTERS).some((name) => name !== 'cli'))
     await ensureDirectory(input.reportDir ?? join(input.cwd, 'reports'));
   if (input.preflight !== false) {
