@@ -9,10 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { STEP_NAMES } from '../../src/generate/index.js';
+import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
+import type { JsonReport } from '../../src/run/reporters/json.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { runCli } from '../helpers/cli.js';
 import { startOidcBank, type OidcBank, type OidcBankProfile } from '../oidc-bank/index.js';
 
+const AISP = '/open-banking/v3.1/aisp';
 const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', 'bin', 'newman.js');
 
 /** The matrix: a row per client authentication method × request-object alg that obflow can do today. */
@@ -38,7 +42,8 @@ function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; 
 }
 
 /** The last JSON line of a `--json` command. */
-const lastJson = (stdout: string): Record<string, unknown> => JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+const lastJson = (stdout: string): Record<string, unknown> =>
+  JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
 
 describe.each(MATRIX)('oidc-provider bank: $auth, request object alg $requestObjectAlg ($profile profile)', (row) => {
   let bank: OidcBank;
@@ -76,14 +81,52 @@ describe.each(MATRIX)('oidc-provider bank: $auth, request object alg $requestObj
       return lastJson(result.stdout);
     };
     expect((await cli('doctor')).ok).toBe(true);
-    const registered = await cli('register');
-    expect(registered).toMatchObject({ client_id: expect.stringMatching(/\S/) });
+    expect(await cli('register')).toMatchObject({ client_id: expect.stringMatching(/\S/) });
     await cli('environment');
     await cli('generate');
 
     for (const responseType of ['code id_token', 'code']) {
-      const summary = await cli('run', 'all', '--response-type', responseType);
+      const from = bank.log.length;
+      const summary = await cli('run', 'all', '--response-type', responseType, '--reporters', 'json');
       expect(summary.passed, JSON.stringify(summary)).toBe(true);
+      // Every step and both id_token checks (after psu-consent and code-exchange) passed.
+      expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, total: STEP_NAMES.length + 2 });
+      // Paging to the end: 250 transactions are three pages of the first account; the second has one page.
+      expect(summary.accounts).toMatchObject([
+        { accountId: 'acc-current', transactions: 250 },
+        { accountId: 'acc-savings', transactions: 3 },
+      ]);
+      const calls = bank.log.slice(from);
+      expect(calls.filter((line) => line === `GET ${AISP}/accounts/acc-current/transactions`)).toHaveLength(3);
+      expect(calls).toContain(`grant client_credentials`);
+      expect(calls).toContain(`grant authorization_code`);
+      expect(calls).toContain(`grant refresh_token`);
+      for (const call of DEFAULT_UNSUPPORTED_CALLS) expect(calls).toContain(`GET ${AISP}${call.path} → 404`);
+      // obflow's own id_token checks (signature, acr, openbanking_intent_id, …) ran on the bank's id_tokens.
+      const report = JSON.parse(await readFile(join(cwd, 'reports', 'obflow-run.json'), 'utf8')) as JsonReport;
+      const checked = (name: string) => report.steps.find((step) => step.name === name)?.assertions;
+      expect(checked('id-token-token')).toMatchObject({ total: expect.any(Number), failed: 0 });
+      expect(checked('id-token-token')?.total).toBeGreaterThan(5);
+      // The front-channel id_token (with c_hash and s_hash) comes only with `code id_token`.
+      expect(checked('id-token')).toMatchObject({ failed: 0 });
+      if (responseType === 'code') expect(checked('id-token')?.total).toBe(0);
+      else expect(checked('id-token')?.total).toBeGreaterThan(checked('id-token-token')?.total ?? 0);
     }
-  });
+
+    // The hand-over: the generated whole-flow collection under plain `newman run`, with the files obflow wrote.
+    const run = join(cwd, 'state', 'run');
+    const newman = await newmanCli(
+      [
+        'run',
+        join(cwd, 'collections', 'obflow-ais.postman_collection.json'),
+        ...['--environment', join(cwd, 'state', 'environments', 'oidc-bank-sandbox.postman_environment.json')],
+        ...['--ssl-client-cert-list', join(run, 'ssl-client-cert-list.json'), '--ssl-extra-ca-certs', join(run, 'target-ca.pem')],
+        ...['--reporters', 'cli', '--color', 'off'],
+      ],
+      cwd,
+    );
+    expect(newman.code, `${newman.stdout.slice(-4000)}\n${newman.stderr}`).toBe(0);
+    expect(newman.stdout).toMatch(/│\s+assertions\s+│\s+\d+\s+│\s+0\s+│/);
+    expect(newman.stdout).toMatch(/│\s+requests\s+│\s+\d+\s+│\s+0\s+│/);
+  }, 120_000);
 });

@@ -63,6 +63,7 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
   const provider = new Provider(url, {
     jwks: { keys: [signing] },
     cookies: { keys: ['oidc-bank-test-cookie-key'] },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, ClientCredentials: 600, Grant: 3600, IdToken: 600, RefreshToken: 3600, Session: 3600 },
     routes: { registration: REGISTRATION_PATH },
     responseTypes: ['code id_token', 'code'],
     scopes: ['openid', 'accounts'],
@@ -136,9 +137,10 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
     },
   });
   provider.on('server_error', (_ctx, error) => log.push(`server_error ${String(error)}`));
+  provider.on('grant.success', (ctx) => log.push(`grant ${String((ctx as KoaContext).oidc.params.grant_type)}`));
   provider.use(async (ctx, next) => {
-    log.push(`${ctx.method} ${ctx.path}`);
     await next();
+    log.push(`${ctx.method} ${ctx.path}${ctx.status === 404 ? ' → 404' : ''}`);
   });
   provider.use(registrationMiddleware({ profile: options.profile, directoryJwks: options.directoryJwks, issuer: url, peerCertificate }));
   if (options.profile === 'sandbox') provider.use(unsignedRequestObjectMiddleware);

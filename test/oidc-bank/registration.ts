@@ -36,7 +36,8 @@ export function registrationMiddleware(options: RegistrationOptions): Middleware
   return async (ctx, next) => {
     if (ctx.path !== REGISTRATION_PATH || ctx.method !== 'POST') return next();
     // Anything but a signed JWT is refused: plain JSON would let a caller set any metadata it likes.
-    if (!/^application\/jwt\b/i.test(ctx.get('content-type'))) return refuse(ctx, 'invalid_request', 'Content-Type must be application/jwt');
+    if (!/^application\/jwt\b/i.test(ctx.get('content-type')))
+      return refuse(ctx, 'invalid_request', 'Content-Type must be application/jwt');
     let claims: JWTPayload;
     let statement: JWTPayload;
     try {
