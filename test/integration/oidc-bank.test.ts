@@ -4,7 +4,8 @@
 // generated whole-flow collection. One row per (client authentication method × request-object alg) obflow supports.
 
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,8 +76,10 @@ describe.each(MATRIX)('oidc-provider bank: $auth, request object alg $requestObj
   });
 
   it('doctor → register → environment → generate → run all, in both response types; then plain newman run', async () => {
+    const printed: string[] = [];
     const cli = async (...argv: string[]) => {
       const result = await runCli([...argv, '--json'], { cwd });
+      printed.push(result.stdout, result.stderr);
       expect(result.code, `${argv.join(' ')}\n${result.stderr}\n${result.stdout.slice(-3000)}\n${bank.log.slice(-20).join('\n')}`).toBe(0);
       return lastJson(result.stdout);
     };
@@ -128,5 +131,24 @@ describe.each(MATRIX)('oidc-provider bank: $auth, request object alg $requestObj
     expect(newman.code, `${newman.stdout.slice(-4000)}\n${newman.stderr}`).toBe(0);
     expect(newman.stdout).toMatch(/│\s+assertions\s+│\s+\d+\s+│\s+0\s+│/);
     expect(newman.stdout).toMatch(/│\s+requests\s+│\s+\d+\s+│\s+0\s+│/);
+
+    // No secret of the bank's — client secret, registration access token, any token or code it issued — is in what
+    // obflow printed, its reports or the collections.
+    const [registration] = await readdir(join(cwd, 'state', 'registrations'));
+    const stored = JSON.parse(await readFile(join(cwd, 'state', 'registrations', registration ?? ''), 'utf8')) as {
+      client_secret: string;
+      metadata: { registration_access_token: string };
+    };
+    const secrets = [stored.client_secret, stored.metadata.registration_access_token, ...bank.issued];
+    expect(secrets.length).toBeGreaterThan(10);
+    const written = await Promise.all(
+      ['reports', 'collections'].flatMap((dir) =>
+        readdirSync(join(cwd, dir), { recursive: true, encoding: 'utf8' }).map((file) =>
+          readFile(join(cwd, dir, file), 'utf8').catch(() => ''),
+        ),
+      ),
+    );
+    const haystack = [...printed, ...written].join('\n');
+    expect(secrets.filter((secret) => haystack.includes(secret))).toEqual([]);
   }, 120_000);
 });

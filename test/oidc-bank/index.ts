@@ -30,6 +30,8 @@ export interface OidcBank {
   /** issuer = {auth_url} = {sandbox_base_url}: one origin serves the authorisation and the resource side. */
   url: string;
   log: string[];
+  /** Every token and code issued (opaque: the value is the jti), for the tests' secret scans. */
+  issued: string[];
   close(): Promise<void>;
 }
 
@@ -137,6 +139,10 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
     },
   });
   provider.on('server_error', (_ctx, error) => log.push(`server_error ${String(error)}`));
+  const issued: string[] = [];
+  for (const model of ['access_token', 'client_credentials', 'refresh_token', 'authorization_code']) {
+    provider.on(`${model}.saved`, (token) => issued.push((token as { jti: string }).jti));
+  }
   provider.on('grant.success', (ctx) => log.push(`grant ${String((ctx as KoaContext).oidc.params.grant_type)}`));
   provider.use(async (ctx, next) => {
     await next();
@@ -150,6 +156,7 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
   return {
     url,
     log,
+    issued,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
