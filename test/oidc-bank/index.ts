@@ -3,14 +3,14 @@
 // environment helper, a minimal AIS v3.1 resource side, headless consent). It imports nothing from src/sandbox
 // (test/unit/architecture.test.ts holds it to that). Started on port 0 like the emulator.
 
-import { createHash, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { exportJWK, generateKeyPair, type JSONWebKeySet } from 'jose';
 import { errors, Provider, type KoaContext } from 'oidc-provider';
 
-import { registrationMiddleware, REGISTRATION_PATH } from './registration.js';
+import { registrationMiddleware, REGISTRATION_PATH, subjectDnOf } from './registration.js';
 import { unsignedRequestObjectMiddleware } from './request-object.js';
 import { Consents, resourceMiddleware, PSU } from './resource.js';
 
@@ -37,11 +37,6 @@ export interface OidcBank {
 
 /** OB Security Profile acr values (the request object asks for them as essential). */
 export const ACR_SCA = 'urn:openbanking:psd2:sca';
-
-/** RFC 8705 §3.1: x5t#S256, the base64url SHA-256 of the DER certificate. */
-export function thumbprintOf(der: Buffer): string {
-  return createHash('sha256').update(der).digest('base64url');
-}
 
 function peerCertificate(ctx: KoaContext): X509Certificate | undefined {
   const raw = (ctx.req.socket as TLSSocket).getPeerCertificate(false).raw as Buffer | undefined;
@@ -100,8 +95,9 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
         tlsClientAuth: true,
         getCertificate: (ctx: KoaContext) => peerCertificate(ctx)?.toString(),
         certificateAuthorized: (ctx: KoaContext) => (ctx.req.socket as TLSSocket).authorized,
+        // RFC 8705 §2.1.2: the registered subject DN, compared as registration.ts wrote it.
         certificateSubjectMatches: (ctx: KoaContext, property: string, expected: string) =>
-          property === 'tls_client_auth_subject_dn' && peerCertificate(ctx)?.subject.split('\n').join(',') === expected,
+          property === 'tls_client_auth_subject_dn' && [peerCertificate(ctx)].some((cert) => cert && subjectDnOf(cert) === expected),
       },
     },
     // OBIE banks issue a refresh token to a client registered for the grant, without the offline_access scope that
@@ -150,7 +146,7 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
   });
   provider.use(registrationMiddleware({ profile: options.profile, directoryJwks: options.directoryJwks, issuer: url, peerCertificate }));
   if (options.profile === 'sandbox') provider.use(unsignedRequestObjectMiddleware);
-  provider.use(resourceMiddleware({ provider, consents, url, peerThumbprint: (ctx) => thumbprintOrUndefined(ctx) }));
+  provider.use(resourceMiddleware({ provider, consents, url, peerCertificate }));
   server.on('request', provider.callback());
 
   return {
@@ -163,9 +159,4 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
         server.close(() => resolve());
       }),
   };
-}
-
-function thumbprintOrUndefined(ctx: KoaContext): string | undefined {
-  const certificate = peerCertificate(ctx);
-  return certificate === undefined ? undefined : thumbprintOf(certificate.raw);
 }

@@ -68,8 +68,8 @@ export function registrationMiddleware(options: RegistrationOptions): Middleware
     const metadata = {
       redirect_uris: claims.redirect_uris,
       response_types: responseTypes,
-      // OIDC Core §3.3: a `code id_token` client uses the implicit grant's front channel as well.
-      grant_types: [...(claims.grant_types as string[]), ...(responseTypes.includes('code id_token') ? ['implicit'] : [])],
+      // oidc-provider adds `implicit` for `code id_token` itself (OIDC Registration §2's table).
+      grant_types: claims.grant_types,
       scope: claims.scope,
       application_type: claims.application_type,
       subject_type: claims.subject_type,

@@ -3,6 +3,7 @@
 // Read/Write Data API Profile "HTTP Status Codes"). Tokens are looked up in oidc-provider itself and must be bound to
 // the caller's transport certificate (RFC 8705 §3).
 
+import { createHash, type X509Certificate } from 'node:crypto';
 import type { KoaContext, Middleware, Provider, Token } from 'oidc-provider';
 
 export const PSU = 'psu-alex';
@@ -65,7 +66,7 @@ interface ResourceOptions {
   provider: Provider;
   consents: Consents;
   url: string;
-  peerThumbprint(ctx: KoaContext): string | undefined;
+  peerCertificate(ctx: KoaContext): X509Certificate | undefined;
 }
 
 function empty(ctx: KoaContext, status: number): void {
@@ -102,7 +103,9 @@ export function resourceMiddleware(options: ResourceOptions): Middleware {
     const value = /^Bearer (\S+)$/.exec(ctx.get('authorization'))?.[1];
     const token = value === undefined ? undefined : await provider[model].find(value);
     if (token === undefined || token.isExpired || !(token.scope ?? '').split(' ').includes('accounts')) return undefined;
-    return token['x5t#S256'] !== undefined && token['x5t#S256'] === options.peerThumbprint(ctx) ? token : undefined;
+    // RFC 8705 §3.1: x5t#S256 is the base64url SHA-256 of the DER certificate the token was issued to.
+    const der = options.peerCertificate(ctx)?.raw;
+    return der !== undefined && token['x5t#S256'] === createHash('sha256').update(der).digest('base64url') ? token : undefined;
   }
 
   const single = (self: string) => ({ Links: { Self: `${url}${AISP}${self}` }, Meta: { TotalPages: 1 } });
