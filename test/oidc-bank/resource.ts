@@ -7,7 +7,7 @@ import { createHash, type X509Certificate } from 'node:crypto';
 import type { KoaContext, Middleware, Provider, Token } from 'oidc-provider';
 
 export const PSU = 'psu-alex';
-export const HELPER_PATH = '/sandbox-helper/v1.0/postman/environment';
+const HELPER_PATH = '/sandbox-helper/v1.0/postman/environment';
 const AISP = '/open-banking/v3.1/aisp';
 const FINANCIAL_ID = '0015800001041OIDC';
 const PAGE_SIZE = 100;
@@ -29,19 +29,22 @@ interface Consent {
   grantId?: string;
 }
 
+/** ISO 8601 with the zone, whole seconds (AIS v3.1 ISODateTime). */
+const stamp = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00');
+
 /** Account-access consents in memory (AIS v3.1 "Account Access Consents" states). */
 export class Consents {
   readonly #byId = new Map<string, Consent>();
 
   create(clientId: string, permissions: string[]): Consent {
-    const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00');
+    const now = stamp();
     const consent: Consent = {
       ConsentId: `oidc-aac-${this.#byId.size + 1}`,
       clientId,
       Status: 'AwaitingAuthorisation',
       Permissions: permissions,
-      CreationDateTime: stamp,
-      StatusUpdateDateTime: stamp,
+      CreationDateTime: now,
+      StatusUpdateDateTime: now,
     };
     this.#byId.set(consent.ConsentId, consent);
     return consent;
@@ -55,7 +58,7 @@ export class Consents {
   }
   authorise(id: string, grantId: string): void {
     const consent = this.#byId.get(id);
-    if (consent !== undefined) Object.assign(consent, { Status: 'Authorised', grantId });
+    if (consent !== undefined) Object.assign(consent, { Status: 'Authorised', StatusUpdateDateTime: stamp(), grantId });
   }
   byGrant(grantId: string | undefined): Consent | undefined {
     return [...this.#byId.values()].find((consent) => grantId !== undefined && consent.grantId === grantId);
