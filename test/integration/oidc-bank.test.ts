@@ -20,7 +20,10 @@ import { startOidcBank, type OidcBank, type OidcBankProfile } from '../oidc-bank
 const AISP = '/open-banking/v3.1/aisp';
 const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', 'bin', 'newman.js');
 
-/** The matrix: a row per client authentication method × request-object alg that obflow can do today. */
+/** The matrix: a row per client authentication method × request-object alg that obflow can do today. Once obflow
+ *  signs client assertions and request objects (branch i19-banks), add: private_key_jwt × none, tls_client_auth × none
+ *  and client_secret_basic × PS256 (sandbox profile); private_key_jwt × PS256 and tls_client_auth × PS256 (strict
+ *  profile, FAPI 1 Advanced; it refuses client_secret_basic and none, see oidc-bank-profiles.test.ts). */
 const MATRIX: readonly { auth: 'client_secret_basic'; requestObjectAlg: 'none'; profile: OidcBankProfile }[] = [
   { auth: 'client_secret_basic', requestObjectAlg: 'none', profile: 'sandbox' },
 ];

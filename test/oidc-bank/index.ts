@@ -1,7 +1,7 @@
 // A second bank for the tests, written by nobody here: panva's oidc-provider configured as a UK open-banking
 // authorisation server over mutual TLS, with this folder's small glue for what it lacks (DCR v3.2 JWT body, the
-// environment helper, a minimal AIS v3.1 resource side, headless consent). It imports nothing from src/sandbox
-// (test/unit/architecture.test.ts holds it to that). Started on port 0 like the emulator.
+// environment helper, a minimal AIS v3.1 resource side, headless consent). It imports nothing from src/, so nothing
+// from the emulator (test/unit/architecture.test.ts holds it to that). Started on port 0 like the emulator.
 
 import { X509Certificate } from 'node:crypto';
 import { createServer } from 'node:https';
