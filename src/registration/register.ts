@@ -91,7 +91,13 @@ function hintFor(error: string): string {
     case 'unapproved_software_statement':
       return 'Check the statement is current and signed by the directory, and that the signing key/kid is its own (`obflow doctor`).';
     case 'invalid_client_metadata':
-      return 'A claim is not acceptable to this bank (aud, scope, exp or jti); run `obflow register --dry-run` to inspect them.';
+      // RFC 7591 §3.2.2: a client metadata value (token_endpoint_auth_method, request_object_signing_alg, scope, …);
+      // some banks (and the emulator) also use it for the JWT's own aud, exp or jti. The description names which.
+      return (
+        'The bank refused a value of the request, named in its words above (a metadata value such as ' +
+        'token_endpoint_auth_method, request_object_signing_alg or scope, or the aud, exp or jti of the JWT); ' +
+        'run `obflow register --dry-run` to inspect them.'
+      );
     default:
       return 'Run `obflow register --dry-run` to inspect the request, then `obflow doctor` to check the identity.';
   }

@@ -74,8 +74,8 @@ export const TOLERANCES = [
   {
     name: 'state-optional',
     profiles: PERMISSIVE,
-    relaxes: 'FAPI 1 Advanced Part 2 §5.2.2.1 (s_hash)',
-    accepts: 'an authorisation request without state',
+    relaxes: 'FAPI 1 Baseline Part 1 §5.2.2.3',
+    accepts: 'an authorisation request without state whose scope lacks openid (with openid, state is optional everywhere)',
   },
   {
     name: 'nonce-optional',

@@ -4,7 +4,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import type { JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -243,7 +243,6 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
   type Case = [name: string, options: Omit<AuthorizeOptions, 'consentId'>, strictError: string];
   const cases: Case[] = [
     ['no nonce', { responseType: 'code', nonce: null }, 'invalid_request'],
-    ['no state', { responseType: 'code', state: null }, 'invalid_request'],
     ['no request object (parameters only in the query)', { responseType: 'code', requestObject: false }, 'invalid_request'],
     ['a request object without exp', { objectClaims: { exp: undefined } }, 'invalid_request_object'],
     // FAPI 1 Advanced Part 2 §5.2.2-17: "shall require the request object to contain an nbf claim …".
@@ -273,6 +272,27 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     expect(accepted.status).toBe(303);
     expect(accepted.params.get('error')).toBeNull();
     expect((await permissive.exchangeCode(accepted.params.get('code') ?? '', accepted.redirectUri)).status).toBe(200);
+  });
+
+  // Found against oidc-provider (issue 20), which asks for state only without openid: strict used to refuse it always.
+  it('no state with openid and nonce: every profile accepts it (FAPI 1 Baseline §5.2.2.3), and the id_token has no s_hash', async () => {
+    for (const profile of ['strict-headless', 'permissive-headless'] as const) {
+      const tpp = tppOf(profile);
+      const accepted = await tpp.authorize({ responseType: 'code id_token', state: null, consentId: await tpp.createConsent() });
+      expect(accepted.params.get('error_description'), profile).toBeNull();
+      expect(decodeJwt(accepted.params.get('id_token') ?? '').s_hash, profile).toBeUndefined();
+      expect((await tpp.exchangeCode(accepted.params.get('code') ?? '', accepted.redirectUri)).status).toBe(200);
+    }
+    // Without openid (permissive only, scope-without-openid) state is what binds the answer: tolerated by state-optional.
+    const permissive = tppOf('permissive-headless');
+    const bare = await permissive.authorize({
+      responseType: 'code',
+      scope: 'accounts',
+      state: null,
+      consentId: await permissive.createConsent(),
+    });
+    expect(bare.params.get('error_description')).toBeNull();
+    expect(bare.params.get('code')).toBeTruthy();
   });
 
   it('strict refuses a request object living longer than 60 minutes after its nbf, an nbf in the future, and one for another audience', async () => {

@@ -185,3 +185,29 @@ describe('the state folder', () => {
     ]);
   });
 });
+
+describe('the oidc-provider test bank (test/oidc-bank, issue 20)', () => {
+  const BANK = join(REPO_ROOT, 'test', 'oidc-bank');
+  const bankFiles = readdirSync(BANK)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({ path: `test/oidc-bank/${file}`, text: readFileSync(join(BANK, file), 'utf8') }));
+  /** What a bank module imports from src/: it must be nothing, so it shares no code with the emulator (src/sandbox/)
+   *  nor with the TPP side it is there to test. */
+  const intoSrc = (path: string, text: string): string[] =>
+    importsOf(path, text)
+      .filter((target) => target.startsWith('src/'))
+      .map((target) => `${path} → ${target}`);
+
+  it('imports nothing from src/ (so nothing from src/sandbox/)', () => {
+    expect(bankFiles.map(({ path }) => path)).toContain('test/oidc-bank/index.ts');
+    expect(bankFiles.flatMap(({ path, text }) => intoSrc(path, text))).toEqual([]);
+  });
+
+  it('catches a bank module that imports the emulator (the check can fail)', () => {
+    const offender = "import { x } from '../../src/sandbox/policy.js';\nconst y = await import('../../src/sandbox/index.js');";
+    expect(intoSrc('test/oidc-bank/x.ts', offender)).toEqual([
+      'test/oidc-bank/x.ts → src/sandbox/policy.ts',
+      'test/oidc-bank/x.ts → src/sandbox/index.ts',
+    ]);
+  });
+});

@@ -170,7 +170,10 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
   if (beyond.length > 0) fail('invalid_scope', `scope ${beyond.join(' ')} was not registered by this client`);
   if (!scopes.some((s) => s === 'accounts' || s === 'payments')) fail('invalid_scope', 'scope must include accounts');
 
-  if (state === undefined && !may('state-optional')) fail('invalid_request', 'state is required by this profile');
+  // FAPI 1 Baseline Part 1 §5.2.2.3: state is required only when the scope lacks openid (nonce protects the rest, and
+  // FAPI 1 Advanced §5.2.2.1 asks for s_hash only "if the client supplied a value for state").
+  if (state === undefined && !scopes.includes('openid') && !may('state-optional'))
+    fail('invalid_request', 'state is required when the scope lacks openid');
   const nonce = param('nonce');
   // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; FAPI 1 §5.2.2.2 always (tolerance nonce-optional).
   if (nonce === undefined && (!may('nonce-optional') || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
