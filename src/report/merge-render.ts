@@ -42,6 +42,8 @@ export function mergedPageView(summary: MergedSummary, timing: TimingPicture, fo
   return {
     ...summary,
     columns: summary.steps.map((name, index) => ({ name, number: index + 1 })),
+    /** The leg column and every step column: a row under a failing leg spans the grid. */
+    span: summary.steps.length + 1,
     rows: summary.legs.map((leg) => ({
       ...leg,
       failed: leg.status !== 'passed',

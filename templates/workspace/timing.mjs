@@ -47,7 +47,8 @@ const round = (value) => Math.round(value * 10) / 10;
  */
 export function timingPicture(rows, options) {
   const labelWidth = options.labelWidth ?? 0;
-  const left = labelWidth === 0 ? 0 : labelWidth + 8;
+  // Room on the left for the axis's first label (`0 ms`, centred on the bar's start) when there are no row labels.
+  const left = labelWidth === 0 ? 20 : labelWidth + 8;
   const barWidth = WIDTH - left - TOTAL_WIDTH;
   const totals = rows.map((row) => row.segments.reduce((sum, segment) => sum + Math.max(0, segment.ms), 0));
   const longest = Math.max(1, ...totals);
