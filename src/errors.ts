@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   ERR_PSU_CREDENTIALS: 'usage',
   ERR_SANDBOX_DATA: 'usage',
   ERR_WORKSPACE_EXISTS: 'usage',
+  ERR_REPORT_INVALID: 'usage',
+  ERR_REPORT_NONE: 'usage',
   // prerequisites and local material (doctor, register preflight, run preflight)
   ERR_SSA_MISSING: 'checks',
   ERR_SSA_INVALID: 'checks',
@@ -46,6 +48,7 @@ export const ERROR_CODES = {
   ERR_REGISTRATION_INVALID: 'checks',
   ERR_COLLECTION_INVALID: 'checks',
   ERR_RUN_FAILED: 'checks',
+  ERR_LEGS_FAILED: 'checks',
   ERR_DOCTOR_PROBLEMS: 'checks',
   // remote parties
   ERR_REMOTE_UNREACHABLE: 'remote',

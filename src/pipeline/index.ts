@@ -28,4 +28,5 @@ export {
   storedRegistration,
 } from './stages.js';
 export { SANDBOX_TEST_USERS } from './target.js';
+export { mergeRunReports } from '../report/merge-files.js';
 export { makeWorkspace } from '../workspace/index.js';

@@ -246,7 +246,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     log: options.progress ?? session.log,
     // The session loaded and checked the transport material: the preflight does not read it again.
     transportMaterial: session.transport,
-    target: { name: target.name, profile: target.profile },
+    target: { name: target.name, profile: target.profile, consent: target.consent },
   });
 }
 

@@ -29,6 +29,8 @@ export interface ReportStep {
   name: string;
   passed: boolean;
   local?: boolean;
+  /** The step's wall time when the runner knows it (the timing picture adds up request times otherwise). */
+  ms?: number;
   requests: ReportRequest[];
 }
 
@@ -62,7 +64,7 @@ export interface ReportCollector {
   secret(value: string): void;
   request(event: { step: string; item: string; method: string; url: string; status?: number; ms?: number; error?: string }): void;
   assertion(event: { step: string; item: string; name: string; passed: boolean; message?: string }): void;
-  step(event: { name: string; local?: boolean; passed?: boolean }): void;
+  step(event: { name: string; local?: boolean; passed?: boolean; ms?: number }): void;
   model(meta: ReportMetaInput, accounts: readonly AccountSummary[]): ReportModel;
 }
 

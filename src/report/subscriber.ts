@@ -19,6 +19,7 @@ export function reportSubscriber(
   let collector: ReportCollector | undefined;
   let start: RunStartEvent | undefined;
   let model: ReportModel | undefined;
+  const began = new Map<string, number>();
   return {
     async onEvent(event: RunEvent) {
       collector ??= (await loadReportModule()).createReportCollector({ secretKeys: [], redact: context.redact });
@@ -27,8 +28,17 @@ export function reportSubscriber(
           start = event;
           break;
         case 'step':
-          if (event.phase === 'end')
-            collector.step({ name: event.step, passed: event.result.passed, ...(event.kind === 'local' ? { local: true } : {}) });
+          if (event.phase === 'begin') began.set(event.step, Date.parse(event.at));
+          else {
+            // The step's wall time, for the timing picture (a local step has no request times to add up).
+            const ms = Date.parse(event.at) - (began.get(event.step) ?? Number.NaN);
+            collector.step({
+              name: event.step,
+              passed: event.result.passed,
+              ...(event.kind === 'local' ? { local: true } : {}),
+              ...(Number.isFinite(ms) ? { ms: Math.max(0, ms) } : {}),
+            });
+          }
           break;
         case 'request':
           collector.request({

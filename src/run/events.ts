@@ -28,6 +28,8 @@ export interface RunTargetInfo {
   name: string;
   /** The sandbox client profile (strict-headless, …), or the bank's environment (sandbox/production). */
   profile?: string;
+  /** How the PSU consents in this run (headless, browser, manual): a CI leg is bank × profile × consent mode. */
+  consent?: string;
 }
 
 /** The run begins: what it plans to do. Sent once, before anything else. */

@@ -6,11 +6,12 @@
 
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
+import { timingPicture } from './timing.mjs';
 
 /**
  * @typedef {{ name: string, passed: boolean, message?: string }} ReportAssertion
  * @typedef {{ item: string, method: string, origin: string, path: string, status?: number, ms?: number, error?: string, assertions: ReportAssertion[] }} ReportRequest
- * @typedef {{ name: string, passed: boolean, local?: boolean, requests: ReportRequest[] }} ReportStep
+ * @typedef {{ name: string, passed: boolean, local?: boolean, ms?: number, requests: ReportRequest[] }} ReportStep
  * @typedef {{ accountId: string, label?: string, balance?: { amount: string, currency: string, creditDebitIndicator: string }, transactions?: number }} ReportAccount
  * @typedef {{ bank: string, profile: string, obflowVersion: string, ranAt: string, runner: string }} ReportMeta
  * @typedef {ReportMeta & { complete?: boolean, order?: string[] }} ReportMetaInput
@@ -96,11 +97,13 @@ export function createReportCollector(options) {
       if (request !== undefined) request.assertions.push(assertion);
       else step.requests.push({ item: event.item, method: '', origin: '', path: '', assertions: [assertion] });
     },
-    /** A step that ran without newman (browser consent), or the final verdict of one. */
+    /** A step that ran without newman (browser consent), or the final verdict of one; `ms` its wall time when the
+     *  runner knows it (else the timing picture adds up its requests' times). */
     step(event) {
       const step = stepNamed(event.name);
       if (event.local === true) step.local = true;
       if (event.passed === false) step.passed = false;
+      if (typeof event.ms === 'number') step.ms = event.ms;
     },
     /** @returns {ReportModel} */
     model(meta, accounts) {
@@ -231,13 +234,35 @@ export function accountsFromEnvironment(values, labels = new Map()) {
   });
 }
 
+/** A step's time: its wall time when the runner gave it, else the sum of its requests' times. */
+export function stepMs(step) {
+  return step.ms ?? step.requests.reduce((sum, request) => sum + (request.ms ?? 0), 0);
+}
+
+/** A Handlebars instance with the timing picture's partials (timing.svg.hbs, timing.css beside this file). */
+export function handlebarsWithTiming() {
+  const handlebars = Handlebars.create();
+  handlebars.registerPartial('timing', readFileSync(new URL('./timing.svg.hbs', import.meta.url), 'utf8'));
+  handlebars.registerPartial('timingCss', readFileSync(new URL('./timing.css', import.meta.url), 'utf8'));
+  return handlebars;
+}
+
 let template;
 
 /** The model as one self-contained HTML document (the template sits beside this file). */
 export function renderReport(model) {
-  template ??= Handlebars.create().compile(readFileSync(new URL('./report.html.hbs', import.meta.url), 'utf8'), { strict: false });
+  template ??= handlebarsWithTiming().compile(readFileSync(new URL('./report.html.hbs', import.meta.url), 'utf8'), { strict: false });
   const view = {
     ...model,
+    timing: timingPicture(
+      [
+        {
+          label: '',
+          segments: model.steps.map((step) => ({ step: step.name, ms: stepMs(step), status: step.passed ? 'passed' : 'failed' })),
+        },
+      ],
+      { steps: model.steps.map((step) => step.name), title: 'How long each step of the run took' },
+    ),
     steps: model.steps.map((step, index) => ({
       ...step,
       number: index + 1,

@@ -214,6 +214,12 @@ describe("the users' CI recipes (examples/ci)", () => {
       .find((step) => step.name === 'obflow')?.run ?? '',
   );
   const gitlabScript = asArray(gitlabJob.script).map(String).join('\n');
+  // The job after the legs: `obflow report merge` over their artefacts (docs/ci.md "One page for every leg").
+  const githubMerge = asObject(asObject(github.jobs).merge);
+  const githubMergeSteps = asArray(githubMerge.steps).map(asObject);
+  const githubMergeScript = String(githubMergeSteps.find((step) => step.name === 'obflow report merge')?.run ?? '');
+  const gitlabMerge = asObject(gitlab['obflow-merge']);
+  const gitlabMergeScript = asArray(gitlabMerge.script).map(String).join('\n');
 
   it('the GitLab recipe passes the structural check', () => {
     expect(gitlabProblems(gitlab)).toEqual([]);
@@ -259,8 +265,49 @@ describe("the users' CI recipes (examples/ci)", () => {
     expect(read(GITHUB_EXAMPLE)).toContain('${{ secrets.OBFLOW_TRANSPORT_KEY }}');
   });
 
+  it('both end with the same merge job: after every leg whatever it did, the page as an artefact and job summary, the summary kept for the next --previous', () => {
+    expect(githubMergeScript).toContain('npx obflow report merge "$LEGS" --out merged');
+    expect(gitlabMergeScript).toBe(githubMergeScript);
+    // GitHub: after the matrix, even when legs failed; each leg's artefact downloaded under legs/.
+    expect([githubMerge.needs, githubMerge.if, asObject(githubMerge.env).LEGS]).toEqual(['obflow', 'always()', 'legs']);
+    const uses = (prefix: string) =>
+      githubMergeSteps.filter((step) => String(step.uses ?? '').startsWith(prefix)).map((step) => asObject(step.with));
+    expect(uses('actions/download-artifact@')).toEqual([{ pattern: 'obflow-*', path: 'legs' }]);
+    expect(uses('actions/upload-artifact@')).toEqual([expect.objectContaining({ path: 'merged/' })]);
+    // The upload of the page is not caught by the download's pattern of a later rerun.
+    expect(String(uses('actions/upload-artifact@')[0]?.name)).not.toMatch(/^obflow-/);
+    const [restore, save] = [uses('actions/cache/restore@')[0], uses('actions/cache/save@')[0]];
+    expect([restore?.path, save?.path, save?.key]).toEqual(['obflow-previous', 'obflow-previous', restore?.key]);
+    expect(githubMergeSteps.some((step) => /cat merged\/obflow-merged\.md >> "\$GITHUB_STEP_SUMMARY"/.test(String(step.run ?? '')))).toBe(
+      true,
+    );
+    // The legs upload what the merge reads: their reports folder, with the leg's status file in it.
+    expect(githubScript).toContain('> "$out/reports/obflow-leg.json"');
+    expect(githubScript).toMatch(/npx obflow run all [^\n]*--reporters cli,junit,json,html/);
+    // GitLab: a later stage, always; the legs' artefacts land in out/<leg>/reports; the cache keeps obflow-previous/.
+    expect(asArray(gitlab.stages).map(String)).toEqual(['open-banking', 'report']);
+    expect([gitlabMerge.stage, gitlabMerge.when, asObject(gitlabMerge.variables).LEGS]).toEqual(['report', 'always', 'out']);
+    expect(asObject(gitlabMerge.cache)).toMatchObject({ paths: ['obflow-previous/'], when: 'always' });
+    expect(asObject(gitlabMerge.artifacts)).toMatchObject({
+      when: 'always',
+      paths: ['merged/'],
+      reports: { junit: 'merged/obflow-merged.xml' },
+    });
+  });
+
   describe("the recipe's script, run for real against the embedded sandbox", () => {
     let work = '';
+    const env: Record<string, string> = {};
+    /** A recipe's script run with bash in the user's repository, as the CI job runs it. */
+    const bash = (script: string, variables: Record<string, string>) =>
+      new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const child = spawn('bash', ['-c', script], { cwd: work, env: variables });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, output }));
+      });
     afterAll(async () => {
       if (work) await rm(work, { recursive: true, force: true });
     });
@@ -275,23 +322,73 @@ describe("the users' CI recipes (examples/ci)", () => {
       await symlink(REPO_ROOT, join(work, 'node_modules', 'obflow'), 'dir');
       // What npm links for an installed package's bin (tsc does not make dist/cli/main.js executable in a clone).
       await writeFile(join(work, 'node_modules', '.bin', 'obflow'), `#!/bin/sh\nexec node ${JSON.stringify(cli)} "$@"\n`, { mode: 0o755 });
-      const env: Record<string, string> = {};
       for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('OBFLOW_')) env[key] = value;
       Object.assign(env, { BANK: 'sandbox', PROFILE: 'strict-headless', CONSENT: 'headless', NO_COLOR: '1' });
-      const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-        const child = spawn('bash', ['-c', gitlabScript], { cwd: work, env });
-        let output = '';
-        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, output }));
-      });
+      const result = await bash(gitlabScript, env);
       expect(result.code, result.output).toBe(0);
       expect(result.output).toMatch(/steps passed: (\d+)\/\1/);
       const reports = join(work, 'out', 'sandbox-strict-headless-headless', 'reports');
       const junit = readdirSync(reports, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.xml'));
       expect(junit.length).toBeGreaterThan(0);
       for (const file of junit) expect(readFileSync(join(reports, file), 'utf8')).toContain('<testsuites');
+      // What the merge job reads: the run as JSON and HTML, and the leg's status its EXIT trap wrote.
+      expect(existsSync(join(reports, 'obflow-run.json')) && existsSync(join(reports, 'report.html'))).toBe(true);
+      expect(JSON.parse(readFileSync(join(reports, 'obflow-leg.json'), 'utf8'))).toEqual({
+        bank: 'sandbox',
+        profile: 'strict-headless',
+        consent: 'headless',
+        exit: 0,
+        stage: 'run',
+      });
     }, 240_000);
+
+    it('a leg that dies before any report leaves its status; the merge job merges the legs, and the next night compares', async () => {
+      // No config for this bank: doctor ends the leg with exit 2 (ERR_CONFIG_NOT_FOUND) before any report.
+      const dead = await bash(gitlabScript, { ...env, BANK: 'nobank' });
+      expect(dead.code, dead.output).toBe(2);
+      expect(JSON.parse(readFileSync(join(work, 'out', 'nobank-strict-headless-headless', 'reports', 'obflow-leg.json'), 'utf8'))).toEqual({
+        bank: 'nobank',
+        profile: 'strict-headless',
+        consent: 'headless',
+        exit: 2,
+        stage: 'doctor',
+      });
+      const mergeEnv = { ...env, LEGS: asObject(gitlabMerge.variables).LEGS as string };
+      const first = await bash(gitlabMergeScript, mergeEnv);
+      // A leg failed: the job fails with the merge's exit code, and still keeps tonight's summary for the next night.
+      expect(first.code, first.output).toBe(1);
+      expect(first.output).toMatch(/error: ERR_LEGS_FAILED 1 of 2 legs failed/);
+      for (const file of [
+        'index.html',
+        'obflow-merged.json',
+        'obflow-merged.xml',
+        'obflow-merged.md',
+        'legs/sandbox-strict-headless-headless/report.html',
+      ])
+        expect(existsSync(join(work, 'merged', file)), file).toBe(true);
+      const tonight = JSON.parse(readFileSync(join(work, 'merged', 'obflow-merged.json'), 'utf8')) as {
+        legs: { id: string; status: string; reason?: string }[];
+        changes?: unknown;
+      };
+      expect(tonight.legs.map((leg) => [leg.id, leg.status, leg.reason])).toEqual([
+        [
+          'nobank / strict-headless / headless',
+          'no-report',
+          'exit 2 at obflow doctor: usage or configuration error (a secret missing or empty, a wrong config path)',
+        ],
+        ['sandbox / strict-headless / headless', 'passed', undefined],
+      ]);
+      expect(tonight.changes).toBeUndefined();
+      expect(readFileSync(join(work, 'obflow-previous', 'obflow-merged.json'), 'utf8')).toBe(
+        readFileSync(join(work, 'merged', 'obflow-merged.json'), 'utf8'),
+      );
+      // The next night: the cache brought obflow-previous/ back; the dead leg is gone and every leg passes.
+      await rm(join(work, 'out', 'nobank-strict-headless-headless'), { recursive: true });
+      const next = await bash(gitlabMergeScript, mergeEnv);
+      expect(next.code, next.output).toBe(0);
+      const changes = (JSON.parse(readFileSync(join(work, 'merged', 'obflow-merged.json'), 'utf8')) as { changes: Record<string, unknown> })
+        .changes;
+      expect(changes).toMatchObject({ newlyFailing: [], newlyPassing: [], goneLegs: ['nobank / strict-headless / headless'] });
+    }, 120_000);
   });
 });

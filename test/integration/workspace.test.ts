@@ -17,6 +17,7 @@ import { bankOriginsOf } from '../../src/run/certificates.js';
 import { makeWorkspace, type WorkspaceOutcome } from '../../src/workspace/index.js';
 import { runCli } from '../helpers/cli.js';
 import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.js';
+import { keyMaterial, secretValues } from '../helpers/secrets.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-'));
@@ -70,8 +71,6 @@ function secretsSeen(): { secrets: Set<string>; kinds: string[]; keyLines: strin
   const saved = JSON.parse(readFileSync(join(stateDir, 'environments', 'sandbox-strict-headless.postman_environment.json'), 'utf8')) as {
     values: { key: string; value: string; type: string }[];
   };
-  const secretValues = (values: readonly { value: string; type: string }[]) =>
-    values.filter((entry) => entry.type === 'secret' && entry.value !== '').map((entry) => entry.value);
   const identity = JSON.parse(readFileSync(join(stateDir, 'identity', 'identity.json'), 'utf8')) as {
     files: Record<string, string>;
     directory_private: Record<string, string>;
@@ -80,7 +79,7 @@ function secretsSeen(): { secrets: Set<string>; kinds: string[]; keyLines: strin
     .filter(([name]) => /key/.test(name))
     .map(([, file]) => readFileSync(join(stateDir, 'identity', file), 'utf8'));
   // The key bodies, line by line (base64 lines of 64 characters), as well as whole.
-  const keyLines = keyFiles.flatMap((pem) => pem.split('\n').filter((line) => line.length >= 40 && !line.startsWith('-----')));
+  const { lines: keyLines } = keyMaterial(keyFiles);
   const secrets = new Set([
     registration.client_secret,
     ...secretValues(saved.values),

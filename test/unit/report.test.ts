@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/events.js';
 import type { RunResult } from '../../src/run/result.js';
 import { htmlReporter, reportSubscriber } from '../../src/report/subscriber.js';
-import type { ReportModel } from '../../src/report/html.js';
+import { loadReportModule, type ReportModel } from '../../src/report/html.js';
 import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../../src/workspace/build.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
 
@@ -128,6 +128,57 @@ const run: RunEvent[] = [
   },
   { type: 'done', finishedAt: at, result: result(['psu-consent', 'accounts'], false) },
 ];
+
+describe("the run report's timing picture (issue 23: the same picture as the merged page, templates/workspace/timing.mjs)", () => {
+  const t = (ms: number) => new Date(Date.parse(at) + ms).toISOString();
+  const ok = { requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] };
+  const timed: RunEvent[] = [
+    {
+      type: 'start',
+      startedAt: t(0),
+      steps: [
+        { name: 'discovery', kind: 'collection' },
+        { name: 'id-token', kind: 'local' },
+      ],
+      origins: [],
+    },
+    { type: 'step', phase: 'begin', step: 'discovery', kind: 'collection', at: t(0) },
+    {
+      type: 'request',
+      step: 'discovery',
+      item: 'well-known',
+      method: 'GET',
+      url: 'https://rs.example:8443/x',
+      status: 200,
+      responseTime: 40,
+      at: t(30),
+    },
+    { type: 'step', phase: 'end', step: 'discovery', kind: 'collection', at: t(1500), result: { name: 'discovery', passed: true, ...ok } },
+    { type: 'step', phase: 'begin', step: 'id-token', kind: 'local', at: t(1500) },
+    { type: 'step', phase: 'end', step: 'id-token', kind: 'local', at: t(4000), result: { name: 'id-token', passed: false, ...ok } },
+    { type: 'done', finishedAt: t(4000), result: result(['discovery', 'id-token'], false) },
+  ];
+
+  it("a bar of the run's steps, each segment as long as the step's wall time (a local step too), the failed one red", async () => {
+    const html = await feed(timed, htmlReporter);
+    const segments = [
+      ...html.matchAll(/<rect class="segment (\w+)"[^>]*width="([\d.]+)"[^>]*fill="([^"]+)"[^>]*><title>([^<]*)<\/title>/g),
+    ].map(([, status, width, fill, title]) => ({ status, width: Number(width), fill, title }));
+    expect(segments.map(({ status, fill, title }) => ({ status, fill, title }))).toEqual([
+      { status: 'passed', fill: '#1a73e8', title: '1. discovery: 1.5 s (passed)' },
+      { status: 'failed', fill: '#d93025', title: '2. id-token: 2.5 s (failed)' },
+    ]);
+    expect((segments[1]?.width ?? 0) / (segments[0]?.width ?? 1)).toBeCloseTo(2.5 / 1.5, 1);
+    expect(html).toContain('<details class="step" id="step-id-token" open>');
+  });
+
+  it("without the runner's step times (a workspace's run.mjs) a step takes as long as its requests", async () => {
+    const { renderReport } = await loadReportModule();
+    const model = JSON.parse(await feed(timed, jsonReporter)) as ReportModel;
+    const html = renderReport({ ...model, steps: model.steps.map(({ ms: _ms, ...step }) => step) });
+    expect(html).toContain('<title>1. discovery: 40 ms (passed)</title>');
+  });
+});
 
 describe('the report from run events', () => {
   it('json: steps in the planned order, requests without their query, assertions with messages, redacted; a run that stopped early failed', async () => {

@@ -9,6 +9,7 @@ import { environmentCommand } from './environment.js';
 import { generateCommand } from './generate.js';
 import { initCommand } from './init.js';
 import { registerCommand } from './register.js';
+import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
 import { workspaceCommand } from './workspace.js';
@@ -24,6 +25,7 @@ const factories: CommandFactory[] = [
   generateCommand,
   runCommand,
   workspaceCommand,
+  reportCommand,
   demoCommand,
   configSchemaCommand,
 ];

@@ -1,0 +1,294 @@
+// `obflow report merge`, the pure core: the JSON run reports of a CI matrix's legs (src/run/reporters/json.ts) and the
+// leg-status files of legs that never wrote one (docs/ci.md "One page for every leg") in, one merged summary out —
+// legs (bank × client profile × consent mode) × steps, each cell passed/failed/skipped with the checks that failed and
+// the rule they name, each step's time — and, against the previous night's summary, what changed. Data in, data out:
+// reading, rendering and writing are src/report/merge-files.ts and merge-render.ts.
+
+import { ObflowError } from '../errors.js';
+import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
+
+export type CellStatus = 'passed' | 'failed' | 'skipped';
+
+/** One failed check of a step: the item (request) it belongs to, the check's name, the rule it cites. */
+export interface LegFailure {
+  item: string;
+  check: string;
+  /** The clause the check's name cites in its closing parentheses (`FAPI 1 Advanced §8.6`, `RFC 6749 §5.1`). */
+  rule?: string;
+  message?: string;
+}
+
+export interface LegStep {
+  name: string;
+  status: CellStatus;
+  /** Wall time of the step (its end minus its start), when it ran. */
+  ms?: number;
+  failures: LegFailure[];
+}
+
+/** What a leg's CI job writes beside its reports (examples/ci/): who the leg is, how obflow ended, at which command. */
+export interface LegStatus {
+  bank: string;
+  profile: string;
+  consent: string;
+  /** The exit code of the script's last obflow command (0 when every command passed). */
+  exit: number;
+  /** The command that ended the script (`doctor`, `register`, `environment`, `generate`, `run`). */
+  stage?: string;
+}
+
+export type LegVerdict = 'passed' | 'failed' | 'no-report';
+
+export interface MergedLeg {
+  /** `bank / profile / consent`: unique in a merge, the key a later night compares by. */
+  id: string;
+  bank: string;
+  profile: string;
+  consent: string;
+  status: LegVerdict;
+  /** Why a leg failed without a failing step, or has no report (from its exit code: LEG_EXIT_REASONS). */
+  reason?: string;
+  exit?: number;
+  stage?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  /** The leg's own report, relative to the merged page (its copy under legs/). */
+  report?: string;
+  steps: LegStep[];
+}
+
+export interface LegChange {
+  leg: string;
+  /** Absent when the change is the whole leg's (it has no report now, or had none before). */
+  step?: string;
+}
+
+export interface SlowerStep {
+  leg: string;
+  step: string;
+  previousMs: number;
+  ms: number;
+}
+
+export interface MergeChanges {
+  newlyFailing: LegChange[];
+  newlyPassing: LegChange[];
+  slower: SlowerStep[];
+  /** Legs tonight that the previous summary did not have, and the other way round. */
+  newLegs: string[];
+  goneLegs: string[];
+  threshold: SlowerThreshold;
+}
+
+/** The machine-readable summary (obflow-merged.json), and what `--previous` reads back the next night. `version`
+ *  moves when a field changes meaning; new fields are added without it. */
+export interface MergedSummary {
+  version: 1;
+  passed: boolean;
+  counts: { legs: number; passed: number; failed: number; noReport: number };
+  /** The grid's columns: every step any leg planned, in flow order. */
+  steps: string[];
+  legs: MergedLeg[];
+  changes?: MergeChanges;
+}
+
+/** What the merge is given per leg: its report, its status file, or both (a leg's folder holds both). */
+export interface LegInput {
+  /** Where it came from, for error messages. */
+  source: string;
+  report?: JsonReport;
+  status?: LegStatus;
+  /** The leg's own report page, relative to the merged page, when it has one. */
+  link?: string;
+}
+
+/** Why a leg with no report ended, by its exit code (README "Commands", docs/ci.md "Exit codes"). One row per code. */
+export const LEG_EXIT_REASONS: Readonly<Record<number, string>> = {
+  0: 'obflow passed but wrote no JSON run report (run with --reporters …,json)',
+  1: 'a check failed before the run (doctor, a registration preflight, a step of the run)',
+  2: 'usage or configuration error (a secret missing or empty, a wrong config path)',
+  3: 'the bank refused or could not be reached (registration rejected, bank down at discovery, TLS refused)',
+  124: 'the leg timed out',
+  127: 'obflow was not found (did npm ci fail?)',
+  130: 'interrupted (SIGINT)',
+  143: 'stopped (SIGTERM): the job was cancelled or timed out',
+};
+
+export function exitReason(status: Pick<LegStatus, 'exit' | 'stage'>): string {
+  const why = LEG_EXIT_REASONS[status.exit] ?? 'the job crashed';
+  return `exit ${status.exit}${status.stage !== undefined && status.stage !== '' ? ` at obflow ${status.stage}` : ''}: ${why}`;
+}
+
+/** The clause a check's name cites: its closing parenthesis when that names a section (§) or an RFC. */
+export function ruleOf(check: string): string | undefined {
+  const match = /\(([^()]*(?:§|\bRFC \d+)[^()]*)\)\s*$/.exec(check);
+  return match?.[1]?.trim();
+}
+
+const failure = (item: string, check: string, message: string | undefined): LegFailure => {
+  const rule = ruleOf(check);
+  return { item, check, ...(rule !== undefined ? { rule } : {}), ...(message !== undefined && message !== '' ? { message } : {}) };
+};
+
+function failuresOf(step: JsonReportStep): LegFailure[] {
+  const failures: LegFailure[] = [];
+  for (const assertion of step.preRequestAssertions)
+    if (assertion.status === 'failed') failures.push(failure(assertion.item, assertion.name, assertion.message));
+  for (const request of step.requests) {
+    if (request.failure !== undefined) failures.push(failure(request.item, `${request.method} got an answer`, request.failure.message));
+    for (const assertion of request.assertions)
+      if (assertion.status === 'failed') failures.push(failure(request.item, assertion.name, assertion.message));
+  }
+  for (const error of step.scriptErrors) failures.push(failure(error.item, `${error.listen} script: ${error.name}`, error.message));
+  return failures;
+}
+
+function stepOf(step: JsonReportStep): LegStep {
+  const ms =
+    step.startedAt !== undefined && step.finishedAt !== undefined ? Date.parse(step.finishedAt) - Date.parse(step.startedAt) : Number.NaN;
+  return {
+    name: step.name,
+    status: step.passed === undefined ? 'skipped' : step.passed ? 'passed' : 'failed',
+    ...(Number.isFinite(ms) ? { ms: Math.max(0, ms) } : {}),
+    failures: failuresOf(step),
+  };
+}
+
+/** One leg from its report and/or its status file: the status file names the leg (the CI matrix's labels), the
+ *  report its steps; a non-zero exit fails a leg whose report passed. */
+export function legOf(input: LegInput): MergedLeg {
+  const { report, status } = input;
+  if (report === undefined && status === undefined) throw new TypeError(`${input.source}: neither a report nor a leg status`);
+  const bank = status?.bank ?? report?.target?.name ?? 'unknown';
+  const profile = status?.profile ?? report?.target?.profile ?? '';
+  const consent = status?.consent ?? report?.target?.consent ?? '';
+  const identity = { id: [bank, profile, consent].join(' / '), bank, profile, consent };
+  const exit = status === undefined ? {} : { exit: status.exit, ...(status.stage !== undefined ? { stage: status.stage } : {}) };
+  if (report === undefined) {
+    return { ...identity, status: 'no-report', reason: exitReason(status ?? { exit: -1 }), ...exit, steps: [] };
+  }
+  const steps = report.steps.map(stepOf);
+  const unfinished = report.passed === undefined;
+  const exitFailed = status !== undefined && status.exit !== 0;
+  const passed = report.passed === true && !exitFailed;
+  const reason = unfinished
+    ? 'the run did not finish (no verdict in its report)'
+    : passed || !exitFailed || report.passed === false
+      ? undefined
+      : exitReason(status);
+  return {
+    ...identity,
+    status: passed ? 'passed' : 'failed',
+    ...(reason !== undefined ? { reason } : {}),
+    ...exit,
+    ...(report.startedAt !== '' ? { startedAt: report.startedAt } : {}),
+    ...(report.finishedAt !== undefined ? { finishedAt: report.finishedAt } : {}),
+    ...(input.link !== undefined ? { report: input.link } : {}),
+    steps,
+  };
+}
+
+/** Every step name of the legs, each once, in flow order: a leg's steps keep their order; a step only some legs have
+ *  (browser consent, id_token checks) sits after the step it follows in the first leg that has it. */
+export function stepColumns(legs: readonly MergedLeg[]): string[] {
+  const columns: string[] = [];
+  for (const leg of legs) {
+    let after = -1;
+    for (const step of leg.steps) {
+      const at = columns.indexOf(step.name);
+      if (at >= 0) after = at;
+      else {
+        columns.splice(after + 1, 0, step.name);
+        after += 1;
+      }
+    }
+  }
+  return columns;
+}
+
+const byLeg = (a: MergedLeg, b: MergedLeg): number =>
+  a.bank < b.bank ? -1 : a.bank > b.bank ? 1 : a.profile < b.profile ? -1 : a.profile > b.profile ? 1 : a.consent < b.consent ? -1 : 1;
+
+/** The merged summary of the legs (sorted by bank, profile, consent mode). Two inputs naming one leg are an error. */
+export function mergeLegs(inputs: readonly LegInput[]): MergedSummary {
+  const legs = inputs.map(legOf).sort(byLeg);
+  for (let index = 1; index < legs.length; index += 1) {
+    if (legs[index]?.id === legs[index - 1]?.id) {
+      const sources = inputs.filter((input) => legOf(input).id === legs[index]?.id).map((input) => input.source);
+      throw new ObflowError('ERR_REPORT_INVALID', `two reports for the leg ${legs[index]?.id ?? ''}: ${sources.join(', ')}`, {
+        hint: 'Give each leg its own folder (out/<bank>-<profile>-<consent>/reports in the recipes), or merge them separately.',
+      });
+    }
+  }
+  const count = (status: LegVerdict) => legs.filter((leg) => leg.status === status).length;
+  return {
+    version: 1,
+    passed: legs.every((leg) => leg.status === 'passed'),
+    counts: { legs: legs.length, passed: count('passed'), failed: count('failed'), noReport: count('no-report') },
+    steps: stepColumns(legs),
+    legs,
+  };
+}
+
+// ---- what changed since the previous summary
+
+/** "Slower" means: slower by more than every bound given (a share of the previous time, a number of milliseconds). */
+export interface SlowerThreshold {
+  percent?: number;
+  ms?: number;
+}
+
+export const DEFAULT_SLOWER_THRESHOLD = '50%,500ms';
+
+/** `50%`, `500ms`, `2s`, or both comma-separated (`50%,500ms`: slower by more than half and by more than 500 ms). */
+export function parseSlowerThreshold(text: string): SlowerThreshold {
+  const threshold: SlowerThreshold = {};
+  for (const part of text.split(',').map((piece) => piece.trim())) {
+    const match = /^(\d+(?:\.\d+)?)\s*(%|ms|s)$/.exec(part);
+    if (match === null || (match[2] === '%' ? threshold.percent : threshold.ms) !== undefined) {
+      throw new ObflowError('ERR_USAGE', `--slower-threshold ${text}: "${part}" is not a share (50%) or a time (500ms, 2s)`, {
+        hint: `Give a share, a time, or one of each comma-separated (default ${DEFAULT_SLOWER_THRESHOLD}).`,
+      });
+    }
+    const value = Number(match[1]);
+    if (match[2] === '%') threshold.percent = value;
+    else threshold.ms = match[2] === 's' ? value * 1000 : value;
+  }
+  return threshold;
+}
+
+export function isSlower(previousMs: number, ms: number, threshold: SlowerThreshold): boolean {
+  if (threshold.percent === undefined && threshold.ms === undefined) return false;
+  const byShare = threshold.percent === undefined || ms > previousMs * (1 + threshold.percent / 100);
+  const byTime = threshold.ms === undefined || ms - previousMs > threshold.ms;
+  return ms > previousMs && byShare && byTime;
+}
+
+/** What changed since `previous`: cells that went from passed to failed and back, whole legs that lost or gained their
+ *  report, steps slower than the threshold, legs new and gone. */
+export function compareSummaries(previous: MergedSummary, current: MergedSummary, threshold: SlowerThreshold): MergeChanges {
+  const before = new Map(previous.legs.map((leg) => [leg.id, leg]));
+  const now = new Set(current.legs.map((leg) => leg.id));
+  const changes: MergeChanges = { newlyFailing: [], newlyPassing: [], slower: [], newLegs: [], goneLegs: [], threshold };
+  for (const leg of current.legs) {
+    const old = before.get(leg.id);
+    if (old === undefined) {
+      changes.newLegs.push(leg.id);
+      continue;
+    }
+    // A whole leg: passed and now without a report (or failing with no failed step), or without a report and now passing.
+    if (old.status === 'passed' && leg.status !== 'passed' && !leg.steps.some((step) => step.status === 'failed'))
+      changes.newlyFailing.push({ leg: leg.id });
+    if (old.status === 'no-report' && leg.status === 'passed') changes.newlyPassing.push({ leg: leg.id });
+    for (const step of leg.steps) {
+      const was = old.steps.find((candidate) => candidate.name === step.name);
+      if (was === undefined) continue;
+      if (was.status === 'passed' && step.status === 'failed') changes.newlyFailing.push({ leg: leg.id, step: step.name });
+      if (was.status === 'failed' && step.status === 'passed') changes.newlyPassing.push({ leg: leg.id, step: step.name });
+      if (was.ms !== undefined && step.ms !== undefined && isSlower(was.ms, step.ms, threshold))
+        changes.slower.push({ leg: leg.id, step: step.name, previousMs: was.ms, ms: step.ms });
+    }
+  }
+  for (const leg of previous.legs) if (!now.has(leg.id)) changes.goneLegs.push(leg.id);
+  return changes;
+}
