@@ -87,3 +87,18 @@ describe('the tolerance table', () => {
     expect(branches).toEqual([]);
   });
 });
+
+describe("the README's profile table says what the strict profiles do", () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const strictRows = readme.split('\n').filter((line) => /^\| strict-(headless|interactive) \|/.test(line));
+
+  it('claims no more than the table enforces: unsigned request objects are accepted, as the interface says', () => {
+    expect(strictRows).toHaveLength(2);
+    for (const row of strictRows) {
+      // docs/bank-interface.md §5.2: request objects are unsigned (alg none); FAPI 1 Advanced §5.2.2-1 wants them signed.
+      expect(row).not.toMatch(/every rule/);
+      expect(row).toMatch(/unsigned request objects/);
+      expect(row).toMatch(/no tolerance/);
+    }
+  });
+});
