@@ -1,6 +1,7 @@
 // The profiles' tolerances (src/sandbox/policy.ts) and docs/sandbox.md's "Tolerances" table stay one table: every row
-// documented once with its profiles, the clause it relaxes and what it accepts; every row read by some handler; and
-// no handler telling the profiles apart any other way.
+// documented once with its profiles, the clause it relaxes and what it accepts; every row read by some handler and
+// given a pair of attempts (test/helpers/policy-pairs.ts, run with the row flipped by the integration test of the
+// same name); and no handler telling the profiles apart any other way.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
 import { tolerates, TOLERANCES } from '../../src/sandbox/policy.js';
 import type { ToleranceName } from '../../src/sandbox/policy.js';
+import { POLICY_PAIRS } from '../helpers/policy-pairs.js';
 import { REPO_ROOT } from '../helpers/prerequisites.js';
 
 /** The rows of the table under docs/sandbox.md's "### Tolerances" heading, as cells. */
@@ -64,6 +66,13 @@ describe('the tolerance table', () => {
         name,
       ).toEqual(['permissive-headless', 'permissive-interactive']);
     }
+  });
+
+  it('has a pair of attempts per row, run both ways and with the row flipped by test/integration/sandbox-policy.test.ts', () => {
+    // Finding the name in a handler is not enough (a rule can be read and never decide anything); each row's attempts
+    // must be refused by strict, accepted by permissive, and swap when the row is flipped.
+    expect(Object.keys(POLICY_PAIRS).sort()).toEqual(TOLERANCES.map((row) => row.name).sort());
+    for (const row of TOLERANCES) expect(POLICY_PAIRS[row.name].length, row.name).toBeGreaterThan(0);
   });
 
   it('is read by the handlers: every row is asked for somewhere in src/sandbox', () => {
