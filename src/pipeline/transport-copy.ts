@@ -9,7 +9,6 @@ import { join } from 'node:path';
 
 import { markUnfinished, writeFileExact } from '../fs.js';
 import { ObflowError } from '../errors.js';
-import type { IdentityPaths } from '../pki/types.js';
 
 const HINT =
   'Check that the temporary folder (TMPDIR) is writable, or convert the PFX to PEM (openssl pkcs12 -legacy) and configure those.';
@@ -20,7 +19,7 @@ function writeFailed(what: string, cause: unknown): ObflowError {
 
 export interface TransportCopy {
   /** What newman reads: the certificate (with its chain) and the decrypted key. */
-  transport: IdentityPaths['transport'];
+  transport: { cert: string; key: string };
   /** The folder holding both; gone after remove(). */
   dir: string;
   remove(): Promise<void>;
