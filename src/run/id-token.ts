@@ -66,14 +66,20 @@ export async function verifyIdToken(jwt: string, jwks: JSONWebKeySet, expect: Id
     ),
   );
   let signatureProblem = '';
-  try {
-    await compactVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['PS256'] });
-  } catch (error) {
-    const kid = typeof header.kid === 'string' ? header.kid : '(none)';
-    signatureProblem =
-      (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY'
-        ? `jwks_uri has no PS256 key with kid ${kid}`
-        : `the signature does not verify with kid ${kid} from jwks_uri (${(error as Error).message})`;
+  // OIDC Core §10.1.1: a kid may be left out only when the JWK Set holds one key (the collection's lib-pss answers the
+  // same); jose then picks that key. Key size: jose refuses RSA under 2048 bits (RFC 7518 §3.5), as lib-pss does.
+  if (header.kid === undefined && jwks.keys.length !== 1) {
+    signatureProblem = `the id_token has no kid, and jwks_uri has ${jwks.keys.length} keys (OIDC Core §10.1.1)`;
+  } else {
+    try {
+      await compactVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['PS256'] });
+    } catch (error) {
+      const kid = typeof header.kid === 'string' ? header.kid : '(none)';
+      signatureProblem =
+        (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY'
+          ? `jwks_uri has no PS256 key with kid ${kid}`
+          : `the signature does not verify with kid ${kid} from jwks_uri (${(error as Error).message})`;
+    }
   }
   checks.push(
     check(
