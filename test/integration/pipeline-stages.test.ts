@@ -13,21 +13,13 @@ import { openTargetSession, type Session } from '../../src/pipeline/session.js';
 import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
 import { consentInBrowser, spkiPinOf } from '../../src/run/consent/browser.js';
 import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
-import { chromium, CHROMIUM_PATH, needs } from '../helpers/prerequisites.js';
+import { chromium, CHROMIUM_PATH, needs, openssl } from '../helpers/prerequisites.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 
 const COLLECTIONS = join(import.meta.dirname, '..', '..', 'collections');
-const opensslAvailable = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 let sandbox: TestSandbox;
 let identity: TestIdentity;
@@ -102,7 +94,8 @@ describe('pipeline stages', () => {
     ).rejects.toMatchObject({ code: 'ERR_USAGE' });
   });
 
-  it.skipIf(!opensslAvailable)('run every step with a legacy PFX: newman reads a PEM copy that the run removes', async () => {
+  it('run every step with a legacy PFX: newman reads a PEM copy that the run removes', async () => {
+    needs(openssl);
     const work = await mkdtemp(join(tmpdir(), 'obflow-legacy-pfx-'));
     const pfx = join(work, 'transport-legacy.p12');
     execFileSync(
