@@ -123,9 +123,42 @@ export function row(name, figure, baseline, unit, target, note) {
   };
 }
 
-/** A row that could not be measured here (peer not installable, spec absent): printed, never a miss. */
-export function skipped(name, reason) {
-  return { name, value: 'skipped', baseline: '—', ratio: '—', target: '—', ok: true, note: reason };
+/**
+ * A row that could not be measured here (no spec files, a peer not installable): printed as `not measured (why)`. It
+ * fails the bench (verdict) unless --allow-unmeasured: a target it carries was never checked, so it cannot count as met.
+ */
+export function unmeasured(name, reason) {
+  return {
+    name,
+    value: 'not measured',
+    baseline: '—',
+    ratio: '—',
+    target: '—',
+    ok: false,
+    unmeasured: true,
+    note: `not measured (${reason})`,
+  };
+}
+
+/** The former name of unmeasured(): the same rule. */
+export const skipped = unmeasured;
+
+/**
+ * The bench's exit code and closing lines over its rows: 1 when a target is missed, a comparison is invalid or a
+ * section failed, or a row was not measured (unless `allowUnmeasured`: then it is only named); else 0.
+ */
+export function verdict(rows, { allowUnmeasured = false } = {}) {
+  const notMeasured = rows.filter((r) => r.unmeasured === true);
+  const missed = rows.filter((r) => !r.ok && r.unmeasured !== true);
+  const lines = [];
+  if (missed.length > 0) lines.push(`missed: ${missed.map((r) => r.name).join(', ')}`);
+  if (notMeasured.length > 0)
+    lines.push(
+      `not measured: ${notMeasured.map((r) => r.name).join(', ')}` +
+        (allowUnmeasured ? ' (allowed by --allow-unmeasured)' : ' (their targets were not checked; --allow-unmeasured accepts that)'),
+    );
+  if (lines.length === 0) lines.push('every target met');
+  return { code: missed.length > 0 || (notMeasured.length > 0 && !allowUnmeasured) ? 1 : 0, lines };
 }
 
 /** A comparison that ran but is not valid (e.g. the peers made different requests): a miss. */
@@ -136,7 +169,8 @@ export function invalid(name, reason) {
 /** Prints the rows as an aligned table (figure, baseline, ratio, target) with notes under it. */
 export function printTable(rows) {
   const head = ['', 'figure', 'baseline', 'ratio', 'target', ''];
-  const lines = rows.map((r) => [r.name, r.value, r.baseline, r.ratio, r.target, r.ok ? (r.target === '—' ? '' : 'ok') : 'MISSED']);
+  const status = (r) => (r.unmeasured ? 'NOT MEASURED' : r.ok ? (r.target === '—' ? '' : 'ok') : 'MISSED');
+  const lines = rows.map((r) => [r.name, r.value, r.baseline, r.ratio, r.target, status(r)]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
   const render = (cells) =>
     cells

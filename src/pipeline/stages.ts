@@ -6,7 +6,7 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
-import { ensureDirectory, writeFileAtomic } from '../fs.js';
+import { ensureDirectory } from '../fs.js';
 import {
   buildObflowEnvironment,
   downloadEnvironment,
@@ -40,6 +40,7 @@ import {
 } from '../run/index.js';
 import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../report/subscriber.js';
+import { writeTransportCopy } from './transport-copy.js';
 import { stateLayout } from '../state/layout.js';
 import type { Session } from './session.js';
 import { sandboxPsuUser, type Target } from './target.js';
@@ -230,24 +231,29 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     ...(consentStep ? { consentStep } : {}),
     localAfter: idTokenSteps(session),
   });
-  const sslClientCertList = buildSslClientCertList({ origins, transport: await newmanTransport(session) });
-  const caBundle = target.serverCaPem.length > 0 ? await writeCaBundle(state.runFile('target-ca.pem'), target.serverCaPem) : undefined;
-  await writeSslClientCertList(state.runFile('ssl-client-cert-list.json'), sslClientCertList);
-  return runSteps({
-    steps,
-    environment,
-    cwd: runDir,
-    sslClientCertList,
-    ...(caBundle ? { sslExtraCaCerts: caBundle } : {}),
-    insecure: target.insecure,
-    reporters,
-    reportDir: reportsDir(config),
-    secretKeys: SECRET_VARIABLE_KEYS,
-    log: options.progress ?? session.log,
-    // The session loaded and checked the transport material: the preflight does not read it again.
-    transportMaterial: session.transport,
-    target: { name: target.name, profile: target.profile, consent: target.consent },
-  });
+  const newman = await newmanTransport(session);
+  try {
+    const sslClientCertList = buildSslClientCertList({ origins, transport: newman.transport });
+    const caBundle = target.serverCaPem.length > 0 ? await writeCaBundle(state.runFile('target-ca.pem'), target.serverCaPem) : undefined;
+    await writeSslClientCertList(state.runFile('ssl-client-cert-list.json'), sslClientCertList);
+    return await runSteps({
+      steps,
+      environment,
+      cwd: runDir,
+      sslClientCertList,
+      ...(caBundle ? { sslExtraCaCerts: caBundle } : {}),
+      insecure: target.insecure,
+      reporters,
+      reportDir: reportsDir(config),
+      secretKeys: SECRET_VARIABLE_KEYS,
+      log: options.progress ?? session.log,
+      // The session loaded and checked the transport material: the preflight does not read it again.
+      transportMaterial: session.transport,
+      target: { name: target.name, profile: target.profile, consent: target.consent },
+    });
+  } finally {
+    await newman.remove();
+  }
 }
 
 /** Where the JUnit reports go: `output.reports`, else `<stateDir>/reports`. */
@@ -300,17 +306,14 @@ async function ensureWritable(dir: string): Promise<void> {
 
 /**
  * What newman reads the transport certificate from. A PFX in a legacy encoding (RC2-40, `openssl pkcs12 -legacy`) is
- * one Node 20's OpenSSL 3 cannot open, so newman would fail on it: hand newman PEM copies (mode 0600, state folder).
+ * one Node 20's OpenSSL 3 cannot open, so newman would fail on it: hand newman a PEM copy in the run's temporary
+ * folder (src/pipeline/transport-copy.ts), removed when the run ends and on interrupt.
  */
-async function newmanTransport(session: Session): Promise<IdentityPaths['transport']> {
+async function newmanTransport(session: Session): Promise<{ transport: IdentityPaths['transport']; remove: () => Promise<void> }> {
   const { transport } = session;
-  if (transport.pfx === undefined || transport.pfx.nodeTlsReadable) return session.identity.transport;
-  const state = stateLayout(session.config.stateDir);
-  const cert = state.runFile('transport-from-pfx.pem');
-  const key = state.runFile('transport-from-pfx.key');
-  await writeFileAtomic(cert, `${[transport.certPem, ...transport.chainPem].join('\n')}\n`, { secret: true });
-  await writeFileAtomic(key, transport.keyPem, { secret: true });
-  return { cert, key };
+  if (transport.pfx === undefined || transport.pfx.nodeTlsReadable)
+    return { transport: session.identity.transport, remove: async () => {} };
+  return writeTransportCopy(transport);
 }
 
 /** The id_token checks FAPI requires of the client (src/run/id-token.ts): after the PSU consent and after the code

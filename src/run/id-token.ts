@@ -66,14 +66,20 @@ export async function verifyIdToken(jwt: string, jwks: JSONWebKeySet, expect: Id
     ),
   );
   let signatureProblem = '';
-  try {
-    await compactVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['PS256'] });
-  } catch (error) {
-    const kid = typeof header.kid === 'string' ? header.kid : '(none)';
-    signatureProblem =
-      (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY'
-        ? `jwks_uri has no PS256 key with kid ${kid}`
-        : `the signature does not verify with kid ${kid} from jwks_uri (${(error as Error).message})`;
+  // OIDC Core §10.1.1: a kid may be left out only when the JWK Set holds one key (the collection's lib-pss answers the
+  // same); jose then picks that key. Key size: jose refuses RSA under 2048 bits (RFC 7518 §3.5), as lib-pss does.
+  if (header.kid === undefined && jwks.keys.length !== 1) {
+    signatureProblem = `the id_token has no kid, and jwks_uri has ${jwks.keys.length} keys (OIDC Core §10.1.1)`;
+  } else {
+    try {
+      await compactVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['PS256'] });
+    } catch (error) {
+      const kid = typeof header.kid === 'string' ? header.kid : '(none)';
+      signatureProblem =
+        (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY'
+          ? `jwks_uri has no PS256 key with kid ${kid}`
+          : `the signature does not verify with kid ${kid} from jwks_uri (${(error as Error).message})`;
+    }
   }
   checks.push(
     check(
@@ -206,6 +212,18 @@ export function bankJwksOf(text: string): JSONWebKeySet | undefined {
   }
 }
 
+/** The rule a redirect breaks when `code id_token` was asked for and no id_token came back. */
+export const ID_TOKEN_PRESENT_RULE =
+  'id_token is present in the authorisation response (response_type code id_token: OIDC Core §3.3.2.5, FAPI 1 Advanced §5.2.2.1)';
+
+/** No id_token: nothing to check for response_type `code` (or a token response without one); for `code id_token` (the
+ *  default of the psu-consent request, generate/variables.ts) the response's detached signature is missing — whichever
+ *  consent mode read the redirect (headless collection, browser, manual paste). */
+export function missingIdTokenChecks(source: IdTokenSource, responseType: string): LocalCheck[] {
+  if (source !== 'authorization' || responseType.trim() === 'code') return [];
+  return [check(ID_TOKEN_PRESENT_RULE, false, 'the redirect carries a code but no id_token')];
+}
+
 export interface IdTokenStepOptions {
   /** Which id_token: `authorization` reads id_token (+ auth_code, state), `token` reads token_id_token. */
   source: IdTokenSource;
@@ -213,8 +231,8 @@ export interface IdTokenStepOptions {
   now?: () => Date;
 }
 
-/** The run step: reads the environment, verifies, and reports each rule; writes nothing. No id_token (response_type
- *  `code` at the authorisation endpoint, a token response without one): a step with no assertions. */
+/** The run step: reads the environment, verifies, and reports each rule; writes nothing. No id_token: no assertions
+ *  for response_type `code` or a token response without one, a failed one for `code id_token` (missingIdTokenChecks). */
 export function idTokenStep(
   options: IdTokenStepOptions,
   name = options.source === 'authorization' ? 'id-token' : 'id-token-token',
@@ -224,7 +242,7 @@ export function idTokenStep(
     local: async (environment: PostmanEnvironment) => {
       const value = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
       const jwt = value(options.source === 'authorization' ? 'id_token' : 'token_id_token');
-      if (jwt === '') return { values: {}, checks: [] };
+      if (jwt === '') return { values: {}, checks: missingIdTokenChecks(options.source, value('response_type')) };
       const jwksUri = value('jwksUri');
       if (jwksUri === '') {
         throw new ObflowError('ERR_DISCOVERY_INVALID', 'the environment names no jwksUri, so the id_token signature cannot be verified', {

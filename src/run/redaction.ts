@@ -7,15 +7,16 @@ import type { RunEvent } from './events.js';
 
 export const REDACTED = '[redacted]';
 
-/** Replaces every secret value of the run with `[redacted]` — whole values, and also fragments of ≥ 8 token
- *  characters cut from one (chai quotes long values truncated, `'eyJhbGciOi…'`, which still leaks a prefix). */
+/** Replaces every secret value of the run with `[redacted]` — whole values of any length (a short PIN or password
+ *  is a secret too), and also fragments of ≥ 8 token characters cut from one (chai quotes long values truncated,
+ *  `'eyJhbGciOi…'`, which still leaks a prefix). */
 export function redactSecrets(text: string, secrets: Iterable<string>): string {
   return redactOrdered(text, orderSecrets(secrets));
 }
 
 /** The secrets redaction looks for, longest first (a secret containing another is replaced whole). */
 function orderSecrets(secrets: Iterable<string>): readonly string[] {
-  return [...secrets].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
+  return [...secrets].filter((secret) => secret !== '').sort((a, b) => b.length - a.length);
 }
 
 function redactOrdered(text: string, ordered: readonly string[]): string {
@@ -71,6 +72,16 @@ export class Redactor {
   }
 
   readonly text = (text: string): string => redactOrdered(text, (this.#ordered ??= orderSecrets(this.#secrets)));
+
+  /** An error as it may leave the run (an ObflowError's cause, printed with OBFLOW_DEBUG): its message and stack
+   *  redacted, and its causes in turn; the name kept. */
+  error(error: unknown): Error {
+    const source = error instanceof Error ? error : new Error(String(error));
+    const safe = new Error(this.text(source.message), source.cause === undefined ? {} : { cause: this.error(source.cause) });
+    safe.name = source.name;
+    if (source.stack !== undefined) safe.stack = this.text(source.stack);
+    return safe;
+  }
 
   /** An event as subscribers get it: every string redacted; `done`'s environment with each secret entry replaced
    *  whole (a secret shorter than the fragment length is still a secret). */

@@ -242,9 +242,9 @@ async function runBatch(
   } catch (cause) {
     // A report newman may have written is not redacted: removed, never left behind with secrets in it.
     for (const report of reports) await report.hook.close(report.file, false);
-    throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${(cause as Error).message}`, {
+    throw new ObflowError('ERR_COLLECTION_INVALID', `newman could not run ${label}: ${redactor.text((cause as Error).message)}`, {
       hint: 'Regenerate the collections (`obflow generate`) and check the certificate list and CA paths.',
-      cause,
+      cause: redactor.error(cause), // OBFLOW_DEBUG prints the cause's stack (src/cli/main.ts)
     });
   }
   const next = environmentFromNewman(outcome.summary.environment.toJSON(), environment, context.secretKeys);

@@ -219,9 +219,10 @@ export interface SandboxOptions {
 
 /**
  * A deliberately wrong id_token, for testing that a TPP verifies what FAPI 1 Advanced §5.2.2.1 / OIDC Core §3.3.2.12
- * require (`obflow sandbox --id-token-fault …`): the signature, c_hash, or openbanking_intent_id.
+ * require (`obflow sandbox --id-token-fault …`): the signature, c_hash, or openbanking_intent_id; or no id_token at all
+ * in a `code id_token` redirect (the response's detached signature missing).
  */
-export const ID_TOKEN_FAULTS = ['bad-signature', 'wrong-c-hash', 'wrong-intent-id'] as const;
+export const ID_TOKEN_FAULTS = ['bad-signature', 'wrong-c-hash', 'wrong-intent-id', 'missing'] as const;
 export type IdTokenFault = (typeof ID_TOKEN_FAULTS)[number];
 
 /** The looks of the PSU pages: the default, and an alternate with other ids, labels and texts (tests consent scripts). */

@@ -14,7 +14,7 @@ export interface RegistrationKey {
 }
 
 /** The files a run writes for newman into the run folder (mode 0600). */
-export type RunFile = 'target-ca.pem' | 'ssl-client-cert-list.json' | 'transport-from-pfx.pem' | 'transport-from-pfx.key';
+export type RunFile = 'target-ca.pem' | 'ssl-client-cert-list.json';
 
 export interface StateLayout {
   root: string;
@@ -26,7 +26,7 @@ export interface StateLayout {
   registration(key: RegistrationKey): string;
   environments: string;
   environment(stem: string): string;
-  /** newman's working folder: certificate list, CA bundle, PEM copies of a legacy PFX. */
+  /** newman's working folder: certificate list, CA bundle (a legacy PFX's PEM copy lives in a temporary folder, src/pipeline/transport-copy.ts). */
   run: string;
   runFile(name: RunFile): string;
   /** JUnit reports unless `output.reports` names another folder. */

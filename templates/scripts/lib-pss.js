@@ -97,13 +97,22 @@ var obflowPss = (function () {
       return 'the header does not decode';
     }
     if (header.alg !== 'PS256') return 'alg is ' + header.alg + ', not PS256';
-    const key = (keys || []).find(function (candidate) {
-      return candidate.kid === header.kid;
-    });
+    const set = keys || [];
+    // OIDC Core §10.1.1: without a kid, only a JWK Set of one key names the key (obflow's id-token step answers alike).
+    if (header.kid === undefined && set.length !== 1)
+      return 'the id_token has no kid, and jwks_uri has ' + set.length + ' keys (OIDC Core §10.1.1)';
+    const key =
+      header.kid === undefined
+        ? set[0]
+        : set.find(function (candidate) {
+            return candidate.kid === header.kid;
+          });
     if (key === undefined) return 'jwks_uri has no key with kid ' + header.kid;
     const n = bigOf(bytesFromBase64url(key.n));
     const e = bigOf(bytesFromBase64url(key.e));
     const modBits = n.toString(2).length;
+    // RFC 7518 §3.5: RSASSA-PSS keys of 2048 bits or larger (jose refuses smaller ones too).
+    if (modBits < 2048) return 'the key with kid ' + key.kid + ' has ' + modBits + ' bits, fewer than 2048 (RFC 7518 §3.5)';
     const signature = bytesFromBase64url(parts[2]);
     if (signature.length !== Math.ceil(modBits / 8))
       return 'the signature is ' + signature.length + ' bytes, the key ' + Math.ceil(modBits / 8);

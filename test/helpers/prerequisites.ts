@@ -1,19 +1,22 @@
 // What some tests need from outside the repository, in one place: the official specification files (OBFLOW_SPECS_DIR,
-// default <repo>/../shared/specs) and Debian's Chromium. Where one is missing, the tests that need it are reported as
+// default <repo>/../shared/specs), Debian's Chromium, and the openssl and unzip commands. Where one is missing, the tests that need it are reported as
 // skipped with the reason (test/reporters/skip-reasons.ts prints them grouped at the end of the run); every other test
 // still runs. OBFLOW_REQUIRE_PREREQUISITES=1 (set by .ci/run) turns a missing prerequisite into a failure instead, so
 // CI cannot go green with tests silently skipped. See README, "Two commands", and docs/ci.md.
 
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { describe, TestRunner, type SuiteFactory } from 'vitest';
+import { describe, expect, onTestFinished, TestRunner, type SuiteFactory } from 'vitest';
 
 declare module 'vitest' {
   interface TaskMeta {
     /** Why a test was skipped: the missing prerequisite (read by test/reporters/skip-reasons.ts and the JSON report). */
     skipReason?: string;
+    /** The id of that prerequisite (tools/check-skipped.js lets CI allow some by id). */
+    skipPrerequisite?: string;
   }
 }
 
@@ -35,8 +38,8 @@ export function required(prerequisite: Prerequisite): boolean {
 }
 
 export interface Prerequisite {
-  /** What OBFLOW_REQUIRE_PREREQUISITES names it by: `specs` or `chromium`. */
-  readonly id: 'specs' | 'chromium';
+  /** What OBFLOW_REQUIRE_PREREQUISITES names it by. */
+  readonly id: 'specs' | 'chromium' | 'openssl' | 'unzip';
   /** What is needed, e.g. "the OBIE specification files". */
   readonly what: string;
   /** Undefined when present; otherwise why it is missing and how to provide it (the skip reason). */
@@ -59,7 +62,14 @@ function refuse(prerequisite: Prerequisite): never {
 export function describeWith(prerequisite: Prerequisite, name: string, factory: SuiteFactory): void {
   const { missing } = prerequisite;
   if (missing !== undefined && required(prerequisite)) refuse(prerequisite); // fails the file at collection, with the reason
-  describe(name, { skip: missing !== undefined, meta: missing === undefined ? {} : { skipReason: reasonOf(prerequisite) } }, factory);
+  describe(
+    name,
+    {
+      skip: missing !== undefined,
+      meta: missing === undefined ? {} : { skipReason: reasonOf(prerequisite), skipPrerequisite: prerequisite.id },
+    },
+    factory,
+  );
 }
 
 /**
@@ -72,7 +82,36 @@ export function needs(prerequisite: Prerequisite): void {
   if (required(prerequisite)) refuse(prerequisite);
   const test = TestRunner.getCurrentTest();
   if (!test?.context) throw new Error(`${reasonOf(prerequisite)} (called outside a running test)`);
+  // In the task's meta too, so the JSON report (CI's skip gate, tools/check-skipped.js) sees the reason.
+  test.meta.skipReason = reasonOf(prerequisite);
+  test.meta.skipPrerequisite = prerequisite.id;
   test.context.skip(reasonOf(prerequisite));
+}
+
+const deferred = new WeakSet<object>();
+
+/**
+ * Inside a running test, for a check that is one part of it (a schema validation among a strict rule's assertions):
+ * true when `prerequisite` is present. Missing, the test goes on — its other assertions still run — and when it ends
+ * without failing it is reported as skipped with the reason and the number of assertions that did run (a failure
+ * under OBFLOW_REQUIRE_PREREQUISITES=1, as with needs()).
+ */
+export function presentOrSkipAtTheEnd(prerequisite: Prerequisite): boolean {
+  if (prerequisite.missing === undefined) return true;
+  if (required(prerequisite)) refuse(prerequisite);
+  const test = TestRunner.getCurrentTest();
+  if (!test?.context) throw new Error(`${reasonOf(prerequisite)} (called outside a running test)`);
+  if (!deferred.has(test)) {
+    deferred.add(test);
+    onTestFinished((context) => {
+      if (context.task.result?.state === 'fail') return; // a failure stays a failure
+      const reason = `${reasonOf(prerequisite)}; the test ran to its end (${expect.getState().assertionCalls} expect calls passed)`;
+      context.task.meta.skipReason = reason;
+      context.task.meta.skipPrerequisite = prerequisite.id;
+      context.skip(reason);
+    });
+  }
+  return false;
 }
 
 // ---- the specification files ---------------------------------------------------------------------------------------
@@ -134,3 +173,21 @@ export const chromium: Prerequisite = {
     ? undefined
     : `no executable at ${CHROMIUM_PATH} (apt-get install -y chromium; OBFLOW_TEST_CHROMIUM names another path)`,
 };
+
+// ---- command-line tools --------------------------------------------------------------------------------------------
+
+/** A command on PATH that answers `args` (e.g. `openssl version`) with exit code 0. */
+function command(id: 'openssl' | 'unzip', what: string, args: readonly string[], install: string): Prerequisite {
+  const result = spawnSync(id, args, { stdio: 'ignore' });
+  return {
+    id,
+    what,
+    missing: result.error === undefined && result.status === 0 ? undefined : `no \`${id}\` on PATH (${install})`,
+  };
+}
+
+/** OpenSSL's command line: an independent verifier of the certificates obflow issues, and the maker of legacy PFX files. */
+export const openssl: Prerequisite = command('openssl', 'OpenSSL', ['version'], 'apt-get install -y openssl');
+
+/** Info-ZIP's unzip: an independent reader of the workspace archive. */
+export const unzip: Prerequisite = command('unzip', 'Info-ZIP unzip', ['-v'], 'apt-get install -y unzip');

@@ -82,6 +82,15 @@ describe('.github/workflows/ci.yml does what .ci/run does', () => {
     expect(String(asObject(job.env).OBFLOW_REQUIRE_PREREQUISITES)).toMatch(/'all' \|\| 'chromium'/);
   });
 
+  it('fails on a test that did not run, like .ci/run (spec files excused only when no repository provides them)', () => {
+    const gate = steps.findIndex((step) => String(step.run ?? '').startsWith('node tools/check-skipped.js test-results/vitest.json'));
+    expect(gate).toBeGreaterThan(runs.findIndex((run) => run.startsWith('npm test')));
+    expect(steps[gate]?.if).toBe('${{ !cancelled() }}');
+    expect(asObject(steps[gate]?.env).OBFLOW_ALLOW_SKIPPED).toBe("${{ vars.OBFLOW_SPECS_REPO == '' && 'specs' || '' }}");
+    // The JSON report it reads is written in CI (vitest.config.ts).
+    expect(read('vitest.config.ts')).toContain("['json', { outputFile: 'test-results/vitest.json' }]");
+  });
+
   it('uploads the JUnit file vitest writes in CI (vitest.config.ts) as an artefact, even when tests fail', () => {
     const upload = steps.find((step) => String(step.uses ?? '').startsWith('actions/upload-artifact@'));
     expect(upload?.if).toBe('always()');

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { withEnvironmentValues } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { idTokenStep, jsonOver, jwksCache } from '../../src/run/id-token.js';
+import { manualConsentStep } from '../../src/run/consent/manual.js';
 import {
   browserConsentStep,
   buildRunPlan,
@@ -21,6 +22,7 @@ import {
 } from '../../src/run/index.js';
 import type { SandboxOptions } from '../../src/sandbox/contracts.js';
 import { getTestIdentity } from '../helpers/identity.js';
+import { consentInBrowser } from '../../src/run/consent/browser.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, type Prepared } from './pipeline-helpers.js';
@@ -181,5 +183,50 @@ describeWith(chromium, 'id_token verification after browser consent (strict-inte
     expect(stepOf(result, 'id-token').failures.map((failure) => failure.test)).toEqual([
       'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)',
     ]);
+  });
+});
+
+/** The rule a `code id_token` redirect without an id_token breaks, as the id-token step names it. */
+const MISSING_RULE = /^id_token is present in the authorisation response \(response_type code id_token/;
+
+describeWith(chromium, 'a code id_token redirect without its id_token fails the id-token step in every consent mode', () => {
+  it('browser consent: the bank leaves the id_token out; obflow names the rule before the code exchange', async () => {
+    const consentStep = await alexInTheBrowser();
+    const { result } = await runWithFault('missing', { profile: 'strict-interactive', consentStep });
+    expect(stepOf(result, 'psu-consent-browser').passed).toBe(true);
+    const step = stepOf(result, 'id-token');
+    expect(step.passed).toBe(false);
+    expect(step.failures.map((failure) => failure.test)).toEqual([expect.stringMatching(MISSING_RULE)]);
+    expect(result.passed).toBe(false);
+  });
+
+  it('manual consent: a pasted redirect without the id_token fails the id-token step, naming the rule', async () => {
+    const identity = await getTestIdentity();
+    // The PSU passes the bank's pages (a real browser), then pastes the address without its id_token.
+    const consentStep = manualConsentStep({
+      ask: async (consentUrl, redirectUri) => {
+        const done = await consentInBrowser({
+          consentUrl,
+          redirectUri,
+          script: SANDBOX_CONSENT_SCRIPT,
+          credentials: { username: 'alex', password: 'alex-sandbox-1' },
+          trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+          executablePath: CHROMIUM_PATH,
+        });
+        return `${redirectUri}#code=${done.code}&state=${done.state ?? ''}`;
+      },
+    });
+    const { result } = await runWithFault(undefined, { profile: 'strict-interactive', consentStep });
+    expect(stepOf(result, 'psu-consent-manual').passed).toBe(true);
+    const step = stepOf(result, 'id-token');
+    expect(step.failures.map((failure) => failure.test)).toEqual([expect.stringMatching(MISSING_RULE)]);
+  });
+});
+
+describe('a code id_token redirect without its id_token, headless', () => {
+  it('the collection and the id-token step both name the missing id_token', async () => {
+    const { result } = await runWithFault('missing');
+    expect(stepOf(result, 'psu-consent').passed).toBe(false);
+    expect(stepOf(result, 'id-token').failures.map((failure) => failure.test)).toEqual([expect.stringMatching(MISSING_RULE)]);
   });
 });

@@ -1,14 +1,16 @@
 // Secrets never reach the reports: an assertion whose failure message quotes a secret (the Basic credentials, a
 // token) ends up in newman's JUnit file — obflow redacts every secret value of the run from it. The JSON reporter and
-// any subscriber of the run's events (src/run/events.ts) see the run redacted the same way.
+// any subscriber of the run's events (src/run/events.ts) see the run redacted the same way. The secrets are collected
+// as the run makes them (codes, every token issued, the client secret), not from the final environment.
 
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
 import { SECRET_VARIABLE_KEYS, STEP_NAMES } from '../../src/generate/index.js';
-import { buildRunPlan, JSON_REPORT_FILE, runSteps, type JsonReport, type RunEvent } from '../../src/run/index.js';
+import { buildRunPlan, JSON_REPORT_FILE, runSteps, type JsonReport, type RunEvent, type RunStep } from '../../src/run/index.js';
 import { describeRun, usePreparedSandbox } from './pipeline-helpers.js';
 
 const fixture = usePreparedSandbox('permissive-headless');
@@ -90,14 +92,32 @@ describe('the JSON reporter and the run events', () => {
     const reportDir = join(fixture.prepared.stateDir, 'reports-json');
     // A subscriber of the caller's own: a new reporter needs no runner file (events.ts RunSubscriber).
     const events: RunEvent[] = [];
+    const lines: string[] = [];
     let finished = 0;
+    // Every secret as the run makes it, before any redaction: after each step a local step (which the runner hands the
+    // run's own environment) keeps every secret value then present — the authorisation code before the exchange
+    // forgets it, each access and refresh token before the refresh replaces it, the client secret — and the consent
+    // URL's state and nonce.
+    const made = new Set<string>();
+    const stateAndNonce = new Set<string>();
+    const keep = (name: string): RunStep => ({
+      name: `keep-${name}`,
+      local: async (environment) => {
+        for (const entry of environment.values) {
+          if (entry.value === '') continue;
+          if (entry.type === 'secret' || SECRET_VARIABLE_KEYS.has(entry.key)) made.add(entry.value);
+          if (entry.key === 'state' || entry.key === 'nonce') stateAndNonce.add(entry.value);
+        }
+        return { values: {}, checks: [] };
+      },
+    });
+    const plan = buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections });
     const result = await runSteps({
-      steps: [...buildRunPlan({ stepNames: STEP_NAMES, collections: fixture.prepared.collections }), { name: 'leaky', collection: leaky }],
+      steps: [...plan.flatMap((step) => [step, keep(step.name)]), { name: 'leaky', collection: leaky }],
       environment: fixture.prepared.environment,
       cwd: fixture.prepared.stateDir,
       sslClientCertList: fixture.prepared.certList,
       sslExtraCaCerts: fixture.prepared.caBundle,
-      reporters: ['junit', 'json'],
       subscribers: [
         {
           onEvent: (event) => void events.push(event),
@@ -110,28 +130,48 @@ describe('the JSON reporter and the run events', () => {
       reportDir,
       secretKeys: SECRET_VARIABLE_KEYS,
       target: { name: 'sandbox', profile: 'permissive-headless' },
-      log: () => undefined,
+      reporters: ['junit', 'json', 'cli'],
+      log: (line) => void lines.push(line),
     });
     expect(result.failedStep, describeRun(result)).toBe('leaky');
-    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES, 'leaky']);
+    const named = (names: readonly string[]): string[] => names.filter((name) => !name.startsWith('keep-'));
+    expect(named(result.steps.map((step) => step.name))).toEqual([...STEP_NAMES, 'leaky']);
     const jsonFile = join(reportDir, JSON_REPORT_FILE);
     expect(result.reports).toContain(jsonFile);
     expect(finished).toBe(1);
 
-    // Every secret the run saw (the client's, and what it was issued: tokens, the code) — whole and as a prefix.
-    const secrets = result.environment.values
-      .filter((entry) => entry.type === 'secret' && entry.value.length >= 8)
-      .map((entry) => entry.value);
-    expect(secrets.length).toBeGreaterThan(4);
-    const text = await readFile(jsonFile, 'utf8');
-    const seen = JSON.stringify(events);
-    for (const secret of secrets) {
-      for (const body of [text, seen]) {
-        expect(body.includes(secret)).toBe(false);
-        expect(body.includes(secret.slice(0, 12))).toBe(false);
+    // What was made: the code, two access tokens of the code's grant and the refresh (the first one replaced), the
+    // client's secret; the final environment alone holds fewer (the code is forgotten, the first token replaced).
+    const final = new Set(result.environment.values.filter((entry) => entry.type === 'secret').map((entry) => entry.value));
+    const clientSecret = environmentValue(result.environment, '_clientSecret') ?? '';
+    expect(clientSecret).not.toBe('');
+    expect(made.has(clientSecret)).toBe(true);
+    const gone = [...made].filter((secret) => !final.has(secret));
+    expect(gone.length, 'the code and the pre-refresh tokens are not in the final environment').toBeGreaterThanOrEqual(2);
+    expect(stateAndNonce.size).toBe(2);
+
+    // Every file the run wrote under the report folder, every event, every progress line: no secret whole, none of
+    // the long ones by a 12-character prefix (chai's truncated quotes); the JSON report keeps no state or nonce.
+    const files = readdirSync(reportDir, { recursive: true, encoding: 'utf8' })
+      .map((name) => join(reportDir, name))
+      .filter((path) => statSync(path).isFile());
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    const bodies = new Map([
+      ...files.map((path) => [path, readFileSync(path, 'utf8')] as const),
+      ['events', JSON.stringify(events)],
+      ['progress', lines.join('\n')],
+    ]);
+    const leaks: string[] = [];
+    for (const [where, body] of bodies) {
+      for (const secret of made) {
+        if (body.includes(secret) || (secret.length >= 12 && body.includes(secret.slice(0, 12))))
+          leaks.push(`${where}: ${secret.slice(0, 4)}…`);
       }
     }
+    expect(leaks).toEqual([]);
+    const text = await readFile(jsonFile, 'utf8');
     expect(text).toContain('[redacted]');
+    for (const value of stateAndNonce) expect(text.includes(value), 'state and nonce stay out of the JSON report').toBe(false);
 
     const report = JSON.parse(text) as JsonReport;
     expect(report).toMatchObject({
@@ -141,7 +181,7 @@ describe('the JSON reporter and the run events', () => {
       failedStep: 'leaky',
     });
     expect(report.origins.length).toBeGreaterThan(0);
-    expect(report.steps.map((step) => step.name)).toEqual([...STEP_NAMES, 'leaky']);
+    expect(named(report.steps.map((step) => step.name))).toEqual([...STEP_NAMES, 'leaky']);
     for (const step of report.steps) {
       const tally = result.steps.find((candidate) => candidate.name === step.name);
       expect(step.passed).toBe(tally?.passed);
@@ -170,7 +210,9 @@ describe('the JSON reporter and the run events', () => {
     // The events: start first, done last, a begin and an end per step, the accounts body for the summary.
     expect(events[0]?.type).toBe('start');
     expect(events.at(-1)?.type).toBe('done');
-    const phases = events.flatMap((event) => (event.type === 'step' ? [`${event.phase} ${event.step}`] : []));
+    const phases = events.flatMap((event) =>
+      event.type === 'step' && !event.step.startsWith('keep-') ? [`${event.phase} ${event.step}`] : [],
+    );
     expect(phases).toEqual([...STEP_NAMES, 'leaky'].flatMap((name) => [`begin ${name}`, `end ${name}`]));
     const accountsList = events.find((event) => event.type === 'request' && /\/aisp\/accounts$/.test(event.url));
     expect(accountsList?.type === 'request' ? accountsList.json : undefined).toMatchObject({ Data: { Account: expect.any(Array) } });

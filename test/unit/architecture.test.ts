@@ -97,9 +97,7 @@ function layoutSegments(): string[] {
     layout.registration({ softwareId: 's', target: 't', profile: 'p' }),
     layout.environment('e'),
     layout.workspace('e'),
-    ...(['target-ca.pem', 'ssl-client-cert-list.json', 'transport-from-pfx.pem', 'transport-from-pfx.key'] as const).map((name) =>
-      layout.runFile(name),
-    ),
+    ...(['target-ca.pem', 'ssl-client-cert-list.json'] as const).map((name) => layout.runFile(name)),
   ];
   return [
     ...new Set(
@@ -164,8 +162,6 @@ describe('the state folder', () => {
       'sandbox',
       'ssl-client-cert-list.json',
       'target-ca.pem',
-      'transport-from-pfx.key',
-      'transport-from-pfx.pem',
       'workspace',
       'workspace-report',
     ]);

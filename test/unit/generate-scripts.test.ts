@@ -372,6 +372,65 @@ describe('psu-consent test: the redirect', () => {
     expect(unknownKid.tests.find((t) => t.name === signatureTest)?.error).toMatch(/jwks_uri has no key with kid k1/);
   });
 
+  // One fault per rule the collection checks as obflow's id-token step does (test/unit/run-id-token.test.ts): the
+  // collection groups iss, aud and nonce in one test; it has no iat or acr test (obflow's step checks those).
+  it.each([
+    ['iss of another issuer', { iss: 'https://evil.example' }, 'id_token iss, aud and nonce are right'],
+    ['aud of another client', { aud: 'client-2' }, 'id_token iss, aud and nonce are right'],
+    ['exp in the past', { exp: Math.floor(Date.now() / 1000) - 10 }, 'id_token is not expired'],
+  ] as const)('%s fails its test only', (_name, claims, failing) => {
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: idToken(claims), state: 'state-1' }) }).failed()).toEqual([
+      failing,
+    ]);
+  });
+
+  const SIGNATURE_TEST =
+    'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)';
+  const claimsOf = (jwt: string): Record<string, unknown> =>
+    JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+
+  it('alg RS256 (same key) and alg none fail the alg test and the signature test', () => {
+    const claims = claimsOf(idToken());
+    const input = `${b64url({ alg: 'RS256', kid: 'k1' })}.${b64url(claims)}`;
+    const rs256 = `${input}.${sign('sha256', Buffer.from(input), bankKey.privateKey).toString('base64url')}`;
+    const none = `${b64url({ alg: 'none', kid: 'k1' })}.${b64url(claims)}.`;
+    for (const jwt of [rs256, none]) {
+      const result = run(test, { env, response: redirect({ code: 'code-1', id_token: jwt, state: 'state-1' }) });
+      expect(result.failed()).toEqual(['id_token is PS256 (registered id_token_signed_response_alg)', SIGNATURE_TEST]);
+    }
+  });
+
+  it('a token without kid: verified with the only key of the set, refused when the set has two (OIDC Core §10.1.1)', () => {
+    const claims = claimsOf(idToken());
+    const withoutKid = signPs256({ alg: 'PS256' }, claims);
+    expect(run(test, { env, response: redirect({ code: 'code-1', id_token: withoutKid, state: 'state-1' }) }).failed()).toEqual([]);
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+    const twoKeys = JSON.stringify([{ kid: 'k0', n: otherKey.n, e: otherKey.e }, ...(JSON.parse(BANK_JWKS) as unknown[])]);
+    const refused = run(test, {
+      env: { ...env, bank_jwks: twoKeys },
+      response: redirect({ code: 'code-1', id_token: withoutKid, state: 'state-1' }),
+    });
+    expect(refused.failed()).toEqual([SIGNATURE_TEST]);
+    expect(refused.tests.find((t) => t.name === SIGNATURE_TEST)?.error).toMatch(/has no kid, and jwks_uri has 2 keys/);
+  });
+
+  it('an RSA key under 2048 bits is refused, however well it signs (RFC 7518 §3.5)', () => {
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const smallJwk = small.publicKey.export({ format: 'jwk' });
+    const input = `${b64url({ alg: 'PS256', kid: 'k1' })}.${b64url(claimsOf(idToken()))}`;
+    const signature = sign('sha256', Buffer.from(input), {
+      key: small.privateKey,
+      padding: constants.RSA_PKCS1_PSS_PADDING,
+      saltLength: 32,
+    });
+    const result = run(test, {
+      env: { ...env, bank_jwks: JSON.stringify([{ kid: 'k1', n: smallJwk.n, e: smallJwk.e }]) },
+      response: redirect({ code: 'code-1', id_token: `${input}.${signature.toString('base64url')}`, state: 'state-1' }),
+    });
+    expect(result.failed()).toEqual([SIGNATURE_TEST]);
+    expect(result.tests.find((t) => t.name === SIGNATURE_TEST)?.error).toMatch(/1024 bits, fewer than 2048/);
+  });
+
   it('fails on an error redirect and on a redirect elsewhere', () => {
     const denied = run(test, { env, response: redirect({ error: 'access_denied', state: 'state-1' }) });
     expect(denied.failed()).toContain('no error in the redirect');

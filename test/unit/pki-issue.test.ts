@@ -15,15 +15,7 @@ import { isObflowError } from '../../src/errors.js';
 import { issueLocalIdentity } from '../../src/pki/issue.js';
 import { loadLocalIdentity } from '../../src/pki/manifest.js';
 import { getForeignIdentity, getTestIdentity, scratchDir } from '../helpers/identity.js';
-
-const opensslAvailable = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { needs, openssl } from '../helpers/prerequisites.js';
 
 describe('issueLocalIdentity', () => {
   it('signs the software statement PS256 with the directory key, with the directory API claims', async () => {
@@ -217,7 +209,8 @@ describe('issueLocalIdentity', () => {
     expect((invalid as Error).message).toContain(join(dir, 'identity.json'));
   });
 
-  it.skipIf(!opensslAvailable)('verifies with openssl (independent verifier)', async () => {
+  it('verifies with openssl (independent verifier)', async () => {
+    needs(openssl);
     const id = await getTestIdentity();
     const f = id.manifest.files;
     const at = (rel: string): string => join(id.dir, rel);

@@ -15,15 +15,7 @@ import { loadTransportMaterial } from '../../src/pki/load.js';
 import { certificateThumbprint, createMtlsDispatcher } from '../../src/pki/tls.js';
 import { verifyIdentity } from '../../src/pki/verify.js';
 import { getForeignIdentity, getTestIdentity, scratchDir, type TestIdentity } from '../helpers/identity.js';
-
-const opensslAvailable = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { needs, openssl } from '../helpers/prerequisites.js';
 
 async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'no error' | 'not an ObflowError'> {
   try {
@@ -96,7 +88,8 @@ describe('loadTransportMaterial', () => {
     expect(material.x509.checkPrivateKey(createPrivateKey(material.keyPem))).toBe(true);
   });
 
-  it.skipIf(!opensslAvailable)('opens PFX files made by openssl 3, modern and -legacy (which Node TLS cannot read)', async () => {
+  it('opens PFX files made by openssl 3, modern and -legacy (which Node TLS cannot read)', async () => {
+    needs(openssl);
     const cert = join(id.dir, id.manifest.files.transport_certificate);
     const key = join(id.dir, id.manifest.files.transport_key);
     for (const [name, extra, nodeTlsReadable] of [

@@ -137,3 +137,16 @@ describe('views of the events', () => {
     expect(report).toMatchObject({ version: 1, passed: true, origins: ['https://bank.example:8443'] });
   });
 });
+
+describe('errors from a run (newman could not run, OBFLOW_DEBUG stacks)', () => {
+  it('Redactor.error: message, stack and nested causes redacted; the name kept', () => {
+    const inner = new Error(`socket closed after sending ${TOKEN}`);
+    const outer = new TypeError(`newman: bad request with Bearer ${TOKEN.slice(0, 20)}`, { cause: inner });
+    const safe = redactor().error(outer);
+    expect(safe.name).toBe('TypeError');
+    const all = `${safe.message}\n${safe.stack ?? ''}\n${String((safe.cause as Error).message)}\n${String((safe.cause as Error).stack)}`;
+    expect(all).toContain('[redacted]');
+    expect(all).not.toContain(TOKEN.slice(0, 12));
+    expect(redactor().error('plain string with no secret').message).toBe('plain string with no secret');
+  });
+});

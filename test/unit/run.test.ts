@@ -193,12 +193,15 @@ describe('buildRunSummary', () => {
 
 describe('redactSecrets', () => {
   const secret = 'eyJhbGciOiJQUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.sig-nature_1';
-  it('removes whole values and truncated fragments, leaves ordinary text and short secrets', () => {
+  it('removes whole values and truncated fragments, and leaves ordinary text', () => {
     expect(redactSecrets(`token ${secret} here`, [secret])).toBe('token [redacted] here');
     expect(redactSecrets(`expected '${secret.slice(0, 24)}…' to deeply equal 'nope'`, [secret])).toBe(
       "expected '[redacted]…' to deeply equal 'nope'",
     );
     expect(redactSecrets('status is 200: transactions page 2', [secret])).toBe('status is 200: transactions page 2');
-    expect(redactSecrets('pin 1234 stays', ['1234'])).toBe('pin 1234 stays');
+  });
+
+  it('removes a short secret too (under 8 characters: no fragments of it, the whole value)', () => {
+    expect(redactSecrets('pin 1234 goes, as does pw7', ['1234', 'pw7'])).toBe('pin [redacted] goes, as does [redacted]');
   });
 });

@@ -1,6 +1,7 @@
 // The profiles' tolerances (src/sandbox/policy.ts) and docs/sandbox.md's "Tolerances" table stay one table: every row
-// documented once with its profiles, the clause it relaxes and what it accepts; every row read by some handler; and
-// no handler telling the profiles apart any other way.
+// documented once with its profiles, the clause it relaxes and what it accepts; every row read by some handler and
+// given a pair of attempts (test/helpers/policy-pairs.ts, run with the row flipped by the integration test of the
+// same name); and no handler telling the profiles apart any other way.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
 import { tolerates, TOLERANCES } from '../../src/sandbox/policy.js';
 import type { ToleranceName } from '../../src/sandbox/policy.js';
+import { POLICY_PAIRS } from '../helpers/policy-pairs.js';
 import { REPO_ROOT } from '../helpers/prerequisites.js';
 
 /** The rows of the table under docs/sandbox.md's "### Tolerances" heading, as cells. */
@@ -66,6 +68,13 @@ describe('the tolerance table', () => {
     }
   });
 
+  it('has a pair of attempts per row, run both ways and with the row flipped by test/integration/sandbox-policy.test.ts', () => {
+    // Finding the name in a handler is not enough (a rule can be read and never decide anything); each row's attempts
+    // must be refused by strict, accepted by permissive, and swap when the row is flipped.
+    expect(Object.keys(POLICY_PAIRS).sort()).toEqual(TOLERANCES.map((row) => row.name).sort());
+    for (const row of TOLERANCES) expect(POLICY_PAIRS[row.name].length, row.name).toBeGreaterThan(0);
+  });
+
   it('is read by the handlers: every row is asked for somewhere in src/sandbox', () => {
     const unread = TOLERANCES.filter((row) => !handlerSources.some(({ text }) => text.includes(`'${row.name}'`)));
     expect(unread.map((row) => row.name)).toEqual([]);
@@ -85,5 +94,20 @@ describe('the tolerance table', () => {
         ),
     );
     expect(branches).toEqual([]);
+  });
+});
+
+describe("the README's profile table says what the strict profiles do", () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const strictRows = readme.split('\n').filter((line) => /^\| strict-(headless|interactive) \|/.test(line));
+
+  it('claims no more than the table enforces: unsigned request objects are accepted, as the interface says', () => {
+    expect(strictRows).toHaveLength(2);
+    for (const row of strictRows) {
+      // docs/bank-interface.md §5.2: request objects are unsigned (alg none); FAPI 1 Advanced §5.2.2-1 wants them signed.
+      expect(row).not.toMatch(/every rule/);
+      expect(row).toMatch(/unsigned request objects/);
+      expect(row).toMatch(/no tolerance/);
+    }
   });
 });

@@ -63,7 +63,7 @@ export function readConsentRedirect(url: string, expected: { redirectUri: string
         hint:
           error === 'access_denied'
             ? 'The PSU cancelled; run the consent again and confirm.'
-            : 'Check the consent URL parameters (obflow run psu-consent --verbose).',
+            : 'Check the response type, scope and redirect URI the consent URL sent (`obflow run psu-consent --reporters cli,json` shows the request and keeps it in the JSON report).',
       },
     );
   }

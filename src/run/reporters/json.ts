@@ -1,10 +1,11 @@
 // The `json` reporter: one JSON file per run (`<reports>/obflow-run.json`) for machines and people's tools — the
 // target, every step with its requests (status, timing, size, transport failure) and each request's assertions, and
-// the verdict. No headers, no bodies. Built from redacted events, then passed through the run's redaction once more
-// when written (a secret first seen after an event went out: src/run/events.ts).
+// the verdict. No headers, no bodies, no state or nonce of the consent URL. Built from redacted events, then passed
+// through the run's redaction once more when written (a secret first seen after an event went out: src/run/events.ts).
 
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
+import { REDACTED } from '../redaction.js';
 import type { AssertionEvent, ReporterFactory, RequestEvent, RunEvent, RunStartEvent, RunTargetInfo, StepKind } from '../events.js';
 
 export const JSON_REPORT_FILE = 'obflow-run.json';
@@ -38,6 +39,19 @@ export interface JsonReport {
   passed?: boolean;
   failedStep?: string;
   steps: JsonReportStep[];
+}
+
+/** The consent URL's parameters that bind the response to this request (OAuth 2.0 §10.12 state, OIDC Core §3.1.2.1
+ *  nonce) and the request object carrying both: a report that outlives the run keeps their names, not their values. */
+const CONSENT_BINDINGS = ['state', 'nonce', 'request'] as const;
+
+/** `url` with the values of CONSENT_BINDINGS in its query replaced by `[redacted]` (anything else as it was). */
+export function withoutConsentBindings(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (!CONSENT_BINDINGS.some((name) => parsed.searchParams.has(name))) return url;
+  for (const name of CONSENT_BINDINGS) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, REDACTED);
+  return parsed.href;
 }
 
 /** The report built from a run's events (pure: events in, report out). */
@@ -74,7 +88,7 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
       }
       case 'request': {
         const { type: _type, step, json: _json, ...request } = event;
-        stepOf(step).requests.push({ ...request, assertions: [] });
+        stepOf(step).requests.push({ ...request, url: withoutConsentBindings(request.url), assertions: [] });
         break;
       }
       case 'assertion': {

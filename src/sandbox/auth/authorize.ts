@@ -414,7 +414,8 @@ export async function completeAuthorisation(
   };
   deps.store.codes.set(hashSecret(code), record);
   const params = new URLSearchParams({ code });
-  if (request.responseType === 'code id_token') {
+  // The `missing` fault leaves out what `code id_token` promises (OIDC Core §3.3.2.5), for testing that a TPP notices.
+  if (request.responseType === 'code id_token' && deps.idTokenFault !== 'missing') {
     params.set(
       'id_token',
       await signIdToken(

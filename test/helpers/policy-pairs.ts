@@ -1,0 +1,180 @@
+// One pair of attempts per row of src/sandbox/policy.ts: what a strict profile refuses and a permissive one accepts
+// because of that row, and nothing else. test/integration/sandbox-policy.test.ts runs each attempt against both
+// profiles, then again with the row flipped (strict tolerating it, permissive not), expecting the answers to swap:
+// an attempt refused for another reason (a certificate check answering before the rule) fails there.
+// test/unit/sandbox-policy.test.ts holds the table to the rows.
+
+import { randomUUID } from 'node:crypto';
+
+import type { ToleranceName } from '../../src/sandbox/policy.js';
+import type { TestIdentity } from './identity.js';
+import { BANK_FINANCIAL_ID, mtlsAgent, SandboxTpp, type AuthorizeOptions, type WireResponse } from './sandbox-client.js';
+
+/** The answer to one attempt: accepted or not, and what the bank said (for the failure message). */
+export interface Answer {
+  accepted: boolean;
+  said: string;
+}
+
+/** What an attempt may use: a registered client of the profile, and identities besides the client's own. */
+export interface AttemptContext {
+  tpp: SandboxTpp;
+  /** A certificate of the same directory for the client's own software statement (same CN and OU, another key). */
+  sibling: TestIdentity;
+  /** Another TPP of the same directory (another software statement). */
+  second: TestIdentity;
+}
+
+export type Attempt = (context: AttemptContext) => Promise<Answer>;
+
+const answered = (response: WireResponse, accepted: number): Answer => ({
+  accepted: response.status === accepted,
+  said: `${response.status} ${response.text.slice(0, 200)}`,
+});
+
+/** One headless authorisation (consent created first): accepted when the redirect carries a code. */
+function authorising(options: Omit<AuthorizeOptions, 'consentId'>, register?: Record<string, unknown>): Attempt {
+  return async ({ tpp }) => {
+    let client = tpp;
+    if (register !== undefined) {
+      client = new SandboxTpp(tpp.urls, tpp.identity, tpp.profile, tpp.agent);
+      await client.register(register);
+    }
+    const result = await client.authorize({ ...options, consentId: await client.createConsent() });
+    const code = result.params.get('code');
+    return {
+      accepted: code !== null && code !== '',
+      said: `${result.status} ${result.params.get('error') ?? ''} ${result.params.get('error_description') ?? result.response.text.slice(0, 120)}`,
+    };
+  };
+}
+
+/** GET /accounts with a fresh authorisation-code token; `headers` replace the usual ones (undefined: left out). */
+function readingAccounts(headers: Record<string, string | undefined>, presentWith?: 'sibling'): Attempt {
+  return async ({ tpp, sibling }) => {
+    const flow = await tpp.headlessFlow();
+    const all: Record<string, string | undefined> = {
+      authorization: `Bearer ${flow.accessToken}`,
+      accept: 'application/json',
+      'x-fapi-financial-id': BANK_FINANCIAL_ID,
+      ...headers,
+    };
+    const sent = Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const client = presentWith === 'sibling' ? tpp.withIdentity(sibling) : tpp;
+    try {
+      return answered(await client.fetch('GET', `${tpp.urls.aisp_base_url}/accounts`, { headers: sent }), 200);
+    } finally {
+      if (client !== tpp) await client.close();
+    }
+  };
+}
+
+/** POST /account-access-consents with `data` as Data: accepted with 201. */
+function creatingConsent(data: Record<string, unknown>): Attempt {
+  return async ({ tpp }) => {
+    const token = await tpp.clientCredentials();
+    const response = await tpp.fetch('POST', `${tpp.urls.aisp_base_url}/account-access-consents`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-fapi-financial-id': BANK_FINANCIAL_ID,
+      },
+      body: JSON.stringify({
+        Data: { Permissions: ['ReadAccountsBasic', 'ReadTransactionsBasic', 'ReadTransactionsCredits'], ...data },
+        Risk: {},
+      }),
+    });
+    return answered(response, 201);
+  };
+}
+
+const PKCE_VERIFIER = `${randomUUID()}-${randomUUID()}`;
+
+/** Every row, by name; more than one attempt where the row covers more than one rule. */
+export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
+  'request-object-optional': [authorising({ responseType: 'code', requestObject: false })],
+  // FAPI 1 Advanced §5.2.2-10: response_type only in the query beside a request object.
+  'query-parameters': [authorising({ objectClaims: { response_type: undefined } })],
+  // OIDC Core §6.1: no copies of client_id's companions (response_type, scope) in the query.
+  'query-copies-optional': [authorising({ queryParams: false })],
+  'request-object-exp': [authorising({ objectClaims: { exp: undefined } })],
+  'request-object-nbf': [authorising({ objectClaims: { nbf: undefined } })],
+  // §5.2.2-15 (aud) and RFC 9101 §4 (iss is the client): both under the one row.
+  'request-object-aud': [authorising({ objectClaims: { aud: undefined } }), authorising({ objectClaims: { iss: 'another-client' } })],
+  // FAPI 1 Baseline §5.2.2-9: a client that registered exactly one redirect URI sends none.
+  'redirect-uri-default': [
+    async (context) =>
+      authorising({ redirectUri: null }, { redirect_uris: [context.tpp.identity.manifest.redirect_uris[0] ?? ''] })(context),
+  ],
+  'scope-extra-spaces': [authorising({ scope: 'openid  accounts ' })],
+  'scope-without-openid': [authorising({ responseType: 'code', scope: 'accounts' })],
+  'state-optional': [authorising({ responseType: 'code', state: null })],
+  'nonce-optional': [authorising({ responseType: 'code', nonce: null })],
+  'intent-id-not-essential': [authorising({ essential: false })],
+  'pkce-plain': [authorising({ objectClaims: { code_challenge: PKCE_VERIFIER, code_challenge_method: 'plain' } })],
+  // RFC 6749 §2.3.1: the secret in the body, no Authorization header.
+  'client-secret-post': [
+    async ({ tpp }) => {
+      const client = tpp.client;
+      if (client === undefined) throw new TypeError('a registered client');
+      const response = await tpp.token(
+        { grant_type: 'client_credentials', scope: 'accounts', client_id: client.client_id, client_secret: client.client_secret },
+        { authorization: null },
+      );
+      return answered(response, 200);
+    },
+  ],
+  // Another statement's directory certificate, at registration and at the token endpoint.
+  'foreign-transport-certificate': [
+    async ({ tpp, second }) => {
+      const over = new SandboxTpp(tpp.urls, tpp.identity, tpp.profile, mtlsAgent(second));
+      try {
+        return answered(await over.registerRaw(await over.signRegistration(over.registrationClaims())), 201);
+      } finally {
+        await over.close();
+      }
+    },
+    async ({ tpp, second }) => {
+      const moved = tpp.withIdentity(second);
+      try {
+        return answered(await moved.token({ grant_type: 'client_credentials', scope: 'accounts' }), 200);
+      } finally {
+        await moved.close();
+      }
+    },
+  ],
+  // RFC 8705 §4: the refresh token presented with another certificate of the same statement (so the token endpoint's
+  // certificate check, foreign-transport-certificate, is satisfied and only the binding can refuse).
+  'refresh-token-unbound': [
+    async ({ tpp, sibling }) => {
+      const flow = await tpp.headlessFlow();
+      const moved = tpp.withIdentity(sibling);
+      try {
+        return answered(await moved.token({ grant_type: 'refresh_token', refresh_token: flow.refreshToken ?? '' }), 200);
+      } finally {
+        await moved.close();
+      }
+    },
+  ],
+  'registration-defaults': [
+    async ({ tpp }) =>
+      answered(
+        await tpp.registerRaw(
+          await tpp.signRegistration(
+            tpp.registrationClaims({ token_endpoint_auth_method: undefined, subject_type: undefined, scope: undefined }),
+          ),
+        ),
+        201,
+      ),
+  ],
+  'access-token-unbound': [readingAccounts({}, 'sibling')],
+  'financial-id-optional': [
+    readingAccounts({ 'x-fapi-financial-id': undefined }),
+    readingAccounts({ 'x-fapi-financial-id': 'another-bank' }),
+  ],
+  // AIS v3.1.1: x-fapi-customer-last-logged-time is an RFC 7231 date.
+  'last-logged-time-format': [readingAccounts({ 'x-fapi-customer-last-logged-time': '2025-01-02T10:00:00Z' })],
+  'consent-unknown-fields': [creatingConsent({ Colour: 'blue' })],
+  'consent-local-time': [creatingConsent({ TransactionFromDateTime: '2025-01-02T00:00:00' })],
+};

@@ -1,0 +1,81 @@
+// Every row of src/sandbox/policy.ts holds: the strict profile refuses the row's attempt (test/helpers/policy-pairs.ts),
+// the permissive one accepts it, and with the row flipped (strict tolerating, permissive not) the answers swap. The
+// flip proves each refusal comes from that row: an attempt answered first by another check (a certificate check, a
+// missing parameter) still fails strict with the row flipped, and this test says so.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import type { ProfileName } from '../../src/sandbox/contracts.js';
+import type * as Policy from '../../src/sandbox/policy.js';
+import { TOLERANCES, type ToleranceName } from '../../src/sandbox/policy.js';
+import { getTestIdentity, issueVariantIdentity, type TestIdentity } from '../helpers/identity.js';
+import { POLICY_PAIRS, type Answer, type Attempt } from '../helpers/policy-pairs.js';
+import { SandboxTpp, startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+
+/** The rows this test has flipped: for them the emulator's handlers read the table the other way round. */
+const flipped = vi.hoisted(() => new Set<string>());
+vi.mock('../../src/sandbox/policy.js', async (importOriginal) => {
+  const original = await importOriginal<typeof Policy>();
+  return {
+    ...original,
+    tolerates: (profile: ProfileName, name: ToleranceName): boolean =>
+      flipped.has(name) ? !original.tolerates(profile, name) : original.tolerates(profile, name),
+  };
+});
+
+let sandbox: TestSandbox;
+let sibling: TestIdentity;
+let second: TestIdentity;
+const tpps = new Map<ProfileName, SandboxTpp>();
+
+beforeAll(async () => {
+  const identity = await getTestIdentity();
+  second = await getTestIdentity('second-tpp');
+  // Same software statement id and organisation (CN, OU), another key and certificate from the same directory.
+  sibling = await issueVariantIdentity({ softwareId: identity.manifest.software_id, orgId: identity.manifest.org_id });
+  sandbox = await startTestSandbox();
+  for (const profile of ['strict-headless', 'permissive-headless'] as const) {
+    const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
+    await tpp.register();
+    tpps.set(profile, tpp);
+  }
+});
+
+afterAll(async () => {
+  flipped.clear();
+  await Promise.all([...tpps.values()].map((tpp) => tpp.close()));
+  await sandbox?.close();
+});
+
+async function attempt(run: Attempt, profile: ProfileName): Promise<Answer> {
+  const tpp = tpps.get(profile);
+  if (tpp === undefined) throw new TypeError(profile);
+  return run({ tpp, sibling, second });
+}
+
+describe('each tolerance row: strict refuses, permissive accepts, and flipping the row swaps the answers', () => {
+  it.each(TOLERANCES.map((row) => row.name))('%s', async (name) => {
+    const attempts = POLICY_PAIRS[name];
+    expect(attempts.length).toBeGreaterThan(0);
+    try {
+      for (const [index, run] of attempts.entries()) {
+        const label = `${name} attempt ${index + 1}`;
+        flipped.clear();
+        const strict = await attempt(run, 'strict-headless');
+        expect(strict.accepted, `${label}: strict should refuse; it said ${strict.said}`).toBe(false);
+        const permissive = await attempt(run, 'permissive-headless');
+        expect(permissive.accepted, `${label}: permissive should accept; it said ${permissive.said}`).toBe(true);
+        flipped.add(name);
+        const strictFlipped = await attempt(run, 'strict-headless');
+        expect(strictFlipped.accepted, `${label}: with the row removed, strict should accept; it said ${strictFlipped.said}`).toBe(true);
+        const permissiveFlipped = await attempt(run, 'permissive-headless');
+        expect(
+          permissiveFlipped.accepted,
+          `${label}: without the tolerance, permissive should refuse; it said ${permissiveFlipped.said}`,
+        ).toBe(false);
+      }
+    } finally {
+      flipped.clear();
+    }
+  });
+});
