@@ -17,7 +17,8 @@ import {
   writeEnvironment,
   type PostmanEnvironment,
 } from '../environment/index.js';
-import { buildCollections, loadTemplates, SECRET_VARIABLE_KEYS, STEP_NAMES, stepFileName, writeCollections } from '../generate/index.js';
+import { STEP_NAMES } from '../generate/flow.js';
+import { SECRET_VARIABLE_KEYS } from '../generate/variables.js';
 import type { IdentityPaths } from '../pki/types.js';
 import { readSigningKey } from '../pki/verify.js';
 import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
@@ -137,20 +138,9 @@ export async function readEnvironmentFile(config: ObflowConfig, target: Target):
   return readSavedEnvironment(environmentPath(config.stateDir, environmentStem(target)));
 }
 
-// ---- generate ------------------------------------------------------------------------------------------------------
+// ---- generate: src/pipeline/generate.ts (light: the CLI loads it without this module) ----------------------------------
 
-/** Writes every collection; returns the paths and the step collections as built, so a run need not read them back. */
-export async function generateStage(outDir: string): Promise<{ paths: string[]; collections: Record<string, object> }> {
-  const files = buildCollections({ templates: loadTemplates() });
-  await writeCollections(outDir, files);
-  const byName = new Map(files.map((file) => [file.fileName, file.json]));
-  const collections: Record<string, object> = {};
-  for (const name of STEP_NAMES) {
-    const json = byName.get(stepFileName(name));
-    if (json !== undefined) collections[name] = JSON.parse(json) as object;
-  }
-  return { paths: files.map((file) => join(outDir, file.fileName)), collections };
-}
+export { generateStage } from './generate.js';
 
 // ---- run -----------------------------------------------------------------------------------------------------------
 

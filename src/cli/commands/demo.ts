@@ -54,7 +54,9 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
         const generated = await core.generateStage(config.output.collections);
-        out.line(`generate     ${generated.paths.length} collections in ${config.output.collections} ${took()}`);
+        out.line(
+          `generate     ${generated.paths.length} collections in ${config.output.collections}${generated.written ? '' : ' (current)'} ${took()}`,
+        );
         const result = await core.runStage(session, {
           environment,
           collections: generated.collections,
