@@ -172,10 +172,20 @@ function buildItem(item: RequestItemSpec, path: string, templates: Templates): p
       ...(body === undefined ? {} : { body }),
     },
     event: [
-      {
-        listen: 'prerequest',
-        script: { id: uuidV5(`${path}/${item.name}#prerequest`), type: 'text/javascript', exec: renderScript(item.prerequest, templates) },
-      },
+      // No pre-request script when the item has no part for one: postman-sandbox would still run it, at its fixed cost
+      // per execution (context serialised both ways, a vm run).
+      ...(item.prerequest.length === 0
+        ? []
+        : [
+            {
+              listen: 'prerequest',
+              script: {
+                id: uuidV5(`${path}/${item.name}#prerequest`),
+                type: 'text/javascript',
+                exec: renderScript(item.prerequest, templates),
+              },
+            },
+          ]),
       {
         listen: 'test',
         script: { id: uuidV5(`${path}/${item.name}#test`), type: 'text/javascript', exec: renderScript(item.test, templates) },

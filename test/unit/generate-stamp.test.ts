@@ -49,7 +49,7 @@ describe('generate stage: current collections are neither built nor written', ()
     cpSync(DEFAULT_TEMPLATES_DIR, copy, { recursive: true });
     const base = generatorFingerprint({}, copy);
     expect(generatorFingerprint({}, DEFAULT_TEMPLATES_DIR)).toBe(base);
-    const script = join(copy, 'scripts', 'fapi.prerequest.js');
+    const script = join(copy, 'scripts', 'check-echo.test.js');
     writeFileSync(script, `${readFileSync(script, 'utf8')}\n// changed\n`);
     expect(generatorFingerprint({}, copy)).not.toBe(base);
     expect(generatorFingerprint({ permissions: ['ReadAccountsBasic'] })).not.toBe(generatorFingerprint());
