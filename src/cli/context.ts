@@ -6,6 +6,7 @@ import type { ObflowConfig } from '../config/schema.js';
 import type * as CoreModule from '../pipeline/index.js';
 import type * as LightCoreModule from '../pipeline/light.js';
 import type { SessionSeams } from '../pipeline/session.js';
+import type { RunSubscriber } from '../run/events.js';
 import { commandOverrides } from './flags.js';
 import type { CliIo, Output } from './output.js';
 import { onInterrupt } from '../interrupt.js';
@@ -77,4 +78,19 @@ function openConfig(
 /** A session's seams at the terminal: progress lines to the output, manual consent pasted at the prompt. */
 export function sessionSeams(state: CommandState): Partial<SessionSeams> {
   return { log: (line) => state.output.line(line), ask: pasteRedirect(state.io), onInterrupt, env: state.io.env };
+}
+
+/** The live line of a long run step (src/run/subscribers/live-line.ts): only when stdout is a terminal, never with
+ *  --json or --quiet — CI logs and piped output stay a line per step. */
+export function liveLineFor(state: CommandState, core: Pick<Core, 'createLiveLine'>): RunSubscriber | undefined {
+  const { stdout } = state.io;
+  if (state.output.json || state.output.quiet || stdout.isTTY !== true) return undefined;
+  const { columns } = stdout as { columns?: number };
+  return core.createLiveLine({ write: (text) => void stdout.write(text), ...(columns !== undefined ? { columns } : {}) });
+}
+
+/** liveLineFor as runStage's option: absent off a terminal. */
+export function liveLineOption(state: CommandState, core: Pick<Core, 'createLiveLine'>): { liveLine?: RunSubscriber } {
+  const liveLine = liveLineFor(state, core);
+  return liveLine === undefined ? {} : { liveLine };
 }

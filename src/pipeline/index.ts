@@ -30,6 +30,7 @@ export {
   storedRegistration,
 } from './stages.js';
 export { SANDBOX_TEST_USERS } from './target.js';
+export { createLiveLine } from '../run/subscribers/live-line.js';
 
 /** `obflow workspace`: its module (the generator, handlebars) loads only for that command. */
 export async function makeWorkspace(

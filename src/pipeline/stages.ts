@@ -38,6 +38,7 @@ import {
   type ReporterName,
   type RunResult,
   type RunStep,
+  type RunSubscriber,
 } from '../run/index.js';
 import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../report/subscriber.js';
@@ -154,6 +155,8 @@ export interface RunStageOptions {
   reporters?: readonly ReporterName[];
   /** Progress lines of the cli reporter. */
   progress?: (line: string) => void;
+  /** A terminal's live line during a long step (src/run/subscribers/live-line.ts); the CLI gives it on a TTY only. */
+  liveLine?: RunSubscriber;
 }
 
 /**
@@ -234,6 +237,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     reportDir: reportsDir(config),
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
+    ...(options.liveLine !== undefined ? { first: [options.liveLine] } : {}),
     // The session loaded and checked the transport material: the preflight does not read it again.
     transportMaterial: session.transport,
     target: { name: target.name, profile: target.profile },

@@ -40,7 +40,7 @@ export function createContext(input: RunStepsInput, run: NewmanRun | undefined, 
   );
   const tally = createTally();
   const executions = createExecutionLog();
-  const subscribers = [tally, executions, ...reporters, ...(input.subscribers ?? [])];
+  const subscribers = [tally, executions, ...(input.first ?? []), ...reporters, ...(input.subscribers ?? [])];
   const reportHooks = subscribers.flatMap((subscriber) => (subscriber.newmanReport !== undefined ? [subscriber.newmanReport] : []));
   return {
     input,

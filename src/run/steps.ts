@@ -49,6 +49,9 @@ export interface RunStepsInput {
   insecure?: boolean;
   /** Reporters by name (src/run/reporters/index.ts); default cli + junit. */
   reporters?: readonly ReporterName[];
+  /** Subscribers that get each event before the named reporters: a terminal's live line (src/run/subscribers/
+   *  live-line.ts) erases itself before the cli reporter prints the step's line. */
+  first?: readonly RunSubscriber[];
   /** More subscribers to the run's events, after the named reporters (a test's, an embedding tool's). */
   subscribers?: readonly RunSubscriber[];
   /** Where report files go (junit: one per batch of steps; json: one per run); default `<cwd>/reports`. */

@@ -4,7 +4,7 @@
 import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
-import { openCommand, sessionSeams } from '../context.js';
+import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { reportRun } from '../report.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
 
@@ -62,6 +62,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
           collections: generated.collections,
           reporters: ['junit', 'html'],
           progress: () => undefined,
+          ...liveLineOption(state, core),
         });
         await core.saveEnvironment(session, result.environment);
         out.line(`run          newman, ${result.steps.length} steps, reports in ${core.reportsDir(session.config)} ${took()}`);
