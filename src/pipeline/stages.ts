@@ -157,6 +157,8 @@ export interface RunStageOptions {
   progress?: (line: string) => void;
   /** A terminal's live line during a long step (src/run/subscribers/live-line.ts); the CLI gives it on a TTY only. */
   liveLine?: RunSubscriber;
+  /** More subscribers to the run's events (the bench times the run's phases with one). */
+  subscribers?: readonly RunSubscriber[];
 }
 
 /**
@@ -238,6 +240,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
     secretKeys: SECRET_VARIABLE_KEYS,
     log: options.progress ?? session.log,
     ...(options.liveLine !== undefined ? { first: [options.liveLine] } : {}),
+    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
     // The session loaded and checked the transport material: the preflight does not read it again.
     transportMaterial: session.transport,
     target: { name: target.name, profile: target.profile },
