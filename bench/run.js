@@ -193,6 +193,10 @@ record('generate (all collections, median of 5)', median(gens), median(rounds), 
 const { peerRows } = await import('./peers.js');
 results.push(...(await peerRows()));
 
+// ---- the demo's phases (bench/phases.js: generate, each newman run, local steps, against the previous bench) --------
+const { phaseRows } = await import('./phases.js');
+results.push(...(await phaseRows()));
+
 const { printTable, verdict } = await import('./lib.js');
 printTable(results);
 const { code, lines } = verdict(results, { allowUnmeasured: process.argv.includes('--allow-unmeasured') });

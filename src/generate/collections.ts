@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
 import { writeTemporary, type TemporaryFile } from '../fs.js';
-import { buildFlow, type StepName } from './flow.js';
+import { FLOW_FILE_NAME, stepFileName } from './files.js';
+import { buildFlow } from './flow.js';
 import { uuidV5 } from './ids.js';
 import type { RequestItemSpec, ResponseSchema, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from './steps/unsupported.js';
@@ -38,13 +39,7 @@ export interface GeneratedFile {
   json: string;
 }
 
-export const FLOW_COLLECTION_NAME = 'obflow-ais';
-
-export function stepFileName(step: StepName | string): string {
-  return `${step}.postman_collection.json`;
-}
-
-export const FLOW_FILE_NAME = stepFileName(FLOW_COLLECTION_NAME);
+export { FLOW_COLLECTION_NAME, FLOW_FILE_NAME, stepFileName } from './files.js';
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -177,10 +172,20 @@ function buildItem(item: RequestItemSpec, path: string, templates: Templates): p
       ...(body === undefined ? {} : { body }),
     },
     event: [
-      {
-        listen: 'prerequest',
-        script: { id: uuidV5(`${path}/${item.name}#prerequest`), type: 'text/javascript', exec: renderScript(item.prerequest, templates) },
-      },
+      // No pre-request script when the item has no part for one: postman-sandbox would still run it, at its fixed cost
+      // per execution (context serialised both ways, a vm run).
+      ...(item.prerequest.length === 0
+        ? []
+        : [
+            {
+              listen: 'prerequest',
+              script: {
+                id: uuidV5(`${path}/${item.name}#prerequest`),
+                type: 'text/javascript',
+                exec: renderScript(item.prerequest, templates),
+              },
+            },
+          ]),
       {
         listen: 'test',
         script: { id: uuidV5(`${path}/${item.name}#test`), type: 'text/javascript', exec: renderScript(item.test, templates) },

@@ -3,8 +3,7 @@
 // stay valid, lintable JavaScript: `'{{js value}}'` renders value escaped for a single-quoted string.
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Handlebars from 'handlebars';
 import type { Json } from './schemas.js';
 
@@ -18,8 +17,9 @@ export interface Templates {
   schemas: Readonly<Record<string, { [key: string]: Json }>>;
 }
 
-/** <repo>/templates, from src/generate/ (tests) and dist/generate/ (the built CLI) alike. */
-export const DEFAULT_TEMPLATES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates');
+import { DEFAULT_TEMPLATES_DIR } from './files.js';
+
+export { DEFAULT_TEMPLATES_DIR };
 
 function readFolder(dir: string, suffix: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -50,5 +50,14 @@ handlebars.registerHelper('json', (value: unknown) => new handlebars.SafeString(
 
 /** Renders one template text; a missing parameter is an error (strict), not an empty string. */
 export function render(template: string, params: Record<string, unknown>): string {
-  return handlebars.compile(template, { strict: true, noEscape: true })(params);
+  let compiled = compiledTemplates.get(template);
+  if (compiled === undefined) {
+    compiled = handlebars.compile(template, { strict: true, noEscape: true });
+    compiledTemplates.set(template, compiled);
+  }
+  return compiled(params);
 }
+
+/** Each template text compiled once per process: the flow renders the same parts for many items (and the whole-flow
+ *  collection renders every step again). */
+const compiledTemplates = new Map<string, HandlebarsTemplateDelegate>();

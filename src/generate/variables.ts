@@ -155,14 +155,6 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
 /** State written by the steps, read by later steps (and by the runner for its summary). */
 export const STATE_VARIABLES: readonly VariableSpec[] = [
   {
-    key: 'x_fapi_interaction_id',
-    source: 'state',
-    default: '',
-    secret: false,
-    writtenBy: ['*'],
-    description: "Fresh UUID set by every request's pre-request script, sent as x-fapi-interaction-id and compared with the echo.",
-  },
-  {
     key: 'client_credentials_token',
     source: 'state',
     default: '',

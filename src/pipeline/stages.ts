@@ -17,7 +17,8 @@ import {
   writeEnvironment,
   type PostmanEnvironment,
 } from '../environment/index.js';
-import { buildCollections, loadTemplates, SECRET_VARIABLE_KEYS, STEP_NAMES, stepFileName, writeCollections } from '../generate/index.js';
+import { STEP_NAMES } from '../generate/flow.js';
+import { SECRET_VARIABLE_KEYS } from '../generate/variables.js';
 import type { IdentityPaths } from '../pki/types.js';
 import { readSigningKey } from '../pki/verify.js';
 import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
@@ -37,6 +38,7 @@ import {
   type ReporterName,
   type RunResult,
   type RunStep,
+  type RunSubscriber,
 } from '../run/index.js';
 import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../report/subscriber.js';
@@ -138,20 +140,9 @@ export async function readEnvironmentFile(config: ObflowConfig, target: Target):
   return readSavedEnvironment(environmentPath(config.stateDir, environmentStem(target)));
 }
 
-// ---- generate ------------------------------------------------------------------------------------------------------
+// ---- generate: src/pipeline/generate.ts (light: the CLI loads it without this module) ----------------------------------
 
-/** Writes every collection; returns the paths and the step collections as built, so a run need not read them back. */
-export async function generateStage(outDir: string): Promise<{ paths: string[]; collections: Record<string, object> }> {
-  const files = buildCollections({ templates: loadTemplates() });
-  await writeCollections(outDir, files);
-  const byName = new Map(files.map((file) => [file.fileName, file.json]));
-  const collections: Record<string, object> = {};
-  for (const name of STEP_NAMES) {
-    const json = byName.get(stepFileName(name));
-    if (json !== undefined) collections[name] = JSON.parse(json) as object;
-  }
-  return { paths: files.map((file) => join(outDir, file.fileName)), collections };
-}
+export { generateStage } from './generate.js';
 
 // ---- run -----------------------------------------------------------------------------------------------------------
 
@@ -165,6 +156,10 @@ export interface RunStageOptions {
   reporters?: readonly ReporterName[];
   /** Progress lines of the cli reporter. */
   progress?: (line: string) => void;
+  /** A terminal's live line during a long step (src/run/subscribers/live-line.ts); the CLI gives it on a TTY only. */
+  liveLine?: RunSubscriber;
+  /** More subscribers to the run's events (the bench times the run's phases with one). */
+  subscribers?: readonly RunSubscriber[];
 }
 
 /**
@@ -247,6 +242,8 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       reportDir: reportsDir(config),
       secretKeys: SECRET_VARIABLE_KEYS,
       log: options.progress ?? session.log,
+      ...(options.liveLine !== undefined ? { first: [options.liveLine] } : {}),
+      ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
       // The session loaded and checked the transport material: the preflight does not read it again.
       transportMaterial: session.transport,
       target: { name: target.name, profile: target.profile, consent: target.consent },

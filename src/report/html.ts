@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
+import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
 import type { AccountSummary } from '../run/summary.js';
 
 export interface ReportAssertion {

@@ -4,7 +4,8 @@
 
 import { access, constants } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
-import pc from 'postman-collection';
+import { createRequire } from 'node:module';
+import type PostmanCollection from 'postman-collection';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
 import { loadTransportMaterial, readMaterialFile, type TransportMaterial } from '../pki/load.js';
@@ -75,6 +76,9 @@ export function buildSslClientCertList(input: BuildCertListInput): SslClientCert
 /** The certificate newman would pick for a URL — postman-collection's own matcher, the one postman-runtime uses —
  *  built once for a list (the runner asks it for every request). */
 export function certificateMatcher(list: readonly SslClientCert[]): (url: string) => SslClientCert | undefined {
+  // Required on first use: the SDK (~0.3 s to load) is for runs, which load it with newman anyway; `obflow generate`
+  // on current collections, `register` and `environment` never do.
+  const pc = createRequire(import.meta.url)('postman-collection') as typeof PostmanCollection;
   const certificates = new pc.CertificateList({}, list.map((entry) => structuredClone(entry)) as never);
   return (url) => {
     const found = certificates.resolveOne(url) as { name?: string } | undefined;

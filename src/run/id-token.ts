@@ -239,6 +239,8 @@ export function idTokenStep(
 ): RunStep {
   return {
     name,
+    // It writes nothing: inside the newman run, between the step that set the id_token and the next (src/run/steps.ts).
+    observe: true,
     local: async (environment: PostmanEnvironment) => {
       const value = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
       const jwt = value(options.source === 'authorization' ? 'id_token' : 'token_id_token');

@@ -2,7 +2,8 @@
 // the plan, the summary, and the browser consent driver with its scripts (imports playwright-core lazily).
 export * from './certificates.js';
 export * from './events.js';
-export { batchCollection, environmentFromNewman } from './newman-adapter.js';
+export { batchCollection } from './batch-collection.js';
+export { environmentFromNewman } from './newman-adapter.js';
 export { redactSecrets } from './redaction.js';
 export * from './reporters/index.js';
 export { buildJsonReport, JSON_REPORT_FILE, type JsonReport } from './reporters/json.js';

@@ -7,8 +7,17 @@ import type { Agent } from 'node:https';
 import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
+import { batchCollection, itemSteps } from './batch-collection.js';
 import type { AssertionEvent, RequestEvent, ScriptErrorEvent, StepBeginEvent } from './events.js';
-import type { NewmanItem, NewmanOptions, NewmanRun, NewmanScopeVariable, NewmanSummary, NewmanVariableJson } from './newman-types.js';
+import type {
+  NewmanItem,
+  NewmanOptions,
+  NewmanRun,
+  NewmanRuntimeRun,
+  NewmanScopeVariable,
+  NewmanSummary,
+  NewmanVariableJson,
+} from './newman-types.js';
 
 let newmanRun: Promise<NewmanRun> | undefined;
 
@@ -57,46 +66,6 @@ function pinForOptionLoading(cwd: string): () => void {
   };
 }
 
-/** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
- *  `request` event hands out a copy of the item without its parent, so the folder cannot be asked directly. */
-function itemSteps(batch: readonly { name: string; collection: object }[]): Map<string, string> {
-  const map = new Map<string, string>();
-  const visit = (items: unknown, step: string): void => {
-    if (!Array.isArray(items)) return;
-    for (const item of items as { name?: unknown; item?: unknown }[]) {
-      if (typeof item.name === 'string') map.set(item.name, step);
-      visit(item.item, step);
-    }
-  };
-  for (const step of batch) visit((step.collection as { item?: unknown }).item, step.name);
-  return map;
-}
-
-/** One collection with a folder per step, so consecutive steps share one newman.run (its fixed cost is paid once and
- *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so
- *  setNextRequest loops keep working. */
-export function batchCollection(steps: readonly { name: string; collection: object }[]): object {
-  // Collection variables (each JSON schema once per collection, docs/collections.md "Schemas") belong to the
-  // collection, not to a folder: the batch carries every step's, each key once.
-  const variables = new Map<string, unknown>();
-  for (const step of steps) {
-    for (const variable of (step.collection as { variable?: { key?: unknown }[] }).variable ?? []) {
-      if (typeof variable.key === 'string' && !variables.has(variable.key)) variables.set(variable.key, structuredClone(variable));
-    }
-  }
-  return {
-    info: {
-      name: `obflow run: ${steps.map((step) => step.name).join(', ')}`,
-      schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
-    },
-    item: steps.map((step) => {
-      const definition = step.collection as { item?: unknown; event?: unknown };
-      return { name: step.name, item: structuredClone(definition.item ?? []), event: structuredClone(definition.event ?? []) };
-    }),
-    variable: [...variables.values()],
-  };
-}
-
 /** GETs whose parsed body a subscriber reads: the AIS v3.1 accounts list (the summary names the accounts). Balances
  *  and transaction counts reach the summary through the environment (`interim_balances`, `transaction_counts`), so
  *  transaction pages — 10,250 transactions for one test user — are neither parsed twice nor held for the run. */
@@ -125,6 +94,10 @@ export interface BatchSink {
   variable(key: string, value: string): void;
   /** newman finished an item: its scripts have run. */
   itemEnd(): void;
+  /** Steps after which the run pauses before the next step's first item for stepDone (the observing local steps). */
+  observed?: ReadonlySet<string>;
+  /** One of the observed steps ended and the run is paused: resolves true to resume, false to stop the run there. */
+  stepDone?(step: string, environment: { values?: NewmanVariableJson[] }): Promise<boolean>;
 }
 
 export interface BatchOutcome {
@@ -195,12 +168,32 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
         if (error !== null) reject(error);
         else resolve({ summary, unmatched, certificateWarnings });
       });
-      emitter.on('start', restore);
+      let runtime: NewmanRuntimeRun | undefined;
+      emitter.on('start', (_error, args) => {
+        restore();
+        runtime = args?.run;
+      });
       emitter.on('beforeItem', (_error, args) => {
         const step = stepOf(args.item);
         if (step === currentStep) return;
+        const previous = currentStep;
         currentStep = step;
-        sink.event({ type: 'step', phase: 'begin', step, kind: 'collection', at: at() });
+        const begin: StepBeginEvent = { type: 'step', phase: 'begin', step, kind: 'collection', at: at() };
+        const paused = runtime;
+        if (previous === undefined || paused === undefined || sink.stepDone === undefined || sink.observed?.has(previous) !== true) {
+          sink.event(begin);
+          return;
+        }
+        // The pause is the next instruction, before this item's pre-request script: nothing of the next step runs
+        // until the observers are done (and nothing at all when they stop the run).
+        const stepDone = sink.stepDone.bind(sink);
+        paused.pause(() => {
+          void stepDone(previous, emitter.summary?.environment.toJSON() ?? {}).then((go) => {
+            if (!go) return paused.abort();
+            sink.event(begin);
+            paused.resume();
+          });
+        });
       });
       // The resolved URL of every request, checked with the same matcher postman-runtime uses (certificates.ts).
       const certificateOf = certificateMatcher(input.sslClientCertList);

@@ -59,9 +59,17 @@ interface NewmanUrl {
   toString(): string;
 }
 
+/** postman-runtime's run as newman's `start` event hands it out (control.command.js: pause, resume, abort). */
+export interface NewmanRuntimeRun {
+  /** Pauses before the next instruction; the callback runs once the run is paused. */
+  pause(callback: () => void): void;
+  resume(): void;
+  abort(): void;
+}
+
 /** The `(error, args)` pairs of the emitter events obflow listens to. */
 export interface NewmanEventArgs {
-  start: [error: unknown, args: unknown];
+  start: [error: unknown, args: { run?: NewmanRuntimeRun } | undefined];
   beforeItem: [error: unknown, args: { item?: NewmanItem }];
   item: [error: unknown, args: { item?: NewmanItem }];
   beforeRequest: [error: unknown, args: { request?: { url?: NewmanUrl } }];
@@ -82,6 +90,8 @@ export interface NewmanEventArgs {
 
 export interface NewmanEmitter {
   on<E extends keyof NewmanEventArgs>(event: E, listener: (...args: NewmanEventArgs[E]) => void): this;
+  /** newman's run summary, set before the run starts; its environment is the run's, updated in place. */
+  summary?: NewmanSummary;
 }
 
 export type NewmanRun = (options: NewmanOptions, callback: (error: Error | null, summary: NewmanSummary) => void) => NewmanEmitter;

@@ -7,67 +7,21 @@
 export type { LocalCheck, LocalOutcome, RunStep, RunStepsInput } from './steps.js';
 
 import { join } from 'node:path';
-import type { Agent } from 'node:https';
 import { ObflowError } from '../errors.js';
 import { ensureDirectory } from '../fs.js';
-import { withEnvironmentValues, type PostmanEnvironment } from '../environment/merge.js';
+import type { PostmanEnvironment } from '../environment/merge.js';
 import { readMaterialFile } from '../pki/load.js';
 import { checkCertificateCoverage, originOf, preflightClientCertificates, requestUrlsOf } from './certificates.js';
-import { EventDispatch } from './dispatch.js';
-import type { NewmanReportHook, RunEvent, StepKind } from './events.js';
+import { createContext, runLocalStep, stepEnd, type RunContext } from './context.js';
+import type { RunEvent } from './events.js';
 import { environmentFromNewman, loadNewman, runNewmanBatch, type BatchSink } from './newman-adapter.js';
-import type { NewmanRun } from './newman-types.js';
-import { Redactor } from './redaction.js';
-import { DEFAULT_REPORTERS, REPORTERS } from './reporters/index.js';
+import { DEFAULT_REPORTERS } from './reporters/index.js';
 import type { RunResult, StepResult } from './result.js';
-import { splitOutcome, type RunStep, type RunStepsInput } from './steps.js';
-import { createExecutionLog, type ExecutionLog } from './subscribers/executions.js';
-import { createTally, type Tally } from './subscribers/tally.js';
+import type { RunStep, RunStepsInput } from './steps.js';
 import { ExtraCaAgent } from './tls-agent.js';
 
-/** One run's working parts (what runBatch's nine parameters were). */
-interface RunContext {
-  input: RunStepsInput;
-  run: NewmanRun | undefined;
-  httpsAgent: Agent | undefined;
-  secretKeys: ReadonlySet<string>;
-  redactor: Redactor;
-  dispatch: EventDispatch;
-  tally: Tally;
-  executions: ExecutionLog;
-  reportHooks: NewmanReportHook[];
-  /** The results of the steps run so far, in order. */
-  steps: StepResult[];
-  now: () => Date;
-}
-
-function createContext(input: RunStepsInput, run: NewmanRun | undefined, httpsAgent: Agent | undefined): RunContext {
-  const secretKeys = new Set(input.secretKeys === undefined ? [] : [...input.secretKeys]);
-  const redactor = new Redactor(secretKeys);
-  redactor.learnEnvironment(input.environment);
-  const log = input.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const reportDir = input.reportDir ?? join(input.cwd, 'reports');
-  const reporters = (input.reporters ?? DEFAULT_REPORTERS).map((name) =>
-    REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text }),
-  );
-  const tally = createTally();
-  const executions = createExecutionLog();
-  const subscribers = [tally, executions, ...reporters, ...(input.subscribers ?? [])];
-  const reportHooks = subscribers.flatMap((subscriber) => (subscriber.newmanReport !== undefined ? [subscriber.newmanReport] : []));
-  return {
-    input,
-    run,
-    httpsAgent,
-    secretKeys,
-    redactor,
-    dispatch: new EventDispatch(redactor, subscribers),
-    tally,
-    executions,
-    reportHooks,
-    steps: [],
-    now: input.now ?? (() => new Date()),
-  };
-}
+type CollectionStep = Extract<RunStep, { collection: object }>;
+type LocalStep = Extract<RunStep, { local: unknown }>;
 
 /** Runs the steps in order; returns per-step results. Throws ObflowError only for problems outside the assertions
  *  (certificates not applied, newman refusing its input, a reporter failing to write); failed assertions are a result. */
@@ -99,10 +53,6 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   }
 }
 
-function stepEnd(context: RunContext, step: string, kind: StepKind, result: StepResult): RunEvent {
-  return { type: 'step', phase: 'end', step, kind, at: context.now().toISOString(), result };
-}
-
 async function runAll(context: RunContext): Promise<RunResult> {
   const { input, dispatch, redactor } = context;
   const origins = [
@@ -125,34 +75,15 @@ async function runAll(context: RunContext): Promise<RunResult> {
     const step = input.steps[index] as RunStep;
     if ('local' in step) {
       index += 1;
-      dispatch.emit({ type: 'step', phase: 'begin', step: step.name, kind: 'local', at: context.now().toISOString() });
-      const { values, checks } = splitOutcome(await step.local(environment));
-      environment = withEnvironmentValues(environment, values);
-      redactor.learnEnvironment(environment);
-      // Each check is an assertion of the step (item = the step): the reporters show it like a collection's pm.test.
-      for (const check of checks) {
-        const message = check.passed ? {} : { message: redactor.text(check.message) };
-        dispatch.emit({
-          type: 'assertion',
-          step: step.name,
-          item: step.name,
-          name: check.rule,
-          status: check.passed ? 'passed' : 'failed',
-          ...message,
-        });
-      }
-      const failures = checks
-        .filter((check) => !check.passed)
-        .map((check) => ({ item: step.name, test: check.rule, message: check.message }));
-      const assertions = { total: checks.length, failed: failures.length };
-      const result: StepResult = { name: step.name, passed: failures.length === 0, requests: 0, assertions, failures, reports: [] };
-      steps.push(result);
-      dispatch.emit(stepEnd(context, step.name, 'local', result));
+      const local = await runLocalStep(context, step, environment);
+      environment = local.environment;
+      steps.push(local.result);
       continue;
     }
-    const batch: { name: string; collection: object }[] = [];
-    while (index < input.steps.length && 'collection' in (input.steps[index] as RunStep)) {
-      batch.push(input.steps[index] as { name: string; collection: object });
+    // One newman run for consecutive collection steps and the observing local steps after them (the id_token checks).
+    const batch: RunStep[] = [];
+    for (let next = input.steps[index]; next !== undefined && ('collection' in next || next.observe === true); next = input.steps[index]) {
+      batch.push(next);
       index += 1;
     }
     environment = await runBatch(context, batch, environment);
@@ -183,16 +114,21 @@ async function runAll(context: RunContext): Promise<RunResult> {
   return { ...result, reports };
 }
 
-/** One newman.run over consecutive collection steps: its events out through the dispatch, its steps' results into
- *  context.steps; returns the environment after it. */
-async function runBatch(
-  context: RunContext,
-  batch: readonly { name: string; collection: object }[],
-  environment: PostmanEnvironment,
-): Promise<PostmanEnvironment> {
+/** One newman.run over consecutive collection steps and the observing local steps after them: its events out through
+ *  the dispatch, its steps' results into context.steps in plan order; returns the environment after it. */
+async function runBatch(context: RunContext, members: readonly RunStep[], environment: PostmanEnvironment): Promise<PostmanEnvironment> {
   const { input, dispatch, redactor, tally } = context;
   if (context.run === undefined) throw new TypeError('newman not loaded');
+  const batch = members.filter((member): member is CollectionStep => 'collection' in member);
   const names = batch.map((member) => member.name);
+  // The observers after each collection step (the plan puts them right after it).
+  const observers = new Map<string, LocalStep[]>();
+  let after = '';
+  for (const member of members) {
+    if ('collection' in member) after = member.name;
+    else observers.set(after, [...(observers.get(after) ?? []), member]);
+  }
+  const observed = new Map<string, StepResult>();
   const label = names.length === 1 ? (names[0] ?? '') : `${names[0] ?? ''}..${names[names.length - 1] ?? ''}`;
   const reports = context.reportHooks.map((hook) => ({ hook, ...hook.open(names) }));
   const files = reports.map((report) => report.file);
@@ -200,6 +136,8 @@ async function runBatch(
   // An item's events wait for its end: the secrets its scripts set are learned before they go out redacted.
   const held: RunEvent[] = [];
   let openStep: string | undefined;
+  let stopped = false;
+  let observerError: { error: unknown } | undefined;
   const endOpenStep = (): void => {
     const result = openStep === undefined ? undefined : tally.resultOf(openStep);
     if (openStep !== undefined && result !== undefined)
@@ -215,10 +153,35 @@ async function runBatch(
       dispatch.emit(event);
     }
   };
+  /** The observers after a collection step, on the environment as its scripts left it; false: stop the run (a check
+   *  failed and the run bails — as when they ran between two newman runs, the code is then never used). */
+  const observe = async (step: string, values: Parameters<typeof environmentFromNewman>[0]): Promise<boolean> => {
+    flush();
+    endOpenStep();
+    let current = environmentFromNewman(values, environment, context.secretKeys);
+    let go = true;
+    try {
+      for (const observer of observers.get(step) ?? []) {
+        if (observed.has(observer.name) || !go) continue;
+        const local = await runLocalStep(context, observer, current);
+        current = local.environment;
+        observed.set(observer.name, local.result);
+        go = local.result.passed || input.bail === false;
+      }
+    } catch (error) {
+      // Thrown once newman has stopped (as a local step's error between runs ends the run).
+      observerError = { error };
+      go = false;
+    }
+    stopped = !go;
+    return go;
+  };
   const sink: BatchSink = {
-    event: (event) => held.push(event),
+    event: (event) => void (stopped ? undefined : held.push(event)),
     variable: (key, value) => redactor.learnVariable(key, value),
     itemEnd: flush,
+    observed: new Set(observers.keys()),
+    stepDone: observe,
   };
   let outcome: Awaited<ReturnType<typeof runNewmanBatch>>;
   try {
@@ -247,12 +210,18 @@ async function runBatch(
       cause: redactor.error(cause), // OBFLOW_DEBUG prints the cause's stack (src/cli/main.ts)
     });
   }
-  const next = environmentFromNewman(outcome.summary.environment.toJSON(), environment, context.secretKeys);
+  const final = outcome.summary.environment.toJSON();
+  const next = environmentFromNewman(final, environment, context.secretKeys);
   redactor.learnEnvironment(next);
   flush();
   endOpenStep();
+  // The last step newman reached: its observers run now, unless it failed and the run bails (as between runs).
+  const last = [...names].reverse().find((name) => tally.resultOf(name) !== undefined);
+  const failed = names.some((name) => tally.resultOf(name)?.passed === false);
+  if (!stopped && last !== undefined && (!failed || input.bail === false)) await observe(last, final);
   // Redacted before anything below can throw: a batch's report is never left with the secrets it saw.
   for (const report of reports) await report.hook.close(report.file, true);
+  if (observerError !== undefined) throw observerError.error;
   if (outcome.certificateWarnings.length > 0) {
     throw new ObflowError(
       'ERR_FILE_UNREADABLE',
@@ -273,9 +242,9 @@ async function runBatch(
   }
   // Steps newman did not reach (it stopped at an earlier failure: bail) have no result.
   const { steps } = context;
-  for (const name of names) {
-    const result = tally.resultOf(name);
-    if (result !== undefined) steps.push({ ...result, reports: files });
+  for (const member of members) {
+    const result = 'collection' in member ? tally.resultOf(member.name) : observed.get(member.name);
+    if (result !== undefined) steps.push('collection' in member ? { ...result, reports: files } : result);
   }
   // Failures newman reports that no event attributed to a step (should not happen) still fail the run.
   if (outcome.summary.run.failures.length > tally.attributedFailures() - attributedBefore && !steps.some((step) => !step.passed)) {

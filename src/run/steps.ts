@@ -21,7 +21,15 @@ export type LocalOutcome = Readonly<Record<string, string>> | { values: Readonly
 /** A step is a collection newman runs, or a local action (e.g. browser consent, id_token verification) that returns
  *  environment updates and, optionally, the checks it made. */
 export type RunStep =
-  { name: string; collection: object } | { name: string; local: (environment: PostmanEnvironment) => Promise<LocalOutcome> };
+  | { name: string; collection: object }
+  | {
+      name: string;
+      local: (environment: PostmanEnvironment) => Promise<LocalOutcome>;
+      /** Reads the environment and writes nothing (the id_token checks): after a collection step it runs inside the
+       *  same newman run — the run pauses where it stands, the step checks the environment the scripts left, and the
+       *  run resumes, or stops when a check failed and the run bails (src/run/runner.ts). */
+      observe?: boolean;
+    };
 
 export function splitOutcome(outcome: LocalOutcome): { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] } {
   return 'checks' in outcome && Array.isArray(outcome.checks) && typeof outcome.values === 'object'
@@ -41,6 +49,9 @@ export interface RunStepsInput {
   insecure?: boolean;
   /** Reporters by name (src/run/reporters/index.ts); default cli + junit. */
   reporters?: readonly ReporterName[];
+  /** Subscribers that get each event before the named reporters: a terminal's live line (src/run/subscribers/
+   *  live-line.ts) erases itself before the cli reporter prints the step's line. */
+  first?: readonly RunSubscriber[];
   /** More subscribers to the run's events, after the named reporters (a test's, an embedding tool's). */
   subscribers?: readonly RunSubscriber[];
   /** Where report files go (junit: one per batch of steps; json: one per run); default `<cwd>/reports`. */

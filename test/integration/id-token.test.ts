@@ -148,6 +148,56 @@ describe('id_token verification (FAPI 1 Advanced §5.2.2.1, OIDC Core §3.3.2.12
   );
 });
 
+describe('the id_token checks inside one newman run (headless)', () => {
+  it('the whole flow with both id-token steps is one newman run: one JUnit report for every collection step', async () => {
+    const { result } = await runWithFault(undefined, { all: true });
+    expect(result.passed, describeRun(result)).toBe(true);
+    expect(result.steps.map((step) => step.name)).toEqual([
+      ...STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1),
+      'id-token',
+      'code-exchange',
+      'id-token-token',
+      ...STEP_NAMES.slice(STEP_NAMES.indexOf('code-exchange') + 1),
+    ]);
+    // A report per newman run (src/run/runner.ts): between the two local steps the run used to split in three.
+    expect(new Set(result.steps.flatMap((step) => step.reports))).toHaveProperty('size', 1);
+  });
+
+  it('a failing obflow check stops the run before the next step: the code is never exchanged (bail)', async () => {
+    const sandbox = await startTestSandbox();
+    const prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
+    opened.push({ sandbox, prepared });
+    const failing: RunStep = {
+      name: 'rule-check',
+      observe: true,
+      local: async () => ({ values: {}, checks: [{ rule: 'a rule only obflow checks', passed: false, message: 'it failed' }] }),
+    };
+    const result = await runSteps({
+      steps: buildRunPlan({
+        stepNames: STEP_NAMES,
+        collections: prepared.collections,
+        localAfter: [{ after: 'psu-consent', step: failing }],
+      }),
+      environment: prepared.environment,
+      cwd: prepared.stateDir,
+      sslClientCertList: prepared.certList,
+      sslExtraCaCerts: prepared.caBundle,
+      reporters: ['junit'],
+      reportDir: join(prepared.stateDir, 'reports'),
+      secretKeys: SECRET_VARIABLE_KEYS,
+      log: () => undefined,
+    });
+    expect(result.passed).toBe(false);
+    expect(result.failedStep).toBe('rule-check');
+    expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1), 'rule-check']);
+    expect(stepOf(result, 'rule-check').failures).toEqual([
+      { item: 'rule-check', test: 'a rule only obflow checks', message: 'it failed' },
+    ]);
+    // The token endpoint saw the client-credentials grant only: newman stopped before code-exchange's request.
+    expect(sandbox.log.filter((line) => /POST \S*\/token\b/.test(line))).toHaveLength(1);
+  });
+});
+
 /** The emulator's pages passed in Chromium by the default script, as alex. */
 async function alexInTheBrowser(): Promise<RunStep> {
   const identity = await getTestIdentity();

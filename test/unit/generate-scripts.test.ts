@@ -84,9 +84,20 @@ const REASONS: Record<number, string> = {
   501: 'Not Implemented',
 };
 
+/** The x-fapi-interaction-id a request sent (newman resolves the header's {{$guid}}; pm.request is the sent request). */
+const SENT_ID = 'ia-1';
+
 function run(
   code: string,
-  options: { env: Record<string, string>; response?: FakeResponse; requestUrl?: string; now?: number; scriptErrors?: true },
+  options: {
+    env: Record<string, string>;
+    response?: FakeResponse;
+    requestUrl?: string;
+    /** The request's headers as sent; default the interaction id SENT_ID. */
+    sent?: Record<string, string>;
+    now?: number;
+    scriptErrors?: true;
+  },
 ): Run {
   const env = new Map(Object.entries(options.env));
   const result: Run = {
@@ -105,6 +116,7 @@ function run(
       ? undefined
       : Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body), 'utf8'));
   const headers = new Map(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const sent = new Map(Object.entries(options.sent ?? { 'x-fapi-interaction-id': SENT_ID }).map(([k, v]) => [k.toLowerCase(), v]));
   const pm = {
     environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
     collectionVariables: { get: (key: string) => collectionVariables.get(key) },
@@ -115,6 +127,7 @@ function run(
       set url(value: { toString(): string }) {
         result.requestUrl = String(value);
       },
+      headers: { get: (name: string) => sent.get(name.toLowerCase()) },
     },
     response: {
       code: response.code,
@@ -472,8 +485,8 @@ describe('checks: status, echo, Content-Type, schema', () => {
     Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts' },
     Meta: { TotalPages: 1 },
   };
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia-1' };
-  const env = { ...BANK, x_fapi_interaction_id: 'ia-1' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
+  const env = { ...BANK };
 
   it('passes a valid answer', () => {
     const result = run(test, { env, response: { code: 200, headers, body: page } });
@@ -509,11 +522,11 @@ describe('unsupported: the standard\'s 404 (OBIE R/W Data API Profile, "HTTP Sta
     Message: 'Not found',
     Errors: [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: 'Beneficiaries are not offered' }],
   };
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia-1' };
-  const env = { ...BANK, x_fapi_interaction_id: 'ia-1' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
+  const env = { ...BANK };
 
   it('passes a 404 without a body, and a 404 with an OBErrorResponse1', () => {
-    const empty = run(test, { env, response: { code: 404, headers: { 'x-fapi-interaction-id': 'ia-1' } } });
+    const empty = run(test, { env, response: { code: 404, headers: { 'x-fapi-interaction-id': SENT_ID } } });
     expect(empty.failed()).toEqual([]);
     expect(empty.passed()).toEqual(['x-fapi-interaction-id is echoed', status]);
     const withBody = run(test, { env, response: { code: 404, headers, body: refusal } });
@@ -557,8 +570,8 @@ describe('balances: InterimAvailable only', () => {
     Type: type,
     DateTime: '2026-11-22T00:00:00+00:00',
   });
-  const env = { ...BANK, x_fapi_interaction_id: 'ia', account_ids: '["acc-1","acc-2"]', account_index: '0', account_id: 'acc-1' };
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia' };
+  const env = { ...BANK, account_ids: '["acc-1","acc-2"]', account_index: '0', account_id: 'acc-1' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
   const body = (balances: unknown[]) => ({
     Data: { Balance: balances },
     Links: { Self: 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/balances' },
@@ -620,7 +633,7 @@ describe('transactions: paging through Links.Next', () => {
   const pre = script(item, 'prerequest');
   const test = script(item, 'test');
   const base = 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/transactions';
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
   const txn = (i: number, accountId = 'acc-1') => ({
     AccountId: accountId,
     TransactionId: `t${i}`,
@@ -645,7 +658,6 @@ describe('transactions: paging through Links.Next', () => {
   });
   const start = {
     ...BANK,
-    x_fapi_interaction_id: 'ia',
     account_ids: '["acc-1","acc-2"]',
     account_index: '',
     account_id: '',
@@ -666,7 +678,7 @@ describe('transactions: paging through Links.Next', () => {
       const requested = before.requestUrl.includes('{{')
         ? `https://rs.example:8443/open-banking/v3.1/aisp/accounts/${accountId}/transactions`
         : before.requestUrl;
-      const echo = { ...headers, 'x-fapi-interaction-id': before.env.get('x_fapi_interaction_id') ?? '' };
+      const echo = { ...headers, 'x-fapi-interaction-id': SENT_ID };
       const after = run(test, {
         env: Object.fromEntries(before.env),
         requestUrl: requested,
@@ -805,8 +817,8 @@ describe('discovery, consent, code exchange, accounts', () => {
       Links: { Self: 'https://rs.example/open-banking/v3.1/aisp/account-access-consents/c-1' },
       Meta: {},
     };
-    const env = { ...BANK, x_fapi_interaction_id: 'ia', access_token: 'old', auth_code: 'old' };
-    const headers = { ...json, 'x-fapi-interaction-id': 'ia' };
+    const env = { ...BANK, access_token: 'old', auth_code: 'old' };
+    const headers = { ...json, 'x-fapi-interaction-id': SENT_ID };
     const ok = run(test, { env, response: { code: 201, headers, body } });
     expect(ok.failed()).toEqual([]);
     expect(ok.env.get('consent_id')).toBe('c-1');
@@ -863,8 +875,8 @@ describe('discovery, consent, code exchange, accounts', () => {
 
   it('accounts: stores the ids, fails duplicates or none', () => {
     const test = script('accounts: GET /accounts', 'test');
-    const env = { ...BANK, x_fapi_interaction_id: 'ia', interim_balances: '{"old":{}}' };
-    const headers = { ...json, 'x-fapi-interaction-id': 'ia' };
+    const env = { ...BANK, interim_balances: '{"old":{}}' };
+    const headers = { ...json, 'x-fapi-interaction-id': SENT_ID };
     const account = (id: string) => ({ AccountId: id, Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount' });
     const body = (ids: string[]) => ({
       Data: { Account: ids.map(account) },
@@ -882,8 +894,8 @@ describe('discovery, consent, code exchange, accounts', () => {
 
 describe('lib-body: the response body, decoded and parsed once per script', () => {
   const test = script('each-account: GET /accounts/{AccountId}', 'test');
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': 'ia' };
-  const env = { ...BANK, x_fapi_interaction_id: 'ia', account_ids: '["acc-1"]', account_index: '0', account_id: 'acc-1' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
+  const env = { ...BANK, account_ids: '["acc-1"]', account_index: '0', account_id: 'acc-1' };
   const body = (id: string, nickname = 'Joint £ account — café 𝄞') => ({
     Data: { Account: [{ AccountId: id, Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount', Nickname: nickname }] },
     Links: { Self: `https://rs.example/open-banking/v3.1/aisp/accounts/${id}` },

@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import { resolve } from 'node:path';
-import { loadCore, type CommandState } from '../context.js';
+import { loadLightCore, type CommandState } from '../context.js';
 
 export const configSchemaCommand = (state: CommandState): CommandModule => ({
   command: 'config-schema',
@@ -16,7 +16,7 @@ export const configSchemaCommand = (state: CommandState): CommandModule => ({
     if (argv.write === '') {
       throw new ObflowError('ERR_USAGE', '--write needs a file name', { hint: 'obflow config-schema --write obflow.config.schema.json' });
     }
-    const core = await loadCore();
+    const core = await loadLightCore();
     const text = `${JSON.stringify(core.configJsonSchema(), null, 2)}\n`;
     if (typeof argv.write === 'string') {
       await core.writeFileAtomic(resolve(state.io.cwd, argv.write), text);

@@ -4,7 +4,7 @@
 import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
-import { openCommand, sessionSeams } from '../context.js';
+import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { reportRun } from '../report.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
 
@@ -54,12 +54,15 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
         const generated = await core.generateStage(config.output.collections);
-        out.line(`generate     ${generated.paths.length} collections in ${config.output.collections} ${took()}`);
+        out.line(
+          `generate     ${generated.paths.length} collections in ${config.output.collections}${generated.written ? '' : ' (current)'} ${took()}`,
+        );
         const result = await core.runStage(session, {
           environment,
           collections: generated.collections,
           reporters: ['junit', 'html'],
           progress: () => undefined,
+          ...liveLineOption(state, core),
         });
         await core.saveEnvironment(session, result.environment);
         out.line(`run          newman, ${result.steps.length} steps, reports in ${core.reportsDir(session.config)} ${took()}`);

@@ -2,7 +2,7 @@
 
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
-import { openCommand } from '../context.js';
+import { openLightCommand } from '../context.js';
 
 export const generateCommand = (state: CommandState): CommandModule => ({
   command: 'generate',
@@ -13,9 +13,13 @@ export const generateCommand = (state: CommandState): CommandModule => ({
       .example('$0 generate', 'write collections/*.postman_collection.json')
       .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON'),
   handler: async (argv) => {
-    const { core, config } = await openCommand(state, argv);
-    const { paths: files } = await core.generateStage(config.output.collections);
-    state.output.result({ files });
-    state.output.line(`wrote ${files.length} collections to ${config.output.collections}`);
+    const { core, config } = await openLightCommand(state, argv);
+    const { paths: files, written } = await core.generateStage(config.output.collections);
+    state.output.result({ files, written });
+    state.output.line(
+      written
+        ? `wrote ${files.length} collections to ${config.output.collections}`
+        : `${files.length} collections in ${config.output.collections} are current (same inputs; nothing rewritten)`,
+    );
   },
 });

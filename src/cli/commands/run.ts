@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
-import { openCommand, sessionSeams } from '../context.js';
+import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { reportRun } from '../report.js';
 
 export const runCommand = (state: CommandState): CommandModule => ({
@@ -48,6 +48,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
         select: String(argv.step ?? 'all'),
         reporters,
         progress: (line) => state.output.line(line),
+        ...liveLineOption(state, core),
       });
       // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
       await core.saveEnvironment(session, result.environment);

@@ -1,7 +1,7 @@
 // Step: account-access consent (AIS v3.1 Account Access Consents): POST it, then GET it (AwaitingAuthorisation).
 
 import type { StepContext, StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
 
 export function accountAccessConsentStep(context: StepContext): StepSpec {
   return {
@@ -21,7 +21,7 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
           contentType: AIS_CONTENT_TYPE,
           params: { permissions: context.permissions },
         },
-        prerequest: [FAPI_PREREQUEST],
+        prerequest: [],
         test: [
           ...checks({ status: 201, echo: 'required', schema: 'obie-consent-created', contentType: AIS_CONTENT_TYPE }),
           { template: 'consent-create.test', params: { permissions: context.permissions } },
@@ -33,7 +33,7 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         method: 'GET',
         url: `${AIS_BASE}/account-access-consents/{{consent_id}}`,
         headers: aisHeaders('client_credentials_token'),
-        prerequest: [FAPI_PREREQUEST],
+        prerequest: [],
         test: [
           ...checks({ status: 200, echo: 'required', schema: 'obie-consent-read', contentType: AIS_CONTENT_TYPE }),
           { template: 'consent-read.test' },

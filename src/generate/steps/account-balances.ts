@@ -1,7 +1,7 @@
 // Step: each account's balances (docs/bank-interface.md §2.3, §4.5): InterimAvailable only; writes interim_balances.
 
 import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
 
 const ITEM = 'account-balances: GET /accounts/{AccountId}/balances';
 
@@ -17,7 +17,7 @@ export function accountBalancesStep(): StepSpec {
         method: 'GET',
         url: `${AIS_BASE}/accounts/{{account_id}}/balances`,
         headers: aisHeaders('access_token'),
-        prerequest: [FAPI_PREREQUEST, { template: 'account-loop.prerequest' }],
+        prerequest: [{ template: 'account-loop.prerequest' }],
         test: [
           ...checks({ status: 200, echo: 'required', schema: 'obie-account-balances', contentType: AIS_CONTENT_TYPE }),
           { template: 'account-balances.test' },

@@ -1,7 +1,7 @@
 // Step: all balances (docs/bank-interface.md §4.5): GET /balances, InterimAvailable only, agreeing with the per-account reads.
 
 import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
 
 export function allBalancesStep(): StepSpec {
   return {
@@ -15,7 +15,7 @@ export function allBalancesStep(): StepSpec {
         method: 'GET',
         url: `${AIS_BASE}/balances`,
         headers: aisHeaders('access_token'),
-        prerequest: [FAPI_PREREQUEST],
+        prerequest: [],
         test: [
           ...checks({ status: 200, echo: 'required', schema: 'obie-balances', contentType: AIS_CONTENT_TYPE }),
           { template: 'all-balances.test' },

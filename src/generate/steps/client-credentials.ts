@@ -1,7 +1,7 @@
 // Step: client credentials grant (docs/bank-interface.md §5.3 step 1): a token with scope accounts for the consent calls.
 
 import type { StepSpec } from '../model.js';
-import { checks, FAPI_PREREQUEST, tokenPost } from './common.js';
+import { checks, tokenPost } from './common.js';
 
 export function clientCredentialsStep(): StepSpec {
   return {
@@ -17,7 +17,7 @@ export function clientCredentialsStep(): StepSpec {
           ['grant_type', 'client_credentials'],
           ['scope', 'accounts'],
         ]),
-        prerequest: [FAPI_PREREQUEST],
+        prerequest: [],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'client-credentials.test' }],
       },
     ],

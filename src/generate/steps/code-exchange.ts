@@ -1,7 +1,7 @@
 // Step: code exchange (docs/bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
 
 import type { StepSpec } from '../model.js';
-import { checks, FAPI_PREREQUEST, tokenPost } from './common.js';
+import { checks, tokenPost } from './common.js';
 
 export function codeExchangeStep(): StepSpec {
   return {
@@ -19,7 +19,7 @@ export function codeExchangeStep(): StepSpec {
           ['code', '{{auth_code}}'],
           ['redirect_uri', '{{redirectUrl}}'],
         ]),
-        prerequest: [FAPI_PREREQUEST],
+        prerequest: [],
         test: [
           ...checks({ status: 200, echo: 'if-present', schema: 'token-response' }),
           { template: 'code-exchange.test' },

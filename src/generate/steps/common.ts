@@ -8,13 +8,15 @@ export const AIS_BASE = '{{rs}}/open-banking/v3.1/aisp';
 /** Content-Type of every AIS response the bank sends (AIS v3.1 "Content-Type", issue 4 §4). */
 export const AIS_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Every AIS call (docs/bank-interface.md §5.3 step 6; v3.1.1 requires x-fapi-financial-id). */
+/** Every AIS call (docs/bank-interface.md §5.3 step 6; v3.1.1 requires x-fapi-financial-id). The interaction id is
+ *  Postman's dynamic `{{$guid}}`, a fresh UUID per request (FAPI 1 Baseline §6.2.2 item 4) without a pre-request
+ *  script; the echo checks read the header as sent (templates/scripts/check-echo.test.js). */
 export function aisHeaders(tokenVariable: 'access_token' | 'client_credentials_token'): readonly (readonly [string, string])[] {
   return [
     ['Accept', 'application/json'],
     ['Authorization', `Bearer {{${tokenVariable}}}`],
     ['x-fapi-financial-id', '{{obParticipantId}}'],
-    ['x-fapi-interaction-id', '{{x_fapi_interaction_id}}'],
+    ['x-fapi-interaction-id', '{{$guid}}'],
   ];
 }
 
@@ -22,11 +24,9 @@ export function aisHeaders(tokenVariable: 'access_token' | 'client_credentials_t
 export function authServerHeaders(): readonly (readonly [string, string])[] {
   return [
     ['Accept', 'application/json'],
-    ['x-fapi-interaction-id', '{{x_fapi_interaction_id}}'],
+    ['x-fapi-interaction-id', '{{$guid}}'],
   ];
 }
-
-export const FAPI_PREREQUEST: ScriptPart = { template: 'fapi.prerequest' };
 
 /**
  * The standard checks, one row per part (templates/scripts/check-*.test.js), in the order their tests appear: a row
@@ -61,7 +61,7 @@ export function accountsRead(test: ScriptPart): Pick<RequestItemSpec, 'method' |
     method: 'GET',
     url: `${AIS_BASE}/accounts`,
     headers: aisHeaders('access_token'),
-    prerequest: [FAPI_PREREQUEST],
+    prerequest: [],
     test: [...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }), test],
   };
 }

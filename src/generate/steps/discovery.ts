@@ -1,7 +1,7 @@
 // Step: discovery (docs/bank-interface.md §4.3): GET the OpenID configuration; its endpoints feed the later steps.
 
 import type { StepSpec } from '../model.js';
-import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { authServerHeaders, checks } from './common.js';
 
 export function discoveryStep(): StepSpec {
   return {
@@ -15,7 +15,7 @@ export function discoveryStep(): StepSpec {
         method: 'GET',
         url: '{{configEndpoint}}',
         headers: authServerHeaders(),
-        prerequest: [FAPI_PREREQUEST],
+        prerequest: [],
         test: [
           ...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }),
           { template: 'discovery.test' },

@@ -1,7 +1,7 @@
 // Step: each account (docs/bank-interface.md §4.5): GET /accounts/{AccountId} for every id of account_ids (one item, looped).
 
 import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
 
 const ITEM = 'each-account: GET /accounts/{AccountId}';
 
@@ -17,7 +17,7 @@ export function eachAccountStep(): StepSpec {
         method: 'GET',
         url: `${AIS_BASE}/accounts/{{account_id}}`,
         headers: aisHeaders('access_token'),
-        prerequest: [FAPI_PREREQUEST, { template: 'account-loop.prerequest' }],
+        prerequest: [{ template: 'account-loop.prerequest' }],
         test: [
           ...checks({ status: 200, echo: 'required', schema: 'obie-account', contentType: AIS_CONTENT_TYPE }),
           { template: 'each-account.test' },

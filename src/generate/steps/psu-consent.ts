@@ -2,7 +2,7 @@
 // GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
 
 import type { StepSpec } from '../model.js';
-import { authServerHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { authServerHeaders, checks } from './common.js';
 
 /** Request object lifetime: the strict profile allows exp at most 60 minutes ahead (FAPI 1 Advanced §5.2.2 item 13). */
 export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
@@ -24,7 +24,7 @@ export function psuConsentStep(): StepSpec {
         method: 'GET',
         url: '{{jwksUri}}',
         headers: authServerHeaders(),
-        prerequest: [FAPI_PREREQUEST],
+        prerequest: [],
         test: [...checks({ status: 200, echo: 'if-present' }), { template: 'jwks.test' }],
       },
       {
@@ -32,10 +32,9 @@ export function psuConsentStep(): StepSpec {
         description: 'OIDC Core §3.1.2.1 / §6.1; OB: openbanking_intent_id is an essential claim naming the consent.',
         method: 'GET',
         url: '{{consent_url}}',
-        headers: [['x-fapi-interaction-id', '{{x_fapi_interaction_id}}']],
+        headers: [['x-fapi-interaction-id', '{{$guid}}']],
         followRedirects: false,
         prerequest: [
-          FAPI_PREREQUEST,
           { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } },
         ],
         test: [...checks({ echo: 'if-present' }), { template: 'psu-consent.test' }, { template: 'id-token-signature.test' }],

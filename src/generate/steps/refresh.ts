@@ -2,7 +2,7 @@
 // registered (token_endpoint_auth_method), then a read with it. Skipped when the bank issued no refresh token.
 
 import type { StepSpec } from '../model.js';
-import { accountsRead, checks, FAPI_PREREQUEST, tokenPost } from './common.js';
+import { accountsRead, checks, tokenPost } from './common.js';
 
 export function refreshStep(): StepSpec {
   return {
@@ -20,7 +20,7 @@ export function refreshStep(): StepSpec {
           ['grant_type', 'refresh_token'],
           ['refresh_token', '{{refresh_token}}'],
         ]),
-        prerequest: [FAPI_PREREQUEST, { template: 'refresh.prerequest' }],
+        prerequest: [{ template: 'refresh.prerequest' }],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'refresh.test' }],
       },
       {

@@ -1,7 +1,7 @@
 // Step: transactions (docs/bank-interface.md §4.5, §8): every account's transactions, paged to the end through Links.Next.
 
 import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
 
 const ITEM = 'transactions: GET /accounts/{AccountId}/transactions';
 
@@ -18,7 +18,7 @@ export function transactionsStep(): StepSpec {
         method: 'GET',
         url: `${AIS_BASE}/accounts/{{account_id}}/transactions`,
         headers: aisHeaders('access_token'),
-        prerequest: [FAPI_PREREQUEST, { template: 'transactions.prerequest' }],
+        prerequest: [{ template: 'transactions.prerequest' }],
         test: [
           ...checks({ status: 200, echo: 'required', schema: 'obie-account-transactions', contentType: AIS_CONTENT_TYPE }),
           { template: 'transactions.test', params: { item: ITEM } },

@@ -2,7 +2,7 @@
 // answer 404, as the OBIE Read/Write Data API Profile ("HTTP Status Codes") requires, with no body or an OBErrorResponse1.
 
 import type { StepContext, StepSpec, UnsupportedCall } from '../model.js';
-import { AIS_BASE, aisHeaders, checks, FAPI_PREREQUEST } from './common.js';
+import { AIS_BASE, aisHeaders, checks } from './common.js';
 
 /** GET /transactions (not account-scoped) and the bulk endpoint of every unsupported family. */
 export const DEFAULT_UNSUPPORTED_CALLS: readonly UnsupportedCall[] = [
@@ -36,7 +36,7 @@ export function unsupportedStep(context: StepContext): StepSpec {
       method: 'GET' as const,
       url: `${AIS_BASE}${call.path}`,
       headers: aisHeaders('access_token'),
-      prerequest: [FAPI_PREREQUEST],
+      prerequest: [],
       test: [
         // The status and the body are judged by unsupported.test.js, so another status fails once, naming the rule.
         ...checks({ echo: 'required' }),

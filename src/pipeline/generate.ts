@@ -1,0 +1,35 @@
+// The generate stage: the collections for every step, written into the output folder unless the ones there are
+// current. Light on purpose (no registration, run or PKI modules): `obflow generate` loads this and the config only
+// (src/pipeline/light.ts).
+
+import { join } from 'node:path';
+import { writeFileAtomic } from '../fs.js';
+import { stepFileName } from '../generate/files.js';
+import { STEP_NAMES } from '../generate/flow.js';
+import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampText } from '../generate/stamp.js';
+
+/**
+ * Writes every collection; returns the paths and the step collections as built, so a run need not read them back.
+ * Generation is deterministic: when the stamp in outDir names the inputs' fingerprint and the files are unchanged
+ * (src/generate/stamp.ts), nothing is built or written and the files on disk are returned (`written: false`); the
+ * generator (postman-collection, handlebars, the templates) loads only when it has to build.
+ */
+export async function generateStage(outDir: string): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
+  const fingerprint = generatorFingerprint();
+  let files = await currentCollections(outDir, fingerprint);
+  const written = files === undefined;
+  if (files === undefined) {
+    const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
+    files = buildCollections({ templates: loadTemplates() });
+    await writeCollections(outDir, files);
+    // After the collections: a stamp never names files that are not all written.
+    await writeFileAtomic(join(outDir, GENERATED_STAMP_FILE), stampText(fingerprint, files));
+  }
+  const byName = new Map(files.map((file) => [file.fileName, file.json]));
+  const collections: Record<string, object> = {};
+  for (const name of STEP_NAMES) {
+    const json = byName.get(stepFileName(name));
+    if (json !== undefined) collections[name] = JSON.parse(json) as object;
+  }
+  return { paths: files.map((file) => join(outDir, file.fileName)), collections, written };
+}

@@ -1,0 +1,42 @@
+// The one collection a newman run of several steps runs: a folder per step, the steps' collection variables once each
+// (src/run/newman-adapter.ts runs it), and which step each item belongs to.
+
+/** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
+ *  `request` event hands out a copy of the item without its parent, so the folder cannot be asked directly. */
+export function itemSteps(batch: readonly { name: string; collection: object }[]): Map<string, string> {
+  const map = new Map<string, string>();
+  const visit = (items: unknown, step: string): void => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as { name?: unknown; item?: unknown }[]) {
+      if (typeof item.name === 'string') map.set(item.name, step);
+      visit(item.item, step);
+    }
+  };
+  for (const step of batch) visit((step.collection as { item?: unknown }).item, step.name);
+  return map;
+}
+
+/** One collection with a folder per step, so consecutive steps share one newman.run (its fixed cost is paid once and
+ *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so
+ *  setNextRequest loops keep working. */
+export function batchCollection(steps: readonly { name: string; collection: object }[]): object {
+  // Collection variables (each JSON schema once per collection, docs/collections.md "Schemas") belong to the
+  // collection, not to a folder: the batch carries every step's, each key once.
+  const variables = new Map<string, unknown>();
+  for (const step of steps) {
+    for (const variable of (step.collection as { variable?: { key?: unknown }[] }).variable ?? []) {
+      if (typeof variable.key === 'string' && !variables.has(variable.key)) variables.set(variable.key, structuredClone(variable));
+    }
+  }
+  return {
+    info: {
+      name: `obflow run: ${steps.map((step) => step.name).join(', ')}`,
+      schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
+    },
+    item: steps.map((step) => {
+      const definition = step.collection as { item?: unknown; event?: unknown };
+      return { name: step.name, item: structuredClone(definition.item ?? []), event: structuredClone(definition.event ?? []) };
+    }),
+    variable: [...variables.values()],
+  };
+}
