@@ -28,4 +28,4 @@ export {
   storedRegistration,
 } from './stages.js';
 export { SANDBOX_TEST_USERS } from './target.js';
-export { makeWorkspace } from '../workspace/index.js';
+export { makeWorkspace } from './workspace.js';

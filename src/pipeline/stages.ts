@@ -39,7 +39,7 @@ import {
   type RunStep,
 } from '../run/index.js';
 import { originOf } from '../run/origin.js';
-import { HTML_REPORT_FILE } from '../report/subscriber.js';
+import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { stateLayout } from '../state/layout.js';
 import type { Session } from './session.js';
 import { sandboxPsuUser, type Target } from './target.js';

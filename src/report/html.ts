@@ -1,4 +1,4 @@
-// The HTML reporter of `obflow run --reporters …,html`: the typed adapter over templates/workspace/report.mjs, the
+// The HTML page of a run (`obflow run --reporters …,html`, src/run/reporters/html.ts; a workspace's run): the typed adapter over templates/workspace/report.mjs, the
 // renderer every workspace ships (so obflow and a workspace's run.js write the same report). The report model is pure
 // data; its texts are redacted against every secret the run saw before it is rendered.
 
@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
-import type { AccountSummary } from '../run/summary.js';
 
 export interface ReportAssertion {
   name: string;
@@ -32,6 +31,15 @@ export interface ReportStep {
   requests: ReportRequest[];
 }
 
+/** An account the run read (AIS v3.1 OBAccount6, OBReadBalance1 InterimAvailable); src/run/summary.ts builds them. */
+export interface ReportAccount {
+  accountId: string;
+  /** Nickname, else AccountSubType/AccountType from GET /accounts (AIS v3.1 OBAccount6). */
+  label?: string;
+  balance?: { amount: string; currency: string; creditDebitIndicator: string };
+  transactions?: number;
+}
+
 export interface ReportMeta {
   bank: string;
   profile: string;
@@ -52,7 +60,7 @@ export interface ReportMetaInput extends ReportMeta {
 export interface ReportModel extends ReportMeta {
   passed: boolean;
   steps: ReportStep[];
-  accounts: AccountSummary[];
+  accounts: ReportAccount[];
   totals: { requests: number; assertions: number; failed: number };
 }
 
@@ -63,7 +71,7 @@ export interface ReportCollector {
   request(event: { step: string; item: string; method: string; url: string; status?: number; ms?: number; error?: string }): void;
   assertion(event: { step: string; item: string; name: string; passed: boolean; message?: string }): void;
   step(event: { name: string; local?: boolean; passed?: boolean }): void;
-  model(meta: ReportMetaInput, accounts: readonly AccountSummary[]): ReportModel;
+  model(meta: ReportMetaInput, accounts: readonly ReportAccount[]): ReportModel;
 }
 
 interface ReportModule {

@@ -2,15 +2,11 @@
 // steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
 
 import type { PostmanEnvironment } from '../environment/merge.js';
+import type { ReportAccount } from '../report/html.js';
 import type { ExecutionRecord, StepResult } from './result.js';
 
-export interface AccountSummary {
-  accountId: string;
-  /** Nickname, else AccountSubType/AccountType from GET /accounts (AIS v3.1 OBAccount6). */
-  label?: string;
-  balance?: { amount: string; currency: string; creditDebitIndicator: string };
-  transactions?: number;
-}
+/** One account the run read: the report page's row (src/report/html.ts). */
+export type AccountSummary = ReportAccount;
 
 export interface RunSummary {
   accounts: AccountSummary[];
