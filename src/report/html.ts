@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
+import type { AccountRow } from '../runner-rules.js';
 
 export interface ReportAssertion {
   name: string;
@@ -31,14 +32,8 @@ export interface ReportStep {
   requests: ReportRequest[];
 }
 
-/** An account the run read (AIS v3.1 OBAccount6, OBReadBalance1 InterimAvailable); src/run/summary.ts builds them. */
-export interface ReportAccount {
-  accountId: string;
-  /** Nickname, else AccountSubType/AccountType from GET /accounts (AIS v3.1 OBAccount6). */
-  label?: string;
-  balance?: { amount: string; currency: string; creditDebitIndicator: string };
-  transactions?: number;
-}
+/** An account the run read (src/runner-rules.ts reads them, for obflow and every workspace alike). */
+export type ReportAccount = AccountRow;
 
 export interface ReportMeta {
   bank: string;
@@ -68,7 +63,16 @@ export interface ReportModel extends ReportMeta {
 export interface ReportCollector {
   learn(key: unknown, value: unknown): void;
   secret(value: string): void;
-  request(event: { step: string; item: string; method: string; url: string; status?: number; ms?: number; error?: string }): void;
+  /** Undefined fields are left out of the model. */
+  request(event: {
+    step: string;
+    item: string;
+    method: string;
+    url: string;
+    status?: number | undefined;
+    ms?: number | undefined;
+    error?: string | undefined;
+  }): void;
   assertion(event: { step: string; item: string; name: string; passed: boolean; message?: string }): void;
   step(event: { name: string; local?: boolean; passed?: boolean }): void;
   model(meta: ReportMetaInput, accounts: readonly ReportAccount[]): ReportModel;

@@ -5,6 +5,7 @@
 
 import type { Agent } from 'node:https';
 import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
+import { ACCOUNTS_LIST, assertionRecord, itemSteps, requestRecord, scriptErrorRecord } from '../runner-rules.js';
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
 import type { AssertionEvent, RequestEvent, ScriptErrorEvent, StepBeginEvent } from './events.js';
@@ -57,21 +58,6 @@ function pinForOptionLoading(cwd: string): () => void {
   };
 }
 
-/** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
- *  `request` event hands out a copy of the item without its parent, so the folder cannot be asked directly. */
-function itemSteps(batch: readonly { name: string; collection: object }[]): Map<string, string> {
-  const map = new Map<string, string>();
-  const visit = (items: unknown, step: string): void => {
-    if (!Array.isArray(items)) return;
-    for (const item of items as { name?: unknown; item?: unknown }[]) {
-      if (typeof item.name === 'string') map.set(item.name, step);
-      visit(item.item, step);
-    }
-  };
-  for (const step of batch) visit((step.collection as { item?: unknown }).item, step.name);
-  return map;
-}
-
 /** One collection with a folder per step, so consecutive steps share one newman.run (its fixed cost is paid once and
  *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so
  *  setNextRequest loops keep working. */
@@ -100,7 +86,7 @@ export function batchCollection(steps: readonly { name: string; collection: obje
 /** GETs whose parsed body a subscriber reads: the AIS v3.1 accounts list (the summary names the accounts). Balances
  *  and transaction counts reach the summary through the environment (`interim_balances`, `transaction_counts`), so
  *  transaction pages — 10,250 transactions for one test user — are neither parsed twice nor held for the run. */
-const BODY_KEPT: readonly RegExp[] = [/\/aisp\/accounts(\?|$)/];
+const BODY_KEPT: readonly RegExp[] = [ACCOUNTS_LIST];
 
 export interface BatchInput {
   batch: readonly { name: string; collection: object }[];
@@ -228,34 +214,16 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       emitter.on('prerequest', learn);
       emitter.on('test', learn);
       emitter.on('item', () => sink.itemEnd());
+      // What an assertion or a script error says is read as every workspace reads it (src/runner-rules.ts).
       emitter.on('assertion', (error, args) => {
-        const failed = error !== null && error !== undefined;
-        const status = args.skipped === true ? 'skipped' : failed ? 'failed' : 'passed';
-        sink.event({
-          type: 'assertion',
-          step: stepOf(args.item),
-          item: args.item?.name ?? '',
-          name: args.assertion ?? '',
-          status,
-          ...(status === 'failed' ? { message: error?.message ?? '' } : {}),
-        });
+        sink.event({ type: 'assertion', step: stepOf(args.item), ...assertionRecord(error, args) });
       });
       emitter.on('script', (error, args) => {
-        if (error === null || error === undefined) return;
-        const listen = args.event?.listen ?? '';
-        sink.event({
-          type: 'script',
-          step: stepOf(args.item),
-          item: args.item?.name ?? '',
-          listen,
-          name: error.name ?? `${listen} script`,
-          message: error.message ?? '',
-        });
+        const record = scriptErrorRecord(error, args);
+        if (record !== undefined) sink.event({ type: 'script', step: stepOf(args.item), ...record });
       });
       emitter.on('request', (error, args) => {
-        const url = args.request?.url?.toString() ?? '';
-        const method = args.request?.method ?? 'GET';
-        const item = args.item?.name ?? '';
+        const { item, method, url } = requestRecord(error, args);
         const response = error === null || error === undefined ? args.response : undefined;
         const json =
           response !== undefined && method === 'GET' && BODY_KEPT.some((pattern) => pattern.test(url))

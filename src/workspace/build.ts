@@ -44,7 +44,16 @@ export interface WorkspaceInput {
 }
 
 /** Files of templates/workspace/ copied into every workspace unchanged. */
-export const COPIED_FILES = ['run.mjs', 'run.sh', 'run.cmd', 'package.json', 'package-lock.json', 'report.mjs', 'report.html.hbs'] as const;
+export const COPIED_FILES = [
+  'run.mjs',
+  'run.sh',
+  'run.cmd',
+  'package.json',
+  'package-lock.json',
+  'report.mjs',
+  'rules.mjs',
+  'report.html.hbs',
+] as const;
 
 export const WORKSPACE_PATHS = {
   environment: 'environment/obflow.postman_environment.json',

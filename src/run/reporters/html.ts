@@ -31,15 +31,7 @@ export function reportSubscriber(
             collector.step({ name: event.step, passed: event.result.passed, ...(event.kind === 'local' ? { local: true } : {}) });
           break;
         case 'request':
-          collector.request({
-            step: event.step,
-            item: event.item,
-            method: event.method,
-            url: event.url,
-            ...(event.status !== undefined ? { status: event.status } : {}),
-            ...(event.responseTime !== undefined ? { ms: event.responseTime } : {}),
-            ...(event.failure !== undefined ? { error: event.failure.message } : {}),
-          });
+          collector.request({ ...event, ms: event.responseTime, error: event.failure?.message });
           break;
         case 'assertion':
           if (event.status !== 'skipped')

@@ -55,9 +55,6 @@ export function createTally(): Tally {
         return;
       }
       case 'script':
-        // With bail, postman-runtime ends a script whose tests failed with an `AssertionFailure` error naming them
-        // (postman-runtime event.command.js): the failed assertions, counted already, not one more failure.
-        if (event.name === 'AssertionFailure') return;
         // A script that throws outside pm.test (e.g. JSON.parse of a non-JSON body) is a failure of its step too.
         tallyOf(event.step).failures.push({ item: event.item, test: event.name, message: event.message });
         return;
