@@ -51,12 +51,15 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'obflow-sandbox-'));
   const removeTemporary = () => (temporary ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
   // Interrupted (Ctrl-C, SIGTERM) from here on, also while it starts: stop it and remove the temporary data folder,
-  // which holds client secrets.
+  // which holds client secrets. An interrupt while it starts waits for the start to end first: the emulator writes
+  // into the folder as it starts (its store, its keys), so removing the folder meanwhile would see it written again.
   let handle: SandboxHandle | undefined;
+  let starting: Promise<SandboxHandle> | undefined;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       disposeInterrupt();
+      await starting?.catch(() => undefined);
       await handle?.close();
       await removeTemporary();
     })();
@@ -65,7 +68,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   const disposeInterrupt = onInterrupt(close);
   const { startSandbox, SandboxDataError } = await import('../sandbox/index.js');
   try {
-    handle = await startSandbox({
+    starting = startSandbox({
       serverCertificate,
       serverKey,
       clientCa: [issuing, root],
@@ -79,6 +82,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.pageSkin ? { pageSkin: options.pageSkin } : {}),
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
     });
+    handle = await starting;
     return { urls: handle.urls, close };
   } catch (cause) {
     disposeInterrupt();
