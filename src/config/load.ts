@@ -46,14 +46,9 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
 
 /** Every problem of a layer in one coded error: one line, the problems in order, each naming its key path (a user
  *  fixing a file wants all of them at once, not one per run). */
-function configProblems(
-  code: 'ERR_CONFIG_INVALID' | 'ERR_FILE_MISSING',
-  source: string,
-  problems: readonly string[],
-  hint: string,
-): ObflowError {
+function configProblems(source: string, problems: readonly string[], hint: string): ObflowError {
   const listed = problems.length === 1 ? (problems[0] ?? '') : `${problems.length} problems: ${problems.join('; ')}`;
-  return new ObflowError(code, `${source}: ${listed}`, { hint });
+  return new ObflowError('ERR_CONFIG_INVALID', `${source}: ${listed}`, { hint });
 }
 
 /** Validates a merged raw config; every problem is listed, each with its dotted path, in one ERR_CONFIG_INVALID. */
@@ -74,7 +69,7 @@ export function parseConfig(raw: unknown, source: string): ObflowConfig {
     values ? 'Fix each value named.' : '',
     'obflow.config.schema.json describes every key.',
   ];
-  throw configProblems('ERR_CONFIG_INVALID', source, problems, hint.filter(Boolean).join(' '));
+  throw configProblems(source, problems, hint.filter(Boolean).join(' '));
 }
 
 function locateConfigFile(options: LoadConfigOptions): string | undefined {
@@ -190,7 +185,6 @@ function readEnvironment(env: Record<string, string | undefined>): Layer {
   }
   if (problems.length > 0)
     throw configProblems(
-      'ERR_CONFIG_INVALID',
       'environment',
       problems.map((entry) => entry.problem),
       [...new Set(problems.map((entry) => entry.hint))].join(' '),
@@ -303,16 +297,11 @@ function checkFilesExist(config: ObflowConfig): void {
   config.bank?.server_ca.forEach((file, i) => files.push([`bank.server_ca.${i}`, file]));
   const missing = files.filter(([, file]) => !existsSync(file)).map(([where, file]) => `${where}: ${file} does not exist`);
   if (missing.length > 0) {
-    // One problem reads as before (`identity.signing.key: … does not exist`); several are listed after `configuration:`.
-    const [only] = missing;
-    if (missing.length === 1 && only !== undefined)
-      throw new ObflowError('ERR_FILE_MISSING', only, { hint: 'Fix the path (relative paths resolve from the config file folder).' });
-    throw configProblems(
-      'ERR_FILE_MISSING',
-      'configuration',
-      missing,
-      'Fix the paths (relative paths resolve from the config file folder).',
-    );
+    // Every missing file, each with its key path, the first one first (`identity.signing.key: … does not exist`).
+    const count = missing.length > 1 ? ` (${missing.length} files missing)` : '';
+    throw new ObflowError('ERR_FILE_MISSING', `${missing.join('; ')}${count}`, {
+      hint: `Fix the path${missing.length > 1 ? 's' : ''} (relative paths resolve from the config file folder).`,
+    });
   }
 }
 
