@@ -3,6 +3,7 @@
 // The temporary files still in flight are known (pendingTemporaryFiles), so an interrupt can remove them.
 
 import { randomBytes } from 'node:crypto';
+import { renameSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ObflowError } from './errors.js';
@@ -71,6 +72,35 @@ export async function writeFileAtomic(path: string, contents: string | Uint8Arra
     throw writeFailed(`could not write ${path}`, cause);
   } finally {
     await temporary?.discard();
+  }
+}
+
+/**
+ * Puts the finished folder `staging` at `dir`. With `replace` the folder at `dir` moves aside first and is removed
+ * after the new one is in place. The two renames are synchronous: a signal's handler runs on the event loop, so it
+ * cannot fall between them and leave nothing at `dir` (an interrupt finds the old folder or the new one, whole). If
+ * the second rename fails, the old folder goes back before the error is thrown. Without `replace`, rename(2) still
+ * replaces an empty directory at `dir`. The backup is marked unfinished while it is removed (an interrupt removes it).
+ * The one folder swap of obflow: identities (src/pki/files.ts) and workspaces (src/workspace/write.ts).
+ */
+export async function placeFolder(staging: string, dir: string, options: { replace: boolean }): Promise<void> {
+  if (!options.replace) {
+    renameSync(staging, dir);
+    return;
+  }
+  const backup = join(dirname(dir), `.${basename(dir)}.old-${randomBytes(6).toString('hex')}`);
+  renameSync(dir, backup);
+  try {
+    renameSync(staging, dir);
+  } catch (cause) {
+    renameSync(backup, dir);
+    throw cause;
+  }
+  const finished = markUnfinished(backup);
+  try {
+    await rm(backup, { recursive: true, force: true });
+  } finally {
+    finished();
   }
 }
 

@@ -1,10 +1,12 @@
 // How a finished newman run is reported: the summary (accounts, balances, transaction counts, steps) and, when a step
-// failed, ERR_RUN_FAILED naming the step (exit 1) — or, when no answer came at all, ERR_REMOTE_UNREACHABLE /
+// failed, one line per failing request (its first failing check and the count of the rest) and ERR_RUN_FAILED naming
+// the step, with a hint that says which side broke which rule (src/run/verdict.ts) (exit 1) — or, when no answer came at all, ERR_REMOTE_UNREACHABLE /
 // ERR_REMOTE_TLS naming the step and the bank origin (exit 3: nothing was verified, the bank was not reached).
 
 import { ObflowError } from '../errors.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary } from '../run/summary.js';
+import { failingRequests, failureHint, failureLine } from '../run/verdict.js';
 import type { CommandState } from './context.js';
 
 export function reportRun(state: CommandState, result: RunResult, extra: Record<string, unknown> = {}): void {
@@ -12,7 +14,13 @@ export function reportRun(state: CommandState, result: RunResult, extra: Record<
   state.output.result({ ...extra, passed: result.passed, ...summary, failedStep: result.failedStep });
   for (const line of formatRunSummary(summary)) state.output.line(line);
   if (result.passed) return;
+  for (const line of runFailureLines(result)) state.output.line(line);
   throw runFailureError(result);
+}
+
+/** One line per failing request: its first failing check and how many more failed (never every check). */
+export function runFailureLines(result: RunResult): string[] {
+  return result.transport !== undefined ? [] : failingRequests(result).map(failureLine);
 }
 
 /** The one error a failed run ends with (exported for tests: the CLI's exit code follows from its code). */
@@ -38,9 +46,11 @@ export function runFailureError(result: RunResult): ObflowError {
       },
     );
   }
-  const first = step?.failures[0];
-  const what = first ? `: ${first.item} — ${first.test}${first.message ? ` (${first.message})` : ''}` : '';
+  const request = failingRequests(result).find((candidate) => candidate.step === step?.name);
+  const first = request?.first ?? step?.failures[0];
+  const more = request !== undefined && request.more > 0 ? ` (+${request.more} more)` : '';
+  const what = first ? `: ${first.item} — ${first.test}${first.message ? ` (${first.message})` : ''}${more}` : '';
   return new ObflowError('ERR_RUN_FAILED', `step ${result.failedStep ?? step?.name ?? '?'} failed${what}`, {
-    hint: `Read ${step?.reports[0] ?? 'the JUnit report'}; the bank answered something the standard does not allow.`,
+    hint: failureHint(request, step?.reports[0] ?? 'the JUnit report'),
   });
 }

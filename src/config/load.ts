@@ -44,22 +44,32 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   return { config, configFile };
 }
 
-/** Validates a merged raw config; the first problem becomes one ERR_CONFIG_INVALID line naming its dotted path. */
+/** Every problem of a layer in one coded error: one line, the problems in order, each naming its key path (a user
+ *  fixing a file wants all of them at once, not one per run). */
+function configProblems(source: string, problems: readonly string[], hint: string): ObflowError {
+  const listed = problems.length === 1 ? (problems[0] ?? '') : `${problems.length} problems: ${problems.join('; ')}`;
+  return new ObflowError('ERR_CONFIG_INVALID', `${source}: ${listed}`, { hint });
+}
+
+/** Validates a merged raw config; every problem is listed, each with its dotted path, in one ERR_CONFIG_INVALID. */
 export function parseConfig(raw: unknown, source: string): ObflowConfig {
   // A bank preset fills the keys the layers leave unset (src/config/presets.ts), before defaults and validation.
   const result = configSchema.safeParse(applyBankPreset(raw));
   if (result.success) return result.data;
-  const issue = result.error.issues[0] as z.core.$ZodIssue;
-  const where = dotted(issue.path);
-  if (issue.code === 'unrecognized_keys') {
-    const key = [where, issue.keys[0]].filter(Boolean).join('.');
-    throw new ObflowError('ERR_CONFIG_INVALID', `${source}: unknown key ${key}`, {
-      hint: 'Remove it or fix its spelling; obflow.config.schema.json lists every key.',
-    });
-  }
-  throw new ObflowError('ERR_CONFIG_INVALID', `${source}: ${where || '(root)'} ${issue.message}`, {
-    hint: 'Fix that value; obflow.config.schema.json describes every key.',
+  const issues = result.error.issues as z.core.$ZodIssue[];
+  const problems = issues.flatMap((issue) => {
+    const where = dotted(issue.path);
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `unknown key ${[where, key].filter(Boolean).join('.')}`);
+    return [`${where || '(root)'} ${issue.message}`];
   });
+  const unknown = issues.some((issue) => issue.code === 'unrecognized_keys');
+  const values = issues.some((issue) => issue.code !== 'unrecognized_keys');
+  const hint = [
+    unknown ? 'Remove each unknown key or fix its spelling.' : '',
+    values ? 'Fix each value named.' : '',
+    'obflow.config.schema.json describes every key.',
+  ];
+  throw configProblems(source, problems, hint.filter(Boolean).join(' '));
 }
 
 function locateConfigFile(options: LoadConfigOptions): string | undefined {
@@ -157,47 +167,62 @@ const NOT_CONFIG = new Set([
 function readEnvironment(env: Record<string, string | undefined>): Layer {
   const layer: Layer = {};
   const leaves = environmentVariables();
+  const problems: { problem: string; hint: string }[] = [];
   for (const [name, value] of Object.entries(env)) {
     // An empty variable is unset (`OBFLOW_STATE_DIR=` must not mean "this folder").
     if (!name.startsWith(ENV_PREFIX) || NOT_CONFIG.has(name) || value === undefined || value === '') continue;
     const leaf = leaves.get(name);
     if (!leaf) {
-      throw new ObflowError('ERR_CONFIG_INVALID', `environment: unknown variable ${name}`, {
+      problems.push({
+        problem: `unknown variable ${name}`,
         hint: `Unset it, or use one of: ${[...leaves.keys()].slice(0, 6).join(', ')}, … (see the README).`,
       });
+      continue;
     }
-    setPath(layer, leaf.path, coerce(name, value, leaf.type));
+    const coerced = coerce(name, value, leaf.type);
+    if ('problem' in coerced) problems.push(coerced);
+    else setPath(layer, leaf.path, coerced.value);
   }
+  if (problems.length > 0)
+    throw configProblems(
+      'environment',
+      problems.map((entry) => entry.problem),
+      [...new Set(problems.map((entry) => entry.hint))].join(' '),
+    );
   return layer;
 }
 
-function coerce(name: string, value: string, type: LeafInfo['type']): unknown {
+function coerce(name: string, value: string, type: LeafInfo['type']): { value: unknown } | { problem: string; hint: string } {
+  const parsed = parseLeaf(value, type);
+  if (parsed !== undefined) return parsed;
+  return { problem: `${name} must be a ${type}, got "${value}"`, hint: type === 'boolean' ? 'Use true or false.' : `Give a ${type}.` };
+}
+
+function parseLeaf(value: string, type: LeafInfo['type']): { value: unknown } | undefined {
   switch (type) {
     case 'string':
-      return value;
+      return { value };
     case 'boolean':
-      if (value === 'true' || value === '1') return true;
-      if (value === 'false' || value === '0') return false;
-      break;
+      if (value === 'true' || value === '1') return { value: true };
+      if (value === 'false' || value === '0') return { value: false };
+      return undefined;
     case 'number':
-      if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
-      break;
+      return /^-?\d+(\.\d+)?$/.test(value) ? { value: Number(value) } : undefined;
     case 'array':
       if (value.trim().startsWith('[')) {
         try {
-          return JSON.parse(value) as unknown;
+          return { value: JSON.parse(value) as unknown };
         } catch {
-          break;
+          return undefined;
         }
       }
-      return value
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean);
+      return {
+        value: value
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      };
   }
-  throw new ObflowError('ERR_CONFIG_INVALID', `environment: ${name} must be a ${type}, got "${value}"`, {
-    hint: type === 'boolean' ? 'Use true or false.' : `Give a ${type}.`,
-  });
 }
 
 // ---- paths -------------------------------------------------------------------------------------------------------
@@ -270,12 +295,13 @@ function checkFilesExist(config: ObflowConfig): void {
     id.directoryIssuing.forEach((file, i) => files.push([`identity.directoryIssuing.${i}`, file]));
   }
   config.bank?.server_ca.forEach((file, i) => files.push([`bank.server_ca.${i}`, file]));
-  for (const [where, file] of files) {
-    if (!existsSync(file)) {
-      throw new ObflowError('ERR_FILE_MISSING', `${where}: ${file} does not exist`, {
-        hint: 'Fix the path (relative paths resolve from the config file folder).',
-      });
-    }
+  const missing = files.filter(([, file]) => !existsSync(file)).map(([where, file]) => `${where}: ${file} does not exist`);
+  if (missing.length > 0) {
+    // Every missing file, each with its key path, the first one first (`identity.signing.key: … does not exist`).
+    const count = missing.length > 1 ? ` (${missing.length} files missing)` : '';
+    throw new ObflowError('ERR_FILE_MISSING', `${missing.join('; ')}${count}`, {
+      hint: `Fix the path${missing.length > 1 ? 's' : ''} (relative paths resolve from the config file folder).`,
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { SECRET_VARIABLE_KEYS } from '../generate/variables.js';
+import { SECRET_KEY_PATTERN } from '../runner-rules.js';
 
 /** One entry of a Postman environment file as the app exports it (Postman v2.1 environment). */
 export interface PostmanEnvironmentValue {
@@ -28,8 +29,8 @@ export interface RawEnvironmentValue {
   disabled?: unknown;
 }
 
-/** Keys whose values are secrets even if a layer forgot to say so (client secret, Basic credentials, tokens, codes). */
-export const SECRET_KEY_PATTERN = /(secret|password|passphrase|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
+/** Keys whose values are secrets even if a layer forgot to say so: the rule every workspace shares (src/runner-rules.ts). */
+export { SECRET_KEY_PATTERN };
 
 /** The one rule for what is a secret: the collections' variable contract says so, or the name is a secret's name. */
 export function isSecretKey(key: string): boolean {

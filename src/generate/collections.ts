@@ -12,6 +12,7 @@ import { FLOW_FILE_NAME, stepFileName } from './files.js';
 import { buildFlow } from './flow.js';
 import { uuidV5 } from './ids.js';
 import type { RequestItemSpec, ResponseSchema, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
+import { STATUS_PART } from './steps/common.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from './steps/unsupported.js';
 import { render, type Templates } from './templates.js';
 
@@ -104,6 +105,7 @@ function renderPart(part: ScriptPart, templates: Templates): string {
  */
 const LIBRARIES: readonly { template: string; global: RegExp }[] = [
   { template: 'lib-body', global: /\bobflowBody\b/ },
+  { template: 'lib-error-answer', global: /\bobflowErrorAnswer\b/ },
   { template: 'lib-jwt', global: /\bobflowJwt\b/ },
   { template: 'lib-jwt-unsigned', global: /\bobflowUnsignedJwt\b/ },
   { template: 'lib-location', global: /\bobflowLocation\b/ },
@@ -120,8 +122,29 @@ const LIBRARIES: readonly { template: string; global: RegExp }[] = [
  */
 export const NON_LEGACY_DIRECTIVE = "'use sandbox2';";
 
+/**
+ * The parts in order, except that after a status check (check-status.test) the parts that check the expected answer
+ * run only when the answer has that status, and the parts for an error answer (`answer: 'error'`) only when it has
+ * another: a refusal is checked against the error shape the standard gives it, never against the success schema, and
+ * its one failing status check names the bank's error. Parts with `answer: 'any'` run for every answer.
+ */
+function guardedParts(parts: readonly ScriptPart[], templates: Templates): string[] {
+  const at = parts.findIndex((part) => part.template === STATUS_PART);
+  const status = parts[at]?.params?.status;
+  if (typeof status !== 'number') return parts.map((part) => renderPart(part, templates));
+  const after = parts.slice(at + 1);
+  const rendered = (answer: ScriptPart['answer']) =>
+    after.filter((part) => part.answer === answer).map((part) => renderPart(part, templates));
+  const [expected, error] = [rendered(undefined), rendered('error')];
+  const lines = [...parts.slice(0, at + 1).map((part) => renderPart(part, templates)), ...rendered('any')];
+  if (expected.length > 0)
+    lines.push(`if (pm.response.code === ${status}) {`, ...expected, ...(error.length > 0 ? ['} else {', ...error] : []), '}');
+  else if (error.length > 0) lines.push(`if (pm.response.code !== ${status}) {`, ...error, '}');
+  return lines;
+}
+
 function renderScript(parts: readonly ScriptPart[], templates: Templates): string[] {
-  const rendered = parts.map((part) => renderPart(part, templates));
+  const rendered = guardedParts(parts, templates);
   const libraries = LIBRARIES.filter((library) => rendered.some((text) => library.global.test(text))).map((library) =>
     renderPart({ template: library.template }, templates),
   );

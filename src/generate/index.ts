@@ -21,6 +21,6 @@ export {
   VARIABLE_KEYS,
   SECRET_VARIABLE_KEYS,
 } from './variables.js';
-export type { VariableSpec, VariableSource } from './variables.js';
+export type { FlowInputKey, VariableSpec, VariableSource } from './variables.js';
 export { DEFAULT_UNSUPPORTED_CALLS, UNSUPPORTED_STATUS } from './steps/unsupported.js';
 export type { UnsupportedCall } from './model.js';

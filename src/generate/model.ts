@@ -4,7 +4,7 @@
 import type { SchemaName } from './schemas.js';
 
 /** The JSON schemas a script part can check a body against: templates/schemas/<name>.json. */
-export type ResponseSchema = SchemaName | 'openid-configuration' | 'token-response';
+export type ResponseSchema = SchemaName | 'openid-configuration' | 'token-response' | 'oauth-error';
 
 /** One rendered piece of a script: a template under templates/scripts/ and its parameters. */
 export interface ScriptPart {
@@ -15,6 +15,12 @@ export interface ScriptPart {
    * that variable's key (`schemaVariable`) and the schema's title (`schemaTitle`) as parameters.
    */
   schema?: ResponseSchema;
+  /**
+   * Which answers the part checks when it follows a status check (check-status.test): by default only the expected
+   * one; `any` every answer; `error` only an answer with another status (checked against the error shape the standard
+   * gives it, never against the success schema).
+   */
+  answer?: 'any' | 'error';
 }
 
 export type RequestBody =
@@ -65,4 +71,7 @@ export interface Checks {
   echo: 'required' | 'if-present';
   schema?: ResponseSchema;
   contentType?: string;
+  /** The error shape the standard gives an answer with another status: `oauth`, an OAuth error response (RFC 6749
+   *  §5.2, the token endpoint); `obie`, OBErrorResponse1 or no body by status (OBIE AIS v3.1). Absent: none checked. */
+  errors?: 'oauth' | 'obie';
 }

@@ -19,7 +19,12 @@ export interface VariableSpec {
   secret: boolean;
   /** For state: the step(s) that write it (read by later steps and by the runner). */
   writtenBy?: readonly string[];
+  /** For an input: the `flow` config key (and flag) it comes from (src/pipeline/run-plan.ts reads it for a run). */
+  flow?: FlowInputKey;
 }
+
+/** The `flow` config keys that are flow inputs of a run (src/config/schema.ts `flow`). */
+export type FlowInputKey = 'responseType' | 'consent' | 'psuUser' | 'maxPages';
 
 /** The bank helper's variables, named as the model bank's own Postman collection expects them (issue 3 §6). */
 export const BANK_VARIABLES: readonly VariableSpec[] = [
@@ -123,6 +128,7 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
   {
     key: 'response_type',
     source: 'input',
+    flow: 'responseType',
     default: 'code id_token',
     secret: false,
     description: 'OIDC response type of the consent URL: "code id_token" (hybrid, parameters in the fragment) or "code" (query).',
@@ -130,6 +136,7 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
   {
     key: 'consent_mode',
     source: 'input',
+    flow: 'consent',
     default: 'headless',
     secret: false,
     description:
@@ -139,6 +146,7 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
   {
     key: 'psu_login_hint',
     source: 'input',
+    flow: 'psuUser',
     default: '',
     secret: false,
     description: "Optional login_hint naming the test user (empty: the bank's default user).",
@@ -146,6 +154,7 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
   {
     key: 'max_pages',
     source: 'input',
+    flow: 'maxPages',
     default: String(DEFAULT_MAX_PAGES),
     secret: false,
     description: 'Page guard per account for the transactions loop; reaching it with Links.Next still present fails the step.',

@@ -2,7 +2,7 @@
 // once (src/cli/context.ts), so `obflow --help` pays for none of it; below it imports are static, except newman,
 // playwright-core and the emulator (src/sandbox/), which load only when a run, a browser or a sandbox starts.
 
-import type * as WorkspaceModule from '../workspace/index.js';
+import type * as WorkspaceModule from './workspace.js';
 
 export { configOverrides, type ConfigOverrides, type Overrides } from '../config/overrides.js';
 export { loadConfig } from '../config/load.js';
@@ -30,12 +30,12 @@ export {
   storedRegistration,
 } from './stages.js';
 export { SANDBOX_TEST_USERS } from './target.js';
-export { mergeRunReports } from '../report/merge-files.js';
+export { mergeRunReports } from '../matrix/merge-files.js';
 export { createLiveLine } from '../run/subscribers/live-line.js';
 
 /** `obflow workspace`: its module (the generator, handlebars) loads only for that command. */
 export async function makeWorkspace(
   ...args: Parameters<typeof WorkspaceModule.makeWorkspace>
 ): ReturnType<typeof WorkspaceModule.makeWorkspace> {
-  return (await import('../workspace/index.js')).makeWorkspace(...args);
+  return (await import('./workspace.js')).makeWorkspace(...args);
 }

@@ -13,39 +13,19 @@ import {
   environmentPath,
   fetchDiscovery,
   readSavedEnvironment,
-  withEnvironmentValues,
   writeEnvironment,
   type PostmanEnvironment,
 } from '../environment/index.js';
-import { STEP_NAMES } from '../generate/flow.js';
 import { SECRET_VARIABLE_KEYS } from '../generate/variables.js';
-import type { IdentityPaths } from '../pki/types.js';
 import { readSigningKey } from '../pki/verify.js';
 import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
-import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
-import { manualConsentStep } from '../run/consent/manual.js';
-import { idTokenStep, jsonOver, jwksCache } from '../run/id-token.js';
-import { browserConsentOptions } from '../run/consent/settings.js';
-import {
-  bankOriginsOf,
-  buildRunPlan,
-  DEFAULT_REPORTERS,
-  buildSslClientCertList,
-  readStepCollections,
-  runSteps,
-  writeCaBundle,
-  writeSslClientCertList,
-  type ReporterName,
-  type RunResult,
-  type RunStep,
-  type RunSubscriber,
-} from '../run/index.js';
+import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber } from '../run/index.js';
 import { originOf } from '../run/origin.js';
-import { HTML_REPORT_FILE } from '../report/subscriber.js';
-import { writeTransportCopy } from './transport-copy.js';
+import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { stateLayout } from '../state/layout.js';
 import type { Session } from './session.js';
-import { sandboxPsuUser, type Target } from './target.js';
+import { flowInputs, planRun } from './run-plan.js';
+import { type Target } from './target.js';
 
 // ---- register ------------------------------------------------------------------------------------------------------
 
@@ -204,33 +184,8 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const runDir = state.run;
   await ensureDirectory(runDir, { secret: true });
   const reporters = options.reporters ?? DEFAULT_REPORTERS;
-  // Flow inputs given for this run (flags) win over what `obflow environment` saved (config values were applied there).
-  const environment = withEnvironmentValues(options.environment, givenFlowInputs(session));
-  const origins = bankOriginsOf(environment.values);
-  if (origins.length === 0) {
-    // A hand-edited or truncated file: without a bank address there is nothing to present the certificate to.
-    throw new ObflowError('ERR_FILE_UNREADABLE', 'the environment names no https bank address (rs, issuer, tokenEndpoint, …)', {
-      hint: 'Run `obflow environment` again to rewrite it.',
-    });
-  }
-  // Only the steps this run needs: `run accounts` must not fail on another step's missing file.
-  const wanted =
-    options.select === undefined || options.select === 'all' ? STEP_NAMES : STEP_NAMES.filter((name) => name === options.select);
-  const collections = options.collections ?? (await readStepCollections(config.output.collections, wanted));
-  const consentStep =
-    target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
-  const steps: RunStep[] = buildRunPlan({
-    stepNames: STEP_NAMES,
-    collections,
-    ...(options.select !== undefined ? { select: options.select } : {}),
-    ...(consentStep ? { consentStep } : {}),
-    localAfter: idTokenSteps(session),
-  });
-  const newman = await newmanTransport(session);
+  const { steps, environment, sslClientCertList, caBundle, release } = await planRun(session, options);
   try {
-    const sslClientCertList = buildSslClientCertList({ origins, transport: newman.transport });
-    const caBundle = target.serverCaPem.length > 0 ? await writeCaBundle(state.runFile('target-ca.pem'), target.serverCaPem) : undefined;
-    await writeSslClientCertList(state.runFile('ssl-client-cert-list.json'), sslClientCertList);
     return await runSteps({
       steps,
       environment,
@@ -249,7 +204,8 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       target: { name: target.name, profile: target.profile, consent: target.consent },
     });
   } finally {
-    await newman.remove();
+    // The PEM copy of a legacy PFX's key goes with the run (src/pipeline/transport-copy.ts).
+    await release();
   }
 }
 
@@ -263,32 +219,6 @@ export function htmlReportPath(config: ObflowConfig): string {
   return join(reportsDir(config), HTML_REPORT_FILE);
 }
 
-/** The flow inputs of a run as environment values, one row each: the variable, the `flow` key (and flag) it comes
- *  from, and its value for the session (consent mode from the target, which resolves `auto`). */
-type FlowSession = Pick<Session, 'config' | 'target' | 'overrides'>;
-
-const FLOW_INPUTS: readonly { key: string; from: keyof ObflowConfig['flow']; value: (session: FlowSession) => string | undefined }[] = [
-  { key: 'response_type', from: 'responseType', value: (session) => session.config.flow.responseType },
-  { key: 'consent_mode', from: 'consent', value: (session) => (session.target.consent === 'headless' ? 'headless' : 'interactive') },
-  { key: 'psu_login_hint', from: 'psuUser', value: (session) => session.config.flow.psuUser },
-  { key: 'max_pages', from: 'maxPages', value: (session) => String(session.config.flow.maxPages) },
-];
-
-/** What the config and flags ask for, as environment values. */
-export function flowInputs(session: FlowSession): Record<string, string | undefined> {
-  return Object.fromEntries(FLOW_INPUTS.map((input) => [input.key, input.value(session)]));
-}
-
-/** Only the inputs the command's flags set (session.overrides.flow): those win over a saved environment's values. */
-export function givenFlowInputs(session: FlowSession): Record<string, string> {
-  const given: Record<string, string> = {};
-  for (const input of FLOW_INPUTS) {
-    const value = input.value(session);
-    if (session.overrides.flow?.[input.from] !== undefined && value !== undefined) given[input.key] = value;
-  }
-  return given;
-}
-
 async function ensureWritable(dir: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -299,43 +229,4 @@ async function ensureWritable(dir: string): Promise<void> {
       cause,
     });
   }
-}
-
-/**
- * What newman reads the transport certificate from. A PFX in a legacy encoding (RC2-40, `openssl pkcs12 -legacy`) is
- * one Node 20's OpenSSL 3 cannot open, so newman would fail on it: hand newman a PEM copy in the run's temporary
- * folder (src/pipeline/transport-copy.ts), removed when the run ends and on interrupt.
- */
-async function newmanTransport(session: Session): Promise<{ transport: IdentityPaths['transport']; remove: () => Promise<void> }> {
-  const { transport } = session;
-  if (transport.pfx === undefined || transport.pfx.nodeTlsReadable)
-    return { transport: session.identity.transport, remove: async () => {} };
-  return writeTransportCopy(transport);
-}
-
-/** The id_token checks FAPI requires of the client (src/run/id-token.ts): after the PSU consent and after the code
- *  exchange, with the bank's keys fetched once per run through the session's mutual-TLS dispatcher. */
-function idTokenSteps(session: Session): { after: string; step: RunStep }[] {
-  const keys = jwksCache(jsonOver(session.dispatcher));
-  return [
-    { after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys, now: session.now }) },
-    { after: 'code-exchange', step: idTokenStep({ source: 'token', keys, now: session.now }) },
-  ];
-}
-
-async function manualConsent(session: Session): Promise<RunStep> {
-  return manualConsentStep({ ask: session.ask });
-}
-
-async function browserConsent(session: Session): Promise<RunStep> {
-  // The embedded sandbox's PSU is a public test user; a bank's script reads its PSU from the environment or a secret file.
-  const sandboxUser = session.config.target === 'sandbox' ? sandboxPsuUser(session.config) : undefined;
-  const options = await browserConsentOptions(session.config.flow.browser, { sandboxUser, env: session.env });
-  return browserConsentStep({
-    ...options,
-    trustedSpki: session.target.serverCaPem.map(spkiPinOf),
-    ignoreHttpsErrors: session.target.insecure,
-    ...(session.onInterrupt === undefined ? {} : { onInterrupt: session.onInterrupt }),
-    log: session.log,
-  });
 }

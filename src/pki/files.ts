@@ -1,12 +1,10 @@
 // Writes a whole identity folder atomically (staging folder + rename), keys owner-only; single files: src/fs.ts.
 
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
-import { renameSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 
 import { ObflowError } from '../errors.js';
-import { markUnfinished, writeFileExact } from '../fs.js';
+import { markUnfinished, placeFolder, writeFileExact } from '../fs.js';
 
 /** A file of a folder, path relative to it: `secret` files (private keys) get mode 0600, others 0644. */
 export interface FolderFile {
@@ -38,7 +36,6 @@ export async function writeFolderAtomic(dir: string, files: readonly FolderFile[
   }
   // An interrupt removes the staging folder (docs/errors.md, "Interrupts").
   const finished = markUnfinished(staging);
-  let backup: string | undefined;
   try {
     for (const file of files) {
       const path = join(staging, file.rel);
@@ -49,24 +46,17 @@ export async function writeFolderAtomic(dir: string, files: readonly FolderFile[
       if (error.code === 'ENOENT') return [];
       throw error;
     });
-    if (existing.length > 0) {
-      if (!replace) {
-        throw new ObflowError('ERR_WRITE_FAILED', `${dir} is not empty`, {
-          hint: 'choose an empty folder, or replace its identity explicitly (obflow init --force)',
-        });
-      }
-      backup = join(parent, `.${basename(dir)}.old-${randomBytes(6).toString('hex')}`);
+    if (existing.length > 0 && !replace) {
+      throw new ObflowError('ERR_WRITE_FAILED', `${dir} is not empty`, {
+        hint: 'choose an empty folder, or replace its identity explicitly (obflow init --force)',
+      });
     }
-    // The swap is synchronous: a signal's handler runs on the event loop, so it cannot fall between the two renames
-    // and leave no folder at `dir`. rename(2) replaces an empty directory at the target.
-    if (backup !== undefined) renameSync(dir, backup);
-    renameSync(staging, dir);
+    // The swap cannot leave nothing at `dir`, even interrupted (src/fs.ts placeFolder).
+    await placeFolder(staging, dir, { replace: existing.length > 0 });
   } catch (cause) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
-    if (backup !== undefined) await rename(backup, dir).catch(() => undefined);
     throw cause instanceof ObflowError ? cause : writeFailed(dir, cause);
   } finally {
     finished();
   }
-  if (backup !== undefined) await rm(backup, { recursive: true, force: true });
 }

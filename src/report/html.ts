@@ -1,4 +1,4 @@
-// The HTML reporter of `obflow run --reporters …,html`: the typed adapter over templates/workspace/report.mjs, the
+// The HTML page of a run (`obflow run --reporters …,html`, src/run/reporters/html.ts; a workspace's run): the typed adapter over templates/workspace/report.mjs, the
 // renderer every workspace ships (so obflow and a workspace's run.js write the same report). The report model is pure
 // data; its texts are redacted against every secret the run saw before it is rendered.
 
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
-import type { AccountSummary } from '../run/summary.js';
+import type { AccountRow } from '../runner-rules.js';
 
 export interface ReportAssertion {
   name: string;
@@ -34,6 +34,9 @@ export interface ReportStep {
   requests: ReportRequest[];
 }
 
+/** An account the run read (src/runner-rules.ts reads them, for obflow and every workspace alike). */
+export type ReportAccount = AccountRow;
+
 export interface ReportMeta {
   bank: string;
   profile: string;
@@ -54,7 +57,7 @@ export interface ReportMetaInput extends ReportMeta {
 export interface ReportModel extends ReportMeta {
   passed: boolean;
   steps: ReportStep[];
-  accounts: AccountSummary[];
+  accounts: ReportAccount[];
   totals: { requests: number; assertions: number; failed: number };
 }
 
@@ -62,10 +65,19 @@ export interface ReportModel extends ReportMeta {
 export interface ReportCollector {
   learn(key: unknown, value: unknown): void;
   secret(value: string): void;
-  request(event: { step: string; item: string; method: string; url: string; status?: number; ms?: number; error?: string }): void;
+  /** Undefined fields are left out of the model. */
+  request(event: {
+    step: string;
+    item: string;
+    method: string;
+    url: string;
+    status?: number | undefined;
+    ms?: number | undefined;
+    error?: string | undefined;
+  }): void;
   assertion(event: { step: string; item: string; name: string; passed: boolean; message?: string }): void;
   step(event: { name: string; local?: boolean; passed?: boolean; ms?: number }): void;
-  model(meta: ReportMetaInput, accounts: readonly AccountSummary[]): ReportModel;
+  model(meta: ReportMetaInput, accounts: readonly ReportAccount[]): ReportModel;
 }
 
 interface ReportModule {

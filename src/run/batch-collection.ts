@@ -1,20 +1,5 @@
 // The one collection a newman run of several steps runs: a folder per step, the steps' collection variables once each
-// (src/run/newman-adapter.ts runs it), and which step each item belongs to.
-
-/** Item name → step name for a batch (item names are unique across the flow: setNextRequest relies on it). The
- *  `request` event hands out a copy of the item without its parent, so the folder cannot be asked directly. */
-export function itemSteps(batch: readonly { name: string; collection: object }[]): Map<string, string> {
-  const map = new Map<string, string>();
-  const visit = (items: unknown, step: string): void => {
-    if (!Array.isArray(items)) return;
-    for (const item of items as { name?: unknown; item?: unknown }[]) {
-      if (typeof item.name === 'string') map.set(item.name, step);
-      visit(item.item, step);
-    }
-  };
-  for (const step of batch) visit((step.collection as { item?: unknown }).item, step.name);
-  return map;
-}
+// (src/run/newman-adapter.ts runs it); which step each item belongs to is src/runner-rules.ts's itemSteps.
 
 /** One collection with a folder per step, so consecutive steps share one newman.run (its fixed cost is paid once and
  *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so

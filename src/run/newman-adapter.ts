@@ -5,9 +5,10 @@
 
 import type { Agent } from 'node:https';
 import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
+import { ACCOUNTS_LIST, assertionRecord, itemSteps, requestRecord, scriptErrorRecord } from '../runner-rules.js';
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
-import { batchCollection, itemSteps } from './batch-collection.js';
+import { batchCollection } from './batch-collection.js';
 import type { AssertionEvent, RequestEvent, ScriptErrorEvent, StepBeginEvent } from './events.js';
 import type {
   NewmanItem,
@@ -69,7 +70,7 @@ function pinForOptionLoading(cwd: string): () => void {
 /** GETs whose parsed body a subscriber reads: the AIS v3.1 accounts list (the summary names the accounts). Balances
  *  and transaction counts reach the summary through the environment (`interim_balances`, `transaction_counts`), so
  *  transaction pages — 10,250 transactions for one test user — are neither parsed twice nor held for the run. */
-const BODY_KEPT: readonly RegExp[] = [/\/aisp\/accounts(\?|$)/];
+const BODY_KEPT: readonly RegExp[] = [ACCOUNTS_LIST];
 
 export interface BatchInput {
   batch: readonly { name: string; collection: object }[];
@@ -221,34 +222,16 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       emitter.on('prerequest', learn);
       emitter.on('test', learn);
       emitter.on('item', () => sink.itemEnd());
+      // What an assertion or a script error says is read as every workspace reads it (src/runner-rules.ts).
       emitter.on('assertion', (error, args) => {
-        const failed = error !== null && error !== undefined;
-        const status = args.skipped === true ? 'skipped' : failed ? 'failed' : 'passed';
-        sink.event({
-          type: 'assertion',
-          step: stepOf(args.item),
-          item: args.item?.name ?? '',
-          name: args.assertion ?? '',
-          status,
-          ...(status === 'failed' ? { message: error?.message ?? '' } : {}),
-        });
+        sink.event({ type: 'assertion', step: stepOf(args.item), ...assertionRecord(error, args) });
       });
       emitter.on('script', (error, args) => {
-        if (error === null || error === undefined) return;
-        const listen = args.event?.listen ?? '';
-        sink.event({
-          type: 'script',
-          step: stepOf(args.item),
-          item: args.item?.name ?? '',
-          listen,
-          name: error.name ?? `${listen} script`,
-          message: error.message ?? '',
-        });
+        const record = scriptErrorRecord(error, args);
+        if (record !== undefined) sink.event({ type: 'script', step: stepOf(args.item), ...record });
       });
       emitter.on('request', (error, args) => {
-        const url = args.request?.url?.toString() ?? '';
-        const method = args.request?.method ?? 'GET';
-        const item = args.item?.name ?? '';
+        const { item, method, url } = requestRecord(error, args);
         const response = error === null || error === undefined ? args.response : undefined;
         const json =
           response !== undefined && method === 'GET' && BODY_KEPT.some((pattern) => pattern.test(url))

@@ -3,27 +3,11 @@
 // (README: secrets never appear in reports or logs). The runner owns one Redactor per run (src/run/events.ts says why).
 
 import { isSecretKey, type PostmanEnvironment } from '../environment/merge.js';
+import { orderSecrets, REDACTED, redactOrdered } from '../runner-rules.js';
 import type { RunEvent } from './events.js';
 
-export const REDACTED = '[redacted]';
-
-/** Replaces every secret value of the run with `[redacted]` — whole values of any length (a short PIN or password
- *  is a secret too), and also fragments of ≥ 8 token characters cut from one (chai quotes long values truncated,
- *  `'eyJhbGciOi…'`, which still leaks a prefix). */
-export function redactSecrets(text: string, secrets: Iterable<string>): string {
-  return redactOrdered(text, orderSecrets(secrets));
-}
-
-/** The secrets redaction looks for, longest first (a secret containing another is replaced whole). */
-function orderSecrets(secrets: Iterable<string>): readonly string[] {
-  return [...secrets].filter((secret) => secret !== '').sort((a, b) => b.length - a.length);
-}
-
-function redactOrdered(text: string, ordered: readonly string[]): string {
-  let out = text;
-  for (const secret of ordered) out = out.split(secret).join(REDACTED);
-  return out.replace(/[A-Za-z0-9._~+/=-]{8,}/g, (run) => (ordered.some((secret) => secret.includes(run)) ? REDACTED : run));
-}
+// The rule itself (whole values and fragments of them) is the one every workspace ships: src/runner-rules.ts.
+export { REDACTED, redactSecrets } from '../runner-rules.js';
 
 /** The non-empty values of an environment's secret entries. */
 export function secretValuesOf(environment: PostmanEnvironment): string[] {

@@ -2,46 +2,15 @@
 // steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
 
 import type { PostmanEnvironment } from '../environment/merge.js';
+import { accountLabels, accountsFromValues, type AccountRow } from '../runner-rules.js';
 import type { ExecutionRecord, StepResult } from './result.js';
 
-export interface AccountSummary {
-  accountId: string;
-  /** Nickname, else AccountSubType/AccountType from GET /accounts (AIS v3.1 OBAccount6). */
-  label?: string;
-  balance?: { amount: string; currency: string; creditDebitIndicator: string };
-  transactions?: number;
-}
+/** One account the run read: the report page's row, read as every workspace reads it (src/runner-rules.ts). */
+export type AccountSummary = AccountRow;
 
 export interface RunSummary {
   accounts: AccountSummary[];
   steps: { passed: number; total: number; failed?: string };
-}
-
-function parseJson(text: string | undefined): unknown {
-  if (text === undefined || text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function valueOf(environment: PostmanEnvironment, key: string): string | undefined {
-  const entry = environment.values.find((value) => value.key === key);
-  return entry === undefined || entry.type === 'secret' ? undefined : entry.value;
-}
-
-function labelsFrom(executions: readonly ExecutionRecord[]): Map<string, string> {
-  const labels = new Map<string, string>();
-  for (const execution of executions) {
-    const accounts = (execution.json as { Data?: { Account?: unknown } } | undefined)?.Data?.Account;
-    if (!Array.isArray(accounts)) continue;
-    for (const account of accounts as Record<string, unknown>[]) {
-      const label = [account.Nickname, account.AccountSubType, account.AccountType].find((part) => typeof part === 'string');
-      if (typeof account.AccountId === 'string' && typeof label === 'string') labels.set(account.AccountId, label);
-    }
-  }
-  return labels;
 }
 
 export function buildRunSummary(input: {
@@ -50,33 +19,8 @@ export function buildRunSummary(input: {
   executions?: readonly ExecutionRecord[];
   totalSteps?: number;
 }): RunSummary {
-  const ids = parseJson(valueOf(input.environment, 'account_ids'));
-  const balances = (parseJson(valueOf(input.environment, 'interim_balances')) ?? {}) as Record<
-    string,
-    { Amount?: unknown; Currency?: unknown; CreditDebitIndicator?: unknown }
-  >;
-  const counts = (parseJson(valueOf(input.environment, 'transaction_counts')) ?? {}) as Record<string, unknown>;
-  const labels = labelsFrom(input.executions ?? []);
-  const accountIds = Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-  const accounts = accountIds.map((accountId): AccountSummary => {
-    const balance = balances[accountId];
-    const count = counts[accountId];
-    const label = labels.get(accountId);
-    return {
-      accountId,
-      ...(label !== undefined ? { label } : {}),
-      ...(balance !== undefined && typeof balance.Amount === 'string'
-        ? {
-            balance: {
-              amount: balance.Amount,
-              currency: String(balance.Currency ?? ''),
-              creditDebitIndicator: String(balance.CreditDebitIndicator ?? ''),
-            },
-          }
-        : {}),
-      ...(typeof count === 'number' ? { transactions: count } : {}),
-    };
-  });
+  const labels = new Map((input.executions ?? []).flatMap((execution) => accountLabels(execution.json)));
+  const accounts = accountsFromValues(input.environment.values, labels);
   const failed = input.steps.find((step) => !step.passed);
   return {
     accounts,

@@ -51,21 +51,23 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'obflow-sandbox-'));
   const removeTemporary = () => (temporary ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
   // Interrupted (Ctrl-C, SIGTERM) from here on, also while it starts: stop it and remove the temporary data folder,
-  // which holds client secrets.
-  let handle: SandboxHandle | undefined;
+  // which holds client secrets. An interrupt while it starts (loading the emulator's module, then starting it) waits
+  // for the start to end first: the emulator writes into the folder as it starts (its store, its keys), so removing
+  // the folder meanwhile would see it written again. `starting` is set in the same tick as the cleanup's registration.
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       disposeInterrupt();
-      await handle?.close();
+      const started = await starting.catch(() => undefined);
+      await started?.close();
       await removeTemporary();
     })();
     return closing;
   };
   const disposeInterrupt = onInterrupt(close);
-  const { startSandbox, SandboxDataError } = await import('../sandbox/index.js');
-  try {
-    handle = await startSandbox({
+  const sandboxModule = import('../sandbox/index.js');
+  const starting: Promise<SandboxHandle> = sandboxModule.then(({ startSandbox }) =>
+    startSandbox({
       serverCertificate,
       serverKey,
       clientCa: [issuing, root],
@@ -78,12 +80,19 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.verbose ? { verbose: true } : {}),
       ...(options.pageSkin ? { pageSkin: options.pageSkin } : {}),
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
-    });
+    }),
+  );
+  try {
+    const handle = await starting;
     return { urls: handle.urls, close };
   } catch (cause) {
     disposeInterrupt();
     await removeTemporary();
-    if (cause instanceof SandboxDataError) {
+    const SandboxDataError = await sandboxModule.then(
+      (module) => module.SandboxDataError,
+      () => undefined,
+    );
+    if (SandboxDataError !== undefined && cause instanceof SandboxDataError) {
       throw new ObflowError('ERR_SANDBOX_DATA', `the sandbox's data file ${cause.file} cannot be read: ${cause.problem}`, {
         hint: `Repair or remove ${cause.file} (removing it forgets what it held: clients, consents and tokens, or the ID-token key), then start again.`,
         cause,

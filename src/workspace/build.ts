@@ -51,6 +51,7 @@ export const COPIED_FILES = [
   'package.json',
   'package-lock.json',
   'report.mjs',
+  'rules.mjs',
   'report.html.hbs',
   'timing.mjs',
   'timing.svg.hbs',

@@ -1,13 +1,14 @@
 // Puts a workspace on disk whole or not at all: every file goes into a temporary sibling folder, which is renamed into
-// place at the end (an existing workspace is replaced only with `force`, by two renames). The zip is built from the
+// place at the end (an existing workspace is replaced only with `force`, by placeFolder's swap, which an interrupt
+// cannot split: the old workspace or the new one is there, whole). The zip is built from the
 // same files in memory and written with writeFileAtomic. With secrets the folders are 0700 and every file 0600.
 
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ObflowError } from '../errors.js';
-import { markUnfinished, writeFileAtomic, writeFileExact } from '../fs.js';
+import { markUnfinished, placeFolder, writeFileAtomic, writeFileExact } from '../fs.js';
 import type { WorkspaceFile } from './build.js';
 import { zip } from './zip.js';
 
@@ -80,15 +81,8 @@ async function writeFolder(files: readonly WorkspaceFile[], options: WriteWorksp
     for (const folder of new Set(files.map((file) => file.path.split('/').slice(0, -1).join('/')).filter((folder) => folder !== ''))) {
       await chmod(join(staging, ...folder.split('/')), folderMode);
     }
-    if (existsSync(options.dir)) {
-      // --force: the old workspace moves aside, the new one takes its place, then the old one goes.
-      const old = `${staging}.old`;
-      await rename(options.dir, old);
-      await rename(staging, options.dir);
-      await rm(old, { recursive: true, force: true });
-    } else {
-      await rename(staging, options.dir);
-    }
+    // --force: the old workspace moves aside, the new one takes its place, then the old one goes.
+    await placeFolder(staging, options.dir, { replace: existsSync(options.dir) });
   } catch (cause) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     if (cause instanceof ObflowError) throw cause;

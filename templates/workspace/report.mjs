@@ -7,6 +7,11 @@
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import { timingPicture } from './timing.mjs';
+// What obflow's own runner does the same way (redaction, secret keys, item → step, accounts and labels, newman's
+// assertion and script events) comes from one typed source: rules.mjs, generated from obflow's src/runner-rules.ts.
+import { assertionRecord, redactSecrets, requestRecord, scriptErrorRecord, SECRET_KEY_PATTERN } from './rules.mjs';
+
+export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, itemSteps } from './rules.mjs';
 
 /**
  * @typedef {{ name: string, passed: boolean, message?: string }} ReportAssertion
@@ -18,42 +23,12 @@ import { timingPicture } from './timing.mjs';
  * @typedef {ReportMeta & { passed: boolean, steps: ReportStep[], accounts: ReportAccount[], totals: { requests: number, assertions: number, failed: number } }} ReportModel
  */
 
-/** Replaces every secret with `[redacted]`, and runs of ≥ 8 token characters cut from one (chai truncates long values
- *  in its messages, which would still leak a prefix). Same rule as obflow's runner (src/run/redaction.ts). */
-export function redact(text, secrets) {
-  const ordered = [...secrets].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
-  let out = text;
-  for (const secret of ordered) out = out.split(secret).join('[redacted]');
-  return out.replace(/[A-Za-z0-9._~+/=-]{8,}/g, (run) => (ordered.some((secret) => secret.includes(run)) ? '[redacted]' : run));
-}
-
-/** Item name → step (folder) name of a whole-flow collection or of step collections: newman's `request` event hands
- *  out the item without its parent. Item names are unique across the flow (setNextRequest relies on it). */
-export function itemSteps(steps) {
-  const map = new Map();
-  const visit = (items, step) => {
-    if (!Array.isArray(items)) return;
-    for (const item of items) {
-      if (typeof item.name === 'string') map.set(item.name, step);
-      visit(item.item, step);
-    }
-  };
-  for (const step of steps) visit(step.collection.item, step.name);
-  return map;
-}
-
-/** The steps of a whole-flow collection (one folder per step), as itemSteps takes them. */
-export function foldersOf(collection) {
-  return (collection.item ?? []).map((folder) => ({ name: folder.name, collection: folder }));
-}
-
 /**
  * Collects a run into the report model. Feed it events (`request`, `assertion`, `step`) from any runner; `learn`
  * adds secrets (values of secret variables) as they appear, and `model()` redacts every text with all of them.
  */
 export function createReportCollector(options) {
   const secretKeys = new Set(options.secretKeys);
-  const secretPattern = /(secret|password|passphrase|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
   const secrets = new Set(options.secrets ?? []);
   /** @type {ReportStep[]} */
   const steps = [];
@@ -68,26 +43,21 @@ export function createReportCollector(options) {
   return {
     /** A variable a script set: a secret when its key is one by contract or by name. */
     learn(key, value) {
-      if (typeof key === 'string' && typeof value === 'string' && value !== '' && (secretKeys.has(key) || secretPattern.test(key)))
+      if (typeof key === 'string' && typeof value === 'string' && value !== '' && (secretKeys.has(key) || SECRET_KEY_PATTERN.test(key)))
         secrets.add(value);
     },
     secret(value) {
       if (typeof value === 'string' && value !== '') secrets.add(value);
     },
     request(event) {
-      const url = safeUrl(event.url);
+      const { origin, path } = safeUrl(event.url);
       const step = stepNamed(event.step);
       if (event.error !== undefined) step.passed = false;
-      step.requests.push({
-        item: event.item,
-        method: event.method,
-        origin: url.origin,
-        path: url.path,
-        ...(event.status !== undefined ? { status: event.status } : {}),
-        ...(event.ms !== undefined ? { ms: event.ms } : {}),
-        ...(event.error !== undefined ? { error: event.error } : {}),
-        assertions: [],
-      });
+      // The model holds no undefined field (a runner may hand them over): the JSON of a report stays the same.
+      const answer = Object.fromEntries(
+        ['status', 'ms', 'error'].filter((key) => event[key] !== undefined).map((key) => [key, event[key]]),
+      );
+      step.requests.push({ item: event.item, method: event.method, origin, path, ...answer, assertions: [] });
     },
     assertion(event) {
       const step = stepNamed(event.step);
@@ -109,7 +79,7 @@ export function createReportCollector(options) {
     model(meta, accounts) {
       const { complete = true, order = [], ...header } = meta;
       // A runner that redacts for its subscribers (obflow's run events) hands its own redact over.
-      const clean = options.redact ?? ((text) => redact(text, secrets));
+      const clean = options.redact ?? ((text) => redactSecrets(text, secrets));
       const rank = (name) => (order.includes(name) ? order.indexOf(name) : order.length);
       const ordered = [...steps].sort((a, b) => rank(a.name) - rank(b.name));
       const cleanSteps = ordered.map((step) => ({
@@ -166,71 +136,24 @@ export function attachNewman(emitter, collector, stepOf) {
   emitter.on('prerequest', learnScope);
   emitter.on('test', learnScope);
   emitter.on('request', (error, args) => {
-    const item = args?.item?.name ?? '';
-    collector.request({
-      step: stepOf(item),
-      item,
-      method: args?.request?.method ?? 'GET',
-      url: args?.request?.url?.toString() ?? '',
-      ...(args?.response?.code !== undefined ? { status: args.response.code } : {}),
-      ...(typeof args?.response?.responseTime === 'number' ? { ms: args.response.responseTime } : {}),
-      ...(error ? { error: error.message ?? String(error) } : {}),
-    });
+    const record = requestRecord(error, args ?? {});
+    collector.request({ ...record, step: stepOf(record.item), error: record.error?.message });
   });
   emitter.on('assertion', (error, args) => {
-    if (args?.skipped === true) return;
-    const item = args?.item?.name ?? '';
-    collector.assertion({
-      step: stepOf(item),
-      item,
-      name: args?.assertion ?? '',
-      passed: !error,
-      ...(error ? { message: error.message ?? '' } : {}),
-    });
+    const { item, name, status, message } = assertionRecord(error, args ?? {});
+    if (status === 'skipped') return;
+    collector.assertion({ step: stepOf(item), item, name, passed: status === 'passed', ...(message !== undefined ? { message } : {}) });
   });
   emitter.on('script', (error, args) => {
-    if (!error) return;
-    const item = args?.item?.name ?? '';
+    const record = scriptErrorRecord(error, args ?? {});
+    if (record === undefined) return;
     collector.assertion({
-      step: stepOf(item),
-      item,
-      name: `${args?.event?.listen ?? ''} script: ${error.name ?? 'error'}`,
+      step: stepOf(record.item),
+      item: record.item,
+      name: `${record.listen} script: ${record.name}`,
       passed: false,
-      message: error.message ?? '',
+      message: record.message,
     });
-  });
-}
-
-/** The accounts the run read, from the non-secret state variables the steps write (docs/collections.md) and the
- *  accounts list body's nicknames (labels: AccountId → label). */
-export function accountsFromEnvironment(values, labels = new Map()) {
-  const get = (key) => {
-    const entry = values.find((candidate) => candidate.key === key && candidate.type !== 'secret');
-    try {
-      return entry === undefined || entry.value === '' ? undefined : JSON.parse(entry.value);
-    } catch {
-      return undefined;
-    }
-  };
-  const ids = get('account_ids');
-  const balances = get('interim_balances') ?? {};
-  const counts = get('transaction_counts') ?? {};
-  return (Array.isArray(ids) ? ids.filter((id) => typeof id === 'string') : []).map((accountId) => {
-    const balance = balances[accountId];
-    return {
-      accountId,
-      ...(labels.has(accountId) ? { label: labels.get(accountId) } : {}),
-      ...(balance !== undefined && typeof balance.Amount === 'string'
-        ? {
-            balance: {
-              amount: balance.Amount,
-              currency: String(balance.Currency ?? ''),
-              creditDebitIndicator: String(balance.CreditDebitIndicator ?? ''),
-            },
-          }
-        : {}),
-      ...(typeof counts[accountId] === 'number' ? { transactions: counts[accountId] } : {}),
-    };
   });
 }
 

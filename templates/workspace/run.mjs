@@ -35,7 +35,8 @@ if (missingKey || emptySecrets.length > 0) {
 }
 
 // Both need node_modules (handlebars, newman): imported once the checks above passed.
-const { accountsFromEnvironment, attachNewman, createReportCollector, foldersOf, itemSteps, renderReport } = await import('./report.mjs');
+const { ACCOUNTS_LIST, accountLabels, accountsFromValues, attachNewman, createReportCollector, foldersOf, itemSteps, renderReport } =
+  await import('./report.mjs');
 const { default: newman } = await import('newman');
 const collection = JSON.parse(readFileSync(file(manifest.collection), 'utf8'));
 const steps = itemSteps(foldersOf(collection));
@@ -73,18 +74,10 @@ const summary = await new Promise((resolve, reject) => {
   const emitter = newman.run(options, (error, result) => (error ? reject(error) : resolve(result)));
   attachNewman(emitter, collector, (item) => steps.get(item) ?? '');
   emitter.on('request', (_error, args) => {
-    // The accounts list names the accounts (Nickname) in the report; nothing else of a body is kept.
-    if (
-      args?.request?.method !== 'GET' ||
-      !/\/aisp\/accounts$/.test(args.request.url.getPath?.() ?? '') ||
-      args.response?.stream === undefined
-    )
-      return;
+    // The accounts list names the accounts in the report (labels: src/runner-rules.ts); nothing else of a body is kept.
+    if (args?.request?.method !== 'GET' || !ACCOUNTS_LIST.test(args.request.url.toString()) || args.response?.stream === undefined) return;
     try {
-      for (const account of JSON.parse(args.response.stream.toString('utf8'))?.Data?.Account ?? []) {
-        const label = [account.Nickname, account.AccountSubType, account.AccountType].find((part) => typeof part === 'string');
-        if (typeof account.AccountId === 'string' && label !== undefined) labels.set(account.AccountId, label);
-      }
+      for (const [accountId, label] of accountLabels(JSON.parse(args.response.stream.toString('utf8')))) labels.set(accountId, label);
     } catch {
       // not JSON: the step's own checks say so
     }
@@ -105,7 +98,7 @@ const model = collector.model(
     order: foldersOf(collection).map((step) => step.name),
     complete: foldersOf(collection).every((step) => ranSteps.has(step.name)),
   },
-  accountsFromEnvironment(
+  accountsFromValues(
     finalValues.map((entry) => ({
       key: entry.key,
       value: typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value ?? ''),

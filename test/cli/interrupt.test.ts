@@ -120,6 +120,54 @@ describe('demo interrupted', () => {
   });
 });
 
+describe('demo interrupted at any moment of its start-up (issue 22)', () => {
+  /** When the signal goes: ms after the spawn, or ms after the emulator's temporary data folder appeared. Twice over,
+   *  20 runs in a row. */
+  const POINTS = [
+    ...[
+      { after: 'spawn', ms: 0 },
+      { after: 'spawn', ms: 150 },
+      { after: 'spawn', ms: 300 },
+      { after: 'folder', ms: 0 },
+      { after: 'folder', ms: 5 },
+    ],
+    ...[
+      { after: 'folder', ms: 20 },
+      { after: 'folder', ms: 50 },
+      { after: 'folder', ms: 100 },
+      { after: 'folder', ms: 250 },
+      { after: 'folder', ms: 600 },
+    ],
+  ] as const;
+
+  /** One run: demo --json in its own TMPDIR, SIGINT at `point`; what it left and how it ended. */
+  async function interruptAt(point: (typeof POINTS)[number], run: number): Promise<void> {
+    const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
+    const demo = start(['demo', '--json'], childTmp);
+    if (point.after === 'folder') {
+      while (readdirSync(childTmp).length === 0 && demo.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await new Promise((resolve) => setTimeout(resolve, point.ms));
+    demo.child.kill('SIGINT');
+    const ended = await demo.exit;
+    const where = `run ${run}, ${point.ms} ms after the ${point.after}: ${ended.stderr}`;
+    if (ended.signal === null) {
+      expect(ended.code, where).toBe(130);
+      expect(ended.stderr.trim(), where).toBe(JSON.stringify({ interrupted: { signal: 'SIGINT', exit: 130 } }));
+    } else expect(ended.signal, where).toBe('SIGINT');
+    expect(readdirSync(childTmp), where).toEqual([]);
+  }
+
+  it('20 runs, SIGINT at several points: each ends 130 (or by the signal itself, before obflow listens) and leaves no temporary folder', async () => {
+    // Two lanes of ten runs in a row (each lane every point once): the cost of ten start-ups, not twenty.
+    await Promise.all(
+      [0, 1].map(async (lane) => {
+        for (const [index, point] of POINTS.entries()) await interruptAt(point, lane * POINTS.length + index + 1);
+      }),
+    );
+  }, 180_000);
+});
+
 describe('register and run interrupted, against `obflow sandbox`', () => {
   let sandbox: Spawned;
 

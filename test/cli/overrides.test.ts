@@ -1,6 +1,6 @@
 // Flags → exact overrides: each command's flags, parsed by the real yargs root and command modules, become one typed
 // Overrides object (src/cli/flags.ts) — nothing more, nothing renamed — and the run's environment takes exactly the
-// flow inputs those flags gave (src/pipeline/stages.ts givenFlowInputs).
+// flow inputs those flags gave (src/pipeline/run-plan.ts givenFlowInputs).
 
 import { PassThrough } from 'node:stream';
 import type { CommandModule } from 'yargs';
@@ -14,7 +14,8 @@ import { createOutput } from '../../src/cli/output.js';
 import { configSchema } from '../../src/config/schema.js';
 import type { Overrides } from '../../src/config/overrides.js';
 import { isObflowError } from '../../src/errors.js';
-import { givenFlowInputs } from '../../src/pipeline/stages.js';
+import { INPUT_VARIABLES } from '../../src/generate/variables.js';
+import { flowInputs, givenFlowInputs } from '../../src/pipeline/run-plan.js';
 import type { Target } from '../../src/pipeline/target.js';
 
 /** Parses argv with the CLI's own parser; each command's handler is replaced by one that records its overrides. */
@@ -76,6 +77,18 @@ describe('the flow inputs a run takes from its flags', () => {
     expect(givenFlowInputs({ config: config(overrides.flow ?? {}), target, overrides })).toStrictEqual({
       consent_mode: 'interactive',
       psu_login_hint: 'sam',
+    });
+  });
+
+  it("the flow inputs are variables.ts's input rows, each with its flow key: one table (issue 22)", () => {
+    const session = { config: config({ psuUser: 'jo', maxPages: 7 }), target, overrides: {} };
+    expect(Object.keys(flowInputs(session))).toEqual(INPUT_VARIABLES.map((variable) => variable.key));
+    expect(INPUT_VARIABLES.filter((variable) => variable.flow === undefined)).toEqual([]);
+    expect(flowInputs(session)).toStrictEqual({
+      response_type: 'code id_token',
+      consent_mode: 'interactive',
+      psu_login_hint: 'jo',
+      max_pages: '7',
     });
   });
 

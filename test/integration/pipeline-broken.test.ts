@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { request, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { runFailureError } from '../../src/cli/report.js';
 import { withEnvironmentValues } from '../../src/environment/index.js';
 import { bankOriginsOf, buildSslClientCertList, type RunResult } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
@@ -129,6 +130,10 @@ describe('a broken sandbox response fails the right assertion', () => {
     expect(failedTests(result)).toEqual(expect.arrayContaining(['every balance is InterimAvailable']));
     // The body is still schema-valid (InterimBooked is an OBIE balance type): only the InterimAvailable rule caught it.
     expect(failedTests(result).filter((test) => test.startsWith('body is valid'))).toEqual([]);
+    // The bank answered 200 with a body the rule refuses: the hint puts the fault on the bank's side (issue 22).
+    expect(runFailureError(result).hint).toMatch(
+      /^The bank's answer broke a rule of the standard \(every balance is InterimAvailable\): the fault is on the bank's side/,
+    );
   });
 
   it('a page link pointing elsewhere fails the links assertion in transactions', async () => {

@@ -14,7 +14,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { openSession, type Session } from '../../src/pipeline/session.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { bankOriginsOf } from '../../src/run/certificates.js';
-import { makeWorkspace, type WorkspaceOutcome } from '../../src/workspace/index.js';
+import { makeWorkspace, type WorkspaceOutcome } from '../../src/pipeline/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.js';
 import { keyMaterial, secretValues } from '../helpers/secrets.js';

@@ -1,4 +1,4 @@
-// The shape of src/ that no type checker sees: no import cycle between modules, and no module outside src/state/
+// The shape of src/ that no type checker sees: no import cycle between modules nor between folders, and no module outside src/state/
 // builds a path in the state folder (src/state/layout.ts names every one; docs/pipeline.md#the-session-and-the-state-folder).
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -48,6 +48,32 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return cycles;
 }
 
+/** The room of a module: its folder right under src/ (`src/run/` for src/run/reporters/html.ts); a module at the top of
+ *  src/ (src/fs.ts) is a room of its own. */
+function folderOf(path: string): string {
+  const parts = path.split('/');
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : path;
+}
+
+/** The folders' graph: an arrow from one folder to another for every import between their modules. */
+function folderGraph(graph: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [path, targets] of graph) {
+    const from = folderOf(path);
+    const arrows = folders.get(from) ?? new Set<string>();
+    for (const target of targets) if (folderOf(target) !== from) arrows.add(folderOf(target));
+    folders.set(from, arrows);
+  }
+  return new Map([...folders].map(([folder, arrows]) => [folder, [...arrows].sort()]));
+}
+
+/** The imports behind one folder arrow, to name in a failure. */
+function importsBetween(graph: ReadonlyMap<string, readonly string[]>, from: string, to: string): string[] {
+  return [...graph].flatMap(([path, targets]) =>
+    folderOf(path) === from ? targets.filter((target) => folderOf(target) === to).map((target) => `${path} → ${target}`) : [],
+  );
+}
+
 describe('the import graph of src/', () => {
   const graph = new Map(files.map(({ path, text }) => [path, importsOf(path, text)]));
 
@@ -69,6 +95,30 @@ describe('the import graph of src/', () => {
 
   it('has no cycle', () => {
     expect(cyclesOf(graph).map((cycle) => cycle.join(' → '))).toEqual([]);
+  });
+
+  it('has no cycle between folders: no folder imports a folder that imports it back (issue 22)', () => {
+    const cycles = cyclesOf(folderGraph(graph)).map((cycle) =>
+      cycle
+        .slice(1)
+        .map((to, index) => importsBetween(graph, cycle[index] ?? '', to)[0] ?? `${cycle[index]} → ${to}`)
+        .join(', '),
+    );
+    expect(cycles).toEqual([]);
+  });
+
+  it('finds a folder cycle when there is one, through modules that form no cycle (the check can fail)', () => {
+    // The shape of issue 22's two arrows back up: the reporters' table imported a reporter from src/report/, which
+    // imported src/run/ (no module cycle, a folder cycle).
+    const knot = new Map([
+      ['src/run/reporters/index.ts', ['src/report/subscriber.ts']],
+      ['src/report/subscriber.ts', ['src/run/events.ts', 'src/fs.ts']],
+      ['src/run/events.ts', []],
+      ['src/fs.ts', []],
+    ]);
+    expect(cyclesOf(knot)).toEqual([]);
+    expect(cyclesOf(folderGraph(knot))).toEqual([['src/report/', 'src/run/', 'src/report/']]);
+    expect(importsBetween(knot, 'src/run/', 'src/report/')).toEqual(['src/run/reporters/index.ts → src/report/subscriber.ts']);
   });
 
   it('finds a cycle when there is one (the check can fail)', () => {

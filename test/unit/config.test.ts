@@ -130,6 +130,20 @@ describe('bad config is one line naming the dotted path', () => {
     expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_NOPE: '1' } })).message).toContain('OBFLOW_NOPE');
   });
 
+  it('every problem at once, each with its key path, in one coded line (issue 22)', () => {
+    const cwd = folderWith({ flow: { maxPages: 'many', responseTipe: 'code' }, sandbox: { profile: 'nope' } });
+    const error = codeOf(() => loadConfig({ cwd, env: {} }));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toMatch(/: 3 problems: /);
+    for (const path of ['unknown key flow.responseTipe', 'flow.maxPages', 'sandbox.profile']) expect(error.message).toContain(path);
+    expect(error.message).not.toContain('\n');
+    const env = codeOf(() => loadConfig({ cwd: folderWith({}), env: { OBFLOW_FLOW__MAX_PAGES: 'x', OBFLOW_NOPE: '1' } }));
+    expect(env.code).toBe('ERR_CONFIG_INVALID');
+    expect(env.message).toMatch(
+      /^environment: 2 problems: .*OBFLOW_FLOW__MAX_PAGES.*OBFLOW_NOPE|^environment: 2 problems: .*OBFLOW_NOPE.*OBFLOW_FLOW__MAX_PAGES/,
+    );
+  });
+
   it("the test suite's variables are not config (a shell that ran the tests can still run obflow)", () => {
     const cwd = folderWith({});
     const env = { OBFLOW_SPECS_DIR: '/specs', OBFLOW_REQUIRE_PREREQUISITES: '1', OBFLOW_TEST_CHROMIUM: '/none' };

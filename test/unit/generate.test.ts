@@ -290,7 +290,9 @@ describe('buildCollections', () => {
       for (const code of scripts) expect(code, file.fileName).not.toMatch(/"definitions"|\\"\$schema\\"|"\$schema"/);
     }
     expect((flow.variable ?? []).map((variable) => variable.key)).toEqual(
-      ([...SCHEMA_NAMES, 'openid-configuration', 'token-response'] as ResponseSchema[]).map((name) => schemaVariable(name)).sort(),
+      ([...SCHEMA_NAMES, 'oauth-error', 'openid-configuration', 'token-response'] as ResponseSchema[])
+        .map((name) => schemaVariable(name))
+        .sort(),
     );
     const unsupported = parse(files.find((file) => file.fileName === stepFileName('unsupported')) as GeneratedFile);
     expect((unsupported.variable ?? []).map((variable) => variable.key)).toEqual([schemaVariable('obie-error')]);
@@ -381,7 +383,7 @@ describe('derived OBIE schemas', () => {
   };
 
   it("compile in ajv 6 (what newman 6.2's script sandbox bundles), formats included", () => {
-    for (const name of [...SCHEMA_NAMES, 'openid-configuration', 'token-response']) {
+    for (const name of [...SCHEMA_NAMES, 'oauth-error', 'openid-configuration', 'token-response']) {
       const schema = templates.schemas[name] as object;
       expect(() => new Ajv6({ allErrors: true }).compile(schema), name).not.toThrow();
     }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/events.js';
 import type { RunResult } from '../../src/run/result.js';
-import { htmlReporter, reportSubscriber } from '../../src/report/subscriber.js';
+import { htmlReporter, reportSubscriber } from '../../src/run/reporters/html.js';
 import { loadReportModule, type ReportModel } from '../../src/report/html.js';
 import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../../src/workspace/build.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';

@@ -23,7 +23,7 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         },
         prerequest: [],
         test: [
-          ...checks({ status: 201, echo: 'required', schema: 'obie-consent-created', contentType: AIS_CONTENT_TYPE }),
+          ...checks({ status: 201, echo: 'required', schema: 'obie-consent-created', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
           { template: 'consent-create.test', params: { permissions: context.permissions } },
         ],
       },
@@ -35,7 +35,7 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         headers: aisHeaders('client_credentials_token'),
         prerequest: [],
         test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-consent-read', contentType: AIS_CONTENT_TYPE }),
+          ...checks({ status: 200, echo: 'required', schema: 'obie-consent-read', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
           { template: 'consent-read.test' },
         ],
       },

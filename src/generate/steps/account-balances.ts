@@ -19,7 +19,7 @@ export function accountBalancesStep(): StepSpec {
         headers: aisHeaders('access_token'),
         prerequest: [{ template: 'account-loop.prerequest' }],
         test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-account-balances', contentType: AIS_CONTENT_TYPE }),
+          ...checks({ status: 200, echo: 'required', schema: 'obie-account-balances', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
           { template: 'account-balances.test' },
           { template: 'account-loop.test', params: { item: ITEM } },
         ],

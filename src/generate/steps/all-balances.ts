@@ -17,7 +17,7 @@ export function allBalancesStep(): StepSpec {
         headers: aisHeaders('access_token'),
         prerequest: [],
         test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-balances', contentType: AIS_CONTENT_TYPE }),
+          ...checks({ status: 200, echo: 'required', schema: 'obie-balances', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
           { template: 'all-balances.test' },
         ],
       },

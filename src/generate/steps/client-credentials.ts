@@ -18,7 +18,10 @@ export function clientCredentialsStep(): StepSpec {
           ['scope', 'accounts'],
         ]),
         prerequest: [],
-        test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'client-credentials.test' }],
+        test: [
+          ...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }),
+          { template: 'client-credentials.test' },
+        ],
       },
     ],
   };

@@ -21,7 +21,7 @@ export function codeExchangeStep(): StepSpec {
         ]),
         prerequest: [],
         test: [
-          ...checks({ status: 200, echo: 'if-present', schema: 'token-response' }),
+          ...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }),
           { template: 'code-exchange.test' },
           { template: 'token-id-token.test' },
         ],

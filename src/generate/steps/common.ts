@@ -28,16 +28,29 @@ export function authServerHeaders(): readonly (readonly [string, string])[] {
   ];
 }
 
+/** The part that checks the status; the parts after it check the expected answer only (src/generate/collections.ts). */
+export const STATUS_PART = 'check-status.test';
+
+/** An answer with another status, against the error shape the standard gives it. */
+const ERROR_PARTS: Record<NonNullable<Checks['errors']>, ScriptPart> = {
+  /** RFC 6749 §5.2: the token endpoint's error response. */
+  oauth: { template: 'check-schema.test', schema: 'oauth-error', answer: 'error' },
+  /** OBIE AIS v3.1: OBErrorResponse1, or no body, by status. */
+  obie: { template: 'check-obie-error.test', schema: 'obie-error', answer: 'error' },
+};
+
 /**
  * The standard checks, one row per part (templates/scripts/check-*.test.js), in the order their tests appear: a row
  * gives a step its part only when the step's options ask for that check, so no script carries a check it never runs.
  */
 const CHECK_PARTS: readonly ((options: Checks) => ScriptPart | undefined)[] = [
-  (options) => (options.status === undefined ? undefined : { template: 'check-status.test', params: { status: options.status } }),
-  (options) => ({ template: options.echo === 'required' ? 'check-echo.test' : 'check-echo-if-present.test' }),
+  (options) => (options.status === undefined ? undefined : { template: STATUS_PART, params: { status: options.status } }),
+  // FAPI 1 Baseline §6.2.1 item 11: every answer echoes the interaction id, an error answer too.
+  (options) => ({ template: options.echo === 'required' ? 'check-echo.test' : 'check-echo-if-present.test', answer: 'any' }),
   (options) =>
     options.contentType === undefined ? undefined : { template: 'check-content-type.test', params: { contentType: options.contentType } },
   (options) => (options.schema === undefined ? undefined : { template: 'check-schema.test', schema: options.schema }),
+  (options) => (options.status === undefined || options.errors === undefined ? undefined : ERROR_PARTS[options.errors]),
 ];
 
 export function checks(options: Checks): ScriptPart[] {
@@ -62,6 +75,6 @@ export function accountsRead(test: ScriptPart): Pick<RequestItemSpec, 'method' |
     url: `${AIS_BASE}/accounts`,
     headers: aisHeaders('access_token'),
     prerequest: [],
-    test: [...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE }), test],
+    test: [...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE, errors: 'obie' }), test],
   };
 }

@@ -21,7 +21,7 @@ export function refreshStep(): StepSpec {
           ['refresh_token', '{{refresh_token}}'],
         ]),
         prerequest: [{ template: 'refresh.prerequest' }],
-        test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response' }), { template: 'refresh.test' }],
+        test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }), { template: 'refresh.test' }],
       },
       {
         name: 'refresh: GET /accounts with the new token',

@@ -20,7 +20,7 @@ export function transactionsStep(): StepSpec {
         headers: aisHeaders('access_token'),
         prerequest: [{ template: 'transactions.prerequest' }],
         test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-account-transactions', contentType: AIS_CONTENT_TYPE }),
+          ...checks({ status: 200, echo: 'required', schema: 'obie-account-transactions', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
           { template: 'transactions.test', params: { item: ITEM } },
         ],
       },

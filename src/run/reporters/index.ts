@@ -4,7 +4,7 @@
 import type { ReporterFactory } from '../events.js';
 import { createCliReporter } from './cli.js';
 import { createJsonReporter } from './json.js';
-import { htmlReporter } from '../../report/subscriber.js';
+import { htmlReporter } from './html.js';
 import { createJunitReporter } from './junit.js';
 import type { ReporterName } from './names.js';
 
@@ -17,6 +17,6 @@ export const REPORTERS = {
   junit: createJunitReporter,
   /** One JSON file per run: steps, requests with status and timing, assertions (src/run/reporters/json.ts). */
   json: createJsonReporter,
-  /** One self-contained HTML page for people: steps, requests, checks, accounts read (src/report/subscriber.ts). */
+  /** One self-contained HTML page for people: steps, requests, checks, accounts read (src/run/reporters/html.ts). */
   html: htmlReporter,
 } as const satisfies Record<ReporterName, ReporterFactory>;

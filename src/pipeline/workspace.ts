@@ -1,19 +1,19 @@
-// `obflow workspace`'s one place that reads the state: the registration, the saved environment, the target and the
+// `obflow workspace`, the stage beside the others (src/pipeline/stages.ts): the one place that reads the state for it: the registration, the saved environment, the target and the
 // certificate material of a session (so moving the state folder's layout touches only this file), then an optional
-// run for the report, then build (pure) and write (whole or not at all).
+// run for the report, then build (pure) and write (whole or not at all), src/workspace/.
 
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildCollections, FLOW_FILE_NAME, loadTemplates, STEP_NAMES, stepFileName } from '../generate/index.js';
-import type { Session } from '../pipeline/session.js';
-import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from '../pipeline/stages.js';
-import { sandboxPsuUser } from '../pipeline/target.js';
 import { obflowVersion, reportModuleDir } from '../report/html.js';
-import { HTML_REPORT_FILE } from '../report/subscriber.js';
+import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import type { RunResult } from '../run/result.js';
 import { stateLayout } from '../state/layout.js';
-import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from './build.js';
-import { writeWorkspace } from './write.js';
+import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from '../workspace/build.js';
+import { writeWorkspace } from '../workspace/write.js';
+import type { Session } from './session.js';
+import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from './stages.js';
+import { sandboxPsuUser } from './target.js';
 
 export interface WorkspaceOptions {
   /** The workspace folder; default `<stateDir>/workspace/<environment stem>` (src/state/layout.ts). */

@@ -1,12 +1,12 @@
 // The html reporter as a subscriber of the run's typed events (src/run/events.ts), the `html` row of the reporters
-// table (src/run/reporters/index.ts). Events arrive redacted; the model's texts go through the context's `redact` once
+// table (src/run/reporters/index.ts); the page itself is src/report/html.ts's (a room below the runner). Events arrive redacted; the model's texts go through the context's `redact` once
 // more when the file is written (a secret first seen later). The model is the one a workspace's run.mjs builds too.
 
 import { join } from 'node:path';
-import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../run/events.js';
-import { writeFileAtomic } from '../fs.js';
-import { buildRunSummary } from '../run/summary.js';
-import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from './html.js';
+import { writeFileAtomic } from '../../fs.js';
+import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from '../../report/html.js';
+import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../events.js';
+import { buildRunSummary } from '../summary.js';
 
 export const HTML_REPORT_FILE = 'report.html';
 
@@ -41,15 +41,7 @@ export function reportSubscriber(
           }
           break;
         case 'request':
-          collector.request({
-            step: event.step,
-            item: event.item,
-            method: event.method,
-            url: event.url,
-            ...(event.status !== undefined ? { status: event.status } : {}),
-            ...(event.responseTime !== undefined ? { ms: event.responseTime } : {}),
-            ...(event.failure !== undefined ? { error: event.failure.message } : {}),
-          });
+          collector.request({ ...event, ms: event.responseTime, error: event.failure?.message });
           break;
         case 'assertion':
           if (event.status !== 'skipped')

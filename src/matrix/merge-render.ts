@@ -5,9 +5,9 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_TEMPLATES_DIR } from '../generate/templates.js';
+import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
 import type { LegStep, MergedLeg, MergedSummary, SlowerThreshold } from './merge.js';
-import { compileWithTiming, loadTiming, type CompiledTemplate, type TimingPicture } from './timing.js';
+import { compileWithTiming, loadTiming, type CompiledTemplate, type TimingPicture } from '../report/timing.js';
 
 const CELL_MARK: Record<LegStep['status'] | 'absent', string> = { passed: '✓', failed: '✗', skipped: '–', absent: '' };
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ObflowError } from '../errors.js';
 import { ensureDirectory, writeFileAtomic } from '../fs.js';
 import { JSON_REPORT_FILE, type JsonReport } from '../run/reporters/json.js';
-import { HTML_REPORT_FILE } from './subscriber.js';
+import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { compareSummaries, mergeLegs, parseSlowerThreshold, type LegInput, type LegStatus, type MergedSummary } from './merge.js';
 import { mergedJunit, mergedMarkdown, renderMergedPage } from './merge-render.js';
 

@@ -1,0 +1,107 @@
+// Which side broke which rule when a run failed (issue 22): the bank's answer against the standard, obflow's request
+// refused by the bank, or a setting that is missing. Pure: read from a finished run's failing checks and the statuses
+// of its requests. The CLI prints one line per failing request and ends with the first one's hint (src/cli/report.ts).
+
+import type { RunResult, StepFailure } from './result.js';
+
+/** `answer`: the bank's answer broke a rule of the standard. `refused`: the bank refused obflow's request with an
+ *  error answer (the standard lets it: the fault is on obflow's side, its request, registration or settings).
+ *  `setting`: the request went out with a variable no setting filled. */
+export type FailureSide = 'answer' | 'refused' | 'setting';
+
+export interface FailingRequest {
+  step: string;
+  item: string;
+  /** The status of the request's last answer, when it got one. */
+  status?: number;
+  /** The request's first failing check, and how many more of its checks failed. */
+  first: StepFailure;
+  more: number;
+  side: FailureSide;
+  /** What the bank's error answer says (`invalid_client (…)`, `UK.OBIE.Field.Missing (…)`), when it refused. */
+  bankError?: string;
+  /** The variables the request went out without (`{{name}}` left in its URL), when a setting is missing. */
+  missing?: string[];
+}
+
+/** The status check's message when the answer has another status (templates/scripts/check-status.test.js with
+ *  lib-error-answer.js): `the bank answered 401 invalid_client (…), not 200`. */
+const REFUSAL = /^the bank answered (\d{3})(?: (.*))?, not \d{3}$/s;
+
+/** `{{name}}` that newman left in a URL: no variable of that name had a value. */
+const UNRESOLVED = /\{\{([^{}]+)\}\}/g;
+
+function sideOf(
+  first: StepFailure,
+  status: number | undefined,
+  url: string | undefined,
+): Omit<FailingRequest, 'step' | 'item' | 'first' | 'more'> {
+  const missing = [...new Set([...(url ?? '').matchAll(UNRESOLVED)].map((match) => match[1] ?? ''))];
+  const withStatus = status !== undefined ? { status } : {};
+  if (missing.length > 0) return { ...withStatus, side: 'setting', missing };
+  const refusal = REFUSAL.exec(first.message);
+  const answered = refusal !== null ? Number(refusal[1]) : status;
+  // 4xx: the standard's way to refuse a request (RFC 9110 §15.5); a 5xx or an unexpected 2xx/3xx is the bank's own.
+  if (answered !== undefined && answered >= 400 && answered < 500) {
+    const bankError = refusal?.[2]?.trim();
+    return { status: answered, side: 'refused', ...(bankError !== undefined && bankError !== '' ? { bankError } : {}) };
+  }
+  return { ...withStatus, side: 'answer' };
+}
+
+/** One entry per request with a failing check, in the order the checks failed. */
+export function failingRequests(result: RunResult): FailingRequest[] {
+  const requests: FailingRequest[] = [];
+  for (const step of result.steps) {
+    const byItem = new Map<string, StepFailure[]>();
+    for (const failure of step.failures) byItem.set(failure.item, [...(byItem.get(failure.item) ?? []), failure]);
+    for (const [item, failures] of byItem) {
+      const first = failures[0] as StepFailure;
+      const execution = result.executions.findLast((candidate) => candidate.step === step.name && candidate.item === item);
+      requests.push({ step: step.name, item, first, more: failures.length - 1, ...sideOf(first, execution?.status, execution?.url) });
+    }
+  }
+  return requests;
+}
+
+/** What a refusal's error code says obflow should look at (RFC 6749 §5.2, RFC 6750 §3.1, OBIE error codes). */
+const REFUSAL_HINTS: readonly { error: RegExp; hint: string }[] = [
+  {
+    error: /^invalid_client\b/,
+    hint: 'the client id or secret obflow sent is not the one the bank registered: register again (`obflow register --force`) and run `obflow environment`',
+  },
+  {
+    error: /^invalid_grant\b/,
+    hint: 'the code or refresh token was refused (expired, used once already, or issued for another redirect URI or client): run the flow again from the consent',
+  },
+  {
+    error: /^(unauthorized_client|invalid_scope|unsupported_grant_type|unsupported_response_type)\b/,
+    hint: "the client is not registered for this grant, scope or response type: compare the registration with the bank's discovery document",
+  },
+  {
+    error: /invalid_token\b/,
+    hint: 'the access token was refused (expired, or bound to another client or certificate): run the steps before this one again',
+  },
+  {
+    error: /^UK\.OBIE\./,
+    hint: "the bank names the field or header it refused (OBIE error codes): fix obflow's request or the setting behind it",
+  },
+];
+
+/** The hint of a failed run, naming the side of its first failing request. */
+export function failureHint(request: FailingRequest | undefined, report: string): string {
+  if (request === undefined) return `Read ${report}.`;
+  if (request.side === 'setting')
+    return `A setting is missing: the request went out with ${(request.missing ?? []).map((name) => `{{${name}}}`).join(', ')} unresolved; set it in the environment (or the config) and run again.`;
+  if (request.side === 'refused') {
+    const specific = REFUSAL_HINTS.find((row) => row.error.test(request.bankError ?? ''))?.hint;
+    return `The bank refused obflow's request${request.bankError !== undefined ? ` (${request.bankError})` : ''}, as the standard lets it: the fault is on obflow's side (its request, the registration or a setting)${specific !== undefined ? `; ${specific}` : ''}. Details: ${report}.`;
+  }
+  return `The bank's answer broke a rule of the standard (${request.first.test}): the fault is on the bank's side. Details: ${report}.`;
+}
+
+/** One line for a failing request: where, the first failing check, how many more. */
+export function failureLine(request: FailingRequest): string {
+  const more = request.more > 0 ? ` (+${request.more} more failing check${request.more === 1 ? '' : 's'})` : '';
+  return `✗ ${request.step} › ${request.item}: ${request.first.test}${request.first.message !== '' ? ` — ${request.first.message}` : ''}${more}`;
+}

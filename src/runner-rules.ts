@@ -1,0 +1,168 @@
+// The rules obflow's runner (src/run/) and every workspace's own runner (templates/workspace/run.mjs, report.mjs)
+// share, typed once here: what a secret is and how it is redacted, which step an item belongs to, the accounts a run
+// read and their labels, and what newman's request/assertion/script events say. tools/build.js copies this module's
+// compiled output to templates/workspace/rules.mjs (generated, not checked in), which report.mjs imports and every
+// workspace ships. So this file imports nothing: its output must stand alone on plain Node.js.
+
+/** Keys whose values are secrets even if a layer forgot to say so (client secret, Basic credentials, tokens, codes). */
+export const SECRET_KEY_PATTERN = /(secret|password|passphrase|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
+
+export const REDACTED = '[redacted]';
+
+/** The secrets redaction looks for, longest first (a secret containing another is replaced whole); shorter than 8
+ *  characters is no secret worth the name (and would redact ordinary words). */
+export function orderSecrets(secrets: Iterable<string>): string[] {
+  return [...secrets].filter((secret) => secret !== '').sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every secret (ordered by orderSecrets) with `[redacted]` — whole values of any length (a short PIN or
+ *  password is a secret too), and also fragments of ≥ 8 token
+ *  characters cut from one (chai quotes long values truncated, `'eyJhbGciOi…'`, which still leaks a prefix). */
+export function redactOrdered(text: string, ordered: readonly string[]): string {
+  let out = text;
+  for (const secret of ordered) out = out.split(secret).join(REDACTED);
+  return out.replace(/[A-Za-z0-9._~+/=-]{8,}/g, (run) => (ordered.some((secret) => secret.includes(run)) ? REDACTED : run));
+}
+
+export function redactSecrets(text: string, secrets: Iterable<string>): string {
+  return redactOrdered(text, orderSecrets(secrets));
+}
+
+/** A step as newman runs it: its name and its collection (or the folder of a whole-flow collection). */
+export interface StepCollection {
+  name: string;
+  collection: object;
+}
+
+/** Item name → step name (item names are unique across the flow: setNextRequest relies on it). newman's `request`
+ *  event hands out a copy of the item without its parent, so the folder cannot be asked directly. */
+export function itemSteps(steps: readonly StepCollection[]): Map<string, string> {
+  const map = new Map<string, string>();
+  const visit = (items: unknown, step: string): void => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as { name?: unknown; item?: unknown }[]) {
+      if (typeof item.name === 'string') map.set(item.name, step);
+      visit(item.item, step);
+    }
+  };
+  for (const step of steps) visit((step.collection as { item?: unknown }).item, step.name);
+  return map;
+}
+
+/** The steps of a whole-flow collection (one folder per step), as itemSteps takes them. */
+export function foldersOf(collection: { item?: readonly { name: string }[] }): StepCollection[] {
+  return (collection.item ?? []).map((folder) => ({ name: folder.name, collection: folder }));
+}
+
+/** The AIS v3.1 accounts list, whose body names the accounts (GET /aisp/accounts, query or not). */
+export const ACCOUNTS_LIST = /\/aisp\/accounts(\?|$)/;
+
+/** AccountId → label from an accounts list body (AIS v3.1 OBReadAccount6): Nickname, else AccountSubType/AccountType. */
+export function accountLabels(body: unknown): [string, string][] {
+  const accounts = (body as { Data?: { Account?: unknown } } | undefined)?.Data?.Account;
+  if (!Array.isArray(accounts)) return [];
+  return (accounts as Record<string, unknown>[]).flatMap((account) => {
+    const label = [account.Nickname, account.AccountSubType, account.AccountType].find((part) => typeof part === 'string');
+    return typeof account.AccountId === 'string' && typeof label === 'string' ? [[account.AccountId, label] as [string, string]] : [];
+  });
+}
+
+/** One account the run read: the report's row and the summary's line. */
+export interface AccountRow {
+  accountId: string;
+  /** Nickname, else AccountSubType/AccountType from GET /accounts (AIS v3.1 OBAccount6). */
+  label?: string;
+  /** InterimAvailable (AIS v3.1 OBReadBalance1). */
+  balance?: { amount: string; currency: string; creditDebitIndicator: string };
+  transactions?: number;
+}
+
+/** The accounts the run read, from the non-secret state variables the steps write (docs/collections.md:
+ *  `account_ids`, `interim_balances`, `transaction_counts`) and the accounts list's labels. */
+export function accountsFromValues(
+  values: readonly { key: string; value: string; type?: string }[],
+  labels: ReadonlyMap<string, string> = new Map(),
+): AccountRow[] {
+  const get = (key: string): unknown => {
+    const entry = values.find((candidate) => candidate.key === key && candidate.type !== 'secret');
+    if (entry === undefined || entry.value === '') return undefined;
+    try {
+      return JSON.parse(entry.value);
+    } catch {
+      return undefined;
+    }
+  };
+  const ids = get('account_ids');
+  const balances = (get('interim_balances') ?? {}) as Record<
+    string,
+    { Amount?: unknown; Currency?: unknown; CreditDebitIndicator?: unknown }
+  >;
+  const counts = (get('transaction_counts') ?? {}) as Record<string, unknown>;
+  return (Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : []).map((accountId) => {
+    const balance = balances[accountId];
+    const count = counts[accountId];
+    const label = labels.get(accountId);
+    return {
+      accountId,
+      ...(label !== undefined ? { label } : {}),
+      ...(balance !== undefined && typeof balance.Amount === 'string'
+        ? {
+            balance: {
+              amount: balance.Amount,
+              currency: String(balance.Currency ?? ''),
+              creditDebitIndicator: String(balance.CreditDebitIndicator ?? ''),
+            },
+          }
+        : {}),
+      ...(typeof count === 'number' ? { transactions: count } : {}),
+    };
+  });
+}
+
+/** newman's `request` event → the request and its answer: status and time, or the error of a request that got none. */
+export function requestRecord(
+  error: { message?: string; code?: unknown } | null | undefined,
+  args: {
+    item?: { name?: string } | undefined;
+    request?: { method?: string; url?: { toString(): string } | undefined } | undefined;
+    response?: { code?: number; responseTime?: number } | undefined;
+  },
+): { item: string; method: string; url: string; status?: number; ms?: number; error?: { message: string; code?: string } } {
+  const response = error === null || error === undefined ? args.response : undefined;
+  return {
+    item: args.item?.name ?? '',
+    method: args.request?.method ?? 'GET',
+    url: args.request?.url?.toString() ?? '',
+    ...(response?.code !== undefined ? { status: response.code } : {}),
+    ...(typeof response?.responseTime === 'number' ? { ms: response.responseTime } : {}),
+    ...(error !== null && error !== undefined
+      ? { error: { message: error.message ?? String(error), ...(typeof error.code === 'string' ? { code: error.code } : {}) } }
+      : {}),
+  };
+}
+
+/** newman's `assertion` event → what was checked and how it went (a skipped test is neither passed nor failed). */
+export function assertionRecord(
+  error: { message?: string } | null | undefined,
+  args: { item?: { name?: string } | undefined; assertion?: string | undefined; skipped?: boolean | undefined },
+): { item: string; name: string; status: 'passed' | 'failed' | 'skipped'; message?: string } {
+  const failed = error !== null && error !== undefined;
+  const status = args.skipped === true ? 'skipped' : failed ? 'failed' : 'passed';
+  return {
+    item: args.item?.name ?? '',
+    name: args.assertion ?? '',
+    status,
+    ...(status === 'failed' ? { message: error?.message ?? '' } : {}),
+  };
+}
+
+/** newman's `script` event → the error a script threw outside pm.test, if it threw (postman-runtime's own
+ *  `AssertionFailure`, which restates the failed tests of a bailing run, is not one). */
+export function scriptErrorRecord(
+  error: { message?: string; name?: string } | null | undefined,
+  args: { item?: { name?: string } | undefined; event?: { listen?: string | undefined } | undefined },
+): { item: string; listen: string; name: string; message: string } | undefined {
+  if (error === null || error === undefined || error.name === 'AssertionFailure') return undefined;
+  const listen = args.event?.listen ?? '';
+  return { item: args.item?.name ?? '', listen, name: error.name ?? `${listen} script`, message: error.message ?? '' };
+}
