@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/.cache/**', 'collections/**', '.obflow/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/.cache/**', '.cache/**', 'collections/**', '.obflow/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
