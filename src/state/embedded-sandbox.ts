@@ -63,7 +63,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
     return closing;
   };
   const disposeInterrupt = onInterrupt(close);
-  const { startSandbox, SandboxDataError } = await import('../sandbox/index.js');
+  const { startSandbox, SandboxDataError, SandboxNativeModuleError } = await import('../sandbox/index.js');
   try {
     handle = await startSandbox({
       serverCertificate,
@@ -83,6 +83,12 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   } catch (cause) {
     disposeInterrupt();
     await removeTemporary();
+    if (cause instanceof SandboxNativeModuleError) {
+      throw new ObflowError('ERR_NATIVE_MODULE', `the native module ${cause.module} cannot be loaded: ${cause.problem}`, {
+        hint: `Rebuild it for the Node.js that runs obflow: \`npm rebuild ${cause.module}\` in obflow's folder (the sandbox's data is not at fault).`,
+        cause,
+      });
+    }
     if (cause instanceof SandboxDataError) {
       throw new ObflowError('ERR_SANDBOX_DATA', `the sandbox's data file ${cause.file} cannot be read: ${cause.problem}`, {
         hint: `Repair or remove ${cause.file} (removing it forgets what it held: clients, consents and tokens, or the ID-token key), then start again.`,

@@ -35,8 +35,8 @@ export function required(prerequisite: Prerequisite): boolean {
 }
 
 export interface Prerequisite {
-  /** What OBFLOW_REQUIRE_PREREQUISITES names it by: `specs` or `chromium`. */
-  readonly id: 'specs' | 'chromium';
+  /** What OBFLOW_REQUIRE_PREREQUISITES names it by: `specs`, `chromium` or `runtime` (test/helpers/runtimes.ts). */
+  readonly id: 'specs' | 'chromium' | 'runtime';
   /** What is needed, e.g. "the OBIE specification files". */
   readonly what: string;
   /** Undefined when present; otherwise why it is missing and how to provide it (the skip reason). */

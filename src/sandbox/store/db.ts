@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 
-import { SandboxDataError } from '../contracts.js';
+import { SandboxDataError, SandboxNativeModuleError } from '../contracts.js';
+import { nativeModuleFailure } from './native.js';
 
 const DATABASE_FILE = 'sandbox.db';
 
@@ -163,6 +164,9 @@ export class SandboxDb {
         throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
     } catch (cause) {
       db?.close();
+      // better-sqlite3 loads its addon on the first `new Database`: one built for another Node.js is not damaged data.
+      const native = nativeModuleFailure(cause, 'better-sqlite3');
+      if (native) throw new SandboxNativeModuleError(native.module, native.problem, { cause });
       throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
     }
     return new SandboxDb(file, db);
