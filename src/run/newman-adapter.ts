@@ -7,41 +7,18 @@ import type { Agent } from 'node:https';
 import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
+import { withoutWarning } from './without-warning.js';
 import type { AssertionEvent, RequestEvent, ScriptErrorEvent, StepBeginEvent } from './events.js';
 import type { NewmanItem, NewmanOptions, NewmanRun, NewmanScopeVariable, NewmanSummary, NewmanVariableJson } from './newman-types.js';
 
 let newmanRun: Promise<NewmanRun> | undefined;
 
-/** newman costs ~0.3–0.45 s to import; only `run` pays it (STYLE.md: heavy dependencies lazily). */
+/** newman costs ~0.3–0.45 s to import; only `run` pays it (STYLE.md: heavy dependencies lazily). newman 6.2.2 (the
+ *  newest) reads every property of node:fs as it loads, fs.F_OK included, which Node.js 24 deprecates at run time: a
+ *  DEP0176 line the user cannot act on, silenced for this import only (obflow itself uses fs.constants). */
 export function loadNewman(): Promise<NewmanRun> {
-  newmanRun ??= withoutWarning(NEWMAN_FS_DEPRECATION, () => import('newman')).then(
-    (module) => (module.default as unknown as { run: NewmanRun }).run,
-  );
+  newmanRun ??= withoutWarning('DEP0176', () => import('newman')).then((module) => (module.default as unknown as { run: NewmanRun }).run);
   return newmanRun;
-}
-
-/** newman 6.2.2 (the newest) builds its secure fs by reading every property of node:fs as it loads, fs.F_OK and
- *  friends included, which Node.js 24 deprecates at run time: one "DEP0176 fs.F_OK is deprecated" line on every run
- *  that obflow's own code does not cause and the user cannot act on. Silenced for that import only; obflow never reads
- *  fs.F_OK (it uses fs.constants). */
-const NEWMAN_FS_DEPRECATION = 'DEP0176';
-
-/** Runs `load` with Node.js warnings of one code dropped (others pass through), for as long as it takes. */
-async function withoutWarning<T>(code: string, load: () => Promise<T>): Promise<T> {
-  const emitWarning = process.emitWarning;
-  const filtered = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]): void {
-    const [typeOrOptions, codeArgument] = rest;
-    const warningCode =
-      typeof typeOrOptions === 'object' && typeOrOptions !== null ? (typeOrOptions as { code?: unknown }).code : codeArgument;
-    if (warningCode === code) return;
-    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  };
-  process.emitWarning = filtered as typeof process.emitWarning;
-  try {
-    return await load();
-  } finally {
-    if (process.emitWarning === filtered) process.emitWarning = emitWarning;
-  }
 }
 
 /** Back from newman's VariableScope JSON into a sorted, typed environment; secret-ness never gets lost. */
