@@ -10,6 +10,7 @@ import { EXIT_CODES, isObflowError } from '../errors.js';
 import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
 import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from '../interrupt.js';
+import { enableCompileCache } from './compile-cache.js';
 import { createOutput } from './output.js';
 import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';
@@ -146,6 +147,8 @@ function invokedDirectly(): boolean {
 }
 
 if (invokedDirectly()) {
+  // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
+  enableCompileCache();
   // `obflow … | head`: a closed pipe is the reader's choice, not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);

@@ -5,7 +5,8 @@
 // (ERR_NATIVE_MODULE naming better-sqlite3 and `npm rebuild`), never that the sandbox's data is damaged.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,9 +19,13 @@ import { OTHER_NODE, otherRuntime } from '../helpers/runtimes.js';
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-runtimes-'));
 
-function obflow(node: string, args: string[]): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+function obflow(
+  node: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(node, [MAIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(node, [MAIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -41,6 +46,20 @@ describe(`obflow demo on this Node.js (${process.version})`, () => {
     expect({ code: result.code, signal: result.signal }, result.stderr).toEqual({ code: 0, signal: null });
     expect(result.stdout).toMatch(/^steps passed: (\d+)\/\1$/m);
   }, 120_000);
+});
+
+describe('the module compile cache (module.enableCompileCache, Node.js ≥ 22.1)', () => {
+  const offered = typeof (module as unknown as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+  it(offered ? 'is on: a start leaves compiled code in the cache folder' : 'is not offered by Node.js 20: nothing is written', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'obflow-compile-cache-'));
+    const env: Record<string, string> = { TMPDIR: tmp };
+    const result = await obflow(process.execPath, ['--help'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const cache = join(tmp, 'node-compile-cache');
+    const files = existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
+    if (offered) expect(files).toBeGreaterThan(0);
+    else expect(files).toBe(0);
+  });
 });
 
 describeWith(otherRuntime, 'native modules built for another Node.js', () => {
