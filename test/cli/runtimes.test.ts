@@ -5,7 +5,7 @@
 // (ERR_NATIVE_MODULE naming better-sqlite3 and `npm rebuild`), never that the sandbox's data is damaged.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ const cwd = mkdtempSync(join(tmpdir(), 'obflow-runtimes-'));
 function obflow(
   node: string,
   args: string[],
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
 ): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(node, [MAIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
@@ -50,16 +50,18 @@ describe(`obflow demo on this Node.js (${process.version})`, () => {
 
 describe('the module compile cache (module.enableCompileCache, Node.js ≥ 22.1)', () => {
   const offered = typeof (module as unknown as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-  it(offered ? 'is on: a start leaves compiled code in the cache folder' : 'is not offered by Node.js 20: nothing is written', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'obflow-compile-cache-'));
-    const env: Record<string, string> = { TMPDIR: tmp };
-    const result = await obflow(process.execPath, ['--help'], env);
-    expect(result.code, result.stderr).toBe(0);
-    const cache = join(tmp, 'node-compile-cache');
-    const files = existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
-    if (offered) expect(files).toBeGreaterThan(0);
-    else expect(files).toBe(0);
-  });
+  const CACHE = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'obflow-compile-cache');
+  it(
+    offered ? 'is on: a start leaves compiled code in node_modules/.cache' : 'is not offered by Node.js 20: nothing is written',
+    async () => {
+      rmSync(CACHE, { recursive: true, force: true });
+      const result = await obflow(process.execPath, ['--help'], { NODE_COMPILE_CACHE: undefined });
+      expect(result.code, result.stderr).toBe(0);
+      const files = existsSync(CACHE) ? readdirSync(CACHE, { recursive: true }).length : 0;
+      if (offered) expect(files).toBeGreaterThan(0);
+      else expect(files).toBe(0);
+    },
+  );
 });
 
 describeWith(otherRuntime, 'native modules built for another Node.js', () => {
