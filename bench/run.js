@@ -8,6 +8,7 @@
 //             after the first, each settled by full collections (--expose-gc): what runs leave behind, as a slope
 //  peers      obflow beside its peers, each in its own process: npm start, the whole flow and paging vs plain newman
 //             and a raw undici client, script cost, generate vs Portman, the emulator vs a bare server (bench/peers.js)
+//  runtimes   obflow --help and obflow demo on Node.js 24 beside this Node.js, and the compile cache (bench/runtimes.js)
 //
 // Prints a table (figure, baseline, ratio, target) and exits 1 if a target is missed.
 
@@ -173,6 +174,10 @@ record('generate (all collections, median of 5)', median(gens), median(rounds), 
 // ---- peers (bench/peers.js: its own processes, after the in-process rows above) -----------------------------------
 const { peerRows } = await import('./peers.js');
 results.push(...(await peerRows()));
+
+// ---- runtimes (bench/runtimes.js: start-up on Node.js 24 beside this one; "not measured" rows say why) -------------
+const { runtimeRows } = await import('./runtimes.js');
+results.push(...(await runtimeRows()));
 
 const { printTable } = await import('./lib.js');
 printTable(results);
