@@ -8,6 +8,7 @@ export default tseslint.config(
       'dist/**',
       'node_modules/**',
       'bench/.cache/**',
+      '.cache/**',
       'collections/**',
       '.obflow/**',
       'coverage/**',

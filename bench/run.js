@@ -9,6 +9,7 @@
 //             after the first, each settled by full collections (--expose-gc): what runs leave behind, as a slope
 //  peers      obflow beside its peers, each in its own process: npm start, the whole flow and paging vs plain newman
 //             and a raw undici client, script cost, generate vs Portman, the emulator vs a bare server (bench/peers.js)
+//  runtimes   obflow --help and obflow demo on Node.js 24 beside this Node.js, and the compile cache (bench/runtimes.js)
 //
 // Prints a table (figure, baseline, ratio, target) and exits 1 if a target is missed or a row could not be measured
 // (`not measured (why)`: no spec files, a peer not installable); `npm run bench -- --allow-unmeasured` accepts the latter.
@@ -196,6 +197,10 @@ results.push(...(await peerRows()));
 // ---- the demo's phases (bench/phases.js: generate, each newman run, local steps, against the previous bench) --------
 const { phaseRows } = await import('./phases.js');
 results.push(...(await phaseRows()));
+
+// ---- runtimes (bench/runtimes.js: start-up on Node.js 24 beside this one; "not measured" rows say why) -------------
+const { runtimeRows } = await import('./runtimes.js');
+results.push(...(await runtimeRows()));
 
 const { printTable, verdict } = await import('./lib.js');
 printTable(results);

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   ERR_CONSENT_SCRIPT: 'usage',
   ERR_PSU_CREDENTIALS: 'usage',
   ERR_SANDBOX_DATA: 'usage',
+  ERR_NATIVE_MODULE: 'usage',
   ERR_WORKSPACE_EXISTS: 'usage',
   ERR_REPORT_INVALID: 'usage',
   ERR_REPORT_NONE: 'usage',

@@ -3,7 +3,6 @@
 // `error:`/`hint:` lines and exit codes: 0 ok, 1 checks failed, 2 usage or configuration, 3 remote refused/unreachable.
 
 import { realpathSync } from 'node:fs';
-import * as nodeModule from 'node:module';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
@@ -11,6 +10,7 @@ import { EXIT_CODES, isObflowError } from '../errors.js';
 import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
 import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from '../interrupt.js';
+import { enableCompileCache } from './compile-cache.js';
 import { createOutput } from './output.js';
 import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';
@@ -147,9 +147,8 @@ function invokedDirectly(): boolean {
 }
 
 if (invokedDirectly()) {
-  // Node ≥ 22.1 keeps V8's compiled code of every module loaded from here on (the core, newman, the emulator) in a cache
-  // on disk for the next start; Node 20 has no such cache and this does nothing (module.enableCompileCache).
-  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
+  enableCompileCache();
   // `obflow … | head`: a closed pipe is the reader's choice, not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);

@@ -9,6 +9,7 @@ import { ACCOUNTS_LIST, assertionRecord, itemSteps, requestRecord, scriptErrorRe
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
 import { batchCollection } from './batch-collection.js';
+import { withoutWarning } from './without-warning.js';
 import type { AssertionEvent, RequestEvent, ScriptErrorEvent, StepBeginEvent } from './events.js';
 import type {
   NewmanItem,
@@ -22,9 +23,11 @@ import type {
 
 let newmanRun: Promise<NewmanRun> | undefined;
 
-/** newman costs ~0.3–0.45 s to import; only `run` pays it (STYLE.md: heavy dependencies lazily). */
+/** newman costs ~0.3–0.45 s to import; only `run` pays it (STYLE.md: heavy dependencies lazily). newman 6.2.2 (the
+ *  newest) reads every property of node:fs as it loads, fs.F_OK included, which Node.js 24 deprecates at run time: a
+ *  DEP0176 line the user cannot act on, silenced for this import only (obflow itself uses fs.constants). */
 export function loadNewman(): Promise<NewmanRun> {
-  newmanRun ??= import('newman').then((module) => (module.default as unknown as { run: NewmanRun }).run);
+  newmanRun ??= withoutWarning('DEP0176', () => import('newman')).then((module) => (module.default as unknown as { run: NewmanRun }).run);
   return newmanRun;
 }
 

@@ -123,6 +123,19 @@ export class SandboxDataError extends Error {
   }
 }
 
+/** A native module of the emulator (better-sqlite3) that this Node.js cannot load: built for another runtime or
+ *  platform, or never built. The data is not at fault; the CLI turns it into ERR_NATIVE_MODULE naming `module`. */
+export class SandboxNativeModuleError extends Error {
+  override readonly name = 'SandboxNativeModuleError';
+  constructor(
+    readonly module: string,
+    readonly problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${module} cannot be loaded: ${problem}`, options);
+  }
+}
+
 // ---- Clients and tokens (owned by auth/, read by resource/) ---------------------------------------------------
 
 /** A registered TPP client as the resource side needs to know it. */

@@ -25,7 +25,7 @@ import { CONSENT_COLLECTION, openConsentStore } from './store/consents.js';
 import { SandboxDb } from './store/db.js';
 
 export type { SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
-export { PAGE_SKIN_NAMES, PROFILE_NAMES, SandboxDataError } from './contracts.js';
+export { PAGE_SKIN_NAMES, PROFILE_NAMES, SandboxDataError, SandboxNativeModuleError } from './contracts.js';
 
 const DEFAULT_SEED = 'obflow-sandbox';
 /** How often expired rows are pruned while the sandbox runs (besides once at start), unless options say otherwise. */

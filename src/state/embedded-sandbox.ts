@@ -88,11 +88,17 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   } catch (cause) {
     disposeInterrupt();
     await removeTemporary();
-    const SandboxDataError = await sandboxModule.then(
-      (module) => module.SandboxDataError,
+    const errors = await sandboxModule.then(
+      (module) => ({ data: module.SandboxDataError, native: module.SandboxNativeModuleError }),
       () => undefined,
     );
-    if (SandboxDataError !== undefined && cause instanceof SandboxDataError) {
+    if (errors !== undefined && cause instanceof errors.native) {
+      throw new ObflowError('ERR_NATIVE_MODULE', `the native module ${cause.module} cannot be loaded: ${cause.problem}`, {
+        hint: `Rebuild it for the Node.js that runs obflow: \`npm rebuild ${cause.module}\` in obflow's folder (the sandbox's data is not at fault).`,
+        cause,
+      });
+    }
+    if (errors !== undefined && cause instanceof errors.data) {
       throw new ObflowError('ERR_SANDBOX_DATA', `the sandbox's data file ${cause.file} cannot be read: ${cause.problem}`, {
         hint: `Repair or remove ${cause.file} (removing it forgets what it held: clients, consents and tokens, or the ID-token key), then start again.`,
         cause,

@@ -38,8 +38,8 @@ export function required(prerequisite: Prerequisite): boolean {
 }
 
 export interface Prerequisite {
-  /** What OBFLOW_REQUIRE_PREREQUISITES names it by. */
-  readonly id: 'specs' | 'chromium' | 'openssl' | 'unzip';
+  /** What OBFLOW_REQUIRE_PREREQUISITES names it by (`runtime`: test/helpers/runtimes.ts). */
+  readonly id: 'specs' | 'chromium' | 'openssl' | 'unzip' | 'runtime';
   /** What is needed, e.g. "the OBIE specification files". */
   readonly what: string;
   /** Undefined when present; otherwise why it is missing and how to provide it (the skip reason). */

@@ -68,8 +68,11 @@ describe('.github/workflows/ci.yml does what .ci/run does', () => {
   const steps = asArray(job.steps).map(asObject);
   const runs = steps.map((step) => String(step.run ?? ''));
 
-  it('on Node 20 and 22, in Debian (Chromium from the distribution)', () => {
-    expect(asObject(job.strategy).matrix).toMatchObject({ node: [20, 22] });
+  it('on the declared floor (package.json engines) and every line pinned in tools/runtimes.json, in Debian', () => {
+    const floor = Number(/^>=\s*(\d+)/.exec(String(JSON.parse(read('package.json')).engines.node))?.[1]);
+    const pinned = Object.keys(JSON.parse(read('tools/runtimes.json')).runtimes).map(Number);
+    expect(asObject(job.strategy).matrix).toMatchObject({ node: [floor, ...pinned].sort((a, b) => a - b) });
+    expect(asObject(job.strategy).matrix).toMatchObject({ node: [20, 22, 24, 26] });
     expect(job.container).toBe('node:${{ matrix.node }}-bookworm');
     expect(runs.some((run) => /apt-get install\b.*\bchromium\b/.test(run))).toBe(true);
   });

@@ -26,13 +26,20 @@ afterAll(async () => {
   for (const item of opened.reverse()) await item.close();
 });
 
+/** better-sqlite3 objects this file makes, kept reachable until the worker exits: on Node.js ≥ 24.19 one collected
+ *  by a GC outside a Node.js context aborts the process (src/sandbox/store/db.ts, RETAINED). */
+const keep: object[] = [];
+
 /** Rows of one collection in a data folder's database (read-only, beside a running sandbox: WAL allows it). */
 function rows(dataDir: string, collection: string): Array<{ key: string; value: string }> {
   const db = new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true });
+  keep.push(db);
   try {
-    return db
-      .prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY rowid')
-      .all(collection);
+    const statement = db.prepare<[string], { key: string; value: string }>(
+      'SELECT key, value FROM records WHERE collection = ? ORDER BY rowid',
+    );
+    keep.push(statement);
+    return statement.all(collection);
   } finally {
     db.close();
   }
@@ -222,6 +229,47 @@ describe('expired rows are pruned while the sandbox runs, not only at start', ()
     expect(rows(sandbox.dataDir, 'registration-jtis')).toHaveLength(0);
     expect(rows(sandbox.dataDir, 'consents').map((row) => row.key)).toEqual([kept.json<{ Data: { ConsentId: string } }>().Data.ConsentId]);
     expect(rows(sandbox.dataDir, 'clients')).toHaveLength(1);
+  });
+});
+
+describe("the store's native objects are never left to the garbage collector", () => {
+  const DB_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'sandbox', 'store', 'db.js');
+  // Node.js ≥ 24.19: better-sqlite3 12's objects are node::ObjectWrap, whose destructor asserts a Node.js context; a
+  // GC run from a platform task between event-loop turns has none, and the process aborts (exit 134) — what `obflow
+  // demo` did after `environment`. Databases opened, written and closed, then garbage made across turns: the process
+  // must live to say so. (On Node.js 20 and 22 it passes either way; .ci/run's Node.js 24 and 26 passes prove it.)
+  const SCRIPT = `
+    import { mkdtempSync } from 'node:fs';
+    import { join } from 'node:path';
+    import { setImmediate as turn } from 'node:timers/promises';
+    const { SandboxDb } = await import(process.argv[1]);
+    for (let i = 0; i < 20; i += 1) {
+      const db = SandboxDb.open(mkdtempSync(join(process.argv[2], 'db-')));
+      db.collection({ name: 'records' }).set('key', { i });
+      db.close();
+    }
+    for (let round = 0; round < 200; round += 1) {
+      let garbage = [];
+      for (let i = 0; i < 20000; i += 1) garbage.push({ i, text: 'x'.repeat(50) });
+      garbage = null;
+      await turn();
+    }
+    console.log('alive');`;
+
+  it('databases opened and closed, then garbage collected between event-loop turns: the process lives on', async () => {
+    if (!existsSync(DB_MODULE)) throw new Error('build first (npm run build): this test runs the store from dist in its own process');
+    const dir = mkdtempSync(join(tmpdir(), 'obflow-store-gc-'));
+    const result = await new Promise<{ code: number | null; signal: string | null; output: string }>((done) => {
+      const process_ = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, DB_MODULE, dir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      process_.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      process_.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      process_.on('close', (code, signal) => done({ code, signal, output }));
+    });
+    expect(result.output.trim().split('\n').slice(-3).join('\n')).toContain('alive');
+    expect({ code: result.code, signal: result.signal }).toEqual({ code: 0, signal: null });
   });
 });
 

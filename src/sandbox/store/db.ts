@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 
-import { SandboxDataError } from '../contracts.js';
+import { SandboxDataError, SandboxNativeModuleError } from '../contracts.js';
+import { nativeModuleFailure } from './native.js';
 
 const DATABASE_FILE = 'sandbox.db';
 
@@ -31,6 +32,28 @@ export interface CollectionSpec<T> {
 
 const SCHEMA_VERSION = '1';
 
+/**
+ * Every better-sqlite3 object (database, statement) this process makes stays reachable until the process exits; none
+ * is left to the garbage collector. better-sqlite3 12 wraps them in `node::ObjectWrap`, whose destructor since Node.js
+ * 24.19 removes an environment cleanup hook and asserts a Node.js context is entered. A collection run from a V8
+ * platform task (idle or incremental GC, no context entered) then aborts the whole process
+ * (`node::RemoveEnvironmentCleanupHook … Assertion failed: (env) != nullptr`, exit 134): `obflow demo` did, right after
+ * `environment`, as newman's script sandbox made garbage beside the emulator. Kept here, they are deleted by Node.js's
+ * own cleanup hooks at exit, inside the environment. A closed database's objects hold no SQLite handles (close()
+ * finalizes its statements), so what stays is a few hundred bytes per sandbox opened.
+ */
+const RETAINED = new Set<object>();
+
+function retain<T extends object>(native: T): T {
+  RETAINED.add(native);
+  return native;
+}
+
+/** db.prepare, with the statement retained for the life of the process (RETAINED). */
+function prepare<P extends unknown[] | object, R = unknown>(db: SqliteDatabase, sql: string): Statement<P, R> {
+  return retain(db.prepare<P, R>(sql));
+}
+
 export class Collection<T> {
   private readonly getStatement: Statement<[string, string], { value: string }>;
   private readonly hasStatement: Statement<[string, string], { found: number }>;
@@ -43,14 +66,15 @@ export class Collection<T> {
     private readonly spec: CollectionSpec<T>,
   ) {
     if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new TypeError(`bad collection name ${spec.name}`);
-    this.getStatement = db.prepare('SELECT value FROM records WHERE collection = ? AND key = ?');
-    this.hasStatement = db.prepare('SELECT 1 AS found FROM records WHERE collection = ? AND key = ?');
-    this.setStatement = db.prepare(
+    this.getStatement = prepare(db, 'SELECT value FROM records WHERE collection = ? AND key = ?');
+    this.hasStatement = prepare(db, 'SELECT 1 AS found FROM records WHERE collection = ? AND key = ?');
+    this.setStatement = prepare(
+      db,
       'INSERT INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?) ' +
         'ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, tag = excluded.tag',
     );
-    this.deleteStatement = db.prepare('DELETE FROM records WHERE collection = ? AND key = ?');
-    this.tagStatement = db.prepare('SELECT key, value FROM records WHERE collection = ? AND tag = ? ORDER BY rowid');
+    this.deleteStatement = prepare(db, 'DELETE FROM records WHERE collection = ? AND key = ?');
+    this.tagStatement = prepare(db, 'SELECT key, value FROM records WHERE collection = ? AND tag = ? ORDER BY rowid');
   }
 
   get(key: string): T | undefined {
@@ -100,8 +124,8 @@ export class SandboxDb {
     readonly file: string,
     private readonly db: SqliteDatabase,
   ) {
-    this.pruneStatement = db.prepare('DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at < ? LIMIT ?)');
-    this.insertStatement = db.prepare('INSERT OR REPLACE INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?)');
+    this.pruneStatement = prepare(db, 'DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at < ? LIMIT ?)');
+    this.insertStatement = prepare(db, 'INSERT OR REPLACE INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?)');
   }
 
   /**
@@ -121,11 +145,12 @@ export class SandboxDb {
     try {
       // Created owner-only (it holds client secrets); SQLite gives its -wal and -shm files the database's mode.
       closeSync(openSync(file, 'a', 0o600));
-      db = new Database(file, { fileMustExist: true });
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      db = retain(new Database(file, { fileMustExist: true }));
+      // Pragmas through retained statements (db.pragma() would prepare one and drop it: RETAINED).
+      prepare<[]>(db, 'PRAGMA journal_mode = WAL').get();
+      prepare<[]>(db, 'PRAGMA synchronous = NORMAL').run();
       // A damaged or truncated file is refused now, not on the request that happens to touch the bad page.
-      const check = db.pragma('quick_check', { simple: true });
+      const check = prepare<[], unknown>(db, 'PRAGMA quick_check').pluck().get();
       if (check !== 'ok') throw new Error(String(check));
       db.exec(
         'CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER, tag TEXT, UNIQUE (collection, key));' +
@@ -133,12 +158,15 @@ export class SandboxDb {
           'CREATE INDEX IF NOT EXISTS records_tag ON records (collection, tag) WHERE tag IS NOT NULL;' +
           'CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);',
       );
-      const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'schema'").get();
-      if (version === undefined) db.prepare("INSERT INTO meta (name, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+      const version = prepare<[], { value: string }>(db, "SELECT value FROM meta WHERE name = 'schema'").get();
+      if (version === undefined) prepare<[string]>(db, "INSERT INTO meta (name, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
       else if (version.value !== SCHEMA_VERSION)
         throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
     } catch (cause) {
       db?.close();
+      // better-sqlite3 loads its addon on the first `new Database`: one built for another Node.js is not damaged data.
+      const native = nativeModuleFailure(cause, 'better-sqlite3');
+      if (native) throw new SandboxNativeModuleError(native.module, native.problem, { cause });
       throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
     }
     return new SandboxDb(file, db);
@@ -156,13 +184,13 @@ export class SandboxDb {
     // The earlier format kept one `<name>.json` object per collection, named as the collections are now.
     const present = specs.filter((spec) => existsSync(join(dataDir, `${spec.name}.json`)));
     if (present.length === 0) return;
-    const done = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE name = 'migrated-json'").get() !== undefined;
+    const done = prepare<[], { value: string }>(this.db, "SELECT value FROM meta WHERE name = 'migrated-json'").get() !== undefined;
     if (!done) {
       const parsed = present.map((spec) => ({ spec, entries: Object.entries(readLegacyObject(join(dataDir, `${spec.name}.json`))) }));
       this.db.transaction(() => {
         for (const { spec, entries } of parsed)
           for (const [key, value] of entries) this.insertStatement.run(...rowOf(spec, key, value as never));
-        this.db.prepare("INSERT INTO meta (name, value) VALUES ('migrated-json', ?)").run(new Date().toISOString());
+        prepare<[string]>(this.db, "INSERT INTO meta (name, value) VALUES ('migrated-json', ?)").run(new Date().toISOString());
       })();
     }
     // Committed: the JSON files are now only a stale copy (a kill before this line removes them on the next start).
