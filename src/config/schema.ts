@@ -174,6 +174,18 @@ const flow = z
   })
   .describe('The account-information flow.');
 
+const registration = z
+  .strictObject({
+    refresh_token_grant: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also ask for the refresh_token grant in grant_types (RFC 7591 §2). Off by default: docs/bank-interface.md §2.1 lists ' +
+          'exactly authorization_code and client_credentials, and the bank issues refresh tokens to such clients anyway.',
+      ),
+  })
+  .describe('The dynamic client registration request (docs/bank-interface.md §2.1).');
+
 const output = z
   .strictObject({
     collections: z.string().min(1).default('collections').describe('Where `obflow generate` writes collections.'),
@@ -193,6 +205,7 @@ export const configSchema = z
     bank: bank.optional(),
     identity: identity.optional(),
     flow: flow.prefault({}),
+    registration: registration.prefault({}),
     output: output.prefault({}),
   })
   .superRefine((config, ctx) => {

@@ -63,7 +63,7 @@ export async function registerStage(session: Session, options: { force?: boolean
     transportCertificatePem: session.transport.certPem,
     redirectUris: session.identity.redirectUris,
     ...(session.target.registrationAudience !== undefined ? { audience: session.target.registrationAudience } : {}),
-    offersRefresh: () => offersRefresh(session),
+    refreshTokenGrant: session.config.registration.refresh_token_grant,
     dispatcher: session.dispatcher,
     now: session.now,
     newJti: session.newId,
@@ -71,19 +71,6 @@ export async function registerStage(session: Session, options: { force?: boolean
     dryRun: options.dryRun === true,
     log: session.log,
   });
-}
-
-/** Whether the bank's discovery offers the refresh_token grant (OIDC Discovery §3 grant_types_supported), so the
- *  registration asks for it and the `refresh` step has a token to use. Best effort: a discovery that cannot be read
- *  here registers without it (the environment stage reports discovery problems with their own code). */
-async function offersRefresh(session: Session): Promise<boolean> {
-  try {
-    return (
-      (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).grant_types_supported?.includes('refresh_token') === true
-    );
-  } catch {
-    return false;
-  }
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {

@@ -20,7 +20,7 @@ export interface RegistrationHeader {
 /** The claims of §2.1, exactly (names on the wire). */
 export interface RegistrationClaims {
   token_endpoint_auth_signing_alg: 'PS256';
-  /** §2.1's two grants; `refresh_token` too when the bank offers it and the flow refreshes (RFC 7591 §2). */
+  /** §2.1's two grants; `refresh_token` too only when the config asks (RFC 7591 §2). */
   grant_types: ('authorization_code' | 'client_credentials' | 'refresh_token')[];
   subject_type: 'public';
   application_type: 'web';
@@ -51,8 +51,8 @@ export interface BuildRegistrationClaimsInput {
   lifetimeSeconds?: number;
   /** Redirect URIs to register; default (and normally) all of the statement's (§2.1). */
   redirectUris?: string[];
-  /** Also ask for the refresh_token grant: the flow's `refresh` step uses it, and RFC 7591 §2 has a client list every
-   *  grant it will use. Only when the bank's discovery offers it (grant_types_supported); §2.1's table names two. */
+  /** Also ask for the refresh_token grant (config `registration.refresh_token_grant`, off by default): §2.1's table names
+   *  exactly two grants, and the bank issues refresh tokens to clients registered with authorization_code. */
   refreshToken?: boolean;
   /** The `aud` the bank expects when it is not {auth_url} (e.g. the model bank's organisation id, bank.registration_aud). */
   audience?: string;

@@ -21,9 +21,8 @@ export interface RegisterClientInput {
   authUrl: string;
   /** The JWT's aud when the bank expects another form than {auth_url} (bank.registration_aud). */
   audience?: string;
-  /** Whether to ask for the refresh_token grant too (the bank's discovery offers it): asked only when a registration
-   *  is built, not when a stored one is reused. */
-  offersRefresh?: () => Promise<boolean>;
+  /** Whether to ask for the refresh_token grant too (config `registration.refresh_token_grant`; §2.1 names two grants). */
+  refreshTokenGrant?: boolean;
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -57,7 +56,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
   }
-  const refreshToken = (await input.offersRefresh?.()) === true;
+  const refreshToken = input.refreshTokenGrant === true;
   const claims = buildRegistrationClaims({
     softwareStatement: input.softwareStatement,
     statementClaims: input.statementClaims,
