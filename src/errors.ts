@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   ERR_PSU_CREDENTIALS: 'usage',
   ERR_SANDBOX_DATA: 'usage',
   ERR_WORKSPACE_EXISTS: 'usage',
+  ERR_AUTH_METHOD_UNSUPPORTED: 'usage',
+  ERR_ENVIRONMENT_INCOMPLETE: 'usage',
   // prerequisites and local material (doctor, register preflight, run preflight)
   ERR_SSA_MISSING: 'checks',
   ERR_SSA_INVALID: 'checks',

@@ -29,7 +29,8 @@ export interface RawEnvironmentValue {
 }
 
 /** Keys whose values are secrets even if a layer forgot to say so (client secret, Basic credentials, tokens, codes). */
-export const SECRET_KEY_PATTERN = /(secret|password|passphrase|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
+export const SECRET_KEY_PATTERN =
+  /(secret|password|passphrase|private_?key|signing_?key|client_?assertion|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
 
 /** The one rule for what is a secret: the collections' variable contract says so, or the name is a secret's name. */
 export function isSecretKey(key: string): boolean {

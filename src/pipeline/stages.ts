@@ -20,7 +20,13 @@ import {
 import { buildCollections, loadTemplates, SECRET_VARIABLE_KEYS, STEP_NAMES, stepFileName, writeCollections } from '../generate/index.js';
 import type { IdentityPaths } from '../pki/types.js';
 import { readSigningKey } from '../pki/verify.js';
-import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
+import {
+  registerClient,
+  requireStoredRegistration,
+  type RegisterClientResult,
+  type StoredRegistration,
+  type TokenEndpointAuthMethod,
+} from '../registration/index.js';
 import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
 import { manualConsentStep } from '../run/consent/manual.js';
 import { idTokenStep, jsonOver, jwksCache } from '../run/id-token.js';
@@ -41,6 +47,7 @@ import {
 import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../report/subscriber.js';
 import { stateLayout } from '../state/layout.js';
+import { checkEnvironmentComplete, clientValues } from './client-values.js';
 import type { Session } from './session.js';
 import { sandboxPsuUser, type Target } from './target.js';
 
@@ -64,6 +71,12 @@ export async function registerStage(session: Session, options: { force?: boolean
     redirectUris: session.identity.redirectUris,
     ...(session.target.registrationAudience !== undefined ? { audience: session.target.registrationAudience } : {}),
     refreshTokenGrant: session.config.registration.refresh_token_grant,
+    tokenEndpointAuthMethod: tokenAuthSetting(session.config),
+    ...(session.config.bank?.tls_client_auth_subject_dn !== undefined
+      ? { tlsClientAuthSubjectDn: session.config.bank.tls_client_auth_subject_dn }
+      : {}),
+    requestObjectSigningAlg: session.config.flow.request_object_signing_alg,
+    authMethodsSupported: () => authMethodsSupported(session),
     dispatcher: session.dispatcher,
     now: session.now,
     newJti: session.newId,
@@ -71,6 +84,23 @@ export async function registerStage(session: Session, options: { force?: boolean
     dryRun: options.dryRun === true,
     log: session.log,
   });
+}
+
+/** What the bank's discovery lists in token_endpoint_auth_methods_supported. Best effort unless the setting is `auto`
+ *  (which needs it): a discovery that cannot be read here leaves the choice to the bank, whose refusal names it, and
+ *  the environment stage reports discovery problems with their own code. */
+async function authMethodsSupported(session: Session): Promise<readonly string[] | undefined> {
+  try {
+    return (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).token_endpoint_auth_methods_supported;
+  } catch (error) {
+    if (tokenAuthSetting(session.config) === 'auto') throw error;
+    return undefined;
+  }
+}
+
+/** bank.token_endpoint_auth_method (also read with the embedded sandbox); default client_secret_basic (§2.1). */
+export function tokenAuthSetting(config: ObflowConfig): TokenEndpointAuthMethod | 'auto' {
+  return config.bank?.token_endpoint_auth_method ?? 'client_secret_basic';
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {
@@ -110,8 +140,17 @@ export async function environmentStage(
       // bank.token_url, when the config names one, over discovery's token_endpoint.
       tokenEndpoint: session.target.tokenUrl,
       ...flowInputs(session),
+      // obflow's registration and identity, over the helper file's names for the same things.
+      ...(await clientValues({
+        registration,
+        redirectUris: session.identity.redirectUris,
+        statementRedirectUris: session.statement.claims.software_redirect_uris ?? [],
+        signingKid: session.identity.signing.kid,
+        signingKey: () => readSigningKey(session.identity.signing.key),
+      })),
     },
   });
+  checkEnvironmentComplete(environment, registration);
   const path = await writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
   return { environment, path };
 }

@@ -3,11 +3,20 @@
 
 import type { KeyObject } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { buildRegistrationClaims, checkRegistrationLocally, type StatementClaims } from './claims.js';
+import { ObflowError } from '../errors.js';
+import { chooseAuthMethod } from './auth-method.js';
+import {
+  buildRegistrationClaims,
+  checkRegistrationLocally,
+  subjectDnOf,
+  type StatementClaims,
+  type TokenEndpointAuthMethod,
+} from './claims.js';
 import { postRegistration } from './register.js';
 import { buildSignedRegistration, type SignedRegistration } from './sign.js';
-import { readStoredRegistration, registrationPath, writeStoredRegistration, type StoredRegistration } from './store.js';
+import { authMethodOf, readStoredRegistration, registrationPath, writeStoredRegistration, type StoredRegistration } from './store.js';
 
+export * from './auth-method.js';
 export * from './claims.js';
 export * from './register.js';
 export * from './sign.js';
@@ -23,6 +32,15 @@ export interface RegisterClientInput {
   audience?: string;
   /** Whether to ask for the refresh_token grant too (config `registration.refresh_token_grant`; §2.1 names two grants). */
   refreshTokenGrant?: boolean;
+  /** bank.token_endpoint_auth_method; default client_secret_basic. `auto` is decided from `authMethodsSupported`. */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod | 'auto';
+  /** The bank's discovery token_endpoint_auth_methods_supported (undefined: not published); asked only when a
+   *  registration is built, not when a stored one is reused. */
+  authMethodsSupported?: () => Promise<readonly string[] | undefined>;
+  /** tls_client_auth: the DN to register; default the transport certificate's (subjectDnOf). */
+  tlsClientAuthSubjectDn?: string;
+  /** flow.request_object_signing_alg; default none. */
+  requestObjectSigningAlg?: 'none' | 'PS256';
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -50,13 +68,21 @@ export type RegisterClientResult =
 
 export async function registerClient(input: RegisterClientInput): Promise<RegisterClientResult> {
   const key = { softwareId: input.statementClaims.software_id, target: input.target, profile: input.profile };
+  const setting = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
   if (input.dryRun !== true && input.force !== true) {
     const stored = await readStoredRegistration(input.stateDir, key);
-    if (stored !== undefined && stored.auth_url === input.authUrl) {
+    // Reused only as it was registered: another auth method or request-object alg needs another registration.
+    if (
+      stored !== undefined &&
+      stored.auth_url === input.authUrl &&
+      (setting === 'auto' || authMethodOf(stored) === setting) &&
+      (stored.request_object_signing_alg ?? 'none') === (input.requestObjectSigningAlg ?? 'none')
+    ) {
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
   }
   const refreshToken = input.refreshTokenGrant === true;
+  const method = chooseAuthMethod(setting, await input.authMethodsSupported?.());
   const claims = buildRegistrationClaims({
     softwareStatement: input.softwareStatement,
     statementClaims: input.statementClaims,
@@ -67,6 +93,9 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     ...(input.redirectUris !== undefined && input.redirectUris.length > 0 ? { redirectUris: input.redirectUris } : {}),
     ...(input.audience !== undefined ? { audience: input.audience } : {}),
     ...(refreshToken ? { refreshToken } : {}),
+    tokenEndpointAuthMethod: method,
+    ...(method === 'tls_client_auth' ? { tlsClientAuthSubjectDn: tlsSubjectDn(input) } : {}),
+    ...(input.requestObjectSigningAlg !== undefined ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
   });
   checkRegistrationLocally({
     claims,
@@ -97,8 +126,21 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     registered_at: input.now().toISOString(),
     client_id: response.client_id,
     ...(typeof response.client_secret === 'string' ? { client_secret: response.client_secret } : {}),
+    token_endpoint_auth_method: claims.token_endpoint_auth_method,
+    request_object_signing_alg: claims.request_object_signing_alg,
     metadata: response,
   };
   const path = await writeStoredRegistration(input.stateDir, registration);
   return { kind: 'registered', registration, path, request };
+}
+
+/** The DN tls_client_auth registers: the config's, else the transport certificate's (RFC 4514, most specific first). */
+function tlsSubjectDn(input: RegisterClientInput): string {
+  if (input.tlsClientAuthSubjectDn !== undefined) return input.tlsClientAuthSubjectDn;
+  if (input.transportCertificatePem === undefined) {
+    throw new ObflowError('ERR_CONFIG_INVALID', 'tls_client_auth needs the transport certificate subject DN', {
+      hint: 'Set bank.tls_client_auth_subject_dn, or configure the transport certificate it is read from.',
+    });
+  }
+  return subjectDnOf(input.transportCertificatePem);
 }

@@ -52,7 +52,8 @@ export function foldersOf(collection) {
  */
 export function createReportCollector(options) {
   const secretKeys = new Set(options.secretKeys);
-  const secretPattern = /(secret|password|passphrase|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
+  const secretPattern =
+    /(secret|password|passphrase|private_?key|signing_?key|client_?assertion|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
   const secrets = new Set(options.secrets ?? []);
   /** @type {ReportStep[]} */
   const steps = [];

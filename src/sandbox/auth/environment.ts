@@ -58,7 +58,8 @@ export function buildEnvironment(client: StoredClient, deps: Pick<AuthDeps, 'url
       plain('authEndpoint', profile.authorization_endpoint),
       plain('tokenEndpoint', profile.token_url),
       plain('registrationEndpoint', deps.urls.registration_endpoint),
-      secret('basicToken', basic),
+      // private_key_jwt and tls_client_auth clients have no secret (RFC 7591 §3.2.1): nothing to put in Basic.
+      secret('basicToken', client.clientSecret === '' ? '' : basic),
       plain('_clientId', client.clientId),
       secret('_clientSecret', client.clientSecret),
       plain('oidcClient', client.clientId),
