@@ -66,10 +66,6 @@ export async function authenticateClient(
         ? byCertificate(params, ctx, profile, issuer.auth_url, deps)
         : bySecret(req, params, method, issuer.auth_url, deps);
 
-  // OIDC Registration §2 token_endpoint_auth_method: the client authenticates the way it registered, nothing else.
-  const registered = client.tokenEndpointAuthMethod ?? 'client_secret_basic';
-  if (registered !== family)
-    throw invalidClient(issuer.auth_url, `this client registered token_endpoint_auth_method ${registered}, not ${method}`);
   if (params.has('client_id') && params.get('client_id') !== client.clientId)
     throw new OAuthError(400, 'invalid_request', 'client_id differs from the authenticated client');
   if (client.profile !== profile) {
@@ -79,6 +75,15 @@ export async function authenticateClient(
     );
   }
   return client;
+}
+
+/** OIDC Registration §2 token_endpoint_auth_method: the client authenticates the way it registered, nothing else;
+ *  checked before any credential of another method is looked at. */
+function requireRegistered(client: StoredClient, family: TokenAuthMethod, issuer: string, presented: Presented = family): void {
+  // Stored before the methods existed: client_secret_basic, the only method then.
+  const registered = client.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  if (registered !== family)
+    throw invalidClient(issuer, `this client registered token_endpoint_auth_method ${registered}, not ${presented}`);
 }
 
 function presentedMethods(req: IncomingMessage, params: Map<string, string>): Presented[] {
@@ -112,6 +117,7 @@ function bySecret(req: IncomingMessage, params: Map<string, string>, method: Pre
     secret = params.get('client_secret');
   }
   const client = deps.store.clients.get(clientId ?? '');
+  if (client) requireRegistered(client, 'client_secret_basic', issuer, method);
   // A client without a secret (private_key_jwt, tls_client_auth) has '' stored: no presented secret matches it.
   if (!client || secret === undefined || client.clientSecret === '' || !sameText(client.clientSecret, secret)) {
     throw invalidClient(issuer, 'unknown client or wrong client secret');
@@ -138,6 +144,7 @@ async function byAssertion(
   const clientId = typeof unverified.iss === 'string' ? unverified.iss : '';
   const client = deps.store.clients.get(clientId);
   if (!client) throw refuse(`iss "${clientId}" is no client of this bank (RFC 7523 §3: iss = client_id)`);
+  requireRegistered(client, 'private_key_jwt', issuer.auth_url);
   const now = deps.now();
   let claims: JWTPayload;
   try {
@@ -177,6 +184,7 @@ function byCertificate(
 ): StoredClient {
   const client = deps.store.clients.get(params.get('client_id') ?? '');
   if (!client) throw invalidClient(issuer, 'unknown client');
+  requireRegistered(client, 'tls_client_auth', issuer);
   const registered = client.tlsClientAuthSubjectDn;
   const presented = subjectDnOf(ctx.peerCertificate);
   if (registered === undefined || presented === undefined) {
