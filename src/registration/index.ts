@@ -82,7 +82,9 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     }
   }
   const refreshToken = input.refreshTokenGrant === true;
-  const method = chooseAuthMethod(setting, await input.authMethodsSupported?.());
+  // A dry run shows what would be sent and asks the bank nothing, unless `auto` needs its list to decide.
+  const supported = input.dryRun === true && setting !== 'auto' ? undefined : await input.authMethodsSupported?.();
+  const method = chooseAuthMethod(setting, supported);
   const claims = buildRegistrationClaims({
     softwareStatement: input.softwareStatement,
     statementClaims: input.statementClaims,
