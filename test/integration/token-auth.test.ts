@@ -2,7 +2,12 @@
 // --token-auth private_key_jwt,tls_client_auth`), and the whole flow through obflow's stages and newman for each
 // method × request-object signing (none, PS256) in every profile, the profile chosen by the registration's aud.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import newman from 'newman';
+import type { NewmanRunSummary } from 'newman';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
@@ -11,7 +16,7 @@ import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { describeRun, prepare, runAll } from './pipeline-helpers.js';
+import { COLLECTIONS_DIR, describeRun, prepare, runAll } from './pipeline-helpers.js';
 
 const PROFILES = ['strict-headless', 'permissive-headless', 'strict-interactive', 'permissive-interactive'] as const;
 const METHODS = ['private_key_jwt', 'tls_client_auth'] as const;
@@ -77,4 +82,41 @@ describe('obflow run all against a bank that accepts only private_key_jwt and tl
 
 describeWith(chromium, 'the same in the interactive profiles (PSU pages in Chromium)', () => {
   it.each(rows.filter((row) => row.profile.endsWith('-interactive')))('$profile, $method, request objects $alg', runRow, 120_000);
+});
+
+// What a Postman user gets: plain `newman run` of the generated whole-flow collection with obflow's environment (the
+// collection signs the client assertion itself), no obflow runner in between.
+describe('plain newman run of the whole-flow collection', () => {
+  it.each(METHODS)('%s', async (method) => {
+    const prepared = await prepare(sandbox, identity, 'strict-headless', {}, { bank: { token_endpoint_auth_method: method } });
+    try {
+      const collection = JSON.parse(readFileSync(join(COLLECTIONS_DIR, 'obflow-ais.postman_collection.json'), 'utf8')) as object;
+      const summary = await new Promise<NewmanRunSummary>((resolve, reject) => {
+        newman.run(
+          {
+            collection,
+            environment: prepared.environment,
+            reporters: [],
+            sslClientCertList: prepared.certList,
+            sslExtraCaCerts: prepared.caBundle,
+            timeoutRequest: 30_000,
+          } as unknown as newman.NewmanRunOptions,
+          (error, result) => (error ? reject(error) : resolve(result)),
+        );
+      });
+      const failures = summary.run.failures.map((failure) => `${failure.source?.name ?? '?'}: ${failure.error.message}`);
+      expect(failures).toEqual([]);
+      expect(summary.run.stats.requests.total).toBeGreaterThan(10);
+      const tokens = summary.run.executions.filter((execution) => execution.request.url.toString().endsWith('/token'));
+      expect(tokens.length).toBe(3);
+      for (const execution of tokens) {
+        const body = String(execution.request.body?.toString() ?? '');
+        expect(body).toContain('client_id=');
+        expect(body.includes('client_assertion=')).toBe(method === 'private_key_jwt');
+        expect(execution.request.headers.has('Authorization')).toBe(false);
+      }
+    } finally {
+      await prepared.dispatcher.close();
+    }
+  });
 });
