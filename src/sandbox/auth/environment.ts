@@ -39,7 +39,7 @@ export async function handleEnvironment(
   }
   ctx.clientId = client.clientId;
   res.setHeader('Content-Disposition', `attachment; filename="${client.clientId}.postman_environment.json"`);
-  sendJson(res, 200, buildEnvironment(client, deps));
+  sendJson(res, 200, form === 'plain' ? plainNames(buildEnvironment(client, deps)) : buildEnvironment(client, deps));
 }
 
 /** Pure: the environment of one client. Variable names follow the model bank's published Postman collection. */
@@ -73,6 +73,24 @@ export function buildEnvironment(client: StoredClient, deps: Pick<AuthDeps, 'url
     ],
     _postman_variable_scope: 'environment',
   };
+}
+
+/** The plain helper's names: client_id, client_secret, redirect_uri; no basicToken (a TPP builds it). */
+const PLAIN_NAMES: Readonly<Record<string, string | null>> = {
+  _clientId: 'client_id',
+  _clientSecret: 'client_secret',
+  redirectUrl: 'redirect_uri',
+  oidcClient: null,
+  basicToken: null,
+};
+
+export function plainNames(environment: PostmanEnvironment): PostmanEnvironment {
+  const values = environment.values.flatMap((entry) => {
+    const renamed = PLAIN_NAMES[entry.key];
+    if (renamed === null) return [];
+    return [renamed === undefined ? entry : { ...entry, key: renamed }];
+  });
+  return { ...environment, values };
 }
 
 function basicCredentials(header: string | undefined): { clientId: string; secret: string } | undefined {
