@@ -23,6 +23,7 @@ import { readSigningKey } from '../pki/verify.js';
 import {
   registerClient,
   requireStoredRegistration,
+  type RegisterClientInput,
   type RegisterClientResult,
   type StoredRegistration,
   type TokenEndpointAuthMethod,
@@ -56,7 +57,12 @@ import { sandboxPsuUser, type Target } from './target.js';
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
   // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
   if (options.dryRun !== true) await ensureWritable(stateLayout(session.config.stateDir).registrations);
-  return registerClient({
+  return registerClient(await registerInput(session, options));
+}
+
+/** What a registration of this session sends and stores (also the body of `register --update`). */
+export async function registerInput(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientInput> {
+  return {
     stateDir: session.config.stateDir,
     target: session.target.name,
     profile: session.target.profile,
@@ -83,7 +89,7 @@ export async function registerStage(session: Session, options: { force?: boolean
     force: options.force === true,
     dryRun: options.dryRun === true,
     log: session.log,
-  });
+  };
 }
 
 /** What the bank's discovery lists in token_endpoint_auth_methods_supported. Best effort unless the setting is `auto`

@@ -18,6 +18,7 @@ import { authMethodOf, readStoredRegistration, registrationPath, writeStoredRegi
 
 export * from './auth-method.js';
 export * from './claims.js';
+export * from './manage.js';
 export * from './register.js';
 export * from './sign.js';
 export * from './store.js';
@@ -81,6 +82,41 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
   }
+  const { request, claims } = await buildRegistrationRequest(input);
+
+  if (input.dryRun === true) return { kind: 'dry-run', request };
+  if (input.dispatcher === undefined) throw new TypeError('registerClient needs a dispatcher unless dryRun');
+
+  const response = await postRegistration({
+    registrationEndpoint: input.registrationEndpoint,
+    jwt: request.jwt,
+    dispatcher: input.dispatcher,
+    ...(input.log !== undefined ? { log: input.log } : {}),
+  });
+  const registration: StoredRegistration = {
+    version: 1,
+    software_id: key.softwareId,
+    target: input.target,
+    profile: input.profile,
+    auth_url: input.authUrl,
+    registration_endpoint: input.registrationEndpoint,
+    registered_at: input.now().toISOString(),
+    client_id: response.client_id,
+    ...(typeof response.client_secret === 'string' ? { client_secret: response.client_secret } : {}),
+    token_endpoint_auth_method: claims.token_endpoint_auth_method,
+    request_object_signing_alg: claims.request_object_signing_alg,
+    metadata: response,
+  };
+  const path = await writeStoredRegistration(input.stateDir, registration);
+  return { kind: 'registered', registration, path, request };
+}
+
+/** The registration JWT as registerClient would send it (claims of the config's method, local checks, PS256):
+ *  also the body of DCR v3.2 PUT /register/{ClientId} (`obflow register --update`). */
+export async function buildRegistrationRequest(
+  input: RegisterClientInput,
+): Promise<{ request: SignedRegistration; claims: ReturnType<typeof buildRegistrationClaims> }> {
+  const setting = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
   const refreshToken = input.refreshTokenGrant === true;
   // A dry run shows what would be sent and asks the bank nothing, unless `auto` needs its list to decide.
   const supported = input.dryRun === true && setting !== 'auto' ? undefined : await input.authMethodsSupported?.();
@@ -108,32 +144,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     ...(input.statementJwks !== undefined ? { statementJwks: input.statementJwks } : {}),
     ...(input.transportCertificatePem !== undefined ? { transportCertificatePem: input.transportCertificatePem } : {}),
   });
-  const request = await buildSignedRegistration(claims, input.signingKey, input.kid);
-  if (input.dryRun === true) return { kind: 'dry-run', request };
-  if (input.dispatcher === undefined) throw new TypeError('registerClient needs a dispatcher unless dryRun');
-
-  const response = await postRegistration({
-    registrationEndpoint: input.registrationEndpoint,
-    jwt: request.jwt,
-    dispatcher: input.dispatcher,
-    ...(input.log !== undefined ? { log: input.log } : {}),
-  });
-  const registration: StoredRegistration = {
-    version: 1,
-    software_id: key.softwareId,
-    target: input.target,
-    profile: input.profile,
-    auth_url: input.authUrl,
-    registration_endpoint: input.registrationEndpoint,
-    registered_at: input.now().toISOString(),
-    client_id: response.client_id,
-    ...(typeof response.client_secret === 'string' ? { client_secret: response.client_secret } : {}),
-    token_endpoint_auth_method: claims.token_endpoint_auth_method,
-    request_object_signing_alg: claims.request_object_signing_alg,
-    metadata: response,
-  };
-  const path = await writeStoredRegistration(input.stateDir, registration);
-  return { kind: 'registered', registration, path, request };
+  return { request: await buildSignedRegistration(claims, input.signingKey, input.kid), claims };
 }
 
 /** The DN tls_client_auth registers: the config's, else the transport certificate's (RFC 4514, most specific first). */

@@ -83,6 +83,30 @@ describe('obflow against `obflow sandbox --token-auth private_key_jwt,tls_client
     expect(run.stdout + run.stderr).not.toMatch(/"d":|PRIVATE KEY/);
   });
 
+  it('register --show / --update / --delete use DCR v3.2 with a token obflow gets by private_key_jwt', async () => {
+    const shown = await runCli(['register', '--show', '--json'], { cwd, env: PKJ });
+    expect(shown.code, shown.stderr).toBe(0);
+    const record = JSON.parse(shown.stdout).registration as Record<string, unknown>;
+    expect(record).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: 'PS256' });
+    expect(shown.stdout).not.toContain('client_secret"');
+
+    const updated = await runCli(['register', '--update', '--json'], { cwd, env: PKJ });
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ status: 'updated', registration: { client_id: record.client_id } });
+
+    const deleted = await runCli(['register', '--delete', '--json'], { cwd, env: PKJ });
+    expect(deleted.code, deleted.stderr).toBe(0);
+    // Gone here (nothing stored) and at the bank: the stored client's token call is now refused.
+    const again = await runCli(['register', '--show'], { cwd, env: PKJ });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/ERR_NOT_REGISTERED/);
+    const relink = await runCli(['register', '--client-id', String(record.client_id)], { cwd, env: PKJ });
+    expect(relink.code, relink.stderr).toBe(0);
+    const refused = await runCli(['register', '--show'], { cwd, env: PKJ });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/ERR_REGISTRATION_REJECTED.*token_endpoint_auth_method private_key_jwt.*invalid_client/);
+  });
+
   it('register --client-id for client_secret_basic without a secret is a usage error naming where to put it', async () => {
     const result = await runCli(['register', '--client-id', 'someone'], { cwd });
     expect(result.code).toBe(2);

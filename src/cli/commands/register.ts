@@ -32,12 +32,25 @@ export const registerCommand = (state: CommandState): CommandModule => ({
         type: 'string',
         describe: 'Store a client registered elsewhere (portal, CI secret) without calling the bank; its secret from OBFLOW_CLIENT_SECRET',
       })
+      .option('show', { type: 'boolean', describe: "Print the bank's record of the stored client (DCR v3.2 GET /register/{ClientId})" })
+      .option('update', {
+        type: 'boolean',
+        describe: 'Send the registration again for the stored client (DCR v3.2 PUT /register/{ClientId})',
+      })
+      .option('delete', {
+        type: 'boolean',
+        describe: 'Delete the stored client at the bank and here (DCR v3.2 DELETE /register/{ClientId})',
+      })
+      .conflicts('show', ['update', 'delete', 'client-id', 'dry-run', 'force'])
+      .conflicts('update', ['delete', 'client-id', 'dry-run', 'force'])
+      .conflicts('delete', ['client-id', 'dry-run', 'force'])
       .option('client-secret-file', {
         type: 'string',
         describe: 'With --client-id: a file holding the client secret (instead of OBFLOW_CLIENT_SECRET)',
       })
       .example('$0 register --dry-run', 'show exactly what would be sent')
       .example('$0 register --config obflow.config.json', "register with a real bank's sandbox")
+      .example('$0 register --show', "the bank's record of the stored client")
       .example('OBFLOW_CLIENT_SECRET=… $0 register --client-id 5f2c…', 'reuse a client registered once (e.g. in a CI job)'),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);
@@ -59,6 +72,19 @@ export const registerCommand = (state: CommandState): CommandModule => ({
         state.output.line(
           `stored client ${registration.client_id} for ${registration.auth_url} (in ${path}, mode 0600); the bank was not called`,
         );
+        return;
+      }
+      const action = argv.show === true ? 'show' : argv.update === true ? 'update' : argv.delete === true ? 'delete' : undefined;
+      if (action !== undefined) {
+        const answer = await core.manageRegistrationStage(session, action);
+        // The bank's record may carry the client secret (RFC 7591 §3.2.1): never printed.
+        const shown =
+          answer === undefined ? undefined : Object.fromEntries(Object.entries(answer).filter(([key]) => key !== 'client_secret'));
+        state.output.result({
+          status: action === 'delete' ? 'deleted' : action === 'update' ? 'updated' : 'shown',
+          registration: shown ?? null,
+        });
+        state.output.line(action === 'delete' ? 'deleted the client at the bank and here' : JSON.stringify(shown, null, 2));
         return;
       }
       const result = await core.registerStage(session, { force: argv.force === true, dryRun: argv['dry-run'] === true });
