@@ -2,7 +2,7 @@
 // --token-auth private_key_jwt,tls_client_auth`), and the whole flow through obflow's stages and newman for each
 // method × request-object signing (none, PS256) in every profile, the profile chosen by the registration's aud.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -63,6 +63,18 @@ async function runRow({ profile, method, alg }: Row): Promise<void> {
     const result = await runAll(prepared, consentStep ? { consentStep } : {});
     expect(result.passed, describeRun(result)).toBe(true);
     expect(result.steps.find((step) => step.name === 'refresh')?.requests).toBe(2);
+    // The private key and the assertions are secrets: no report of the run carries them (README: secrets never
+    // appear in reports unless asked for).
+    const reports = join(prepared.stateDir, 'reports');
+    const written = readdirSync(reports, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.xml'))
+      .map((file) => readFileSync(join(reports, file), 'utf8'))
+      .join('\n');
+    expect(written.length).toBeGreaterThan(0);
+    const signingKey = environmentValue(prepared.environment, 'signing_key') ?? '';
+    if (signingKey !== '') expect(written).not.toContain((JSON.parse(signingKey) as { d: string }).d.slice(0, 40));
+    const lastAssertion = environmentValue(result.environment, 'client_assertion') ?? '';
+    if (lastAssertion !== '') expect(written).not.toContain(lastAssertion.split('.')[2]);
     if (method === 'private_key_jwt') {
       const assertion = environmentValue(result.environment, 'client_assertion') ?? '';
       expect(decodeProtectedHeader(assertion)).toMatchObject({ alg: 'PS256', kid: identity.manifest.kid });

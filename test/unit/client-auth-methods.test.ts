@@ -10,7 +10,9 @@ import { runInNewContext } from 'node:vm';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { buildObflowEnvironment, isSecretKey } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
+import { workspaceEnvironment } from '../../src/workspace/build.js';
 import { AUTO_ORDER, buildRegistrationClaims, chooseAuthMethod, subjectDnOf, type StatementClaims } from '../../src/registration/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 
@@ -140,5 +142,23 @@ describe('lib-pss-sign.js: PS256 in the Postman sandbox (RFC 7518 §3.5)', () =>
   it('a public key alone cannot sign: the error names what is missing', () => {
     const jwk = JSON.stringify(createPublicKey(identity.pem.signingKey).export({ format: 'jwk' }));
     expect(() => loadSigner().signJwt({}, jwk, 'kid')).toThrow(/has no d/);
+  });
+});
+
+describe('the signing key and the assertions are secrets everywhere', () => {
+  it('typed secret in the environment by the contract, and by name in a file that forgot to say so', () => {
+    const environment = buildObflowEnvironment({
+      name: 't',
+      bank: { values: [{ key: 'private_key', value: 'x'.repeat(20), type: 'default', enabled: true }] },
+      overrides: { signing_key: '{"d":"secret-d-value"}', client_assertion: 'a.b.c' },
+    });
+    for (const key of ['signing_key', 'client_assertion', 'private_key'])
+      expect(environment.values.find((entry) => entry.key === key)?.type, key).toBe('secret');
+    expect(isSecretKey('signing_key') && isSecretKey('bank_private_key') && isSecretKey('client_assertion')).toBe(true);
+    // The workspace leaves them empty unless --include-secrets.
+    const plain = workspaceEnvironment(environment, false);
+    expect(plain.values.find((entry) => entry.key === 'signing_key')?.value).toBe('');
+    expect(JSON.stringify(plain)).not.toContain('secret-d-value');
+    expect(workspaceEnvironment(environment, true).values.find((entry) => entry.key === 'signing_key')?.value).toContain('secret-d-value');
   });
 });
