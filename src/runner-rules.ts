@@ -5,7 +5,8 @@
 // workspace ships. So this file imports nothing: its output must stand alone on plain Node.js.
 
 /** Keys whose values are secrets even if a layer forgot to say so (client secret, Basic credentials, tokens, codes). */
-export const SECRET_KEY_PATTERN = /(secret|password|passphrase|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
+export const SECRET_KEY_PATTERN =
+  /(secret|password|passphrase|private_?key|signing_?key|client_?assertion|basicToken|access_?token|refresh_?token|id_?token|auth_?code|^code$)/i;
 
 export const REDACTED = '[redacted]';
 

@@ -164,6 +164,8 @@ const NOT_CONFIG = new Set([
   'OBFLOW_RUNTIME_CACHE',
   'OBFLOW_PSU_USERNAME',
   'OBFLOW_PSU_PASSWORD',
+  // `obflow register --client-id`: the secret of a client registered elsewhere (never a flag value).
+  'OBFLOW_CLIENT_SECRET',
 ]);
 
 function readEnvironment(env: Record<string, string | undefined>): Layer {

@@ -9,6 +9,12 @@ import { SANDBOX_PROFILES } from './profiles.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 
+/** Client authentication at the token endpoint (OIDC Core §9; RFC 7523; RFC 8705 §2.1), as the registration asks for it. */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'tls_client_auth'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+/** PS256 request objects (FAPI 1 Advanced Part 2 §5.2.2) or unsigned ones (docs/bank-interface.md §2.1). */
+export const REQUEST_OBJECT_SIGNING_ALGS = ['none', 'PS256'] as const;
+
 const path = (description: string) => z.string().min(1).describe(description);
 /** A bank address: mutual TLS needs https. */
 const httpsUrl = (description: string) =>
@@ -73,6 +79,21 @@ const bank = z
       .min(1)
       .optional()
       .describe('The `aud` of the registration JWT when the bank expects another form than {auth_url} (the model bank: its issuer id).'),
+    token_endpoint_auth_method: z
+      .enum([...TOKEN_ENDPOINT_AUTH_METHODS, 'auto'])
+      .default('client_secret_basic')
+      .describe(
+        'How obflow authenticates at the token endpoint, and registers: client_secret_basic (docs/bank-interface.md §2.1), ' +
+          "private_key_jwt, tls_client_auth, or auto (the first of private_key_jwt, tls_client_auth, client_secret_basic the bank's discovery lists). " +
+          'Also applies to the embedded sandbox.',
+      ),
+    tls_client_auth_subject_dn: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "tls_client_auth: the subject DN to register (default: the transport certificate's, RFC 4514, most specific first). Set it when the bank writes DNs differently.",
+      ),
     server_ca: z.array(z.string().min(1)).default([]).describe("CA certificates (PEM) that verify the bank's servers."),
     insecure: z
       .boolean()
@@ -87,6 +108,11 @@ const sandbox = z
     seed: z.string().min(1).default('obflow').describe('Seed of the emulated bank data.'),
     resourcePort: z.int().min(0).max(65535).default(0).describe('Resource server port of `obflow sandbox` (0: any free port).'),
     authPort: z.int().min(0).max(65535).default(0).describe('Authorisation server port of `obflow sandbox` (0: any free port).'),
+    tokenAuth: z
+      .array(z.enum(TOKEN_ENDPOINT_AUTH_METHODS))
+      .min(1)
+      .default([...TOKEN_ENDPOINT_AUTH_METHODS])
+      .describe('Client authentication methods `obflow sandbox` accepts (e.g. private_key_jwt and tls_client_auth, as the bank today).'),
   })
   .describe('The embedded bank emulator.');
 
@@ -169,10 +195,28 @@ const flow = z
           '(you open the consent URL and paste the redirect back), auto (from the sandbox profile; headless for a bank).',
       ),
     psuUser: z.string().min(1).optional().describe('Test user who consents (login_hint; the browser logs in as them).'),
+    request_object_signing_alg: z
+      .enum(REQUEST_OBJECT_SIGNING_ALGS)
+      .default('none')
+      .describe(
+        'The request object of the consent URL: none (docs/bank-interface.md §2.1) or PS256 (FAPI 1 Advanced Part 2 §5.2.2), registered as request_object_signing_alg.',
+      ),
     maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),
     browser: browser.prefault({}),
   })
   .describe('The account-information flow.');
+
+const registration = z
+  .strictObject({
+    refresh_token_grant: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also ask for the refresh_token grant in grant_types (RFC 7591 §2). Off by default: docs/bank-interface.md §2.1 lists ' +
+          'exactly authorization_code and client_credentials, and the bank issues refresh tokens to such clients anyway.',
+      ),
+  })
+  .describe('The dynamic client registration request (docs/bank-interface.md §2.1).');
 
 const output = z
   .strictObject({
@@ -193,6 +237,7 @@ export const configSchema = z
     bank: bank.optional(),
     identity: identity.optional(),
     flow: flow.prefault({}),
+    registration: registration.prefault({}),
     output: output.prefault({}),
   })
   .superRefine((config, ctx) => {

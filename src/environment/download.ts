@@ -107,6 +107,8 @@ export interface DiscoveryAddresses {
   jwks_uri?: string;
   /** OIDC Discovery §3 grant_types_supported, when published. */
   grant_types_supported?: string[];
+  /** OIDC Discovery §3 token_endpoint_auth_methods_supported, when published (absent means client_secret_basic). */
+  token_endpoint_auth_methods_supported?: string[];
 }
 
 /** GET {auth_url}/.well-known/openid-configuration (§4.3). */
@@ -136,6 +138,13 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
     ...(jwks !== undefined ? { jwks_uri: jwks } : {}),
     ...(Array.isArray(doc.grant_types_supported)
       ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') }
+      : {}),
+    ...(Array.isArray(doc.token_endpoint_auth_methods_supported)
+      ? {
+          token_endpoint_auth_methods_supported: doc.token_endpoint_auth_methods_supported.filter(
+            (method): method is string => typeof method === 'string',
+          ),
+        }
       : {}),
   };
 }

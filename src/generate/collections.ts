@@ -109,7 +109,9 @@ const LIBRARIES: readonly { template: string; global: RegExp }[] = [
   { template: 'lib-jwt', global: /\bobflowJwt\b/ },
   { template: 'lib-jwt-unsigned', global: /\bobflowUnsignedJwt\b/ },
   { template: 'lib-location', global: /\bobflowLocation\b/ },
-  { template: 'lib-pss', global: /\bobflowPss\b/ },
+  // The signer uses the verifier's primitives: a script that signs carries both, the verifier first.
+  { template: 'lib-pss', global: /\bobflowPss(Sign)?\b/ },
+  { template: 'lib-pss-sign', global: /\bobflowPssSign\b/ },
   { template: 'lib-validate', global: /\bobflowSchemaErrors\b/ },
 ];
 

@@ -152,6 +152,38 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
     description: "Optional login_hint naming the test user (empty: the bank's default user).",
   },
   {
+    key: 'token_endpoint_auth_method',
+    source: 'input',
+    default: 'client_secret_basic',
+    secret: false,
+    description:
+      'How the token requests authenticate, as registered: client_secret_basic (Basic basicToken), private_key_jwt ' +
+      '(a PS256 client assertion signed with signing_key) or tls_client_auth (client_id; the transport certificate is the credential).',
+  },
+  {
+    key: 'request_object_signing_alg',
+    source: 'input',
+    default: 'none',
+    secret: false,
+    description: "The consent URL's request object as registered: none (unsigned) or PS256 (signed with signing_key).",
+  },
+  {
+    key: 'signing_kid',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: "The signing key's kid in the software statement's JWKS (header of the client assertion and PS256 request objects).",
+  },
+  {
+    key: 'signing_key',
+    source: 'input',
+    default: '',
+    secret: true,
+    description:
+      'The private signing key as a JWK (JSON), for private_key_jwt and PS256 request objects only; empty otherwise. ' +
+      'The workspace leaves it empty unless --include-secrets.',
+  },
+  {
     key: 'max_pages',
     source: 'input',
     flow: 'maxPages',
@@ -170,6 +202,14 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
     secret: true,
     writtenBy: ['client-credentials'],
     description: 'Access token of the client credentials grant (scope accounts): creates and reads the consent.',
+  },
+  {
+    key: 'client_assertion',
+    source: 'state',
+    default: '',
+    secret: true,
+    writtenBy: ['client-credentials', 'code-exchange', 'refresh'],
+    description: 'private_key_jwt: the last client assertion sent (RFC 7523 §3), kept so the run redacts it.',
   },
   {
     key: 'consent_id',

@@ -16,6 +16,7 @@ export { startEmbeddedSandbox } from '../state/embedded-sandbox.js';
 export { ensureLocalIdentity, localIdentityDir, resolveIdentity } from '../state/identity.js';
 export { stateLayout } from '../state/layout.js';
 export { protectStateDir } from '../state/protect.js';
+export { externalRegistrationStage, manageRegistrationStage } from './external-registration.js';
 export { openSession, type Session } from './session.js';
 export {
   environmentStage,

@@ -18,11 +18,19 @@ import {
 } from '../environment/index.js';
 import { SECRET_VARIABLE_KEYS } from '../generate/variables.js';
 import { readSigningKey } from '../pki/verify.js';
-import { registerClient, requireStoredRegistration, type RegisterClientResult, type StoredRegistration } from '../registration/index.js';
+import {
+  registerClient,
+  requireStoredRegistration,
+  type RegisterClientInput,
+  type RegisterClientResult,
+  type StoredRegistration,
+  type TokenEndpointAuthMethod,
+} from '../registration/index.js';
 import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber } from '../run/index.js';
 import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { stateLayout } from '../state/layout.js';
+import { checkEnvironmentComplete, clientValues } from './client-values.js';
 import type { Session } from './session.js';
 import { flowInputs, planRun } from './run-plan.js';
 import { type Target } from './target.js';
@@ -32,7 +40,12 @@ import { type Target } from './target.js';
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
   // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
   if (options.dryRun !== true) await ensureWritable(stateLayout(session.config.stateDir).registrations);
-  return registerClient({
+  return registerClient(await registerInput(session, options));
+}
+
+/** What a registration of this session sends and stores (also the body of `register --update`). */
+export async function registerInput(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientInput> {
+  return {
     stateDir: session.config.stateDir,
     target: session.target.name,
     profile: session.target.profile,
@@ -46,27 +59,37 @@ export async function registerStage(session: Session, options: { force?: boolean
     transportCertificatePem: session.transport.certPem,
     redirectUris: session.identity.redirectUris,
     ...(session.target.registrationAudience !== undefined ? { audience: session.target.registrationAudience } : {}),
-    offersRefresh: () => offersRefresh(session),
+    refreshTokenGrant: session.config.registration.refresh_token_grant,
+    tokenEndpointAuthMethod: tokenAuthSetting(session.config),
+    ...(session.config.bank?.tls_client_auth_subject_dn !== undefined
+      ? { tlsClientAuthSubjectDn: session.config.bank.tls_client_auth_subject_dn }
+      : {}),
+    requestObjectSigningAlg: session.config.flow.request_object_signing_alg,
+    authMethodsSupported: () => authMethodsSupported(session),
     dispatcher: session.dispatcher,
     now: session.now,
     newJti: session.newId,
     force: options.force === true,
     dryRun: options.dryRun === true,
     log: session.log,
-  });
+  };
 }
 
-/** Whether the bank's discovery offers the refresh_token grant (OIDC Discovery §3 grant_types_supported), so the
- *  registration asks for it and the `refresh` step has a token to use. Best effort: a discovery that cannot be read
- *  here registers without it (the environment stage reports discovery problems with their own code). */
-async function offersRefresh(session: Session): Promise<boolean> {
+/** What the bank's discovery lists in token_endpoint_auth_methods_supported. Best effort unless the setting is `auto`
+ *  (which needs it): a discovery that cannot be read here leaves the choice to the bank, whose refusal names it, and
+ *  the environment stage reports discovery problems with their own code. */
+async function authMethodsSupported(session: Session): Promise<readonly string[] | undefined> {
   try {
-    return (
-      (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).grant_types_supported?.includes('refresh_token') === true
-    );
-  } catch {
-    return false;
+    return (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).token_endpoint_auth_methods_supported;
+  } catch (error) {
+    if (tokenAuthSetting(session.config) === 'auto') throw error;
+    return undefined;
   }
+}
+
+/** bank.token_endpoint_auth_method (also read with the embedded sandbox); default client_secret_basic (§2.1). */
+export function tokenAuthSetting(config: ObflowConfig): TokenEndpointAuthMethod | 'auto' {
+  return config.bank?.token_endpoint_auth_method ?? 'client_secret_basic';
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {
@@ -106,8 +129,17 @@ export async function environmentStage(
       // bank.token_url, when the config names one, over discovery's token_endpoint.
       tokenEndpoint: session.target.tokenUrl,
       ...flowInputs(session),
+      // obflow's registration and identity, over the helper file's names for the same things.
+      ...(await clientValues({
+        registration,
+        redirectUris: session.identity.redirectUris,
+        statementRedirectUris: session.statement.claims.software_redirect_uris ?? [],
+        signingKid: session.identity.signing.kid,
+        signingKey: () => readSigningKey(session.identity.signing.key),
+      })),
     },
   });
+  checkEnvironmentComplete(environment, registration);
   const path = await writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
   return { environment, path };
 }

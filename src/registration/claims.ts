@@ -17,19 +17,25 @@ export interface RegistrationHeader {
   typ: 'JWT';
 }
 
-/** The claims of §2.1, exactly (names on the wire). */
+/** Client authentication methods a registration may ask for (DCR v3.2 token_endpoint_auth_method). */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'private_key_jwt' | 'tls_client_auth';
+
+/** The claims of §2.1 (names on the wire); with another method than client_secret_basic, DCR v3.2's claims for it. */
 export interface RegistrationClaims {
-  token_endpoint_auth_signing_alg: 'PS256';
-  /** §2.1's two grants; `refresh_token` too when the bank offers it and the flow refreshes (RFC 7591 §2). */
+  /** §2.1 and private_key_jwt; absent for tls_client_auth (nothing is signed at the token endpoint). */
+  token_endpoint_auth_signing_alg?: 'PS256';
+  /** §2.1's two grants; `refresh_token` too only when the config asks (RFC 7591 §2). */
   grant_types: ('authorization_code' | 'client_credentials' | 'refresh_token')[];
   subject_type: 'public';
   application_type: 'web';
   iss: string;
   redirect_uris: string[];
-  token_endpoint_auth_method: 'client_secret_basic';
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
+  /** tls_client_auth only (RFC 8705 §2.1.2). */
+  tls_client_auth_subject_dn?: string;
   aud: string;
   scope: string;
-  request_object_signing_alg: 'none';
+  request_object_signing_alg: 'none' | 'PS256';
   exp: number;
   iat: number;
   jti: string;
@@ -51,11 +57,26 @@ export interface BuildRegistrationClaimsInput {
   lifetimeSeconds?: number;
   /** Redirect URIs to register; default (and normally) all of the statement's (§2.1). */
   redirectUris?: string[];
-  /** Also ask for the refresh_token grant: the flow's `refresh` step uses it, and RFC 7591 §2 has a client list every
-   *  grant it will use. Only when the bank's discovery offers it (grant_types_supported); §2.1's table names two. */
+  /** Also ask for the refresh_token grant (config `registration.refresh_token_grant`, off by default): §2.1's table names
+   *  exactly two grants, and the bank issues refresh tokens to clients registered with authorization_code. */
   refreshToken?: boolean;
   /** The `aud` the bank expects when it is not {auth_url} (e.g. the model bank's organisation id, bank.registration_aud). */
   audience?: string;
+  /** Default client_secret_basic: §2.1 byte for byte. */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** tls_client_auth: the DN to register (RFC 4514, most specific first); required with that method. */
+  tlsClientAuthSubjectDn?: string;
+  /** Default none (§2.1); PS256 for FAPI 1 Advanced request objects. */
+  requestObjectSigningAlg?: 'none' | 'PS256';
+}
+
+/**
+ * The transport certificate's subject DN as an RFC 4514 string (§2.1: the RDNs last to first, so the most specific,
+ * CN, comes first), as a bank computes it from the presented certificate for tls_client_auth (RFC 8705 §2.1.2).
+ * Node writes the subject one RDN a line, first to last, with RFC 2253 escapes.
+ */
+export function subjectDnOf(certificatePem: string): string {
+  return new X509Certificate(certificatePem).subject.split('\n').reverse().join(',');
 }
 
 /** §2.1: AISP → accounts, PISP → payments, plus `openid` ("the service"). Other roles (ASPSP, CBPII) add nothing. */
@@ -71,8 +92,13 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
   const lifetime = input.lifetimeSeconds ?? 3600;
   if (!Number.isInteger(lifetime) || lifetime <= 0) throw new TypeError(`lifetimeSeconds must be a positive integer, got ${lifetime}`);
   const iat = Math.floor(input.now().getTime() / 1000);
+  const method = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  if (method === 'tls_client_auth' && (input.tlsClientAuthSubjectDn ?? '') === '')
+    throw new TypeError('tls_client_auth needs tlsClientAuthSubjectDn');
   return {
-    token_endpoint_auth_signing_alg: 'PS256',
+    // DCR v3.2: the signing alg only for methods that sign (§2.1's client_secret_basic carries it too), the DN only
+    // for tls_client_auth.
+    ...(method === 'tls_client_auth' ? {} : { token_endpoint_auth_signing_alg: 'PS256' as const }),
     grant_types:
       input.refreshToken === true
         ? ['authorization_code', 'client_credentials', 'refresh_token']
@@ -81,10 +107,11 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
     application_type: 'web',
     iss: input.statementClaims.software_id,
     redirect_uris: [...(input.redirectUris ?? input.statementClaims.software_redirect_uris ?? [])],
-    token_endpoint_auth_method: 'client_secret_basic',
+    token_endpoint_auth_method: method,
+    ...(method === 'tls_client_auth' ? { tls_client_auth_subject_dn: input.tlsClientAuthSubjectDn ?? '' } : {}),
     aud: input.audience ?? input.authUrl,
     scope: scopeForRoles(input.statementClaims.software_roles ?? []),
-    request_object_signing_alg: 'none',
+    request_object_signing_alg: input.requestObjectSigningAlg ?? 'none',
     exp: iat + lifetime,
     iat,
     jti: input.newJti(),

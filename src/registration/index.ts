@@ -3,12 +3,22 @@
 
 import type { KeyObject } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { buildRegistrationClaims, checkRegistrationLocally, type StatementClaims } from './claims.js';
+import { ObflowError } from '../errors.js';
+import { chooseAuthMethod } from './auth-method.js';
+import {
+  buildRegistrationClaims,
+  checkRegistrationLocally,
+  subjectDnOf,
+  type StatementClaims,
+  type TokenEndpointAuthMethod,
+} from './claims.js';
 import { postRegistration } from './register.js';
 import { buildSignedRegistration, type SignedRegistration } from './sign.js';
-import { readStoredRegistration, registrationPath, writeStoredRegistration, type StoredRegistration } from './store.js';
+import { authMethodOf, readStoredRegistration, registrationPath, writeStoredRegistration, type StoredRegistration } from './store.js';
 
+export * from './auth-method.js';
 export * from './claims.js';
+export * from './manage.js';
 export * from './register.js';
 export * from './sign.js';
 export * from './store.js';
@@ -21,9 +31,17 @@ export interface RegisterClientInput {
   authUrl: string;
   /** The JWT's aud when the bank expects another form than {auth_url} (bank.registration_aud). */
   audience?: string;
-  /** Whether to ask for the refresh_token grant too (the bank's discovery offers it): asked only when a registration
-   *  is built, not when a stored one is reused. */
-  offersRefresh?: () => Promise<boolean>;
+  /** Whether to ask for the refresh_token grant too (config `registration.refresh_token_grant`; §2.1 names two grants). */
+  refreshTokenGrant?: boolean;
+  /** bank.token_endpoint_auth_method; default client_secret_basic. `auto` is decided from `authMethodsSupported`. */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod | 'auto';
+  /** The bank's discovery token_endpoint_auth_methods_supported (undefined: not published); asked only when a
+   *  registration is built, not when a stored one is reused. */
+  authMethodsSupported?: () => Promise<readonly string[] | undefined>;
+  /** tls_client_auth: the DN to register; default the transport certificate's (subjectDnOf). */
+  tlsClientAuthSubjectDn?: string;
+  /** flow.request_object_signing_alg; default none. */
+  requestObjectSigningAlg?: 'none' | 'PS256';
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -51,34 +69,21 @@ export type RegisterClientResult =
 
 export async function registerClient(input: RegisterClientInput): Promise<RegisterClientResult> {
   const key = { softwareId: input.statementClaims.software_id, target: input.target, profile: input.profile };
+  const setting = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
   if (input.dryRun !== true && input.force !== true) {
     const stored = await readStoredRegistration(input.stateDir, key);
-    if (stored !== undefined && stored.auth_url === input.authUrl) {
+    // Reused only as it was registered: another auth method or request-object alg needs another registration.
+    if (
+      stored !== undefined &&
+      stored.auth_url === input.authUrl &&
+      (setting === 'auto' || authMethodOf(stored) === setting) &&
+      (stored.request_object_signing_alg ?? 'none') === (input.requestObjectSigningAlg ?? 'none')
+    ) {
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
   }
-  const refreshToken = (await input.offersRefresh?.()) === true;
-  const claims = buildRegistrationClaims({
-    softwareStatement: input.softwareStatement,
-    statementClaims: input.statementClaims,
-    authUrl: input.authUrl,
-    now: input.now,
-    newJti: input.newJti,
-    ...(input.lifetimeSeconds !== undefined ? { lifetimeSeconds: input.lifetimeSeconds } : {}),
-    ...(input.redirectUris !== undefined && input.redirectUris.length > 0 ? { redirectUris: input.redirectUris } : {}),
-    ...(input.audience !== undefined ? { audience: input.audience } : {}),
-    ...(refreshToken ? { refreshToken } : {}),
-  });
-  checkRegistrationLocally({
-    claims,
-    kid: input.kid,
-    statementClaims: input.statementClaims,
-    signingKey: input.signingKey,
-    now: input.now,
-    ...(input.statementJwks !== undefined ? { statementJwks: input.statementJwks } : {}),
-    ...(input.transportCertificatePem !== undefined ? { transportCertificatePem: input.transportCertificatePem } : {}),
-  });
-  const request = await buildSignedRegistration(claims, input.signingKey, input.kid);
+  const { request, claims } = await buildRegistrationRequest(input);
+
   if (input.dryRun === true) return { kind: 'dry-run', request };
   if (input.dispatcher === undefined) throw new TypeError('registerClient needs a dispatcher unless dryRun');
 
@@ -98,8 +103,57 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     registered_at: input.now().toISOString(),
     client_id: response.client_id,
     ...(typeof response.client_secret === 'string' ? { client_secret: response.client_secret } : {}),
+    token_endpoint_auth_method: claims.token_endpoint_auth_method,
+    request_object_signing_alg: claims.request_object_signing_alg,
     metadata: response,
   };
   const path = await writeStoredRegistration(input.stateDir, registration);
   return { kind: 'registered', registration, path, request };
+}
+
+/** The registration JWT as registerClient would send it (claims of the config's method, local checks, PS256):
+ *  also the body of DCR v3.2 PUT /register/{ClientId} (`obflow register --update`). */
+export async function buildRegistrationRequest(
+  input: RegisterClientInput,
+): Promise<{ request: SignedRegistration; claims: ReturnType<typeof buildRegistrationClaims> }> {
+  const setting = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  const refreshToken = input.refreshTokenGrant === true;
+  // A dry run shows what would be sent and asks the bank nothing, unless `auto` needs its list to decide.
+  const supported = input.dryRun === true && setting !== 'auto' ? undefined : await input.authMethodsSupported?.();
+  const method = chooseAuthMethod(setting, supported);
+  const claims = buildRegistrationClaims({
+    softwareStatement: input.softwareStatement,
+    statementClaims: input.statementClaims,
+    authUrl: input.authUrl,
+    now: input.now,
+    newJti: input.newJti,
+    ...(input.lifetimeSeconds !== undefined ? { lifetimeSeconds: input.lifetimeSeconds } : {}),
+    ...(input.redirectUris !== undefined && input.redirectUris.length > 0 ? { redirectUris: input.redirectUris } : {}),
+    ...(input.audience !== undefined ? { audience: input.audience } : {}),
+    ...(refreshToken ? { refreshToken } : {}),
+    tokenEndpointAuthMethod: method,
+    ...(method === 'tls_client_auth' ? { tlsClientAuthSubjectDn: tlsSubjectDn(input) } : {}),
+    ...(input.requestObjectSigningAlg !== undefined ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
+  });
+  checkRegistrationLocally({
+    claims,
+    kid: input.kid,
+    statementClaims: input.statementClaims,
+    signingKey: input.signingKey,
+    now: input.now,
+    ...(input.statementJwks !== undefined ? { statementJwks: input.statementJwks } : {}),
+    ...(input.transportCertificatePem !== undefined ? { transportCertificatePem: input.transportCertificatePem } : {}),
+  });
+  return { request: await buildSignedRegistration(claims, input.signingKey, input.kid), claims };
+}
+
+/** The DN tls_client_auth registers: the config's, else the transport certificate's (RFC 4514, most specific first). */
+function tlsSubjectDn(input: RegisterClientInput): string {
+  if (input.tlsClientAuthSubjectDn !== undefined) return input.tlsClientAuthSubjectDn;
+  if (input.transportCertificatePem === undefined) {
+    throw new ObflowError('ERR_CONFIG_INVALID', 'tls_client_auth needs the transport certificate subject DN', {
+      hint: 'Set bank.tls_client_auth_subject_dn, or configure the transport certificate it is read from.',
+    });
+  }
+  return subjectDnOf(input.transportCertificatePem);
 }

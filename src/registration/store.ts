@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
 import { stateLayout, type RegistrationKey } from '../state/layout.js';
+import type { TokenEndpointAuthMethod } from './claims.js';
 import type { RegistrationResponse } from './register.js';
 
 export type { RegistrationKey } from '../state/layout.js';
@@ -20,6 +21,10 @@ export interface StoredRegistration {
   registered_at: string;
   client_id: string;
   client_secret?: string;
+  /** How the client authenticates at the token endpoint, as registered (absent in older files: client_secret_basic). */
+  token_endpoint_auth_method?: TokenEndpointAuthMethod;
+  /** How its request objects are signed, as registered (absent in older files: none). */
+  request_object_signing_alg?: 'none' | 'PS256';
   /** The bank's full registration response (RFC 7591 §3.2.1). */
   metadata: RegistrationResponse;
 }
@@ -68,4 +73,9 @@ export async function writeStoredRegistration(stateDir: string, record: StoredRe
   const path = registrationPath(stateDir, { softwareId: record.software_id, target: record.target, profile: record.profile });
   await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, { secret: true });
   return path;
+}
+
+/** The method a stored registration authenticates with (older files: client_secret_basic, §2.1). */
+export function authMethodOf(registration: Pick<StoredRegistration, 'token_endpoint_auth_method'>): TokenEndpointAuthMethod {
+  return registration.token_endpoint_auth_method ?? 'client_secret_basic';
 }

@@ -228,7 +228,17 @@ export interface SandboxOptions {
   /** Issue deliberately wrong id_tokens (a bad signature, a wrong c_hash or openbanking_intent_id), so a TPP's
    *  verification can be tested (docs/sandbox.md, "ID token faults"). Default: correct ones. */
   idTokenFault?: IdTokenFault;
+  /** The client authentication methods the bank accepts at registration and the token endpoint, in the order
+   *  discovery lists them. Default: all three (TOKEN_AUTH_METHODS). */
+  tokenAuthMethods?: readonly TokenAuthMethod[];
 }
+
+/**
+ * Client authentication at the token endpoint (OIDC Core §9; RFC 7523 §2.2; RFC 8705 §2.1), as a client registers it
+ * (token_endpoint_auth_method). `obflow sandbox --token-auth …` narrows what the bank accepts (docs/sandbox.md).
+ */
+export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'tls_client_auth'] as const;
+export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
 
 /**
  * A deliberately wrong id_token, for testing that a TPP verifies what FAPI 1 Advanced §5.2.2.1 / OIDC Core §3.3.2.12

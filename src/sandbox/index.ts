@@ -13,8 +13,8 @@ import { directoryKeySet } from './auth/deps.js';
 import type { AuthDeps } from './auth/deps.js';
 import { createSigningKey, readSigningKey } from './auth/keys.js';
 import { PAGE_SKINS } from './auth/pages.js';
-import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
-import { PROFILE_NAMES } from './contracts.js';
+import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls, TokenAuthMethod } from './contracts.js';
+import { PROFILE_NAMES, TOKEN_AUTH_METHODS } from './contracts.js';
 import { createBank, startOfUtcDay } from './data/bank.js';
 import { ObieError } from './http/errors.js';
 import { createRequestLogger } from './http/log.js';
@@ -103,6 +103,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     newId,
     pageSkin,
     ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}),
+    tokenAuthMethods: tokenAuthMethodsOf(options.tokenAuthMethods),
   };
   const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
   const auth = createAuthHandler(deps);
@@ -210,3 +211,11 @@ function closeServer(server: Server): Promise<void> {
 }
 
 export type { ProfileName };
+
+/** The accepted methods, each once, in the given order; none given (or an empty list) → all three. */
+function tokenAuthMethodsOf(methods: readonly TokenAuthMethod[] | undefined): readonly TokenAuthMethod[] {
+  if (methods === undefined || methods.length === 0) return TOKEN_AUTH_METHODS;
+  for (const method of methods)
+    if (!TOKEN_AUTH_METHODS.includes(method)) throw new TypeError(`unknown token auth method ${String(method)}`);
+  return [...new Set(methods)];
+}

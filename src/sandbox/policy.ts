@@ -103,6 +103,12 @@ export const TOLERANCES = [
     accepts: 'client_secret_post besides client_secret_basic (also published in discovery)',
   },
   {
+    name: 'tls-client-auth-dn-form',
+    profiles: PERMISSIVE,
+    relaxes: 'RFC 8705 §2.1.2; RFC 4514 §2 (tls_client_auth_subject_dn)',
+    accepts: 'a registered subject DN with its RDNs in another order, or in the OpenSSL form /C=GB/O=…/CN=…',
+  },
+  {
     name: 'foreign-transport-certificate',
     profiles: PERMISSIVE,
     relaxes: 'RFC 8705 §2.1; OB transport certificate (CN = software_id)',

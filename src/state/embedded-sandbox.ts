@@ -23,6 +23,8 @@ export interface EmbeddedSandboxOptions {
   pageSkin?: PageSkinName;
   /** `obflow sandbox --id-token-fault`: issue deliberately wrong id_tokens. */
   idTokenFault?: SandboxOptions['idTokenFault'];
+  /** `obflow sandbox --token-auth`: the client authentication methods it accepts (default: config sandbox.tokenAuth). */
+  tokenAuthMethods?: SandboxOptions['tokenAuthMethods'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -80,6 +82,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.verbose ? { verbose: true } : {}),
       ...(options.pageSkin ? { pageSkin: options.pageSkin } : {}),
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
+      tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
     }),
   );
   try {

@@ -78,6 +78,8 @@ const PASTED_SECRETS: Readonly<Record<string, (input: WorkspaceInput) => string>
   basicToken: (input) =>
     `base64 of <code>${input.clientId}:&lt;client secret&gt;</code> (client_secret_basic, RFC 6749 §2.3.1); the client secret is <code>client_secret</code> in ${input.registrationFile}`,
   _clientSecret: (input) => `<code>client_secret</code> in ${input.registrationFile} (the bank showed it once, at registration)`,
+  signing_key: () =>
+    "the private signing key (<code>identity.signing.key</code>, PEM) as one line of JWK JSON, e.g. <code>node -e \"console.log(JSON.stringify(require('crypto').createPrivateKey(require('fs').readFileSync(process.argv[1])).export({format:'jwk'})))\" signing.key</code>: private_key_jwt and PS256 request objects are signed with it at run time",
 };
 
 export interface CertificateRow {
@@ -200,7 +202,8 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const origins = bankOriginsOf(input.environment.values);
   const secretKeys = ENVIRONMENT_VARIABLES.filter((spec) => spec.secret).map((spec) => spec.key);
   const toPaste = input.environment.values
-    .filter((entry) => entry.type === 'secret' && PASTED_SECRETS[entry.key] !== undefined)
+    // Only what this client has: a tls_client_auth client has no secret at all besides the transport key.
+    .filter((entry) => entry.type === 'secret' && entry.value !== '' && PASTED_SECRETS[entry.key] !== undefined)
     .map((entry) => entry.key);
   const hasCa = input.serverCaPem.length > 0;
   const manifest = {

@@ -10,11 +10,22 @@ pm.test("issuer is the environment's issuer", function () {
 pm.test('supports response_type ' + env.get('response_type'), function () {
   pm.expect(config.response_types_supported).to.include(env.get('response_type'));
 });
-pm.test('accepts unsigned request objects (request_object_signing_alg none)', function () {
-  pm.expect(config.request_object_signing_alg_values_supported || []).to.include('none');
-});
-pm.test('authenticates clients with client_secret_basic', function () {
-  pm.expect(config.token_endpoint_auth_methods_supported || ['client_secret_basic']).to.include('client_secret_basic');
+// As registered (docs/bank-interface.md §2.1: none and client_secret_basic; today's banks: PS256, private_key_jwt or
+// tls_client_auth). OIDC Discovery §3: no token_endpoint_auth_methods_supported means client_secret_basic.
+const requestObjectAlg = env.get('request_object_signing_alg') || 'none';
+const authMethod = env.get('token_endpoint_auth_method') || 'client_secret_basic';
+pm.test(
+  'accepts ' +
+    (requestObjectAlg === 'none' ? 'unsigned' : requestObjectAlg) +
+    ' request objects (request_object_signing_alg ' +
+    requestObjectAlg +
+    ')',
+  function () {
+    pm.expect(config.request_object_signing_alg_values_supported || []).to.include(requestObjectAlg);
+  },
+);
+pm.test('authenticates clients with ' + authMethod, function () {
+  pm.expect(config.token_endpoint_auth_methods_supported || ['client_secret_basic']).to.include(authMethod);
 });
 pm.test('supports scopes openid and accounts', function () {
   pm.expect(config.scopes_supported || []).to.include.members(['openid', 'accounts']);

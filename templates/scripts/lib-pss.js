@@ -125,5 +125,18 @@ var obflowPss = (function () {
     const problem = emsaPssVerify(mHash, em, modBits - 1);
     return problem === '' ? '' : 'the signature does not verify with kid ' + header.kid + ' (' + problem + ')';
   }
-  return { verifyJws: verifyJws };
+  // The primitives are shared with lib-pss-sign.js (the signer), so the two cannot drift apart.
+  return {
+    verifyJws: verifyJws,
+    primitives: {
+      bytesFromBase64url: bytesFromBase64url,
+      hexOf: hexOf,
+      bytesOfHex: bytesOfHex,
+      bigOf: bigOf,
+      bytesOfBig: bytesOfBig,
+      sha256: sha256,
+      modPow: modPow,
+      mgf1: mgf1,
+    },
+  };
 })();

@@ -1,7 +1,8 @@
-/* global obflowUnsignedJwt */
+/* global obflowUnsignedJwt, obflowPssSign */
 /* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
-// PSU consent URL (OIDC Core §6.1 request object; OB Security Profile: unsigned since the registration asked for
-// request_object_signing_alg none): authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce,
+// PSU consent URL (OIDC Core §6.1 request object; unsigned when the registration asked for request_object_signing_alg
+// none, docs/bank-interface.md §2.1; PS256 with the `signing_key` secret when it asked for PS256, FAPI 1 Advanced
+// Part 2 §5.2.2): authEndpoint + response_type, client_id, redirect_uri, scope, state, nonce,
 // login_hint and `request`, whose claims ask for the consent id as an essential openbanking_intent_id.
 const env = pm.environment;
 const uuid = require('uuid');
@@ -45,7 +46,10 @@ function consentUrl() {
   };
   // FAPI 1 Advanced §5.2.2-10: a strict bank reads only what the request object carries, so login_hint goes in it too.
   if (loginHint !== '') requestClaims.login_hint = loginHint;
-  const requestObject = obflowUnsignedJwt(requestClaims);
+  const requestObject =
+    env.get('request_object_signing_alg') === 'PS256'
+      ? obflowPssSign.signJwt(requestClaims, env.get('signing_key'), env.get('signing_kid'))
+      : obflowUnsignedJwt(requestClaims);
 
   const params = [
     ['response_type', responseType],

@@ -73,6 +73,8 @@ describe('obflow commands against `obflow sandbox`', () => {
     const { header, claims } = JSON.parse(dry.stdout);
     expect(header).toMatchObject({ alg: 'PS256', typ: 'JWT' });
     expect(claims.aud).toBe(addresses.profiles['strict-headless']!.auth_url);
+    // docs/bank-interface.md §2.1 exactly: two grants (refresh_token only with registration.refresh_token_grant).
+    expect(claims.grant_types).toEqual(['authorization_code', 'client_credentials']);
 
     const first = await runCli(['register', '--json'], { cwd });
     expect(first.code, first.stderr).toBe(0);

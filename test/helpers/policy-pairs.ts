@@ -4,7 +4,7 @@
 // an attempt refused for another reason (a certificate check answering before the rule) fails there.
 // test/unit/sandbox-policy.test.ts holds the table to the rows.
 
-import { randomUUID } from 'node:crypto';
+import { randomUUID, X509Certificate } from 'node:crypto';
 
 import type { ToleranceName } from '../../src/sandbox/policy.js';
 import type { TestIdentity } from './identity.js';
@@ -91,8 +91,33 @@ function creatingConsent(data: Record<string, unknown>): Attempt {
 
 const PKCE_VERIFIER = `${randomUUID()}-${randomUUID()}`;
 
+/** A client registered for tls_client_auth (RFC 8705 §2.1.2) with its transport certificate's subject DN written as
+ *  `dn` makes (from the RFC 4514 string, most specific first), then client credentials with only client_id in the
+ *  body: accepted with 200. */
+function tlsClientAuthWithDn(dn: (rfc4514: string) => string): Attempt {
+  return async ({ tpp }) => {
+    const subject = new X509Certificate(tpp.identity.pem.transportCert).subject.split('\n').reverse().join(',');
+    const client = new SandboxTpp(tpp.urls, tpp.identity, tpp.profile, tpp.agent);
+    const registered = await client.register({
+      token_endpoint_auth_method: 'tls_client_auth',
+      token_endpoint_auth_signing_alg: undefined,
+      tls_client_auth_subject_dn: dn(subject),
+    });
+    const response = await client.token(
+      { grant_type: 'client_credentials', scope: 'accounts', client_id: registered.client_id },
+      { authorization: null },
+    );
+    return answered(response, 200);
+  };
+}
+
 /** Every row, by name; more than one attempt where the row covers more than one rule. */
 export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
+  // RFC 8705 §2.1.2 / RFC 4514 §2: the registered DN in another RDN order, or in OpenSSL's /C=GB/O=… form.
+  'tls-client-auth-dn-form': [
+    tlsClientAuthWithDn((dn) => dn.split(',').reverse().join(',')),
+    tlsClientAuthWithDn((dn) => `/${dn.split(',').reverse().join('/')}`),
+  ],
   'request-object-optional': [authorising({ responseType: 'code', requestObject: false })],
   // FAPI 1 Advanced §5.2.2-10: response_type only in the query beside a request object.
   'query-parameters': [authorising({ objectClaims: { response_type: undefined } })],

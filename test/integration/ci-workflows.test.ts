@@ -31,6 +31,7 @@ type JsonObject = { [key: string]: Json };
 
 const WORKFLOW = '.github/workflows/ci.yml';
 const GITHUB_EXAMPLE = 'examples/ci/github-actions.yml';
+const GITHUB_REGISTER_EXAMPLE = 'examples/ci/github-actions-register.yml';
 const GITLAB_EXAMPLE = 'examples/ci/gitlab-ci.yml';
 
 const read = (path: string): string => readFileSync(join(REPO_ROOT, path), 'utf8');
@@ -48,7 +49,7 @@ const asObject = (value: Json | undefined): JsonObject =>
 const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? value : []);
 
 describe('GitHub Actions workflows pass actionlint', () => {
-  it.each([WORKFLOW, GITHUB_EXAMPLE])('%s', async (path) => {
+  it.each([WORKFLOW, GITHUB_EXAMPLE, GITHUB_REGISTER_EXAMPLE])('%s', async (path) => {
     expect(lintLines(await runLint(read(path), path))).toEqual([]);
   });
 
@@ -258,6 +259,17 @@ describe("the users' CI recipes (examples/ci)", () => {
     expect(fromGitlab).toContain('sandbox/strict-interactive/browser');
     expect(fromGitlab).toContain('examplebank/strict-headless/headless');
     expect(fromGitlab.filter((leg) => leg.startsWith('examplebank/') && leg.endsWith('/browser'))).toEqual([]);
+  });
+
+  it("the legs register at a bank only with --client-id; registering is the one-off jobs' business", () => {
+    for (const script of [githubScript, gitlabScript]) {
+      const bankBranch = /\n\s*else\n([\s\S]*?)\n\s*fi\n/.exec(script)?.[1] ?? '';
+      expect(bankBranch).toMatch(/obflow register --config "\$config" --client-id "\$OBFLOW_CLIENT_ID"/);
+      expect(script.match(/obflow register/g)).toHaveLength(2);
+    }
+    expect(read(GITHUB_REGISTER_EXAMPLE)).toMatch(/workflow_dispatch/);
+    expect(asObject(gitlab.register).when).toBe('manual');
+    expect(String(asArray(asObject(gitlab.register).script)[0])).toMatch(/obflow register --config/);
   });
 
   it('every leg has its config file, and no secret is in the repository', () => {

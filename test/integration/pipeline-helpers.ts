@@ -50,9 +50,10 @@ export async function prepare(
   identity: TestIdentity,
   profile: ProfileName,
   overrides: Record<string, string> = {},
+  configPatch: Record<string, unknown> = {},
 ): Promise<Prepared> {
   const stateDir = await mkdtemp(join(tmpdir(), 'obflow-pipeline-'));
-  const config = parseConfig({ stateDir, output: { collections: COLLECTIONS_DIR }, sandbox: { profile } }, 'test');
+  const config = parseConfig({ stateDir, output: { collections: COLLECTIONS_DIR }, sandbox: { profile }, ...configPatch }, 'test');
   const serverCa = [identity.pem.rootCa, identity.pem.issuingCa];
   const session = await openTargetSession(config, sandboxTarget(config, sandbox.urls, serverCa), identity.paths);
   const registered = await registerStage(session, { force: true });

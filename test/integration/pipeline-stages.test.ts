@@ -57,6 +57,24 @@ async function runWhole(transport: IdentityPaths['transport'], options: { profil
 }
 
 describe('pipeline stages', () => {
+  it("register asks for §2.1's two grants; refresh_token only with registration.refresh_token_grant", async () => {
+    const grants = async (registration: Record<string, unknown>): Promise<unknown> => {
+      const work = await mkdtemp(join(tmpdir(), 'obflow-stages-'));
+      const config = parseConfig({ stateDir: join(work, 'state'), registration }, 'test');
+      const target = sandboxTarget(config, sandbox.urls, [identity.pem.rootCa, identity.pem.issuingCa]);
+      const session = await openTargetSession(config, target, identity.paths);
+      try {
+        const dry = await registerStage(session, { dryRun: true });
+        if (dry.kind !== 'dry-run') throw new TypeError('a dry run');
+        return dry.request.claims.grant_types;
+      } finally {
+        await session.close();
+      }
+    };
+    expect(await grants({})).toEqual(['authorization_code', 'client_credentials']);
+    expect(await grants({ refresh_token_grant: true })).toEqual(['authorization_code', 'client_credentials', 'refresh_token']);
+  });
+
   it('run every step with the PEM transport certificate', async () => {
     const { result } = await runWhole(identity.paths.transport);
     expect(result.passed, result.failedStep).toBe(true);

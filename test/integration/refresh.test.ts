@@ -10,7 +10,7 @@ import { describeRun, runAll, usePreparedSandbox } from './pipeline-helpers.js';
 describe('refresh (strict-headless)', () => {
   const fixture = usePreparedSandbox('strict-headless');
 
-  it('the registration asked for refresh_token (the emulator offers it); the refreshed token reads the same accounts', async () => {
+  it("registered with §2.1's two grants, the emulator still issues a refresh token; the refreshed token reads the same accounts", async () => {
     const result = await runAll(fixture.prepared);
     expect(result.passed, describeRun(result)).toBe(true);
     const refresh = result.steps.find((step) => step.name === 'refresh');

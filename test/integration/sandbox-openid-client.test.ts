@@ -123,7 +123,7 @@ describe.each(STRICT)('openid-client against %s', (profile) => {
     expect(metadata.token_endpoint).toBe(sandbox.urls.profiles[profile].token_url);
     expect(metadata.authorization_endpoint).toBe(sandbox.urls.profiles[profile].authorization_endpoint);
     expect(metadata.response_types_supported).toContain('code id_token');
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic']);
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'private_key_jwt', 'tls_client_auth']);
     expect(metadata.request_object_signing_alg_values_supported).toContain('PS256');
     expect(metadata.tls_client_certificate_bound_access_tokens).toBe(true);
   });

@@ -201,6 +201,7 @@ describe('bank.preset', () => {
       token_url: 'https://token.example/token',
       environment_helper_path: '/env/helper',
       registration_aud: '0015800001041RHAAY',
+      token_endpoint_auth_method: 'client_secret_basic',
       server_ca: [],
       insecure: false,
     });

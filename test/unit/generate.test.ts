@@ -171,9 +171,11 @@ describe('buildCollections', () => {
         'access_token',
         'auth_code',
         'basicToken',
+        'client_assertion',
         'client_credentials_token',
         'id_token',
         'refresh_token',
+        'signing_key',
         'token_id_token',
       ].sort(),
     );

@@ -3,6 +3,22 @@
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ObflowError } from '../../errors.js';
+
+/** The secret of `--client-id`: the file named by --client-secret-file, else OBFLOW_CLIENT_SECRET, else none. */
+async function clientSecretOf(state: CommandState, file: unknown): Promise<string | undefined> {
+  if (typeof file === 'string') {
+    try {
+      return (await readFile(resolve(state.io.cwd, file), 'utf8')).trim();
+    } catch (cause) {
+      throw new ObflowError('ERR_FILE_UNREADABLE', `cannot read the client secret file ${file}`, { hint: 'Name a readable file.', cause });
+    }
+  }
+  const value = state.io.env.OBFLOW_CLIENT_SECRET;
+  return value === undefined || value === '' ? undefined : value;
+}
 
 export const registerCommand = (state: CommandState): CommandModule => ({
   command: 'register',
@@ -12,12 +28,65 @@ export const registerCommand = (state: CommandState): CommandModule => ({
       .option('dry-run', { type: 'boolean', describe: 'Print the signed JWT and its decoded header and claims; send nothing' })
       .option('force', { type: 'boolean', describe: 'Register again even if a client is stored for this statement and target' })
       .option('profile', { type: 'string', describe: 'Sandbox client profile (strict|permissive)-(headless|interactive)' })
+      .option('client-id', {
+        type: 'string',
+        describe: 'Store a client registered elsewhere (portal, CI secret) without calling the bank; its secret from OBFLOW_CLIENT_SECRET',
+      })
+      .option('show', { type: 'boolean', describe: "Print the bank's record of the stored client (DCR v3.2 GET /register/{ClientId})" })
+      .option('update', {
+        type: 'boolean',
+        describe: 'Send the registration again for the stored client (DCR v3.2 PUT /register/{ClientId})',
+      })
+      .option('delete', {
+        type: 'boolean',
+        describe: 'Delete the stored client at the bank and here (DCR v3.2 DELETE /register/{ClientId})',
+      })
+      .conflicts('show', ['update', 'delete', 'client-id', 'dry-run', 'force'])
+      .conflicts('update', ['delete', 'client-id', 'dry-run', 'force'])
+      .conflicts('delete', ['client-id', 'dry-run', 'force'])
+      .option('client-secret-file', {
+        type: 'string',
+        describe: 'With --client-id: a file holding the client secret (instead of OBFLOW_CLIENT_SECRET)',
+      })
       .example('$0 register --dry-run', 'show exactly what would be sent')
-      .example('$0 register --config obflow.config.json', "register with a real bank's sandbox"),
+      .example('$0 register --config obflow.config.json', "register with a real bank's sandbox")
+      .example('$0 register --show', "the bank's record of the stored client")
+      .example('OBFLOW_CLIENT_SECRET=… $0 register --client-id 5f2c…', 'reuse a client registered once (e.g. in a CI job)'),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);
     const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
+      if (typeof argv['client-id'] === 'string') {
+        const secret = await clientSecretOf(state, argv['client-secret-file']);
+        const { registration, path } = await core.externalRegistrationStage(session, {
+          clientId: argv['client-id'],
+          ...(secret !== undefined ? { clientSecret: secret } : {}),
+        });
+        state.output.result({
+          status: 'stored',
+          client_id: registration.client_id,
+          target: registration.target,
+          profile: registration.profile,
+          file: path,
+        });
+        state.output.line(
+          `stored client ${registration.client_id} for ${registration.auth_url} (in ${path}, mode 0600); the bank was not called`,
+        );
+        return;
+      }
+      const action = argv.show === true ? 'show' : argv.update === true ? 'update' : argv.delete === true ? 'delete' : undefined;
+      if (action !== undefined) {
+        const answer = await core.manageRegistrationStage(session, action);
+        // The bank's record may carry the client secret (RFC 7591 §3.2.1): never printed.
+        const shown =
+          answer === undefined ? undefined : Object.fromEntries(Object.entries(answer).filter(([key]) => key !== 'client_secret'));
+        state.output.result({
+          status: action === 'delete' ? 'deleted' : action === 'update' ? 'updated' : 'shown',
+          registration: shown ?? null,
+        });
+        state.output.line(action === 'delete' ? 'deleted the client at the bank and here' : JSON.stringify(shown, null, 2));
+        return;
+      }
       const result = await core.registerStage(session, { force: argv.force === true, dryRun: argv['dry-run'] === true });
       if (result.kind === 'dry-run') {
         const { jwt, header, claims } = result.request;

@@ -5,7 +5,9 @@ import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
-import { ID_TOKEN_FAULTS, PAGE_SKIN_NAMES, type IdTokenFault, type PageSkinName } from '../../sandbox/contracts.js';
+import { ID_TOKEN_FAULTS, PAGE_SKIN_NAMES, type IdTokenFault, type PageSkinName, type TokenAuthMethod } from '../../sandbox/contracts.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/schema.js';
+import { ObflowError } from '../../errors.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',
@@ -26,10 +28,16 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         choices: ID_TOKEN_FAULTS,
         describe: 'Issue deliberately wrong id_tokens, to test that the TPP verifies them',
       })
+      .option('token-auth', {
+        type: 'string',
+        describe:
+          'Client authentication methods to accept, comma-separated (client_secret_basic, private_key_jwt, tls_client_auth; default: all)',
+      })
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
       .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")
-      .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify'),
+      .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify')
+      .example('$0 sandbox --token-auth private_key_jwt,tls_client_auth', 'as the bank today: client_secret_basic refused'),
   handler: async (argv) => {
     const { core, config } = await openCommand(state, argv);
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
@@ -45,6 +53,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       verbose: argv.verbose === true,
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
+      ...(typeof argv['token-auth'] === 'string' ? { tokenAuthMethods: parseTokenAuth(argv['token-auth']) } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.
@@ -77,3 +86,19 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     state.output.line('sandbox stopped');
   },
 });
+
+/** `--token-auth a,b`: each a known method, at least one (a typo would otherwise start a bank that accepts nothing). */
+function parseTokenAuth(text: string): TokenAuthMethod[] {
+  const methods = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  const known: readonly string[] = TOKEN_ENDPOINT_AUTH_METHODS;
+  const unknown = methods.filter((method) => !known.includes(method));
+  if (methods.length === 0 || unknown.length > 0) {
+    throw new ObflowError('ERR_USAGE', `--token-auth ${unknown.length > 0 ? `names unknown methods: ${unknown.join(', ')}` : 'is empty'}`, {
+      hint: `Use one or more of ${known.join(', ')}, comma-separated.`,
+    });
+  }
+  return methods as TokenAuthMethod[];
+}

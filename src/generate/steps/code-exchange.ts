@@ -1,14 +1,14 @@
 // Step: code exchange (docs/bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
 
 import type { StepSpec } from '../model.js';
-import { checks, tokenPost } from './common.js';
+import { checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
 
 export function codeExchangeStep(): StepSpec {
   return {
     name: 'code-exchange',
     title: 'Code exchange',
     description:
-      'POST {{tokenEndpoint}} with client_secret_basic, grant_type authorization_code, auth_code and redirectUrl; ' +
+      'POST {{tokenEndpoint}} with the registered client authentication (client_secret_basic by default), grant_type authorization_code, auth_code and redirectUrl; ' +
       'writes access_token (and refresh_token); verifies the id_token signature and keeps it as token_id_token.',
     items: [
       {
@@ -19,7 +19,7 @@ export function codeExchangeStep(): StepSpec {
           ['code', '{{auth_code}}'],
           ['redirect_uri', '{{redirectUrl}}'],
         ]),
-        prerequest: [],
+        prerequest: [CLIENT_AUTH_PREREQUEST],
         test: [
           ...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }),
           { template: 'code-exchange.test' },

@@ -39,6 +39,15 @@ const ERROR_PARTS: Record<NonNullable<Checks['errors']>, ScriptPart> = {
   obie: { template: 'check-obie-error.test', schema: 'obie-error', answer: 'error' },
 };
 
+/** Lifetime of a private_key_jwt client assertion (RFC 7523 §3: exp; short, it is single use). */
+export const CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
+
+/** The token request's client authentication as registered (templates/scripts/client-auth.prerequest.js). */
+export const CLIENT_AUTH_PREREQUEST: ScriptPart = {
+  template: 'client-auth.prerequest',
+  params: { lifetimeSeconds: CLIENT_ASSERTION_LIFETIME_SECONDS },
+};
+
 /**
  * The standard checks, one row per part (templates/scripts/check-*.test.js), in the order their tests appear: a row
  * gives a step its part only when the step's options ask for that check, so no script carries a check it never runs.
@@ -58,7 +67,8 @@ export function checks(options: Checks): ScriptPart[] {
 }
 
 /** The token endpoint's request for one grant, authenticated with client_secret_basic (docs/bank-interface.md §5.2,
- *  RFC 6749 §2.3.1): method, address, headers and form. The step adds its name and scripts. */
+ *  RFC 6749 §2.3.1): method, address, headers and form. The step adds its name and scripts, CLIENT_AUTH_PREREQUEST
+ *  among them (it swaps Basic for the registered method at run time). */
 export function tokenPost(pairs: readonly (readonly [string, string])[]): Pick<RequestItemSpec, 'method' | 'url' | 'headers' | 'body'> {
   return {
     method: 'POST',

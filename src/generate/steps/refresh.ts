@@ -2,14 +2,14 @@
 // registered (token_endpoint_auth_method), then a read with it. Skipped when the bank issued no refresh token.
 
 import type { StepSpec } from '../model.js';
-import { accountsRead, checks, tokenPost } from './common.js';
+import { accountsRead, checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
 
 export function refreshStep(): StepSpec {
   return {
     name: 'refresh',
     title: 'Refresh',
     description:
-      'POST {{tokenEndpoint}} with client_secret_basic, grant_type refresh_token; writes the new access_token, ' +
+      'POST {{tokenEndpoint}} with the registered client authentication (client_secret_basic by default), grant_type refresh_token; writes the new access_token, ' +
       'then GET /accounts with it (same consent, same accounts). Skipped when the bank issued no refresh_token.',
     items: [
       {
@@ -20,7 +20,7 @@ export function refreshStep(): StepSpec {
           ['grant_type', 'refresh_token'],
           ['refresh_token', '{{refresh_token}}'],
         ]),
-        prerequest: [{ template: 'refresh.prerequest' }],
+        prerequest: [{ template: 'refresh.prerequest' }, CLIENT_AUTH_PREREQUEST],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }), { template: 'refresh.test' }],
       },
       {

@@ -1,8 +1,9 @@
 // The OpenID Provider configuration (OpenID Connect Discovery 1.0 §3) of one profile's issuer, with the fields a UK
 // Open Banking bank publishes (cf. the model bank's published discovery document): scopes, the two response types,
-// openbanking_intent_id and acr claims, `none` among the request-object algorithms, client_secret_basic, PS256.
+// openbanking_intent_id and acr claims, `none` among the request-object algorithms, the client authentication methods
+// this bank accepts (client_secret_basic, private_key_jwt, tls_client_auth unless narrowed), PS256.
 
-import type { Profile } from '../contracts.js';
+import type { Profile, TokenAuthMethod } from '../contracts.js';
 import { tolerates } from '../policy.js';
 
 export interface IssuerEndpoints {
@@ -13,7 +14,11 @@ export interface IssuerEndpoints {
   registrationEndpoint: string;
 }
 
-export function buildDiscovery(profile: Profile, endpoints: IssuerEndpoints): Record<string, unknown> {
+export function buildDiscovery(
+  profile: Profile,
+  endpoints: IssuerEndpoints,
+  tokenAuthMethods: readonly TokenAuthMethod[],
+): Record<string, unknown> {
   return {
     issuer: endpoints.issuer,
     authorization_endpoint: endpoints.authorizationEndpoint,
@@ -36,11 +41,12 @@ export function buildDiscovery(profile: Profile, endpoints: IssuerEndpoints): Re
     // with the software statement's keys.
     request_object_signing_alg_values_supported: ['none', 'PS256'],
     id_token_signing_alg_values_supported: ['PS256'],
-    // As the model bank publishes it (the registration's token_endpoint_auth_signing_alg is PS256 only).
+    // As the model bank publishes it (private_key_jwt assertions and the registration JWT are PS256 only).
     token_endpoint_auth_signing_alg_values_supported: ['PS256'],
-    token_endpoint_auth_methods_supported: tolerates(profile.name, 'client-secret-post')
-      ? ['client_secret_basic', 'client_secret_post']
-      : ['client_secret_basic'],
+    // What this bank accepts (`--token-auth`), client_secret_post beside client_secret_basic where tolerated.
+    token_endpoint_auth_methods_supported: tokenAuthMethods.flatMap((method) =>
+      method === 'client_secret_basic' && tolerates(profile.name, 'client-secret-post') ? [method, 'client_secret_post'] : [method],
+    ),
     tls_client_certificate_bound_access_tokens: true,
   };
 }

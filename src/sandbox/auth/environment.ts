@@ -39,7 +39,7 @@ export async function handleEnvironment(
   }
   ctx.clientId = client.clientId;
   res.setHeader('Content-Disposition', `attachment; filename="${client.clientId}.postman_environment.json"`);
-  sendJson(res, 200, buildEnvironment(client, deps));
+  sendJson(res, 200, form === 'plain' ? plainNames(buildEnvironment(client, deps)) : buildEnvironment(client, deps));
 }
 
 /** Pure: the environment of one client. Variable names follow the model bank's published Postman collection. */
@@ -58,7 +58,8 @@ export function buildEnvironment(client: StoredClient, deps: Pick<AuthDeps, 'url
       plain('authEndpoint', profile.authorization_endpoint),
       plain('tokenEndpoint', profile.token_url),
       plain('registrationEndpoint', deps.urls.registration_endpoint),
-      secret('basicToken', basic),
+      // private_key_jwt and tls_client_auth clients have no secret (RFC 7591 §3.2.1): nothing to put in Basic.
+      secret('basicToken', client.clientSecret === '' ? '' : basic),
       plain('_clientId', client.clientId),
       secret('_clientSecret', client.clientSecret),
       plain('oidcClient', client.clientId),
@@ -72,6 +73,24 @@ export function buildEnvironment(client: StoredClient, deps: Pick<AuthDeps, 'url
     ],
     _postman_variable_scope: 'environment',
   };
+}
+
+/** The plain helper's names: client_id, client_secret, redirect_uri; no basicToken (a TPP builds it). */
+const PLAIN_NAMES: Readonly<Record<string, string | null>> = {
+  _clientId: 'client_id',
+  _clientSecret: 'client_secret',
+  redirectUrl: 'redirect_uri',
+  oidcClient: null,
+  basicToken: null,
+};
+
+export function plainNames(environment: PostmanEnvironment): PostmanEnvironment {
+  const values = environment.values.flatMap((entry) => {
+    const renamed = PLAIN_NAMES[entry.key];
+    if (renamed === null) return [];
+    return [renamed === undefined ? entry : { ...entry, key: renamed }];
+  });
+  return { ...environment, values };
 }
 
 function basicCredentials(header: string | undefined): { clientId: string; secret: string } | undefined {

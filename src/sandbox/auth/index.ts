@@ -63,7 +63,7 @@ async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
         jwksUri: `${issuer}/jwks`,
         registrationEndpoint: deps.urls.registration_endpoint,
       };
-      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints), { 'Cache-Control': 'public, max-age=300' });
+      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints, deps.tokenAuthMethods), { 'Cache-Control': 'public, max-age=300' });
       return;
     }
     case 'jwks':

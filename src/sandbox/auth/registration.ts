@@ -8,7 +8,8 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErro
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, RequestContext } from '../contracts.js';
-import { BANK_FINANCIAL_ID, PROFILE_NAMES } from '../contracts.js';
+import type { TokenAuthMethod } from '../contracts.js';
+import { BANK_FINANCIAL_ID, PROFILE_NAMES, TOKEN_AUTH_METHODS } from '../contracts.js';
 import { OAuthError } from '../http/errors.js';
 import { mediaType, readBody, sendJson, subjectCn } from '../http/io.js';
 import { tolerates } from '../policy.js';
@@ -141,7 +142,7 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
   if (typeof jti !== 'string' || jti.trim() === '') throw refused('invalid_client_metadata', 'jti must be a non-empty string');
   if (deps.store.jtis.get(jti)) throw refused('invalid_client_metadata', `jti ${jti} was already used (replayed registration request)`);
 
-  const metadata = acceptMetadata(claims, statement, tolerates(profile, 'registration-defaults'));
+  const metadata = acceptMetadata(claims, statement, tolerates(profile, 'registration-defaults'), deps.tokenAuthMethods);
   // exp is bounded above (iat ≤ now + tolerance, exp ≤ iat + 24 h), so this is a valid date.
   deps.store.jtis.set(jti, { expiresAt: new Date((exp + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
 
@@ -153,7 +154,9 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
       throw refused('invalid_client_metadata', `an update must keep aud ${deps.urls.profiles[existing.profile].auth_url}`);
   }
   const clientId = existing?.clientId ?? deps.newId();
-  const clientSecret = existing?.clientSecret ?? randomToken(24);
+  // RFC 7591 §3.2.1: a secret only for the method that uses one; private_key_jwt and tls_client_auth have none.
+  const usesSecret = metadata.token_endpoint_auth_method === 'client_secret_basic';
+  const clientSecret = usesSecret ? existing?.clientSecret || randomToken(24) : '';
   const issuedAt = existing?.clientIdIssuedAt ?? nowSeconds;
   const client: StoredClient = {
     clientId,
@@ -165,6 +168,8 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
       ...new Set([...(existing?.certificateThumbprints ?? []), ...(ctx.peerThumbprint ? [ctx.peerThumbprint] : [])]),
     ],
     clientSecret,
+    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
+    ...(metadata.tls_client_auth_subject_dn === undefined ? {} : { tlsClientAuthSubjectDn: metadata.tls_client_auth_subject_dn }),
     clientIdIssuedAt: issuedAt,
     scopes: metadata.scope.split(' '),
     grantTypes: metadata.grant_types,
@@ -174,9 +179,9 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
     ...(statement.clientName === undefined ? {} : { clientName: statement.clientName }),
     metadata: {
       client_id: clientId,
-      client_secret: clientSecret,
+      ...(usesSecret ? { client_secret: clientSecret } : {}),
       client_id_issued_at: issuedAt,
-      client_secret_expires_at: 0,
+      ...(usesSecret ? { client_secret_expires_at: 0 } : {}),
       ...metadata,
       software_id: statement.softwareId,
       software_statement: ssa,
@@ -239,7 +244,7 @@ function certificateBelongs(ctx: RequestContext, statement: StatementClaims): bo
 
 interface AcceptedMetadata {
   redirect_uris: string[];
-  token_endpoint_auth_method: 'client_secret_basic';
+  token_endpoint_auth_method: TokenAuthMethod;
   grant_types: string[];
   response_types: string[];
   scope: string;
@@ -247,7 +252,10 @@ interface AcceptedMetadata {
   subject_type: 'public';
   id_token_signed_response_alg: 'PS256';
   request_object_signing_alg: 'none' | 'PS256';
-  token_endpoint_auth_signing_alg: 'PS256';
+  /** Absent for tls_client_auth unless the client sent it (it signs nothing at the token endpoint). */
+  token_endpoint_auth_signing_alg?: 'PS256';
+  /** tls_client_auth only (RFC 8705 §2.1.2). */
+  tls_client_auth_subject_dn?: string;
 }
 
 const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'];
@@ -258,7 +266,12 @@ const RESPONSE_TYPES = ['code', 'code id_token'];
  * marks required must be there, unless `defaults` (tolerance registration-defaults): a missing claim is then filled
  * with its only allowed value. A wrong value is always refused.
  */
-function acceptMetadata(claims: JWTPayload, statement: StatementClaims, defaults: boolean): AcceptedMetadata {
+function acceptMetadata(
+  claims: JWTPayload,
+  statement: StatementClaims,
+  defaults: boolean,
+  accepted: readonly TokenAuthMethod[],
+): AcceptedMetadata {
   const fixed = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const value = claims[name];
     if (value === undefined) {
@@ -302,9 +315,23 @@ function acceptMetadata(claims: JWTPayload, statement: StatementClaims, defaults
     if (!scopes.includes('openid')) scopes.unshift('openid');
   }
 
+  const method = acceptAuthMethod(claims, defaults, accepted);
+  const signingAlg =
+    method === 'tls_client_auth' && claims.token_endpoint_auth_signing_alg === undefined
+      ? undefined
+      : fixed('token_endpoint_auth_signing_alg', ['PS256'] as const, 'PS256');
+  const subjectDn = claims.tls_client_auth_subject_dn;
+  if (method === 'tls_client_auth' && (typeof subjectDn !== 'string' || subjectDn.trim() === '')) {
+    throw refused('invalid_client_metadata', 'tls_client_auth needs tls_client_auth_subject_dn (RFC 8705 §2.1.2)');
+  }
+  // RFC 8705 §2.1.2: the DN is a tls_client_auth claim; beside another method it would name a credential nobody checks.
+  if (method !== 'tls_client_auth' && subjectDn !== undefined) {
+    throw refused('invalid_client_metadata', `tls_client_auth_subject_dn is only for tls_client_auth, not ${method}`);
+  }
+
   return {
     redirect_uris: [...redirectUris],
-    token_endpoint_auth_method: fixed('token_endpoint_auth_method', ['client_secret_basic'] as const, 'client_secret_basic'),
+    token_endpoint_auth_method: method,
     grant_types: grantTypes,
     response_types: responseTypes,
     scope: [...new Set(scopes)].join(' '),
@@ -312,8 +339,27 @@ function acceptMetadata(claims: JWTPayload, statement: StatementClaims, defaults
     subject_type: fixed('subject_type', ['public'] as const, 'public'),
     id_token_signed_response_alg: fixed('id_token_signed_response_alg', ['PS256'] as const, 'PS256'),
     request_object_signing_alg: fixed('request_object_signing_alg', ['none', 'PS256'] as const, 'none'),
-    token_endpoint_auth_signing_alg: fixed('token_endpoint_auth_signing_alg', ['PS256'] as const, 'PS256'),
+    ...(signingAlg === undefined ? {} : { token_endpoint_auth_signing_alg: signingAlg }),
+    ...(method === 'tls_client_auth' ? { tls_client_auth_subject_dn: String(subjectDn).trim() } : {}),
   };
+}
+
+/** DCR v3.2 token_endpoint_auth_method: one of the three, and one this bank accepts (`--token-auth`); the refusal
+ *  names what it accepts, as its discovery lists them. */
+function acceptAuthMethod(claims: JWTPayload, defaults: boolean, accepted: readonly TokenAuthMethod[]): TokenAuthMethod {
+  const value = claims.token_endpoint_auth_method;
+  if (value === undefined) {
+    if (!defaults) throw refused('invalid_client_metadata', 'token_endpoint_auth_method is required');
+    return accepted[0] ?? 'client_secret_basic';
+  }
+  const method = TOKEN_AUTH_METHODS.find((known) => known === value);
+  if (method === undefined || !accepted.includes(method)) {
+    throw refused(
+      'invalid_client_metadata',
+      `token_endpoint_auth_method ${String(value)} is not accepted; this bank accepts ${accepted.join(', ')}`,
+    );
+  }
+  return method;
 }
 
 function listClaim(claims: JWTPayload, name: string, allowed: string[], defaults: boolean, fallback: string[]): string[] {

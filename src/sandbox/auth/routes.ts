@@ -12,14 +12,20 @@ export const ENVIRONMENT_PATH = '/sandbox-helper/v1.0/postman/environment';
 /** The model bank's helper path and form (Basic client credentials), so a preset for it is testable offline. */
 export const MODEL_BANK_ENVIRONMENT_PATH = '/ozone/v1.0/postman/environment';
 
-/** How the environment helper learns the client: `?client_id=` (this bank's helper), or the model bank's form —
- *  `Authorization: Basic base64(client_id:client_secret)` (its guide, "Environment File download"). */
-export type EnvironmentClientForm = 'query' | 'basic';
+/** A helper that names the client's values plainly (`client_id`, `client_secret`, `redirect_uri`), not as the model
+ *  bank's collection does: obflow must take them from its own registration (issue #19 item 5). */
+export const PLAIN_ENVIRONMENT_PATH = '/plain-helper/v1.0/postman/environment';
+
+/** How the environment helper learns the client: `?client_id=` (this bank's helper; `plain` too, with plain names),
+ *  or the model bank's form — `Authorization: Basic base64(client_id:client_secret)` (its guide, "Environment File
+ *  download"). */
+export type EnvironmentClientForm = 'query' | 'basic' | 'plain';
 
 /** The environment helpers by path: this bank's and the model bank's. */
 const ENVIRONMENT_HELPERS: Readonly<Record<string, EnvironmentClientForm>> = {
   [ENVIRONMENT_PATH]: 'query',
   [MODEL_BANK_ENVIRONMENT_PATH]: 'basic',
+  [PLAIN_ENVIRONMENT_PATH]: 'plain',
 };
 
 /** Routes under one issuer, https://<host>:<authPort>/<profile>/…; the profile is the issuer's. */

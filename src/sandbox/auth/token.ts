@@ -1,10 +1,10 @@
-// The token endpoint (RFC 6749 §3.2, §4.1.3, §4.4, §6): client_secret_basic over mutual TLS; client_credentials,
+// The token endpoint (RFC 6749 §3.2, §4.1.3, §4.4, §6): the client authenticates as it registered (client-auth.ts:
+// client_secret_basic, private_key_jwt or tls_client_auth) over mutual TLS; client_credentials,
 // authorization_code (single use, bound to client and redirect_uri) and refresh_token. Every access token is bound
 // to the certificate it was issued to (RFC 8705 §3, cnf.x5t#S256); that certificate must be the software statement's
 // own unless the profile tolerates another (src/sandbox/policy.ts, foreign-transport-certificate).
 
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 
 import type { ProfileName, RequestContext } from '../contracts.js';
 import { OAuthError } from '../http/errors.js';
@@ -15,6 +15,7 @@ import { hashSecret } from '../store/auth-store.js';
 import { usableConsent } from '../store/consents.js';
 import type { AuthDeps, IssuerCall } from './deps.js';
 import { randomToken } from './deps.js';
+import { authenticateClient } from './client-auth.js';
 import { signIdToken } from './id-token.js';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -41,7 +42,7 @@ export async function handleToken(call: IssuerCall<'token'>, deps: AuthDeps): Pr
   const { params, repeated } = parseForm(await readBody(req));
   if (repeated.length > 0) throw refused('invalid_request', `parameter ${repeated.join(', ')} is repeated`);
 
-  const client = authenticate(req, params, profile.name, issuer, deps);
+  const client = await authenticateClient(req, params, ctx, profile.name, call.issuer, deps);
   ctx.clientId = client.clientId;
   // The certificate must belong to the software statement that registered (RFC 8705 §2.1; OB transport certificate:
   // subject CN = software_id) — either the very certificate that registered, or another one the directory issued for
@@ -58,48 +59,6 @@ export async function handleToken(call: IssuerCall<'token'>, deps: AuthDeps): Pr
   else if (grantType === undefined) throw refused('invalid_request', 'grant_type is missing');
   else throw refused('unsupported_grant_type', `grant_type ${grantType} is not supported`);
   sendJson(res, 200, body, { Pragma: 'no-cache' });
-}
-
-/** client_secret_basic (RFC 6749 §2.3.1: form-urlencoded id and secret inside Basic); _post where tolerated. */
-function authenticate(
-  req: IncomingMessage,
-  params: Map<string, string>,
-  profile: ProfileName,
-  issuer: string,
-  deps: AuthDeps,
-): StoredClient {
-  const header = req.headers.authorization;
-  let clientId: string | undefined;
-  let secret: string | undefined;
-  if (header !== undefined) {
-    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (!match?.[1]) throw invalidClient(issuer, 'the Authorization header must be Basic base64(client_id:client_secret)');
-    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw invalidClient(issuer, 'the Basic credentials have no colon');
-    try {
-      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
-    } catch {
-      throw invalidClient(issuer, 'the Basic credentials are not form-urlencoded');
-    }
-    if (params.has('client_secret')) throw refused('invalid_request', 'use one client authentication method, not two');
-  } else if (tolerates(profile, 'client-secret-post') && params.has('client_secret')) {
-    clientId = params.get('client_id');
-    secret = params.get('client_secret');
-  } else {
-    throw invalidClient(issuer, 'client authentication is required (client_secret_basic)');
-  }
-  const client = deps.store.clients.get(clientId ?? '');
-  if (!client || secret === undefined || !sameText(client.clientSecret, secret)) {
-    throw invalidClient(issuer, 'unknown client or wrong client secret');
-  }
-  if (params.has('client_id') && params.get('client_id') !== client.clientId)
-    throw refused('invalid_request', 'client_id differs from the authenticated client');
-  if (client.profile !== profile) {
-    throw invalidClient(issuer, `this client registered with ${deps.urls.profiles[client.profile].auth_url}; use its token endpoint`);
-  }
-  return client;
 }
 
 function certificateOfClient(ctx: RequestContext, client: StoredClient): boolean {

@@ -4,12 +4,17 @@
 
 import { createHash } from 'node:crypto';
 
-import type { AccessTokenInfo, ClientDirectory, ProfileName, SandboxClient, TokenVerifier } from '../contracts.js';
+import type { AccessTokenInfo, ClientDirectory, ProfileName, SandboxClient, TokenAuthMethod, TokenVerifier } from '../contracts.js';
 import type { Collection, CollectionSpec, SandboxDb } from './db.js';
 
 /** A registered client as the bank keeps it (DCR v3.2 metadata plus what the software statement said). */
 export interface StoredClient extends SandboxClient {
+  /** '' for a client whose method has no secret (private_key_jwt, tls_client_auth): it matches nothing. */
   clientSecret: string;
+  /** As registered; absent in clients stored before the methods existed: client_secret_basic. */
+  tokenEndpointAuthMethod?: TokenAuthMethod;
+  /** tls_client_auth: the subject DN the presented certificate must carry (RFC 8705 §2.1.2). */
+  tlsClientAuthSubjectDn?: string;
   clientIdIssuedAt: number;
   /** software_client_name of the statement, shown on the consent pages. */
   clientName?: string;

@@ -1,0 +1,81 @@
+// obflow's own client in the environment (issue #19 item 5): the stored registration and the identity are the source
+// of truth for the client id, its credentials, the redirect URI and how it authenticates; the bank's helper file adds
+// what obflow cannot know. A variable the chosen method needs that is still empty after the merge is a coded error.
+
+import type { KeyObject } from 'node:crypto';
+import { environmentValue, type PostmanEnvironment } from '../environment/index.js';
+import { ObflowError } from '../errors.js';
+import { authMethodOf, type StoredRegistration } from '../registration/index.js';
+
+export interface ClientValuesInput {
+  registration: StoredRegistration;
+  /** The redirect URIs obflow registers (config identity.redirectUris; empty: the statement's). */
+  redirectUris: readonly string[];
+  statementRedirectUris: readonly string[];
+  signingKid: string;
+  /** Read only when the client signs (private_key_jwt or PS256 request objects). */
+  signingKey: () => Promise<KeyObject>;
+}
+
+/** Whether the flow signs anything with the signing key at run time (a client assertion or a request object). */
+export function clientSigns(registration: StoredRegistration): boolean {
+  return authMethodOf(registration) === 'private_key_jwt' || registration.request_object_signing_alg === 'PS256';
+}
+
+/** The environment values obflow knows about its own client; they win over the helper file's (overrides). */
+export async function clientValues(input: ClientValuesInput): Promise<Record<string, string | undefined>> {
+  const { registration } = input;
+  const method = authMethodOf(registration);
+  const secret = method === 'client_secret_basic' ? registration.client_secret : undefined;
+  const registered = Array.isArray(registration.metadata.redirect_uris) ? (registration.metadata.redirect_uris as unknown[]) : [];
+  const redirect = [...registered, ...input.redirectUris, ...input.statementRedirectUris].find(
+    (uri): uri is string => typeof uri === 'string' && uri !== '',
+  );
+  const signs = clientSigns(registration);
+  return {
+    _clientId: registration.client_id,
+    oidcClient: registration.client_id,
+    // RFC 6749 §2.3.1: id and secret form-urlencoded inside Basic.
+    ...(secret !== undefined
+      ? {
+          _clientSecret: secret,
+          basicToken: Buffer.from(`${encodeURIComponent(registration.client_id)}:${encodeURIComponent(secret)}`).toString('base64'),
+        }
+      : {}),
+    redirectUrl: redirect,
+    token_endpoint_auth_method: method,
+    request_object_signing_alg: registration.request_object_signing_alg ?? 'none',
+    signing_kid: signs ? input.signingKid : '',
+    signing_key: signs ? JSON.stringify((await input.signingKey()).export({ format: 'jwk' })) : '',
+  };
+}
+
+/** The variables the flow cannot run without, per registration: the addresses, the client, its credential. */
+export function requiredVariables(registration: StoredRegistration): string[] {
+  const method = authMethodOf(registration);
+  return [
+    'rs',
+    'issuer',
+    'authEndpoint',
+    'tokenEndpoint',
+    '_clientId',
+    'redirectUrl',
+    ...(method === 'client_secret_basic' ? ['basicToken'] : []),
+    ...(clientSigns(registration) ? ['signing_key', 'signing_kid'] : []),
+  ];
+}
+
+/** ERR_ENVIRONMENT_INCOMPLETE naming every required variable still empty after the merge. */
+export function checkEnvironmentComplete(environment: PostmanEnvironment, registration: StoredRegistration): void {
+  const missing = requiredVariables(registration).filter((key) => (environmentValue(environment, key) ?? '') === '');
+  if (missing.length === 0) return;
+  throw new ObflowError(
+    'ERR_ENVIRONMENT_INCOMPLETE',
+    `the merged environment has no value for ${missing.join(', ')} (token_endpoint_auth_method ${authMethodOf(registration)})`,
+    {
+      hint: missing.includes('basicToken')
+        ? 'The stored registration has no client secret: register again (`obflow register --force`), or give the secret with `obflow register --client-id`.'
+        : "Neither obflow's registration nor the bank's helper file names it: register again, or check the bank's discovery and helper.",
+    },
+  );
+}

@@ -1,0 +1,101 @@
+// Registrations obflow did not just make (issue #19 item 3): `obflow register --client-id` stores a client registered
+// elsewhere (the bank's portal, another machine, a CI secret) without calling the bank — register once per statement
+// and bank, reuse it — and `register --show | --update | --delete` manage the stored one with DCR v3.2
+// GET / PUT / DELETE /register/{ClientId}.
+
+import { ObflowError } from '../errors.js';
+import { rm } from 'node:fs/promises';
+import { readSigningKey } from '../pki/verify.js';
+import {
+  authMethodOf,
+  buildRegistrationRequest,
+  chooseAuthMethod,
+  manageRegistration,
+  registrationPath,
+  writeStoredRegistration,
+  type ManageAction,
+  type RegistrationResponse,
+  type StoredRegistration,
+} from '../registration/index.js';
+import type { Session } from './session.js';
+import { registerInput, storedRegistration, tokenAuthSetting } from './stages.js';
+import { fetchDiscovery } from '../environment/index.js';
+
+export interface ExternalClient {
+  clientId: string;
+  /** From OBFLOW_CLIENT_SECRET or a file, never a flag value (it would stay in the shell history and `ps`). */
+  clientSecret?: string;
+}
+
+/** Stores the client as obflow's registration for the session's target; the method and request-object alg are the
+ *  config's (`auto` asks the bank's discovery). client_secret_basic needs the secret; the others must not get one. */
+export async function externalRegistrationStage(
+  session: Session,
+  client: ExternalClient,
+): Promise<{ registration: StoredRegistration; path: string }> {
+  const setting = tokenAuthSetting(session.config);
+  const method =
+    setting === 'auto'
+      ? chooseAuthMethod(
+          'auto',
+          (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).token_endpoint_auth_methods_supported,
+        )
+      : setting;
+  if (method === 'client_secret_basic' && (client.clientSecret ?? '') === '') {
+    throw new ObflowError('ERR_USAGE', `client ${client.clientId} authenticates with client_secret_basic, but no client secret was given`, {
+      hint: 'Put the secret in OBFLOW_CLIENT_SECRET or a file named by --client-secret-file (never on the command line).',
+    });
+  }
+  const registration: StoredRegistration = {
+    version: 1,
+    software_id: session.statement.claims.software_id,
+    target: session.target.name,
+    profile: session.target.profile,
+    auth_url: session.target.authUrl,
+    registration_endpoint: session.target.registrationEndpoint,
+    registered_at: session.now().toISOString(),
+    client_id: client.clientId,
+    ...(method === 'client_secret_basic' ? { client_secret: client.clientSecret ?? '' } : {}),
+    token_endpoint_auth_method: method,
+    request_object_signing_alg: session.config.flow.request_object_signing_alg,
+    // What obflow knows of the client; the bank's own record stays with the bank (`register --show`).
+    metadata: { client_id: client.clientId, token_endpoint_auth_method: method, external: true },
+  };
+  return { registration, path: await writeStoredRegistration(session.config.stateDir, registration) };
+}
+
+/**
+ * DCR v3.2 management of the stored client with a client_credentials token of its own (obflow's token call,
+ * authenticated as the client registered): show → the bank's record; update → PUT of a new registration JWT (same
+ * method and request-object alg), stored; delete → the bank forgets the client, and so does obflow.
+ */
+export async function manageRegistrationStage(session: Session, action: ManageAction): Promise<Record<string, unknown> | undefined> {
+  const registration = await storedRegistration(session);
+  const tokenEndpoint = session.target.tokenUrl ?? (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).token_endpoint;
+  const jwt =
+    action === 'update'
+      ? (
+          await buildRegistrationRequest({
+            ...(await registerInput(session)),
+            tokenEndpointAuthMethod: authMethodOf(registration),
+            requestObjectSigningAlg: registration.request_object_signing_alg ?? 'none',
+          })
+        ).request.jwt
+      : undefined;
+  const answer = await manageRegistration({
+    action,
+    tokenEndpoint,
+    registration,
+    signingKey: () => readSigningKey(session.identity.signing.key),
+    kid: session.identity.signing.kid,
+    dispatcher: session.dispatcher,
+    now: session.now,
+    newJti: session.newId,
+    ...(jwt !== undefined ? { jwt } : {}),
+  });
+  const key = { softwareId: registration.software_id, target: registration.target, profile: registration.profile };
+  if (action === 'delete') await rm(registrationPath(session.config.stateDir, key), { force: true });
+  if (action === 'update' && answer !== undefined)
+    await writeStoredRegistration(session.config.stateDir, { ...registration, metadata: answer as RegistrationResponse });
+  return answer;
+}

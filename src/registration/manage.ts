@@ -1,0 +1,153 @@
+// DCR v3.2 client management (GET / PUT / DELETE {registration_endpoint}/{ClientId}, optional in the spec): each call
+// carries a client_credentials access token of that very client (TPPOAuth2Security), which obflow gets at the token
+// endpoint authenticating as the client registered (client_secret_basic, private_key_jwt RFC 7523 §3, tls_client_auth
+// RFC 8705 §2.1). A refusal is one coded line with what obflow sent and what the bank answered.
+
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { request, type Dispatcher } from 'undici';
+
+import { ObflowError } from '../errors.js';
+import { transportError } from './http.js';
+import { authMethodOf, type StoredRegistration } from './store.js';
+
+/** Lifetime of obflow's own client assertions (RFC 7523 §3: a short exp; the assertion is single use). */
+export const CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
+
+export interface ClientTokenInput {
+  tokenEndpoint: string;
+  registration: StoredRegistration;
+  signingKey: () => Promise<KeyObject>;
+  kid: string;
+  dispatcher: Dispatcher;
+  now: () => Date;
+  newJti?: () => string;
+}
+
+/** RFC 7523 §3 / OIDC Core §9: iss = sub = client id, aud = the token endpoint, a unique jti, iat, a short exp. */
+export async function buildClientAssertion(input: {
+  clientId: string;
+  tokenEndpoint: string;
+  signingKey: KeyObject;
+  kid: string;
+  now: () => Date;
+  newJti?: () => string;
+}): Promise<string> {
+  const iat = Math.floor(input.now().getTime() / 1000);
+  return new SignJWT({
+    iss: input.clientId,
+    sub: input.clientId,
+    aud: input.tokenEndpoint,
+    jti: (input.newJti ?? randomUUID)(),
+    iat,
+    exp: iat + CLIENT_ASSERTION_LIFETIME_SECONDS,
+  })
+    .setProtectedHeader({ alg: 'PS256', kid: input.kid, typ: 'JWT' })
+    .sign(input.signingKey);
+}
+
+/** The client_credentials grant for the client itself, authenticated as it registered. */
+export async function clientCredentialsToken(input: ClientTokenInput): Promise<string> {
+  const { registration } = input;
+  const method = authMethodOf(registration);
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+  if (method === 'client_secret_basic') {
+    const secret = registration.client_secret ?? '';
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(registration.client_id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  } else {
+    form.set('client_id', registration.client_id);
+    if (method === 'private_key_jwt') {
+      form.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+      form.set(
+        'client_assertion',
+        await buildClientAssertion({
+          clientId: registration.client_id,
+          tokenEndpoint: input.tokenEndpoint,
+          signingKey: await input.signingKey(),
+          kid: input.kid,
+          now: input.now,
+          ...(input.newJti !== undefined ? { newJti: input.newJti } : {}),
+        }),
+      );
+    }
+  }
+  const { status, body } = await call(input.dispatcher, 'POST', input.tokenEndpoint, headers, form.toString(), 'token request');
+  const token = typeof body === 'object' && body !== null ? (body as { access_token?: unknown }).access_token : undefined;
+  if (status === 200 && typeof token === 'string') return token;
+  throw refusal(
+    'the token endpoint',
+    status,
+    body,
+    `client_credentials with token_endpoint_auth_method ${method} as client ${registration.client_id}`,
+  );
+}
+
+export type ManageAction = 'show' | 'update' | 'delete';
+
+export interface ManageInput extends ClientTokenInput {
+  action: ManageAction;
+  /** update: the signed registration JWT to PUT (DCR v3.2 §"PUT /register/{ClientId}"). */
+  jwt?: string;
+}
+
+/** GET / PUT / DELETE {registration_endpoint}/{ClientId}; returns the bank's metadata (none for delete). */
+export async function manageRegistration(input: ManageInput): Promise<Record<string, unknown> | undefined> {
+  const token = await clientCredentialsToken(input);
+  const url = `${input.registration.registration_endpoint.replace(/\/+$/, '')}/${encodeURIComponent(input.registration.client_id)}`;
+  const method = input.action === 'show' ? 'GET' : input.action === 'update' ? 'PUT' : 'DELETE';
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  if (input.action === 'update') {
+    if (input.jwt === undefined) throw new TypeError('update needs the signed registration JWT');
+    headers['content-type'] = 'application/jwt';
+  }
+  const { status, body } = await call(
+    input.dispatcher,
+    method,
+    url,
+    headers,
+    input.action === 'update' ? input.jwt : undefined,
+    `registration ${input.action}`,
+  );
+  if (input.action === 'delete' && status === 204) return undefined;
+  if (status === 200 && typeof body === 'object' && body !== null) return body as Record<string, unknown>;
+  throw refusal(`${method} ${url}`, status, body, `${method} with a client_credentials token of client ${input.registration.client_id}`);
+}
+
+async function call(
+  dispatcher: Dispatcher,
+  method: Dispatcher.HttpMethod,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  what: string,
+): Promise<{ status: number; body: unknown }> {
+  try {
+    const response = await request(url, { method, dispatcher, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: response.statusCode, body: parsed };
+  } catch (error) {
+    throw transportError(error, url, what);
+  }
+}
+
+/** One line: what obflow sent and what the bank answered (RFC 6749 §5.2 / RFC 7591 §3.2.2 error and description). */
+function refusal(where: string, status: number, body: unknown, sent: string): ObflowError {
+  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const answer =
+    typeof fields.error === 'string'
+      ? `${fields.error}${typeof fields.error_description === 'string' ? `: ${fields.error_description}` : ''}`
+      : `HTTP ${status}`;
+  return new ObflowError('ERR_REGISTRATION_REJECTED', `${where} refused ${sent} (${status} ${answer})`, {
+    hint:
+      fields.error === 'invalid_client'
+        ? "The bank did not accept the client's authentication: check bank.token_endpoint_auth_method against how the client was registered (`obflow register --show` needs it right too)."
+        : "Check the stored registration (`obflow register --client-id` to replace it) and the bank's answer above.",
+  });
+}

@@ -1,0 +1,134 @@
+// Today's banks (issue #19): one emulator that accepts only private_key_jwt and tls_client_auth (`obflow sandbox
+// --token-auth private_key_jwt,tls_client_auth`), and the whole flow through obflow's stages and newman for each
+// method × request-object signing (none, PS256) in every profile, the profile chosen by the registration's aud.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import newman from 'newman';
+import type { NewmanRunSummary } from 'newman';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { environmentValue } from '../../src/environment/index.js';
+import { browserConsentStep, spkiPinOf } from '../../src/run/consent/browser.js';
+import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
+import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
+import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { COLLECTIONS_DIR, describeRun, prepare, runAll } from './pipeline-helpers.js';
+
+const PROFILES = ['strict-headless', 'permissive-headless', 'strict-interactive', 'permissive-interactive'] as const;
+const METHODS = ['private_key_jwt', 'tls_client_auth'] as const;
+const ALGS = ['none', 'PS256'] as const;
+
+let sandbox: TestSandbox;
+let identity: TestIdentity;
+
+beforeAll(async () => {
+  identity = await getTestIdentity();
+  sandbox = await startTestSandbox({ tokenAuthMethods: ['private_key_jwt', 'tls_client_auth'] });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const rows = PROFILES.flatMap((profile) => METHODS.flatMap((method) => ALGS.map((alg) => ({ profile, method, alg }))));
+type Row = (typeof rows)[number];
+
+async function runRow({ profile, method, alg }: Row): Promise<void> {
+  const prepared = await prepare(
+    sandbox,
+    identity,
+    profile,
+    {},
+    {
+      bank: { token_endpoint_auth_method: method },
+      flow: { request_object_signing_alg: alg },
+    },
+  );
+  // The interactive profiles' PSU pages, driven in Chromium by the sandbox's own consent script.
+  const consentStep = profile.endsWith('-interactive')
+    ? browserConsentStep({
+        script: SANDBOX_CONSENT_SCRIPT,
+        credentials: { username: 'alex', password: 'alex-sandbox-1' },
+        trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+        executablePath: CHROMIUM_PATH,
+      })
+    : undefined;
+  try {
+    expect(environmentValue(prepared.environment, 'token_endpoint_auth_method')).toBe(method);
+    expect(environmentValue(prepared.environment, 'basicToken') ?? '').toBe('');
+    expect((environmentValue(prepared.environment, 'signing_key') ?? '') !== '').toBe(method === 'private_key_jwt' || alg === 'PS256');
+    const result = await runAll(prepared, consentStep ? { consentStep } : {});
+    expect(result.passed, describeRun(result)).toBe(true);
+    expect(result.steps.find((step) => step.name === 'refresh')?.requests).toBe(2);
+    // The private key and the assertions are secrets: no report of the run carries them (README: secrets never
+    // appear in reports unless asked for).
+    const reports = join(prepared.stateDir, 'reports');
+    const written = readdirSync(reports, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.xml'))
+      .map((file) => readFileSync(join(reports, file), 'utf8'))
+      .join('\n');
+    expect(written.length).toBeGreaterThan(0);
+    const signingKey = environmentValue(prepared.environment, 'signing_key') ?? '';
+    if (signingKey !== '') expect(written).not.toContain((JSON.parse(signingKey) as { d: string }).d.slice(0, 40));
+    const lastAssertion = environmentValue(result.environment, 'client_assertion') ?? '';
+    if (lastAssertion !== '') expect(written).not.toContain(lastAssertion.split('.')[2]);
+    if (method === 'private_key_jwt') {
+      const assertion = environmentValue(result.environment, 'client_assertion') ?? '';
+      expect(decodeProtectedHeader(assertion)).toMatchObject({ alg: 'PS256', kid: identity.manifest.kid });
+      const claims = decodeJwt(assertion);
+      const clientId = environmentValue(result.environment, '_clientId');
+      expect(claims).toMatchObject({ iss: clientId, sub: clientId, aud: sandbox.urls.profiles[profile].token_url });
+      expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBeLessThanOrEqual(300);
+    }
+  } finally {
+    await prepared.dispatcher.close();
+  }
+}
+
+describe('obflow run all against a bank that accepts only private_key_jwt and tls_client_auth', () => {
+  it.each(rows.filter((row) => row.profile.endsWith('-headless')))('$profile, $method, request objects $alg', runRow);
+});
+
+describeWith(chromium, 'the same in the interactive profiles (PSU pages in Chromium)', () => {
+  it.each(rows.filter((row) => row.profile.endsWith('-interactive')))('$profile, $method, request objects $alg', runRow, 120_000);
+});
+
+// What a Postman user gets: plain `newman run` of the generated whole-flow collection with obflow's environment (the
+// collection signs the client assertion itself), no obflow runner in between.
+describe('plain newman run of the whole-flow collection', () => {
+  it.each(METHODS)('%s', async (method) => {
+    const prepared = await prepare(sandbox, identity, 'strict-headless', {}, { bank: { token_endpoint_auth_method: method } });
+    try {
+      const collection = JSON.parse(readFileSync(join(COLLECTIONS_DIR, 'obflow-ais.postman_collection.json'), 'utf8')) as object;
+      const summary = await new Promise<NewmanRunSummary>((resolve, reject) => {
+        newman.run(
+          {
+            collection,
+            environment: prepared.environment,
+            reporters: [],
+            sslClientCertList: prepared.certList,
+            sslExtraCaCerts: prepared.caBundle,
+            timeoutRequest: 30_000,
+          } as unknown as newman.NewmanRunOptions,
+          (error, result) => (error ? reject(error) : resolve(result)),
+        );
+      });
+      const failures = summary.run.failures.map((failure) => `${failure.source?.name ?? '?'}: ${failure.error.message}`);
+      expect(failures).toEqual([]);
+      expect(summary.run.stats.requests.total).toBeGreaterThan(10);
+      const tokens = summary.run.executions.filter((execution) => execution.request.url.toString().endsWith('/token'));
+      expect(tokens.length).toBe(3);
+      for (const execution of tokens) {
+        const body = String(execution.request.body?.toString() ?? '');
+        expect(body).toContain('client_id=');
+        expect(body.includes('client_assertion=')).toBe(method === 'private_key_jwt');
+        expect(execution.request.headers.has('Authorization')).toBe(false);
+      }
+    } finally {
+      await prepared.dispatcher.close();
+    }
+  });
+});
