@@ -134,7 +134,9 @@ export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
   ],
   'scope-extra-spaces': [authorising({ scope: 'openid  accounts ' })],
   'scope-without-openid': [authorising({ responseType: 'code', scope: 'accounts' })],
-  'state-optional': [authorising({ responseType: 'code', state: null })],
+  // FAPI 1 Baseline §5.2.2.3: state is required only when the scope lacks openid, so the attempt lacks it too (with
+  // scope-without-openid tolerated throughout: POLICY_ALONGSIDE).
+  'state-optional': [authorising({ responseType: 'code', state: null, scope: 'accounts' })],
   'nonce-optional': [authorising({ responseType: 'code', nonce: null })],
   'intent-id-not-essential': [authorising({ essential: false })],
   'pkce-plain': [authorising({ objectClaims: { code_challenge: PKCE_VERIFIER, code_challenge_method: 'plain' } })],
@@ -202,4 +204,9 @@ export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
   'last-logged-time-format': [readingAccounts({ 'x-fapi-customer-last-logged-time': '2025-01-02T10:00:00Z' })],
   'consent-unknown-fields': [creatingConsent({ Colour: 'blue' })],
   'consent-local-time': [creatingConsent({ TransactionFromDateTime: '2025-01-02T00:00:00' })],
+};
+
+/** Rows a row's attempts need tolerated in every profile while they run, because the row only shows behind them. */
+export const POLICY_ALONGSIDE: Partial<Record<ToleranceName, readonly ToleranceName[]>> = {
+  'state-optional': ['scope-without-openid'],
 };

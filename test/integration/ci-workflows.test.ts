@@ -268,7 +268,10 @@ describe("the users' CI recipes (examples/ci)", () => {
       expect(script.match(/obflow register/g)).toHaveLength(2);
     }
     expect(read(GITHUB_REGISTER_EXAMPLE)).toMatch(/workflow_dispatch/);
-    expect(asObject(gitlab.register).when).toBe('manual');
+    // Manual through its rule: GitLab takes a job-level `when` beside `rules` for no rule at all.
+    const register = asObject(gitlab.register);
+    expect(register.when).toBeUndefined();
+    expect(asArray(register.rules).map((rule) => asObject(rule).when)).toEqual(['manual']);
     expect(String(asArray(asObject(gitlab.register).script)[0])).toMatch(/obflow register --config/);
   });
 

@@ -9,17 +9,19 @@ import type { ProfileName } from '../../src/sandbox/contracts.js';
 import type * as Policy from '../../src/sandbox/policy.js';
 import { TOLERANCES, type ToleranceName } from '../../src/sandbox/policy.js';
 import { getTestIdentity, issueVariantIdentity, type TestIdentity } from '../helpers/identity.js';
-import { POLICY_PAIRS, type Answer, type Attempt } from '../helpers/policy-pairs.js';
+import { POLICY_ALONGSIDE, POLICY_PAIRS, type Answer, type Attempt } from '../helpers/policy-pairs.js';
 import { SandboxTpp, startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 
 /** The rows this test has flipped: for them the emulator's handlers read the table the other way round. */
 const flipped = vi.hoisted(() => new Set<string>());
+/** Rows tolerated everywhere while an attempt runs (POLICY_ALONGSIDE: a row that only shows behind another). */
+const alongside = vi.hoisted(() => new Set<string>());
 vi.mock('../../src/sandbox/policy.js', async (importOriginal) => {
   const original = await importOriginal<typeof Policy>();
   return {
     ...original,
     tolerates: (profile: ProfileName, name: ToleranceName): boolean =>
-      flipped.has(name) ? !original.tolerates(profile, name) : original.tolerates(profile, name),
+      alongside.has(name) || (flipped.has(name) ? !original.tolerates(profile, name) : original.tolerates(profile, name)),
   };
 });
 
@@ -57,6 +59,8 @@ describe('each tolerance row: strict refuses, permissive accepts, and flipping t
   it.each(TOLERANCES.map((row) => row.name))('%s', async (name) => {
     const attempts = POLICY_PAIRS[name];
     expect(attempts.length).toBeGreaterThan(0);
+    alongside.clear();
+    for (const row of POLICY_ALONGSIDE[name] ?? []) alongside.add(row);
     try {
       for (const [index, run] of attempts.entries()) {
         const label = `${name} attempt ${index + 1}`;
@@ -76,6 +80,7 @@ describe('each tolerance row: strict refuses, permissive accepts, and flipping t
       }
     } finally {
       flipped.clear();
+      alongside.clear();
     }
   });
 });
