@@ -144,7 +144,7 @@ export async function startOidcBank(options: OidcBankOptions): Promise<OidcBank>
     await next();
     log.push(`${ctx.method} ${ctx.path}${ctx.status === 404 ? ' → 404' : ''}`);
   });
-  provider.use(registrationMiddleware({ profile: options.profile, directoryJwks: options.directoryJwks, issuer: url, peerCertificate }));
+  provider.use(registrationMiddleware({ profile: options.profile, directoryJwks: options.directoryJwks, issuer: url }));
   if (options.profile === 'sandbox') provider.use(unsignedRequestObjectMiddleware);
   provider.use(resourceMiddleware({ provider, consents, url, peerCertificate }));
   server.on('request', provider.callback());

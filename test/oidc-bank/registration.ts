@@ -12,7 +12,6 @@ interface RegistrationOptions {
   profile: 'sandbox' | 'strict';
   directoryJwks: JSONWebKeySet;
   issuer: string;
-  peerCertificate(ctx: KoaContext): X509Certificate | undefined;
 }
 
 function refuse(ctx: KoaContext, error: string, description: string): void {
@@ -26,9 +25,10 @@ async function rawBody(ctx: KoaContext): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** RFC 8705 §2.1.2 tls_client_auth_subject_dn as this bank compares it (index.ts certificateSubjectMatches). */
+/** RFC 8705 §2.1.2 tls_client_auth_subject_dn: the RFC 4514 string, most specific RDN first (node lists the RDNs in
+ *  certificate order, one a line). This bank compares the registered string with it exactly. */
 export function subjectDnOf(certificate: X509Certificate): string {
-  return certificate.subject.split('\n').join(',');
+  return certificate.subject.split('\n').reverse().join(',');
 }
 
 export function registrationMiddleware(options: RegistrationOptions): Middleware {
@@ -64,7 +64,6 @@ export function registrationMiddleware(options: RegistrationOptions): Middleware
     if (requestAlg === 'none' && options.profile === 'strict') {
       return refuse(ctx, 'invalid_client_metadata', 'request_object_signing_alg none is not accepted (FAPI 1 Advanced §5.2.2-1)');
     }
-    const certificate = options.peerCertificate(ctx);
     const metadata = {
       redirect_uris: claims.redirect_uris,
       response_types: responseTypes,
@@ -76,7 +75,8 @@ export function registrationMiddleware(options: RegistrationOptions): Middleware
       id_token_signed_response_alg: claims.id_token_signed_response_alg,
       token_endpoint_auth_method: method,
       ...(method === 'private_key_jwt' ? { token_endpoint_auth_signing_alg: claims.token_endpoint_auth_signing_alg } : {}),
-      ...(method === 'tls_client_auth' && certificate ? { tls_client_auth_subject_dn: subjectDnOf(certificate) } : {}),
+      // The TPP's own DN claim, as RFC 8705 §2.1.2 has it: the token endpoint compares it with the certificate.
+      ...(method === 'tls_client_auth' ? { tls_client_auth_subject_dn: claims.tls_client_auth_subject_dn } : {}),
       ...(requestAlg !== undefined && requestAlg !== 'none' ? { request_object_signing_alg: requestAlg } : {}),
       jwks: statement.software_jwks,
       tls_client_certificate_bound_access_tokens: true,

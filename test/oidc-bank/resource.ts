@@ -4,7 +4,10 @@
 // the caller's transport certificate (RFC 8705 §3).
 
 import { createHash, type X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
 import type { KoaContext, Middleware, Provider, Token } from 'oidc-provider';
+
+import { subjectDnOf } from './registration.js';
 
 export const PSU = 'psu-alex';
 const HELPER_PATH = '/sandbox-helper/v1.0/postman/environment';
@@ -181,7 +184,7 @@ export function resourceMiddleware(options: ResourceOptions): Middleware {
   }
 
   return async (ctx, next) => {
-    if (ctx.path === HELPER_PATH) return environmentHelper(ctx, provider, url);
+    if (ctx.path === HELPER_PATH) return environmentHelper(ctx, options);
     if (!ctx.path.startsWith(`${AISP}/`)) return next();
     // FAPI 1 Baseline §6.2.1-11: the resource server echoes the interaction id.
     const interaction = ctx.get('x-fapi-interaction-id');
@@ -194,12 +197,22 @@ export function resourceMiddleware(options: ResourceOptions): Middleware {
   };
 }
 
-/** §4.2: the registered client's Postman environment, for its own Basic credentials only (it carries the secret). */
-async function environmentHelper(ctx: KoaContext, provider: Provider, url: string): Promise<void> {
+/** §4.2 names the client by `client_id` only; this helper asks for the credential the token endpoint would: Basic for a
+ *  client with a secret, the registered subject DN of the connection's certificate for tls_client_auth (RFC 8705
+ *  §2.1.2), and for private_key_jwt the directory certificate every route here demands (§4.2 over mTLS). */
+async function environmentHelper(ctx: KoaContext, options: ResourceOptions): Promise<void> {
+  const { provider, url } = options;
   const client = await provider.Client.find(String(ctx.query.client_id ?? ''));
-  const basic = `Basic ${Buffer.from(`${encodeURIComponent(client?.clientId ?? '')}:${encodeURIComponent(client?.clientSecret ?? '')}`).toString('base64')}`;
   if (client === undefined) return empty(ctx, 404);
-  if (client.clientSecret === undefined || ctx.get('authorization') !== basic) return empty(ctx, 401);
+  const { token_endpoint_auth_method: method, tls_client_auth_subject_dn: dn } = client.metadata();
+  const certificate = options.peerCertificate(ctx);
+  const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret ?? '')}`).toString('base64')}`;
+  const authenticated =
+    method === 'tls_client_auth'
+      ? certificate !== undefined && subjectDnOf(certificate) === dn
+      : method === 'private_key_jwt' || (client.clientSecret !== undefined && ctx.get('authorization') === basic);
+  if (!authenticated || !(ctx.req.socket as TLSSocket).authorized) return empty(ctx, 401);
+  const secret = client.clientSecret === undefined ? [] : [basic.slice('Basic '.length), client.clientSecret];
   const value = (key: string, v: string, type = 'default') => ({ key, value: v, type, enabled: true });
   ctx.body = {
     name: `oidc-bank ${client.clientId}`,
@@ -209,9 +222,8 @@ async function environmentHelper(ctx: KoaContext, provider: Provider, url: strin
       value('configEndpoint', `${url}/.well-known/openid-configuration`),
       value('authEndpoint', `${url}/auth`),
       value('tokenEndpoint', `${url}/token`),
-      value('basicToken', basic.slice('Basic '.length), 'secret'),
+      ...secret.map((v, i) => value(i === 0 ? 'basicToken' : '_clientSecret', v, 'secret')),
       value('_clientId', client.clientId),
-      value('_clientSecret', client.clientSecret, 'secret'),
       value('oidcClient', client.clientId),
       value('redirectUrl', client.redirectUris[0] ?? ''),
       value('obParticipantId', FINANCIAL_ID),
