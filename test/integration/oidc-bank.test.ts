@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { STEP_NAMES } from '../../src/generate/index.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
+import type { TokenEndpointAuthMethod } from '../../src/config/schema.js';
+import { environmentValue } from '../../src/environment/index.js';
+import type { PostmanEnvironment } from '../../src/environment/merge.js';
 import type { JsonReport } from '../../src/run/reporters/json.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { runCli } from '../helpers/cli.js';
@@ -20,13 +23,18 @@ import { startOidcBank, type OidcBank, type OidcBankProfile } from '../oidc-bank
 const AISP = '/open-banking/v3.1/aisp';
 const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', 'bin', 'newman.js');
 
-/** The matrix: a row per client authentication method × request-object alg that obflow can do today. Once obflow
- *  signs client assertions and request objects (branch i19-banks), add: private_key_jwt × none, tls_client_auth × none
- *  and client_secret_basic × PS256 (sandbox profile); private_key_jwt × PS256 and tls_client_auth × PS256 (strict
- *  profile, FAPI 1 Advanced; it refuses client_secret_basic and none, see oidc-bank-profiles.test.ts). */
-const MATRIX: readonly { auth: 'client_secret_basic'; requestObjectAlg: 'none'; profile: OidcBankProfile }[] = [
+/** The matrix: a row per client authentication method × request-object alg (docs/pipeline.md §1), each in the bank
+ *  profile that takes it. The strict profile (FAPI 1 Advanced) refuses client_secret_basic and `none` (§5.2.2-14,
+ *  §5.2.2-1; the last case below), and plain `code` without JARM (§5.2.2-2): its rows run `code id_token` only. */
+const MATRIX: readonly { auth: TokenEndpointAuthMethod; requestObjectAlg: 'none' | 'PS256'; profile: OidcBankProfile }[] = [
   { auth: 'client_secret_basic', requestObjectAlg: 'none', profile: 'sandbox' },
+  { auth: 'private_key_jwt', requestObjectAlg: 'none', profile: 'sandbox' },
+  { auth: 'tls_client_auth', requestObjectAlg: 'none', profile: 'sandbox' },
+  { auth: 'client_secret_basic', requestObjectAlg: 'PS256', profile: 'sandbox' },
+  { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict' },
+  { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict' },
 ];
+type Row = (typeof MATRIX)[number];
 
 let identity: TestIdentity;
 beforeAll(async () => {
@@ -49,13 +57,15 @@ function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; 
 const lastJson = (stdout: string): Record<string, unknown> =>
   JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
 
-/** The bank in `profile` and a folder whose obflow.config.json points target "bank" at it. */
-async function startBankFor(profile: OidcBankProfile): Promise<{ bank: OidcBank; cwd: string }> {
-  const bank = await startOidcBank({
+const startBank = (profile: OidcBankProfile): Promise<OidcBank> =>
+  startOidcBank({
     profile,
     tls: { cert: identity.pem.serverCert, key: identity.pem.serverKey, clientCa: [identity.pem.rootCa, identity.pem.issuingCa] },
     directoryJwks: identity.directoryJwks,
   });
+
+/** A folder whose obflow.config.json points target "bank" at `bank`, registering as `row` says. */
+async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg'>): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'obflow-oidc-bank-'));
   const config = {
     target: 'bank',
@@ -66,119 +76,157 @@ async function startBankFor(profile: OidcBankProfile): Promise<{ bank: OidcBank;
       sandbox_base_url: bank.url,
       auth_url: bank.url,
       server_ca: identity.paths.directoryRoots.concat(identity.paths.directoryIssuing),
+      token_endpoint_auth_method: row.auth,
     },
     identity: identity.paths,
+    flow: { request_object_signing_alg: row.requestObjectAlg },
+    // oidc-provider allows the refresh_token grant only to a client that registered it (RFC 7591 §2 grant_types);
+    // docs/notes.md, Issue 20.
+    registration: { refresh_token_grant: true },
   };
   await writeFile(join(cwd, 'obflow.config.json'), JSON.stringify(config));
-  return { bank, cwd };
+  return cwd;
 }
 
-describe.each(MATRIX)('oidc-provider bank: $auth, request object alg $requestObjectAlg ($profile profile)', (row) => {
-  let bank: OidcBank;
-  let cwd: string;
+// One bank process per profile, shared by its rows; the rows run one after another.
+describe('oidc-provider bank: the matrix of client authentication × request-object alg', () => {
+  const banks = new Map<OidcBankProfile, OidcBank>();
+  const folders: string[] = [];
   beforeAll(async () => {
-    ({ bank, cwd } = await startBankFor(row.profile));
+    for (const profile of ['sandbox', 'strict'] as const) banks.set(profile, await startBank(profile));
   });
   afterAll(async () => {
-    await bank?.close();
-    if (cwd !== undefined) await rm(cwd, { recursive: true, force: true });
+    for (const bank of banks.values()) await bank.close();
+    for (const cwd of folders) await rm(cwd, { recursive: true, force: true });
   });
+  const bankOf = (profile: OidcBankProfile): OidcBank => {
+    const bank = banks.get(profile);
+    if (bank === undefined) throw new Error(`no ${profile} bank`);
+    return bank;
+  };
 
-  it('doctor → register → environment → generate → run all, in both response types; then plain newman run', async () => {
-    const printed: string[] = [];
-    const cli = async (...argv: string[]) => {
-      const result = await runCli([...argv, '--json'], { cwd });
-      printed.push(result.stdout, result.stderr);
-      expect(result.code, `${argv.join(' ')}\n${result.stderr}\n${result.stdout.slice(-3000)}\n${bank.log.slice(-20).join('\n')}`).toBe(0);
-      return lastJson(result.stdout);
-    };
-    expect((await cli('doctor')).ok).toBe(true);
-    expect(await cli('register')).toMatchObject({ client_id: expect.stringMatching(/\S/) });
-    await cli('environment');
-    await cli('generate');
+  it.each(MATRIX)(
+    '$auth × request object $requestObjectAlg ($profile): doctor → register → environment → generate → run all; plain newman run',
+    async (row) => {
+      const bank = bankOf(row.profile);
+      const cwd = await folderFor(bank, row);
+      folders.push(cwd);
+      const printed: string[] = [];
+      const cli = async (...argv: string[]) => {
+        const result = await runCli([...argv, '--json'], { cwd });
+        printed.push(result.stdout, result.stderr);
+        expect(result.code, `${argv.join(' ')}\n${result.stderr}\n${result.stdout.slice(-3000)}\n${bank.log.slice(-20).join('\n')}`).toBe(
+          0,
+        );
+        return lastJson(result.stdout);
+      };
+      expect((await cli('doctor')).ok).toBe(true);
+      const registered = bank.log.length;
+      expect(await cli('register')).toMatchObject({ client_id: expect.stringMatching(/\S/) });
+      expect(bank.log.slice(registered)).toContain('POST /dynamic-client-registration/v3.2/register');
+      await cli('environment');
+      await cli('generate');
+      const environmentFile = join(cwd, 'state', 'environments', 'oidc-bank-sandbox.postman_environment.json');
+      const environment = JSON.parse(await readFile(environmentFile, 'utf8')) as PostmanEnvironment;
+      expect(environmentValue(environment, 'token_endpoint_auth_method')).toBe(row.auth);
+      expect(environmentValue(environment, 'request_object_signing_alg')).toBe(row.requestObjectAlg);
 
-    for (const responseType of ['code id_token', 'code']) {
+      // FAPI 1 Advanced §5.2.2-2: the strict profile takes plain `code` only with JARM, which obflow does not ask for.
+      for (const responseType of row.profile === 'strict' ? ['code id_token'] : ['code id_token', 'code']) {
+        const from = bank.log.length;
+        const summary = await cli('run', 'all', '--response-type', responseType, '--reporters', 'json');
+        expect(summary.passed, JSON.stringify(summary)).toBe(true);
+        // Every step and both id_token checks (after psu-consent and code-exchange) passed.
+        expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, total: STEP_NAMES.length + 2 });
+        // Paging to the end: 250 transactions are three pages of the first account; the second has one page.
+        expect(summary.accounts).toMatchObject([
+          { accountId: 'acc-current', transactions: 250 },
+          { accountId: 'acc-savings', transactions: 3 },
+        ]);
+        const calls = bank.log.slice(from);
+        expect(calls.filter((line) => line === `GET ${AISP}/accounts/acc-current/transactions`)).toHaveLength(3);
+        expect(calls).toContain(`grant client_credentials`);
+        expect(calls).toContain(`grant authorization_code`);
+        expect(calls).toContain(`grant refresh_token`);
+        for (const call of DEFAULT_UNSUPPORTED_CALLS) expect(calls).toContain(`GET ${AISP}${call.path} → 404`);
+        // obflow's own id_token checks (signature, acr, openbanking_intent_id, …) ran on the bank's id_tokens.
+        const report = JSON.parse(await readFile(join(cwd, 'reports', 'obflow-run.json'), 'utf8')) as JsonReport;
+        const checked = (name: string) => report.steps.find((step) => step.name === name)?.assertions;
+        expect(checked('id-token-token')).toMatchObject({ total: expect.any(Number), failed: 0 });
+        expect(checked('id-token-token')?.total).toBeGreaterThan(5);
+        // The front-channel id_token (with c_hash and s_hash) comes only with `code id_token`.
+        expect(checked('id-token')).toMatchObject({ failed: 0 });
+        if (responseType === 'code') expect(checked('id-token')?.total).toBe(0);
+        else expect(checked('id-token')?.total).toBeGreaterThan(checked('id-token-token')?.total ?? 0);
+      }
+
+      // The hand-over: the generated whole-flow collection under plain `newman run`, with the files obflow wrote (the
+      // collection signs client assertions and request objects itself with the environment's signing_key).
+      const run = join(cwd, 'state', 'run');
       const from = bank.log.length;
-      const summary = await cli('run', 'all', '--response-type', responseType, '--reporters', 'json');
-      expect(summary.passed, JSON.stringify(summary)).toBe(true);
-      // Every step and both id_token checks (after psu-consent and code-exchange) passed.
-      expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, total: STEP_NAMES.length + 2 });
-      // Paging to the end: 250 transactions are three pages of the first account; the second has one page.
-      expect(summary.accounts).toMatchObject([
-        { accountId: 'acc-current', transactions: 250 },
-        { accountId: 'acc-savings', transactions: 3 },
-      ]);
-      const calls = bank.log.slice(from);
-      expect(calls.filter((line) => line === `GET ${AISP}/accounts/acc-current/transactions`)).toHaveLength(3);
-      expect(calls).toContain(`grant client_credentials`);
-      expect(calls).toContain(`grant authorization_code`);
-      expect(calls).toContain(`grant refresh_token`);
-      for (const call of DEFAULT_UNSUPPORTED_CALLS) expect(calls).toContain(`GET ${AISP}${call.path} → 404`);
-      // obflow's own id_token checks (signature, acr, openbanking_intent_id, …) ran on the bank's id_tokens.
-      const report = JSON.parse(await readFile(join(cwd, 'reports', 'obflow-run.json'), 'utf8')) as JsonReport;
-      const checked = (name: string) => report.steps.find((step) => step.name === name)?.assertions;
-      expect(checked('id-token-token')).toMatchObject({ total: expect.any(Number), failed: 0 });
-      expect(checked('id-token-token')?.total).toBeGreaterThan(5);
-      // The front-channel id_token (with c_hash and s_hash) comes only with `code id_token`.
-      expect(checked('id-token')).toMatchObject({ failed: 0 });
-      if (responseType === 'code') expect(checked('id-token')?.total).toBe(0);
-      else expect(checked('id-token')?.total).toBeGreaterThan(checked('id-token-token')?.total ?? 0);
-    }
+      const newman = await newmanCli(
+        [
+          'run',
+          join(cwd, 'collections', 'obflow-ais.postman_collection.json'),
+          ...['--environment', environmentFile],
+          ...['--ssl-client-cert-list', join(run, 'ssl-client-cert-list.json'), '--ssl-extra-ca-certs', join(run, 'target-ca.pem')],
+          ...['--reporters', 'cli', '--color', 'off'],
+        ],
+        cwd,
+      );
+      expect(newman.code, `${newman.stdout.slice(-4000)}\n${newman.stderr}`).toBe(0);
+      expect(newman.stdout).toMatch(/│\s+assertions\s+│\s+\d+\s+│\s+0\s+│/);
+      expect(newman.stdout).toMatch(/│\s+requests\s+│\s+\d+\s+│\s+0\s+│/);
+      expect(bank.log.slice(from)).toEqual(expect.arrayContaining(['grant client_credentials', 'grant authorization_code']));
 
-    // The hand-over: the generated whole-flow collection under plain `newman run`, with the files obflow wrote.
-    const run = join(cwd, 'state', 'run');
-    const newman = await newmanCli(
-      [
-        'run',
-        join(cwd, 'collections', 'obflow-ais.postman_collection.json'),
-        ...['--environment', join(cwd, 'state', 'environments', 'oidc-bank-sandbox.postman_environment.json')],
-        ...['--ssl-client-cert-list', join(run, 'ssl-client-cert-list.json'), '--ssl-extra-ca-certs', join(run, 'target-ca.pem')],
-        ...['--reporters', 'cli', '--color', 'off'],
-      ],
-      cwd,
-    );
-    expect(newman.code, `${newman.stdout.slice(-4000)}\n${newman.stderr}`).toBe(0);
-    expect(newman.stdout).toMatch(/│\s+assertions\s+│\s+\d+\s+│\s+0\s+│/);
-    expect(newman.stdout).toMatch(/│\s+requests\s+│\s+\d+\s+│\s+0\s+│/);
-
-    // No secret of the bank's — client secret, registration access token, any token or code it issued — is in what
-    // obflow printed, its reports or the collections.
-    const [registration] = await readdir(join(cwd, 'state', 'registrations'));
-    const stored = JSON.parse(await readFile(join(cwd, 'state', 'registrations', registration ?? ''), 'utf8')) as {
-      client_secret: string;
-      metadata: { registration_access_token: string };
-    };
-    const secrets = [stored.client_secret, stored.metadata.registration_access_token, ...bank.issued];
-    expect(secrets.length).toBeGreaterThan(10);
-    const written = await Promise.all(
-      ['reports', 'collections'].flatMap((dir) =>
-        readdirSync(join(cwd, dir), { recursive: true, encoding: 'utf8' }).map((file) =>
-          readFile(join(cwd, dir, file), 'utf8').catch(() => ''),
+      // No secret — client secret, registration access token, any token or code the bank issued, the signing key — is in
+      // what obflow printed, its reports or the collections.
+      const [registration] = await readdir(join(cwd, 'state', 'registrations'));
+      const stored = JSON.parse(await readFile(join(cwd, 'state', 'registrations', registration ?? ''), 'utf8')) as {
+        client_secret?: string;
+        metadata: { registration_access_token: string };
+      };
+      expect(stored.client_secret !== undefined).toBe(row.auth === 'client_secret_basic');
+      const signingKey = environmentValue(environment, 'signing_key') ?? '';
+      expect(signingKey !== '').toBe(row.auth === 'private_key_jwt' || row.requestObjectAlg === 'PS256');
+      const secrets = [
+        ...(stored.client_secret === undefined ? [] : [stored.client_secret]),
+        stored.metadata.registration_access_token,
+        ...(signingKey === '' ? [] : [(JSON.parse(signingKey) as { d: string }).d]),
+        ...bank.issued,
+      ];
+      expect(secrets.length).toBeGreaterThan(10);
+      const written = await Promise.all(
+        ['reports', 'collections'].flatMap((dir) =>
+          readdirSync(join(cwd, dir), { recursive: true, encoding: 'utf8' }).map((file) =>
+            readFile(join(cwd, dir, file), 'utf8').catch(() => ''),
+          ),
         ),
-      ),
-    );
-    const haystack = [...printed, ...written].join('\n');
-    expect(secrets.filter((secret) => haystack.includes(secret))).toEqual([]);
-  }, 120_000);
-});
+      );
+      const haystack = [...printed, ...written].join('\n');
+      expect(secrets.filter((secret) => haystack.includes(secret))).toEqual([]);
+    },
+    180_000,
+  );
 
-// Not a row yet: obflow registers client_secret_basic with unsigned request objects (docs/bank-interface.md §5.2),
-// which FAPI 1 Advanced refuses (§5.2.2-1 signed request objects, §5.2.2-14 client authentication). The refusal is
-// the bank's, in its words, with obflow's coded error; the row is added when obflow signs (branch i19-banks).
-describe('oidc-provider bank, strict profile (FAPI 1 Advanced)', () => {
-  it("refuses obflow's registration today: ERR_REGISTRATION_REJECTED with the bank's reason", async () => {
-    const { bank, cwd } = await startBankFor('strict');
-    try {
+  // What FAPI 1 Advanced refuses, in obflow's coded errors: client_secret_basic is not in the strict bank's discovery
+  // (§5.2.2-14), so obflow stops before registering; an unsigned request object is the bank's refusal (§5.2.2-1).
+  it('strict profile: obflow refuses client_secret_basic itself; the bank refuses request objects `none`', async () => {
+    const bank = bankOf('strict');
+    const refusal = async (row: Pick<Row, 'auth' | 'requestObjectAlg'>) => {
+      const cwd = await folderFor(bank, row);
+      folders.push(cwd);
       const result = await runCli(['register', '--json'], { cwd });
       expect(result.code).not.toBe(0);
-      const { error } = lastJson(result.stderr) as { error: { code: string; message: string; hint: string } };
-      expect(error.code).toBe('ERR_REGISTRATION_REJECTED');
-      expect(error.message).toMatch(/invalid_client_metadata: request_object_signing_alg none/);
-      // RFC 7591 §3.2.2 invalid_client_metadata is about a metadata value: the hint must not send the user to aud/exp only.
-      expect(error.hint).toContain('request_object_signing_alg');
-    } finally {
-      await bank.close();
-      await rm(cwd, { recursive: true, force: true });
-    }
+      return (lastJson(result.stderr) as { error: { code: string; message: string; hint: string } }).error;
+    };
+    const basic = await refusal({ auth: 'client_secret_basic', requestObjectAlg: 'PS256' });
+    expect(basic.code).toBe('ERR_AUTH_METHOD_UNSUPPORTED');
+    expect(basic.message).toMatch(/client_secret_basic.*private_key_jwt.*tls_client_auth/s);
+    const none = await refusal({ auth: 'private_key_jwt', requestObjectAlg: 'none' });
+    expect(none.code).toBe('ERR_REGISTRATION_REJECTED');
+    expect(none.message).toMatch(/invalid_client_metadata: request_object_signing_alg none/);
+    // RFC 7591 §3.2.2 invalid_client_metadata is about a metadata value: the hint must not send the user to aud/exp only.
+    expect(none.hint).toContain('request_object_signing_alg');
   });
 });
