@@ -199,7 +199,8 @@ export function resourceMiddleware(options: ResourceOptions): Middleware {
 
 /** §4.2 names the client by `client_id` only; this helper asks for the credential the token endpoint would: Basic for a
  *  client with a secret, the registered subject DN of the connection's certificate for tls_client_auth (RFC 8705
- *  §2.1.2), and for private_key_jwt the directory certificate every route here demands (§4.2 over mTLS). */
+ *  §2.1.2), and for private_key_jwt (a GET carries no assertion) the directory certificate every route here demands:
+ *  that client's file holds nothing secret. */
 async function environmentHelper(ctx: KoaContext, options: ResourceOptions): Promise<void> {
   const { provider, url } = options;
   const client = await provider.Client.find(String(ctx.query.client_id ?? ''));
