@@ -10,10 +10,9 @@ import { errors, Provider, type KoaContext } from 'oidc-provider';
 
 import { peerCertificate, peerSubjectDn, registrationMiddleware, REGISTRATION_PATH } from './registration.js';
 import { unsignedRequestObjectMiddleware } from './request-object.js';
-import { Consents, resourceMiddleware, PSU } from './resource.js';
+import { resourceMiddleware, stamp, PSU, type Consents } from './resource.js';
 
-/** `sandbox`: unsigned request objects accepted (docs/bank-interface.md §5.2); `strict`: PS256 only (FAPI 1 Advanced
- *  §5.2.2-1). */
+/** `sandbox`: unsigned request objects too (docs/bank-interface.md §5.2); `strict`: PS256 only (FAPI 1 Advanced §5.2.2-1). */
 export type OidcBankProfile = 'sandbox' | 'strict';
 
 export interface OidcBankOptions {
@@ -42,13 +41,13 @@ export async function startOidcBank({ profile, tls, directoryJwks }: OidcBankOpt
   server.on('connection', (socket: Socket) => sockets.add(socket.on('close', () => sockets.delete(socket))));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const [log, issued, consents] = [[] as string[], [] as string[], new Consents()];
+  const [log, issued, consents]: [string[], string[], Consents] = [[], [], new Map()];
   const { privateKey } = await generateKeyPair('PS256', { extractable: true });
   const signing = { ...(await exportJWK(privateKey)), kid: 'oidc-bank-ps256', use: 'sig', alg: 'PS256' };
   // FAPI 1.0 Final (s_hash, nonce, request object exp/nbf/aud, `code` only with JARM, FAPI 1 Advanced §5.2.2-2): strict
   // applies it to every request, the sandbox to hybrid ones only (docs/bank-interface.md §5.3 lists plain `code`).
   const fapi = (ctx: KoaContext) =>
-    profile === 'strict' || String(ctx.oidc.params?.response_type ?? '').includes('id_token') ? '1.0 Final' : undefined;
+    profile === 'strict' || /id_token/.test(String(ctx.oidc.params?.response_type)) ? '1.0 Final' : undefined;
 
   const provider = new Provider(url, {
     jwks: { keys: [signing] },
@@ -81,8 +80,7 @@ export async function startOidcBank({ profile, tls, directoryJwks }: OidcBankOpt
           property === 'tls_client_auth_subject_dn' && peerSubjectDn(ctx) === expected,
       },
     },
-    // A refresh token for a client registered for the grant, without oidc-provider's default offline_access scope
-    // (OIDC Core §11 makes that one way, not the only one; OBIE banks do this).
+    // A refresh token for a client registered for the grant, as OBIE banks do (OIDC Core §11's offline_access is not needed).
     issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     findAccount: (_ctx: unknown, sub: string) => ({
       accountId: sub,
@@ -104,14 +102,15 @@ export async function startOidcBank({ profile, tls, directoryJwks }: OidcBankOpt
     loadExistingGrant: async (ctx: KoaContext) => {
       const requested = ctx.oidc.claims.id_token?.openbanking_intent_id?.value;
       const clientId = ctx.oidc.client?.clientId ?? '';
-      const consent = typeof requested === 'string' ? consents.own(requested, clientId) : undefined;
-      if (consent?.Data.Status !== 'AwaitingAuthorisation') {
+      const consent = consents.get(String(requested));
+      if (consent?.clientId !== clientId || consent.Data.Status !== 'AwaitingAuthorisation') {
         throw new errors.AccessDenied('openbanking_intent_id names no consent of this client awaiting authorisation');
       }
       const grant = new provider.Grant({ accountId: PSU, clientId });
       grant.addOIDCScope('openid accounts');
       grant.addOIDCClaims(['openbanking_intent_id', 'acr']);
-      consents.authorise(consent, await grant.save());
+      consent.grantId = await grant.save();
+      Object.assign(consent.Data, { Status: 'Authorised', StatusUpdateDateTime: stamp() });
       return grant;
     },
   });

@@ -3,6 +3,7 @@
 // metadata (RFC 7591 §2) and oidc-provider creates the client (201). Also the few helpers the glue shares.
 
 import { X509Certificate } from 'node:crypto';
+import { text } from 'node:stream/consumers';
 import type { TLSSocket } from 'node:tls';
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { KoaContext, Middleware } from 'oidc-provider';
@@ -16,12 +17,6 @@ export function reply(ctx: KoaContext, status: number, body: unknown = null): vo
 }
 const refuse = (ctx: KoaContext, error: string, error_description: string) => reply(ctx, 400, { error, error_description });
 
-export async function readBody(ctx: KoaContext): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export function peerCertificate(ctx: KoaContext): X509Certificate | undefined {
   const raw = (ctx.req.socket as TLSSocket).getPeerCertificate(false).raw as Buffer | undefined;
   return raw === undefined ? undefined : new X509Certificate(raw);
@@ -32,15 +27,7 @@ export function peerCertificate(ctx: KoaContext): X509Certificate | undefined {
 export const peerSubjectDn = (ctx: KoaContext): string | undefined => peerCertificate(ctx)?.subject.split('\n').reverse().join(',');
 
 /** The claims oidc-provider takes as they are (it adds `implicit` for `code id_token` itself, OIDC Registration §2). */
-const AS_IS = [
-  'redirect_uris',
-  'response_types',
-  'grant_types',
-  'scope',
-  'application_type',
-  'subject_type',
-  'id_token_signed_response_alg',
-];
+const AS_IS = 'redirect_uris response_types grant_types scope application_type subject_type id_token_signed_response_alg'.split(' ');
 
 export function registrationMiddleware(profile: 'sandbox' | 'strict', directoryJwks: JSONWebKeySet, issuer: string): Middleware {
   const directory = createLocalJWKSet(directoryJwks);
@@ -53,7 +40,7 @@ export function registrationMiddleware(profile: 'sandbox' | 'strict', directoryJ
     let claims: JWTPayload;
     let statement: JWTPayload;
     try {
-      const jwt = await readBody(ctx);
+      const jwt = await text(ctx.req);
       const unverified = decodeJwt(jwt).software_statement;
       if (typeof unverified !== 'string') throw new TypeError('software_statement is missing');
       ({ payload: statement } = await jwtVerify(unverified, directory, ps256));

@@ -3,10 +3,11 @@
 // is 404 with no body (OBIE Read/Write Data API Profile "HTTP Status Codes").
 
 import { createHash } from 'node:crypto';
+import { text } from 'node:stream/consumers';
 import type { TLSSocket } from 'node:tls';
 import type { KoaContext, Middleware, Provider } from 'oidc-provider';
 
-import { peerCertificate, peerSubjectDn, readBody, reply } from './registration.js';
+import { peerCertificate, peerSubjectDn, reply } from './registration.js';
 
 export const PSU = 'psu-alex';
 const AISP = '/open-banking/v3.1/aisp';
@@ -44,25 +45,11 @@ const transaction = (id: string, index: number) => ({
   Amount: gbp((index % 50) + 1),
 });
 
-/** An account-access consent: `Data` as on the wire (AIS v3.1 "Account Access Consents"), and whose it is. */
-interface Consent {
-  clientId: string;
-  grantId?: string;
-  Data: { ConsentId: string; Status: 'AwaitingAuthorisation' | 'Authorised'; [field: string]: unknown };
-}
+/** Account-access consents by ConsentId: `Data` as on the wire (AIS v3.1 "Account Access Consents"), and whose. */
+type Consent = { clientId: string; grantId?: string; Data: { ConsentId: string; Status: string; [field: string]: unknown } };
+export type Consents = Map<string, Consent>;
 /** ISO 8601 with the zone, whole seconds (AIS v3.1 ISODateTime). */
-const stamp = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00');
-
-/** The consents in memory, by ConsentId. */
-export class Consents extends Map<string, Consent> {
-  own(id: string, clientId: string): Consent | undefined {
-    const consent = this.get(id);
-    return consent?.clientId === clientId ? consent : undefined;
-  }
-  authorise(consent: Consent, grantId: string): void {
-    Object.assign(consent, { grantId, Data: { ...consent.Data, Status: 'Authorised', StatusUpdateDateTime: stamp() } });
-  }
-}
+export const stamp = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
 export function resourceMiddleware(provider: Provider, consents: Consents, url: string): Middleware {
   /** The live token of `Authorization: Bearer` with scope accounts, if bound to this connection's certificate. */
@@ -74,32 +61,29 @@ export function resourceMiddleware(provider: Provider, consents: Consents, url: 
     const der = peerCertificate(ctx)?.raw;
     return der !== undefined && token['x5t#S256'] === createHash('sha256').update(der).digest('base64url') ? token : undefined;
   }
-  const single = (path: string) => ({ Links: { Self: `${url}${AISP}${path}` }, Meta: { TotalPages: 1 } });
+  const single = (path: string, body: object) => ({ ...body, Links: { Self: `${url}${AISP}${path}` }, Meta: { TotalPages: 1 } });
 
   async function consentRoute(ctx: KoaContext, id: string | undefined): Promise<void> {
     const token = await bearer(ctx, 'ClientCredentials');
     if (token === undefined) return reply(ctx, 401);
-    let consent: Consent | undefined;
+    let consent = id !== undefined && ctx.method === 'GET' ? consents.get(decodeURIComponent(id)) : undefined;
     if (id === undefined && ctx.method === 'POST') {
-      const body = await readBody(ctx).then(
-        (text) => JSON.parse(text) as { Data?: { Permissions?: unknown }; Risk?: unknown },
-        () => undefined,
-      );
+      type Request = { Data?: { Permissions?: unknown }; Risk?: unknown } | null;
+      const body: Request = await text(ctx.req)
+        .then(JSON.parse)
+        .catch(() => null);
       const Permissions = body?.Data?.Permissions;
       if (!Array.isArray(Permissions) || Permissions.length === 0 || typeof body?.Risk !== 'object') return reply(ctx, 400);
       const [ConsentId, now] = [`oidc-aac-${consents.size + 1}`, stamp()];
-      consent = {
-        clientId: token.clientId,
-        Data: { ConsentId, Status: 'AwaitingAuthorisation', Permissions, CreationDateTime: now, StatusUpdateDateTime: now },
-      };
-      consents.set(ConsentId, consent);
-    } else if (id !== undefined && ctx.method === 'GET') consent = consents.own(decodeURIComponent(id), token.clientId);
-    if (consent === undefined) return reply(ctx, 404);
-    reply(ctx, ctx.method === 'POST' ? 201 : 200, {
-      Data: consent.Data,
-      Risk: {},
-      ...single(`/account-access-consents/${consent.Data.ConsentId}`),
-    });
+      const Data = { ConsentId, Status: 'AwaitingAuthorisation', Permissions, CreationDateTime: now, StatusUpdateDateTime: now };
+      consents.set(ConsentId, (consent = { clientId: token.clientId, Data }));
+    }
+    if (consent?.clientId !== token.clientId) return reply(ctx, 404);
+    reply(
+      ctx,
+      ctx.method === 'POST' ? 201 : 200,
+      single(`/account-access-consents/${consent.Data.ConsentId}`, { Data: consent.Data, Risk: {} }),
+    );
   }
 
   async function accountRoute(ctx: KoaContext, path: string, id: string | undefined, leaf: string | undefined): Promise<void> {
@@ -110,7 +94,7 @@ export function resourceMiddleware(provider: Provider, consents: Consents, url: 
     if (found.length === 0) return reply(ctx, 404);
     if (leaf !== 'transactions') {
       const data = leaf === 'balances' || path === '/balances' ? { Balance: found.map(balance) } : { Account: found.map(account) };
-      return reply(ctx, 200, { Data: data, ...single(path) });
+      return reply(ctx, 200, single(path, { Data: data }));
     }
     // AIS v3.1 "Pagination": absolute Links on the same path, Next absent on the last page, Meta.TotalPages.
     const [{ id: accountId, transactions }] = found as [Account];
@@ -118,9 +102,8 @@ export function resourceMiddleware(provider: Provider, consents: Consents, url: 
     const page = Math.min(Math.max(1, Number(ctx.query.page ?? '1') || 1), pages);
     const first = (page - 1) * PAGE_SIZE;
     const Transaction = Array.from({ length: Math.min(PAGE_SIZE, transactions - first) }, (_, i) => transaction(accountId, first + i));
-    const links = Object.entries({ Self: page, First: 1, Last: pages, Prev: page - 1, Next: page + 1 }).filter(
-      ([, n]) => n >= 1 && n <= pages,
-    );
+    const numbers = { Self: page, First: 1, Last: pages, Prev: page - 1, Next: page + 1 };
+    const links = Object.entries(numbers).filter(([, n]) => n >= 1 && n <= pages);
     const Links = Object.fromEntries(links.map(([name, n]) => [name, `${url}${AISP}${path}?page=${n}`]));
     reply(ctx, 200, { Data: { Transaction }, Links, Meta: { TotalPages: pages } });
   }
