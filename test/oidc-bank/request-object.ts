@@ -32,6 +32,6 @@ export const unsignedRequestObjectMiddleware: Middleware = async (ctx, next) => 
   for (const [name, value] of Object.entries(claims)) {
     if (!JWT_CLAIMS.has(name)) query.set(name, typeof value === 'string' ? value : JSON.stringify(value));
   }
-  (ctx as { querystring: string } & typeof ctx).querystring = query.toString();
+  ctx.querystring = query.toString();
   return next();
 };

@@ -68,8 +68,7 @@ export function resourceMiddleware(provider: Provider, consents: Consents, url: 
     if (token === undefined) return reply(ctx, 401);
     let consent = id !== undefined && ctx.method === 'GET' ? consents.get(decodeURIComponent(id)) : undefined;
     if (id === undefined && ctx.method === 'POST') {
-      type Request = { Data?: { Permissions?: unknown }; Risk?: unknown } | null;
-      const body: Request = await text(ctx.req)
+      const body: { Data?: { Permissions?: unknown }; Risk?: unknown } | null = await text(ctx.req)
         .then(JSON.parse)
         .catch(() => null);
       const Permissions = body?.Data?.Permissions;
@@ -81,7 +80,7 @@ export function resourceMiddleware(provider: Provider, consents: Consents, url: 
     if (consent?.clientId !== token.clientId) return reply(ctx, 404);
     reply(
       ctx,
-      ctx.method === 'POST' ? 201 : 200,
+      id === undefined ? 201 : 200,
       single(`/account-access-consents/${consent.Data.ConsentId}`, { Data: consent.Data, Risk: {} }),
     );
   }
