@@ -46,6 +46,7 @@ declare module 'oidc-provider' {
     constructor(init: { accountId: string; clientId: string });
     addOIDCScope(scope: string): void;
     addOIDCClaims(claims: string[]): void;
+    /** Resolves with the grant's id (what a token's grantId names). */
     save(): Promise<string>;
   }
 
@@ -61,5 +62,4 @@ declare module 'oidc-provider' {
   }
 
   export const errors: { AccessDenied: new (description?: string) => Error };
-  export default Provider;
 }
