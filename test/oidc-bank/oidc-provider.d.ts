@@ -7,10 +7,11 @@ declare module 'oidc-provider' {
     method: string;
     path: string;
     query: Record<string, string | string[] | undefined>;
+    querystring: string;
     status: number;
     body: unknown;
     req: IncomingMessage;
-    request: { body?: unknown; header: Record<string, string | string[] | undefined>; querystring: string };
+    request: { body?: unknown; querystring: string };
     get(header: string): string;
     set(header: string, value: string): void;
     oidc: OidcContext;
@@ -22,14 +23,11 @@ declare module 'oidc-provider' {
     client?: { clientId: string };
     claims: { id_token?: Record<string, { value?: unknown } | null> };
     session: { loginAccount(details: { accountId: string; acr: string; amr: string[] }): void };
-    account?: { accountId: string };
     params: Record<string, unknown>;
   }
 
   export interface Token {
-    jti: string;
     clientId: string;
-    accountId?: string;
     grantId?: string;
     scope?: string;
     'x5t#S256'?: string;
@@ -46,9 +44,9 @@ declare module 'oidc-provider' {
   }
   export class Grant {
     constructor(init: { accountId: string; clientId: string });
-    jti: string;
     addOIDCScope(scope: string): void;
     addOIDCClaims(claims: string[]): void;
+    /** Resolves with the grant's id (what a token's grantId names). */
     save(): Promise<string>;
   }
 
@@ -63,10 +61,5 @@ declare module 'oidc-provider' {
     Grant: typeof Grant;
   }
 
-  export const errors: {
-    AccessDenied: new (description?: string) => Error;
-    InvalidClientMetadata: new (description: string) => Error;
-    InvalidRequestObject: new (description: string) => Error;
-  };
-  export default Provider;
+  export const errors: { AccessDenied: new (description?: string) => Error };
 }
