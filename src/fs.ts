@@ -10,6 +10,24 @@ import { ObflowError } from './errors.js';
 
 const pending = new Set<string>();
 
+/** Temporary writes whose open(2) may still be running on libuv's thread pool: one that lands after an interrupt removed
+ *  the pending files would leave a `.tmp` behind, so an interrupt lets them settle first (settleTemporaryWrites). */
+const writing = new Set<Promise<unknown>>();
+
+/** Resolves when every temporary write in flight has settled, or after `timeoutMs`. */
+export async function settleTemporaryWrites(timeoutMs: number): Promise<void> {
+  if (writing.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...writing]),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    }),
+  ]);
+  if (timer !== undefined) clearTimeout(timer);
+}
+
 /** The temporary files of writes not yet renamed into place, and files marked unfinished (an interrupt removes them:
  *  docs/errors.md "Interrupts"). */
 export function pendingTemporaryFiles(): readonly string[] {
@@ -52,12 +70,18 @@ export async function writeTemporary(
     await rm(tmp, { force: true }).catch(() => undefined);
     pending.delete(tmp);
   };
-  try {
+  const write = (async () => {
     await mkdir(dirname(path), { recursive: true, mode: options.secret === true ? 0o700 : 0o755 });
     await writeFileExact(tmp, contents, options.secret === true ? 0o600 : 0o644);
+  })();
+  writing.add(write);
+  try {
+    await write;
   } catch (cause) {
     await discard();
     throw cause;
+  } finally {
+    writing.delete(write);
   }
   return { tmp, discard };
 }

@@ -4,7 +4,7 @@
 // and alone decides the exit code (docs/errors.md, "Interrupts").
 
 import { rmSync } from 'node:fs';
-import { pendingTemporaryFiles } from './fs.js';
+import { pendingTemporaryFiles, settleTemporaryWrites } from './fs.js';
 
 export type InterruptSignal = 'SIGINT' | 'SIGTERM';
 type Cleanup = () => Promise<void> | void;
@@ -42,8 +42,9 @@ export function requestStop(signal: InterruptSignal): boolean {
 }
 
 /**
- * Runs every registered cleanup (each bounded by `timeoutMs`), then removes the temporary files of atomic writes still
- * in flight: the files obflow writes are either whole or absent, never half-written.
+ * Runs every registered cleanup (each bounded by `timeoutMs`), lets temporary writes in flight settle, then removes the
+ * temporary files of atomic writes not yet in place: the files obflow writes are either whole or absent, never
+ * half-written.
  */
 export async function runInterruptCleanups(timeoutMs = 10_000): Promise<void> {
   const pending = [...cleanups].reverse();
@@ -61,6 +62,8 @@ export async function runInterruptCleanups(timeoutMs = 10_000): Promise<void> {
     ]);
     if (timer !== undefined) clearTimeout(timer);
   }
+  // A write whose open(2) is still on the thread pool would create its temporary file after the removal below.
+  await settleTemporaryWrites(2_000);
   removeTemporaryFiles();
 }
 
