@@ -10,8 +10,7 @@ export const SECRET_KEY_PATTERN =
 
 export const REDACTED = '[redacted]';
 
-/** The secrets redaction looks for, longest first (a secret containing another is replaced whole); shorter than 8
- *  characters is no secret worth the name (and would redact ordinary words). */
+/** The secrets redaction looks for, longest first (a secret containing another is replaced whole), of any length. */
 export function orderSecrets(secrets: Iterable<string>): string[] {
   return [...secrets].filter((secret) => secret !== '').sort((a, b) => b.length - a.length);
 }
@@ -21,8 +20,24 @@ export function orderSecrets(secrets: Iterable<string>): string[] {
  *  characters cut from one (chai quotes long values truncated, `'eyJhbGciOi…'`, which still leaks a prefix). */
 export function redactOrdered(text: string, ordered: readonly string[]): string {
   let out = text;
-  for (const secret of ordered) out = out.split(secret).join(REDACTED);
+  for (const secret of ordered) {
+    // A short secret (a PIN, "0") is replaced where it stands alone, not inside other tokens: `200`, a path or an id
+    // would otherwise lose their digits in every report.
+    out =
+      secret.length >= SHORT_SECRET
+        ? out.split(secret).join(REDACTED)
+        : out.replace(new RegExp(`(?<![${TOKEN_CHARS}])${escapeRegExp(secret)}(?![${TOKEN_CHARS}])`, 'g'), REDACTED);
+  }
   return out.replace(/[A-Za-z0-9._~+/=-]{8,}/g, (run) => (ordered.some((secret) => secret.includes(run)) ? REDACTED : run));
+}
+
+/** Below this length a secret is redacted only as a whole token. */
+const SHORT_SECRET = 8;
+/** The characters of a token (base64url, JWT, URL-safe ids): a short secret beside one of them is part of something else. */
+const TOKEN_CHARS = 'A-Za-z0-9._~+/=-';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export function redactSecrets(text: string, secrets: Iterable<string>): string {

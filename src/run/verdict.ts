@@ -68,7 +68,10 @@ export function failingRequests(result: RunResult): FailingRequest[] {
 const REFUSAL_HINTS: readonly { error: RegExp; hint: string }[] = [
   {
     error: /^invalid_client\b/,
-    hint: 'the client id or secret obflow sent is not the one the bank registered: register again (`obflow register --force`) and run `obflow environment`',
+    hint:
+      'the bank did not accept the client authentication obflow sent as registered (client_secret_basic: the id and secret; private_key_jwt: ' +
+      "the assertion signed with the statement's signing key and kid; tls_client_auth: the transport certificate's subject DN): " +
+      'register again (`obflow register --force`) and run `obflow environment`',
   },
   {
     error: /^invalid_grant\b/,

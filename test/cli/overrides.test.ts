@@ -82,8 +82,9 @@ describe('the flow inputs a run takes from its flags', () => {
 
   it("the flow inputs are variables.ts's input rows, each with its flow key: one table (issue 22)", () => {
     const session = { config: config({ psuUser: 'jo', maxPages: 7 }), target, overrides: {} };
-    expect(Object.keys(flowInputs(session))).toEqual(
-      INPUT_VARIABLES.filter((variable) => variable.flow !== undefined).map((variable) => variable.key),
+    expect(Object.keys(flowInputs(session))).toEqual(['response_type', 'consent_mode', 'psu_login_hint', 'max_pages']);
+    expect(INPUT_VARIABLES.filter((variable) => variable.flow !== undefined).map((variable) => variable.key)).toEqual(
+      Object.keys(flowInputs(session)),
     );
     // The other inputs are the registration's (issue 19), filled by src/pipeline/client-values.ts, not by flags.
     expect(INPUT_VARIABLES.filter((variable) => variable.flow === undefined).map((variable) => variable.key)).toEqual([

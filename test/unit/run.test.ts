@@ -204,4 +204,10 @@ describe('redactSecrets', () => {
   it('removes a short secret too (under 8 characters: no fragments of it, the whole value)', () => {
     expect(redactSecrets('pin 1234 goes, as does pw7', ['1234', 'pw7'])).toBe('pin [redacted] goes, as does [redacted]');
   });
+
+  it('redacts a short secret where it stands alone, not inside other tokens (a status, a path, an id keep their digits)', () => {
+    expect(redactSecrets('200 GET /accounts/7020 with pin 0 and "0"', ['0'])).toBe(
+      '200 GET /accounts/7020 with pin [redacted] and "[redacted]"',
+    );
+  });
 });

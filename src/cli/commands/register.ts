@@ -6,6 +6,7 @@ import { openCommand, sessionSeams } from '../context.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ObflowError } from '../../errors.js';
+import { SECRET_KEY_PATTERN } from '../../runner-rules.js';
 
 /** The secret of `--client-id`: the file named by --client-secret-file, else OBFLOW_CLIENT_SECRET, else none. */
 async function clientSecretOf(state: CommandState, file: unknown): Promise<string | undefined> {
@@ -77,9 +78,14 @@ export const registerCommand = (state: CommandState): CommandModule => ({
       const action = argv.show === true ? 'show' : argv.update === true ? 'update' : argv.delete === true ? 'delete' : undefined;
       if (action !== undefined) {
         const answer = await core.manageRegistrationStage(session, action);
-        // The bank's record may carry the client secret (RFC 7591 §3.2.1): never printed.
+        // The bank's record may carry the client secret (RFC 7591 §3.2.1) or a registration access token (RFC 7592 §3):
+        // never printed — every member whose name is a secret's (the one rule, src/runner-rules.ts).
         const shown =
-          answer === undefined ? undefined : Object.fromEntries(Object.entries(answer).filter(([key]) => key !== 'client_secret'));
+          answer === undefined
+            ? undefined
+            : Object.fromEntries(
+                Object.entries(answer).filter(([key]) => !SECRET_KEY_PATTERN.test(key) && key !== 'registration_access_token'),
+              );
         state.output.result({
           status: action === 'delete' ? 'deleted' : action === 'update' ? 'updated' : 'shown',
           registration: shown ?? null,

@@ -57,7 +57,9 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
         `wrote ${outcome.dir ?? ''} (${outcome.files.length} files; open index.html)${outcome.zip !== undefined ? ` and ${outcome.zip}` : ''}`,
       );
       if (includeSecrets)
-        state.output.line('warning: this workspace holds the transport private key and the client secret (mode 0600): keep it to yourself');
+        state.output.line(
+          'warning: this workspace holds the transport private key, the client secret and (for private_key_jwt or signed request objects) the signing key (mode 0600): keep it to yourself',
+        );
       if (outcome.run !== undefined) reportRun(state, outcome.run);
     } finally {
       await session.close();
