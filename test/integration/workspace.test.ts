@@ -17,7 +17,7 @@ import { bankOriginsOf } from '../../src/run/certificates.js';
 import { makeWorkspace, type WorkspaceOutcome } from '../../src/pipeline/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.js';
-import { keyMaterial, secretValues } from '../helpers/secrets.js';
+import { jwkPrivateMembers, keyMaterial, secretValues } from '../helpers/secrets.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-'));
@@ -79,11 +79,15 @@ function secretsSeen(): { secrets: Set<string>; kinds: string[]; keyLines: strin
     .filter(([name]) => /key/.test(name))
     .map(([, file]) => readFileSync(join(stateDir, 'identity', file), 'utf8'));
   // The key bodies, line by line (base64 lines of 64 characters), as well as whole.
-  const { lines: keyLines } = keyMaterial(keyFiles);
+  const { lines: keyLines, members } = keyMaterial(keyFiles);
   const secrets = new Set([
     registration.client_secret,
     ...secretValues(saved.values),
     ...secretValues(plain?.run?.environment.values ?? []),
+    // Every key's private JWK members one by one (a page quoting only `d` leaks the key too), from the identity's
+    // keys and from a `signing_key` the environment holds.
+    ...members,
+    ...jwkPrivateMembers(secretValues(saved.values)),
     ...keyFiles,
     ...keyLines,
   ]);
@@ -177,6 +181,8 @@ describe('the workspace against the emulator', () => {
       expect.arrayContaining(['_clientSecret', 'access_token', 'basicToken', 'client_credentials_token', 'id_token', 'refresh_token']),
     );
     expect(keyLines.length).toBeGreaterThan(10);
+    // Each RSA key's JWK members are scanned one by one (d, p, q, dp, dq, qi).
+    expect([...secrets].filter((secret) => /^[A-Za-z0-9_-]{40,}$/.test(secret)).length).toBeGreaterThanOrEqual(6 * 3);
     const files = filesOf(plainDir);
     expect([...files.keys()].sort()).toEqual(
       expect.arrayContaining([
