@@ -46,8 +46,19 @@ export async function clientValues(input: ClientValuesInput): Promise<Record<str
     token_endpoint_auth_method: method,
     request_object_signing_alg: registration.request_object_signing_alg ?? 'none',
     signing_kid: signs ? input.signingKid : '',
-    signing_key: signs ? JSON.stringify((await input.signingKey()).export({ format: 'jwk' })) : '',
+    signing_key: signs ? JSON.stringify(rsaSigningJwk(await input.signingKey())) : '',
   };
+}
+
+/** The signing key as the collections' RSA-PSS signer reads it. PS256 (RFC 7518 §3.5) needs an RSA key: another type
+ *  is the same coded error registration gives (src/registration/claims.ts), not a script failing at run time. */
+function rsaSigningJwk(key: KeyObject): JsonWebKey {
+  if (key.asymmetricKeyType !== 'rsa') {
+    throw new ObflowError('ERR_KEY_INVALID', `the signing key is ${String(key.asymmetricKeyType)}, PS256 needs RSA`, {
+      hint: 'Use the RSA signing key the directory issued for this software statement (identity.signingKey).',
+    });
+  }
+  return key.export({ format: 'jwk' });
 }
 
 /** The variables the flow cannot run without, per registration: the addresses, the client, its credential. */
