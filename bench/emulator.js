@@ -17,6 +17,8 @@ const WARMUP = 1_000;
 const COUNT = 10_000;
 const ROUNDS = 3;
 
+const medianOf = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux); undefined elsewhere. */
 export function processCpuMs(pid, read = (path) => readFileSync(path, 'utf8')) {
   try {
@@ -91,7 +93,10 @@ export async function emulatorRows(fixture) {
         warmup: WARMUP,
         count: COUNT,
       });
-      const result = JSON.parse((await timed(process.execPath, [join(import.meta.dirname, 'load.js'), file], { tmp })).stdout);
+      const client = await timed(process.execPath, [join(import.meta.dirname, 'load.js'), file], { tmp, usage: true });
+      const result = JSON.parse(client.stdout);
+      // The load client's CPU per request (µs; its start and TLS handshakes included): what bounds the bare rounds.
+      result.clientCpuUs = (client.cpuMs * 1000) / (WARMUP + COUNT);
       if (Object.keys(result.statuses).some((status) => status !== '200'))
         throw new Error(`bench: load on ${target} got statuses ${JSON.stringify(result.statuses)}`);
       const cpuAfter = processCpuMs(pid);
@@ -125,9 +130,9 @@ export async function emulatorRows(fixture) {
     const p = (result) => `p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`;
     const rps = (rounds) => rounds.map((r) => Math.round(r.rps)).join(', ');
     const cpu = (rounds) =>
-      rounds.every((r) => r.cpuUs !== undefined)
+      (rounds.every((r) => r.cpuUs !== undefined)
         ? `, server CPU per request (µs) ${rounds.map((r) => Math.round(r.cpuUs)).join(', ')}`
-        : '';
+        : '') + `, load client CPU per request (µs) ${rounds.map((r) => Math.round(r.clientCpuUs)).join(', ')}`;
     // Fair by construction: both over TLS 1.3 with the same server certificate, both asking for and verifying the client
     // certificate, the same 32 keep-alive connections from the same load client with the same request headers, and the
     // same answer (the emulator's body, byte for byte, with its Content-Type). What differs is the work: the emulator
@@ -145,6 +150,18 @@ export async function emulatorRows(fixture) {
       ),
       row('emulator: requests per second', emulator.rps, undefined, 'req/s', { figureAtLeast: 3000 }),
       row('emulator: p99 latency / bare node:https', emulator.p99, baseline.p99, 'ms', { figureAtMost: 25 }),
+      // Information: server against server, which load on the machine moves less than req/s (the bare rounds are bound
+      // by the load client, whose CPU per request is a few times the bare server's: in the note above).
+      ...(emulatorRounds.every((r) => r.cpuUs !== undefined) && bareRounds.every((r) => r.cpuUs !== undefined)
+        ? [
+            row(
+              'emulator: server CPU per request / bare node:https',
+              medianOf(emulatorRounds.map((r) => r.cpuUs)),
+              medianOf(bareRounds.map((r) => r.cpuUs)),
+              'µs',
+            ),
+          ]
+        : []),
     ];
   } finally {
     await fixture.restartSandbox({ log: true });
