@@ -141,7 +141,7 @@ describe("the readings issue 21's rows rest on", () => {
   });
 
   it("a server's CPU from /proc/<pid>/stat (utime + stime in clock ticks), a command with spaces and parentheses included", () => {
-    const stat = '4242 (node (my server)) S 1 4242 4242 0 -1 4194304 1000 0 0 0 250 50 0 0 20 0 11 0 100 0 0';
+    const stat = '4242 (node) my server) S 1 4242 4242 0 -1 4194304 1000 0 0 0 250 50 0 0 20 0 11 0 100 0 0';
     expect(emulator.processCpuMs(4242, () => stat)).toBe(3000);
     expect(
       emulator.processCpuMs(4242, () => {
