@@ -1,10 +1,12 @@
 // The emulator under load: GET /accounts with a valid access token over mutual TLS, 32 keep-alive connections, a
 // fixed number of requests (bench/load.js, its own process), against a bare node:https server (bench/bare-server.js,
-// its own process) answering the same JSON over mutual TLS; three rounds of each, interleaved, medians compared. The emulator runs as `obflow sandbox --json` (no request
-// log: the figure is the emulator's, not a terminal's), restarted on the same ports.
+// its own process) answering the same JSON over mutual TLS; three rounds of each, interleaved, medians compared. The
+// emulator runs as `obflow sandbox --json` (no request log: the figure is the emulator's, not a terminal's), restarted
+// on the same ports. The note gives each server's CPU per request (from /proc on Linux), which survives load.
 
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -14,6 +16,21 @@ const CONNECTIONS = 32;
 const WARMUP = 1_000;
 const COUNT = 10_000;
 const ROUNDS = 3;
+
+const medianOf = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); undefined elsewhere. */
+export function processCpuMs(pid, read = (path) => readFileSync(path, 'utf8')) {
+  try {
+    // /proc/<pid>/stat: fields after the command's last closing parenthesis; utime and stime are the 12th and 13th, in
+    // clock ticks (USER_HZ, 100 on Linux).
+    const stat = read(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The median round by requests per second, with the median p50 and p99 of all rounds (each its own median). */
 function medianRound(rounds) {
@@ -59,11 +76,13 @@ export async function emulatorRows(fixture) {
     const dispatcher = new Agent({ connect: { cert, key, ca } });
     const answer = await request(url, { headers, dispatcher });
     const body = join(tmp, 'accounts.json');
-    await writeFile(body, Buffer.from(await answer.body.arrayBuffer()));
+    const bodyBytes = Buffer.from(await answer.body.arrayBuffer());
+    await writeFile(body, bodyBytes);
     await dispatcher.close();
     if (answer.statusCode !== 200) return [invalid('emulator: GET /accounts', `answered ${answer.statusCode}`)];
 
-    const load = async (target) => {
+    const load = async (target, pid) => {
+      const cpuBefore = processCpuMs(pid);
       const file = await job('load', {
         url: target,
         headers,
@@ -74,9 +93,15 @@ export async function emulatorRows(fixture) {
         warmup: WARMUP,
         count: COUNT,
       });
-      const result = JSON.parse((await timed(process.execPath, [join(import.meta.dirname, 'load.js'), file], { tmp })).stdout);
+      const client = await timed(process.execPath, [join(import.meta.dirname, 'load.js'), file], { tmp, usage: true });
+      const result = JSON.parse(client.stdout);
+      // The load client's CPU per request (µs; its start and TLS handshakes included): what bounds the bare rounds.
+      result.clientCpuUs = (client.cpuMs * 1000) / (WARMUP + COUNT);
       if (Object.keys(result.statuses).some((status) => status !== '200'))
         throw new Error(`bench: load on ${target} got statuses ${JSON.stringify(result.statuses)}`);
+      const cpuAfter = processCpuMs(pid);
+      // The server's CPU per request (µs), warm-up included in both the time and the count.
+      if (cpuBefore !== undefined && cpuAfter !== undefined) result.cpuUs = ((cpuAfter - cpuBefore) * 1000) / (WARMUP + COUNT);
       return result;
     };
     const bare = await startBare(
@@ -94,8 +119,8 @@ export async function emulatorRows(fixture) {
     const bareRounds = [];
     try {
       for (let round = 0; round < ROUNDS; round += 1) {
-        emulatorRounds.push(await load(url));
-        bareRounds.push(await load(`https://127.0.0.1:${bare.port}/open-banking/v3.1/aisp/accounts`));
+        emulatorRounds.push(await load(url, fixture.sandbox.pid));
+        bareRounds.push(await load(`https://127.0.0.1:${bare.port}/open-banking/v3.1/aisp/accounts`, bare.pid));
       }
     } finally {
       bare.stop();
@@ -104,7 +129,16 @@ export async function emulatorRows(fixture) {
     const baseline = medianRound(bareRounds);
     const p = (result) => `p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`;
     const rps = (rounds) => rounds.map((r) => Math.round(r.rps)).join(', ');
-    const note = `${COUNT.toLocaleString('en-GB')} requests after ${WARMUP.toLocaleString('en-GB')} warm-up, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds (median); emulator ${p(emulator)} (req/s ${rps(emulatorRounds)}); bare ${p(baseline)} (req/s ${rps(bareRounds)})`;
+    const cpu = (rounds) =>
+      (rounds.every((r) => r.cpuUs !== undefined)
+        ? `, server CPU per request (µs) ${rounds.map((r) => Math.round(r.cpuUs)).join(', ')}`
+        : '') + `, load client CPU per request (µs) ${rounds.map((r) => Math.round(r.clientCpuUs)).join(', ')}`;
+    // Fair by construction: both over TLS 1.3 with the same server certificate, both asking for and verifying the client
+    // certificate, the same 32 keep-alive connections from the same load client with the same request headers, and the
+    // same answer (the emulator's body, byte for byte, with its Content-Type). What differs is the work: the emulator
+    // checks the token, its client, certificate binding, consent and permissions, and builds the body per request; the
+    // bare server writes a fixed buffer.
+    const note = `${COUNT.toLocaleString('en-GB')} requests after ${WARMUP.toLocaleString('en-GB')} warm-up, ${CONNECTIONS} keep-alive connections, ${ROUNDS} interleaved rounds (median); emulator ${p(emulator)} (req/s ${rps(emulatorRounds)}${cpu(emulatorRounds)}); bare ${p(baseline)} (req/s ${rps(bareRounds)}${cpu(bareRounds)}); same TLS (mutual, same certificates), same connections and request headers, same ${bodyBytes.length.toLocaleString('en-GB')}-byte body: the difference is the emulator's checks and rendering`;
     return [
       row(
         `emulator: GET /accounts at ${CONNECTIONS} connections / bare node:https`,
@@ -116,6 +150,18 @@ export async function emulatorRows(fixture) {
       ),
       row('emulator: requests per second', emulator.rps, undefined, 'req/s', { figureAtLeast: 3000 }),
       row('emulator: p99 latency / bare node:https', emulator.p99, baseline.p99, 'ms', { figureAtMost: 25 }),
+      // Information: server against server, which load on the machine moves less than req/s (the bare rounds are bound
+      // by the load client, whose CPU per request is a few times the bare server's: in the note above).
+      ...(emulatorRounds.every((r) => r.cpuUs !== undefined) && bareRounds.every((r) => r.cpuUs !== undefined)
+        ? [
+            row(
+              'emulator: server CPU per request / bare node:https',
+              medianOf(emulatorRounds.map((r) => r.cpuUs)),
+              medianOf(bareRounds.map((r) => r.cpuUs)),
+              'µs',
+            ),
+          ]
+        : []),
     ];
   } finally {
     await fixture.restartSandbox({ log: true });
@@ -128,5 +174,5 @@ async function startBare(jobFile) {
     child.stdout.once('data', (chunk) => done(JSON.parse(String(chunk)).port));
     child.once('exit', (code) => fail(new Error(`bench: bare server exited ${code}`)));
   });
-  return { port, stop: () => child.kill('SIGTERM') };
+  return { port, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }

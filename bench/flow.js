@@ -2,14 +2,17 @@
 // emulator (bench/fixture.js), each checked against the emulator's request log to have made the same requests:
 //
 //  whole flow   `obflow run all`  vs  the raw undici client (bench/raw-client.js), and plain `newman run` of the
-//               whole-flow collection (collections/obflow-ais.postman_collection.json) vs the same raw client
+//               whole-flow collection (collections/obflow-ais.postman_collection.json) vs the same raw client;
+//               `obflow run all` vs that plain newman run (issue 21: ≤ 1.1×), and its CPU per request (user + system
+//               of the obflow process / requests) vs plain newman's and vs the turn's baseline (lib.js turnBaseline)
 //  scripts      plain newman with the whole-flow collection  vs  newman with the same requests and no scripts
 //  paging       `obflow run transactions` for jo (103 pages, 10,250 transactions)  vs  the raw client paging the same;
-//               and the peak RSS of that obflow process
+//               and the peak RSS of that obflow process (issue 12's targets: ≤ 3.0 s, ≤ 200 MB; issue 21's jo rows,
+//               `obflow demo --psu-user jo`, are in bench/start.js)
 
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { interleaved, invalid, newmanBin, repo, row, timed } from './lib.js';
+import { interleaved, invalid, newmanBin, repo, row, timed, turnBaseline } from './lib.js';
 
 const ROUNDS = 3;
 const wholeFlowCollection = join(repo, 'collections', 'obflow-ais.postman_collection.json');
@@ -53,13 +56,13 @@ export async function flowRows(fixture) {
         '--reporter-junit-export',
         join(tmp, 'newman.xml'),
       ],
-      { tmp, cwd: tmp },
+      { tmp, cwd: tmp, usage: true },
     );
   const { rawFlow, obflowAll, newmanFlow, bare } = await interleaved(ROUNDS, {
     rawFlow: () => observed(() => raw({ mode: 'flow', environment: fixture.environment })),
     obflowAll: async () => {
       await copyFile(fixture.environment, fixture.savedEnvironment);
-      return observed(() => fixture.obflow(['run', 'all', '--json']));
+      return observed(() => fixture.obflow(['run', 'all', '--json'], { usage: true }));
     },
     newmanFlow: () => observed(() => newman(wholeFlowCollection)),
     bare: async (round) => {
@@ -75,6 +78,33 @@ export async function flowRows(fixture) {
   rows.push(obflowDiff ?? row('whole flow: obflow run all / raw undici', obflowAll.ms, rawFlow.ms, 's', { ratioAtMost: 6 }, flowNote));
   const newmanDiff = same(newmanFlow, 'newman run');
   rows.push(newmanDiff ?? row('whole flow: newman run / raw undici', newmanFlow.ms, rawFlow.ms, 's'));
+  // Issue 21: obflow's runner beside plain newman running the same whole-flow collection, same requests, same run.
+  rows.push(
+    obflowDiff ??
+      newmanDiff ??
+      row('whole flow: obflow run all / newman run (same collection)', obflowAll.ms, newmanFlow.ms, 's', { ratioAtMost: 1.1 }),
+  );
+  // CPU per request: user + system CPU of the obflow (or newman) process over the requests the emulator logged, the
+  // median of the rounds (CPU survives load where walls do not). Baselines: plain newman in the same run, and the turn's
+  // table (issue 21: "its CPU per request ≤ the turn's baseline table").
+  if (obflowDiff === undefined && newmanDiff === undefined) {
+    const perRequest = (measured) => medianOfValues(measured.rounds.map((round) => round.cpuMs / count));
+    const obflowCpu = perRequest(obflowAll);
+    const newmanCpu = perRequest(newmanFlow);
+    const cpuNote = `CPU (user + system) of the process per request, ${count} requests; rounds (ms of CPU): obflow ${ms(obflowAll.rounds.map((r) => r.cpuMs))}, newman ${ms(newmanFlow.rounds.map((r) => r.cpuMs))}`;
+    rows.push(row('whole flow: CPU per request, obflow run all / newman run', obflowCpu, newmanCpu, 'ms', undefined, cpuNote));
+    const turn = await turnBaseline('whole flow: CPU per request, obflow run all (ms)', obflowCpu);
+    rows.push(
+      row(
+        "whole flow: CPU per request, obflow run all / the turn's baseline",
+        obflowCpu,
+        turn.baseline,
+        'ms',
+        { ratioAtMost: 1 },
+        turn.note,
+      ),
+    );
+  }
 
   rows.push(
     sameRequests(rawFlow.requests, bare, 'newman without scripts') ??
@@ -114,7 +144,7 @@ export async function flowRows(fixture) {
   rows.push(
     pagesDiff ??
       row(
-        `paging jo (${pages} pages): obflow run transactions / raw undici`,
+        `paging jo (${pages} pages, issue 12): obflow run transactions / raw undici`,
         obflowPages.ms,
         rawPages.ms,
         's',
@@ -123,7 +153,7 @@ export async function flowRows(fixture) {
       ),
   );
   rows.push(
-    row('paging jo: peak RSS, obflow run transactions / raw undici', obflowPages.peakRssMiB, rawPages.peakRssMiB, 'MiB', {
+    row('paging jo (issue 12): peak RSS, obflow run transactions / raw undici', obflowPages.peakRssMiB, rawPages.peakRssMiB, 'MiB', {
       figureAtMost: 200,
     }),
   );
@@ -131,6 +161,7 @@ export async function flowRows(fixture) {
 }
 
 const ms = (values) => values.map((value) => value.toFixed(0)).join(', ');
+const medianOfValues = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function withValues(environment, values) {
   const rest = environment.values.filter((entry) => !(entry.key in values));

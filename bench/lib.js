@@ -1,8 +1,9 @@
 // Shared helpers of the bench's peer comparisons: timing a child process (process start included) with its peak RSS,
 // medians, and the table rows (figure, baseline, ratio, target) that bench/run.js prints.
 
-import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { join, resolve } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { pathToFileURL } from 'node:url';
@@ -27,14 +28,15 @@ export function childEnv(extra = {}) {
 }
 
 /**
- * Runs a command to its end and times it from spawn to exit (process start included). `peakRss` asks a node child for
- * its peak RSS in MiB (the figure of that node process, not of children it spawns). Throws when the exit code is not 0
- * unless `allowFailure`, and when it runs longer than `timeoutMs` (default 5 minutes).
+ * Runs a command to its end and times it from spawn to exit (process start included). `peakRss` (or `usage`) asks a
+ * node child for its peak RSS in MiB and its CPU time (user + system) in ms — the figures of that node process, not of
+ * children it spawns. Throws when the exit code is not 0 unless `allowFailure`, and when it runs longer than
+ * `timeoutMs` (default 5 minutes).
  */
 export async function timed(command, args, options = {}) {
   const env = childEnv(options.env);
   let rssFile;
-  if (options.peakRss) {
+  if (options.peakRss || options.usage) {
     rssFile = join(options.tmp ?? repo, `peak-rss-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
     env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${peakRssHook}`.trim();
     env.OBFLOW_BENCH_PEAK_RSS_FILE = rssFile;
@@ -55,15 +57,60 @@ export async function timed(command, args, options = {}) {
   if (code === null) throw new Error(`bench: ${[command, ...args].join(' ')} did not finish within ${limit / 1000} s`);
   const ms = performance.now() - started;
   let peakRssMiB;
+  let cpuMs;
   if (rssFile !== undefined) {
-    peakRssMiB = Number(await readFile(rssFile, 'utf8').catch(() => 'NaN')) / 1024;
+    const usage = readUsage(await readFile(rssFile, 'utf8').catch(() => ''));
+    peakRssMiB = usage.peakRssMiB;
+    cpuMs = usage.cpuMs;
     await rm(rssFile, { force: true });
   }
   if (code !== 0 && !options.allowFailure) {
     const tail = `${stderr}\n${stdout}`.trim().split('\n').slice(-6).join('\n');
     throw new Error(`bench: ${[command, ...args].join(' ')} exited ${code}\n${tail}`);
   }
-  return { ms, code, stdout, stderr, peakRssMiB };
+  return { ms, code, stdout, stderr, peakRssMiB, cpuMs };
+}
+
+/** What bench/peak-rss.js wrote ({ maxRSS KiB, user µs, system µs }) → { peakRssMiB, cpuMs }; NaN for what is missing. */
+export function readUsage(text) {
+  let usage;
+  try {
+    usage = JSON.parse(text);
+  } catch {
+    usage = {};
+  }
+  const number = (value) => (typeof value === 'number' ? value : NaN);
+  return { peakRssMiB: number(usage.maxRSS) / 1024, cpuMs: (number(usage.user) + number(usage.system)) / 1000 };
+}
+
+const turnFile = join(import.meta.dirname, '.cache', 'turn-baseline.json');
+let turnReset = false;
+
+/**
+ * A figure's baseline from the turn's baseline table (issue 21: "CPU per request ≤ the turn's baseline table"): the
+ * first bench on this machine records each such figure with the date and commit in bench/.cache/turn-baseline.json
+ * (gitignored); later benches compare against it; `npm run bench -- --new-turn` starts a new table (run it on the
+ * commit a turn starts from). Returns { baseline, note }; when this run recorded it, the baseline is the figure itself
+ * and the note says so. `options.file` and `options.newTurn` are seams for the unit test.
+ */
+export async function turnBaseline(name, figure, options = {}) {
+  const file = options.file ?? turnFile;
+  const newTurn = options.newTurn ?? (process.argv.includes('--new-turn') && !turnReset);
+  if (options.file === undefined && newTurn) turnReset = true;
+  const table = newTurn ? {} : JSON.parse(await readFile(file, 'utf8').catch(() => '{}'));
+  const known = table[name];
+  if (known !== undefined && typeof known.value === 'number')
+    return { baseline: known.value, note: `the turn's baseline was recorded ${known.at} on ${known.commit}` };
+  const commit =
+    options.commit ??
+    (spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim() || 'an unknown commit');
+  table[name] = { value: figure, at: new Date().toISOString().slice(0, 16).replace('T', ' '), commit };
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, `${JSON.stringify(table, null, 2)}\n`);
+  return {
+    baseline: figure,
+    note: `no baseline for this figure on this machine: this run recorded it (commit ${commit}); the next benches compare with it`,
+  };
 }
 
 /** Runs `times` rounds of `fn` (each returns { ms, … }); returns the round with the median time, all times, all rounds. */

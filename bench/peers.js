@@ -1,7 +1,9 @@
 // The bench's comparisons with obflow's peers (issue 12), run by bench/run.js after its own rows; also runnable alone
 // while working on one of them: `node bench/peers.js [start] [flow] [generate] [emulator]` prints their table.
 //
-//  start      `npm start` wall (median of 5, identity present)  vs  `obflow demo` run directly; `obflow --help`
+//  start      `npm start` wall (median of 5, identity present)  vs  `obflow demo` run directly; `obflow --help`; the
+//             demo's run step as it prints it
+//  jo         `obflow demo --psu-user jo` (wall, peak RSS)  vs  `obflow demo` (bench/start.js)
 //  flow       whole flow, script cost, jo paging (bench/flow.js)
 //  generate   `obflow generate` cold  vs  Portman and openapi-to-postmanv2 on the OBIE AIS spec (bench/generate-peers.js)
 //  emulator   GET /accounts at 32 keep-alive mTLS connections  vs  a bare node:https server (bench/emulator.js)
@@ -11,9 +13,9 @@ import { startFixture } from './fixture.js';
 import { flowRows } from './flow.js';
 import { generateRows } from './generate-peers.js';
 import { printTable, verdict } from './lib.js';
-import { startRows } from './start.js';
+import { joRows, startRows } from './start.js';
 
-export const SECTIONS = ['start', 'flow', 'generate', 'emulator'];
+export const SECTIONS = ['start', 'jo', 'flow', 'generate', 'emulator'];
 
 /** Runs the named sections in order and returns their rows; each section's failure becomes a row, not a crash. */
 export async function peerRows(sections = SECTIONS, log = (line) => console.error(line)) {
@@ -25,6 +27,7 @@ export async function peerRows(sections = SECTIONS, log = (line) => console.erro
       log(`bench: ${section}…`);
       try {
         if (section === 'start') rows.push(...(await startRows()));
+        else if (section === 'jo') rows.push(...(await joRows()));
         else if (section === 'flow') rows.push(...(await flowRows(await bank())));
         else if (section === 'generate') rows.push(...(await generateRows()));
         else if (section === 'emulator') rows.push(...(await emulatorRows(await bank())));

@@ -1,7 +1,8 @@
 // The demo's phases, so a regression shows which one grew: `obflow generate` as its own process with an empty output
 // folder (cold) and with the collections current (the demo's case), then the run step in one process — each newman
 // run (consecutive collection steps, the observing id_token checks inside) and each local step, timed from the run's
-// own step events — and the whole run step. Baseline: this machine's previous bench (bench/.cache/phases.json), so
+// own step events — and the whole run step (newman loaded by an untimed round first: the demo's printed run step, a
+// cold process, is bench/start.js's row). Baseline: this machine's previous bench (bench/.cache/phases.json), so
 // the ratio column is the phase's growth since then. Also runnable alone: `node bench/phases.js`.
 
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { dist, median, obflowBin, printTable, row, timed } from './lib.js';
 
 const ROUNDS = 3;
+const RUN_STEP = 'run step in one process, newman already loaded (demo reporters)';
 const cacheFile = join(import.meta.dirname, '.cache', 'phases.json');
 
 /** Phases of one run from its events: a newman run spans consecutive collection steps and the observing local steps
@@ -108,7 +110,7 @@ export async function phaseRows() {
       const result = await runStage(session, { environment, reporters: ['junit', 'html'], subscribers: [timer.subscriber] });
       const ms = performance.now() - t;
       if (!result.passed) throw new Error(`bench: the run failed at ${result.failedStep}`);
-      if (i > 0) rounds.push([...timer.phases, { name: 'run step (demo reporters)', ms }]);
+      if (i > 0) rounds.push([...timer.phases, { name: RUN_STEP, ms }]);
     }
     await session.close();
     await sandbox.close();
@@ -119,7 +121,9 @@ export async function phaseRows() {
     const previous = JSON.parse(await readFile(cacheFile, 'utf8').catch(() => '{}'));
     await mkdir(join(import.meta.dirname, '.cache'), { recursive: true });
     await writeFile(cacheFile, `${JSON.stringify(figures, null, 2)}\n`);
-    const TARGETS = { 'generate, empty folder (cold process)': 500, 'run step (demo reporters)': 1500 };
+    // The run step's 1.5 s target (issue 21) is on the demo's printed figure (bench/start.js), a cold process; this row
+    // is the same step with newman already loaded, to show which phase grew. Generate cold: issue 21's 0.5 s.
+    const TARGETS = { 'generate, empty folder (cold process)': 500 };
     return Object.entries(figures).map(([name, ms]) =>
       row(
         `demo phase: ${name} / previous bench`,

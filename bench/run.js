@@ -7,12 +7,19 @@
 //  generate   building every collection  vs  parsing + serialising the same JSON
 //  memory     RSS and heap used after the 2nd, 3rd and 4th whole flow (paging the 10,250-transaction user)  vs
 //             after the first, each settled by full collections (--expose-gc): what runs leave behind, as a slope
-//  peers      obflow beside its peers, each in its own process: npm start, the whole flow and paging vs plain newman
-//             and a raw undici client, script cost, generate vs Portman, the emulator vs a bare server (bench/peers.js)
-//  runtimes   obflow --help and obflow demo on Node.js 24 beside this Node.js, and the compile cache (bench/runtimes.js)
+//  peers      obflow beside its peers, each in its own process: npm start, obflow --help, the demo's printed run step,
+//             jo through newman (obflow demo --psu-user jo), the whole flow and paging vs plain newman and a raw undici
+//             client (with obflow's CPU per request vs newman's and vs the turn's baseline), script cost, generate vs
+//             Portman, the emulator vs a bare server (bench/peers.js)
+//  phases     the demo's phases against this machine's previous bench (bench/phases.js)
+//  runtimes   obflow --help and obflow demo on Node.js 24 beside this Node.js, and the compile cache (bench/runtimes.js;
+//             Node.js 24 is fetched and better-sqlite3 built for it on first use)
 //
-// Prints a table (figure, baseline, ratio, target) and exits 1 if a target is missed or a row could not be measured
-// (`not measured (why)`: no spec files, a peer not installable); `npm run bench -- --allow-unmeasured` accepts the latter.
+// Every target of issue 21 (and the earlier issues' that still stand) is a row with its target; docs/notes.md says
+// which issue set each one. Prints a table (figure, baseline, ratio, target) and exits 1 if a target is missed or a row
+// could not be measured (`not measured (why)`: no spec files, a peer not installable, the registry unreachable);
+// `npm run bench -- --allow-unmeasured` accepts the latter. `--new-turn` starts a new turn's baseline table
+// (bench/.cache/turn-baseline.json; the first bench on a machine records it).
 
 import { createServer, request } from 'node:https';
 import { mkdtemp, readFile } from 'node:fs/promises';

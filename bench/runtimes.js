@@ -6,10 +6,12 @@
 //  compile cache   obflow --help on Node.js 24 with the cache  vs  the same with NODE_DISABLE_COMPILE_CACHE=1
 //  obflow demo     what `npm start` runs once dist/ is current, on Node.js 24  vs  on this Node.js (median of 3)
 //
-// A runtime not fetched, or a native module not built for it, gives a row that says "not measured" and why (never a
-// silent pass). `obflow demo` needs better-sqlite3 built for that runtime: `--prepare` builds it once with npm's
-// node-gyp against the runtime's headers into .cache/native/node-<version>/ (about a minute here), and the rows run a
-// copy of dist/ whose node_modules points at that build (every other package is this checkout's).
+// `npm run bench` fetches the runtime on first use (tools/runtime.js: the pinned build, checked against its integrity,
+// into .cache/runtimes/) and builds better-sqlite3 for it once (npm's node-gyp against the runtime's headers, into
+// .cache/native/node-<version>/; one to a few minutes), as it installs the generate peers on first use: so a clean
+// clone measures every row. The rows run a copy of dist/ whose node_modules points at that build (every other package
+// is this checkout's). When the fetch or the build fails (registry unreachable, no compiler), the rows say
+// "not measured" and why (never a silent pass). `node bench/runtimes.js --prepare` does the same ahead of time.
 
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
@@ -25,8 +27,18 @@ const versionOf = (node) => spawnSync(node, ['--version'], { encoding: 'utf8' })
 const nativeDir = (version) => join(repo, '.cache', 'native', `node-${version}`, 'better-sqlite3');
 const nativeBuilt = (version) => existsSync(join(nativeDir(version), 'build', 'Release', 'better_sqlite3.node'));
 
+/** The folder holding the pinned runtime's `node`, fetching it first when needed; { bin } or { why }. */
+export function fetchRuntime(line = LINE) {
+  const found = cached(line);
+  if (found.status === 0) return { bin: found.stdout.trim() };
+  console.error(`bench: fetching Node.js ${line} (tools/runtime.js, pinned with its integrity; first use)…`);
+  const fetched = spawnSync(process.execPath, [join(repo, 'tools', 'runtime.js'), line], { encoding: 'utf8' });
+  if (fetched.status === 0) return { bin: fetched.stdout.trim() };
+  return { why: `Node.js ${line} could not be fetched: ${(fetched.stderr || `exit ${fetched.status}`).trim().split('\n')[0]}` };
+}
+
 /** Builds better-sqlite3 for the runtime in `bin` (npm's node-gyp, the runtime's headers). */
-export function prepareNative(bin) {
+export function prepareNative(bin, stdio = 'inherit') {
   const node = join(bin, 'node');
   const version = versionOf(node);
   if (nativeBuilt(version)) return;
@@ -40,8 +52,15 @@ export function prepareNative(bin) {
   const npm = realpathSync(spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim());
   const nodeGyp = join(dirname(npm), '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
   const home = dirname(bin);
-  const result = spawnSync(node, [nodeGyp, 'rebuild', '--release', `--nodedir=${home}`], { cwd: target, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`bench: building better-sqlite3 for ${version} failed`);
+  const result = spawnSync(node, [nodeGyp, 'rebuild', '--release', `--nodedir=${home}`], { cwd: target, stdio });
+  if (result.status !== 0) {
+    const tail =
+      String(result.stderr ?? '')
+        .trim()
+        .split('\n')
+        .at(-1) ?? '';
+    throw new Error(`building better-sqlite3 for ${version} failed${tail ? `: ${tail}` : ''}`);
+  }
 }
 
 /** A copy of dist/ beside a node_modules that is this checkout's, except better-sqlite3 built for `version`. */
@@ -61,19 +80,27 @@ function shadowFor(version) {
   return shadow;
 }
 
-export async function runtimeRows() {
-  const found = cached(LINE);
+export async function runtimeRows({ fetch = true } = {}) {
   const here = process.version;
-  if (found.status !== 0) {
-    const why = `Node.js ${LINE} is not fetched (node tools/runtime.js ${LINE})`;
+  const found = fetch ? fetchRuntime() : cached(LINE).status === 0 ? { bin: cached(LINE).stdout.trim() } : { why: 'not fetched' };
+  if (found.bin === undefined) {
     return [
-      skipped(`obflow --help on Node.js ${LINE} / on ${here}`, `not measured (${why})`),
-      skipped(`obflow demo on Node.js ${LINE} / on ${here}`, `not measured (${why})`),
+      skipped(`obflow --help on Node.js ${LINE} / on ${here}`, found.why),
+      skipped(`obflow demo on Node.js ${LINE} / on ${here}`, found.why),
     ];
   }
-  const bin = found.stdout.trim();
+  const bin = found.bin;
   const other = join(bin, 'node');
   const version = versionOf(other);
+  let nativeWhy;
+  if (fetch && !nativeBuilt(version)) {
+    console.error(`bench: building better-sqlite3 for ${version} into .cache/native (first use; a few minutes)…`);
+    try {
+      prepareNative(bin, ['ignore', 'ignore', 'pipe']);
+    } catch (error) {
+      nativeWhy = String(error.message ?? error);
+    }
+  }
   const tmp = mkdtempSync(join(tmpdir(), 'obflow-bench-runtimes-'));
   const rows = [];
   try {
@@ -95,7 +122,7 @@ export async function runtimeRows() {
       rows.push(
         skipped(
           `obflow demo on ${version} / on ${here}`,
-          `not measured (better-sqlite3 is built for ${here} here; \`node bench/runtimes.js --prepare\` builds it for ${version} once)`,
+          nativeWhy ?? `better-sqlite3 is built for ${here} here; \`node bench/runtimes.js --prepare\` builds it for ${version} once`,
         ),
       );
     } else {
@@ -128,12 +155,9 @@ export async function runtimeRows() {
 
 if (process.argv[1] === import.meta.filename) {
   if (process.argv.includes('--prepare')) {
-    const found = cached(LINE);
-    const bin =
-      found.status === 0
-        ? found.stdout.trim()
-        : spawnSync(process.execPath, [join(repo, 'tools', 'runtime.js'), LINE], { encoding: 'utf8' }).stdout.trim();
-    prepareNative(bin);
+    const found = fetchRuntime();
+    if (found.bin === undefined) throw new Error(found.why);
+    prepareNative(found.bin);
   }
   printTable(await runtimeRows());
 }

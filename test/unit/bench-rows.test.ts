@@ -1,6 +1,11 @@
 // The bench's verdict over its rows (bench/lib.js): a row it could not measure (no spec files, a peer not installable)
 // is printed as `not measured (why)` and fails the bench unless --allow-unmeasured, so a target never measured cannot
-// pass; a missed target fails it; only measured, met rows give exit code 0.
+// pass; a missed target fails it; only measured, met rows give exit code 0. Also the readings issue 21's rows rest on:
+// a child's CPU and peak RSS, the turn's baseline table, the demo's printed run step, a server's CPU from /proc.
+
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { describe, expect, it, vi } from 'vitest';
 
@@ -17,10 +22,26 @@ interface BenchLib {
   skipped: (name: string, reason: string) => Row;
   verdict: (rows: Row[], options?: { allowUnmeasured?: boolean }) => { code: number; lines: string[] };
   printTable: (rows: Row[]) => void;
+  readUsage: (text: string) => { peakRssMiB: number; cpuMs: number };
+  turnBaseline: (
+    name: string,
+    figure: number,
+    options?: { file?: string; newTurn?: boolean; commit?: string },
+  ) => Promise<{ baseline: number; note: string }>;
+}
+interface BenchStart {
+  printedRunStep: (stdout: string) => number | undefined;
+}
+interface BenchEmulator {
+  processCpuMs: (pid: number, read?: (path: string) => string) => number | undefined;
 }
 // A path in a variable: bench/ is plain JavaScript, imported as it runs.
 const LIB = '../../bench/lib.js';
 const lib = (await import(LIB)) as BenchLib;
+const START = '../../bench/start.js';
+const start = (await import(START)) as BenchStart;
+const EMULATOR = '../../bench/emulator.js';
+const emulator = (await import(EMULATOR)) as BenchEmulator;
 
 const met = lib.row('generate: obflow cold', 100, 1000, 'ms', { ratioAtMost: 0.2 });
 const missed = lib.row('startup', 100, 1, 'ms', { ratioAtMost: 40 });
@@ -61,5 +82,71 @@ describe('bench rows and the exit code', () => {
     const text = lines.join('\n');
     expect(text).toMatch(/generate: obflow \/ Portman\s+not measured\b.*NOT MEASURED/);
     expect(text).toContain('generate: obflow / Portman: not measured (no obie-account-info-v3.1.11.yaml in /empty)');
+  });
+});
+
+describe("issue 21's rows: targets on figures and ratios", () => {
+  it('a figure target (obflow --help ≤ 200 ms) is met at the bound and missed above it', () => {
+    expect(lib.row('obflow --help', 200, 70, 'ms', { figureAtMost: 200 }).ok).toBe(true);
+    const slow = lib.row('obflow --help', 285, 73, 'ms', { figureAtMost: 200 });
+    expect(slow).toMatchObject({ ok: false, target: '≤ 200 ms', value: '285 ms', ratio: '3.90' });
+    expect(lib.verdict([slow]).code).toBe(1);
+  });
+
+  it('a ratio target against a peer in the same run (obflow run all ≤ 1.1× newman)', () => {
+    expect(lib.row('obflow / newman', 2420, 2200, 's', { ratioAtMost: 1.1 }).ok).toBe(true);
+    expect(lib.row('obflow / newman', 2470, 2200, 's', { ratioAtMost: 1.1 })).toMatchObject({ ok: false, ratio: '1.12' });
+  });
+
+  it('a figure target with no baseline (generate cold ≤ 500 ms) prints — for baseline and ratio', () => {
+    expect(lib.row('generate cold', 512, undefined, 'ms', { figureAtMost: 500 })).toMatchObject({
+      ok: false,
+      baseline: '—',
+      ratio: '—',
+      target: '≤ 500 ms',
+    });
+  });
+});
+
+describe("the readings issue 21's rows rest on", () => {
+  it("a child's usage file: peak RSS in MiB and CPU (user + system) in ms; NaN when it wrote nothing", () => {
+    expect(lib.readUsage(JSON.stringify({ maxRSS: 204800, user: 1500000, system: 250000 }))).toEqual({ peakRssMiB: 200, cpuMs: 1750 });
+    const none = lib.readUsage('');
+    expect(Number.isNaN(none.peakRssMiB) && Number.isNaN(none.cpuMs)).toBe(true);
+  });
+
+  it("the turn's baseline: the first bench records it (ratio 1), later benches compare with it, --new-turn starts over", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'obflow-bench-turn-')), 'turn.json');
+    const first = await lib.turnBaseline('cpu', 60, { file, commit: 'abc1234' });
+    expect(first.baseline).toBe(60);
+    expect(first.note).toMatch(/this run recorded it \(commit abc1234\)/);
+    const later = await lib.turnBaseline('cpu', 75, { file, commit: 'def5678' });
+    expect(later.baseline).toBe(60);
+    expect(later.note).toMatch(/recorded .* on abc1234/);
+    expect(lib.row('cpu / turn', 75, later.baseline, 'ms', { ratioAtMost: 1 }).ok).toBe(false);
+    expect(JSON.parse(readFileSync(file, 'utf8')).cpu.value).toBe(60);
+    const fresh = await lib.turnBaseline('cpu', 50, { file, commit: 'fff0000', newTurn: true });
+    expect(fresh.baseline).toBe(50);
+    expect((await lib.turnBaseline('cpu', 70, { file })).baseline).toBe(50);
+  });
+
+  it("the demo's run step as it prints it; undefined when the line is missing", () => {
+    const stdout = [
+      'generate     13 collections in /tmp/c (192 ms)',
+      'run          newman, 14 steps, reports in /tmp/state/demo/reports (1987 ms)',
+      'report       /tmp/state/demo/reports/report.html (0 ms)',
+    ].join('\n');
+    expect(start.printedRunStep(stdout)).toBe(1987);
+    expect(start.printedRunStep('generate     13 collections (192 ms)')).toBeUndefined();
+  });
+
+  it("a server's CPU from /proc/<pid>/stat (utime + stime in clock ticks), a command with spaces and parentheses included", () => {
+    const stat = '4242 (node) my server) S 1 4242 4242 0 -1 4194304 1000 0 0 0 250 50 0 0 20 0 11 0 100 0 0';
+    expect(emulator.processCpuMs(4242, () => stat)).toBe(3000);
+    expect(
+      emulator.processCpuMs(4242, () => {
+        throw new Error('ENOENT');
+      }),
+    ).toBeUndefined();
   });
 });

@@ -1,0 +1,101 @@
+// The store's decoded-value cache (src/sandbox/store/db.ts, issue 21: the emulator read the same token, client and
+// consent from SQLite and parsed them on every request): a read never returns what the database no longer holds —
+// after this connection's own set, delete or prune, after another connection's commit (a second process on the same
+// data folder: SQLite's data_version) — and a cached value cannot be changed in place by a handler.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { SandboxDb } from '../../src/sandbox/store/db.js';
+import type { Collection } from '../../src/sandbox/store/db.js';
+
+interface Token {
+  clientId: string;
+  scopes: string[];
+  expiresAt: string;
+  revoked: boolean;
+}
+
+/** better-sqlite3 objects kept reachable until the worker exits (db.ts, RETAINED: Node.js ≥ 24.19). */
+const keep: object[] = [];
+const opened: SandboxDb[] = [];
+afterAll(() => {
+  for (const db of opened) db.close();
+});
+
+function open(): { dataDir: string; db: SandboxDb; tokens: Collection<Token> } {
+  const dataDir = mkdtempSync(join(tmpdir(), 'obflow-store-cache-'));
+  const db = SandboxDb.open(dataDir);
+  opened.push(db);
+  const tokens = db.collection<Token>({ name: 'tokens', expiresAt: (token) => Date.parse(token.expiresAt) });
+  return { dataDir, db, tokens };
+}
+
+/** Another connection to the same database, as a second process on the same data folder would hold. */
+function other(dataDir: string): { run(sql: string, ...params: unknown[]): void } {
+  const db = new Database(join(dataDir, 'sandbox.db'), { fileMustExist: true });
+  keep.push(db);
+  return {
+    run(sql, ...params) {
+      const statement = db.prepare(sql);
+      keep.push(statement);
+      statement.run(...params);
+    },
+  };
+}
+
+const token = (overrides: Partial<Token> = {}): Token => ({
+  clientId: 'client-1',
+  scopes: ['accounts'],
+  expiresAt: '2999-01-01T00:00:00.000Z',
+  revoked: false,
+  ...overrides,
+});
+
+describe("the store's cache never answers with what the database no longer holds", () => {
+  it("this connection's set and delete are read back at once", () => {
+    const { tokens } = open();
+    tokens.set('t', token());
+    expect(tokens.get('t')?.revoked).toBe(false);
+    tokens.set('t', { ...token(), revoked: true });
+    expect(tokens.get('t')?.revoked).toBe(true);
+    expect(tokens.delete('t')).toBe(true);
+    expect(tokens.get('t')).toBeUndefined();
+    expect(tokens.has('t')).toBe(false);
+  });
+
+  it("another connection's commit (a second process on the same data folder) is seen by the next read", () => {
+    const { dataDir, tokens } = open();
+    tokens.set('t', token());
+    expect(tokens.get('t')?.revoked).toBe(false);
+    const second = other(dataDir);
+    second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ revoked: true })));
+    expect(tokens.get('t')?.revoked).toBe(true);
+    second.run("DELETE FROM records WHERE collection = 'tokens' AND key = 't'");
+    expect(tokens.has('t')).toBe(false);
+    expect(tokens.get('t')).toBeUndefined();
+  });
+
+  it('a pruned row is gone from reads too', () => {
+    const { db, tokens } = open();
+    tokens.set('old', token({ expiresAt: '2000-01-01T00:00:00.000Z' }));
+    expect(tokens.get('old')).toBeDefined();
+    expect(db.pruneBatch(Date.parse('2001-01-01T00:00:00.000Z'))).toBe(1);
+    expect(tokens.get('old')).toBeUndefined();
+  });
+
+  it('a value read is frozen all the way down: changing it in place throws and the next read is unchanged', () => {
+    const { tokens } = open();
+    tokens.set('t', token());
+    const read = tokens.get('t') as Token;
+    expect(() => {
+      read.revoked = true;
+    }).toThrow(TypeError);
+    expect(() => read.scopes.push('payments')).toThrow(TypeError);
+    expect(tokens.get('t')).toEqual(token());
+  });
+});
