@@ -54,7 +54,7 @@ export async function peerRows(sections = SECTIONS, log = (line) => console.erro
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const wanted = process.argv.slice(2).filter((arg) => arg !== '--allow-unmeasured');
+  const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
   const rows = await peerRows(wanted.length > 0 ? wanted : SECTIONS);
   printTable(rows);
   const { code, lines } = verdict(rows, { allowUnmeasured: process.argv.includes('--allow-unmeasured') });
