@@ -24,8 +24,8 @@ const flow = JSON.parse(buildCollections({ templates: loadTemplates() }).find((f
   variable?: { key: string; value: string }[];
 };
 const items = flow.item.flatMap((folder) => folder.item ?? []);
-// The whole-flow collection's variables (its JSON schemas), as pm.collectionVariables reads them.
-const collectionVariables = new Map((flow.variable ?? []).map((variable) => [variable.key, variable.value]));
+// The collections carry no variables (each schema is in the script that checks against it, docs/collections.md
+// "Schemas"): the double has no pm.collectionVariables, so a script that reads one throws.
 
 function script(itemName: string, listen: 'prerequest' | 'test'): string {
   const item = items.find((i) => i.name === itemName);
@@ -119,7 +119,6 @@ function run(
   const sent = new Map(Object.entries(options.sent ?? { 'x-fapi-interaction-id': SENT_ID }).map(([k, v]) => [k.toLowerCase(), v]));
   const pm = {
     environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
-    collectionVariables: { get: (key: string) => collectionVariables.get(key) },
     request: {
       get url() {
         return { toString: () => result.requestUrl };
@@ -508,6 +507,53 @@ describe('checks: status, echo, Content-Type, schema', () => {
     });
     expect(broken.failed()).toHaveLength(1);
     expect(broken.failed()[0]).toMatch(/^body is valid against/);
+  });
+});
+
+describe('schemas: each travels with its check, compiled once per run', () => {
+  const test = script('transactions: GET /accounts/{AccountId}/transactions', 'test');
+  const cache = (): Record<string, unknown> | undefined => (Ajv6 as { obflowValidators?: Record<string, unknown> }).obflowValidators;
+  const forget = (): void => void delete (Ajv6 as { obflowValidators?: unknown }).obflowValidators;
+  const env = { ...BANK, account_ids: '["acc-1"]', account_index: '0', account_id: 'acc-1' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
+  const self = 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/transactions';
+  const page = (transaction: object) => ({
+    Data: { Transaction: [transaction] },
+    Links: { Self: self },
+    Meta: { TotalPages: 1 },
+  });
+  const valid = {
+    AccountId: 'acc-1',
+    CreditDebitIndicator: 'Credit',
+    Status: 'Booked',
+    BookingDateTime: '2026-11-01T10:00:00+00:00',
+    Amount: { Amount: '10.00', Currency: 'GBP' },
+  };
+  const schemaTest = 'body is valid against GET /accounts/{AccountId}/transactions 200 (OBIE AIS v3.1.1 ∩ v3.1.11)';
+
+  it('validates with no collection variable and no validator kept (a first execution, or the Postman app)', () => {
+    expect(flow.variable ?? []).toEqual([]);
+    forget();
+    const ok = run(test, { env, response: { code: 200, headers, body: page(valid) } });
+    expect(ok.passed()).toContain(schemaTest);
+    expect(ok.failed()).toEqual([]);
+    forget();
+    const broken = run(test, {
+      env,
+      response: { code: 200, headers, body: page({ ...valid, Amount: { Amount: 'ten', Currency: 'GBP' } }) },
+    });
+    expect(broken.failed()).toEqual([schemaTest]);
+    expect(broken.tests.find((t) => t.name === schemaTest)?.error).toMatch(/Amount/);
+  });
+
+  it('compiles a schema once and keeps it for the rest of the run', () => {
+    forget();
+    run(test, { env, response: { code: 200, headers, body: page(valid) } });
+    const kept = cache()?.['obie-account-transactions'];
+    expect(kept).toBeDefined();
+    const again = run(test, { env, response: { code: 200, headers, body: page({ ...valid, Status: 'Unknown' }) } });
+    expect(again.failed()).toEqual([schemaTest]);
+    expect(cache()?.['obie-account-transactions']).toBe(kept);
   });
 });
 

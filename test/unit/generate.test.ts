@@ -12,12 +12,10 @@ import {
   buildCollections,
   FLOW_FILE_NAME,
   NON_LEGACY_DIRECTIVE,
-  schemaVariable,
   stepFileName,
   writeCollections,
   type GeneratedFile,
 } from '../../src/generate/collections.js';
-import type { ResponseSchema } from '../../src/generate/model.js';
 import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { buildSchemaFiles, deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
@@ -273,31 +271,31 @@ describe('buildCollections', () => {
     expect(test('accounts: GET /accounts')).toContain("pm.test('x-fapi-interaction-id is echoed'");
   });
 
-  it('carries each JSON schema once per collection, as a collection variable, and none in a script', () => {
+  it('carries each JSON schema in the script part that checks against it, and no collection variable', () => {
+    // docs/collections.md "Schemas": a schema as a collection variable would travel with every script execution.
+    const inline = /^const schemaName = '([^']+)';$[\s\S]*?^function schemaText\(\) \{\n {2}return '(.*)';\n\}$/gm;
+    const checked = new Set<string>();
     for (const file of files) {
       const collection = parse(file);
-      const scripts = requests(collection.item).flatMap((item) => (item.event ?? []).map((event) => event.script.exec.join('\n')));
-      const used = new Set(
-        scripts.flatMap((code) => [...code.matchAll(/const schemaVariable = '([^']+)';/g)].map((match) => match[1] as string)),
-      );
-      const keys = (collection.variable ?? []).map((variable) => variable.key);
-      expect(keys, file.fileName).toEqual([...used].sort());
-      expect(new Set(keys).size).toBe(keys.length);
-      for (const variable of collection.variable ?? []) {
-        const name = variable.key.replace(/^schema:/, '');
-        expect(variable.key, file.fileName).toBe(schemaVariable(name as ResponseSchema));
-        expect(variable.type).toBe('string');
-        expect(JSON.parse(variable.value)).toMatchObject({ title: templates.schemas[name]?.title });
+      expect(collection.variable ?? [], file.fileName).toEqual([]);
+      for (const item of requests(collection.item)) {
+        for (const event of item.event ?? []) {
+          const code = event.script.exec.join('\n');
+          const names = [...code.matchAll(/obflowSchemaErrors\(schemaName, schemaText, /g)].length;
+          const parts = [...code.matchAll(inline)];
+          // Every call of the validator has its own part's schema next to it.
+          expect(parts.length, `${item.name} ${event.listen}`).toBe(names);
+          for (const [, name, text] of parts) {
+            const schema = JSON.parse(new Function(`return '${text as string}';`)() as string) as { title?: string };
+            expect(schema.title, `${item.name}: ${name as string}`).toBe(templates.schemas[name as string]?.title);
+            // Annotations are left out (a field may be called description; its value is then a schema, not text).
+            expect(JSON.stringify(schema), 'annotations left out').not.toMatch(/"description":"/);
+            checked.add(name as string);
+          }
+        }
       }
-      for (const code of scripts) expect(code, file.fileName).not.toMatch(/"definitions"|\\"\$schema\\"|"\$schema"/);
     }
-    expect((flow.variable ?? []).map((variable) => variable.key)).toEqual(
-      ([...SCHEMA_NAMES, 'oauth-error', 'openid-configuration', 'token-response'] as ResponseSchema[])
-        .map((name) => schemaVariable(name))
-        .sort(),
-    );
-    const unsupported = parse(files.find((file) => file.fileName === stepFileName('unsupported')) as GeneratedFile);
-    expect((unsupported.variable ?? []).map((variable) => variable.key)).toEqual([schemaVariable('obie-error')]);
+    expect([...checked].sort()).toEqual([...SCHEMA_NAMES, 'oauth-error', 'openid-configuration', 'token-response'].sort());
   });
 
   it("asks for one unsupported call per family and GET /transactions, each expecting the standard's 404", () => {
@@ -322,7 +320,7 @@ describe('buildCollections', () => {
       parse(custom.find((file) => file.fileName === stepFileName('account-access-consent')) as GeneratedFile).item,
     )[0] as PmItem;
     expect(JSON.parse(consent.request?.body?.raw ?? '')).toEqual({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} });
-    expect(consent.event?.find((e) => e.listen === 'test')?.script.exec.join('\n')).toContain(`JSON.parse('[\\"ReadAccountsBasic\\"]')`);
+    expect(consent.event?.find((e) => e.listen === 'test')?.script.exec.join('\n')).toContain(`JSON.parse('["ReadAccountsBasic"]')`);
   });
 });
 
