@@ -97,6 +97,8 @@ function run(
     sent?: Record<string, string>;
     now?: number;
     scriptErrors?: true;
+    /** Counts the script's calls of the global escape() (lib-body.js's UTF-8 decoding). */
+    escapes?: { calls: number };
   },
 ): Run {
   const env = new Map(Object.entries(options.env));
@@ -170,7 +172,16 @@ function run(
     btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
     atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
   };
+  const escapes = options.escapes;
   const context = createContext({
+    ...(escapes === undefined
+      ? {}
+      : {
+          escape: (text: string) => {
+            escapes.calls += 1;
+            return escape(text);
+          },
+        }),
     pm,
     require: (name: string) => {
       if (!(name in modules)) throw new Error(`module ${name} is not in the sandbox double`);
@@ -996,6 +1007,17 @@ describe('lib-body: the response body, decoded and parsed once per script', () =
     expect(ok.bodyReads).toBe(1);
     const other = run(test, { env: { ...env, account_id: 'acc-£' }, response: { code: 200, headers, body: body('acc-£') } });
     expect(other.failed()).toEqual([]);
+  });
+
+  it('takes an all-ASCII body as its own decoding, and percent-decodes only one with other bytes', () => {
+    const ascii = { calls: 0 };
+    const plain = run(test, { env, escapes: ascii, response: { code: 200, headers, body: body('acc-1', 'Joint account') } });
+    expect(plain.failed()).toEqual([]);
+    expect(plain.passed()).toContain('exactly one account, the one asked for');
+    expect(ascii.calls).toBe(0);
+    const multiByte = { calls: 0 };
+    expect(run(test, { env, escapes: multiByte, response: { code: 200, headers, body: body('acc-1') } }).failed()).toEqual([]);
+    expect(multiByte.calls).toBe(1);
   });
 
   it('ignores a byte order mark, falls back to the SDK decoder for bytes that are not UTF-8', () => {
