@@ -1,5 +1,5 @@
 // Assembles Postman v2.1 collections from the flow's steps with the postman-collection SDK: one per step plus the
-// whole flow (a folder per step); each JSON schema its scripts use once, as a collection variable. Deterministic: uuid
+// whole flow (a folder per step); each JSON schema inside the script part that checks against it. Deterministic: uuid
 // v5 ids from item paths everywhere (Scripts too), url.raw set, keys sorted, 2-space JSON with a trailing newline. No
 // addresses and no secrets: only {{variables}}.
 
@@ -73,11 +73,6 @@ function withoutAnnotations(node: JsonValue, inProperties = false): JsonValue {
   return out;
 }
 
-/** The key of the collection variable that holds a schema (lib-validate.js reads it; docs/collections.md "Schemas"). */
-export function schemaVariable(name: ResponseSchema): string {
-  return `schema:${name}`;
-}
-
 function schemaOf(name: ResponseSchema, templates: Templates): { [key: string]: JsonValue } {
   const schema = templates.schemas[name];
   if (schema === undefined) throw new TypeError(`no schema templates/schemas/${name}.json`);
@@ -89,8 +84,12 @@ function renderPart(part: ScriptPart, templates: Templates): string {
   if (template === undefined) throw new TypeError(`no script template ${part.template}`);
   const params: Record<string, unknown> = { ...part.params };
   if (part.schema !== undefined) {
-    params.schemaVariable = schemaVariable(part.schema);
-    params.schemaTitle = String(schemaOf(part.schema, templates).title ?? part.schema);
+    // The schema travels with the part that checks against it (docs/collections.md "Schemas"): as JSON text, which
+    // lib-validate.js parses once per run, not as a collection variable every script execution would carry.
+    const schema = schemaOf(part.schema, templates);
+    params.schemaName = part.schema;
+    params.schemaTitle = String(schema.title ?? part.schema);
+    params.schemaText = JSON.stringify(withoutAnnotations(schema));
   }
   const text = stripLintLines(render(template, params)).trim();
   // Library parts define helpers for the parts after them; every other part runs in its own function scope.
@@ -151,26 +150,6 @@ function renderScript(parts: readonly ScriptPart[], templates: Templates): strin
     renderPart({ template: library.template }, templates),
   );
   return [NON_LEGACY_DIRECTIVE, ...libraries, ...rendered].join('\n').split('\n');
-}
-
-/**
- * The collection's variables: every schema its scripts check against, once each, sorted by key. Without annotations
- * (description texts): what ajv needs, a fraction of the size; the title stays and is the variable's description.
- */
-function schemaVariables(steps: readonly StepSpec[], templates: Templates): pc.VariableDefinition[] {
-  const names = new Set<ResponseSchema>();
-  for (const item of steps.flatMap((step) => step.items)) {
-    for (const part of [...item.prerequest, ...item.test]) if (part.schema !== undefined) names.add(part.schema);
-  }
-  return [...names].sort().map((name) => {
-    const schema = schemaOf(name, templates);
-    return {
-      key: schemaVariable(name),
-      value: JSON.stringify(withoutAnnotations(schema)),
-      type: 'string',
-      description: `JSON schema: ${String(schema.title ?? name)}`,
-    };
-  });
 }
 
 function renderBody(item: RequestItemSpec, templates: Templates): pc.RequestBodyDefinition | undefined {
@@ -248,7 +227,6 @@ function toFile(fileName: string, name: string, steps: readonly StepSpec[], asFo
   const collectionPath = fileName.replace(/\.postman_collection\.json$/, '');
   const collection = new pc.Collection({
     info: { id: uuidV5(`collection/${collectionPath}`), name, description: collectionDescription(steps) },
-    variable: schemaVariables(steps, templates),
   } as pc.CollectionDefinition);
   const raws = new Map<string, string>();
   for (const step of steps) {

@@ -31,7 +31,8 @@ export const STEP_NAMES = [
 ] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 
-const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
+/** A step's builder; `afterItem` is the name of the first request after the step in the flow ('' for the last). */
+const BUILDERS: Record<StepName, (context: StepContext, afterItem: string) => StepSpec> = {
   discovery: discoveryStep,
   'client-credentials': clientCredentialsStep,
   'account-access-consent': accountAccessConsentStep,
@@ -41,16 +42,20 @@ const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
   'each-account': eachAccountStep,
   'account-balances': accountBalancesStep,
   'all-balances': allBalancesStep,
-  transactions: transactionsStep,
+  transactions: (_context, afterItem) => transactionsStep(afterItem),
   unsupported: unsupportedStep,
   refresh: refreshStep,
 };
 
 /** Pure: every step of the flow, in order. */
 export function buildFlow(context: StepContext): StepSpec[] {
-  return STEP_NAMES.map((name) => {
-    const step = BUILDERS[name](context);
+  // Built from the last step back, so that each builder knows the request that follows its step.
+  const steps: StepSpec[] = [];
+  for (const name of [...STEP_NAMES].reverse()) {
+    const afterItem = steps.find((later) => later.items.length > 0)?.items[0]?.name ?? '';
+    const step = BUILDERS[name](context, afterItem);
     if (step.name !== name) throw new TypeError(`step module for ${name} names itself ${step.name}`);
-    return step;
-  });
+    steps.unshift(step);
+  }
+  return steps;
 }

@@ -11,8 +11,8 @@ export interface ScriptPart {
   template: string;
   params?: Record<string, unknown>;
   /**
-   * The schema the part checks a body against. The collection carries it once, as a collection variable; the part gets
-   * that variable's key (`schemaVariable`) and the schema's title (`schemaTitle`) as parameters.
+   * The schema the part checks a body against. The part carries it: its name (`schemaName`), title (`schemaTitle`)
+   * and JSON text without annotations (`schemaText`) are its parameters (docs/collections.md "Schemas").
    */
   schema?: ResponseSchema;
   /**

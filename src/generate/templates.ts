@@ -40,10 +40,14 @@ export function loadTemplates(dir: string = DEFAULT_TEMPLATES_DIR): Templates {
 }
 
 const handlebars = Handlebars.create();
-// 'js': a value as the inside of a single-quoted JS string (objects as their JSON text).
+// 'js': a value as the inside of a single-quoted JS string (objects as their JSON text). JSON's escapes are JS string
+// escapes; a double quote needs none inside single quotes, so it stays bare (a schema's JSON text is full of them).
 handlebars.registerHelper('js', (value: unknown) => {
   const text = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  return new handlebars.SafeString(JSON.stringify(text).slice(1, -1).replace(/'/g, "\\'"));
+  const escaped = JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/\\(.)/g, (pair, char: string) => (char === '"' ? '"' : pair));
+  return new handlebars.SafeString(escaped.replace(/'/g, "\\'"));
 });
 // 'json': a value as JSON (request bodies).
 handlebars.registerHelper('json', (value: unknown) => new handlebars.SafeString(JSON.stringify(value)));

@@ -1,24 +1,22 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- require() is the Postman sandbox's module system */
-// A body checked against one of the collection's JSON schemas. Each schema is in the collection once, as a collection
-// variable (`schema:<name>`, see docs/collections.md "Schemas"), whichever requests check against it. The sandbox
-// bundles ajv 6 (JSON Schema draft-07); the schemas are derived for it (src/generate/schemas.ts). The sandbox keeps a
-// module object for the whole run: compiled validators are kept on it, so a 100-page transactions loop reads and
-// compiles its schema once. The schema was checked against the draft-07 meta-schema when generated
-// (test/unit/generate.test.ts): skipping the meta-schema here makes compiling several times faster. Returns '' when
-// the body is valid, else ajv's description of every error.
+// A body checked against a JSON schema. Each schema travels with the check that uses it, as JSON text returned by
+// `text()` (see docs/collections.md "Schemas"): a script carries only the schemas it checks against, and no execution
+// carries one in its variables. The sandbox bundles ajv 6 (JSON Schema draft-07); the schemas are derived for it
+// (src/generate/schemas.ts). The sandbox keeps a module object for the whole run: compiled validators are kept on it
+// by schema name, so a 100-page transactions loop parses and compiles its schema once; where nothing survives between
+// executions (a single send in the Postman app), the text is parsed each time. The schema was checked against the
+// draft-07 meta-schema when generated (test/unit/generate.test.ts): skipping the meta-schema here makes compiling
+// several times faster. Returns '' when the body is valid, else ajv's description of every error.
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
-function obflowSchemaErrors(variable, body) {
+function obflowSchemaErrors(name, text, body) {
   const Ajv = require('ajv');
   const cache = Ajv.obflowValidators || (Ajv.obflowValidators = {});
-  if (cache[variable] === undefined) {
-    const text = pm.collectionVariables.get(variable);
-    if (typeof text !== 'string' || text === '')
-      throw new Error('no JSON schema in the collection variable ' + variable + ' (is this request in its obflow collection?)');
+  if (!Object.prototype.hasOwnProperty.call(cache, name)) {
     const ajv = new Ajv({ allErrors: true, meta: false, validateSchema: false });
-    const schema = JSON.parse(text);
+    const schema = JSON.parse(text());
     delete schema.$schema;
-    cache[variable] = { ajv: ajv, validate: ajv.compile(schema) };
+    cache[name] = { ajv: ajv, validate: ajv.compile(schema) };
   }
-  const validate = cache[variable].validate;
-  return validate(body) ? '' : cache[variable].ajv.errorsText(validate.errors, { dataVar: 'body' });
+  const validate = cache[name].validate;
+  return validate(body) ? '' : cache[name].ajv.errorsText(validate.errors, { dataVar: 'body' });
 }

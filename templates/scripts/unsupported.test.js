@@ -4,7 +4,7 @@
 // 404Error response defines none); a body, when sent, must be an OBErrorResponse1. The echo is check-echo.test.js.
 const family = '{{js family}}';
 const path = '{{js path}}';
-const schemaVariable = '{{js schemaVariable}}';
+const schemaName = '{{js schemaName}}';
 const schemaTitle = '{{js schemaTitle}}';
 const rule =
   'OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL."';
@@ -22,7 +22,12 @@ const text = pm.response.text();
 if (status === 404 && text.trim() !== '') {
   pm.test(family + ': the 404 body is JSON and valid against ' + schemaTitle, function () {
     pm.expect(pm.response.headers.get('Content-Type') || '', 'Content-Type of a 404 with a body').to.match(/^application\/json\b/i);
-    const errors = obflowSchemaErrors(schemaVariable, JSON.parse(text));
+    const errors = obflowSchemaErrors(schemaName, schemaText, JSON.parse(text));
     pm.expect(errors === '', errors).to.equal(true);
   });
+}
+
+// The schema {{js schemaName}} (docs/collections.md "Schemas"), without its annotations.
+function schemaText() {
+  return '{{js schemaText}}';
 }

@@ -24,8 +24,8 @@ const flow = JSON.parse(buildCollections({ templates: loadTemplates() }).find((f
   variable?: { key: string; value: string }[];
 };
 const items = flow.item.flatMap((folder) => folder.item ?? []);
-// The whole-flow collection's variables (its JSON schemas), as pm.collectionVariables reads them.
-const collectionVariables = new Map((flow.variable ?? []).map((variable) => [variable.key, variable.value]));
+// The collections carry no variables (each schema is in the script that checks against it, docs/collections.md
+// "Schemas"): the double has no pm.collectionVariables, so a script that reads one throws.
 
 function script(itemName: string, listen: 'prerequest' | 'test'): string {
   const item = items.find((i) => i.name === itemName);
@@ -97,6 +97,8 @@ function run(
     sent?: Record<string, string>;
     now?: number;
     scriptErrors?: true;
+    /** Counts the script's calls of the global escape() (lib-body.js's UTF-8 decoding). */
+    escapes?: { calls: number };
   },
 ): Run {
   const env = new Map(Object.entries(options.env));
@@ -119,7 +121,6 @@ function run(
   const sent = new Map(Object.entries(options.sent ?? { 'x-fapi-interaction-id': SENT_ID }).map(([k, v]) => [k.toLowerCase(), v]));
   const pm = {
     environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
-    collectionVariables: { get: (key: string) => collectionVariables.get(key) },
     request: {
       get url() {
         return { toString: () => result.requestUrl };
@@ -171,7 +172,16 @@ function run(
     btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
     atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
   };
+  const escapes = options.escapes;
   const context = createContext({
+    ...(escapes === undefined
+      ? {}
+      : {
+          escape: (text: string) => {
+            escapes.calls += 1;
+            return escape(text);
+          },
+        }),
     pm,
     require: (name: string) => {
       if (!(name in modules)) throw new Error(`module ${name} is not in the sandbox double`);
@@ -511,6 +521,53 @@ describe('checks: status, echo, Content-Type, schema', () => {
   });
 });
 
+describe('schemas: each travels with its check, compiled once per run', () => {
+  const test = script('transactions: GET /accounts/{AccountId}/transactions', 'test');
+  const cache = (): Record<string, unknown> | undefined => (Ajv6 as { obflowValidators?: Record<string, unknown> }).obflowValidators;
+  const forget = (): void => void delete (Ajv6 as { obflowValidators?: unknown }).obflowValidators;
+  const env = { ...BANK, account_ids: '["acc-1"]', account_index: '0', account_id: 'acc-1' };
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
+  const self = 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/transactions';
+  const page = (transaction: object) => ({
+    Data: { Transaction: [transaction] },
+    Links: { Self: self },
+    Meta: { TotalPages: 1 },
+  });
+  const valid = {
+    AccountId: 'acc-1',
+    CreditDebitIndicator: 'Credit',
+    Status: 'Booked',
+    BookingDateTime: '2026-11-01T10:00:00+00:00',
+    Amount: { Amount: '10.00', Currency: 'GBP' },
+  };
+  const schemaTest = 'body is valid against GET /accounts/{AccountId}/transactions 200 (OBIE AIS v3.1.1 ∩ v3.1.11)';
+
+  it('validates with no collection variable and no validator kept (a first execution, or the Postman app)', () => {
+    expect(flow.variable ?? []).toEqual([]);
+    forget();
+    const ok = run(test, { env, response: { code: 200, headers, body: page(valid) } });
+    expect(ok.passed()).toContain(schemaTest);
+    expect(ok.failed()).toEqual([]);
+    forget();
+    const broken = run(test, {
+      env,
+      response: { code: 200, headers, body: page({ ...valid, Amount: { Amount: 'ten', Currency: 'GBP' } }) },
+    });
+    expect(broken.failed()).toEqual([schemaTest]);
+    expect(broken.tests.find((t) => t.name === schemaTest)?.error).toMatch(/Amount/);
+  });
+
+  it('compiles a schema once and keeps it for the rest of the run', () => {
+    forget();
+    run(test, { env, response: { code: 200, headers, body: page(valid) } });
+    const kept = cache()?.['obie-account-transactions'];
+    expect(kept).toBeDefined();
+    const again = run(test, { env, response: { code: 200, headers, body: page({ ...valid, Status: 'Unknown' }) } });
+    expect(again.failed()).toEqual([schemaTest]);
+    expect(cache()?.['obie-account-transactions']).toBe(kept);
+  });
+});
+
 describe('unsupported: the standard\'s 404 (OBIE R/W Data API Profile, "HTTP Status Codes")', () => {
   const test = script('unsupported: GET /beneficiaries', 'test');
   const status =
@@ -630,8 +687,9 @@ describe('balances: InterimAvailable only', () => {
 
 describe('transactions: paging through Links.Next', () => {
   const item = 'transactions: GET /accounts/{AccountId}/transactions';
+  const nextItem = 'transactions: GET Links.Next';
+  const after = 'unsupported: GET /transactions';
   const pre = script(item, 'prerequest');
-  const test = script(item, 'test');
   const base = 'https://rs.example:8443/open-banking/v3.1/aisp/accounts/acc-1/transactions';
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
   const txn = (i: number, accountId = 'acc-1') => ({
@@ -664,31 +722,46 @@ describe('transactions: paging through Links.Next', () => {
     transaction_counts: '',
   };
 
-  /** Runs pre-request then test for each page the fake bank serves, following setNextRequest like newman. */
+  /**
+   * Runs the step's two items as newman does, following setNextRequest from the first page's item: its pre-request
+   * script then the request (the account's first page) and its test script; or the next page's item, which has no
+   * pre-request script and requests transactions_next_url. Every test script must name the next item or `after`.
+   */
   function walk(
     serve: (requestUrl: string, env: Map<string, string>) => unknown,
     env: Record<string, string> = start,
     limit = 50,
-  ): { runs: Run[]; env: Map<string, string> } {
+  ): { runs: Run[]; env: Map<string, string>; exit: string | null | undefined } {
     let state = { ...env };
     const runs: Run[] = [];
+    let current = item;
+    let exit: string | null | undefined;
     for (let i = 0; i < limit; i += 1) {
-      const before = run(pre, { env: state, requestUrl: `{{rs}}/open-banking/v3.1/aisp/accounts/${'{{account_id}}'}/transactions` });
-      const accountId = before.env.get('account_id') ?? '';
-      const requested = before.requestUrl.includes('{{')
-        ? `https://rs.example:8443/open-banking/v3.1/aisp/accounts/${accountId}/transactions`
-        : before.requestUrl;
+      let requested: string;
+      if (current === item) {
+        const before = run(pre, { env: state, requestUrl: `{{rs}}/open-banking/v3.1/aisp/accounts/${'{{account_id}}'}/transactions` });
+        expect(before.requestUrl, 'the first page is the template URL').toContain('{{account_id}}');
+        requested = `https://rs.example:8443/open-banking/v3.1/aisp/accounts/${before.env.get('account_id') ?? ''}/transactions`;
+        state = Object.fromEntries(before.env);
+      } else {
+        expect(script(nextItem, 'prerequest'), 'no pre-request on a next page').toBe('');
+        requested = state.transactions_next_url ?? '';
+      }
       const echo = { ...headers, 'x-fapi-interaction-id': SENT_ID };
-      const after = run(test, {
-        env: Object.fromEntries(before.env),
+      const after = run(script(current, 'test'), {
+        env: state,
         requestUrl: requested,
-        response: { code: 200, headers: echo, body: serve(requested, before.env) },
+        response: { code: 200, headers: echo, body: serve(requested, new Map(Object.entries(state))) },
       });
       runs.push(after);
       state = Object.fromEntries(after.env);
-      if (after.next !== item) break;
+      if (after.next !== item && after.next !== nextItem) {
+        exit = after.next;
+        break;
+      }
+      current = after.next;
     }
-    return { runs, env: new Map(Object.entries(state)) };
+    return { runs, env: new Map(Object.entries(state)), exit };
   }
   const pageOf = (requested: string): number => Number(new URL(requested).searchParams.get('page') ?? '1');
   const forAccount = (requested: string): string => requested.split('/accounts/')[1]?.split('/')[0] ?? '';
@@ -705,13 +778,38 @@ describe('transactions: paging through Links.Next', () => {
     };
 
   it('reads every page of every account, then stops; counts transactions; leaves no loop state', () => {
-    const { runs, env } = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }));
+    const { runs, env, exit } = walk(serveOf({ 'acc-1': 3, 'acc-2': 1 }));
     expect(runs).toHaveLength(4);
+    // Leaves the step over the next page's item, for the first request of the next step (unsupported).
+    expect(exit).toBe(after);
+    expect(after).toBe(flow.item[flow.item.findIndex((folder) => folder.name === 'transactions') + 1]?.item?.[0]?.name);
     expect(runs.flatMap((r) => r.failed())).toEqual([]);
     expect(JSON.parse(env.get('transaction_counts') ?? '{}')).toEqual({ 'acc-1': 207, 'acc-2': 7 });
     for (const key of ['transactions_next_url', 'transactions_seen_urls', 'transactions_page', 'account_index', 'account_id'])
       expect(env.get(key), key).toBe('');
     expect(runs[1]?.requestUrl).toBe(`${base}?page=2`);
+  });
+
+  it("leaves from the first page's item when an account's only page is the last one (never requesting an empty URL)", () => {
+    const { runs, exit } = walk(serveOf({ 'acc-1': 1 }), { ...start, account_ids: '["acc-1"]' });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.failed()).toEqual([]);
+    expect(exit).toBe(after);
+  });
+
+  it('starts every account at its first page, whatever cursor an interrupted run left', () => {
+    const stale = {
+      ...start,
+      transactions_next_url: `${base}?page=5`,
+      transactions_first_url: base,
+      transactions_seen_urls: JSON.stringify([`${base}?page=4`]),
+      transactions_page: '4',
+    };
+    const { runs, env } = walk(serveOf({ 'acc-1': 2, 'acc-2': 1 }), stale);
+    expect(runs.map((r) => r.requestUrl)).toEqual([base, `${base}?page=2`, base.replace('/acc-1/', '/acc-2/')]);
+    expect(runs.flatMap((r) => r.failed())).toEqual([]);
+    expect(runs[0]?.passed()).toContain('page 1 of acc-1: at most 100 transactions');
+    expect(JSON.parse(env.get('transaction_counts') ?? '{}')).toEqual({ 'acc-1': 107, 'acc-2': 7 });
   });
 
   it('fails a page link to another origin or path', () => {
@@ -909,6 +1007,17 @@ describe('lib-body: the response body, decoded and parsed once per script', () =
     expect(ok.bodyReads).toBe(1);
     const other = run(test, { env: { ...env, account_id: 'acc-£' }, response: { code: 200, headers, body: body('acc-£') } });
     expect(other.failed()).toEqual([]);
+  });
+
+  it('takes an all-ASCII body as its own decoding, and percent-decodes only one with other bytes', () => {
+    const ascii = { calls: 0 };
+    const plain = run(test, { env, escapes: ascii, response: { code: 200, headers, body: body('acc-1', 'Joint account') } });
+    expect(plain.failed()).toEqual([]);
+    expect(plain.passed()).toContain('exactly one account, the one asked for');
+    expect(ascii.calls).toBe(0);
+    const multiByte = { calls: 0 };
+    expect(run(test, { env, escapes: multiByte, response: { code: 200, headers, body: body('acc-1') } }).failed()).toEqual([]);
+    expect(multiByte.calls).toBe(1);
   });
 
   it('ignores a byte order mark, falls back to the SDK decoder for bytes that are not UTF-8', () => {

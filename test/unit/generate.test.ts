@@ -12,12 +12,10 @@ import {
   buildCollections,
   FLOW_FILE_NAME,
   NON_LEGACY_DIRECTIVE,
-  schemaVariable,
   stepFileName,
   writeCollections,
   type GeneratedFile,
 } from '../../src/generate/collections.js';
-import type { ResponseSchema } from '../../src/generate/model.js';
 import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { buildSchemaFiles, deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
@@ -273,31 +271,31 @@ describe('buildCollections', () => {
     expect(test('accounts: GET /accounts')).toContain("pm.test('x-fapi-interaction-id is echoed'");
   });
 
-  it('carries each JSON schema once per collection, as a collection variable, and none in a script', () => {
+  it('carries each JSON schema in the script part that checks against it, and no collection variable', () => {
+    // docs/collections.md "Schemas": a schema as a collection variable would travel with every script execution.
+    const inline = /^const schemaName = '([^']+)';$[\s\S]*?^function schemaText\(\) \{\n {2}return '(.*)';\n\}$/gm;
+    const checked = new Set<string>();
     for (const file of files) {
       const collection = parse(file);
-      const scripts = requests(collection.item).flatMap((item) => (item.event ?? []).map((event) => event.script.exec.join('\n')));
-      const used = new Set(
-        scripts.flatMap((code) => [...code.matchAll(/const schemaVariable = '([^']+)';/g)].map((match) => match[1] as string)),
-      );
-      const keys = (collection.variable ?? []).map((variable) => variable.key);
-      expect(keys, file.fileName).toEqual([...used].sort());
-      expect(new Set(keys).size).toBe(keys.length);
-      for (const variable of collection.variable ?? []) {
-        const name = variable.key.replace(/^schema:/, '');
-        expect(variable.key, file.fileName).toBe(schemaVariable(name as ResponseSchema));
-        expect(variable.type).toBe('string');
-        expect(JSON.parse(variable.value)).toMatchObject({ title: templates.schemas[name]?.title });
+      expect(collection.variable ?? [], file.fileName).toEqual([]);
+      for (const item of requests(collection.item)) {
+        for (const event of item.event ?? []) {
+          const code = event.script.exec.join('\n');
+          const names = [...code.matchAll(/obflowSchemaErrors\(schemaName, schemaText, /g)].length;
+          const parts = [...code.matchAll(inline)];
+          // Every call of the validator has its own part's schema next to it.
+          expect(parts.length, `${item.name} ${event.listen}`).toBe(names);
+          for (const [, name, text] of parts) {
+            const schema = JSON.parse(new Function(`return '${text as string}';`)() as string) as { title?: string };
+            expect(schema.title, `${item.name}: ${name as string}`).toBe(templates.schemas[name as string]?.title);
+            // Annotations are left out (a field may be called description; its value is then a schema, not text).
+            expect(JSON.stringify(schema), 'annotations left out').not.toMatch(/"description":"/);
+            checked.add(name as string);
+          }
+        }
       }
-      for (const code of scripts) expect(code, file.fileName).not.toMatch(/"definitions"|\\"\$schema\\"|"\$schema"/);
     }
-    expect((flow.variable ?? []).map((variable) => variable.key)).toEqual(
-      ([...SCHEMA_NAMES, 'oauth-error', 'openid-configuration', 'token-response'] as ResponseSchema[])
-        .map((name) => schemaVariable(name))
-        .sort(),
-    );
-    const unsupported = parse(files.find((file) => file.fileName === stepFileName('unsupported')) as GeneratedFile);
-    expect((unsupported.variable ?? []).map((variable) => variable.key)).toEqual([schemaVariable('obie-error')]);
+    expect([...checked].sort()).toEqual([...SCHEMA_NAMES, 'oauth-error', 'openid-configuration', 'token-response'].sort());
   });
 
   it("asks for one unsupported call per family and GET /transactions, each expecting the standard's 404", () => {
@@ -316,13 +314,38 @@ describe('buildCollections', () => {
     }
   });
 
+  it('leaves the transactions loop for the first request after the step, whatever the options put there', () => {
+    const afterItem = (built: GeneratedFile[], fileName: string): string[] =>
+      requests(parse(built.find((file) => file.fileName === fileName) as GeneratedFile).item)
+        .filter((item) => item.name.startsWith('transactions: '))
+        .map(
+          (item) =>
+            /^const afterItem = '([^']*)';$/m.exec(item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '')?.[1] ?? '?',
+        );
+    const firstAfterTransactions = (built: GeneratedFile[]): string => {
+      const folders = parse(built.find((file) => file.fileName === FLOW_FILE_NAME) as GeneratedFile).item;
+      const later = folders.slice(folders.findIndex((folder) => folder.name === 'transactions') + 1);
+      return later.find((folder) => (folder.item ?? []).length > 0)?.item?.[0]?.name ?? '';
+    };
+    for (const unsupported of [undefined, [], [{ path: '/products', family: 'Products' }]]) {
+      const built = buildCollections({ templates, ...(unsupported === undefined ? {} : { unsupported }) });
+      const expected = firstAfterTransactions(built);
+      expect(expected).not.toBe('');
+      // Both items (first page, next page), in the whole flow and in the step's own collection (where the name is not
+      // in the run, which ends it there: the step is the run's last).
+      expect(afterItem(built, FLOW_FILE_NAME)).toEqual([expected, expected]);
+      expect(afterItem(built, stepFileName('transactions'))).toEqual([expected, expected]);
+    }
+    expect(firstAfterTransactions(buildCollections({ templates, unsupported: [] }))).toMatch(/^refresh: /);
+  });
+
   it('honours options: permissions go into the consent body and its test', () => {
     const custom = buildCollections({ templates, permissions: ['ReadAccountsBasic'] });
     const consent = requests(
       parse(custom.find((file) => file.fileName === stepFileName('account-access-consent')) as GeneratedFile).item,
     )[0] as PmItem;
     expect(JSON.parse(consent.request?.body?.raw ?? '')).toEqual({ Data: { Permissions: ['ReadAccountsBasic'] }, Risk: {} });
-    expect(consent.event?.find((e) => e.listen === 'test')?.script.exec.join('\n')).toContain(`JSON.parse('[\\"ReadAccountsBasic\\"]')`);
+    expect(consent.event?.find((e) => e.listen === 'test')?.script.exec.join('\n')).toContain(`JSON.parse('["ReadAccountsBasic"]')`);
   });
 });
 
