@@ -31,8 +31,7 @@ export const STEP_NAMES = [
 ] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 
-/** A step's builder; `afterItem` is the name of the first request after the step in the flow ('' for the last). */
-const BUILDERS: Record<StepName, (context: StepContext, afterItem: string) => StepSpec> = {
+const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
   discovery: discoveryStep,
   'client-credentials': clientCredentialsStep,
   'account-access-consent': accountAccessConsentStep,
@@ -42,20 +41,16 @@ const BUILDERS: Record<StepName, (context: StepContext, afterItem: string) => St
   'each-account': eachAccountStep,
   'account-balances': accountBalancesStep,
   'all-balances': allBalancesStep,
-  transactions: (_context, afterItem) => transactionsStep(afterItem),
+  transactions: transactionsStep,
   unsupported: unsupportedStep,
   refresh: refreshStep,
 };
 
 /** Pure: every step of the flow, in order. */
 export function buildFlow(context: StepContext): StepSpec[] {
-  // Built from the last step back, so that each builder knows the request that follows its step.
-  const steps: StepSpec[] = [];
-  for (const name of [...STEP_NAMES].reverse()) {
-    const afterItem = steps.find((later) => later.items.length > 0)?.items[0]?.name ?? '';
-    const step = BUILDERS[name](context, afterItem);
+  return STEP_NAMES.map((name) => {
+    const step = BUILDERS[name](context);
     if (step.name !== name) throw new TypeError(`step module for ${name} names itself ${step.name}`);
-    steps.unshift(step);
-  }
-  return steps;
+    return step;
+  });
 }

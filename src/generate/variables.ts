@@ -340,8 +340,7 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
     default: '',
     secret: false,
     writtenBy: ['transactions'],
-    description:
-      "Links.Next of the last page read: the URL of the next-page item (`transactions: GET Links.Next`); empty at an account's first page.",
+    description: "Links.Next of the last page read (the next request), empty at an account's first page.",
   },
   {
     key: 'transactions_first_url',

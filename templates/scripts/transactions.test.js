@@ -3,16 +3,9 @@
 // One page of GET /accounts/{AccountId}/transactions: ≤ 100 transactions (bank-interface.md §8), all of this
 // account; page links absolute, on the first page's origin and path, never repeating a page; Next absent exactly on
 // the last page (Meta.TotalPages). Then: next page, next account, or done; max_pages guards against endless paging.
-// The same checks run on both items of the step: the first page of an account (`firstItem`, with the account-loop
-// pre-request) and a next page (`nextItem`, its URL the variable transactions_next_url as set here, no pre-request). When every
-// account is read, the run goes on at `afterItem`, the first request of the flow's next step (the natural next item is
-// the next page's); outside the whole flow that name is not in the run, and a name not in the run ends it
-// (postman-runtime: an unknown setNextRequest target stops the iteration), as the step is then the run's last.
 const env = pm.environment;
 const url = require('url');
-const firstItem = '{{js firstItem}}';
-const nextItem = '{{js nextItem}}';
-const afterItem = '{{js afterItem}}';
+const item = '{{js item}}';
 const ids = JSON.parse(env.get('account_ids') || '[]');
 const index = Number(env.get('account_index') || '0');
 const accountId = env.get('account_id');
@@ -98,17 +91,16 @@ if (followable && !guardReached && pm.response.code === 200) {
   env.set('transactions_first_url', firstUrl);
   env.set('transactions_seen_urls', JSON.stringify(seen));
   env.set('transactions_page', String(page));
-  pm.execution.setNextRequest(nextItem);
+  pm.execution.setNextRequest(item);
 } else {
   ['transactions_next_url', 'transactions_first_url', 'transactions_seen_urls', 'transactions_page'].forEach(function (key) {
     env.set(key, '');
   });
   if (index + 1 < ids.length) {
     env.set('account_index', String(index + 1));
-    pm.execution.setNextRequest(firstItem);
+    pm.execution.setNextRequest(item);
   } else {
     env.set('account_index', '');
     env.set('account_id', '');
-    pm.execution.setNextRequest(afterItem === '' ? null : afterItem);
   }
 }

@@ -314,31 +314,6 @@ describe('buildCollections', () => {
     }
   });
 
-  it('leaves the transactions loop for the first request after the step, whatever the options put there', () => {
-    const afterItem = (built: GeneratedFile[], fileName: string): string[] =>
-      requests(parse(built.find((file) => file.fileName === fileName) as GeneratedFile).item)
-        .filter((item) => item.name.startsWith('transactions: '))
-        .map(
-          (item) =>
-            /^const afterItem = '([^']*)';$/m.exec(item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '')?.[1] ?? '?',
-        );
-    const firstAfterTransactions = (built: GeneratedFile[]): string => {
-      const folders = parse(built.find((file) => file.fileName === FLOW_FILE_NAME) as GeneratedFile).item;
-      const later = folders.slice(folders.findIndex((folder) => folder.name === 'transactions') + 1);
-      return later.find((folder) => (folder.item ?? []).length > 0)?.item?.[0]?.name ?? '';
-    };
-    for (const unsupported of [undefined, [], [{ path: '/products', family: 'Products' }]]) {
-      const built = buildCollections({ templates, ...(unsupported === undefined ? {} : { unsupported }) });
-      const expected = firstAfterTransactions(built);
-      expect(expected).not.toBe('');
-      // Both items (first page, next page), in the whole flow and in the step's own collection (where the name is not
-      // in the run, which ends it there: the step is the run's last).
-      expect(afterItem(built, FLOW_FILE_NAME)).toEqual([expected, expected]);
-      expect(afterItem(built, stepFileName('transactions'))).toEqual([expected, expected]);
-    }
-    expect(firstAfterTransactions(buildCollections({ templates, unsupported: [] }))).toMatch(/^refresh: /);
-  });
-
   it('honours options: permissions go into the consent body and its test', () => {
     const custom = buildCollections({ templates, permissions: ['ReadAccountsBasic'] });
     const consent = requests(
