@@ -66,8 +66,8 @@ export function installCjsCodeCache(dir: string): boolean {
   installed = true;
   const modules = Module as unknown as ModuleInternals;
   const file = join(dir, `cjs-${process.version}-${process.arch}.cache`);
-  const cache = openCache(file);
-  const { index } = cache;
+  // Opened at the first CommonJS file: a start that loads none (`obflow --help`) never reads it.
+  let cache: OpenCache | undefined;
   const inNodeModules = `${sep}node_modules${sep}`;
   const compiled = new Map<string, { script: vm.Script; hash: string }>();
   const original = modules.prototype._compile;
@@ -77,7 +77,8 @@ export function installCjsCodeCache(dir: string): boolean {
       return original.call(this, content, filename, format);
     }
     const hash = createHash('sha1').update(content).digest('base64');
-    const entry = index.get(filename);
+    cache ??= openCache(file);
+    const entry = cache.index.get(filename);
     const cachedData = entry !== undefined && entry[2] === hash ? cache.read(entry) : undefined;
     const script = new vm.Script(modules.wrap(content), { filename, cachedData, importModuleDynamically: mainContextLoader });
     if (cachedData !== undefined && script.cachedDataRejected !== true) stats.hits += 1;
@@ -91,6 +92,7 @@ export function installCjsCodeCache(dir: string): boolean {
 
   // At exit V8 has compiled the functions this run called too: the cached code then covers them (not only the top level).
   process.on('exit', () => {
+    if (cache === undefined) return;
     if (compiled.size > 0) writeCache(file, cache, compiled);
     cache.close();
   });
