@@ -91,10 +91,15 @@ export function installCjsCodeCache(dir: string): boolean {
   };
 
   // At exit V8 has compiled the functions this run called too: the cached code then covers them (not only the top level).
+  // Never a throw here: it would replace the exit code the command set (an interrupt's 130/143 included).
   process.on('exit', () => {
     if (cache === undefined) return;
-    if (compiled.size > 0) writeCache(file, cache, compiled);
-    cache.close();
+    try {
+      if (compiled.size > 0) writeCache(file, cache, compiled);
+      cache.close();
+    } catch {
+      // The cache only costs speed: the next start compiles from source.
+    }
   });
   return true;
 }
