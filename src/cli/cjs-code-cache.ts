@@ -65,7 +65,7 @@ export function installCjsCodeCache(dir: string): boolean {
   if (installed) return true;
   installed = true;
   const modules = Module as unknown as ModuleInternals;
-  const file = join(dir, `cjs-${process.version}-${process.arch}.cache`);
+  const file = join(dir, cacheFileName());
   // Opened at the first CommonJS file: a start that loads none (`obflow --help`) never reads it.
   let cache: OpenCache | undefined;
   const inNodeModules = `${sep}node_modules${sep}`;
@@ -102,6 +102,14 @@ export function installCjsCodeCache(dir: string): boolean {
     }
   });
   return true;
+}
+
+/** One cache per Node.js version, arch and command-line flags: V8 rejects code compiled under other flags (a
+ *  `--cpu-prof` or `--max-semi-space-size` start), so one shared file would be rewritten by every alternation. */
+export function cacheFileName(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string {
+  const flags = [...execArgv, nodeOptions].join('\0');
+  const suffix = flags === '' ? '' : `-${createHash('sha1').update(flags).digest('hex').slice(0, 8)}`;
+  return `cjs-${process.version}-${process.arch}${suffix}.cache`;
 }
 
 /** The `require` a CommonJS file gets (what Node.js's makeRequireFunction builds, without policies). */

@@ -11,6 +11,8 @@ import { join, resolve } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { cacheFileName } from '../../src/cli/cjs-code-cache.js';
+
 const DIST = resolve(import.meta.dirname, '..', '..', 'dist');
 
 let scratch: string | undefined;
@@ -68,7 +70,9 @@ describe('the CommonJS code cache', () => {
       resolved: join(dir, 'node_modules', 'fixture', 'other.js'),
       self: join(dir, 'node_modules', 'fixture', 'index.js'),
     });
-    expect(readdirSync(cacheDir)).toEqual([`cjs-${process.version}-${process.arch}.cache`]);
+    expect(readdirSync(cacheDir)).toEqual([
+      expect.stringMatching(new RegExp(`^cjs-${process.version}-${process.arch}(-[0-9a-f]{8})?\\.cache$`)),
+    ]);
 
     expect(load(dir, cacheDir)).toEqual({ ...first, stats: { hits: 2, misses: 0 } });
 
@@ -89,6 +93,21 @@ describe('the CommonJS code cache', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ loaded: 1, stats: { hits: 0, misses: 2 } });
   });
 
+  it('keeps one file per set of command-line flags (V8 rejects code compiled under other flags)', () => {
+    const dir = project();
+    const cacheDir = join(dir, 'cache');
+    const withFlags = (flags: string[]) => {
+      const run = spawnSync(process.execPath, [...flags, join(dir, 'load.mjs'), DIST, cacheDir], { encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { stats: { hits: number; misses: number } }).stats;
+    };
+    expect(withFlags([])).toEqual({ hits: 0, misses: 2 });
+    expect(withFlags(['--max-semi-space-size=8'])).toEqual({ hits: 0, misses: 2 });
+    expect(withFlags([])).toEqual({ hits: 2, misses: 0 });
+    expect(withFlags(['--max-semi-space-size=8'])).toEqual({ hits: 2, misses: 0 });
+    expect(readdirSync(cacheDir)).toHaveLength(2);
+  });
+
   it('only costs speed when its folder cannot be written or its file is damaged', () => {
     const dir = project();
     writeFileSync(join(dir, 'a-file'), '');
@@ -98,10 +117,10 @@ describe('the CommonJS code cache', () => {
 
     const damaged = join(dir, 'damaged');
     mkdirSync(damaged);
-    writeFileSync(join(damaged, `cjs-${process.version}-${process.arch}.cache`), Buffer.from([0, 0, 0, 40, 1, 2, 3]));
+    writeFileSync(join(damaged, cacheFileName([], process.env.NODE_OPTIONS ?? '')), Buffer.from([0, 0, 0, 40, 1, 2, 3]));
     expect(load(dir, damaged)).toMatchObject({ loaded: { value: 1 }, stats: { hits: 0, misses: 2 } });
     expect(load(dir, damaged).stats).toEqual({ hits: 2, misses: 0 });
-    expect(readdirSync(damaged)).toEqual([`cjs-${process.version}-${process.arch}.cache`]);
+    expect(readdirSync(damaged)).toEqual([cacheFileName([], process.env.NODE_OPTIONS ?? '')]);
   });
 });
 
