@@ -1,27 +1,33 @@
-// Node.js's module compile cache for the command line (issue 24): V8's compiled code of the modules obflow loads is kept
-// on disk and reused by the next start, where the runtime offers it (module.enableCompileCache, Node.js ≥ 22.1; on
-// Node.js 20 nothing happens). Only the obflow process itself turns it on (src/cli/main.ts, when run as the command),
-// never a program that imports obflow. The cache lives with the installation, in node_modules/.cache/obflow-compile-cache
-// of obflow's folder (where tools keep their caches; never the system's temporary folder, which obflow leaves as it
-// found it); NODE_COMPILE_CACHE names another, NODE_DISABLE_COMPILE_CACHE=1 turns it off. A folder that cannot be
+// Compiled code kept on disk for the command line (issues 21, 24): V8's code of the modules obflow loads is reused by
+// the next start. Node.js ≥ 22.1 offers it (module.enableCompileCache, every module); on an older Node.js (20) obflow's
+// own hook caches the CommonJS dependencies (src/cli/cjs-code-cache.ts: newman's tree, most of a run's loading).
+// Only the obflow process itself turns it on (src/cli/main.ts, when run as the command), never a program that imports
+// obflow. The cache lives with the installation, in node_modules/.cache/obflow-compile-cache of obflow's folder (where
+// tools keep their caches; never the system's temporary folder, which obflow leaves as it found it, nor the user's
+// project); NODE_COMPILE_CACHE names another, NODE_DISABLE_COMPILE_CACHE=1 turns it off. A folder that cannot be
 // written only costs speed. Measured by `npm run bench` (bench/runtimes.js).
 
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { installCjsCodeCache } from './cjs-code-cache.js';
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string; directory?: string };
 
 /** obflow's folder is two up from this module (dist/cli/compile-cache.js). */
 export const COMPILE_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/obflow-compile-cache', import.meta.url));
 
-/** Turns the compile cache on where this Node.js has it; returns whether it did (false on Node.js 20). */
-export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): boolean {
+/** Which cache a start uses: Node.js's own, obflow's CommonJS one (Node.js < 22.1), or none (turned off). */
+export type CompileCacheKind = 'module' | 'commonjs' | 'none';
+
+/** Turns the compile cache on: Node.js's where this Node.js has it, else obflow's CommonJS one. */
+export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): CompileCacheKind {
+  if (env.NODE_DISABLE_COMPILE_CACHE === '1') return 'none';
   const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
-  if (typeof enable !== 'function') return false;
+  if (typeof enable !== 'function') return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR) ? 'commonjs' : 'none';
   try {
     enable(env.NODE_COMPILE_CACHE ? undefined : COMPILE_CACHE_DIR);
-    return true;
+    return 'module';
   } catch {
-    return false;
+    return 'none';
   }
 }

@@ -6,12 +6,11 @@ import { z } from 'zod';
 import { DEFAULT_MAX_PAGES } from '../generate/variables.js';
 import { BANK_PRESET_NAMES } from './presets.js';
 import { SANDBOX_PROFILES } from './profiles.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from './auth-methods.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
+export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';
 
-/** Client authentication at the token endpoint (OIDC Core §9; RFC 7523; RFC 8705 §2.1), as the registration asks for it. */
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'tls_client_auth'] as const;
-export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 /** PS256 request objects (FAPI 1 Advanced Part 2 §5.2.2) or unsigned ones (docs/bank-interface.md §2.1). */
 export const REQUEST_OBJECT_SIGNING_ALGS = ['none', 'PS256'] as const;
 

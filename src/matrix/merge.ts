@@ -5,6 +5,7 @@
 // reading, rendering and writing are src/matrix/merge-files.ts and merge-render.ts.
 
 import { ObflowError } from '../errors.js';
+import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';
 import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
 
 export type CellStatus = 'passed' | 'failed' | 'skipped';
@@ -238,7 +239,7 @@ export interface SlowerThreshold {
   ms?: number;
 }
 
-export const DEFAULT_SLOWER_THRESHOLD = '50%,500ms';
+export { DEFAULT_SLOWER_THRESHOLD };
 
 /** `50%`, `500ms`, `2s`, or both comma-separated (`50%,500ms`: slower by more than half and by more than 500 ms). */
 export function parseSlowerThreshold(text: string): SlowerThreshold {

@@ -1,7 +1,10 @@
 // The core entry of the command line: everything a command handler calls, in one module. The CLI loads it lazily,
 // once (src/cli/context.ts), so `obflow --help` pays for none of it; below it imports are static, except newman,
-// playwright-core and the emulator (src/sandbox/), which load only when a run, a browser or a sandbox starts.
+// playwright-core and the emulator (src/sandbox/), which load only when a run, a browser or a sandbox starts, and the
+// packages a start with everything in place never needs: the identity issuer (@peculiar/x509), the PFX reader
+// (node-forge), the generator (postman-collection, handlebars), the report renderer (test/unit/architecture.test.ts).
 
+import type * as MergeFilesModule from '../matrix/merge-files.js';
 import type * as WorkspaceModule from './workspace.js';
 
 export { configOverrides, type ConfigOverrides, type Overrides } from '../config/overrides.js';
@@ -9,11 +12,10 @@ export { loadConfig } from '../config/load.js';
 export { configJsonSchema } from '../config/schema.js';
 export { writeFileAtomic } from '../fs.js';
 export { runDoctorChecks } from '../pki/doctor.js';
-export { issueLocalIdentity } from '../pki/issue.js';
 export { MANIFEST_FILE } from '../pki/manifest.js';
 export { assertNoRunningSandbox, removeSandboxAddresses, writeSandboxAddresses } from '../state/addresses.js';
 export { startEmbeddedSandbox } from '../state/embedded-sandbox.js';
-export { ensureLocalIdentity, localIdentityDir, resolveIdentity } from '../state/identity.js';
+export { ensureLocalIdentity, issueLocalIdentity, localIdentityDir, resolveIdentity } from '../state/identity.js';
 export { stateLayout } from '../state/layout.js';
 export { protectStateDir } from '../state/protect.js';
 export { externalRegistrationStage, manageRegistrationStage } from './external-registration.js';
@@ -31,7 +33,7 @@ export {
   storedRegistration,
 } from './stages.js';
 export { SANDBOX_TEST_USERS } from './target.js';
-export { mergeRunReports } from '../matrix/merge-files.js';
+export { SECRET_KEY_PATTERN } from '../runner-rules.js';
 export { createLiveLine } from '../run/subscribers/live-line.js';
 
 /** `obflow workspace`: its module (the generator, handlebars) loads only for that command. */
@@ -39,4 +41,11 @@ export async function makeWorkspace(
   ...args: Parameters<typeof WorkspaceModule.makeWorkspace>
 ): ReturnType<typeof WorkspaceModule.makeWorkspace> {
   return (await import('./workspace.js')).makeWorkspace(...args);
+}
+
+/** `obflow report merge`: the merge (its reader, the merged page's renderer) loads only for that command. */
+export async function mergeRunReports(
+  ...args: Parameters<typeof MergeFilesModule.mergeRunReports>
+): ReturnType<typeof MergeFilesModule.mergeRunReports> {
+  return (await import('../matrix/merge-files.js')).mergeRunReports(...args);
 }

@@ -7,7 +7,8 @@
 import type { ObflowConfig } from '../config/schema.js';
 import { withEnvironmentValues, type PostmanEnvironment } from '../environment/index.js';
 import { ObflowError } from '../errors.js';
-import { INPUT_VARIABLES, STEP_NAMES, type FlowInputKey } from '../generate/index.js';
+import { STEP_NAMES } from '../generate/flow.js';
+import { INPUT_VARIABLES, type FlowInputKey } from '../generate/variables.js';
 import type { IdentityPaths } from '../pki/types.js';
 import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
 import { manualConsentStep } from '../run/consent/manual.js';

@@ -5,7 +5,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 
-import forge from 'node-forge';
+import type forge from 'node-forge';
 
 import { ObflowError } from '../errors.js';
 import type { IdentityPaths } from './types.js';
@@ -95,8 +95,10 @@ function toPkcs8(key: KeyObject): string {
   return key.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
-/** Opens a PKCS#12 file with node-forge; returns certificates (PEM) and the private key (PEM). */
-function openPfx(bytes: Buffer, passphrase: string, path: string): { certs: string[]; keyPem: string } {
+/** Opens a PKCS#12 file with node-forge; returns certificates (PEM) and the private key (PEM). node-forge loads here,
+ *  on the first PFX: a PEM pair (the local identity, most banks' files) never pays for it (issue 21). */
+async function openPfx(bytes: Buffer, passphrase: string, path: string): Promise<{ certs: string[]; keyPem: string }> {
+  const { default: forge } = await import('node-forge');
   let p12: forge.pkcs12.Pkcs12Pfx;
   let asn1: forge.asn1.Asn1;
   try {
@@ -159,7 +161,7 @@ export async function loadTransportMaterial(transport: IdentityPaths['transport'
   if ('pfx' in transport) {
     const bytes = await readMaterialFile(transport.pfx, 'transport PFX');
     const passphrase = transport.passphrase ?? '';
-    const opened = openPfx(bytes, passphrase, transport.pfx);
+    const opened = await openPfx(bytes, passphrase, transport.pfx);
     certs = parseCertificates(opened.certs.join('\n'), `${transport.pfx} (certificate)`);
     privateKey = parsePrivateKey(opened.keyPem, `${transport.pfx} (key)`);
     pfx = { bytes, passphrase, nodeTlsReadable: nodeTlsReadsPfx(bytes, passphrase) };

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
-import { issueLocalIdentity } from '../pki/issue.js';
+import type * as IssueModule from '../pki/issue.js';
 import { readMaterialFile } from '../pki/load.js';
 import { loadLocalIdentity, MANIFEST_FILE } from '../pki/manifest.js';
 import type { IdentityPaths, LocalIdentityManifest } from '../pki/types.js';
@@ -13,6 +13,14 @@ import { protectStateDir } from './protect.js';
 
 export function localIdentityDir(config: Pick<ObflowConfig, 'stateDir'>): string {
   return stateLayout(config.stateDir).identity;
+}
+
+/** Issues a local test identity. Its module (@peculiar/x509 and its ASN.1 stack, ~0.2 s to load) loads only when an
+ *  identity is issued: a start with the identity present never pays for it (issue 21). */
+export async function issueLocalIdentity(
+  ...args: Parameters<typeof IssueModule.issueLocalIdentity>
+): ReturnType<typeof IssueModule.issueLocalIdentity> {
+  return (await import('../pki/issue.js')).issueLocalIdentity(...args);
 }
 
 /** Issues the local test identity unless the state folder has one; returns the new manifest, or undefined if kept. */

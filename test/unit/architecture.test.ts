@@ -257,3 +257,103 @@ describe('the oidc-provider test bank (test/oidc-bank, issue 20)', () => {
     ]);
   });
 });
+
+/** What loading a module makes Node load: its static imports that are not `import type`/`export type` (with
+ *  verbatimModuleSyntax `import { type A } from` still loads its module), followed through src/, dynamic import()
+ *  excluded (that is how a module defers a load). Packages by name (`@scope/name`), node: built-ins left out. */
+function loadedBy(entry: string, texts: ReadonlyMap<string, string>): { modules: string[]; packages: string[] } {
+  const modules = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (path: string): void => {
+    if (modules.has(path)) return;
+    modules.add(path);
+    const text = texts.get(path) ?? '';
+    const specifiers = [
+      ...text.matchAll(/^\s*(?:import|export)\b(?!\s+type\b)[^'";]*?\bfrom\s+'([^']+)'/gm),
+      ...text.matchAll(/^\s*import\s+'([^']+)'/gm),
+    ].map((match) => match[1] ?? '');
+    for (const specifier of specifiers) {
+      if (specifier.startsWith('node:')) continue;
+      if (!specifier.startsWith('.')) {
+        packages.add(
+          specifier
+            .split('/')
+            .slice(0, specifier.startsWith('@') ? 2 : 1)
+            .join('/'),
+        );
+        continue;
+      }
+      visit(
+        relative(REPO_ROOT, resolve(REPO_ROOT, dirname(path), specifier))
+          .split('\\')
+          .join('/')
+          .replace(/\.js$/, '.ts'),
+      );
+    }
+  };
+  visit(entry);
+  return { modules: [...modules].sort(), packages: [...packages].sort() };
+}
+
+/** The modules outside src/cli/ that `obflow --help` may load: declarations the command modules' flags need (choices,
+ *  defaults) and the entry's own error, interrupt and file helpers — none imports a package. A constant a flag needs
+ *  lives in a module like these, never in a schema or an implementation (issue 21: zod's 95 modules came in through
+ *  one constant of src/config/schema.ts and made `--help` 0.28 s instead of 0.19 s of CPU). */
+const HELP_PATH_MODULES = [
+  'src/config/auth-methods.ts',
+  'src/config/profiles.ts',
+  'src/errors.ts',
+  'src/fs.ts',
+  'src/interrupt.ts',
+  'src/matrix/defaults.ts',
+  'src/run/reporters/names.ts',
+  'src/sandbox/contracts.ts',
+];
+
+/** Packages the core (src/pipeline/index.ts) loads only where they are used, with the reason: a demo or `obflow run`
+ *  with the identity present and the collections current never loads them before newman does (issue 21). */
+const DEFERRED_PACKAGES = {
+  '@peculiar/x509': 'issuing a local identity (src/pki/issue.ts, through state/identity.ts issueLocalIdentity)',
+  'node-forge': 'opening a PFX (src/pki/load.ts openPfx)',
+  'postman-collection': 'building collections (src/generate/collections.ts, after the generate stamp) and newman',
+  handlebars: 'building collections or a workspace, rendering a report (templates/workspace/report.mjs)',
+  newman: 'a run (src/run/newman-adapter.ts)',
+  'playwright-core': 'browser consent (src/run/consent/browser.ts)',
+  'better-sqlite3': 'the embedded emulator (src/state/embedded-sandbox.ts)',
+  yaml: 'reading the OpenAPI files when building collections (src/generate/schemas.ts)',
+} as const;
+
+describe('what a start loads (issue 21)', () => {
+  const texts = new Map(files.map(({ path, text }) => [path, text]));
+
+  it('loads for `obflow --help` yargs, src/cli/ and the declarations its flags need, nothing else', () => {
+    const loaded = loadedBy('src/cli/main.ts', texts);
+    expect(loaded.packages).toEqual(['yargs']);
+    expect(loaded.modules.filter((path) => !path.startsWith('src/cli/'))).toEqual(HELP_PATH_MODULES);
+    expect(loaded.modules).toContain('src/cli/commands/sandbox.ts');
+  });
+
+  it('loads none of the deferred packages with the core: each loads where it is used', () => {
+    const { packages } = loadedBy('src/pipeline/index.ts', texts);
+    expect(packages).toContain('undici');
+    expect(packages.filter((name) => name in DEFERRED_PACKAGES)).toEqual([]);
+  });
+
+  it('catches a command module that imports a schema for a constant (the check can fail)', () => {
+    const knot = new Map([
+      [
+        'src/cli/main.ts',
+        "import yargs from 'yargs';\nimport type { X } from '../config/load.js';\nimport { a } from './commands/sandbox.js';",
+      ],
+      [
+        'src/cli/commands/sandbox.ts',
+        "const m = await import('../../pipeline/index.js');\nimport {\n  type T,\n  B,\n} from '../../config/schema.js';",
+      ],
+      ['src/config/schema.ts', "import { z } from 'zod';\nexport type { Y } from '@peculiar/x509';\nexport { c } from '@scope/pkg/sub';"],
+    ]);
+    expect(loadedBy('src/cli/main.ts', knot)).toEqual({
+      modules: ['src/cli/commands/sandbox.ts', 'src/cli/main.ts', 'src/config/schema.ts'],
+      packages: ['@scope/pkg', 'yargs', 'zod'],
+    });
+  });
+});

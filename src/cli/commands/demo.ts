@@ -5,7 +5,6 @@ import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
-import { reportRun } from '../report.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
@@ -67,7 +66,10 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         await core.saveEnvironment(session, result.environment);
         out.line(`run          newman, ${result.steps.length} steps, reports in ${core.reportsDir(session.config)} ${took()}`);
         out.line(`report       ${core.htmlReportPath(session.config)} ${took()}`);
-        reportRun(state, result, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
+        (await import('../report.js')).reportRun(state, result, {
+          profile: config.sandbox.profile,
+          seconds: (Date.now() - started) / 1000,
+        });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {
         await session.close();

@@ -6,7 +6,6 @@ import { openCommand, sessionSeams } from '../context.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ObflowError } from '../../errors.js';
-import { SECRET_KEY_PATTERN } from '../../runner-rules.js';
 
 /** The secret of `--client-id`: the file named by --client-secret-file, else OBFLOW_CLIENT_SECRET, else none. */
 async function clientSecretOf(state: CommandState, file: unknown): Promise<string | undefined> {
@@ -84,7 +83,7 @@ export const registerCommand = (state: CommandState): CommandModule => ({
           answer === undefined
             ? undefined
             : Object.fromEntries(
-                Object.entries(answer).filter(([key]) => !SECRET_KEY_PATTERN.test(key) && key !== 'registration_access_token'),
+                Object.entries(answer).filter(([key]) => !core.SECRET_KEY_PATTERN.test(key) && key !== 'registration_access_token'),
               );
         state.output.result({
           status: action === 'delete' ? 'deleted' : action === 'update' ? 'updated' : 'shown',

@@ -4,7 +4,7 @@
 
 import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
-import { DEFAULT_SLOWER_THRESHOLD } from '../../matrix/merge.js';
+import { DEFAULT_SLOWER_THRESHOLD } from '../../matrix/defaults.js';
 import type { CommandState } from '../context.js';
 import { loadCore } from '../context.js';
 

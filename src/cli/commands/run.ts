@@ -4,7 +4,6 @@ import type { CommandModule } from 'yargs';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
-import { reportRun } from '../report.js';
 
 export const runCommand = (state: CommandState): CommandModule => ({
   command: 'run [step]',
@@ -52,7 +51,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       });
       // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
       await core.saveEnvironment(session, result.environment);
-      reportRun(state, result);
+      (await import('../report.js')).reportRun(state, result);
     } finally {
       await session.close();
     }

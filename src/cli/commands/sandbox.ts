@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
 import { ID_TOKEN_FAULTS, PAGE_SKIN_NAMES, type IdTokenFault, type PageSkinName, type TokenAuthMethod } from '../../sandbox/contracts.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/schema.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/auth-methods.js';
 import { ObflowError } from '../../errors.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({

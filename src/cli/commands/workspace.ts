@@ -5,7 +5,6 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
-import { reportRun } from '../report.js';
 
 export const workspaceCommand = (state: CommandState): CommandModule => ({
   command: 'workspace',
@@ -60,7 +59,7 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
         state.output.line(
           'warning: this workspace holds the transport private key, the client secret and (for private_key_jwt or signed request objects) the signing key (mode 0600): keep it to yourself',
         );
-      if (outcome.run !== undefined) reportRun(state, outcome.run);
+      if (outcome.run !== undefined) (await import('../report.js')).reportRun(state, outcome.run);
     } finally {
       await session.close();
     }
