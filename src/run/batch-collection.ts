@@ -5,8 +5,9 @@
  *  the environment flows inside the run exactly as between runs). Item names are unique across the flow, so
  *  setNextRequest loops keep working. */
 export function batchCollection(steps: readonly { name: string; collection: object }[]): object {
-  // Collection variables (each JSON schema once per collection, docs/collections.md "Schemas") belong to the
-  // collection, not to a folder: the batch carries every step's, each key once.
+  // Collection variables belong to the collection, not to a folder: the batch carries every step's, each key once.
+  // obflow's collections carry none since their schemas moved into the checks (docs/collections.md "Schemas"); a
+  // hand-edited step collection may.
   const variables = new Map<string, unknown>();
   for (const step of steps) {
     for (const variable of (step.collection as { variable?: { key?: unknown }[] }).variable ?? []) {
