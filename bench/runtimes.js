@@ -52,7 +52,10 @@ export function prepareNative(bin, stdio = 'inherit') {
   const npm = realpathSync(spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim());
   const nodeGyp = join(dirname(npm), '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
   const home = dirname(bin);
-  const result = spawnSync(node, [nodeGyp, 'rebuild', '--release', `--nodedir=${home}`], { cwd: target, stdio });
+  // Without npm's own environment: under `npm run bench`, node-gyp took npm's npm_config_* settings (and built for the
+  // Node.js running npm, ABI 115, whatever --nodedir said); seen 2026-11-25.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  const result = spawnSync(node, [nodeGyp, 'rebuild', '--release', `--nodedir=${home}`], { cwd: target, stdio, env });
   if (result.status !== 0) {
     const tail =
       String(result.stderr ?? '')
@@ -60,6 +63,12 @@ export function prepareNative(bin, stdio = 'inherit') {
         .split('\n')
         .at(-1) ?? '';
     throw new Error(`building better-sqlite3 for ${version} failed${tail ? `: ${tail}` : ''}`);
+  }
+  // The build must load in the runtime it is for (an addon built for another ABI would fail every demo round).
+  const check = spawnSync(node, ['-e', `new (require(${JSON.stringify(target)}))(':memory:').close()`], { encoding: 'utf8' });
+  if (check.status !== 0) {
+    rmSync(target, { recursive: true, force: true });
+    throw new Error(`better-sqlite3 built for ${version} does not load there: ${check.stderr.trim().split('\n')[0]}`);
   }
 }
 
