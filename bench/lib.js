@@ -209,6 +209,15 @@ export function verdict(rows, { allowUnmeasured = false } = {}) {
 }
 
 /** A comparison that ran but is not valid (e.g. the peers made different requests): a miss. */
+/** A failed row for a section that threw: its name and the first lines of the error, so the table still prints. */
+export function errorRow(name, error, lines = 4) {
+  const note = String(error?.message ?? error)
+    .split('\n')
+    .slice(0, lines)
+    .join(' | ');
+  return { name, value: 'error', baseline: '—', ratio: '—', target: '—', ok: false, note };
+}
+
 export function invalid(name, reason) {
   return { name, value: 'invalid', baseline: '—', ratio: '—', target: '—', ok: false, note: reason };
 }

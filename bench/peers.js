@@ -12,7 +12,7 @@ import { emulatorRows } from './emulator.js';
 import { startFixture } from './fixture.js';
 import { flowRows } from './flow.js';
 import { generateRows } from './generate-peers.js';
-import { printTable, verdict } from './lib.js';
+import { errorRow, printTable, verdict } from './lib.js';
 import { joRows, startRows } from './start.js';
 
 export const SECTIONS = ['start', 'jo', 'flow', 'generate', 'emulator'];
@@ -33,18 +33,7 @@ export async function peerRows(sections = SECTIONS, log = (line) => console.erro
         else if (section === 'emulator') rows.push(...(await emulatorRows(await bank())));
         else throw new Error(`unknown section ${section} (one of ${SECTIONS.join(', ')})`);
       } catch (error) {
-        rows.push({
-          name: section,
-          value: 'error',
-          baseline: '—',
-          ratio: '—',
-          target: '—',
-          ok: false,
-          note: String(error.message ?? error)
-            .split('\n')
-            .slice(0, 4)
-            .join(' | '),
-        });
+        rows.push(errorRow(section, error));
       }
     }
   } finally {

@@ -208,22 +208,8 @@ results.push(...(await phaseRows()));
 // ---- runtimes (bench/runtimes.js: start-up on Node.js 24 beside this one; "not measured" rows say why) -------------
 const { runtimeRows } = await import('./runtimes.js');
 // A section that throws is a failed row naming why, not the end of the whole table.
-results.push(
-  ...(await runtimeRows().catch((error) => [
-    {
-      name: 'runtimes',
-      value: 'error',
-      baseline: '—',
-      ratio: '—',
-      target: '—',
-      ok: false,
-      note: String(error.message ?? error)
-        .split('\n')
-        .slice(0, 3)
-        .join(' | '),
-    },
-  ])),
-);
+const { errorRow } = await import('./lib.js');
+results.push(...(await runtimeRows().catch((error) => [errorRow('runtimes', error, 3)])));
 
 const { printTable, verdict } = await import('./lib.js');
 printTable(results);

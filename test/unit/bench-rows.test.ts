@@ -19,6 +19,7 @@ interface Row {
 interface BenchLib {
   row: (name: string, figure: number, baseline: number | undefined, unit: string, target?: object, note?: string) => Row;
   unmeasured: (name: string, reason: string) => Row;
+  errorRow: (name: string, error: unknown, lines?: number) => Row;
   skipped: (name: string, reason: string) => Row;
   verdict: (rows: Row[], options?: { allowUnmeasured?: boolean }) => { code: number; lines: string[] };
   printTable: (rows: Row[]) => void;
@@ -65,6 +66,17 @@ describe('bench rows and the exit code', () => {
     expect(allowed.code).toBe(0);
     expect(allowed.lines.join('\n')).toMatch(/not measured: generate: obflow \/ Portman \(allowed by --allow-unmeasured\)/);
     expect(lib.verdict([missed, portman], { allowUnmeasured: true }).code).toBe(1);
+  });
+
+  it('a section that threw is a failed row naming the section and the first lines of why', () => {
+    const failed = lib.errorRow('runtimes', new Error('demo exited 2\nERR_NATIVE_MODULE built for Node.js 20\nhint\nstack'), 2);
+    expect(failed).toMatchObject({
+      name: 'runtimes',
+      value: 'error',
+      ok: false,
+      note: 'demo exited 2 | ERR_NATIVE_MODULE built for Node.js 20',
+    });
+    expect(lib.verdict([met, failed]).code).toBe(1);
   });
 
   it('the old name of an unmeasured row (skipped) is the same rule', () => {
