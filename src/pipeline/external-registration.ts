@@ -19,7 +19,6 @@ import {
 } from '../registration/index.js';
 import type { Session } from './session.js';
 import { registerInput, storedRegistration, tokenAuthSetting } from './stages.js';
-import { fetchDiscovery } from '../environment/index.js';
 
 export interface ExternalClient {
   clientId: string;
@@ -34,13 +33,7 @@ export async function externalRegistrationStage(
   client: ExternalClient,
 ): Promise<{ registration: StoredRegistration; path: string }> {
   const setting = tokenAuthSetting(session.config);
-  const method =
-    setting === 'auto'
-      ? chooseAuthMethod(
-          'auto',
-          (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).token_endpoint_auth_methods_supported,
-        )
-      : setting;
+  const method = setting === 'auto' ? chooseAuthMethod('auto', (await session.discovery()).token_endpoint_auth_methods_supported) : setting;
   if (method === 'client_secret_basic' && (client.clientSecret ?? '') === '') {
     throw new ObflowError('ERR_USAGE', `client ${client.clientId} authenticates with client_secret_basic, but no client secret was given`, {
       hint: 'Put the secret in OBFLOW_CLIENT_SECRET or a file named by --client-secret-file (never on the command line).',
@@ -71,7 +64,7 @@ export async function externalRegistrationStage(
  */
 export async function manageRegistrationStage(session: Session, action: ManageAction): Promise<Record<string, unknown> | undefined> {
   const registration = await storedRegistration(session);
-  const tokenEndpoint = session.target.tokenUrl ?? (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).token_endpoint;
+  const tokenEndpoint = session.target.tokenUrl ?? (await session.discovery()).token_endpoint;
   const jwt =
     action === 'update'
       ? (

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Overrides } from '../config/overrides.js';
+import { fetchDiscovery, type DiscoveryAddresses } from '../environment/index.js';
 import type { ObflowConfig } from '../config/schema.js';
 import { loadTransportMaterial, type TransportMaterial } from '../pki/load.js';
 import { createMtlsDispatcher } from '../pki/tls.js';
@@ -38,6 +39,9 @@ export interface Session extends SessionSeams {
   transport: TransportMaterial;
   statement: { jwt: string; claims: SoftwareStatementClaims };
   dispatcher: Agent;
+  /** The bank's discovery document, read once per session (registration checks the auth methods, the environment
+   *  stage takes the addresses, register --update the token endpoint); a failed read is not kept. */
+  discovery(): Promise<DiscoveryAddresses>;
   close(): Promise<void>;
 }
 
@@ -93,6 +97,7 @@ export async function openTargetSession(
   // Before any connection: TLS would only say "key values mismatch", and the bank's CA would be blamed (exit 3).
   verifyKeyMatch(transport);
   const dispatcher = createMtlsDispatcher({ transport, serverCa: target.serverCaPem, insecure: target.insecure });
+  let discovery: Promise<DiscoveryAddresses> | undefined;
   return {
     config,
     overrides,
@@ -107,6 +112,11 @@ export async function openTargetSession(
     ask: seams.ask ?? (async () => undefined),
     ...(seams.onInterrupt === undefined ? {} : { onInterrupt: seams.onInterrupt }),
     env: seams.env ?? process.env,
+    discovery: () =>
+      (discovery ??= fetchDiscovery(target.discoveryUrl, dispatcher).catch((error: unknown) => {
+        discovery = undefined;
+        throw error;
+      })),
     close: () => dispatcher.close(),
   };
 }

@@ -11,7 +11,6 @@ import {
   buildObflowEnvironment,
   downloadEnvironment,
   environmentPath,
-  fetchDiscovery,
   readSavedEnvironment,
   writeEnvironment,
   type PostmanEnvironment,
@@ -80,7 +79,7 @@ export async function registerInput(session: Session, options: { force?: boolean
  *  the environment stage reports discovery problems with their own code. */
 async function authMethodsSupported(session: Session): Promise<readonly string[] | undefined> {
   try {
-    return (await fetchDiscovery(session.target.discoveryUrl, session.dispatcher)).token_endpoint_auth_methods_supported;
+    return (await session.discovery()).token_endpoint_auth_methods_supported;
   } catch (error) {
     if (tokenAuthSetting(session.config) === 'auto') throw error;
     return undefined;
@@ -118,7 +117,7 @@ export async function environmentStage(
     dispatcher: session.dispatcher,
     log: session.log,
   });
-  const addresses = await fetchDiscovery(session.target.discoveryUrl, session.dispatcher);
+  const addresses = await session.discovery();
   const environment = buildObflowEnvironment({
     name: `obflow ${environmentStem(session.target)}`,
     bank,

@@ -46,9 +46,12 @@ async function runWhole(transport: IdentityPaths['transport'], options: { profil
   const target = sandboxTarget(config, sandbox.urls, [identity.pem.rootCa, identity.pem.issuingCa]);
   const session = await openTargetSession(config, target, { ...identity.paths, transport }, options.ask ? { ask: options.ask } : {});
   try {
+    const mark = sandbox.log.length;
     const registered = await registerStage(session, { force: true });
     if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
     const { environment } = await environmentStage(session, registered.registration);
+    // Registration (the auth methods) and the environment (the addresses) share one read of discovery.
+    expect(sandbox.log.slice(mark).filter((line) => line.includes('/.well-known/openid-configuration'))).toHaveLength(1);
     const result = await runStage(session, { environment, reporters: ['junit'] });
     return { result, stateDir: config.stateDir };
   } finally {
