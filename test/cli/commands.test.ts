@@ -1,36 +1,25 @@
 // The commands one by one, as a TPP developer runs them: `obflow sandbox` in its own process (real mTLS on free
 // ports), then init/doctor/register/environment/generate/run through main(argv) against it, sharing a state folder.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 
-const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-commands-'));
-let sandbox: ChildProcess;
+let sandbox: SandboxProcess | undefined;
 let addresses: { sandbox_base_url: string; profiles: Record<string, { auth_url: string }> };
 
 beforeAll(async () => {
   const init = await runCli(['init', '--json'], { cwd });
   expect(init.code, init.stderr).toBe(0);
-  sandbox = spawn(process.execPath, [MAIN, 'sandbox', '--json'], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: sandbox.stdout! }).once('line', resolve);
-    sandbox.once('exit', (code) => reject(new Error(`obflow sandbox exited ${code}`)));
-  });
-  addresses = JSON.parse(firstLine);
+  sandbox = await startSandboxProcess(cwd);
+  addresses = JSON.parse(sandbox.firstLine);
 }, 60_000);
 
 afterAll(async () => {
-  if (sandbox && sandbox.exitCode === null) {
-    const exited = new Promise((resolve) => sandbox.once('exit', resolve));
-    sandbox.kill('SIGINT');
-    await exited;
-  }
+  await sandbox?.stop();
 });
 
 describe('obflow commands against `obflow sandbox`', () => {

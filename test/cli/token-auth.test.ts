@@ -3,38 +3,24 @@
 // coded line naming the method and what the bank lists; a one-off job registers with private_key_jwt, and a CI leg
 // with a fresh state stores that client with `register --client-id` (the bank is not called) and runs the flow.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 
-const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-token-auth-'));
 const PKJ = { OBFLOW_BANK__TOKEN_ENDPOINT_AUTH_METHOD: 'private_key_jwt' };
-let sandbox: ChildProcess;
+let sandbox: SandboxProcess | undefined;
 
 beforeAll(async () => {
   const init = await runCli(['init', '--json'], { cwd });
   expect(init.code, init.stderr).toBe(0);
-  sandbox = spawn(process.execPath, [MAIN, 'sandbox', '--json', '--token-auth', 'private_key_jwt,tls_client_auth'], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<string>((resolve, reject) => {
-    createInterface({ input: sandbox.stdout! }).once('line', resolve);
-    sandbox.once('exit', (code) => reject(new Error(`obflow sandbox exited ${code}`)));
-  });
+  sandbox = await startSandboxProcess(cwd, ['--token-auth', 'private_key_jwt,tls_client_auth']);
 }, 60_000);
 
 afterAll(async () => {
-  if (sandbox && sandbox.exitCode === null) {
-    const exited = new Promise((resolve) => sandbox.once('exit', resolve));
-    sandbox.kill('SIGINT');
-    await exited;
-  }
+  await sandbox?.stop();
   rmSync(cwd, { recursive: true, force: true });
 });
 

@@ -1,5 +1,9 @@
-// Runs the CLI's main(argv) in process with captured stdout/stderr, a chosen cwd and environment.
+// Runs the CLI's main(argv) in process with captured stdout/stderr, a chosen cwd and environment; starts and stops
+// `obflow sandbox` as its own process.
 
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 
@@ -22,4 +26,36 @@ export async function runCli(argv: string[], options: { cwd: string; env?: Recor
   const stderr = new Capture();
   const code = await main(argv, { stdout, stderr, cwd: options.cwd, env: options.env ?? {} });
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** `obflow sandbox --json` (built dist/) as its own process in `cwd`: resolves with its first line (the addresses as
+ *  JSON) once it listens; `stop()` sends SIGINT and waits for the exit, as a user's Ctrl-C does. */
+export interface SandboxProcess {
+  child: ChildProcess;
+  firstLine: string;
+  stop(): Promise<void>;
+}
+
+const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+
+export async function startSandboxProcess(cwd: string, args: readonly string[] = [], env?: NodeJS.ProcessEnv): Promise<SandboxProcess> {
+  const child = spawn(process.execPath, [MAIN, 'sandbox', '--json', ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    ...(env ? { env } : {}),
+  });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`obflow sandbox exited ${code}`)));
+  });
+  return {
+    child,
+    firstLine,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
 }

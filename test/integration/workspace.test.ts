@@ -3,11 +3,10 @@
 // its own run.sh; the workspace without --include-secrets scanned for every secret the run saw; Chromium opening the
 // guide and the report from the copy with no failed load and no console error; refusals with one coded line.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { createInterface } from 'node:readline';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
@@ -15,14 +14,13 @@ import { openSession, type Session } from '../../src/pipeline/session.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { bankOriginsOf } from '../../src/run/certificates.js';
 import { makeWorkspace, type WorkspaceOutcome } from '../../src/pipeline/workspace.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.js';
 import { jwkPrivateMembers, keyMaterial, secretValues } from '../helpers/secrets.js';
 
-const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-'));
 const stateDir = join(cwd, '.obflow');
-let sandbox: ChildProcess | undefined;
+let sandbox: SandboxProcess | undefined;
 
 const cli = (args: string[]) => runCli(args, { cwd });
 
@@ -107,22 +105,12 @@ const copied = mkdtempSync(join(tmpdir(), 'obflow-workspace-copy-'));
 
 beforeAll(async () => {
   expect((await cli(['init', '--quiet'])).code).toBe(0);
-  const child = spawn(process.execPath, [MAIN, 'sandbox', '--json'], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
-  sandbox = child;
-  await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`obflow sandbox exited ${code}`)));
-  });
+  sandbox = await startSandboxProcess(cwd);
 }, 60_000);
 
 afterAll(async () => {
   await session?.close();
-  const child = sandbox;
-  if (child !== undefined && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
-  }
+  await sandbox?.stop();
   rmSync(cwd, { recursive: true, force: true });
   rmSync(copied, { recursive: true, force: true });
 });
