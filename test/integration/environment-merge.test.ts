@@ -3,12 +3,8 @@
 // the merged environment still carries _clientId, basicToken and redirectUrl from the stored registration, and the
 // whole flow is green. A variable the flow needs that is still empty after the merge is ERR_ENVIRONMENT_INCOMPLETE.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { parseConfig } from '../../src/config/load.js';
 import { buildObflowEnvironment, environmentValue } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
 import { checkEnvironmentComplete } from '../../src/pipeline/client-values.js';
@@ -16,43 +12,14 @@ import { openTargetSession } from '../../src/pipeline/session.js';
 import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
 import { bankTarget } from '../../src/pipeline/target.js';
 import type { StoredRegistration } from '../../src/registration/index.js';
-import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { describeRun } from './pipeline-helpers.js';
+import { describeRun, useEmulatorAsBank } from './pipeline-helpers.js';
 
-const COLLECTIONS = join(import.meta.dirname, '..', '..', 'collections');
-let sandbox: TestSandbox;
-let identity: TestIdentity;
-let work: string;
-
-beforeAll(async () => {
-  identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
-  work = await mkdtemp(join(tmpdir(), 'obflow-merge-'));
-});
-afterAll(async () => {
-  await sandbox?.close();
-  if (work !== undefined) await rm(work, { recursive: true, force: true });
-});
+const bank = useEmulatorAsBank('obflow-merge-');
 
 describe('a helper that names the client differently', () => {
   it('still yields a green run: the client id, Basic credentials and redirect URI come from the registration', async () => {
-    const strict = sandbox.urls.profiles['strict-headless'];
-    const config = parseConfig(
-      {
-        target: 'bank',
-        stateDir: join(work, 'state'),
-        output: { collections: COLLECTIONS, reports: join(work, 'reports') },
-        bank: {
-          sandbox_base_url: sandbox.urls.sandbox_base_url,
-          auth_url: strict.auth_url,
-          environment_helper_path: '/plain-helper/v1.0/postman/environment',
-          server_ca: [...identity.paths.directoryRoots, ...identity.paths.directoryIssuing],
-        },
-        identity: identity.paths,
-      },
-      'test',
-    );
+    const { sandbox, identity } = bank;
+    const config = bank.config({ environment_helper_path: '/plain-helper/v1.0/postman/environment' });
     const session = await openTargetSession(config, await bankTarget(config), identity.paths);
     try {
       const registered = await registerStage(session, { force: true });

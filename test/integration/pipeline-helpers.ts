@@ -8,6 +8,7 @@ import type { Agent } from 'undici';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
+import type { ObflowConfig } from '../../src/config/schema.js';
 import { environmentValue, withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
@@ -110,6 +111,54 @@ export function usePreparedSandbox(profile: ProfileName = 'strict-headless'): {
     if (fixture.prepared !== undefined) await rm(fixture.prepared.stateDir, { recursive: true, force: true });
   });
   return fixture;
+}
+
+/**
+ * The emulator configured as a `target: bank` (the way a TPP configures a real bank), for a test file: an emulator,
+ * the test identity and a work folder, started before its tests and removed after. `config(bank)` is that bank's
+ * config: the emulator's addresses and CA under `bank`, with `bank` (a preset, a helper path, …) on top.
+ */
+export function useEmulatorAsBank(prefix: string): {
+  readonly sandbox: TestSandbox;
+  readonly identity: TestIdentity;
+  config(bank: Record<string, unknown>): ObflowConfig;
+} {
+  const fixture = {} as { sandbox: TestSandbox; identity: TestIdentity; work: string };
+  beforeAll(async () => {
+    fixture.identity = await getTestIdentity();
+    fixture.sandbox = await startTestSandbox();
+    fixture.work = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    await fixture.sandbox?.close();
+    if (fixture.work !== undefined) await rm(fixture.work, { recursive: true, force: true });
+  });
+  return {
+    get sandbox() {
+      return fixture.sandbox;
+    },
+    get identity() {
+      return fixture.identity;
+    },
+    config(bank) {
+      const { sandbox, identity, work } = fixture;
+      return parseConfig(
+        {
+          target: 'bank',
+          stateDir: join(work, 'state'),
+          output: { collections: COLLECTIONS_DIR, reports: join(work, 'reports') },
+          bank: {
+            sandbox_base_url: sandbox.urls.sandbox_base_url,
+            auth_url: sandbox.urls.profiles['strict-headless'].auth_url,
+            server_ca: [...identity.paths.directoryRoots, ...identity.paths.directoryIssuing],
+            ...bank,
+          },
+          identity: identity.paths,
+        },
+        'test',
+      );
+    },
+  };
 }
 
 export async function runAll(

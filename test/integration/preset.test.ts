@@ -2,55 +2,23 @@
 // client credentials, its organisation-id registration `aud`) against the emulator, which serves both; the addresses
 // are overridden key by key with the emulator's, the rest comes from the preset.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
 import { BANK_PRESETS } from '../../src/config/presets.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
 import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
 import { bankTarget } from '../../src/pipeline/target.js';
-import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
-import { describeRun } from './pipeline-helpers.js';
+import { describeRun, useEmulatorAsBank } from './pipeline-helpers.js';
 
-const COLLECTIONS = join(import.meta.dirname, '..', '..', 'collections');
-let sandbox: TestSandbox;
-let identity: TestIdentity;
-let work: string;
-
-beforeAll(async () => {
-  identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
-  work = await mkdtemp(join(tmpdir(), 'obflow-preset-'));
-});
-afterAll(async () => {
-  await sandbox?.close();
-  if (work !== undefined) await rm(work, { recursive: true, force: true });
-});
+const bank = useEmulatorAsBank('obflow-preset-');
 
 describe('bank.preset ozone-model-bank', () => {
   it("fills the model bank's helper path and aud, and runs the whole flow against the emulator serving them", async () => {
+    const { sandbox, identity } = bank;
     const strict = sandbox.urls.profiles['strict-headless'];
-    const config = parseConfig(
-      {
-        target: 'bank',
-        stateDir: join(work, 'state'),
-        output: { collections: COLLECTIONS, reports: join(work, 'reports') },
-        bank: {
-          preset: 'ozone-model-bank',
-          sandbox_base_url: sandbox.urls.sandbox_base_url,
-          auth_url: strict.auth_url,
-          token_url: strict.token_url,
-          server_ca: [...identity.paths.directoryRoots, ...identity.paths.directoryIssuing],
-        },
-        identity: identity.paths,
-      },
-      'test',
-    );
+    const config = bank.config({ preset: 'ozone-model-bank', token_url: strict.token_url });
     const preset = BANK_PRESETS['ozone-model-bank'].values;
     expect(config.bank).toMatchObject({
       name: preset.name,
@@ -84,7 +52,7 @@ describe('bank.preset ozone-model-bank', () => {
       {
         target: 'bank',
         bank: { preset: 'ozone-model-bank', environment_helper_path: '/other/helper', registration_aud: 'https://aud.example' },
-        identity: identity.paths,
+        identity: bank.identity.paths,
       },
       'test',
     );
@@ -95,10 +63,10 @@ describe('bank.preset ozone-model-bank', () => {
       environment_helper_path: '/other/helper',
       registration_aud: 'https://aud.example',
     });
-    expect(() => parseConfig({ target: 'bank', bank: { preset: 'no-such-bank' }, identity: identity.paths }, 'test')).toThrow(
+    expect(() => parseConfig({ target: 'bank', bank: { preset: 'no-such-bank' }, identity: bank.identity.paths }, 'test')).toThrow(
       /bank\.preset/,
     );
-    expect(() => parseConfig({ target: 'bank', bank: { name: 'x' }, identity: identity.paths }, 'test')).toThrow(
+    expect(() => parseConfig({ target: 'bank', bank: { name: 'x' }, identity: bank.identity.paths }, 'test')).toThrow(
       /bank\.auth_url is required/,
     );
   });
