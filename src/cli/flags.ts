@@ -3,6 +3,7 @@
 
 import type { Overrides } from '../config/overrides.js';
 import { ObflowError } from '../errors.js';
+import { parseApiVersion, parseApiVersions } from '../config/api-versions.js';
 
 const FLAGS = {
   'state-dir': ['stateDir'],
@@ -18,7 +19,16 @@ const FLAGS = {
   'out-collections': ['output', 'collections'],
   'out-reports': ['output', 'reports'],
   insecure: ['insecure'],
+  // Issue 29: which Account and Transaction API version(s); PARSED_FLAGS below reads their values.
+  'api-version': ['flow', 'apiVersion'],
+  'api-versions': ['sandbox', 'apiVersions'],
 } as const satisfies Record<string, readonly [string, ...string[]]>;
+
+/** Flags whose text becomes a typed value here (an unknown version is ERR_USAGE listing the versions). */
+const PARSED_FLAGS: Readonly<Partial<Record<keyof typeof FLAGS, (text: string) => unknown>>> = {
+  'api-version': (text) => parseApiVersion(text, 'api-version'),
+  'api-versions': (text) => parseApiVersions(text, 'api-versions'),
+};
 
 /** Flags that name a file or folder: given without a value (`--config` last, or before another flag) yargs reads an
  *  empty string, which would silently mean "no config" or "the working directory". */
@@ -35,8 +45,10 @@ export function commandOverrides(argv: Readonly<Record<string, unknown>>): Overr
   }
   const overrides: Record<string, unknown> = {};
   for (const [flag, path] of Object.entries(FLAGS)) {
-    const value = argv[flag];
-    if (value === undefined) continue;
+    const given = argv[flag];
+    if (given === undefined) continue;
+    const parse = PARSED_FLAGS[flag as keyof typeof FLAGS];
+    const value = parse !== undefined && typeof given === 'string' ? parse(given) : given;
     let node = overrides;
     for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
     node[path[path.length - 1] as string] = value;

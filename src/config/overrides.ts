@@ -5,7 +5,7 @@ import type { ObflowConfig } from './schema.js';
 
 export interface ConfigOverrides {
   stateDir?: string;
-  sandbox?: Partial<Pick<ObflowConfig['sandbox'], 'profile' | 'seed' | 'resourcePort' | 'authPort'>>;
+  sandbox?: Partial<Pick<ObflowConfig['sandbox'], 'profile' | 'seed' | 'resourcePort' | 'authPort' | 'apiVersions'>>;
   flow?: Partial<Omit<ObflowConfig['flow'], 'browser'>> & { browser?: Partial<ObflowConfig['flow']['browser']> };
   output?: Partial<ObflowConfig['output']>;
 }

@@ -7,6 +7,7 @@ import { DEFAULT_MAX_PAGES } from '../generate/variables.js';
 import { BANK_PRESET_NAMES } from './presets.js';
 import { SANDBOX_PROFILES } from './profiles.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from './auth-methods.js';
+import { API_VERSIONS, DEFAULT_API_VERSION } from './api-versions.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';
@@ -112,6 +113,13 @@ const sandbox = z
       .min(1)
       .default([...TOKEN_ENDPOINT_AUTH_METHODS])
       .describe('Client authentication methods `obflow sandbox` accepts (e.g. private_key_jwt and tls_client_auth, as the bank today).'),
+    apiVersions: z
+      .array(z.enum(API_VERSIONS))
+      .min(1)
+      .default([...API_VERSIONS])
+      .describe(
+        'Versions of the Account and Transaction API the emulator serves side by side (3.1: /open-banking/v3.1/aisp, 4.0: /open-banking/v4.0/aisp); 3.1 alone is docs/bank-interface.md exactly.',
+      ),
   })
   .describe('The embedded bank emulator.');
 
@@ -199,6 +207,12 @@ const flow = z
       .default('none')
       .describe(
         'The request object of the consent URL: none (docs/bank-interface.md §2.1) or PS256 (FAPI 1 Advanced Part 2 §5.2.2), registered as request_object_signing_alg.',
+      ),
+    apiVersion: z
+      .enum(API_VERSIONS)
+      .default(DEFAULT_API_VERSION)
+      .describe(
+        'Which Account and Transaction API version the collections speak: 3.1 (docs/bank-interface.md) or 4.0 (OBL Read/Write v4.0, ISO 20022 codes); `--api-version` wins.',
       ),
     maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),
     browser: browser.prefault({}),

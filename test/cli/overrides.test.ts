@@ -51,9 +51,27 @@ describe('flags → overrides', () => {
     ['register --dry-run --force', {}],
     ['generate --out-collections out --json', { output: { collections: 'out' } }],
     ['environment --config obflow.config.json --response-type code', { flow: { responseType: 'code' } }],
+    ['generate --api-version 4.0', { flow: { apiVersion: '4.0' } }],
+    ['run --api-version 3.1', { flow: { apiVersion: '3.1' } }],
+    ['demo --api-version 4.0', { flow: { apiVersion: '4.0' } }],
+    ['workspace --api-version 4.0 --no-run', { flow: { apiVersion: '4.0' } }],
+    ['sandbox --api-versions 3.1', { sandbox: { apiVersions: ['3.1'] } }],
+    ['sandbox --api-versions 4.0,3.1,4.0', { sandbox: { apiVersions: ['4.0', '3.1'] } }],
   ];
   it.each(cases)('%s', async (line, expected) => {
     expect(await overridesOf(line.split(' '))).toStrictEqual(expected);
+  });
+
+  it('an unknown API version is ERR_USAGE whose hint lists the versions', async () => {
+    for (const argv of [
+      ['run', '--api-version', '5'],
+      ['generate', '--api-version', ''],
+      ['sandbox', '--api-versions', '3.1,3.2'],
+    ]) {
+      const error = await overridesOf(argv).catch((caught: unknown) => caught);
+      expect(isObflowError(error) && error.code, argv.join(' ')).toBe('ERR_USAGE');
+      expect(isObflowError(error) && error.hint, argv.join(' ')).toContain('3.1 and 4.0');
+    }
   });
 
   it('a path flag without a value is ERR_USAGE, not "no config" or "this folder"', async () => {

@@ -6,6 +6,7 @@ import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
+import { API_VERSION_OPTION } from '../../config/api-versions.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
   command: 'demo',
@@ -18,6 +19,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         describe: 'Sandbox client profile (interactive ones consent in Chromium)',
       })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type' })
+      .option('api-version', API_VERSION_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
       .example('$0 demo', 'what `npm start` runs')
       .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),

@@ -3,12 +3,14 @@
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openLightCommand } from '../context.js';
+import { API_VERSION_OPTION } from '../../config/api-versions.js';
 
 export const generateCommand = (state: CommandState): CommandModule => ({
   command: 'generate',
   describe: 'Write the Postman collections for every step of the account-information flow',
   builder: (yargs) =>
     yargs
+      .option('api-version', API_VERSION_OPTION)
       .option('out-collections', { type: 'string', describe: 'Output folder (default: collections)' })
       .example('$0 generate', 'write collections/*.postman_collection.json')
       .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON'),

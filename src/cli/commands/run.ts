@@ -4,6 +4,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
+import { API_VERSION_OPTION } from '../../config/api-versions.js';
 
 export const runCommand = (state: CommandState): CommandModule => ({
   command: 'run [step]',
@@ -20,6 +21,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .option('psu-user', { type: 'string', describe: 'Test user who consents (sandbox: alex, sam or jo)' })
       .option('consent-timeout', { type: 'number', describe: 'Seconds the PSU has to finish browser consent (default 300)' })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
+      .option('api-version', API_VERSION_OPTION)
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
       .option('out-reports', { type: 'string', describe: 'Where the reports go (JUnit, JSON; default .obflow/reports)' })

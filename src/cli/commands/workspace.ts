@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
+import { API_VERSION_OPTION } from '../../config/api-versions.js';
 
 export const workspaceCommand = (state: CommandState): CommandModule => ({
   command: 'workspace',
@@ -24,6 +25,7 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
         default: true,
         describe: 'Run the flow first and put its HTML report in reports/ (--no-run skips it)',
       })
+      .option('api-version', API_VERSION_OPTION)
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('insecure', {
         type: 'boolean',

@@ -1,0 +1,49 @@
+// The versions of the Account and Transaction API obflow speaks (one vocabulary: the config schema, the flags and the
+// generator import it). Dependency-free: the CLI's command modules load it at `--help` time. The emulator has its
+// twin (src/sandbox/contracts.ts AIS_API_VERSIONS, tied to this one by test/unit/api-versions.test.ts): the two rooms
+// meet only on the wire.
+
+import { ObflowError } from '../errors.js';
+
+/** 3.1: docs/bank-interface.md as written (/open-banking/v3.1/aisp); 4.0: OBL Read/Write v4.0 (/open-banking/v4.0/aisp). */
+export const API_VERSIONS = ['3.1', '4.0'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
+export const DEFAULT_API_VERSION: ApiVersion = '3.1';
+
+/** The AIS base path of a version, as the OpenAPI files' `servers` give it. */
+export function aisBasePath(version: ApiVersion): string {
+  return `/open-banking/v${version}/aisp`;
+}
+
+/** A comma-separated list of versions (`3.1,4.0`): each known, each once, at least one; else ERR_USAGE listing them. */
+export function parseApiVersions(text: string, flag: string): ApiVersion[] {
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  const known: readonly string[] = API_VERSIONS;
+  const unknown = items.filter((item) => !known.includes(item));
+  if (items.length === 0 || unknown.length > 0) {
+    throw new ObflowError('ERR_USAGE', `--${flag} ${unknown.length > 0 ? `names an unknown version: ${unknown.join(', ')}` : 'is empty'}`, {
+      hint: `The versions are ${API_VERSIONS.join(' and ')} (e.g. --${flag} ${API_VERSIONS[API_VERSIONS.length - 1] as string}).`,
+    });
+  }
+  return [...new Set(items)] as ApiVersion[];
+}
+
+/** One version (`--api-version 4.0`). */
+export function parseApiVersion(text: string, flag: string): ApiVersion {
+  const versions = parseApiVersions(text, flag);
+  if (versions.length !== 1) {
+    throw new ObflowError('ERR_USAGE', `--${flag} takes one version here, not ${versions.join(',')}`, {
+      hint: `Run once per version (--${flag} ${versions.join(`, then --${flag} `)}).`,
+    });
+  }
+  return versions[0] as ApiVersion;
+}
+
+/** The `--api-version` option of generate, run, demo and workspace (one description for all four). */
+export const API_VERSION_OPTION = {
+  type: 'string',
+  describe: `Account and Transaction API version: ${API_VERSIONS.join(' or ')} (default: flow.apiVersion, else ${DEFAULT_API_VERSION})`,
+} as const;
