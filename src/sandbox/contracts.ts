@@ -86,6 +86,8 @@ export interface ConsentRecord {
   /** Set when the PSU authorises: which test user, and which of their accounts they selected. */
   psuId?: string;
   accountIds?: string[];
+  /** The AIS version it was created on; absent: 3.1 (consents stored before v4.0 was served). */
+  apiVersion?: AisApiVersion;
 }
 
 export interface ConsentStore {
@@ -194,6 +196,14 @@ export interface RequestContext {
 
 export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
 
+/**
+ * The Account and Transaction API versions the emulator can serve side by side (issue 29): 3.1 is
+ * docs/bank-interface.md; 4.0 the OBL Read/Write v4.0 API over the same bank. Twin of the TPP side's API_VERSIONS
+ * (src/config/api-versions.ts), tied by test/unit/api-versions.test.ts.
+ */
+export const AIS_API_VERSIONS = ['3.1', '4.0'] as const;
+export type AisApiVersion = (typeof AIS_API_VERSIONS)[number];
+
 /** Options of startSandbox; every seam injectable, every field has a default in index.ts. */
 export interface SandboxOptions {
   /** Server certificate and key (PEM), from the local trust directory. */
@@ -231,6 +241,9 @@ export interface SandboxOptions {
   /** The client authentication methods the bank accepts at registration and the token endpoint, in the order
    *  discovery lists them. Default: all three (TOKEN_AUTH_METHODS). */
   tokenAuthMethods?: readonly TokenAuthMethod[];
+  /** The AIS versions served, each under /open-banking/v<version>/aisp; default both (AIS_API_VERSIONS). Another
+   *  version's paths answer 404, as any path the bank does not implement. */
+  apiVersions?: readonly AisApiVersion[];
 }
 
 /**
@@ -265,4 +278,6 @@ export interface ResourceServerDeps {
   now(): Date;
   /** Fresh ids (ConsentId, interaction ids). */
   newId(): string;
+  /** The AIS versions served (SandboxOptions.apiVersions). */
+  apiVersions: readonly AisApiVersion[];
 }

@@ -14,11 +14,11 @@ import type { AuthDeps } from './auth/deps.js';
 import { createSigningKey, readSigningKey } from './auth/keys.js';
 import { PAGE_SKINS } from './auth/pages.js';
 import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls, TokenAuthMethod } from './contracts.js';
-import { PROFILE_NAMES, TOKEN_AUTH_METHODS } from './contracts.js';
+import { AIS_API_VERSIONS, PROFILE_NAMES, TOKEN_AUTH_METHODS } from './contracts.js';
 import { createBank, startOfUtcDay } from './data/bank.js';
 import { ObieError } from './http/errors.js';
 import { createRequestLogger } from './http/log.js';
-import { createResourceHandler } from './resource/index.js';
+import { createResourceHandler, isV4Path } from './resource/index.js';
 import { serve } from './serve.js';
 import { AUTH_COLLECTIONS, AuthStore } from './store/auth-store.js';
 import { CONSENT_COLLECTION, openConsentStore } from './store/consents.js';
@@ -105,7 +105,8 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}),
     tokenAuthMethods: tokenAuthMethodsOf(options.tokenAuthMethods),
   };
-  const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId });
+  const apiVersions = apiVersionsOf(options.apiVersions);
+  const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId, apiVersions });
   const auth = createAuthHandler(deps);
 
   const seams = { now, newId, logger, pageSkin };
@@ -113,6 +114,8 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     serve('resource', req, res, seams, async (request, response, ctx) => {
       // Every resource-origin route (registration, helper, AIS) is mutual TLS with a directory certificate.
       if (!ctx.peerAuthorized) {
+        // AIS v4.0 defines no body for a 401 (its 401Error response has no content).
+        if (isV4Path(ctx.url.pathname, apiVersions)) throw new ObieError(401, 'a client certificate from the trust directory is required');
         throw ObieError.of(
           401,
           'UK.OBIE.Unauthorised',
@@ -211,6 +214,14 @@ function closeServer(server: Server): Promise<void> {
 }
 
 export type { ProfileName };
+
+/** The AIS versions to serve, each once, in AIS_API_VERSIONS order; none given → all. */
+function apiVersionsOf(versions: SandboxOptions['apiVersions']): NonNullable<SandboxOptions['apiVersions']> {
+  if (versions === undefined) return AIS_API_VERSIONS;
+  for (const version of versions) if (!AIS_API_VERSIONS.includes(version)) throw new TypeError(`unknown AIS version ${String(version)}`);
+  if (versions.length === 0) throw new TypeError('startSandbox: apiVersions is empty');
+  return AIS_API_VERSIONS.filter((version) => versions.includes(version));
+}
 
 /** The accepted methods, each once, in the given order; none given (or an empty list) → all three. */
 function tokenAuthMethodsOf(methods: readonly TokenAuthMethod[] | undefined): readonly TokenAuthMethod[] {

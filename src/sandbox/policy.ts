@@ -152,6 +152,12 @@ export const TOLERANCES = [
     accepts: 'unknown members in a consent request (ignored)',
   },
   {
+    name: 'consent-newer-version',
+    profiles: PERMISSIVE,
+    relaxes: 'OB Operational Guidelines v4.0, Implementation of a new Open Banking Standard (Backward and Forward Compatibility)',
+    accepts: 'a consent created on v4.0 used on v3.1 (read, read through, deleted), as banks that keep one consent store do',
+  },
+  {
     name: 'consent-local-time',
     profiles: PERMISSIVE,
     relaxes: 'AIS v3.1 ISODateTime; RFC 3339 §5.6',

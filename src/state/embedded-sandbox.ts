@@ -83,6 +83,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.pageSkin ? { pageSkin: options.pageSkin } : {}),
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
       tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
+      apiVersions: config.sandbox.apiVersions,
     }),
   );
   try {

@@ -11,11 +11,14 @@ import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 
-import { needs, obieSpecs, presentOrSkipAtTheEnd, SPEC_FILES as FILES, specPath } from './prerequisites.js';
+import { needs, obieSpecs, obieV4Specs, presentOrSkipAtTheEnd, SPEC_FILES as FILES, specPath } from './prerequisites.js';
+import type { Prerequisite } from './prerequisites.js';
 
-export const SPEC_FILES = { '3.1.1': FILES.obie311, '3.1.11': FILES.obie3111 } as const;
+export const SPEC_FILES = { '3.1.1': FILES.obie311, '3.1.11': FILES.obie3111, '4.0': FILES.obie40 } as const;
 export type SpecVersion = keyof typeof SPEC_FILES;
-export const SPEC_VERSIONS = Object.keys(SPEC_FILES) as SpecVersion[];
+/** The v3.1 files the emulator's v3.1 answers must all satisfy (v4.0 answers: obie-v4.ts). */
+export const SPEC_VERSIONS: SpecVersion[] = ['3.1.1', '3.1.11'];
+const PREREQUISITE: Record<SpecVersion, Prerequisite> = { '3.1.1': obieSpecs, '3.1.11': obieSpecs, '4.0': obieV4Specs };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -55,7 +58,7 @@ function relaxBasicDetailOneOf(schemas: JsonObject): void {
 function loadSpec(version: SpecVersion): LoadedSpec {
   let spec = specs.get(version);
   if (spec) return spec;
-  needs(obieSpecs);
+  needs(PREREQUISITE[version]);
   const doc = parse(readFileSync(specPath(SPEC_FILES[version]), 'utf8')) as JsonObject;
   const components = asObject(doc.components);
   const schemas = asObject(components?.schemas);

@@ -204,6 +204,14 @@ export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
   'last-logged-time-format': [readingAccounts({ 'x-fapi-customer-last-logged-time': '2025-01-02T10:00:00Z' })],
   'consent-unknown-fields': [creatingConsent({ Colour: 'blue' })],
   'consent-local-time': [creatingConsent({ TransactionFromDateTime: '2025-01-02T00:00:00' })],
+  // OBL Operational Guidelines v4.0 (Backward and Forward Compatibility): a consent created on v4.0 read on v3.1.
+  'consent-newer-version': [
+    async ({ tpp }) => {
+      const flow = await tpp.headlessFlow({}, '4.0');
+      const headers = { authorization: `Bearer ${flow.accessToken}`, accept: 'application/json', 'x-fapi-financial-id': BANK_FINANCIAL_ID };
+      return answered(await tpp.fetch('GET', `${tpp.aisBase('3.1')}/accounts`, { headers }), 200);
+    },
+  ],
 };
 
 /** Rows a row's attempts need tolerated in every profile while they run, because the row only shows behind them. */

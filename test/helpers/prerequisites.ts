@@ -124,6 +124,10 @@ export const SPEC_FILES = {
   obie311: 'obie-account-info-v3.1.1.yaml',
   obie3111: 'obie-account-info-v3.1.11.yaml',
   postman: 'postman-collection-v2.1.0.schema.json',
+  /** OBL Read/Write v4.0 Account and Transaction API and its code sets (issue 29). */
+  obie40: 'obie-account-info-v4.0.yaml',
+  codesetInternal: 'obl-internal-codeset.csv',
+  codesetIso: 'obl-iso-external-codeset.csv',
   /** The official model-bank AIS collection (issue 9's sequence test). */
   oblModelBank: 'obl/obl-modelbank-ais-v3.1.x.postman_collection.json',
 } as const;
@@ -145,6 +149,14 @@ export function specPath(file: string): string {
 
 /** The two OBIE Account and Transaction API files (v3.1.1 and v3.1.11). */
 export const obieSpecs: Prerequisite = specFiles('the OBIE Account Information OpenAPI files', SPEC_FILES.obie311, SPEC_FILES.obie3111);
+
+/** The v4.0 Account and Transaction API file and the OB Internal and ISO External code sets it names. */
+export const obieV4Specs: Prerequisite = specFiles(
+  'the OBL v4.0 Account Information OpenAPI file and code sets',
+  SPEC_FILES.obie40,
+  SPEC_FILES.codesetInternal,
+  SPEC_FILES.codesetIso,
+);
 
 /** The official model bank's AIS collection (the extract under obl/ of the specs folder). */
 export const oblModelBank: Prerequisite = specFiles("the official model bank's AIS collection", SPEC_FILES.oblModelBank);

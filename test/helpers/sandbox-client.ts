@@ -14,7 +14,7 @@ import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 
 import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
-import type { ProfileName, SandboxOptions, SandboxUrls } from '../../src/sandbox/contracts.js';
+import type { AisApiVersion, ProfileName, SandboxOptions, SandboxUrls } from '../../src/sandbox/contracts.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { getTestIdentity } from './identity.js';
 import type { TestIdentity } from './identity.js';
@@ -308,9 +308,18 @@ export class SandboxTpp {
     return response.json<{ access_token: string }>().access_token;
   }
 
-  /** POST /account-access-consents on the resource server; returns the raw response. */
-  createConsentRaw(accessToken: string, permissions: readonly string[] = DEFAULT_PERMISSIONS): Promise<WireResponse> {
-    return this.fetch('POST', `${this.urls.aisp_base_url}/account-access-consents`, {
+  /** The AIS base URL of a version (the emulator serves v3.1 and v4.0 side by side by default). */
+  aisBase(version: AisApiVersion = '3.1'): string {
+    return version === '3.1' ? this.urls.aisp_base_url : `${this.urls.sandbox_base_url}/open-banking/v${version}/aisp`;
+  }
+
+  /** POST /account-access-consents on the resource server (on `version`, default v3.1); returns the raw response. */
+  createConsentRaw(
+    accessToken: string,
+    permissions: readonly string[] = DEFAULT_PERMISSIONS,
+    version: AisApiVersion = '3.1',
+  ): Promise<WireResponse> {
+    return this.fetch('POST', `${this.aisBase(version)}/account-access-consents`, {
       headers: {
         authorization: `Bearer ${accessToken}`,
         'content-type': 'application/json',
@@ -323,8 +332,8 @@ export class SandboxTpp {
   }
 
   /** Client credentials + consent creation; returns the ConsentId. */
-  async createConsent(permissions: readonly string[] = DEFAULT_PERMISSIONS): Promise<string> {
-    const response = await this.createConsentRaw(await this.clientCredentials(), permissions);
+  async createConsent(permissions: readonly string[] = DEFAULT_PERMISSIONS, version: AisApiVersion = '3.1'): Promise<string> {
+    const response = await this.createConsentRaw(await this.clientCredentials(), permissions, version);
     if (response.status !== 201) throw new Error(`consent creation answered ${response.status}: ${response.text}`);
     return response.json<{ Data: { ConsentId: string } }>().Data.ConsentId;
   }
@@ -446,14 +455,17 @@ export class SandboxTpp {
   }
 
   /** The whole headless flow: consent, authorise as the default user, code exchange. Throws on any refusal. */
-  async headlessFlow(options: Partial<AuthorizeOptions> = {}): Promise<{
+  async headlessFlow(
+    options: Partial<AuthorizeOptions> = {},
+    version: AisApiVersion = '3.1',
+  ): Promise<{
     consentId: string;
     accessToken: string;
     refreshToken: string | undefined;
     idToken: string | undefined;
     authorize: AuthorizeResult;
   }> {
-    const consentId = await this.createConsent();
+    const consentId = await this.createConsent(DEFAULT_PERMISSIONS, version);
     const authorize = await this.authorize({ ...options, consentId });
     const code = authorize.params.get('code');
     if (!code) throw new Error(`authorise answered ${authorize.status} ${authorize.location ?? authorize.response.text}`);

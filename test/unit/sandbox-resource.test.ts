@@ -85,6 +85,7 @@ const deps: ResourceServerDeps = {
   bank: createBank(SEED, startOfUtcDay(NOW)),
   now: () => NOW,
   newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
+  apiVersions: ['3.1'],
 };
 const handler = createResourceHandler(deps);
 

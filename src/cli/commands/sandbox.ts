@@ -8,16 +8,22 @@ import { whenStopRequested } from '../../interrupt.js';
 import { ID_TOKEN_FAULTS, PAGE_SKIN_NAMES, type IdTokenFault, type PageSkinName, type TokenAuthMethod } from '../../sandbox/contracts.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/auth-methods.js';
 import { ObflowError } from '../../errors.js';
+import { aisBasePath } from '../../config/api-versions.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',
-  describe: 'Run the local bank emulator (mTLS, DCR, discovery, token, authorise, AIS v3.1) until Ctrl-C',
+  describe: 'Run the local bank emulator (mTLS, DCR, discovery, token, authorise, AIS v3.1 and v4.0) until Ctrl-C',
   builder: (yargs) =>
     yargs
       .option('resource-port', { type: 'number', describe: 'Port of the resource server {sandbox_base_url} (default: free port)' })
       .option('auth-port', { type: 'number', describe: 'Port of the authorisation server {auth_url} (default: free port)' })
       .option('data-dir', { type: 'string', describe: 'Keep clients, consents and tokens here (default: <state-dir>/sandbox)' })
       .option('seed', { type: 'string', describe: 'Seed of the emulated bank data' })
+      .option('api-versions', {
+        type: 'string',
+        describe:
+          'Account and Transaction API versions to serve side by side, comma-separated (3.1, 4.0; default: sandbox.apiVersions, else both)',
+      })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
       .option('page-skin', {
         type: 'string',
@@ -34,6 +40,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
           'Client authentication methods to accept, comma-separated (client_secret_basic, private_key_jwt, tls_client_auth; default: all)',
       })
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
+      .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
       .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")
       .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify')
@@ -69,7 +76,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     state.output.line(`  {sandbox_base_url}     ${urls.sandbox_base_url}`);
     state.output.line(`  registration           ${urls.registration_endpoint}`);
     state.output.line(`  environment helper     ${urls.environment_helper}?client_id=…`);
-    state.output.line(`  AIS v3.1               ${urls.aisp_base_url}`);
+    for (const version of config.sandbox.apiVersions)
+      state.output.line(`  AIS v${version}               ${urls.sandbox_base_url}${aisBasePath(version)}`);
     for (const [name, profile] of Object.entries(urls.profiles)) {
       state.output.line(`  ${name.padEnd(22)} {auth_url} ${profile.auth_url}  token ${profile.token_url}`);
     }

@@ -1,29 +1,50 @@
-// The bank emulator's resource server: UK Open Banking Read/Write API v3.1, Account and Transaction API —
-// account-access-consents (client credentials) and the account reads (authorization code) over the seeded bank
-// data, with the standard's headers, status codes and OBErrorResponse1 bodies. docs/sandbox-ais.md describes it.
+// The bank emulator's resource server: UK Open Banking Read/Write API v3.1 and v4.0 side by side (each under its own
+// base path, as served: SandboxOptions.apiVersions), Account and Transaction API — account-access-consents (client
+// credentials) and the account reads (authorization code) over the one seeded bank, with each version's headers,
+// status codes, payload shapes and OBErrorResponse1 bodies. docs/sandbox-ais.md describes it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { BANK_FINANCIAL_ID, ConsentStateError } from '../contracts.js';
-import type { AccessTokenInfo, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
+import type { AccessTokenInfo, AisApiVersion, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
 import type { Bank, BankAccount } from '../data/bank.js';
-import { ObieError } from '../http/errors.js';
-import { readBody } from '../http/io.js';
+import { isWireError, ObieError } from '../http/errors.js';
+import { BodyTooLargeError, readBody } from '../http/io.js';
 import { tolerates } from '../policy.js';
 import { usableConsent } from '../store/consents.js';
 import { isoSeconds } from '../time.js';
 import { validateConsentRequest } from './consent-request.js';
 import { acceptsJson, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody } from './http.js';
 import { PAGE_SIZE, availableRange, pageLinks, parseBookingFilter, selectTransactions } from './paging.js';
+import { AisRefusal, toV4Error } from './refusals.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';
-import { AISP_BASE_PATH, matchRoute } from './routes.js';
+import { accountV4, balanceV4, consentDataV4, transactionV4 } from './render-v4.js';
+import { AIS_BASE_PATHS, matchRoute, versionOf } from './routes.js';
 import type { Route } from './routes.js';
 
 // RFC 7231 IMF-fixdate as the v3.1.1 x-fapi-customer-last-logged-time parameter pattern writes it.
-const LAST_LOGGED =
+const HTTP_DATE =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} (GMT|UTC)$/;
 
+/**
+ * The request headers each version checks (besides Authorization): v3.1.1 requires x-fapi-financial-id and has
+ * x-fapi-customer-last-logged-time; v4.0 has neither, and x-fapi-auth-date in its place (same RFC 7231 pattern).
+ */
+const REQUEST_HEADERS: Readonly<Record<AisApiVersion, { financialId: boolean; authDate: string }>> = {
+  '3.1': { financialId: true, authDate: 'x-fapi-customer-last-logged-time' },
+  '4.0': { financialId: false, authDate: 'x-fapi-auth-date' },
+};
+
+type Shape = (v31: Record<string, unknown>) => Record<string, unknown>;
+
+/** The payload shapes of each version, from the v3.1 rendering (render.ts) through the v4.0 tables (render-v4.ts). */
+const SHAPES: Readonly<Record<AisApiVersion, { account: Shape; balance: Shape; transaction: Shape }>> = {
+  '3.1': { account: (v31) => v31, balance: (v31) => v31, transaction: (v31) => v31 },
+  '4.0': { account: accountV4, balance: balanceV4, transaction: transactionV4 },
+};
+
 interface Call {
+  version: AisApiVersion;
   req: IncomingMessage;
   res: ServerResponse;
   ctx: RequestContext;
@@ -35,9 +56,8 @@ interface Call {
 export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler {
   return async (req, res, ctx) => {
     const url = ctx.url;
-    const call: Call = { req, res, ctx, url, origin: requestOrigin(req) };
     const method = (req.method ?? 'GET').toUpperCase();
-    const match = matchRoute(method, url.pathname);
+    const match = matchRoute(method, url.pathname, deps.apiVersions);
     // OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must
     // respond with a 404 (Not Found) for requests to that URL." An endpoint of the standard this bank does not offer is
     // answered exactly as a path of no standard: before authentication, and without a body (the OpenAPI files' 404Error
@@ -52,11 +72,49 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
     }
     // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,
     // answered by index.ts (serve).
-    if (!acceptsJson(req)) throw new ObieError(406, 'Accept must allow application/json');
-    const kind = match.route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
-    const token = await authenticate(call, deps, kind);
-    await dispatch({ ...call, route: match.route, token }, deps);
+    const call: Call = { version: match.version, req, res, ctx, url, origin: requestOrigin(req) };
+    if (match.version === '4.0') {
+      await answerV4(() => handle(call, match.route, deps));
+      return;
+    }
+    await handle(call, match.route, deps);
   };
+}
+
+async function handle(call: Call, route: Route, deps: ResourceServerDeps): Promise<void> {
+  if (!acceptsJson(call.req)) throw new ObieError(406, 'Accept must allow application/json');
+  const kind = route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
+  const token = await authenticate(call, deps, kind);
+  await dispatch({ ...call, route, token }, deps);
+}
+
+/**
+ * Runs a v4.0 request, its refusals translated to v4.0 (refusals.ts toV4Error): ErrorCodes from
+ * OBExternalStatusReason1Code in the category of their status. A body too large is 400 U010 (v4.0 defines no 413), an
+ * emulator failure 500 U000 (the warning still names it).
+ */
+async function answerV4(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ObieError) throw toV4Error(error);
+    if (isWireError(error)) throw error;
+    if (error instanceof BodyTooLargeError)
+      throw toV4Error(
+        new ObieError(400, error.message, [{ ErrorCode: 'UK.OBIE.Resource.InvalidFormat', Message: error.message }], {
+          Connection: 'close',
+        }),
+      );
+    if ((error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' || (error as Error | undefined)?.message === 'aborted')
+      throw error;
+    process.emitWarning(`obflow sandbox: AIS v4.0: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    throw toV4Error(ObieError.of(500, 'UK.OBIE.UnexpectedError', 'the sandbox failed to process this request'));
+  }
+}
+
+/** Whether `pathname` is on a served v4.0 base path (the resource origin's mutual-TLS refusal has no body there). */
+export function isV4Path(pathname: string, versions: readonly AisApiVersion[]): boolean {
+  return versionOf(pathname, versions) === '4.0';
 }
 
 /**
@@ -87,28 +145,27 @@ async function authenticate(
     throw new ObieError(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
   }
   if (!token.scopes.includes('accounts')) {
-    throw new ObieError(403, 'the token has no accounts scope', [
-      { ErrorCode: 'UK.OBIE.UnexpectedError', Message: 'The access token was not issued for the accounts scope' },
-    ]);
+    throw new AisRefusal('scope-missing', call.version, 'The access token was not issued for the accounts scope');
   }
+  const headers = REQUEST_HEADERS[call.version];
   const financialId = req.headers['x-fapi-financial-id'];
-  if (!may('financial-id-optional') && (financialId === undefined || financialId === '')) {
+  if (headers.financialId && !may('financial-id-optional') && (financialId === undefined || financialId === '')) {
     throw new ObieError(400, 'x-fapi-financial-id is required', [
       { ErrorCode: 'UK.OBIE.Header.Missing', Message: 'x-fapi-financial-id header is required', Path: 'x-fapi-financial-id' },
     ]);
   }
-  if (!may('financial-id-optional') && financialId !== BANK_FINANCIAL_ID) {
+  if (headers.financialId && !may('financial-id-optional') && financialId !== BANK_FINANCIAL_ID) {
     throw new ObieError(400, 'x-fapi-financial-id names another ASPSP', [
       { ErrorCode: 'UK.OBIE.Header.Invalid', Message: `x-fapi-financial-id must be ${BANK_FINANCIAL_ID}`, Path: 'x-fapi-financial-id' },
     ]);
   }
-  const lastLogged = req.headers['x-fapi-customer-last-logged-time'];
-  if (!may('last-logged-time-format') && typeof lastLogged === 'string' && !LAST_LOGGED.test(lastLogged)) {
-    throw new ObieError(400, 'x-fapi-customer-last-logged-time is malformed', [
+  const authDate = req.headers[headers.authDate];
+  if (!may('last-logged-time-format') && typeof authDate === 'string' && !HTTP_DATE.test(authDate)) {
+    throw new ObieError(400, `${headers.authDate} is malformed`, [
       {
         ErrorCode: 'UK.OBIE.Header.Invalid',
-        Message: 'x-fapi-customer-last-logged-time must be an RFC 7231 date, e.g. Sun, 10 Sep 2017 19:43:31 UTC',
-        Path: 'x-fapi-customer-last-logged-time',
+        Message: `${headers.authDate} must be an RFC 7231 date, e.g. Sun, 10 Sep 2017 19:43:31 UTC`,
+        Path: headers.authDate,
       },
     ]);
   }
@@ -152,8 +209,13 @@ function consentBody(call: Call, consent: ConsentRecord): Record<string, unknown
   if (consent.ExpirationDateTime !== undefined) data.ExpirationDateTime = consent.ExpirationDateTime;
   if (consent.TransactionFromDateTime !== undefined) data.TransactionFromDateTime = consent.TransactionFromDateTime;
   if (consent.TransactionToDateTime !== undefined) data.TransactionToDateTime = consent.TransactionToDateTime;
-  const self = `${call.origin}${AISP_BASE_PATH}/account-access-consents/${encodeURIComponent(consent.ConsentId)}`;
-  return { Data: data, Risk: {}, Links: { Self: self }, Meta: { TotalPages: 1 } };
+  const self = `${call.origin}${AIS_BASE_PATHS[call.version]}/account-access-consents/${encodeURIComponent(consent.ConsentId)}`;
+  return {
+    Data: call.version === '4.0' ? consentDataV4(data, consent, call.ctx.now()) : data,
+    Risk: {},
+    Links: { Self: self },
+    Meta: { TotalPages: 1 },
+  };
 }
 
 async function createConsent(call: AisCall<Extract<Route, { kind: 'consent-create' }>>, deps: ResourceServerDeps): Promise<void> {
@@ -179,6 +241,8 @@ async function createConsent(call: AisCall<Extract<Route, { kind: 'consent-creat
     Permissions: result.request.Permissions,
     CreationDateTime: stamp,
     StatusUpdateDateTime: stamp,
+    // Only v4.0 consents say so: a v3.1 record is stored exactly as before v4.0 was served.
+    ...(call.version === '4.0' ? { apiVersion: '4.0' as const } : {}),
   };
   if (result.request.ExpirationDateTime !== undefined) record.ExpirationDateTime = result.request.ExpirationDateTime;
   if (result.request.TransactionFromDateTime !== undefined) record.TransactionFromDateTime = result.request.TransactionFromDateTime;
@@ -187,22 +251,43 @@ async function createConsent(call: AisCall<Extract<Route, { kind: 'consent-creat
   sendJsonBody(call.res, call.ctx, 201, consentBody(call, created));
 }
 
-/** The consent as this client may see it: another client's consent, or one it deleted, does not exist for it. */
-async function ownConsent(deps: ResourceServerDeps, token: AccessTokenInfo, consentId: string): Promise<ConsentRecord> {
+/**
+ * Whether a consent created on one version may be used on `version` (docs/sandbox-ais.md, "Consents across versions"):
+ * OBL Operational Guidelines v4.0, "Implementation of a new Open Banking Standard" (Backward and Forward
+ * Compatibility; Change Log v3.1.11 to v4.0): an AISP's long-lived consent given on an older version keeps working
+ * on the newer one; one created on a newer version is not for an older version's endpoints. So a v3.1 consent
+ * serves v4.0, and a v4.0 consent does not serve v3.1 unless the profile tolerates consent-newer-version.
+ */
+function servesVersion(consent: ConsentRecord, version: AisApiVersion, token: AccessTokenInfo): boolean {
+  const created = consent.apiVersion ?? '3.1';
+  return created <= version || tolerates(token.profile, 'consent-newer-version');
+}
+
+/** The consent as this client may see it: another client's consent, one it deleted, or one of a newer version on an
+ *  older one does not exist for it. */
+async function ownConsent(call: AisCall, deps: ResourceServerDeps, consentId: string): Promise<ConsentRecord> {
+  const { token } = call;
   const consent = await deps.consents.get(consentId);
   // DELETE removes the resource (AIS v3.1 "DELETE /account-access-consents/{ConsentId}"); the store keeps it as
   // Revoked only so tokens issued under it stop working. Status Revoked in the standard means revoked at the ASPSP.
   if (!consent || consent.clientId !== token.clientId || consent.Status === 'Revoked') throw notFound('ConsentId');
+  if (!servesVersion(consent, call.version, token))
+    throw new ObieError(400, 'ConsentId not found on this version', [
+      {
+        ErrorCode: 'UK.OBIE.Resource.NotFound',
+        Message: `The consent was created on v${consent.apiVersion ?? '3.1'} and cannot be used on v${call.version}`,
+      },
+    ]);
   return consent;
 }
 
 async function getConsent(call: AisCall<Extract<Route, { kind: 'consent-get' }>>, deps: ResourceServerDeps): Promise<void> {
-  sendJsonBody(call.res, call.ctx, 200, consentBody(call, await ownConsent(deps, call.token, call.route.consentId)));
+  sendJsonBody(call.res, call.ctx, 200, consentBody(call, await ownConsent(call, deps, call.route.consentId)));
 }
 
 async function deleteConsent(call: AisCall<Extract<Route, { kind: 'consent-delete' }>>, deps: ResourceServerDeps): Promise<void> {
   const { consentId } = call.route;
-  await ownConsent(deps, call.token, consentId);
+  await ownConsent(call, deps, consentId);
   try {
     await deps.consents.revoke(consentId, call.ctx.now());
   } catch (error) {
@@ -218,25 +303,30 @@ async function deleteConsent(call: AisCall<Extract<Route, { kind: 'consent-delet
 
 // ---- reads (AIS v3.1 Accounts, Balances, Transactions) --------------------------------------------------------------
 
-const forbidden = (errorCode: string, message: string): ObieError =>
-  new ObieError(403, message, [{ ErrorCode: errorCode, Message: message }]);
-
 async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>, deps: ResourceServerDeps): Promise<void> {
   const { route, token } = call;
   const { bank } = deps;
   const now = call.ctx.now();
   const consent = token.consentId === undefined ? undefined : await deps.consents.get(token.consentId);
+  const { version } = call;
   if (!consent || consent.clientId !== token.clientId)
-    throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The token is not linked to a consent of this client');
+    throw new AisRefusal('consent-not-authorised', version, 'The token is not linked to a consent of this client');
   const use = usableConsent(consent, now);
   if (!use.usable && use.reason === 'status')
-    throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', `The consent is ${consent.Status === 'Revoked' ? 'revoked' : consent.Status}`);
-  if (!use.usable) throw forbidden('UK.OBIE.Resource.InvalidConsentStatus', 'The consent has expired');
+    throw new AisRefusal('consent-not-authorised', version, `The consent is ${consent.Status === 'Revoked' ? 'revoked' : consent.Status}`);
+  if (!use.usable) throw new AisRefusal('consent-expired', version, 'The consent has expired');
+  if (!servesVersion(consent, version, token))
+    throw new AisRefusal(
+      'consent-other-version',
+      version,
+      `The consent was created on v${consent.apiVersion ?? '3.1'}, not for v${version}`,
+    );
   const has = (permission: string): boolean => consent.Permissions.includes(permission);
   const need = (...permissions: string[]): void => {
     if (!permissions.some(has))
-      throw forbidden('UK.OBIE.Resource.ConsentMismatch', `The consent does not grant ${permissions.join(' or ')}`);
+      throw new AisRefusal('permission-missing', version, `The consent does not grant ${permissions.join(' or ')}`);
   };
+  const shape = SHAPES[version];
   // Only accounts the PSU selected and still holds (a joint account is visible to each of its holders).
   const consented = bank
     .accounts()
@@ -257,20 +347,25 @@ async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>
     case 'accounts':
       need('ReadAccountsBasic', 'ReadAccountsDetail');
       sendJsonBody(call.res, call.ctx, 200, {
-        Data: { Account: consented.map((account) => renderAccount(account, has('ReadAccountsDetail'))) },
+        Data: { Account: consented.map((account) => shape.account(renderAccount(account, has('ReadAccountsDetail')))) },
         ...single,
       });
       return;
     case 'account': {
       need('ReadAccountsBasic', 'ReadAccountsDetail');
       const account = pick(route.accountId);
-      sendJsonBody(call.res, call.ctx, 200, { Data: { Account: [renderAccount(account, has('ReadAccountsDetail'))] }, ...single });
+      sendJsonBody(call.res, call.ctx, 200, {
+        Data: { Account: [shape.account(renderAccount(account, has('ReadAccountsDetail')))] },
+        ...single,
+      });
       return;
     }
     case 'balances':
       need('ReadBalances');
       sendJsonBody(call.res, call.ctx, 200, {
-        Data: { Balance: consented.map((account) => renderBalance(account, bank.ledger(account.accountId).availableMinor, now)) },
+        Data: {
+          Balance: consented.map((account) => shape.balance(renderBalance(account, bank.ledger(account.accountId).availableMinor, now))),
+        },
         ...single,
       });
       return;
@@ -278,7 +373,7 @@ async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>
       need('ReadBalances');
       const account = pick(route.accountId);
       sendJsonBody(call.res, call.ctx, 200, {
-        Data: { Balance: [renderBalance(account, bank.ledger(account.accountId).availableMinor, now)] },
+        Data: { Balance: [shape.balance(renderBalance(account, bank.ledger(account.accountId).availableMinor, now))] },
         ...single,
       });
       return;
@@ -347,7 +442,8 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
   const first = (page - 1) * PAGE_SIZE;
   const last = Math.min(selection.count, first + PAGE_SIZE);
   const items: Record<string, unknown>[] = [];
-  for (let k = first; k < last; k++) items.push(renderTransaction(account, selection.entry(k), detail));
+  const shape = SHAPES[call.version];
+  for (let k = first; k < last; k++) items.push(shape.transaction(renderTransaction(account, selection.entry(k), detail)));
   sendJsonBody(call.res, call.ctx, 200, {
     Data: { Transaction: items },
     Links: pageLinks(base, filters, page, totalPages),

@@ -1,7 +1,15 @@
-// Route table of the AIS v3.1 resource server (pure): which operation a (method, path) names, which methods a path
-// allows (405), and which paths are endpoints of the standard this bank does not implement (404, as unknown paths).
+// Route table of the AIS resource server (pure): which operation a (method, path) names on which served version
+// (v3.1, v4.0: the same paths under their own base), which methods a path allows (405), and which paths are endpoints
+// of the standard this bank does not implement (404, as unknown paths).
 
-export const AISP_BASE_PATH = '/open-banking/v3.1/aisp';
+import type { AisApiVersion } from '../contracts.js';
+
+/** The base path of each version, as its OpenAPI file's `servers` gives it. */
+export const AIS_BASE_PATHS: Readonly<Record<AisApiVersion, string>> = {
+  '3.1': '/open-banking/v3.1/aisp',
+  '4.0': '/open-banking/v4.0/aisp',
+};
+export const AISP_BASE_PATH = AIS_BASE_PATHS['3.1'];
 
 export type Route =
   | { kind: 'consent-create' }
@@ -14,7 +22,7 @@ export type Route =
   | { kind: 'account-transactions'; accountId: string };
 
 export type RouteMatch =
-  | { outcome: 'route'; route: Route }
+  | { outcome: 'route'; route: Route; version: AisApiVersion }
   | { outcome: 'method-not-allowed'; allow: string[] }
   | { outcome: 'not-implemented'; template: string }
   | { outcome: 'not-found' };
@@ -46,7 +54,7 @@ export const IMPLEMENTED_ROUTES: readonly { template: string; methods: Readonly<
 
 /**
  * Every other path of the Account and Transaction API v3.1 (the union of the v3.1.1 and v3.1.11 OpenAPI `paths`;
- * test/unit/sandbox-routes.test.ts ties this table to the files): endpoints of the standard this bank does not offer
+ * test/unit/sandbox-routes.test.ts ties this table to the files; v4.0 has the same paths, test/unit/sandbox-v4.test.ts): endpoints of the standard this bank does not offer
  * (bank-interface §4.5 rule 1, §4.7). OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not
  * implemented an API endpoint, it must respond with a 404 (Not Found) for requests to that URL." So they answer
  * exactly as a path that is in no standard (docs/sandbox-ais.md); the table names them so the log, the docs and the
@@ -101,17 +109,27 @@ function fit(template: string, segments: readonly string[]): string | undefined 
   return parameter;
 }
 
-/** Matches a request path (no query) on the resource origin; anything outside the AIS base path is not found. */
-export function matchRoute(method: string, pathname: string): RouteMatch {
-  if (!pathname.startsWith(`${AISP_BASE_PATH}/`)) return { outcome: 'not-found' };
-  const segments = pathname.slice(AISP_BASE_PATH.length + 1).split('/');
+/** The served version whose base path `pathname` is under, if any. */
+export function versionOf(pathname: string, versions: readonly AisApiVersion[]): AisApiVersion | undefined {
+  return versions.find((version) => pathname.startsWith(`${AIS_BASE_PATHS[version]}/`));
+}
+
+/** Matches a request path (no query) on the resource origin; anything outside a served version's AIS base path is
+ *  not found (another version's paths included: `--api-versions 3.1` is exactly the v3.1 interface). */
+export function matchRoute(method: string, pathname: string, versions: readonly AisApiVersion[] = ['3.1']): RouteMatch {
+  const version = versionOf(pathname, versions);
+  if (version === undefined) return { outcome: 'not-found' };
+  const base = AIS_BASE_PATHS[version];
+  const segments = pathname.slice(base.length + 1).split('/');
   if (segments.some((segment) => segment === '')) return { outcome: 'not-found' };
   const upper = method.toUpperCase();
   for (const row of IMPLEMENTED_ROUTES) {
     const parameter = fit(row.template, segments);
     if (parameter === undefined) continue;
     const build = row.methods[upper];
-    return build ? { outcome: 'route', route: build(parameter) } : { outcome: 'method-not-allowed', allow: Object.keys(row.methods) };
+    return build
+      ? { outcome: 'route', route: build(parameter), version }
+      : { outcome: 'method-not-allowed', allow: Object.keys(row.methods) };
   }
   const template = UNIMPLEMENTED_PATHS.find((candidate) => fit(candidate, segments) !== undefined);
   return template === undefined ? { outcome: 'not-found' } : { outcome: 'not-implemented', template };
