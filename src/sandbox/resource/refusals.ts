@@ -1,7 +1,8 @@
 // AIS refusals per version, as data: what a refusal that is not a plain field error (a consent that cannot serve the
 // read, a permission it lacks) answers on each version, and how a v3.1 refusal becomes its v4.0 twin. v4.0 error
 // bodies carry OBExternalStatusReason1Code values whose HTTP category (OB Internal code set) matches the status;
-// where the v4.0 OpenAPI defines no body for a status (401, 404, 405, 406, 415, 429), none is sent.
+// where the v4.0 OpenAPI defines no body for a status (401, 404, 405, 406, 415, 429), none is sent, and where it
+// defines one (400, 403, 500), one is.
 
 import type { AisApiVersion } from '../contracts.js';
 import { ObieError } from '../http/errors.js';
@@ -19,8 +20,9 @@ interface RefusalAnswer {
 /**
  * The refusals whose answer differs by version. v3.1 (bank-interface §4.5): 403 with a body for each. v4.0: the code
  * set gives UK.OBIE.Resource.InvalidConsentStatus (U009) the 400 category and names it for "a consent not in a status
- * that would allow … a request to be executed"; an expired consent needs the PSU again, UK.OBIE.Reauthenticate (U028,
- * the one 403 code); a token without the permission or scope is a bare 403 (no code of the 403 category says it).
+ * that would allow … a request to be executed"; the v4.0 OpenAPI file documents an OBErrorResponse1 body for 403, and
+ * the one code of the 403 category is UK.OBIE.Reauthenticate (U028, "re-authentication by the PSU is required"): an
+ * expired consent, and a token whose consent or scope lacks what the read needs (the PSU must authorise one that has it).
  */
 export const REFUSALS = {
   'consent-not-authorised': {
@@ -37,11 +39,11 @@ export const REFUSALS = {
   },
   'permission-missing': {
     '3.1': { status: 403, errorCode: 'UK.OBIE.Resource.ConsentMismatch' },
-    '4.0': { status: 403, errorCode: undefined },
+    '4.0': { status: 403, errorCode: 'UK.OBIE.Reauthenticate' },
   },
   'scope-missing': {
     '3.1': { status: 403, errorCode: 'UK.OBIE.UnexpectedError' },
-    '4.0': { status: 403, errorCode: undefined },
+    '4.0': { status: 403, errorCode: 'UK.OBIE.Reauthenticate' },
   },
 } as const satisfies Record<string, { '3.1': RefusalAnswer; '4.0': { status: number; errorCode: V31ErrorCode | undefined } }>;
 
