@@ -1,5 +1,6 @@
-// Regenerates the checked-in golden files: collections/ for the default options and, with --schemas, the vendored
-// schemas under templates/schemas/ from OBFLOW_SPECS_DIR (default ../shared/specs beside the repository, README).
+// Regenerates the checked-in golden files: collections/ for the default options (v3.1; v4.0 in collections/v4.0/) and,
+// with --schemas, the vendored schemas under templates/schemas/ from OBFLOW_SPECS_DIR (default ../shared/specs beside
+// the repository, README).
 // Run: `npm run collections:update` (add `-- --schemas` for the schemas); it builds dist/ first and runs from it.
 
 import { realpathSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeFileAtomic } from '../dist/fs.js';
 import { buildCollections, writeCollections } from '../dist/generate/collections.js';
 import { buildSchemaFiles } from '../dist/generate/schemas.js';
+import { API_VERSIONS } from '../dist/generate/api-versions.js';
+import { collectionsDirOf } from '../dist/pipeline/generate.js';
 import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../dist/generate/templates.js';
 
 /** <repo>, beside scripts/. */
@@ -23,9 +26,15 @@ export async function updateSchemas(
 }
 
 export async function updateCollections(outDir = join(REPO_ROOT, 'collections'), templatesDir = DEFAULT_TEMPLATES_DIR) {
-  const files = buildCollections({ templates: loadTemplates(templatesDir) });
-  await writeCollections(outDir, files);
-  return files.map((file) => join(outDir, file.fileName));
+  const templates = loadTemplates(templatesDir);
+  const written = [];
+  for (const apiVersion of API_VERSIONS) {
+    const dir = collectionsDirOf(outDir, apiVersion);
+    const files = buildCollections({ templates, apiVersion });
+    await writeCollections(dir, files);
+    written.push(...files.map((file) => join(dir, file.fileName)));
+  }
+  return written;
 }
 
 const invokedPath = process.argv[1];

@@ -3,7 +3,7 @@
 
 import type { Overrides } from '../config/overrides.js';
 import { ObflowError } from '../errors.js';
-import { parseApiVersion, parseApiVersions } from '../config/api-versions.js';
+import { parseApiVersion, parseApiVersions } from '../generate/api-versions.js';
 
 const FLAGS = {
   'state-dir': ['stateDir'],

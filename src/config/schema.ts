@@ -7,7 +7,7 @@ import { DEFAULT_MAX_PAGES } from '../generate/variables.js';
 import { BANK_PRESET_NAMES } from './presets.js';
 import { SANDBOX_PROFILES } from './profiles.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from './auth-methods.js';
-import { API_VERSIONS, DEFAULT_API_VERSION } from './api-versions.js';
+import { API_VERSIONS, DEFAULT_API_VERSION } from '../generate/api-versions.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';

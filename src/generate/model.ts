@@ -1,6 +1,7 @@
 // The data a flow step is made of: request items with their script parts. Steps return these; collections.ts turns
 // them into Postman items. No I/O, no SDK here.
 
+import type { ApiVersion } from './api-versions.js';
 import type { SchemaName } from './schemas.js';
 
 /** The JSON schemas a script part can check a body against: templates/schemas/<name>.json. */
@@ -51,6 +52,8 @@ export interface StepSpec {
 
 /** What every step builder receives: generation options already defaulted. */
 export interface StepContext {
+  /** The Account and Transaction API version the requests speak (steps/common.ts AIS_VERSIONS). */
+  apiVersion: ApiVersion;
   /** Permissions of the account-access consent (AIS v3.1 Account Access Consents, "Permissions"). */
   permissions: readonly string[];
   /** Unsupported calls, one per family (docs/bank-interface.md §4.5 rule 1, §4.7). */
@@ -72,6 +75,7 @@ export interface Checks {
   schema?: ResponseSchema;
   contentType?: string;
   /** The error shape the standard gives an answer with another status: `oauth`, an OAuth error response (RFC 6749
-   *  §5.2, the token endpoint); `obie`, OBErrorResponse1 or no body by status (OBIE AIS v3.1). Absent: none checked. */
-  errors?: 'oauth' | 'obie';
+   *  §5.2, the token endpoint); `obie`, OBErrorResponse1 or no body by status (OBIE AIS v3.1); `obie-v4`, the v4.0
+   *  OBErrorResponse1 or no body by status, each ErrorCode of the status's category. Absent: none checked. */
+  errors?: 'oauth' | 'obie' | 'obie-v4';
 }

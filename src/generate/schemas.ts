@@ -1,5 +1,6 @@
 // Response schemas of the AIS endpoints: derived from the OBIE OpenAPI files (3.0 → JSON Schema draft-07) and vendored.
-// Why the intersection of v3.1.1 and v3.1.11: see docs/collections.md ("Schemas").
+// v3.1: the intersection of v3.1.1 and v3.1.11 (docs/collections.md, "Schemas"); v4.0 (issue 29): the v4.0 file alone,
+// its error schema carrying the HTTP Status Category of each OBExternalStatusReason1Code from the OB Internal code set.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,14 @@ export const SPEC_FILE_NAMES: Record<SpecVersion, string> = {
   '3.1.1': 'obie-account-info-v3.1.1.yaml',
   '3.1.11': 'obie-account-info-v3.1.11.yaml',
 };
+
+/** The v4.0 Account and Transaction API file and the OB Internal code set (error codes' HTTP categories). */
+export const V4_SPEC_FILE_NAME = 'obie-account-info-v4.0.yaml';
+export const V4_CODESET_FILE_NAME = 'obl-internal-codeset.csv';
+
+/** The keyword of obie-v4-error.json that maps each OBExternalStatusReason1Code with a category to it ("400", "5xx"):
+ *  read by templates/scripts/check-obie-v4-error.test.js, ignored by ajv. */
+export const HTTP_CATEGORY_KEYWORD = 'x-obflow-http-status-category';
 
 /** One endpoint response the collections validate: OpenAPI path (relative to /open-banking/v3.1/aisp), method, status. */
 export interface SchemaTarget {
@@ -33,8 +42,24 @@ export const SCHEMA_TARGETS = {
   // Any path: the standard's error body (OBErrorResponse1, AIS v3.1 "Error Response"), e.g. of a 404 that has one.
   'obie-error': { path: '', method: 'get', status: '4xx' },
 } as const satisfies Record<string, SchemaTarget>;
-export type SchemaName = keyof typeof SCHEMA_TARGETS;
-export const SCHEMA_NAMES = Object.keys(SCHEMA_TARGETS).sort() as SchemaName[];
+
+/** The v4.0 twins of SCHEMA_TARGETS (same endpoints and statuses), derived from the v4.0 file alone. */
+export const V4_SCHEMA_TARGETS = {
+  'obie-v4-consent-created': SCHEMA_TARGETS['obie-consent-created'],
+  'obie-v4-consent-read': SCHEMA_TARGETS['obie-consent-read'],
+  'obie-v4-accounts': SCHEMA_TARGETS['obie-accounts'],
+  'obie-v4-account': SCHEMA_TARGETS['obie-account'],
+  'obie-v4-account-balances': SCHEMA_TARGETS['obie-account-balances'],
+  'obie-v4-balances': SCHEMA_TARGETS['obie-balances'],
+  'obie-v4-account-transactions': SCHEMA_TARGETS['obie-account-transactions'],
+  'obie-v4-error': SCHEMA_TARGETS['obie-error'],
+} as const satisfies Record<`obie-v4-${string}`, SchemaTarget>;
+
+export type V31SchemaName = keyof typeof SCHEMA_TARGETS;
+export type V4SchemaName = keyof typeof V4_SCHEMA_TARGETS;
+export type SchemaName = V31SchemaName | V4SchemaName;
+export const SCHEMA_NAMES = [...Object.keys(SCHEMA_TARGETS), ...Object.keys(V4_SCHEMA_TARGETS)].sort() as SchemaName[];
+
 
 /** A JSON value as parsed from YAML/JSON. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -123,19 +148,93 @@ function responseSchemaRef(doc: Json, target: SchemaTarget): string {
   return media.schema.$ref;
 }
 
-/** The OBIE files, parsed: what `deriveSchemas` needs. */
-export type SpecDocuments = Record<SpecVersion, Json>;
+/** The OBIE files, parsed: what `deriveSchemas` needs (v4.0: its OpenAPI file and the OB Internal code set's text). */
+export type SpecDocuments = Record<SpecVersion, Json> & { '4.0': Json; codeset: string };
 
-/** Reads and parses the two OBIE files from a folder (e.g. `<repo>/../shared/specs`). */
+/** Reads and parses the OBIE files from a folder (e.g. `<repo>/../shared/specs`). */
 export function readSpecDocuments(specsDir: string): SpecDocuments {
   const out = {} as SpecDocuments;
   for (const version of SPEC_VERSIONS) out[version] = parse(readFileSync(join(specsDir, SPEC_FILE_NAMES[version]), 'utf8')) as Json;
+  out['4.0'] = parse(readFileSync(join(specsDir, V4_SPEC_FILE_NAME), 'utf8')) as Json;
+  out.codeset = readFileSync(join(specsDir, V4_CODESET_FILE_NAME), 'utf8');
   return out;
+}
+
+/** RFC 4180 rows of a CSV text (quoted fields may hold commas, quotes and newlines); a leading BOM is dropped. */
+export function csvRows(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  const source = text.replace(/^\uFEFF/, '');
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    if (quoted) {
+      if (c === '"' && source[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else if (c !== '\r') field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+/** Pure: each OBExternalStatusReason1Code the OB Internal code set gives an HTTP Status Category, with it. */
+export function errorCodeCategories(codeset: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const row of csvRows(codeset)) {
+    const [set = '', code = '', , , category = ''] = row.map((cell) => cell.trim());
+    if (set === 'OBExternalStatusReason1Code' && code !== '' && category !== '') out[code] = category;
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The definitions reachable from one response of one file, prefixed `v<version>.`; returns the root's name. */
+function collect(doc: Json, version: string, target: SchemaTarget, definitions: JsonObject): string {
+  const prefix = `v${version}.`;
+  const rootName = responseSchemaRef(doc, target).replace('#/components/schemas/', '');
+  const pending = [rootName];
+  const done = new Set<string>();
+  while (pending.length > 0) {
+    const schemaName = pending.pop() as string;
+    if (done.has(schemaName)) continue;
+    done.add(schemaName);
+    const seen = new Set<string>();
+    definitions[`${prefix}${schemaName}`] = convert(at(doc, `#/components/schemas/${schemaName}`), prefix, seen);
+    pending.push(...seen);
+  }
+  return `#/definitions/${prefix}${rootName}`;
+}
+
+/** Pure: the draft-07 schema of one v4.0 endpoint response (the error one with the code set's HTTP categories). */
+function deriveV4Schema(docs: SpecDocuments, name: V4SchemaName): JsonObject {
+  const target: SchemaTarget = V4_SCHEMA_TARGETS[name];
+  const definitions: JsonObject = {};
+  const root = collect(docs['4.0'], '4.0', target, definitions);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: `${target.method.toUpperCase()} ${target.path || '(any)'} ${target.status} (OBL AIS v4.0)`,
+    allOf: [{ $ref: root }],
+    ...(name === 'obie-v4-error' ? { [HTTP_CATEGORY_KEYWORD]: errorCodeCategories(docs.codeset) } : {}),
+    definitions,
+  };
 }
 
 /** Pure: the draft-07 schema of one endpoint response, valid only for bodies valid under every spec version. */
 export function deriveSchema(docs: SpecDocuments, name: SchemaName): JsonObject {
-  const target: SchemaTarget = SCHEMA_TARGETS[name];
+  if (name in V4_SCHEMA_TARGETS) return deriveV4Schema(docs, name as V4SchemaName);
+  const target: SchemaTarget = SCHEMA_TARGETS[name as V31SchemaName];
   const definitions: JsonObject = {};
   const allOf: Json[] = [];
   for (const version of SPEC_VERSIONS) {

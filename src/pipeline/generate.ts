@@ -3,10 +3,20 @@
 // (src/pipeline/light.ts).
 
 import { join } from 'node:path';
+import type { ApiVersion } from '../generate/api-versions.js';
 import { writeFileAtomic } from '../fs.js';
 import { stepFileName } from '../generate/files.js';
 import { STEP_NAMES } from '../generate/flow.js';
 import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampText } from '../generate/stamp.js';
+
+/**
+ * Where a version's collections live: v3.1's in the output folder itself (as always), another version's in a folder
+ * named after it (`collections/v4.0/`), with the same file and folder names, so a newman command differs only in the
+ * file it names (docs/collections.md, "Versions").
+ */
+export function collectionsDirOf(outDir: string, version: ApiVersion): string {
+  return version === '3.1' ? outDir : join(outDir, `v${version}`);
+}
 
 /**
  * Writes every collection; returns the paths and the step collections as built, so a run need not read them back.
@@ -14,13 +24,18 @@ import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampTe
  * (src/generate/stamp.ts), nothing is built or written and the files on disk are returned (`written: false`); the
  * generator (postman-collection, handlebars, the templates) loads only when it has to build.
  */
-export async function generateStage(outDir: string): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
-  const fingerprint = generatorFingerprint();
+export async function generateStage(
+  collectionsDir: string,
+  version: ApiVersion = '3.1',
+): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
+  const outDir = collectionsDirOf(collectionsDir, version);
+  // v3.1's fingerprint is what it always was (stamps written before versions existed stay current).
+  const fingerprint = version === '3.1' ? generatorFingerprint() : generatorFingerprint({ apiVersion: version });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
   if (files === undefined) {
     const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
-    files = buildCollections({ templates: loadTemplates() });
+    files = buildCollections({ templates: loadTemplates(), apiVersion: version });
     await writeCollections(outDir, files);
     // After the collections: a stamp never names files that are not all written.
     await writeFileAtomic(join(outDir, GENERATED_STAMP_FILE), stampText(fingerprint, files));

@@ -23,6 +23,7 @@ export { openSession, type Session } from './session.js';
 export {
   environmentStage,
   environmentStem,
+  collectionsDirOf,
   generateStage,
   htmlReportPath,
   readEnvironmentFile,

@@ -27,6 +27,7 @@ import {
 import { stateLayout } from '../state/layout.js';
 import type { Session } from './session.js';
 import { writeTransportCopy } from './transport-copy.js';
+import { collectionsDirOf } from './generate.js';
 import { sandboxPsuUser } from './target.js';
 
 type FlowSession = Pick<Session, 'config' | 'target' | 'overrides'>;
@@ -89,7 +90,8 @@ export async function planRun(
   // Only the steps this run needs: `run accounts` must not fail on another step's missing file.
   const wanted =
     options.select === undefined || options.select === 'all' ? STEP_NAMES : STEP_NAMES.filter((name) => name === options.select);
-  const collections = options.collections ?? (await readStepCollections(config.output.collections, wanted));
+  const collections =
+    options.collections ?? (await readStepCollections(collectionsDirOf(config.output.collections, config.flow.apiVersion), wanted));
   const consentStep =
     target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
   const steps: RunStep[] = buildRunPlan({

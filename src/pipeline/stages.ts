@@ -153,7 +153,7 @@ export async function readEnvironmentFile(config: ObflowConfig, target: Target):
 
 // ---- generate: src/pipeline/generate.ts (light: the CLI loads it without this module) ----------------------------------
 
-export { generateStage } from './generate.js';
+export { collectionsDirOf, generateStage } from './generate.js';
 
 // ---- run -----------------------------------------------------------------------------------------------------------
 

@@ -46,7 +46,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   // Missing registration → ERR_NOT_REGISTERED, missing environment → ERR_FILE_MISSING: before anything is written.
   const registration = await storedRegistration(session);
   const environment = await readEnvironmentFile(session.config, session.target);
-  const collections = buildCollections({ templates: loadTemplates() });
+  const collections = buildCollections({ templates: loadTemplates(), apiVersion: session.config.flow.apiVersion });
   let run: RunResult | undefined;
   let reportHtml: string | undefined;
   if (options.run) {

@@ -7,14 +7,14 @@ const balances = ((obflowBody() || {}).Data || {}).Balance || [];
 pm.test('at least one balance', function () {
   pm.expect(balances.length).to.be.above(0);
 });
-pm.test('every balance is InterimAvailable', function () {
+pm.test('every balance is {{js balanceType}}', function () {
   pm.expect(
     balances
       .map(function (balance) {
         return balance.Type;
       })
       .filter(function (type) {
-        return type !== 'InterimAvailable';
+        return type !== '{{js balanceType}}';
       }),
   ).to.eql([]);
 });

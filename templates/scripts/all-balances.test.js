@@ -8,14 +8,14 @@ const balanceIds = balances.map(function (balance) {
   return balance.AccountId;
 });
 
-pm.test('every balance is InterimAvailable', function () {
+pm.test('every balance is {{js balanceType}}', function () {
   pm.expect(
     balances
       .map(function (balance) {
         return balance.Type;
       })
       .filter(function (type) {
-        return type !== 'InterimAvailable';
+        return type !== '{{js balanceType}}';
       }),
   ).to.eql([]);
 });

@@ -4,8 +4,8 @@ const env = pm.environment;
 const permissions = JSON.parse('{{js permissions}}');
 const data = (obflowBody() || {}).Data || {};
 
-pm.test('consent is AwaitingAuthorisation', function () {
-  pm.expect(data.Status).to.equal('AwaitingAuthorisation');
+pm.test('consent is {{js awaitingStatus}}', function () {
+  pm.expect(data.Status).to.equal('{{js awaitingStatus}}');
 });
 pm.test('consent has the requested permissions', function () {
   pm.expect(data.Permissions).to.have.members(permissions);

@@ -5,6 +5,6 @@ const data = (obflowBody() || {}).Data || {};
 pm.test('ConsentId is ours', function () {
   pm.expect(data.ConsentId).to.equal(pm.environment.get('consent_id'));
 });
-pm.test('consent is AwaitingAuthorisation', function () {
-  pm.expect(data.Status).to.equal('AwaitingAuthorisation');
+pm.test('consent is {{js awaitingStatus}}', function () {
+  pm.expect(data.Status).to.equal('{{js awaitingStatus}}');
 });

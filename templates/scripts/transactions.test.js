@@ -13,7 +13,7 @@ const maxPages = Number(env.get('max_pages') || '200');
 const page = Number(env.get('transactions_page') || '0') + 1;
 const firstUrl =
   page === 1
-    ? String(env.get('rs')).replace(/\/+$/, '') + '/open-banking/v3.1/aisp/accounts/' + encodeURIComponent(accountId) + '/transactions'
+    ? String(env.get('rs')).replace(/\/+$/, '') + '{{js aisPath}}/accounts/' + encodeURIComponent(accountId) + '/transactions'
     : env.get('transactions_first_url');
 // The pages read so far, this one included: each by the URL requested, and by its Links.Self when that differs.
 const read = (page === 1 ? [] : JSON.parse(env.get('transactions_seen_urls') || '[]')).concat([

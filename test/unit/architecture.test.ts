@@ -304,6 +304,7 @@ const HELP_PATH_MODULES = [
   'src/config/profiles.ts',
   'src/errors.ts',
   'src/fs.ts',
+  'src/generate/api-versions.ts',
   'src/interrupt.ts',
   'src/matrix/defaults.ts',
   'src/run/reporters/names.ts',

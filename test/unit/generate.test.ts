@@ -26,6 +26,8 @@ import { needs, obieSpecs, postmanSchema, REPO_ROOT, SPEC_FILES, SPECS_DIR, spec
 
 const templates = loadTemplates();
 const files = buildCollections({ templates });
+/** The AIS v4.0 collections (issue 29), in collections/v4.0/. */
+const v4Files = buildCollections({ templates, apiVersion: '4.0' });
 
 interface PmItem {
   id: string;
@@ -275,7 +277,7 @@ describe('buildCollections', () => {
     // docs/collections.md "Schemas": a schema as a collection variable would travel with every script execution.
     const inline = /^const schemaName = '([^']+)';$[\s\S]*?^function schemaText\(\) \{\n {2}return '(.*)';\n\}$/gm;
     const checked = new Set<string>();
-    for (const file of files) {
+    for (const file of [...files, ...v4Files]) {
       const collection = parse(file);
       expect(collection.variable ?? [], file.fileName).toEqual([]);
       for (const item of requests(collection.item)) {
@@ -324,6 +326,39 @@ describe('buildCollections', () => {
   });
 });
 
+describe('AIS v4.0 collections (issue 29)', () => {
+  const v4Flow = requests(parse(v4Files.find((file) => file.fileName === FLOW_FILE_NAME) as GeneratedFile).item);
+  const exec = (item: PmItem): string => item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
+
+  it('asks the v4.0 paths, without x-fapi-financial-id (v4.0 has no such header), and has ids of its own', () => {
+    const ais = v4Flow.filter((item) => item.request?.url.raw.startsWith('{{rs}}/open-banking/'));
+    expect(ais.length).toBeGreaterThan(0);
+    for (const item of ais) {
+      expect(item.request?.url.raw, item.name).toMatch(/^\{\{rs\}\}\/open-banking\/v4\.0\/aisp\//);
+      expect(item.request?.header.map((header) => header.key) ?? [], item.name).not.toContain('x-fapi-financial-id');
+    }
+    const v31Ids = new Set(flowRequests.map((item) => item.id));
+    for (const item of v4Flow) expect(v31Ids.has(item.id), item.name).toBe(false);
+    expect(parse(v4Files.find((file) => file.fileName === FLOW_FILE_NAME) as GeneratedFile).info.name).toBe('obflow AIS v4.0 — whole flow');
+  });
+
+  it('reads ITAV balances and an AWAU consent, validates against the v4.0 schemas and errors by the code set', () => {
+    const byName = (name: string): string => exec(v4Flow.find((item) => item.name === name) as PmItem);
+    for (const name of ['account-balances: GET /accounts/{AccountId}/balances', 'all-balances: GET /balances']) {
+      expect(byName(name)).toContain("return type !== 'ITAV';");
+      expect(byName(name)).not.toContain("InterimAvailable'");
+    }
+    expect(byName('account-access-consent: POST /account-access-consents')).toContain("pm.expect(data.Status).to.equal('AWAU');");
+    for (const item of v4Flow.filter((candidate) => candidate.request?.url.raw.includes('/aisp/'))) {
+      const text = exec(item);
+      expect(text, item.name).not.toMatch(/const schemaName = 'obie-(?!v4-)/);
+      if (!item.name.startsWith('unsupported: ')) expect(text, item.name).toContain("const schemaName = 'obie-v4-error';");
+      expect(text, item.name).not.toContain('OBIE AIS v3.1)');
+    }
+    expect(byName('transactions: GET /accounts/{AccountId}/transactions')).toContain("'/open-banking/v4.0/aisp/accounts/'");
+  });
+});
+
 describe('writeCollections', () => {
   it('writes every file, and rewrites them unchanged', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'obflow-generate-')), 'out');
@@ -361,6 +396,13 @@ describe('golden files', () => {
         .sort(),
     ).toEqual(files.map((file) => file.fileName).sort());
     for (const file of files) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
+  });
+
+  it('collections/v4.0/ holds exactly the AIS v4.0 collections, with the same file names as v3.1', () => {
+    const dir = join(REPO_ROOT, 'collections', 'v4.0');
+    expect(readdirSync(dir).sort()).toEqual(files.map((file) => file.fileName).sort());
+    expect(v4Files.map((file) => file.fileName)).toEqual(files.map((file) => file.fileName));
+    for (const file of v4Files) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
   });
 
   it('templates/schemas/obie-*.json are what the OBIE files derive today (update: npm run collections:update -- --schemas)', () => {

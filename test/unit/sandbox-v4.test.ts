@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { API_VERSIONS } from '../../src/config/api-versions.js';
+import { API_VERSIONS } from '../../src/generate/api-versions.js';
 import { AIS_API_VERSIONS } from '../../src/sandbox/contracts.js';
 import { ObieError } from '../../src/sandbox/http/errors.js';
 import { AisRefusal, REFUSALS, toV4Error } from '../../src/sandbox/resource/refusals.js';

@@ -6,7 +6,7 @@ import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
-import { API_VERSION_OPTION } from '../../config/api-versions.js';
+import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
   command: 'demo',
@@ -54,9 +54,9 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`register     client ${registered.registration.client_id} ${took()}`);
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
-        const generated = await core.generateStage(config.output.collections);
+        const generated = await core.generateStage(config.output.collections, config.flow.apiVersion);
         out.line(
-          `generate     ${generated.paths.length} collections in ${config.output.collections}${generated.written ? '' : ' (current)'} ${took()}`,
+          `generate     ${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, config.flow.apiVersion)}${generated.written ? '' : ' (current)'} ${took()}`,
         );
         const result = await core.runStage(session, {
           environment,

@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openLightCommand } from '../context.js';
-import { API_VERSION_OPTION } from '../../config/api-versions.js';
+import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
 export const generateCommand = (state: CommandState): CommandModule => ({
   command: 'generate',
@@ -13,15 +13,18 @@ export const generateCommand = (state: CommandState): CommandModule => ({
       .option('api-version', API_VERSION_OPTION)
       .option('out-collections', { type: 'string', describe: 'Output folder (default: collections)' })
       .example('$0 generate', 'write collections/*.postman_collection.json')
-      .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON'),
+      .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON')
+      .example('$0 generate --api-version 4.0', 'the AIS v4.0 collections, in collections/v4.0/'),
   handler: async (argv) => {
     const { core, config } = await openLightCommand(state, argv);
-    const { paths: files, written } = await core.generateStage(config.output.collections);
+    const version = config.flow.apiVersion;
+    const { paths: files, written } = await core.generateStage(config.output.collections, version);
+    const dir = core.collectionsDirOf(config.output.collections, version);
     state.output.result({ files, written });
     state.output.line(
       written
-        ? `wrote ${files.length} collections to ${config.output.collections}`
-        : `${files.length} collections in ${config.output.collections} are current (same inputs; nothing rewritten)`,
+        ? `wrote ${files.length} AIS v${version} collections to ${dir}`
+        : `${files.length} AIS v${version} collections in ${dir} are current (same inputs; nothing rewritten)`,
     );
   },
 });

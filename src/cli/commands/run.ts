@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
-import { API_VERSION_OPTION } from '../../config/api-versions.js';
+import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
 export const runCommand = (state: CommandState): CommandModule => ({
   command: 'run [step]',

@@ -8,7 +8,7 @@ import { whenStopRequested } from '../../interrupt.js';
 import { ID_TOKEN_FAULTS, PAGE_SKIN_NAMES, type IdTokenFault, type PageSkinName, type TokenAuthMethod } from '../../sandbox/contracts.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/auth-methods.js';
 import { ObflowError } from '../../errors.js';
-import { aisBasePath } from '../../config/api-versions.js';
+import { aisBasePath } from '../../generate/api-versions.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
   command: 'sandbox',

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
-import { API_VERSION_OPTION } from '../../config/api-versions.js';
+import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
 export const workspaceCommand = (state: CommandState): CommandModule => ({
   command: 'workspace',

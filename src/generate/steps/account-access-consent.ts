@@ -1,9 +1,10 @@
 // Step: account-access consent (AIS v3.1 Account Access Consents): POST it, then GET it (AwaitingAuthorisation).
 
 import type { StepContext, StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
+import { AIS_CONTENT_TYPE, ais, aisHeaders, checks } from './common.js';
 
 export function accountAccessConsentStep(context: StepContext): StepSpec {
+  const version = ais(context);
   return {
     name: 'account-access-consent',
     title: 'Account access consent',
@@ -13,8 +14,8 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         name: 'account-access-consent: POST /account-access-consents',
         description: 'Creates the consent the PSU will authorise: Status AwaitingAuthorisation, our permissions.',
         method: 'POST',
-        url: `${AIS_BASE}/account-access-consents`,
-        headers: [...aisHeaders('client_credentials_token'), ['Content-Type', AIS_CONTENT_TYPE]],
+        url: `${version.base}/account-access-consents`,
+        headers: [...aisHeaders('client_credentials_token', version), ['Content-Type', AIS_CONTENT_TYPE]],
         body: {
           mode: 'raw',
           template: 'account-access-consent',
@@ -23,20 +24,32 @@ export function accountAccessConsentStep(context: StepContext): StepSpec {
         },
         prerequest: [],
         test: [
-          ...checks({ status: 201, echo: 'required', schema: 'obie-consent-created', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
-          { template: 'consent-create.test', params: { permissions: context.permissions } },
+          ...checks({
+            status: 201,
+            echo: 'required',
+            schema: version.schema('obie-consent-created'),
+            contentType: AIS_CONTENT_TYPE,
+            errors: version.errors,
+          }),
+          { template: 'consent-create.test', params: { permissions: context.permissions, awaitingStatus: version.awaitingStatus } },
         ],
       },
       {
         name: 'account-access-consent: GET /account-access-consents/{ConsentId}',
         description: 'Reads the consent back before the PSU sees it.',
         method: 'GET',
-        url: `${AIS_BASE}/account-access-consents/{{consent_id}}`,
-        headers: aisHeaders('client_credentials_token'),
+        url: `${version.base}/account-access-consents/{{consent_id}}`,
+        headers: aisHeaders('client_credentials_token', version),
         prerequest: [],
         test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-consent-read', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
-          { template: 'consent-read.test' },
+          ...checks({
+            status: 200,
+            echo: 'required',
+            schema: version.schema('obie-consent-read'),
+            contentType: AIS_CONTENT_TYPE,
+            errors: version.errors,
+          }),
+          { template: 'consent-read.test', params: { awaitingStatus: version.awaitingStatus } },
         ],
       },
     ],

@@ -1,11 +1,11 @@
 // Step: each account's balances (docs/bank-interface.md §2.3, §4.5): InterimAvailable only; writes interim_balances.
 
-import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
+import type { StepContext, StepSpec } from '../model.js';
+import { ais, aisRead } from './common.js';
 
 const ITEM = 'account-balances: GET /accounts/{AccountId}/balances';
 
-export function accountBalancesStep(): StepSpec {
+export function accountBalancesStep(context: StepContext): StepSpec {
   return {
     name: 'account-balances',
     title: "Each account's balances",
@@ -13,16 +13,12 @@ export function accountBalancesStep(): StepSpec {
     items: [
       {
         name: ITEM,
-        description: 'AIS v3.1 Balances (per account).',
-        method: 'GET',
-        url: `${AIS_BASE}/accounts/{{account_id}}/balances`,
-        headers: aisHeaders('access_token'),
-        prerequest: [{ template: 'account-loop.prerequest' }],
-        test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-account-balances', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
-          { template: 'account-balances.test' },
+        description: `${ais(context).label} Balances (per account).`,
+        ...aisRead(context, '/accounts/{{account_id}}/balances', 'obie-account-balances', [
+          { template: 'account-balances.test', params: { balanceType: ais(context).balanceType } },
           { template: 'account-loop.test', params: { item: ITEM } },
-        ],
+        ]),
+        prerequest: [{ template: 'account-loop.prerequest' }],
       },
     ],
   };

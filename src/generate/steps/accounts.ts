@@ -1,9 +1,9 @@
 // Step: accounts (docs/bank-interface.md §4.5): GET /accounts with the PSU's token; writes account_ids for the loops.
 
-import type { StepSpec } from '../model.js';
-import { accountsRead } from './common.js';
+import type { StepContext, StepSpec } from '../model.js';
+import { accountsRead, ais } from './common.js';
 
-export function accountsStep(): StepSpec {
+export function accountsStep(context: StepContext): StepSpec {
   return {
     name: 'accounts',
     title: 'Accounts',
@@ -11,8 +11,8 @@ export function accountsStep(): StepSpec {
     items: [
       {
         name: 'accounts: GET /accounts',
-        description: 'AIS v3.1 Accounts (bulk).',
-        ...accountsRead({ template: 'accounts.test' }),
+        description: `${ais(context).label} Accounts (bulk).`,
+        ...accountsRead({ template: 'accounts.test' }, context),
       },
     ],
   };

@@ -1,9 +1,9 @@
 // Step: all balances (docs/bank-interface.md §4.5): GET /balances, InterimAvailable only, agreeing with the per-account reads.
 
-import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
+import type { StepContext, StepSpec } from '../model.js';
+import { ais, aisRead } from './common.js';
 
-export function allBalancesStep(): StepSpec {
+export function allBalancesStep(context: StepContext): StepSpec {
   return {
     name: 'all-balances',
     title: 'All balances',
@@ -11,15 +11,11 @@ export function allBalancesStep(): StepSpec {
     items: [
       {
         name: 'all-balances: GET /balances',
-        description: 'AIS v3.1 Balances (bulk).',
-        method: 'GET',
-        url: `${AIS_BASE}/balances`,
-        headers: aisHeaders('access_token'),
+        description: `${ais(context).label} Balances (bulk).`,
+        ...aisRead(context, '/balances', 'obie-balances', [
+          { template: 'all-balances.test', params: { balanceType: ais(context).balanceType } },
+        ]),
         prerequest: [],
-        test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-balances', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
-          { template: 'all-balances.test' },
-        ],
       },
     ],
   };

@@ -1,9 +1,62 @@
 // Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
 
-import type { Checks, RequestItemSpec, ScriptPart } from '../model.js';
+import type { ApiVersion } from '../api-versions.js';
+import { aisBasePath } from '../api-versions.js';
+import type { Checks, RequestItemSpec, ResponseSchema, ScriptPart, StepContext } from '../model.js';
+import type { V31SchemaName, V4SchemaName } from '../schemas.js';
+
+/** The v4.0 schema of a v3.1 one (obie-accounts → obie-v4-accounts: src/generate/schemas.ts V4_SCHEMA_TARGETS). Here,
+ *  not in schemas.ts: the flow's steps load with the core, and schemas.ts brings the YAML parser. */
+export function v4SchemaOf(name: V31SchemaName): V4SchemaName {
+  return name.replace(/^obie-/, 'obie-v4-') as V4SchemaName;
+}
 
 /** AIS v3.1 base path on the resource server (docs/bank-interface.md §4.5). */
 export const AIS_BASE = '{{rs}}/open-banking/v3.1/aisp';
+
+/** What a step writes differently per API version: one row per version, the steps ask `ais(context)`. */
+export interface AisVersion {
+  /** `{{rs}}` and the version's base path (its OpenAPI file's `servers`). */
+  base: string;
+  /** How descriptions name the API. */
+  label: string;
+  /** v3.1.1 requires x-fapi-financial-id; v4.0 has no such header. */
+  financialId: boolean;
+  /** The response schema of a v3.1 schema's endpoint in this version (templates/schemas/). */
+  schema(name: V31SchemaName): ResponseSchema;
+  /** The error shape of the version's answers with another status. */
+  errors: 'obie' | 'obie-v4';
+  /** The balance type obflow reads (docs/bank-interface.md §2.3): InterimAvailable, ISO 20022 ITAV in v4.0. */
+  balanceType: string;
+  /** A consent's status before the PSU acts: AwaitingAuthorisation, OBInternalConsentStatus1Code AWAU in v4.0. */
+  awaitingStatus: string;
+}
+
+export const AIS_VERSIONS: Readonly<Record<ApiVersion, AisVersion>> = {
+  '3.1': {
+    base: AIS_BASE,
+    label: 'AIS v3.1',
+    financialId: true,
+    schema: (name) => name,
+    errors: 'obie',
+    balanceType: 'InterimAvailable',
+    awaitingStatus: 'AwaitingAuthorisation',
+  },
+  '4.0': {
+    base: `{{rs}}${aisBasePath('4.0')}`,
+    label: 'AIS v4.0',
+    financialId: false,
+    schema: v4SchemaOf,
+    errors: 'obie-v4',
+    balanceType: 'ITAV',
+    awaitingStatus: 'AWAU',
+  },
+};
+
+/** The row of the context's version. */
+export function ais(context: Pick<StepContext, 'apiVersion'>): AisVersion {
+  return AIS_VERSIONS[context.apiVersion];
+}
 
 /** Content-Type of every AIS response the bank sends (AIS v3.1 "Content-Type", issue 4 §4). */
 export const AIS_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -11,11 +64,14 @@ export const AIS_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Every AIS call (docs/bank-interface.md §5.3 step 6; v3.1.1 requires x-fapi-financial-id). The interaction id is
  *  Postman's dynamic `{{$guid}}`, a fresh UUID per request (FAPI 1 Baseline §6.2.2 item 4) without a pre-request
  *  script; the echo checks read the header as sent (templates/scripts/check-echo.test.js). */
-export function aisHeaders(tokenVariable: 'access_token' | 'client_credentials_token'): readonly (readonly [string, string])[] {
+export function aisHeaders(
+  tokenVariable: 'access_token' | 'client_credentials_token',
+  version: AisVersion = AIS_VERSIONS['3.1'],
+): readonly (readonly [string, string])[] {
   return [
     ['Accept', 'application/json'],
     ['Authorization', `Bearer {{${tokenVariable}}}`],
-    ['x-fapi-financial-id', '{{obParticipantId}}'],
+    ...(version.financialId ? ([['x-fapi-financial-id', '{{obParticipantId}}']] as const) : []),
     ['x-fapi-interaction-id', '{{$guid}}'],
   ];
 }
@@ -37,6 +93,8 @@ const ERROR_PARTS: Record<NonNullable<Checks['errors']>, ScriptPart> = {
   oauth: { template: 'check-schema.test', schema: 'oauth-error', answer: 'error' },
   /** OBIE AIS v3.1: OBErrorResponse1, or no body, by status. */
   obie: { template: 'check-obie-error.test', schema: 'obie-error', answer: 'error' },
+  /** OBL AIS v4.0: the same by status, each ErrorCode an OBExternalStatusReason1Code of the status's HTTP category. */
+  'obie-v4': { template: 'check-obie-v4-error.test', schema: 'obie-v4-error', answer: 'error' },
 };
 
 /** Lifetime of a private_key_jwt client assertion (RFC 7523 §3: exp; short, it is single use). */
@@ -78,13 +136,30 @@ export function tokenPost(pairs: readonly (readonly [string, string])[]): Pick<R
   };
 }
 
-/** GET /accounts with the PSU's token, checked as every AIS v3.1 Accounts read is; `test` is what the step adds. */
-export function accountsRead(test: ScriptPart): Pick<RequestItemSpec, 'method' | 'url' | 'headers' | 'prerequest' | 'test'> {
+/** A read of the version's AIS API with the PSU's token: method, URL and headers, and the standard checks of a 200
+ *  against `schema` (the v3.1 name; the version's twin is used) before the step's own `test` parts. */
+export function aisRead(
+  context: Pick<StepContext, 'apiVersion'>,
+  path: string,
+  schema: V31SchemaName,
+  test: readonly ScriptPart[],
+): Pick<RequestItemSpec, 'method' | 'url' | 'headers' | 'test'> {
+  const version = ais(context);
   return {
     method: 'GET',
-    url: `${AIS_BASE}/accounts`,
-    headers: aisHeaders('access_token'),
-    prerequest: [],
-    test: [...checks({ status: 200, echo: 'required', schema: 'obie-accounts', contentType: AIS_CONTENT_TYPE, errors: 'obie' }), test],
+    url: `${version.base}${path}`,
+    headers: aisHeaders('access_token', version),
+    test: [
+      ...checks({ status: 200, echo: 'required', schema: version.schema(schema), contentType: AIS_CONTENT_TYPE, errors: version.errors }),
+      ...test,
+    ],
   };
+}
+
+/** GET /accounts with the PSU's token, checked as every AIS Accounts read is; `test` is what the step adds. */
+export function accountsRead(
+  test: ScriptPart,
+  context: Pick<StepContext, 'apiVersion'> = { apiVersion: '3.1' },
+): Pick<RequestItemSpec, 'method' | 'url' | 'headers' | 'prerequest' | 'test'> {
+  return { ...aisRead(context, '/accounts', 'obie-accounts', [test]), prerequest: [] };
 }

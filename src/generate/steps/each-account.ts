@@ -1,11 +1,11 @@
 // Step: each account (docs/bank-interface.md §4.5): GET /accounts/{AccountId} for every id of account_ids (one item, looped).
 
-import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
+import type { StepContext, StepSpec } from '../model.js';
+import { ais, aisRead } from './common.js';
 
 const ITEM = 'each-account: GET /accounts/{AccountId}';
 
-export function eachAccountStep(): StepSpec {
+export function eachAccountStep(context: StepContext): StepSpec {
   return {
     name: 'each-account',
     title: 'Each account',
@@ -13,16 +13,12 @@ export function eachAccountStep(): StepSpec {
     items: [
       {
         name: ITEM,
-        description: 'AIS v3.1 Accounts (single account).',
-        method: 'GET',
-        url: `${AIS_BASE}/accounts/{{account_id}}`,
-        headers: aisHeaders('access_token'),
-        prerequest: [{ template: 'account-loop.prerequest' }],
-        test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-account', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
+        description: `${ais(context).label} Accounts (single account).`,
+        ...aisRead(context, '/accounts/{{account_id}}', 'obie-account', [
           { template: 'each-account.test' },
           { template: 'account-loop.test', params: { item: ITEM } },
-        ],
+        ]),
+        prerequest: [{ template: 'account-loop.prerequest' }],
       },
     ],
   };

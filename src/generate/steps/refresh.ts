@@ -1,10 +1,10 @@
 // Step: refresh (RFC 6749 §6): a new access token from the refresh token of the code exchange, client_secret_basic as
 // registered (token_endpoint_auth_method), then a read with it. Skipped when the bank issued no refresh token.
 
-import type { StepSpec } from '../model.js';
-import { accountsRead, checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
+import type { StepContext, StepSpec } from '../model.js';
+import { accountsRead, ais, checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
 
-export function refreshStep(): StepSpec {
+export function refreshStep(context: StepContext): StepSpec {
   return {
     name: 'refresh',
     title: 'Refresh',
@@ -25,8 +25,8 @@ export function refreshStep(): StepSpec {
       },
       {
         name: 'refresh: GET /accounts with the new token',
-        description: 'AIS v3.1 Accounts with the refreshed access token: the same accounts as before.',
-        ...accountsRead({ template: 'refresh-read.test' }),
+        description: `${ais(context).label} Accounts with the refreshed access token: the same accounts as before.`,
+        ...accountsRead({ template: 'refresh-read.test' }, context),
       },
     ],
   };

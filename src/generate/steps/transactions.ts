@@ -1,11 +1,12 @@
 // Step: transactions (docs/bank-interface.md §4.5, §8): every account's transactions, paged to the end through Links.Next.
 
-import type { StepSpec } from '../model.js';
-import { AIS_BASE, AIS_CONTENT_TYPE, aisHeaders, checks } from './common.js';
+import { aisBasePath } from '../api-versions.js';
+import type { StepContext, StepSpec } from '../model.js';
+import { ais, aisRead } from './common.js';
 
 const ITEM = 'transactions: GET /accounts/{AccountId}/transactions';
 
-export function transactionsStep(): StepSpec {
+export function transactionsStep(context: StepContext): StepSpec {
   return {
     name: 'transactions',
     title: 'Transactions',
@@ -14,15 +15,11 @@ export function transactionsStep(): StepSpec {
     items: [
       {
         name: ITEM,
-        description: 'AIS v3.1 Transactions (per account), paginated: the pre-request script swaps in Links.Next of the previous page.',
-        method: 'GET',
-        url: `${AIS_BASE}/accounts/{{account_id}}/transactions`,
-        headers: aisHeaders('access_token'),
+        description: `${ais(context).label} Transactions (per account), paginated: the pre-request script swaps in Links.Next of the previous page.`,
+        ...aisRead(context, '/accounts/{{account_id}}/transactions', 'obie-account-transactions', [
+          { template: 'transactions.test', params: { item: ITEM, aisPath: aisBasePath(context.apiVersion) } },
+        ]),
         prerequest: [{ template: 'transactions.prerequest' }],
-        test: [
-          ...checks({ status: 200, echo: 'required', schema: 'obie-account-transactions', contentType: AIS_CONTENT_TYPE, errors: 'obie' }),
-          { template: 'transactions.test', params: { item: ITEM } },
-        ],
       },
     ],
   };

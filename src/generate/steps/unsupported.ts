@@ -2,7 +2,7 @@
 // answer 404, as the OBIE Read/Write Data API Profile ("HTTP Status Codes") requires, with no body or an OBErrorResponse1.
 
 import type { StepContext, StepSpec, UnsupportedCall } from '../model.js';
-import { AIS_BASE, aisHeaders, checks } from './common.js';
+import { ais, aisHeaders, checks } from './common.js';
 
 /** GET /transactions (not account-scoped) and the bulk endpoint of every unsupported family. */
 export const DEFAULT_UNSUPPORTED_CALLS: readonly UnsupportedCall[] = [
@@ -34,13 +34,13 @@ export function unsupportedStep(context: StepContext): StepSpec {
       name: `unsupported: GET ${call.path}`,
       description: `${call.family}: not offered by the bank, so the standard requires 404 Not Found.`,
       method: 'GET' as const,
-      url: `${AIS_BASE}${call.path}`,
-      headers: aisHeaders('access_token'),
+      url: `${ais(context).base}${call.path}`,
+      headers: aisHeaders('access_token', ais(context)),
       prerequest: [],
       test: [
         // The status and the body are judged by unsupported.test.js, so another status fails once, naming the rule.
         ...checks({ echo: 'required' }),
-        { template: 'unsupported.test', params: { family: call.family, path: call.path }, schema: 'obie-error' },
+        { template: 'unsupported.test', params: { family: call.family, path: call.path }, schema: ais(context).schema('obie-error') },
       ],
     })),
   };

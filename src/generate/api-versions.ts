@@ -1,7 +1,7 @@
-// The versions of the Account and Transaction API obflow speaks (one vocabulary: the config schema, the flags and the
-// generator import it). Dependency-free: the CLI's command modules load it at `--help` time. The emulator has its
-// twin (src/sandbox/contracts.ts AIS_API_VERSIONS, tied to this one by test/unit/api-versions.test.ts): the two rooms
-// meet only on the wire.
+// The versions of the Account and Transaction API obflow speaks: one vocabulary that the config schema, the flags and
+// the generator import (it lives in generate/, which config already imports, and imports only errors.ts, so `--help`
+// stays light). The emulator has its twin (src/sandbox/contracts.ts AIS_API_VERSIONS, tied to this one by
+// test/unit/sandbox-v4.test.ts): the two rooms meet only on the wire.
 
 import { ObflowError } from '../errors.js';
 
