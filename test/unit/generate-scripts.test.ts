@@ -1000,3 +1000,68 @@ describe('lib-body: the response body, decoded and parsed once per script', () =
     expect((broken.scriptError as Error | undefined)?.name).toBe('SyntaxError'); // thrown in the vm's realm
   });
 });
+
+describe('AIS v4.0 (issue 29): ITAV balances, error answers by the code set', () => {
+  const v4Flow = JSON.parse(
+    buildCollections({ templates: loadTemplates(), apiVersion: '4.0' }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}',
+  ) as { item: PmItem[] };
+  const v4Items = v4Flow.item.flatMap((folder) => folder.item ?? []);
+  const v4Script = (name: string): string =>
+    v4Items
+      .find((item) => item.name === name)
+      ?.event?.find((e) => e.listen === 'test')
+      ?.script.exec.join('\n') ?? '';
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'x-fapi-interaction-id': SENT_ID };
+  const env = { ...BANK, account_ids: '["acc-1"]', account_index: '0', account_id: 'acc-1' };
+  const refusal = (...codes: string[]) => ({
+    Code: 'x',
+    Id: 'i',
+    Message: 'm',
+    Errors: codes.map((ErrorCode) => ({ ErrorCode, Message: 'm' })),
+  });
+  const failedOf = (status: number, body?: unknown) =>
+    run(v4Script('accounts: GET /accounts'), { env, response: { code: status, headers, ...(body === undefined ? {} : { body }) } })
+      .failed()
+      .filter((name) => !name.startsWith('status is'));
+
+  it('passes a 400 U002, a 403 U028, a 500 U000 and a bare 401 or 404', () => {
+    expect(failedOf(400, refusal('U002', 'U011'))).toEqual([]);
+    expect(failedOf(403, refusal('U028'))).toEqual([]);
+    expect(failedOf(500, refusal('U000'))).toEqual([]);
+    expect(failedOf(401)).toEqual([]);
+    expect(failedOf(404)).toEqual([]);
+  });
+
+  it("fails a code of another category than the status, a code outside the code set's error codes, a 401 with a body", () => {
+    expect(failedOf(403, refusal('U009'))).toEqual(['error answer 403: every ErrorCode is a code set code of its HTTP category']);
+    expect(failedOf(400, refusal('U028'))).toEqual(['error answer 400: every ErrorCode is a code set code of its HTTP category']);
+    expect(failedOf(400, refusal('UK.OBIE.Field.Invalid'))).toContain(
+      'error answer 400: every ErrorCode is a code set code of its HTTP category',
+    );
+    expect(failedOf(400, refusal('AC01'))).toEqual(['error answer 400: every ErrorCode is a code set code of its HTTP category']);
+    expect(failedOf(401, refusal('U028'))).toEqual(['error answer 401 has no body (OBL AIS v4.0)']);
+  });
+
+  it('reads ITAV balances: an InterimAvailable name fails', () => {
+    const test = v4Script('account-balances: GET /accounts/{AccountId}/balances');
+    const body = (type: string) => ({
+      Data: {
+        Balance: [
+          {
+            AccountId: 'acc-1',
+            Amount: { Amount: '10.00', Currency: 'GBP' },
+            CreditDebitIndicator: 'Credit',
+            Type: type,
+            DateTime: '2026-11-22T00:00:00+00:00',
+          },
+        ],
+      },
+      Links: { Self: 'https://rs.example:8443/open-banking/v4.0/aisp/accounts/acc-1/balances' },
+      Meta: { TotalPages: 1 },
+    });
+    expect(run(test, { env, response: { code: 200, headers, body: body('ITAV') } }).failed()).toEqual([]);
+    expect(run(test, { env, response: { code: 200, headers, body: body('InterimAvailable') } }).failed()).toEqual(
+      expect.arrayContaining(['every balance is ITAV']),
+    );
+  });
+});

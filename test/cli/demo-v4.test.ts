@@ -1,0 +1,39 @@
+// `obflow demo --api-version 4.0` (issue 29) on a fresh folder: the whole flow against the embedded emulator's AIS
+// v4.0, every step passing, the v4.0 collections written to collections/v4.0/ with v3.1's file names.
+
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { STEP_NAMES, stepFileName } from '../../src/generate/index.js';
+import { runCli } from '../helpers/cli.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'obflow-demo-v4-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+describe('obflow demo --api-version 4.0', () => {
+  it('passes every step, with the v4.0 collections in collections/v4.0/', async () => {
+    const result = await runCli(['demo', '--api-version', '4.0'], { cwd });
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain(`collections in ${join(cwd, 'collections', 'v4.0')}`);
+    expect(result.stdout).toMatch(/steps passed: (\d+)\/\1\b/);
+    expect(
+      readdirSync(join(cwd, 'collections', 'v4.0'))
+        .filter((name) => name.endsWith('.json'))
+        .sort(),
+    ).toEqual([...STEP_NAMES.map(stepFileName), 'obflow-ais.postman_collection.json'].sort());
+  });
+
+  it('an unknown version is a usage error listing the versions, before anything is written', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'obflow-demo-v5-'));
+    try {
+      const result = await runCli(['demo', '--api-version', '5'], { cwd: empty });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error: ERR_USAGE --api-version names an unknown version: 5\nhint: .*3\.1 and 4\.0.*\n$/);
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
