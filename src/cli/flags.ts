@@ -3,7 +3,7 @@
 
 import type { Overrides } from '../config/overrides.js';
 import { ObflowError } from '../errors.js';
-import { parseApiVersion, parseApiVersions } from '../generate/api-versions.js';
+import { parseApiVersions } from '../generate/api-versions.js';
 
 const FLAGS = {
   'state-dir': ['stateDir'],
@@ -19,14 +19,15 @@ const FLAGS = {
   'out-collections': ['output', 'collections'],
   'out-reports': ['output', 'reports'],
   insecure: ['insecure'],
-  // Issue 29: which Account and Transaction API version(s); PARSED_FLAGS below reads their values.
-  'api-version': ['flow', 'apiVersion'],
+  // Issue 29: which Account and Transaction API version(s); PARSED_FLAGS below reads their values. `--api-version`
+  // is a list (run and demo run the flow once per version); one version is flow.apiVersion (config/overrides.ts).
+  'api-version': ['apiVersions'],
   'api-versions': ['sandbox', 'apiVersions'],
 } as const satisfies Record<string, readonly [string, ...string[]]>;
 
 /** Flags whose text becomes a typed value here (an unknown version is ERR_USAGE listing the versions). */
 const PARSED_FLAGS: Readonly<Partial<Record<keyof typeof FLAGS, (text: string) => unknown>>> = {
-  'api-version': (text) => parseApiVersion(text, 'api-version'),
+  'api-version': (text) => parseApiVersions(text, 'api-version'),
   'api-versions': (text) => parseApiVersions(text, 'api-versions'),
 };
 

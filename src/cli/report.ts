@@ -4,6 +4,8 @@
 // ERR_REMOTE_TLS naming the step and the bank origin (exit 3: nothing was verified, the bank was not reached).
 
 import { ObflowError } from '../errors.js';
+import type { ApiVersion } from '../generate/api-versions.js';
+import { compareVersions, formatComparison, legOfRun } from '../report/compare-versions.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine } from '../run/verdict.js';
@@ -16,6 +18,52 @@ export function reportRun(state: CommandState, result: RunResult, extra: Record<
   if (result.passed) return;
   for (const line of runFailureLines(result)) state.output.line(line);
   throw runFailureError(result);
+}
+
+/**
+ * A run over several API versions (`demo --api-version 3.1,4.0`): each version's summary under its name, then — when
+ * every version passed and both v3.1 and v4.0 ran — the two side by side. A failed version ends it as a failed run
+ * does; a difference the v4.0 code mapping does not explain is ERR_VERSIONS_DIFFER naming the field and both values.
+ */
+export function reportVersionRuns(
+  state: CommandState,
+  legs: readonly { version: ApiVersion; result: RunResult }[],
+  extra: Record<string, unknown> = {},
+): void {
+  const summaries = legs.map(({ version, result }) => {
+    const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+    state.output.line(`AIS v${version}:`);
+    for (const line of formatRunSummary(summary)) state.output.line(`  ${line}`);
+    return { version, passed: result.passed, ...summary, failedStep: result.failedStep };
+  });
+  const v31 = legs.find((leg) => leg.version === '3.1');
+  const v40 = legs.find((leg) => leg.version === '4.0');
+  const failed = legs.find((leg) => !leg.result.passed);
+  const comparison =
+    failed === undefined && v31 !== undefined && v40 !== undefined
+      ? compareVersions(legOfRun('3.1', v31.result), legOfRun('4.0', v40.result))
+      : undefined;
+  state.output.result({
+    ...extra,
+    passed: failed === undefined && (comparison?.differences.length ?? 0) === 0,
+    versions: summaries,
+    comparison,
+  });
+  if (failed !== undefined) {
+    for (const line of runFailureLines(failed.result)) state.output.line(line);
+    const error = runFailureError(failed.result);
+    throw new ObflowError(error.code, `AIS v${failed.version}: ${error.message}`, { hint: error.hint, cause: error });
+  }
+  if (comparison === undefined) return;
+  for (const line of formatComparison(comparison)) state.output.line(line);
+  const first = comparison.differences[0];
+  if (first !== undefined) {
+    throw new ObflowError(
+      'ERR_VERSIONS_DIFFER',
+      `${comparison.differences.length} difference(s) between v3.1 and v4.0 the code mapping does not explain, first: account ${first.account} ${first.field} is ${first.v31} on v3.1, ${first.v40} on v4.0`,
+      { hint: 'The bank serves different data on its two versions: look at the field named (docs/collections.md, "Versions").' },
+    );
+  }
 }
 
 /** One line per failing request: its first failing check and how many more failed (never every check). */

@@ -31,19 +31,16 @@ export function parseApiVersions(text: string, flag: string): ApiVersion[] {
   return [...new Set(items)] as ApiVersion[];
 }
 
-/** One version (`--api-version 4.0`). */
-export function parseApiVersion(text: string, flag: string): ApiVersion {
-  const versions = parseApiVersions(text, flag);
-  if (versions.length !== 1) {
-    throw new ObflowError('ERR_USAGE', `--${flag} takes one version here, not ${versions.join(',')}`, {
-      hint: `Run once per version (--${flag} ${versions.join(`, then --${flag} `)}).`,
-    });
-  }
-  return versions[0] as ApiVersion;
+/** A command that makes one version's files (`generate`, `workspace`): `--api-version 3.1,4.0` is ERR_USAGE. */
+export function assertOneVersion(versions: readonly ApiVersion[] | undefined, command: string): void {
+  if (versions === undefined || versions.length <= 1) return;
+  throw new ObflowError('ERR_USAGE', `${command} takes one --api-version, not ${versions.join(',')}`, {
+    hint: `Run it once per version (--api-version ${versions.join(`, then --api-version `)}); \`run\` and \`demo\` take several.`,
+  });
 }
 
 /** The `--api-version` option of generate, run, demo and workspace (one description for all four). */
 export const API_VERSION_OPTION = {
   type: 'string',
-  describe: `Account and Transaction API version: ${API_VERSIONS.join(' or ')} (default: flow.apiVersion, else ${DEFAULT_API_VERSION})`,
+  describe: `Account and Transaction API version: ${API_VERSIONS.join(' or ')} (default: flow.apiVersion, else ${DEFAULT_API_VERSION}); run and demo take a list (3.1,4.0): the flow once per version`,
 } as const;

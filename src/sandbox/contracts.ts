@@ -199,7 +199,7 @@ export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, ctx: Re
 /**
  * The Account and Transaction API versions the emulator can serve side by side (issue 29): 3.1 is
  * docs/bank-interface.md; 4.0 the OBL Read/Write v4.0 API over the same bank. Twin of the TPP side's API_VERSIONS
- * (src/config/api-versions.ts), tied by test/unit/api-versions.test.ts.
+ * (src/generate/api-versions.ts), tied by test/unit/api-versions.test.ts.
  */
 export const AIS_API_VERSIONS = ['3.1', '4.0'] as const;
 export type AisApiVersion = (typeof AIS_API_VERSIONS)[number];
@@ -244,7 +244,14 @@ export interface SandboxOptions {
   /** The AIS versions served, each under /open-banking/v<version>/aisp; default both (AIS_API_VERSIONS). Another
    *  version's paths answer 404, as any path the bank does not implement. */
   apiVersions?: readonly AisApiVersion[];
+  /** Serve v4.0 with one value deliberately different from v3.1 (docs/sandbox-ais.md, "Version drift"), so a TPP's
+   *  comparison of the two versions can be tested. Default: the same bank on both. */
+  versionDrift?: VersionDrift;
 }
+
+/** What `versionDrift` changes on v4.0 only: an account's Nickname, or every balance's amount (one penny more). */
+export const VERSION_DRIFTS = ['account-nickname', 'balance-amount'] as const;
+export type VersionDrift = (typeof VERSION_DRIFTS)[number];
 
 /**
  * Client authentication at the token endpoint (OIDC Core §9; RFC 7523 §2.2; RFC 8705 §2.1), as a client registers it
@@ -280,4 +287,6 @@ export interface ResourceServerDeps {
   newId(): string;
   /** The AIS versions served (SandboxOptions.apiVersions). */
   apiVersions: readonly AisApiVersion[];
+  /** SandboxOptions.versionDrift. */
+  versionDrift?: VersionDrift;
 }

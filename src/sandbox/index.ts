@@ -106,7 +106,16 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     tokenAuthMethods: tokenAuthMethodsOf(options.tokenAuthMethods),
   };
   const apiVersions = apiVersionsOf(options.apiVersions);
-  const resource = createResourceHandler({ consents, tokens: store, clients: store, bank, now, newId, apiVersions });
+  const resource = createResourceHandler({
+    consents,
+    tokens: store,
+    clients: store,
+    bank,
+    now,
+    newId,
+    apiVersions,
+    ...(options.versionDrift !== undefined ? { versionDrift: options.versionDrift } : {}),
+  });
   const auth = createAuthHandler(deps);
 
   const seams = { now, newId, logger, pageSkin };

@@ -25,6 +25,30 @@ describe('obflow demo --api-version 4.0', () => {
     ).toEqual([...STEP_NAMES.map(stepFileName), 'obflow-ais.postman_collection.json'].sort());
   });
 
+  it('--api-version 3.1,4.0 runs both (a consent each) and compares them: no unexplained difference', async () => {
+    const result = await runCli(['demo', '--api-version', '3.1,4.0', '--json'], { cwd });
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const outcome = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as {
+      passed: boolean;
+      versions: { version: string; passed: boolean }[];
+      comparison: { accounts: unknown[]; differences: unknown[]; explained: { field: string }[] };
+    };
+    expect(outcome.passed).toBe(true);
+    expect(outcome.versions.map((leg) => [leg.version, leg.passed])).toEqual([
+      ['3.1', true],
+      ['4.0', true],
+    ]);
+    expect(outcome.comparison.accounts.length).toBeGreaterThan(1);
+    expect(outcome.comparison.differences).toEqual([]);
+    expect(outcome.comparison.explained.map((difference) => difference.field)).toContain('Balance.Type');
+  });
+
+  it('generate and workspace make one version: a list is a usage error', async () => {
+    const result = await runCli(['generate', '--api-version', '3.1,4.0'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: ERR_USAGE generate takes one --api-version, not 3\.1,4\.0\n/);
+  });
+
   it('an unknown version is a usage error listing the versions, before anything is written', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'obflow-demo-v5-'));
     try {

@@ -12,7 +12,7 @@ import { commandOverrides } from '../../src/cli/flags.js';
 import { cliParser } from '../../src/cli/main.js';
 import { createOutput } from '../../src/cli/output.js';
 import { configSchema } from '../../src/config/schema.js';
-import type { Overrides } from '../../src/config/overrides.js';
+import { configOverrides, type Overrides } from '../../src/config/overrides.js';
 import { isObflowError } from '../../src/errors.js';
 import { INPUT_VARIABLES } from '../../src/generate/variables.js';
 import { flowInputs, givenFlowInputs } from '../../src/pipeline/run-plan.js';
@@ -51,10 +51,10 @@ describe('flags → overrides', () => {
     ['register --dry-run --force', {}],
     ['generate --out-collections out --json', { output: { collections: 'out' } }],
     ['environment --config obflow.config.json --response-type code', { flow: { responseType: 'code' } }],
-    ['generate --api-version 4.0', { flow: { apiVersion: '4.0' } }],
-    ['run --api-version 3.1', { flow: { apiVersion: '3.1' } }],
-    ['demo --api-version 4.0', { flow: { apiVersion: '4.0' } }],
-    ['workspace --api-version 4.0 --no-run', { flow: { apiVersion: '4.0' } }],
+    ['generate --api-version 4.0', { apiVersions: ['4.0'] }],
+    ['run --api-version 3.1', { apiVersions: ['3.1'] }],
+    ['demo --api-version 3.1,4.0', { apiVersions: ['3.1', '4.0'] }],
+    ['workspace --api-version 4.0 --no-run', { apiVersions: ['4.0'] }],
     ['sandbox --api-versions 3.1', { sandbox: { apiVersions: ['3.1'] } }],
     ['sandbox --api-versions 4.0,3.1,4.0', { sandbox: { apiVersions: ['4.0', '3.1'] } }],
   ];
@@ -72,6 +72,11 @@ describe('flags → overrides', () => {
       expect(isObflowError(error) && error.code, argv.join(' ')).toBe('ERR_USAGE');
       expect(isObflowError(error) && error.hint, argv.join(' ')).toContain('3.1 and 4.0');
     }
+  });
+
+  it('one --api-version is flow.apiVersion for the config; several are for run and demo only', async () => {
+    expect(configOverrides({ apiVersions: ['4.0'] })).toStrictEqual({ flow: { apiVersion: '4.0' } });
+    expect(configOverrides({ apiVersions: ['3.1', '4.0'] })).toStrictEqual({});
   });
 
   it('a path flag without a value is ERR_USAGE, not "no config" or "this folder"', async () => {

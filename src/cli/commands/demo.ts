@@ -6,6 +6,7 @@ import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
+import type { ApiVersion } from '../../generate/api-versions.js';
 import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
@@ -22,6 +23,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       .option('api-version', API_VERSION_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
       .example('$0 demo', 'what `npm start` runs')
+      .example('$0 demo --api-version 3.1,4.0', 'the flow on AIS v3.1 and v4.0, then v3.1 beside v4.0')
       .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),
   handler: async (argv) => {
     const started = Date.now();
@@ -54,24 +56,37 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`register     client ${registered.registration.client_id} ${took()}`);
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
-        const generated = await core.generateStage(config.output.collections, config.flow.apiVersion);
-        out.line(
-          `generate     ${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, config.flow.apiVersion)}${generated.written ? '' : ' (current)'} ${took()}`,
-        );
-        const result = await core.runStage(session, {
-          environment,
-          collections: generated.collections,
-          reporters: ['junit', 'html'],
-          progress: () => undefined,
-          ...liveLineOption(state, core),
-        });
-        await core.saveEnvironment(session, result.environment);
-        out.line(`run          newman, ${result.steps.length} steps, reports in ${core.reportsDir(session.config)} ${took()}`);
-        out.line(`report       ${core.htmlReportPath(session.config)} ${took()}`);
-        (await import('../report.js')).reportRun(state, result, {
-          profile: config.sandbox.profile,
-          seconds: (Date.now() - started) / 1000,
-        });
+        // `--api-version 3.1,4.0`: the flow once per version (a consent each), each with its own reports folder, then
+        // the two side by side (src/report/compare-versions.ts).
+        const versions =
+          overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : [config.flow.apiVersion];
+        const legs: { version: ApiVersion; result: Awaited<ReturnType<typeof core.runStage>> }[] = [];
+        for (const version of versions) {
+          const label = versions.length > 1 ? `AIS v${version}: ` : '';
+          const leg = versions.length > 1 ? core.versionSession(session, version) : session;
+          const generated = await core.generateStage(config.output.collections, version);
+          out.line(
+            `generate     ${label}${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, version)}${generated.written ? '' : ' (current)'} ${took()}`,
+          );
+          const result = await core.runStage(leg, {
+            environment,
+            collections: generated.collections,
+            reporters: ['junit', 'html'],
+            progress: () => undefined,
+            ...liveLineOption(state, core),
+          });
+          await core.saveEnvironment(leg, result.environment);
+          out.line(`run          ${label}newman, ${result.steps.length} steps, reports in ${core.reportsDir(leg.config)} ${took()}`);
+          out.line(`report       ${core.htmlReportPath(leg.config)} ${took()}`);
+          legs.push({ version, result });
+        }
+        const report = await import('../report.js');
+        if (legs.length === 1) {
+          report.reportRun(state, (legs[0] as (typeof legs)[number]).result, {
+            profile: config.sandbox.profile,
+            seconds: (Date.now() - started) / 1000,
+          });
+        } else report.reportVersionRuns(state, legs, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {
         await session.close();

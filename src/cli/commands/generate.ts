@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openLightCommand } from '../context.js';
-import { API_VERSION_OPTION } from '../../generate/api-versions.js';
+import { API_VERSION_OPTION, assertOneVersion } from '../../generate/api-versions.js';
 
 export const generateCommand = (state: CommandState): CommandModule => ({
   command: 'generate',
@@ -16,7 +16,8 @@ export const generateCommand = (state: CommandState): CommandModule => ({
       .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON')
       .example('$0 generate --api-version 4.0', 'the AIS v4.0 collections, in collections/v4.0/'),
   handler: async (argv) => {
-    const { core, config } = await openLightCommand(state, argv);
+    const { core, config, overrides } = await openLightCommand(state, argv);
+    assertOneVersion(overrides.apiVersions, 'generate');
     const version = config.flow.apiVersion;
     const { paths: files, written } = await core.generateStage(config.output.collections, version);
     const dir = core.collectionsDirOf(config.output.collections, version);

@@ -5,6 +5,7 @@ import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { API_VERSION_OPTION } from '../../generate/api-versions.js';
+import type { ApiVersion } from '../../generate/api-versions.js';
 
 export const runCommand = (state: CommandState): CommandModule => ({
   command: 'run [step]',
@@ -34,6 +35,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
       .example('$0 run all --reporters cli,junit,json', 'also write the run as JSON (reports/obflow-run.json)')
       .example('$0 run all --consent browser', "the bank's consent page in Chromium: a consent script, or you in the window")
+      .example('$0 run all --api-version 3.1,4.0', 'both versions of the bank, a consent each, then side by side')
       .example('$0 run accounts', "one step, reading the earlier steps' state from the environment"),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);
@@ -43,17 +45,28 @@ export const runCommand = (state: CommandState): CommandModule => ({
       // The progress lines are for people, never with --json/--quiet.
       const asked = argv.reporters === undefined ? DEFAULT_REPORTERS : parseReporterNames(argv.reporters as string | string[]);
       const reporters = state.output.json || state.output.quiet ? asked.filter((name) => name !== 'cli') : asked;
-      // The flow inputs the flags gave win over the saved environment's (session.overrides; src/pipeline/stages.ts).
-      const result = await core.runStage(session, {
-        environment,
-        select: String(argv.step ?? 'all'),
-        reporters,
-        progress: (line) => state.output.line(line),
-        ...liveLineOption(state, core),
-      });
-      // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
-      await core.saveEnvironment(session, result.environment);
-      (await import('../report.js')).reportRun(state, result);
+      // `--api-version 3.1,4.0`: the flow once per version (a consent each, reports in <reports>/v<version>), then the
+      // two side by side (src/cli/report.ts reportVersionRuns).
+      const versions = overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : undefined;
+      const legs: { version: ApiVersion; result: Awaited<ReturnType<typeof core.runStage>> }[] = [];
+      for (const version of versions ?? [config.flow.apiVersion]) {
+        const leg = versions === undefined ? session : core.versionSession(session, version);
+        if (versions !== undefined) state.output.line(`AIS v${version}`);
+        // The flow inputs the flags gave win over the saved environment's (session.overrides; src/pipeline/stages.ts).
+        const result = await core.runStage(leg, {
+          environment,
+          select: String(argv.step ?? 'all'),
+          reporters,
+          progress: (line) => state.output.line(line),
+          ...liveLineOption(state, core),
+        });
+        // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
+        await core.saveEnvironment(leg, result.environment);
+        legs.push({ version, result });
+      }
+      const report = await import('../report.js');
+      if (versions === undefined) report.reportRun(state, (legs[0] as (typeof legs)[number]).result);
+      else report.reportVersionRuns(state, legs);
     } finally {
       await session.close();
     }

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
-import { API_VERSION_OPTION } from '../../generate/api-versions.js';
+import { API_VERSION_OPTION, assertOneVersion } from '../../generate/api-versions.js';
 
 export const workspaceCommand = (state: CommandState): CommandModule => ({
   command: 'workspace',
@@ -36,6 +36,7 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
       .example('$0 workspace --include-secrets --out ~/my-workspace', 'a workspace that runs as it is (keep it to yourself)'),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);
+    assertOneVersion(overrides.apiVersions, 'workspace');
     const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
       const includeSecrets = argv['include-secrets'] === true;

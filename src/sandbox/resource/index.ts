@@ -43,6 +43,22 @@ const SHAPES: Readonly<Record<AisApiVersion, { account: Shape; balance: Shape; t
   '4.0': { account: accountV4, balance: balanceV4, transaction: transactionV4 },
 };
 
+/** The version's shapes, with SandboxOptions.versionDrift applied on v4.0 (a test seam: one value differs). */
+function shapesOf(version: AisApiVersion, deps: ResourceServerDeps): (typeof SHAPES)[AisApiVersion] {
+  const shapes = SHAPES[version];
+  if (version !== '4.0' || deps.versionDrift === undefined) return shapes;
+  if (deps.versionDrift === 'account-nickname')
+    return { ...shapes, account: (v31) => ({ ...shapes.account(v31), Nickname: `${String(v31.Nickname)} (v4.0)` }) };
+  return {
+    ...shapes,
+    balance: (v31) => {
+      const balance = shapes.balance(v31);
+      const amount = balance.Amount as { Amount: string; Currency: string };
+      return { ...balance, Amount: { ...amount, Amount: (Number(amount.Amount) + 0.01).toFixed(2) } };
+    },
+  };
+}
+
 interface Call {
   version: AisApiVersion;
   req: IncomingMessage;
@@ -326,7 +342,7 @@ async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>
     if (!permissions.some(has))
       throw new AisRefusal('permission-missing', version, `The consent does not grant ${permissions.join(' or ')}`);
   };
-  const shape = SHAPES[version];
+  const shape = shapesOf(version, deps);
   // Only accounts the PSU selected and still holds (a joint account is visible to each of its holders).
   const consented = bank
     .accounts()

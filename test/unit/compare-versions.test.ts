@@ -1,0 +1,127 @@
+// The v3.1 / v4.0 comparison (issue 29, src/report/compare-versions.ts): what the code mapping explains is no
+// difference; anything else is a failed check naming the field and both values. Its mapping tables are the twins of
+// the emulator's (src/sandbox/resource/v4-codes.ts).
+
+import { PassThrough } from 'node:stream';
+
+import { describe, expect, it } from 'vitest';
+
+import type { CommandState } from '../../src/cli/context.js';
+import { createOutput } from '../../src/cli/output.js';
+import { reportVersionRuns } from '../../src/cli/report.js';
+import { isObflowError } from '../../src/errors.js';
+import type { RunResult } from '../../src/run/result.js';
+
+import { compareVersions, formatComparison, V4_FIELD_NAMES, V4_VALUES, type VersionLeg } from '../../src/report/compare-versions.js';
+import { ACCOUNT_CATEGORY, ACCOUNT_TYPE_CODE, BALANCE_TYPE } from '../../src/sandbox/resource/v4-codes.js';
+import { accountV4 } from '../../src/sandbox/resource/render-v4.js';
+
+const account = { AccountId: 'a1', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'CurrentAccount', Nickname: 'Everyday' };
+const v31: VersionLeg = {
+  version: '3.1',
+  accounts: { a1: account },
+  balances: { a1: { Amount: '10.00', Currency: 'GBP', CreditDebitIndicator: 'Credit' } },
+  transactions: { a1: 240 },
+};
+const v40: VersionLeg = {
+  version: '4.0',
+  accounts: { a1: accountV4(account) },
+  balances: { a1: { Amount: '10.00', Currency: 'GBP', CreditDebitIndicator: 'Credit' } },
+  transactions: { a1: 240 },
+};
+
+describe('compareVersions', () => {
+  it('the same bank in both versions: only differences the code mapping explains', () => {
+    const comparison = compareVersions(v31, v40);
+    expect(comparison.differences).toEqual([]);
+    expect(comparison.explained.map((difference) => difference.field)).toEqual(['AccountSubType/AccountTypeCode', 'Balance.Type']);
+    expect(comparison.accounts).toEqual([
+      {
+        account: 'a1',
+        balance: { v31: '10.00 GBP (InterimAvailable)', v40: '10.00 GBP (ITAV)' },
+        transactions: { v31: '240', v40: '240' },
+      },
+    ]);
+    expect(formatComparison(comparison)).toContain('✓ no unexplained difference');
+  });
+
+  it('a difference the mapping does not explain is a failed check naming the field and both values', () => {
+    const drift = { ...v40, balances: { a1: { Amount: '10.01', Currency: 'GBP', CreditDebitIndicator: 'Credit' } } };
+    expect(compareVersions(v31, drift).differences).toEqual([{ account: 'a1', field: 'Balance.Amount', v31: '10.00', v40: '10.01' }]);
+    const renamed = { ...v40, accounts: { a1: { ...accountV4(account), Nickname: 'Daily' } } };
+    expect(formatComparison(compareVersions(v31, renamed))).toContain(
+      '✗ a1 Nickname: v3.1 Everyday, v4.0 Daily (not explained by the code mapping)',
+    );
+    const wrongCode = { ...v40, accounts: { a1: { ...accountV4(account), AccountTypeCode: 'SVGS' } } };
+    expect(compareVersions(v31, wrongCode).differences).toEqual([
+      { account: 'a1', field: 'AccountSubType/AccountTypeCode', v31: 'CurrentAccount', v40: 'SVGS' },
+    ]);
+  });
+
+  it('fields and accounts on one side only, and transaction counts, are differences', () => {
+    const extra = {
+      ...v40,
+      accounts: { a1: { ...accountV4(account), OpeningDate: '2020-01-01' }, a2: { AccountId: 'a2' } },
+      transactions: { a1: 239 },
+    };
+    expect(compareVersions(v31, extra).differences).toEqual([
+      { account: 'a1', field: 'OpeningDate', v31: '(absent)', v40: '2020-01-01' },
+      { account: 'a1', field: 'transactions', v31: '240', v40: '239' },
+      { account: 'a2', field: 'account', v31: '(absent)', v40: 'present' },
+    ]);
+  });
+});
+
+it("its mapping tables are the emulator's (twins: the two rooms meet only on the wire)", () => {
+  expect(V4_VALUES.AccountType).toEqual(ACCOUNT_CATEGORY);
+  expect(V4_VALUES.AccountSubType).toEqual(ACCOUNT_TYPE_CODE);
+  expect(V4_VALUES['Balance.Type']?.InterimAvailable).toBe(BALANCE_TYPE.InterimAvailable);
+  const renamed = accountV4({ AccountId: 'x', Currency: 'GBP', AccountType: 'Personal', AccountSubType: 'Savings' });
+  for (const [from, to] of Object.entries(V4_FIELD_NAMES)) {
+    expect(renamed).toHaveProperty(to);
+    expect(renamed).not.toHaveProperty(from);
+  }
+});
+
+describe('reportVersionRuns (demo/run --api-version 3.1,4.0)', () => {
+  const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: '/work' };
+  const state: CommandState = { io, output: createOutput(io, { json: false, quiet: true }) };
+  const runOf = (leg: VersionLeg, base: string): RunResult => ({
+    passed: true,
+    steps: [],
+    executions: [
+      {
+        step: 'accounts',
+        item: 'accounts: GET /accounts',
+        method: 'GET',
+        url: `${base}/accounts`,
+        status: 200,
+        json: { Data: { Account: Object.values(leg.accounts) } },
+      },
+    ],
+    environment: {
+      name: 'e',
+      values: [
+        { key: 'interim_balances', value: JSON.stringify(leg.balances), type: 'default', enabled: true },
+        { key: 'transaction_counts', value: JSON.stringify(leg.transactions), type: 'default', enabled: true },
+      ],
+    } as unknown as RunResult['environment'],
+  });
+
+  it('passes the same bank, and ends with ERR_VERSIONS_DIFFER naming the field and both values otherwise', () => {
+    const legs = (other: VersionLeg) => [
+      { version: '3.1' as const, result: runOf(v31, 'https://rs/open-banking/v3.1/aisp') },
+      { version: '4.0' as const, result: runOf(other, 'https://rs/open-banking/v4.0/aisp') },
+    ];
+    expect(() => reportVersionRuns(state, legs(v40))).not.toThrow();
+    const drift = { ...v40, balances: { a1: { Amount: '10.01', Currency: 'GBP', CreditDebitIndicator: 'Credit' } } };
+    let caught: unknown;
+    try {
+      reportVersionRuns(state, legs(drift));
+    } catch (error) {
+      caught = error;
+    }
+    expect(isObflowError(caught) && caught.code).toBe('ERR_VERSIONS_DIFFER');
+    expect((caught as Error).message).toContain('account a1 Balance.Amount is 10.00 on v3.1, 10.01 on v4.0');
+  });
+});
