@@ -11,13 +11,37 @@ import { buildRunSummary, formatRunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine } from '../run/verdict.js';
 import type { CommandState } from './context.js';
 
-export function reportRun(state: CommandState, result: RunResult, extra: Record<string, unknown> = {}): void {
+export function reportRun(
+  state: CommandState,
+  result: RunResult,
+  extra: Record<string, unknown> = {},
+  apiVersion: ApiVersion = '3.1',
+): void {
   const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
   state.output.result({ ...extra, passed: result.passed, ...summary, failedStep: result.failedStep });
   for (const line of formatRunSummary(summary)) state.output.line(line);
   if (result.passed) return;
   for (const line of runFailureLines(result)) state.output.line(line);
-  throw runFailureError(result);
+  throw versionNotServed(result, apiVersion) ?? runFailureError(result);
+}
+
+/**
+ * A run of another version than v3.1 whose first AIS request answered 404: the bank does not serve that version at
+ * this address (OBIE R/W Profile: an endpoint not implemented is a 404) — a setting to change, not a bank breaking
+ * the standard. Undefined otherwise.
+ */
+export function versionNotServed(result: RunResult, apiVersion: ApiVersion): ObflowError | undefined {
+  if (apiVersion === '3.1') return undefined;
+  const base = `/open-banking/v${apiVersion}/aisp/`;
+  const first = result.executions.find((execution) => execution.url.includes(base));
+  if (first === undefined || first.status !== 404) return undefined;
+  return new ObflowError(
+    'ERR_RUN_FAILED',
+    `step ${first.step} failed: the bank answered 404 to the first AIS v${apiVersion} request (${first.method} ${first.url.split('?')[0] ?? ''})`,
+    {
+      hint: `The bank does not serve AIS v${apiVersion} at this address: set flow.apiVersion to "3.1" (or --api-version 3.1), or use the version the bank publishes.`,
+    },
+  );
 }
 
 /**
@@ -51,7 +75,7 @@ export function reportVersionRuns(
   });
   if (failed !== undefined) {
     for (const line of runFailureLines(failed.result)) state.output.line(line);
-    const error = runFailureError(failed.result);
+    const error = versionNotServed(failed.result, failed.version) ?? runFailureError(failed.result);
     throw new ObflowError(error.code, `AIS v${failed.version}: ${error.message}`, { hint: error.hint, cause: error });
   }
   if (comparison === undefined) return;

@@ -1,7 +1,7 @@
 // `obflow demo --api-version 4.0` (issue 29) on a fresh folder: the whole flow against the embedded emulator's AIS
 // v4.0, every step passing, the v4.0 collections written to collections/v4.0/ with v3.1's file names.
 
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,21 @@ describe('obflow demo --api-version 4.0', () => {
     const result = await runCli(['generate', '--api-version', '3.1,4.0'], { cwd });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: ERR_USAGE generate takes one --api-version, not 3\.1,4\.0\n/);
+  });
+
+  it('against a bank that serves v3.1 only: fails at its first v4.0 read, the hint naming the version setting', async () => {
+    const only = mkdtempSync(join(tmpdir(), 'obflow-demo-v31-'));
+    try {
+      writeFileSync(join(only, 'obflow.config.json'), JSON.stringify({ sandbox: { apiVersions: ['3.1'] } }));
+      const result = await runCli(['demo', '--api-version', '4.0'], { cwd: only });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^error: ERR_RUN_FAILED step account-access-consent failed: the bank answered 404 to the first AIS v4\.0 request/,
+      );
+      expect(result.stderr).toMatch(/\nhint: .*flow\.apiVersion.*--api-version 3\.1/);
+    } finally {
+      rmSync(only, { recursive: true, force: true });
+    }
   });
 
   it('an unknown version is a usage error listing the versions, before anything is written', async () => {

@@ -82,10 +82,12 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         }
         const report = await import('../report.js');
         if (legs.length === 1) {
-          report.reportRun(state, (legs[0] as (typeof legs)[number]).result, {
-            profile: config.sandbox.profile,
-            seconds: (Date.now() - started) / 1000,
-          });
+          report.reportRun(
+            state,
+            (legs[0] as (typeof legs)[number]).result,
+            { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
+            config.flow.apiVersion,
+          );
         } else report.reportVersionRuns(state, legs, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {

@@ -65,7 +65,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
         legs.push({ version, result });
       }
       const report = await import('../report.js');
-      if (versions === undefined) report.reportRun(state, (legs[0] as (typeof legs)[number]).result);
+      if (versions === undefined) report.reportRun(state, (legs[0] as (typeof legs)[number]).result, {}, config.flow.apiVersion);
       else report.reportVersionRuns(state, legs);
     } finally {
       await session.close();
