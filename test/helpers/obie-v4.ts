@@ -6,38 +6,9 @@
 
 import { readFileSync } from 'node:fs';
 
+import { csvRows } from '../../src/generate/schemas.js';
 import { validateResponse } from './obie-schemas.js';
 import { obieV4Specs, presentOrSkipAtTheEnd, SPEC_FILES, specPath } from './prerequisites.js';
-
-/** RFC 4180 rows of a CSV file (quoted fields may hold commas, quotes and newlines); a leading BOM is dropped. */
-export function csvRows(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const source = text.replace(/^\uFEFF/, '');
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i] as string;
-    if (quoted) {
-      if (c === '"' && source[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else if (c !== '\r') field += c;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows;
-}
 
 export interface CodeSetEntry {
   set: string;
