@@ -18,7 +18,7 @@ import {
 } from '../../src/generate/collections.js';
 import { ObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
-import { buildSchemaFiles, deriveSchemas, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
+import { buildSchemaFiles, deriveSchemas, errorCodeCategories, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
 import { loadTemplates } from '../../src/generate/templates.js';
 import { ENVIRONMENT_VARIABLES, VARIABLE_KEYS } from '../../src/generate/variables.js';
@@ -429,6 +429,17 @@ describe('derived OBIE schemas', () => {
       const schema = templates.schemas[name] as object;
       expect(() => new Ajv6({ allErrors: true }).compile(schema), name).not.toThrow();
     }
+  });
+
+  it('obie-v4-error carries the HTTP category of each error code the OB Internal code set gives one (and only those)', () => {
+    const categories = (templates.schemas['obie-v4-error'] as Record<string, Record<string, string>>)['x-obflow-http-status-category'];
+    expect(categories).toMatchObject({ U001: '400', U009: '400', U028: '403', U029: '409', U000: '5xx' });
+    expect(categories).not.toHaveProperty('AC01');
+    expect(
+      errorCodeCategories(
+        'Code Set,Code Value,Code Name,Code Definition,HTTP Status Category\nOBExternalStatusReason1Code,U002,"UK.OBIE.Field.Invalid","a, ""quoted""\nline",400\nOBExternalStatusReason1Code,AC01,x,y,\n',
+      ),
+    ).toEqual({ U002: '400' });
   });
 
   it('require a body valid under both v3.1.1 and v3.1.11', () => {
