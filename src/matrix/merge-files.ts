@@ -30,7 +30,9 @@ const runReportSchema = z.object({
   version: z.literal(1),
   startedAt: z.string(),
   finishedAt: z.string().optional(),
-  target: z.object({ name: z.string(), profile: z.string().optional(), consent: z.string().optional() }).optional(),
+  target: z
+    .object({ name: z.string(), profile: z.string().optional(), consent: z.string().optional(), apiVersion: z.string().optional() })
+    .optional(),
   passed: z.boolean().optional(),
   steps: z.array(
     z.object({
@@ -56,6 +58,7 @@ const legStatusSchema = z.object({
   bank: z.string().min(1),
   profile: z.string(),
   consent: z.string(),
+  apiVersion: z.string().optional(),
   exit: z.number().int(),
   stage: z.string().optional(),
 });

@@ -32,6 +32,8 @@ export interface LegStatus {
   bank: string;
   profile: string;
   consent: string;
+  /** The AIS version the leg ran (issue 29): a version axis of the matrix. */
+  apiVersion?: string;
   /** The exit code of the script's last obflow command (0 when every command passed). */
   exit: number;
   /** The command that ended the script (`doctor`, `register`, `environment`, `generate`, `run`). */
@@ -41,11 +43,14 @@ export interface LegStatus {
 export type LegVerdict = 'passed' | 'failed' | 'no-report';
 
 export interface MergedLeg {
-  /** `bank / profile / consent`: unique in a merge, the key a later night compares by. */
+  /** `bank / profile / consent` (`/ AIS v4.0` for another version than v3.1): unique in a merge, the key a later night
+   *  compares by. */
   id: string;
   bank: string;
   profile: string;
   consent: string;
+  /** The AIS version, when not v3.1. */
+  apiVersion?: string;
   status: LegVerdict;
   /** Why a leg failed without a failing step, or has no report (from its exit code: LEG_EXIT_REASONS). */
   reason?: string;
@@ -163,7 +168,17 @@ export function legOf(input: LegInput): MergedLeg {
   const bank = status?.bank ?? report?.target?.name ?? 'unknown';
   const profile = status?.profile ?? report?.target?.profile ?? '';
   const consent = status?.consent ?? report?.target?.consent ?? '';
-  const identity = { id: [bank, profile, consent].join(' / '), bank, profile, consent };
+  // A leg of another AIS version than v3.1 (the interface as written) says so in its name: `bank / profile / consent /
+  // AIS v4.0` beside the v3.1 leg's `bank / profile / consent` (issue 29).
+  const apiVersion = status?.apiVersion ?? report?.target?.apiVersion;
+  const named = apiVersion !== undefined && apiVersion !== '3.1' ? apiVersion : undefined;
+  const identity = {
+    id: [bank, profile, consent, ...(named === undefined ? [] : [`AIS v${named}`])].join(' / '),
+    bank,
+    profile,
+    consent,
+    ...(named === undefined ? {} : { apiVersion: named }),
+  };
   const exit = status === undefined ? {} : { exit: status.exit, ...(status.stage !== undefined ? { stage: status.stage } : {}) };
   if (report === undefined) {
     return { ...identity, status: 'no-report', reason: exitReason(status ?? { exit: -1 }), ...exit, steps: [] };

@@ -232,7 +232,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
       // The session loaded and checked the transport material: the preflight does not read it again.
       transportMaterial: session.transport,
-      target: { name: target.name, profile: target.profile, consent: target.consent },
+      target: { name: target.name, profile: target.profile, consent: target.consent, apiVersion: config.flow.apiVersion },
     });
   } finally {
     // The PEM copy of a legacy PFX's key goes with the run (src/pipeline/transport-copy.ts).

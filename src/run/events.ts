@@ -30,6 +30,8 @@ export interface RunTargetInfo {
   profile?: string;
   /** How the PSU consents in this run (headless, browser, manual): a CI leg is bank × profile × consent mode. */
   consent?: string;
+  /** The Account and Transaction API version the run spoke (3.1, 4.0): a CI matrix may have a version axis. */
+  apiVersion?: string;
 }
 
 /** The run begins: what it plans to do. Sent once, before anything else. */

@@ -363,3 +363,18 @@ describe('the merged outputs', () => {
     expect(html).not.toMatch(/<script|<link|src=|url\(|https?:\/\//);
   });
 });
+
+describe('a version axis (issue 29)', () => {
+  const target = { name: 'examplebank', profile: 'strict-headless', consent: 'headless' };
+  it("a leg of AIS v4.0 says so in its name; v3.1's keeps the name it always had", () => {
+    const steps: StepSpec[] = [['accounts', 'passed', 1]];
+    expect(legOf({ source: 'a', report: report(target, steps) }).id).toBe('examplebank / strict-headless / headless');
+    expect(legOf({ source: 'b', report: report({ ...target, apiVersion: '3.1' } as typeof target, steps) }).id).toBe(
+      'examplebank / strict-headless / headless',
+    );
+    const v4 = legOf({ source: 'c', report: report({ ...target, apiVersion: '4.0' } as typeof target, steps) });
+    expect([v4.id, v4.apiVersion]).toEqual(['examplebank / strict-headless / headless / AIS v4.0', '4.0']);
+    const statusOnly = legOf({ source: 'd', status: { ...target, bank: 'examplebank', apiVersion: '4.0', exit: 3, stage: 'register' } });
+    expect(statusOnly.id).toBe('examplebank / strict-headless / headless / AIS v4.0');
+  });
+});
