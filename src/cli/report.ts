@@ -5,7 +5,9 @@
 
 import { ObflowError } from '../errors.js';
 import type { ApiVersion } from '../generate/api-versions.js';
-import { compareVersions, formatComparison, legOfRun } from '../report/compare-versions.js';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../fs.js';
+import { COMPARISON_PAGE, compareVersions, formatComparison, legOfRun, renderComparisonPage } from '../report/compare-versions.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine } from '../run/verdict.js';
@@ -49,11 +51,13 @@ export function versionNotServed(result: RunResult, apiVersion: ApiVersion): Obf
  * every version passed and both v3.1 and v4.0 ran — the two side by side. A failed version ends it as a failed run
  * does; a difference the v4.0 code mapping does not explain is ERR_VERSIONS_DIFFER naming the field and both values.
  */
-export function reportVersionRuns(
+export async function reportVersionRuns(
   state: CommandState,
   legs: readonly { version: ApiVersion; result: RunResult }[],
   extra: Record<string, unknown> = {},
-): void {
+  /** The reports folder: the comparison page goes there (COMPARISON_PAGE), beside the versions' folders. */
+  reportsDir?: string,
+): Promise<void> {
   const summaries = legs.map(({ version, result }) => {
     const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
     state.output.line(`AIS v${version}:`);
@@ -80,6 +84,11 @@ export function reportVersionRuns(
   }
   if (comparison === undefined) return;
   for (const line of formatComparison(comparison)) state.output.line(line);
+  if (reportsDir !== undefined) {
+    const page = join(reportsDir, COMPARISON_PAGE);
+    await writeFileAtomic(page, renderComparisonPage(comparison));
+    state.output.line(`comparison   ${page}`);
+  }
   const first = comparison.differences[0];
   if (first !== undefined) {
     throw new ObflowError(

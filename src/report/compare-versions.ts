@@ -158,3 +158,47 @@ export function formatComparison(comparison: VersionComparison): string[] {
   if (comparison.differences.length === 0) lines.push('✓ no unexplained difference');
   return lines;
 }
+
+/** The HTML report's file name for the comparison, beside the versions' folders in the reports folder. */
+export const COMPARISON_PAGE = 'versions.html';
+
+const escape = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+/**
+ * The comparison as a page of its own (<reports>/versions.html, beside <reports>/v3.1 and /v4.0, each with its run's
+ * report): per account v3.1 beside v4.0, then every difference the mapping explains and every one it does not.
+ */
+export function renderComparisonPage(comparison: VersionComparison): string {
+  const rows = comparison.accounts
+    .map(
+      (row) =>
+        `<tr><td>${escape(row.account)}</td><td>${escape(row.balance.v31)}</td><td>${escape(row.balance.v40)}</td>` +
+        `<td>${escape(row.transactions.v31)}</td><td>${escape(row.transactions.v40)}</td></tr>`,
+    )
+    .join('\n');
+  const list = (items: readonly VersionDifference[], mark: string): string =>
+    items
+      .map(
+        (item) =>
+          `<li>${mark} ${escape(item.account)} <code>${escape(item.field)}</code>: v3.1 <code>${escape(item.v31)}</code>, v4.0 <code>${escape(item.v40)}</code></li>`,
+      )
+      .join('\n');
+  const verdict =
+    comparison.differences.length === 0
+      ? '<p class="passed">✓ no unexplained difference</p>'
+      : `<p class="failed">✗ ${comparison.differences.length} difference(s) the v4.0 code mapping does not explain</p>\n<ul>\n${list(comparison.differences, '✗')}\n</ul>`;
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><title>obflow: AIS v3.1 beside v4.0</title></head><body>',
+    '<h1>AIS v3.1 beside v4.0</h1>',
+    '<p>Each version\'s run has its own report: <a href="v3.1/report.html">v3.1</a>, <a href="v4.0/report.html">v4.0</a>.</p>',
+    verdict,
+    '<table><thead><tr><th>Account</th><th>Balance v3.1</th><th>Balance v4.0</th><th>Transactions v3.1</th><th>Transactions v4.0</th></tr></thead>',
+    `<tbody>\n${rows}\n</tbody></table>`,
+    `<h2>Explained by the v4.0 code mapping (${comparison.explained.length})</h2>`,
+    `<ul>\n${list(comparison.explained, '=')}\n</ul>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+}

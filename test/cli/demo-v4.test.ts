@@ -1,7 +1,7 @@
 // `obflow demo --api-version 4.0` (issue 29) on a fresh folder: the whole flow against the embedded emulator's AIS
 // v4.0, every step passing, the v4.0 collections written to collections/v4.0/ with v3.1's file names.
 
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,10 @@ describe('obflow demo --api-version 4.0', () => {
     expect(outcome.comparison.accounts.length).toBeGreaterThan(1);
     expect(outcome.comparison.differences).toEqual([]);
     expect(outcome.comparison.explained.map((difference) => difference.field)).toContain('Balance.Type');
+    // The comparison page beside the two versions' reports.
+    const reports = join(cwd, '.obflow', 'demo', 'reports');
+    expect(readdirSync(reports).sort()).toEqual(expect.arrayContaining(['v3.1', 'v4.0', 'versions.html']));
+    expect(readFileSync(join(reports, 'versions.html'), 'utf8')).toContain('✓ no unexplained difference');
   });
 
   it('generate and workspace make one version: a list is a usage error', async () => {

@@ -2,6 +2,9 @@
 // difference; anything else is a failed check naming the field and both values. Its mapping tables are the twins of
 // the emulator's (src/sandbox/resource/v4-codes.ts).
 
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
@@ -12,7 +15,14 @@ import { reportVersionRuns } from '../../src/cli/report.js';
 import { isObflowError } from '../../src/errors.js';
 import type { RunResult } from '../../src/run/result.js';
 
-import { compareVersions, formatComparison, V4_FIELD_NAMES, V4_VALUES, type VersionLeg } from '../../src/report/compare-versions.js';
+import {
+  COMPARISON_PAGE,
+  compareVersions,
+  formatComparison,
+  V4_FIELD_NAMES,
+  V4_VALUES,
+  type VersionLeg,
+} from '../../src/report/compare-versions.js';
 import { ACCOUNT_CATEGORY, ACCOUNT_TYPE_CODE, BALANCE_TYPE } from '../../src/sandbox/resource/v4-codes.js';
 import { accountV4 } from '../../src/sandbox/resource/render-v4.js';
 
@@ -108,20 +118,20 @@ describe('reportVersionRuns (demo/run --api-version 3.1,4.0)', () => {
     } as unknown as RunResult['environment'],
   });
 
-  it('passes the same bank, and ends with ERR_VERSIONS_DIFFER naming the field and both values otherwise', () => {
+  it('passes the same bank, and ends with ERR_VERSIONS_DIFFER naming the field and both values otherwise; the page goes beside the versions', async () => {
     const legs = (other: VersionLeg) => [
       { version: '3.1' as const, result: runOf(v31, 'https://rs/open-banking/v3.1/aisp') },
       { version: '4.0' as const, result: runOf(other, 'https://rs/open-banking/v4.0/aisp') },
     ];
-    expect(() => reportVersionRuns(state, legs(v40))).not.toThrow();
+    const dir = mkdtempSync(join(tmpdir(), 'obflow-versions-'));
+    await expect(reportVersionRuns(state, legs(v40), {}, dir)).resolves.toBeUndefined();
+    expect(readFileSync(join(dir, COMPARISON_PAGE), 'utf8')).toContain('✓ no unexplained difference');
     const drift = { ...v40, balances: { a1: { Amount: '10.01', Currency: 'GBP', CreditDebitIndicator: 'Credit' } } };
-    let caught: unknown;
-    try {
-      reportVersionRuns(state, legs(drift));
-    } catch (error) {
-      caught = error;
-    }
+    const caught: unknown = await reportVersionRuns(state, legs(drift), {}, dir).catch((error: unknown) => error);
     expect(isObflowError(caught) && caught.code).toBe('ERR_VERSIONS_DIFFER');
     expect((caught as Error).message).toContain('account a1 Balance.Amount is 10.00 on v3.1, 10.01 on v4.0');
+    expect(readFileSync(join(dir, COMPARISON_PAGE), 'utf8')).toContain(
+      '✗ a1 <code>Balance.Amount</code>: v3.1 <code>10.00</code>, v4.0 <code>10.01</code>',
+    );
   });
 });

@@ -88,7 +88,13 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
             config.flow.apiVersion,
           );
-        } else report.reportVersionRuns(state, legs, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
+        } else
+          await report.reportVersionRuns(
+            state,
+            legs,
+            { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
+            core.reportsDir(session.config),
+          );
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {
         await session.close();

@@ -66,7 +66,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       }
       const report = await import('../report.js');
       if (versions === undefined) report.reportRun(state, (legs[0] as (typeof legs)[number]).result, {}, config.flow.apiVersion);
-      else report.reportVersionRuns(state, legs);
+      else await report.reportVersionRuns(state, legs, {}, core.reportsDir(session.config));
     } finally {
       await session.close();
     }
