@@ -60,7 +60,6 @@ export type V4SchemaName = keyof typeof V4_SCHEMA_TARGETS;
 export type SchemaName = V31SchemaName | V4SchemaName;
 export const SCHEMA_NAMES = [...Object.keys(SCHEMA_TARGETS), ...Object.keys(V4_SCHEMA_TARGETS)].sort() as SchemaName[];
 
-
 /** A JSON value as parsed from YAML/JSON. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
