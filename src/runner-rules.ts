@@ -44,6 +44,13 @@ export function redactSecrets(text: string, secrets: Iterable<string>): string {
   return redactOrdered(text, orderSecrets(secrets));
 }
 
+/** The `Authorization: Basic` value of client_secret_basic (RFC 6749 §2.3.1: id and secret form-urlencoded, joined by
+ *  a colon, base64). obflow's environment stage and every workspace's runner and guide compute it here; btoa and
+ *  encodeURIComponent exist on Node.js and in a browser alike, and the encoded pair is ASCII, as btoa needs. */
+export function basicCredentials(clientId: string, clientSecret: string): string {
+  return btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`);
+}
+
 /** A step as newman runs it: its name and its collection (or the folder of a whole-flow collection). */
 export interface StepCollection {
   name: string;
