@@ -171,6 +171,9 @@ export interface RunStageOptions {
   liveLine?: RunSubscriber;
   /** More subscribers to the run's events (the bench times the run's phases with one). */
   subscribers?: readonly RunSubscriber[];
+  /** Only the collections' steps, as a workspace's own runner runs them (no local id_token steps): the report a
+   *  workspace ships counts what its run.sh will count (src/pipeline/workspace.ts). */
+  collectionStepsOnly?: boolean;
 }
 
 /**

@@ -1,9 +1,12 @@
-// `obflow workspace` as its users meet it (issue 13): `obflow sandbox` in its own process (real mTLS on free ports),
-// the workspace built against it, copied to an empty folder (no obflow, no node_modules of ours) and run there with
-// its own run.sh; the workspace without --include-secrets scanned for every secret the run saw; Chromium opening the
-// guide and the report from the copy with no failed load and no console error; refusals with one coded line.
+// `obflow workspace` as its users meet it (issues 13, 32): `obflow sandbox` in its own process (real mTLS on free
+// ports), the workspace built against it, copied to an empty folder (no obflow, no node_modules of ours) and run there
+// with its own run.sh — the workspace without secrets given them on run.sh's prompt (stdin piped), asked for before
+// anything is installed; every shared file scanned for every secret the runs saw; the top folder holds only what a
+// person opens; Chromium opening the guide and the report from the copy with no failed load and no console error, one
+// count of steps and checks on both and on run.sh's last line, the guide's Basic helper giving the runs' Basic value;
+// refusals with one coded line.
 
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -13,6 +16,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { openSession, type Session } from '../../src/pipeline/session.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { bankOriginsOf } from '../../src/run/certificates.js';
+import { basicCredentials } from '../../src/runner-rules.js';
 import { makeWorkspace, type WorkspaceOutcome } from '../../src/pipeline/workspace.js';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.js';
@@ -102,6 +106,37 @@ const plainDir = join(cwd, 'plain');
 const zipPath = join(cwd, 'plain.zip');
 const secretDir = join(cwd, 'with-secrets');
 const copied = mkdtempSync(join(tmpdir(), 'obflow-workspace-copy-'));
+/** The plain workspace copied and run with its secrets given on run.sh's prompt (the test below fills it). */
+const promptedDir = join(copied, 'prompted');
+let prompted: SpawnSyncReturns<string> | undefined;
+
+/** What the registrant has and gives on run.sh's prompt: the transport key's file (as a path relative to where run.sh
+ *  is started) and the client secret. */
+function registrant(): { keyFile: string; clientId: string; clientSecret: string } {
+  const registrations = join(stateDir, 'registrations');
+  const registration = JSON.parse(readFileSync(join(registrations, readdirSync(registrations)[0] ?? ''), 'utf8')) as {
+    client_id: string;
+    client_secret: string;
+  };
+  const identity = JSON.parse(readFileSync(join(stateDir, 'identity', 'identity.json'), 'utf8')) as { files: Record<string, string> };
+  return {
+    keyFile: relative(cwd, join(stateDir, 'identity', identity.files.transport_key ?? '')),
+    clientId: registration.client_id,
+    clientSecret: registration.client_secret,
+  };
+}
+
+/** run.sh of a workspace copy, started from the obflow folder with `input` on its stdin; newman comes from the npm
+ *  cache when it can (CI and offline machines), installed from the workspace's lockfile. */
+function runSh(dir: string, input: string): SpawnSyncReturns<string> {
+  return spawnSync(join(dir, 'run.sh'), [], {
+    cwd,
+    input,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? copied, npm_config_prefer_offline: 'true' },
+    timeout: 240_000,
+  });
+}
 
 beforeAll(async () => {
   expect((await cli(['init', '--quiet'])).code).toBe(0);
@@ -172,12 +207,27 @@ describe('the workspace against the emulator', () => {
     // Each RSA key's JWK members are scanned one by one (d, p, q, dp, dq, qi).
     expect([...secrets].filter((secret) => /^[A-Za-z0-9_-]{40,}$/.test(secret)).length).toBeGreaterThanOrEqual(6 * 3);
     const files = filesOf(plainDir);
+    // The top folder: what a person opens (the guide, the run scripts, the report, what Postman imports); the rest in runner/.
+    expect(readdirSync(plainDir).sort()).toEqual([
+      'certificates',
+      'collections',
+      'environment',
+      'index.html',
+      'reports',
+      'run.cmd',
+      'run.sh',
+      'runner',
+    ]);
     expect([...files.keys()].sort()).toEqual(
       expect.arrayContaining([
         'index.html',
         'reports/report.html',
         'run.sh',
         'run.cmd',
+        'runner/run.mjs',
+        'runner/secrets.mjs',
+        'runner/workspace.json',
+        'runner/package-lock.json',
         'certificates/transport.pem',
         'certificates/bank-ca.pem',
         'environment/obflow.postman_environment.json',
@@ -190,7 +240,8 @@ describe('the workspace against the emulator', () => {
     for (const [path, bytes] of [...files, ...[...zipped].map(([path, entry]) => [path, entry.data] as const)]) {
       const text = bytes.toString('utf8');
       for (const secret of secrets) expect(text.includes(secret), `${path} holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
-      expect(text, path).not.toMatch(/PRIVATE KEY/);
+      // A PEM private key (the guide and runner/secrets.mjs name the format in words, never with a key body).
+      expect(text, path).not.toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----\r?\n[A-Za-z0-9+/]/);
     }
     const environment = JSON.parse(files.get('environment/obflow.postman_environment.json')?.toString('utf8') ?? '') as {
       values: { key: string; value: string; type: string }[];
@@ -220,25 +271,68 @@ describe('the workspace against the emulator', () => {
     expect(readdirSync(cwd).filter((name) => name.endsWith('.tmp') || name.endsWith('.old'))).toEqual([]);
   });
 
-  it('copied to an empty folder, its run.sh runs the whole flow against the emulator with only Node.js: green, report written', () => {
-    cpSync(secretDir, join(copied, 'ws'), { recursive: true });
-    rmSync(join(copied, 'ws', 'reports'), { recursive: true, force: true });
-    // The npm cache answers when it can (CI and offline machines); newman is installed from the workspace's lockfile.
-    const result = spawnSync(join(copied, 'ws', 'run.sh'), [], {
-      cwd: copied,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? copied, npm_config_prefer_offline: 'true' },
-      timeout: 240_000,
-    });
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 checks; report: /m);
-    expect(existsSync(join(copied, 'ws', 'node_modules', 'newman', 'package.json'))).toBe(true);
-    const report = readFileSync(join(copied, 'ws', 'reports', 'report.html'), 'utf8');
+  it('without secrets, run.sh asks for them before installing anything: no answer, or a wrong key file, is one line and exit 2', () => {
+    const dir = join(copied, 'unanswered');
+    cpSync(plainDir, dir, { recursive: true });
+    const unanswered = runSh(dir, '');
+    expect(unanswered.status, unanswered.stderr).toBe(2);
+    expect(unanswered.stderr).toMatch(
+      /^error: the run needs the transport private key file and the client secret: the transport private key file was not given\nhint: run\.sh \/ run\.cmd asks for them[^\n]*\n$/m,
+    );
+    const { clientSecret } = registrant();
+    const wrongKey = runSh(dir, `${join(stateDir, 'identity', 'tpp', 'signing.key')}\n${clientSecret}\n`);
+    expect(wrongKey.status, wrongKey.stderr).toBe(2);
+    expect(wrongKey.stderr).toMatch(/^error: \S+signing\.key is not the key of certificates\/transport\.pem\nhint: /m);
+    expect(wrongKey.stderr).not.toContain(clientSecret);
+    // Nothing installed, nothing written: the checks come first.
+    expect(existsSync(join(dir, 'runner', 'node_modules'))).toBe(false);
+    expect([...filesOf(dir).keys()].sort()).toEqual([...filesOf(plainDir).keys()].sort());
+  });
+
+  it('made without secrets, copied to an empty folder, its run.sh given the key file and the client secret on its prompt runs the whole flow against the emulator: green, report written, no secret in any file', () => {
+    cpSync(plainDir, promptedDir, { recursive: true });
+    rmSync(join(promptedDir, 'reports'), { recursive: true, force: true });
+    const { keyFile, clientId, clientSecret } = registrant();
+    prompted = runSh(promptedDir, `${keyFile}\n${clientSecret}\n`);
+    expect(prompted.status, `${prompted.stdout}\n${prompted.stderr}`).toBe(0);
+    expect(prompted.stdout).toMatch(
+      new RegExp(`^passed: ${STEP_NAMES.length}/${STEP_NAMES.length} steps, (\\d+)/\\1 checks; report: `, 'm'),
+    );
+    // Asked first, installed after (newman into runner/node_modules: the top folder stays as it was).
+    const asked = prompted.stderr.indexOf('Client secret of client');
+    expect(asked).toBeGreaterThanOrEqual(0);
+    expect(prompted.stderr.indexOf('installing the runner')).toBeGreaterThan(asked);
+    expect(existsSync(join(promptedDir, 'runner', 'node_modules', 'newman', 'package.json'))).toBe(true);
+    expect(readdirSync(promptedDir).sort()).toEqual(readdirSync(plainDir).sort());
+    const report = readFileSync(join(promptedDir, 'reports', 'report.html'), 'utf8');
     expect(report).toContain('runner <b>workspace run.mjs (newman)</b>');
     expect(report).toMatch(/Holiday fund/);
+    // The secrets given and derived (the Basic value), the key, and everything the earlier runs saw: in no file of the
+    // workspace (its installed runner included), nor in what run.sh printed.
+    const { secrets } = secretsSeen();
+    for (const secret of [clientSecret, basicCredentials(clientId, clientSecret)]) secrets.add(secret);
+    const files = filesOf(promptedDir);
+    expect(files.size).toBeGreaterThan(1000);
+    for (const [path, bytes] of files) {
+      const text = bytes.toString('utf8');
+      for (const secret of secrets) if (text.includes(secret)) expect.fail(`${path} holds a secret (${secret.slice(0, 6)}…)`);
+    }
+    for (const secret of secrets) expect(`${prompted.stdout}${prompted.stderr}`.includes(secret), secret.slice(0, 6)).toBe(false);
   }, 300_000);
 
-  it('run.sh without Node.js prints one line saying what to install (exit 2); a workspace without secrets says what to paste', () => {
+  it('with --include-secrets, copied to an empty folder, its run.sh asks nothing and runs the whole flow: green', () => {
+    const dir = join(copied, 'ws');
+    cpSync(secretDir, dir, { recursive: true });
+    rmSync(join(dir, 'reports'), { recursive: true, force: true });
+    // The runner the prompted run installed (installing is that test's subject).
+    symlinkSync(join(promptedDir, 'runner', 'node_modules'), join(dir, 'runner', 'node_modules'));
+    const result = runSh(dir, '');
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+  }, 120_000);
+
+  it('run.sh without Node.js prints one line saying what to install (exit 2)', () => {
     const bin = mkdtempSync(join(tmpdir(), 'obflow-no-node-'));
     for (const tool of ['sh', 'dirname'])
       symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(bin, tool));
@@ -246,21 +340,18 @@ describe('the workspace against the emulator', () => {
     rmSync(bin, { recursive: true, force: true });
     expect(noNode.status).toBe(2);
     expect(noNode.stderr).toMatch(/^error: run\.sh needs Node\.js 20\.19 or later: install it from https:\/\/nodejs\.org\/.*\n$/);
-    const noSecrets = spawnSync(process.execPath, [join(plainDir, 'run.mjs')], { encoding: 'utf8' });
-    expect(noSecrets.status).toBe(2);
-    expect(noSecrets.stderr).toMatch(
-      /^error: this workspace holds no secrets: certificates\/transport\.key, the environment's _clientSecret, the environment's basicToken missing\nhint: index\.html[^\n]*\n$/,
-    );
   });
 });
 
 describeWith(chromium, 'the workspace in Chromium', () => {
-  it('index.html and the report open from the copied folder with no failed load and no console error; the certificate table names every origin', async () => {
+  it('index.html and the report open from the copied folder with no failed load and no console error; the certificate table names every origin; one count of steps and checks on the guide, the report and run.sh; the Basic helper', async () => {
     const copy = join(copied, 'plain');
     mkdirSync(copy);
     cpSync(plainDir, copy, { recursive: true });
     const { chromium: browserType } = await import('playwright-core');
     const browser = await browserType.launch({ executablePath: CHROMIUM_PATH });
+    /** Steps and checks as each page states them. */
+    const counts: Record<string, { steps: number; checks: number }> = {};
     try {
       for (const page of ['index.html', 'reports/report.html']) {
         const tab = await browser.newPage();
@@ -295,15 +386,36 @@ describeWith(chromium, 'the workspace in Chromium', () => {
           expect(origins.length).toBe(2);
           expect(rows).toEqual(origins.map((origin) => ({ origin, host: new URL(origin).hostname, port: new URL(origin).port })));
           expect(await tab.locator('figure svg text').count()).toBeGreaterThanOrEqual(22);
+          counts.guide = {
+            steps: Number(await tab.locator('#counts [data-steps]').getAttribute('data-steps')),
+            checks: Number(await tab.locator('#counts [data-checks]').getAttribute('data-checks')),
+          };
+          expect(await tab.locator('#counts').textContent()).toContain(`${counts.guide.steps} steps`);
+          // Postman's Basic value made in the page, by the very function the runs use (nothing to compute by hand).
+          const { clientId } = registrant();
+          const secret = 'a secret: with/odd+chars é';
+          await tab.locator('#basic-secret').fill(secret);
+          expect(await tab.locator('#basic-value').textContent()).toBe(basicCredentials(clientId, secret));
+          expect(problems, page).toEqual([]);
         } else {
-          // Every collection step and the two local id_token checks (headless consent: no browser step).
-          expect(await tab.locator('details.step').count()).toBe(STEP_NAMES.length + 2);
+          // The steps the workspace's own run runs: the collection's (its run.mjs has no local id_token steps).
+          expect(await tab.locator('details.step').count()).toBe(STEP_NAMES.length);
           expect(await tab.locator('.verdict').textContent()).toBe('passed');
+          const header = (await tab.locator('header').textContent()) ?? '';
+          counts.report = {
+            steps: Number(/(\d+) steps/.exec(header)?.[1]),
+            checks: Number(/(\d+) (?:checks|assertions)/.exec(header)?.[1]),
+          };
         }
         await tab.close();
       }
     } finally {
       await browser.close();
     }
+    const ran = /^passed: \d+\/(\d+) steps, \d+\/(\d+) checks;/m.exec(prompted?.stdout ?? '');
+    counts['run.sh'] = { steps: Number(ran?.[1]), checks: Number(ran?.[2]) };
+    expect(counts.guide?.steps).toBe(STEP_NAMES.length);
+    expect(counts.guide?.checks).toBeGreaterThan(100);
+    expect(counts).toEqual({ guide: counts.guide, report: counts.guide, 'run.sh': counts.guide });
   }, 60_000);
 });
