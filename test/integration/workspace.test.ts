@@ -7,6 +7,7 @@
 // refusals with one coded line.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -19,7 +20,7 @@ import { bankOriginsOf } from '../../src/run/certificates.js';
 import { basicCredentials } from '../../src/runner-rules.js';
 import { makeWorkspace, type WorkspaceOutcome } from '../../src/pipeline/workspace.js';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
-import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.js';
+import { CHROMIUM_PATH, chromium, describeWith, needs } from '../helpers/prerequisites.js';
 import { jwkPrivateMembers, keyMaterial, secretValues } from '../helpers/secrets.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-'));
@@ -417,5 +418,75 @@ describeWith(chromium, 'the workspace in Chromium', () => {
     expect(counts.guide?.steps).toBe(STEP_NAMES.length);
     expect(counts.guide?.checks).toBeGreaterThan(100);
     expect(counts).toEqual({ guide: counts.guide, report: counts.guide, 'run.sh': counts.guide });
+  }, 60_000);
+});
+
+describe('a private_key_jwt client (signs its client assertion with the signing key): the workspace asks for the key files, never a secret to paste', () => {
+  const pkjCwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-pkj-'));
+  const pkjDir = join(pkjCwd, 'ws');
+  const PKJ = { OBFLOW_BANK__TOKEN_ENDPOINT_AUTH_METHOD: 'private_key_jwt' };
+  let pkjSandbox: SandboxProcess | undefined;
+  const keyOf = (name: string): string => {
+    const identity = JSON.parse(readFileSync(join(pkjCwd, '.obflow', 'identity', 'identity.json'), 'utf8')) as {
+      files: Record<string, string>;
+    };
+    return join(pkjCwd, '.obflow', 'identity', identity.files[name] ?? '');
+  };
+
+  beforeAll(async () => {
+    expect((await runCli(['init', '--quiet'], { cwd: pkjCwd })).code).toBe(0);
+    pkjSandbox = await startSandboxProcess(pkjCwd);
+    for (const args of [['register'], ['environment'], ['workspace', '--no-run', '--out', pkjDir]]) {
+      const result = await runCli([...args, '--quiet'], { cwd: pkjCwd, env: PKJ });
+      expect(result.code, result.stderr).toBe(0);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await pkjSandbox?.stop();
+    rmSync(pkjCwd, { recursive: true, force: true });
+  });
+
+  it('run.sh asks for the transport key and the signing key files (no client secret), makes the JWK and runs green; no key in any file', () => {
+    const manifest = JSON.parse(readFileSync(join(pkjDir, 'runner', 'workspace.json'), 'utf8')) as { secrets: Record<string, unknown> };
+    expect(Object.keys(manifest.secrets).sort()).toEqual(['signingKey', 'transportKey']);
+    const result = spawnSync(join(pkjDir, 'run.sh'), [], {
+      cwd: pkjCwd,
+      input: `${keyOf('transport_key')}\n${keyOf('signing_key')}\n`,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? pkjCwd, npm_config_prefer_offline: 'true' },
+      timeout: 240_000,
+    });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stderr).toContain('Signing key');
+    expect(result.stderr).not.toContain('Client secret');
+    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+    const { lines, members } = keyMaterial([readFileSync(keyOf('transport_key'), 'utf8'), readFileSync(keyOf('signing_key'), 'utf8')]);
+    for (const [path, bytes] of filesOf(pkjDir)) {
+      const text = bytes.toString('utf8');
+      for (const secret of [...lines, ...members]) if (text.includes(secret)) expect.fail(`${path} holds a key (${secret.slice(0, 6)}…)`);
+    }
+  }, 300_000);
+
+  it("the guide's JWK helper (Chromium) reads the signing key file into the JWK the run makes, in the page", async () => {
+    needs(chromium);
+    const { chromium: browserType } = await import('playwright-core');
+    const browser = await browserType.launch({ executablePath: CHROMIUM_PATH });
+    try {
+      const tab = await browser.newPage();
+      const problems: string[] = [];
+      tab.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+      });
+      tab.on('pageerror', (error) => problems.push(error.message));
+      await tab.goto(`file://${join(pkjDir, 'index.html')}`);
+      expect(await tab.locator('#basic-helper').count()).toBe(0);
+      await tab.locator('#jwk-file').setInputFiles(keyOf('signing_key'));
+      await expect.poll(async () => (await tab.locator('#jwk-value').textContent()) ?? '').toMatch(/^\{"kty":"RSA"/);
+      const { kty, n, e, d, p, q, dp, dq, qi } = createPrivateKey(readFileSync(keyOf('signing_key'))).export({ format: 'jwk' });
+      expect(JSON.parse((await tab.locator('#jwk-value').textContent()) ?? '')).toEqual({ kty, n, e, d, p, q, dp, dq, qi });
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 });
