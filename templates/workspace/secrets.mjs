@@ -32,8 +32,9 @@ export function inputOf(stdin = process.stdin, stderr = process.stderr) {
       interactive: true,
       async ask(prompt, { hidden = false } = {}) {
         const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
-        if (hidden) stderr.write(prompt);
+        // The interface first: it puts the terminal in raw mode (no echo) before the question invites typing.
         const rl = createInterface({ input: stdin, output: hidden ? muted : stderr, terminal: true });
+        if (hidden) stderr.write(prompt);
         const answer = await new Promise((done, fail) => {
           // A terminal in raw mode sends Ctrl-C to readline, not as a signal.
           rl.on('SIGINT', () => {

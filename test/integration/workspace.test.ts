@@ -6,7 +6,7 @@
 // count of steps and checks on both and on run.sh's last line, the guide's Basic helper giving the runs' Basic value;
 // refusals with one coded line.
 
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,6 +125,31 @@ function registrant(): { keyFile: string; clientId: string; clientSecret: string
     clientId: registration.client_id,
     clientSecret: registration.client_secret,
   };
+}
+
+/** run.sh of a workspace copy on a terminal: util-linux's `script` gives it a pseudo-terminal (stdin a TTY, the
+ *  terminal's echo as it is); each answer is typed once its question is on the screen. Resolves with what the terminal
+ *  showed and the exit code. */
+function onTerminal(dir: string, answers: readonly { after: string; type: string }[]): Promise<{ code: number | null; screen: string }> {
+  const child = spawn('script', ['-qec', join(dir, 'run.sh'), '/dev/null'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? copied, TERM: 'dumb' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let screen = '';
+  let next = 0;
+  child.stdout.on('data', (chunk: Buffer) => {
+    screen += chunk.toString('utf8');
+    const answer = answers[next];
+    if (
+      answer !== undefined &&
+      screen.split(answer.after).length - 1 > answers.slice(0, next).filter((one) => one.after === answer.after).length
+    ) {
+      next += 1;
+      child.stdin.write(answer.type);
+    }
+  });
+  return new Promise((done) => child.on('exit', (code) => done({ code, screen })));
 }
 
 /** run.sh of a workspace copy, started from the obflow folder with `input` on its stdin; newman comes from the npm
@@ -320,6 +345,31 @@ describe('the workspace against the emulator', () => {
     }
     for (const secret of secrets) expect(`${prompted.stdout}${prompted.stderr}`.includes(secret), secret.slice(0, 6)).toBe(false);
   }, 300_000);
+
+  it('on a terminal: a wrong key file is asked again, the client secret is not shown as it is typed, Ctrl-C at a question ends with 130 before anything is installed', async () => {
+    const { keyFile, clientSecret } = registrant();
+    const dir = join(copied, 'terminal');
+    cpSync(plainDir, dir, { recursive: true });
+    const interrupted = await onTerminal(dir, [
+      { after: 'path to the file: ', type: 'no-such.key\r' },
+      { after: 'path to the file: ', type: `${keyFile}\r` },
+      { after: 'as you type): ', type: '\u0003' },
+    ]);
+    expect(interrupted.code, interrupted.screen).toBe(130);
+    expect(interrupted.screen).toMatch(/cannot read \S*no-such\.key \(ENOENT\): try again/);
+    expect(existsSync(join(dir, 'runner', 'node_modules'))).toBe(false);
+    // The whole run on the terminal, with the runner the prompted run installed.
+    symlinkSync(join(promptedDir, 'runner', 'node_modules'), join(dir, 'runner', 'node_modules'));
+    const ran = await onTerminal(dir, [
+      { after: 'path to the file: ', type: `${keyFile}\r` },
+      { after: 'as you type): ', type: `${clientSecret}\r` },
+    ]);
+    expect(ran.code, ran.screen).toBe(0);
+    // The path the person typed is echoed as usual; the secret is not.
+    expect(ran.screen).toContain(keyFile);
+    expect(ran.screen.includes(clientSecret)).toBe(false);
+    expect(ran.screen).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+  }, 120_000);
 
   it('with --include-secrets, copied to an empty folder, its run.sh asks nothing and runs the whole flow: green', () => {
     const dir = join(copied, 'ws');
