@@ -139,7 +139,7 @@ export async function gatherSecrets({ manifest, environment, root, input, log = 
       },
     },
     clientSecret: {
-      prompt: `Client secret of client ${asks.clientSecret?.clientId ?? ''} (not shown as you type): `,
+      prompt: `Client secret of client ${asks.clientSecret?.clientId ?? ''}${input.interactive ? ' (not shown as you type)' : ''}: `,
       hidden: true,
       from: asks.clientSecret?.from,
       check(answer) {
