@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
-import type { LegStep, MergedLeg, MergedSummary, SlowerThreshold } from './merge.js';
+import { stepsByName, type LegStep, type MergedLeg, type MergedSummary, type SlowerThreshold } from './merge.js';
 import { compileWithTiming, loadTiming, type CompiledTemplate, type TimingPicture } from '../report/timing.js';
 
 const CELL_MARK: Record<LegStep['status'] | 'absent', string> = { passed: '✓', failed: '✗', skipped: '–', absent: '' };
@@ -36,6 +36,12 @@ export function timingRows(
     }));
 }
 
+/** One value per column of the grid, from the leg's step of that name (undefined: not in this leg); one look-up each. */
+function cellsOf<T>(leg: MergedLeg, columns: readonly string[], cell: (name: string, step: LegStep | undefined) => T): T[] {
+  const byName = stepsByName(leg);
+  return columns.map((name) => cell(name, byName.get(name)));
+}
+
 /** What the page template reads (pure). */
 export function mergedPageView(summary: MergedSummary, timing: TimingPicture, formatMs: (ms: number) => string): unknown {
   const changes = summary.changes;
@@ -48,8 +54,7 @@ export function mergedPageView(summary: MergedSummary, timing: TimingPicture, fo
       ...leg,
       failed: leg.status !== 'passed',
       noReport: leg.status === 'no-report',
-      cells: summary.steps.map((name) => {
-        const step = leg.steps.find((candidate) => candidate.name === name);
+      cells: cellsOf(leg, summary.steps, (name, step) => {
         const status = step?.status ?? 'absent';
         return {
           step: name,
@@ -188,9 +193,11 @@ export function mergedMarkdown(summary: MergedSummary): string {
     `|---|${summary.steps.map(() => ':-:').join('|')}|`,
     ...summary.legs.map(
       (leg) =>
-        `| ${md(leg.id)}${leg.status === 'no-report' ? ` — ${md(leg.reason ?? '')}` : ''} | ${summary.steps
-          .map((name) => MD_MARK[leg.steps.find((step) => step.name === name)?.status ?? 'absent'])
-          .join(' | ')} |`,
+        `| ${md(leg.id)}${leg.status === 'no-report' ? ` — ${md(leg.reason ?? '')}` : ''} | ${cellsOf(
+          leg,
+          summary.steps,
+          (_name, step) => MD_MARK[step?.status ?? 'absent'],
+        ).join(' | ')} |`,
     ),
     '',
     `Steps: ${summary.steps.map((name, index) => `${index + 1} ${name}`).join(', ')}.`,

@@ -189,21 +189,39 @@ export function legOf(input: LegInput): MergedLeg {
   };
 }
 
+/** A leg's steps by name (the first of a name, as a search from the start finds it): one look-up per cell instead of a
+ *  scan of the leg, so a grid of S steps costs O(S), not O(S²) (issue 31 item 4). */
+export function stepsByName(leg: Pick<MergedLeg, 'steps'>): Map<string, LegStep> {
+  const byName = new Map<string, LegStep>();
+  for (const step of leg.steps) if (!byName.has(step.name)) byName.set(step.name, step);
+  return byName;
+}
+
 /** Every step name of the legs, each once, in flow order: a leg's steps keep their order; a step only some legs have
- *  (browser consent, id_token checks) sits after the step it follows in the first leg that has it. */
+ *  (browser consent, id_token checks) sits after the step it follows in the first leg that has it. A linked list keyed
+ *  by name: finding a column and inserting after it are O(1), so the columns of S steps cost O(S) (an array's indexOf
+ *  and splice made one 200,000-step leg quadratic: issue 31 item 4). */
 export function stepColumns(legs: readonly MergedLeg[]): string[] {
-  const columns: string[] = [];
+  const next = new Map<string, string | undefined>();
+  let first: string | undefined;
   for (const leg of legs) {
-    let after = -1;
+    // The column this leg's last step sits at; undefined: before the first column.
+    let after: string | undefined;
     for (const step of leg.steps) {
-      const at = columns.indexOf(step.name);
-      if (at >= 0) after = at;
-      else {
-        columns.splice(after + 1, 0, step.name);
-        after += 1;
+      if (!next.has(step.name)) {
+        if (after === undefined) {
+          next.set(step.name, first);
+          first = step.name;
+        } else {
+          next.set(step.name, next.get(after));
+          next.set(after, step.name);
+        }
       }
+      after = step.name;
     }
   }
+  const columns: string[] = [];
+  for (let name = first; name !== undefined; name = next.get(name)) columns.push(name);
   return columns;
 }
 
@@ -281,8 +299,9 @@ export function compareSummaries(previous: MergedSummary, current: MergedSummary
     if (old.status === 'passed' && leg.status !== 'passed' && !leg.steps.some((step) => step.status === 'failed'))
       changes.newlyFailing.push({ leg: leg.id });
     if (old.status === 'no-report' && leg.status === 'passed') changes.newlyPassing.push({ leg: leg.id });
+    const previousSteps = stepsByName(old);
     for (const step of leg.steps) {
-      const was = old.steps.find((candidate) => candidate.name === step.name);
+      const was = previousSteps.get(step.name);
       if (was === undefined) continue;
       if (was.status === 'passed' && step.status === 'failed') changes.newlyFailing.push({ leg: leg.id, step: step.name });
       if (was.status === 'failed' && step.status === 'passed') changes.newlyPassing.push({ leg: leg.id, step: step.name });

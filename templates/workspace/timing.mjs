@@ -51,9 +51,16 @@ export function timingPicture(rows, options) {
   const left = labelWidth === 0 ? 20 : labelWidth + 8;
   const barWidth = WIDTH - left - TOTAL_WIDTH;
   const totals = rows.map((row) => row.segments.reduce((sum, segment) => sum + Math.max(0, segment.ms), 0));
-  const longest = Math.max(1, ...totals);
+  // A loop, not Math.max(...totals): a spread of many rows overflows the call stack.
+  const longest = totals.reduce((max, total) => Math.max(max, total), 1);
   const scale = barWidth / longest;
-  const numberOf = (step) => options.steps.indexOf(step) + 1;
+  // Each step's number once (the first of a name, as indexOf found it): a search per segment made a picture of S steps
+  // O(S²) (issue 31 item 4).
+  const numbers = new Map();
+  options.steps.forEach((name, index) => {
+    if (!numbers.has(name)) numbers.set(name, index + 1);
+  });
+  const numberOf = (step) => numbers.get(step) ?? 0;
   const fillOf = (step) => STEP_FILLS[(Math.max(1, numberOf(step)) - 1) % STEP_FILLS.length];
   const drawn = rows.map((row, index) => {
     const y = index * (BAR_HEIGHT + ROW_GAP);

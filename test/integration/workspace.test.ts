@@ -21,7 +21,7 @@ import { basicCredentials } from '../../src/runner-rules.js';
 import { makeWorkspace, type WorkspaceOutcome } from '../../src/pipeline/workspace.js';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { CHROMIUM_PATH, chromium, describeWith, needs } from '../helpers/prerequisites.js';
-import { jwkPrivateMembers, keyMaterial, secretValues } from '../helpers/secrets.js';
+import { issuedSecrets, keyMaterial } from '../helpers/secrets.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-'));
 const stateDir = join(cwd, '.obflow');
@@ -69,6 +69,7 @@ function unzip(archive: Buffer): Map<string, { data: Buffer; mode: number }> {
 function secretsSeen(): { secrets: Set<string>; kinds: string[]; keyLines: string[] } {
   const registrations = join(stateDir, 'registrations');
   const registration = JSON.parse(readFileSync(join(registrations, readdirSync(registrations)[0] ?? ''), 'utf8')) as {
+    client_id: string;
     client_secret: string;
   };
   const saved = JSON.parse(readFileSync(join(stateDir, 'environments', 'sandbox-strict-headless.postman_environment.json'), 'utf8')) as {
@@ -82,18 +83,15 @@ function secretsSeen(): { secrets: Set<string>; kinds: string[]; keyLines: strin
     .filter(([name]) => /key/.test(name))
     .map(([, file]) => readFileSync(join(stateDir, 'identity', file), 'utf8'));
   // The key bodies, line by line (base64 lines of 64 characters), as well as whole.
-  const { lines: keyLines, members } = keyMaterial(keyFiles);
-  const secrets = new Set([
-    registration.client_secret,
-    ...secretValues(saved.values),
-    ...secretValues(plain?.run?.environment.values ?? []),
-    // Every key's private JWK members one by one (a page quoting only `d` leaks the key too), from the identity's
-    // keys and from a `signing_key` the environment holds.
-    ...members,
-    ...jwkPrivateMembers(secretValues(saved.values)),
-    ...keyFiles,
-    ...keyLines,
-  ]);
+  const { lines: keyLines } = keyMaterial(keyFiles);
+  // What was issued — the registration response, the identity's key files (whole, line by line, every private JWK
+  // member), what the flow took from token and authorisation responses in both runs — never what the environments
+  // happen to mark secret: a value that lost its marking is still scanned for.
+  const secrets = issuedSecrets({
+    registration,
+    environments: [saved.values, plain?.run?.environment.values ?? []],
+    keyPems: keyFiles,
+  });
   const kinds = saved.values
     .filter((entry) => entry.type === 'secret' && entry.value !== '')
     .map((entry) => entry.key)
