@@ -198,7 +198,10 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
         throw new NativeError(`runtime: ${error.message}`, error.hint ?? 'See tools/runtime.js.');
       }
       const run = spawnSync(join(home, 'bin', 'node'), [import.meta.filename], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-      if (run.status !== 0) process.exit(run.status ?? 2);
+      if (run.status !== 0) {
+        if (run.status === null) console.error(`native: the build under Node.js ${line} was ended by ${run.signal ?? run.error}`);
+        process.exit(run.status ?? 2);
+      }
       process.stdout.write(run.stdout);
     }
   } catch (error) {
