@@ -64,6 +64,32 @@ const SQLITE = {
 };
 const OWN_ADDON = join(REPO_ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', SQLITE_ADDON);
 
+/** The NODE_MODULE_VERSION the package's own build is for (its registration symbol, node_register_module_v<ABI>). */
+const OWN_ABI = /node_register_module_v(\d+)/.exec(readFileSync(OWN_ADDON, 'latin1'))?.[1] ?? '';
+
+/**
+ * The Node.js that npm ci built the package's own addon for: this one, or another on PATH or among the pinned runtimes
+ * (.ci/run's passes on Node.js 24 and 26 run this file with the machine's Node.js behind them on PATH). The store and
+ * tool processes below run on it, so each test means the same on every runtime and nothing is compiled here.
+ */
+function nodeForOwnBuild(): string {
+  const candidates = [process.execPath];
+  const onPath = spawnSync('sh', ['-c', 'which -a node'], { encoding: 'utf8' }).stdout.trim().split('\n');
+  const pins = Object.keys((JSON.parse(readFileSync(join(REPO_ROOT, 'tools', 'runtimes.json'), 'utf8')) as { runtimes: object }).runtimes);
+  const pinned = pins.map((line) =>
+    spawnSync(process.execPath, [join(REPO_ROOT, 'tools', 'runtime.js'), line, '--cached'], { encoding: 'utf8' }),
+  );
+  candidates.push(...onPath, ...pinned.filter((found) => found.status === 0).map((found) => join(found.stdout.trim(), 'node')));
+  const node = candidates.find(
+    (candidate) =>
+      candidate !== '' && spawnSync(candidate, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).stdout.trim() === OWN_ABI,
+  );
+  if (node === undefined) throw new Error(`no Node.js with NODE_MODULE_VERSION ${OWN_ABI} (the one npm ci built better-sqlite3 for) found`);
+  return node;
+}
+const NODE = nodeForOwnBuild();
+const RUNTIME = { modules: OWN_ABI, platform: process.platform, arch: process.arch };
+
 /** Opens a store in a fresh data folder in its own process (dist/, as `obflow` runs it) with `cache` as the native
  *  cache; prints the better-sqlite3 addons that process loaded, or the error's name and message. */
 function openStore(cache: string): { status: number | null; stdout: string; stderr: string } {
@@ -81,7 +107,7 @@ function openStore(cache: string): { status: number | null; stdout: string; stde
     }
     console.log(Object.keys(createRequire(import.meta.url).cache).filter((file) => file.endsWith('.node')).join('\\n'));
   `;
-  return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+  return spawnSync(NODE, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
     env: { ...process.env, OBFLOW_NATIVE_CACHE: cache },
   });
@@ -121,15 +147,15 @@ describe('the builds of better-sqlite3 kept per runtime (issue 34)', () => {
 
   it("tools/native.js keeps this runtime's build (the package's own, when it loads) and prebuild-install's tarball of it", () => {
     const cache = join(scratch, 'kept-by-tool');
-    const kept = spawnSync(process.execPath, [join(REPO_ROOT, 'tools', 'native.js')], {
+    const kept = spawnSync(NODE, [join(REPO_ROOT, 'tools', 'native.js')], {
       encoding: 'utf8',
       env: { ...process.env, OBFLOW_NATIVE_CACHE: cache },
     });
     expect(kept.status, kept.stderr).toBe(0);
-    const addon = join(nativeBuildDir(cache, SQLITE), SQLITE_ADDON);
+    const addon = join(nativeBuildDir(cache, SQLITE, RUNTIME), SQLITE_ADDON);
     expect(kept.stdout.trim()).toBe(addon);
     expect(readFileSync(addon).equals(readFileSync(OWN_ADDON))).toBe(true);
-    const tag = `node-v${process.versions.modules}-${process.platform}-${process.arch}`;
+    const tag = `node-v${OWN_ABI}-${process.platform}-${process.arch}`;
     expect(readdirSync(join(cache, `better-sqlite3@${SQLITE.version}`, 'prebuilds'))).toEqual([
       `better-sqlite3-v${SQLITE.version}-${tag}.tar.gz`,
     ]);
@@ -143,7 +169,7 @@ describe('the builds of better-sqlite3 kept per runtime (issue 34)', () => {
 
   it("the store loads the build kept for this runtime, not the package's own", () => {
     const cache = join(scratch, 'kept');
-    const dir = nativeBuildDir(cache, SQLITE);
+    const dir = nativeBuildDir(cache, SQLITE, RUNTIME);
     mkdirSync(dir, { recursive: true });
     copyFileSync(OWN_ADDON, join(dir, SQLITE_ADDON));
     const opened = openStore(cache);
@@ -153,7 +179,7 @@ describe('the builds of better-sqlite3 kept per runtime (issue 34)', () => {
 
   it('a kept build that does not load is a native-module failure naming it (so the kept one was the one loaded)', () => {
     const cache = join(scratch, 'broken');
-    const dir = nativeBuildDir(cache, SQLITE);
+    const dir = nativeBuildDir(cache, SQLITE, RUNTIME);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, SQLITE_ADDON), 'not an ELF file');
     const opened = openStore(cache);
