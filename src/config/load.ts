@@ -162,6 +162,8 @@ const NOT_CONFIG = new Set([
   'OBFLOW_TEST_CHROMIUM',
   'OBFLOW_TEST_OTHER_NODE',
   'OBFLOW_RUNTIME_CACHE',
+  // The native builds kept per runtime (src/sandbox/store/native.ts, tools/native.js).
+  'OBFLOW_NATIVE_CACHE',
   'OBFLOW_PSU_USERNAME',
   'OBFLOW_PSU_PASSWORD',
   // `obflow register --client-id`: the secret of a client registered elsewhere (never a flag value).

@@ -95,6 +95,19 @@ describe('.github/workflows/ci.yml does what .ci/run does', () => {
     expect(read('vitest.config.ts')).toContain("['json', { outputFile: 'test-results/vitest.json' }]");
   });
 
+  it('fails when fewer tests ran than the floor, like .ci/run (tools/ci-floor.js; the same leave for the spec tests)', () => {
+    const floor = steps.findIndex((step) =>
+      String(step.run ?? '').startsWith('node tools/ci-floor.js test-results/vitest.json "every test"'),
+    );
+    expect(floor).toBeGreaterThan(runs.findIndex((run) => run.startsWith('npm test')));
+    expect(steps[floor]?.if).toBe('${{ !cancelled() }}');
+    expect(asObject(steps[floor]?.env).OBFLOW_ALLOW_SKIPPED).toBe("${{ vars.OBFLOW_SPECS_REPO == '' && 'specs' || '' }}");
+  });
+
+  it('builds better-sqlite3 for the other Node.js it fetches (the test of a kept build runs there too)', () => {
+    expect(runs.some((run) => /node tools\/runtime\.js .*&& node tools\/native\.js /.test(run))).toBe(true);
+  });
+
   it('uploads the JUnit file vitest writes in CI (vitest.config.ts) as an artefact, even when tests fail', () => {
     const upload = steps.find((step) => String(step.uses ?? '').startsWith('actions/upload-artifact@'));
     expect(upload?.if).toBe('always()');

@@ -20,6 +20,7 @@ import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { RegisteredClient, TestSandbox } from '../helpers/sandbox-client.js';
 import { SandboxDataError } from '../../src/sandbox/index.js';
 import type { SandboxUrls } from '../../src/sandbox/index.js';
+import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 
 /** The built CLI, for `obflow sandbox` as its own process. */
 const MAIN_CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
@@ -35,7 +36,7 @@ const keep: object[] = [];
 
 /** Rows of one collection in a data folder's database (read-only, beside a running sandbox: WAL allows it). */
 function rows(dataDir: string, collection: string): Array<{ key: string; value: string }> {
-  const db = new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true });
+  const db = new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() });
   keep.push(db);
   try {
     const statement = db.prepare<[string], { key: string; value: string }>(

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 
 import { SandboxDataError, SandboxNativeModuleError } from '../contracts.js';
-import { nativeModuleFailure } from './native.js';
+import { keptSqliteAddon, nativeModuleFailure } from './native.js';
 
 const DATABASE_FILE = 'sandbox.db';
 
@@ -217,7 +217,8 @@ export class SandboxDb {
     try {
       // Created owner-only (it holds client secrets); SQLite gives its -wal and -shm files the database's mode.
       closeSync(openSync(file, 'a', 0o600));
-      db = retain(new Database(file, { fileMustExist: true }));
+      // The build kept for this Node.js when there is one (switching runtimes needs no rebuild), else the package's own.
+      db = retain(new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() }));
       // Pragmas through retained statements (db.pragma() would prepare one and drop it: RETAINED).
       prepare<[]>(db, 'PRAGMA journal_mode = WAL').get();
       prepare<[]>(db, 'PRAGMA synchronous = NORMAL').run();
