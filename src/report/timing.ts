@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { reportModuleDir } from './html.js';
 
-export type TimingStatus = 'passed' | 'failed' | 'skipped';
+export type TimingStatus = 'passed' | 'failed' | 'skipped' | 'not-reached';
 
 export interface TimingRowInput {
   label: string;

@@ -36,7 +36,7 @@ export function createContext(input: RunStepsInput, run: NewmanRun | undefined, 
   const log = input.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const reportDir = input.reportDir ?? join(input.cwd, 'reports');
   const reporters = (input.reporters ?? DEFAULT_REPORTERS).map((name) =>
-    REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text }),
+    REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text, ...(input.verbose === true ? { verbose: true } : {}) }),
   );
   const tally = createTally();
   const executions = createExecutionLog();

@@ -97,6 +97,7 @@ async function runAll(context: RunContext): Promise<RunResult> {
       message: redactor.text(failure.message),
     }));
     if (step.transport !== undefined) step.transport = { ...step.transport, message: redactor.text(step.transport.message) };
+    if (step.skipped !== undefined) step.skipped = step.skipped.map((skip) => ({ item: skip.item, reason: redactor.text(skip.reason) }));
   }
   const failed = steps.find((step) => !step.passed);
   const complete = input.steps.every((step) => steps.some((result) => result.name === step.name));

@@ -62,6 +62,8 @@ export interface RunStepsInput {
   bail?: boolean;
   /** Where the cli reporter's lines go; default process.stdout. */
   log?: (line: string) => void;
+  /** The cli reporter prints every request and check, not only a line per step. */
+  verbose?: boolean;
   /** Per-request timeout (ms); default 30 000 so a silent server cannot hang a run forever. */
   timeoutRequest?: number;
   /** Check the certificate files and that every bank URL the collections name gets a certificate, before any

@@ -5,7 +5,7 @@
 // its name and time in the segment's tooltip).
 
 /**
- * @typedef {'passed' | 'failed' | 'skipped'} StepStatus
+ * @typedef {'passed' | 'failed' | 'skipped' | 'not-reached'} StepStatus
  * @typedef {{ step: string, ms: number, status: StepStatus }} TimingSegmentInput
  * @typedef {{ label: string, segments: TimingSegmentInput[] }} TimingRowInput
  * @typedef {{ x: number, width: number, fill: string, status: StepStatus, number: number, showNumber: boolean, textX: number, title: string }} TimingSegment
