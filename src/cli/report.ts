@@ -7,7 +7,7 @@ import { dirname, relative } from 'node:path';
 import { ObflowError } from '../errors.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary } from '../run/summary.js';
-import { failingRequests, failureHint, failureLine } from '../run/verdict.js';
+import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';
 import type { CommandState } from './context.js';
 
 export function reportRun(
@@ -16,7 +16,12 @@ export function reportRun(
   extra: Record<string, unknown> = {},
   options: { allowSkips?: boolean } = {},
 ): void {
-  const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+  const summary = buildRunSummary({
+    environment: result.environment,
+    steps: result.steps,
+    executions: result.executions,
+    ...(result.planned !== undefined ? { totalSteps: result.planned.length } : {}),
+  });
   // --no-skips: a step that did not run fails the run (CI where every step must run).
   const skipFails = options.allowSkips === false && summary.skips.length > 0;
   const reports = result.reports ?? [];
@@ -63,17 +68,13 @@ export function runFailureError(result: RunResult): ObflowError {
       return new ObflowError(
         'ERR_REMOTE_TLS',
         `step ${transport.step}: TLS with ${transport.origin} failed at ${transport.item} (${reason})`,
-        {
-          hint: "Check the bank's CA (bank.server_ca, or the sandbox's directory CAs) and that the transport certificate is the registered one; `obflow doctor` checks both.",
-        },
+        { hint: transportHint('tls') },
       );
     }
     return new ObflowError(
       'ERR_REMOTE_UNREACHABLE',
       `step ${transport.step}: no answer from ${transport.origin} at ${transport.item} (${reason})`,
-      {
-        hint: 'Is the bank (or `obflow sandbox`) running at that address? If the sandbox restarted, run `obflow environment` again.',
-      },
+      { hint: transportHint(transport.kind) },
     );
   }
   const request = failingRequests(result).find((candidate) => candidate.step === step?.name);

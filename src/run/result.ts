@@ -71,7 +71,10 @@ export interface ExecutionRecord {
 
 export interface RunResult {
   passed: boolean;
+  /** The results of the steps that ran (or were skipped), in order; a step the run never reached has none. */
   steps: StepResult[];
+  /** Every step of the run's plan, in order (those after a failure were not reached). */
+  planned?: string[];
   /** The first step that failed (the CLI names it and exits 1 with ERR_RUN_FAILED, or 3 when it is a transport error). */
   failedStep?: string;
   /** The failed step's transport error, if its failure is that no answer came (see StepResult.transport). */

@@ -104,6 +104,7 @@ async function runAll(context: RunContext): Promise<RunResult> {
   const result: RunResult = {
     passed: failed === undefined && complete,
     steps,
+    planned: input.steps.map((step) => step.name),
     ...(failed !== undefined ? { failedStep: failed.name } : {}),
     ...(failed?.transport !== undefined ? { transport: { step: failed.name, ...failed.transport } } : {}),
     environment,
