@@ -14,6 +14,11 @@ function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
+/** The file of a batch of consecutive steps: `<step>.xml`, or `<first>--<last>.xml`. */
+export function junitFileName(first: string, last: string): string {
+  return `${safeFileName(first === last ? first : `${first}--${last}`)}.xml`;
+}
+
 const xmlEscape = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
@@ -52,7 +57,7 @@ export const createJunitReporter: ReporterFactory = (context) => {
       open(steps) {
         const first = steps[0] ?? 'run';
         const last = steps[steps.length - 1] ?? first;
-        const file = join(context.reportDir, `${safeFileName(first === last ? first : `${first}--${last}`)}.xml`);
+        const file = join(context.reportDir, junitFileName(first, last));
         // newman writes the report before obflow redacts it: until then an interrupt removes it.
         unfinished.set(file, markUnfinished(file));
         batches.set(file, steps);
