@@ -137,7 +137,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
         const summary = await cli('run', 'all', '--response-type', responseType, '--reporters', 'json');
         expect(summary.passed, JSON.stringify(summary)).toBe(true);
         // Every step and both id_token checks (after psu-consent and code-exchange) passed.
-        expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, total: STEP_NAMES.length + 2 });
+        expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, skipped: 0, total: STEP_NAMES.length + 2 });
         // Paging to the end: 250 transactions are three pages of the first account; the second has one page.
         expect(summary.accounts).toMatchObject([
           { accountId: 'acc-current', transactions: 250 },
