@@ -58,4 +58,18 @@ describe('refresh (strict-headless)', () => {
     // Nothing went to the emulator: no token request, no read with the old access token.
     expect(fixture.sandbox.log.slice(from)).toEqual([]);
   });
+
+  it('a loop with nothing to loop over (no account_ids) is skipped with its reason, never a request for an empty id', async () => {
+    const first = await runAll(fixture.prepared, { select: 'discovery' });
+    expect(first.passed, describeRun(first)).toBe(true);
+    const from = fixture.sandbox.log.length;
+    const environment = withEnvironmentValues(fixture.prepared.environment, { account_ids: '[]' });
+    for (const step of ['each-account', 'account-balances', 'transactions']) {
+      const result = await runAll({ ...fixture.prepared, environment }, { select: step });
+      const only = result.steps[0];
+      expect(only && stepStatus(only), `${step}\n${describeRun(result)}`).toBe('skipped');
+      expect(only?.skipped?.[0]?.reason).toMatch(/^account_ids is empty: no accounts to read/);
+    }
+    expect(fixture.sandbox.log.slice(from)).toEqual([]);
+  });
 });
