@@ -20,7 +20,7 @@ export function reportRun(
     environment: result.environment,
     steps: result.steps,
     executions: result.executions,
-    ...(result.planned !== undefined ? { totalSteps: result.planned.length } : {}),
+    ...(result.planned !== undefined ? { planned: result.planned } : {}),
   });
   // --no-skips: a step that did not run fails the run (CI where every step must run).
   const skipFails = options.allowSkips === false && summary.skips.length > 0;

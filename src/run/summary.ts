@@ -16,14 +16,21 @@ export interface RunSummary {
   skips: { step: string; reason: string }[];
 }
 
+/** The flow's step that reads the accounts list (src/generate/flow.ts): a run whose plan has it but stopped before it
+ *  read no accounts, and the state an earlier run left must not pass for this one's. */
+const ACCOUNTS_STEP = 'accounts';
+
 export function buildRunSummary(input: {
   environment: PostmanEnvironment;
   steps: readonly StepResult[];
   executions?: readonly ExecutionRecord[];
   totalSteps?: number;
+  /** Every step of the run's plan (RunResult.planned). */
+  planned?: readonly string[];
 }): RunSummary {
   const labels = new Map((input.executions ?? []).flatMap((execution) => accountLabels(execution.json)));
-  const accounts = accountsFromValues(input.environment.values, labels);
+  const unreached = input.planned?.includes(ACCOUNTS_STEP) === true && !input.steps.some((step) => step.name === ACCOUNTS_STEP);
+  const accounts = unreached ? [] : accountsFromValues(input.environment.values, labels);
   const failed = input.steps.find((step) => !step.passed);
   const skipped = input.steps.filter((step) => stepStatus(step) === 'skipped');
   return {
@@ -31,7 +38,7 @@ export function buildRunSummary(input: {
     steps: {
       passed: input.steps.filter((step) => stepStatus(step) === 'passed').length,
       skipped: skipped.length,
-      total: input.totalSteps ?? input.steps.length,
+      total: input.totalSteps ?? input.planned?.length ?? input.steps.length,
       ...(failed !== undefined ? { failed: failed.name } : {}),
     },
     skips: skipped.map((step) => ({ step: step.name, reason: skipReasonOf(step) })),

@@ -186,6 +186,16 @@ describe('buildRunSummary', () => {
     expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2, 0 skipped (failed: transactions)']);
   });
 
+  it("a run that stopped before the accounts step lists no accounts: an earlier run's state is not this run's", () => {
+    const environment = mergeEnvironment({ name: 'n', flow: { account_ids: '["111"]' } });
+    const planned = ['discovery', 'accounts', 'transactions'];
+    const discovery = { ...(steps[0] as StepResult), name: 'discovery' };
+    expect(buildRunSummary({ environment, steps: [discovery], planned }).accounts).toEqual([]);
+    expect(buildRunSummary({ environment, steps: [discovery], planned }).steps.total).toBe(3);
+    // A single later step reads the saved state on purpose (`run transactions`).
+    expect(buildRunSummary({ environment, steps: [steps[1] as StepResult], planned: ['transactions'] }).accounts).toHaveLength(1);
+  });
+
   it('counts a step none of whose requests went out as skipped, with its reason, never as passed', () => {
     const skipped: StepResult = {
       ...(steps[1] as StepResult),

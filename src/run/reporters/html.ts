@@ -69,7 +69,12 @@ export function reportSubscriber(
         case 'done': {
           const { result } = event;
           const order = start?.steps.map((step) => step.name) ?? result.steps.map((step) => step.name);
-          const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+          const summary = buildRunSummary({
+            environment: result.environment,
+            steps: result.steps,
+            executions: result.executions,
+            ...(result.planned !== undefined ? { planned: result.planned } : {}),
+          });
           // The same "whose side, what to do" as the CLI's (src/run/verdict.ts); the details are on this page.
           const failure = failureSummary(result, 'the failed step below, and its checks');
           model = collector.model(
