@@ -45,7 +45,7 @@ export interface StepResult {
 }
 
 /** A step's verdict: failed (a check failed), skipped (none of its requests went out, each skipped with its reason), or
- *  passed. A local step is never skipped here. */
+ *  passed. A local step is skipped when it had nothing to check (src/run/context.ts runLocalStep). */
 export type StepStatus = 'passed' | 'failed' | 'skipped';
 
 export function stepStatus(step: Pick<StepResult, 'passed' | 'requests' | 'skipped'>): StepStatus {

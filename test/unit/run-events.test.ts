@@ -2,6 +2,13 @@
 // environment secret by secret), each subscriber in order on its own queue, a subscriber's error surfacing once the
 // run settles; and the pure views built from events (progress lines, the JSON report).
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mergeEnvironment } from '../../src/environment/merge.js';
+import { idTokenStep } from '../../src/run/id-token.js';
+import { stepStatus } from '../../src/run/result.js';
+import { runSteps } from '../../src/run/runner.js';
 import { describe, expect, it } from 'vitest';
 
 import { EventDispatch } from '../../src/run/dispatch.js';
@@ -201,6 +208,31 @@ describe('views of the events', () => {
     expect(verbose).toContain('  refresh: POST token  – skipped: the bank issued no refresh token');
     // The local step's id_token check repeats the collection's: printed once.
     expect(verbose.filter((line) => line === '    ✓ id_token signature verifies')).toHaveLength(1);
+  });
+
+  it('a local step with nothing to check (no id_token with response_type code) is skipped with its reason, not passed with 0 checks', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'obflow-local-skip-'));
+    try {
+      const lines: string[] = [];
+      const result = await runSteps({
+        steps: [
+          idTokenStep({ source: 'authorization', keys: async () => ({ keys: [] }) }),
+          idTokenStep({ source: 'token', keys: async () => ({ keys: [] }) }),
+        ],
+        environment: { ...mergeEnvironment({ name: 'n', flow: { response_type: 'code' } }) },
+        cwd,
+        sslClientCertList: [],
+        preflight: false,
+        reporters: ['cli'],
+        log: (line) => void lines.push(line),
+      });
+      expect(result.steps.map((step) => stepStatus(step))).toEqual(['skipped', 'skipped']);
+      expect(result.passed).toBe(true);
+      expect(lines[0]).toMatch(/^– id-token {2}skipped: response_type code: the authorization response carries no id_token/);
+      expect(lines[1]).toBe('– id-token-token  skipped: the token response carried no id_token, so there was none to check');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('the JSON report puts each assertion under its request and keeps no body', () => {
