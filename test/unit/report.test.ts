@@ -1,13 +1,15 @@
 // The people's reports (issue 13): the report model from run events, its redaction, the self-contained HTML, and the workspace's pure parts (environment without secrets, certificate rows, flow picture).
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/events.js';
 import type { RunResult } from '../../src/run/result.js';
 import { htmlReporter, reportSubscriber } from '../../src/run/reporters/html.js';
-import { loadReportModule, type ReportModel } from '../../src/report/html.js';
+import { loadReportModule, reportModuleDir, type ReportModel } from '../../src/report/html.js';
 import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../../src/workspace/build.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
 
@@ -294,5 +296,44 @@ describe('the workspace, pure parts', () => {
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     expect(svg).toContain('1. psu-consent');
     expect(svg).toContain('2. accounts');
+  });
+});
+
+describe("the workspace's report reads a skipped request as obflow does (rules.mjs createSkipWatch)", () => {
+  it('an item that ended without a request, after its `skipped:` line, is a skipped step with the reason; a step after it is not', async () => {
+    const module = (await import(pathToFileURL(join(reportModuleDir(), 'report.mjs')).href)) as {
+      attachNewman(emitter: EventEmitter, collector: unknown, stepOf: (item: string) => string): void;
+    };
+    const { createReportCollector } = await loadReportModule();
+    const collector = createReportCollector({ secretKeys: [] });
+    const emitter = new EventEmitter();
+    module.attachNewman(emitter, collector, (item) => (item.startsWith('refresh') ? 'refresh' : 'accounts'));
+    const item = (name: string) => ({ item: { name } });
+    emitter.emit('beforeItem', null, item('accounts: GET /accounts'));
+    emitter.emit('request', null, {
+      ...item('accounts: GET /accounts'),
+      request: { method: 'GET', url: { toString: () => 'https://rs.example/aisp/accounts' } },
+      response: { code: 200 },
+    });
+    emitter.emit('item', null, item('accounts: GET /accounts'));
+    emitter.emit('beforeItem', null, item('refresh: POST token'));
+    emitter.emit('console', null, { level: 'info', messages: ['skipped: the bank issued no refresh token'] });
+    emitter.emit('item', null, item('refresh: POST token'));
+    const model = collector.model(
+      {
+        bank: 'b',
+        profile: 'p',
+        obflowVersion: 'v',
+        ranAt: '2026-11-25T19:00:00.000Z',
+        runner: 'workspace',
+        order: ['accounts', 'refresh'],
+      },
+      [],
+    );
+    expect(model.steps.map((step) => [step.name, step.status, step.skipReason])).toEqual([
+      ['accounts', 'passed', undefined],
+      ['refresh', 'skipped', 'the bank issued no refresh token'],
+    ]);
+    expect(model).toMatchObject({ passed: true, totals: { skipped: 1 } });
   });
 });
