@@ -193,12 +193,13 @@ export const SKIP_NOTE = /^skipped: ([\s\S]+)$/;
 export const UNKNOWN_SKIP_REASON = 'its pre-request script skipped it (pm.execution.skipRequest) without saying why';
 
 /** Watches one newman run's items for skipped requests (fed newman's events in order): `end()` at the item's end returns
- *  the skip, if the item sent no request and no script of it threw (a script error is a failure, not a skip). */
+ *  the skip, if the item sent no request and nothing of it failed (a script that threw, or a failed check of its
+ *  pre-request script that stopped a bailing run, is a failure, not a skip). */
 export function createSkipWatch(): {
   begin(item: string): void;
   console(messages: readonly unknown[]): void;
   request(): void;
-  scriptError(): void;
+  failed(): void;
   end(): { item: string; reason: string } | undefined;
 } {
   let item: string | undefined;
@@ -219,7 +220,7 @@ export function createSkipWatch(): {
     request() {
       requested = true;
     },
-    scriptError() {
+    failed() {
       threw = true;
     },
     end() {

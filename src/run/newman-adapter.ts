@@ -239,11 +239,12 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       });
       // What an assertion or a script error says is read as every workspace reads it (src/runner-rules.ts).
       emitter.on('assertion', (error, args) => {
+        if (error !== null && error !== undefined) skips.failed();
         sink.event({ type: 'assertion', step: stepOf(args.item), ...assertionRecord(error, args) });
       });
       emitter.on('script', (error, args) => {
+        if (error !== null && error !== undefined) skips.failed();
         const record = scriptErrorRecord(error, args);
-        if (record !== undefined) skips.scriptError();
         if (record !== undefined) sink.event({ type: 'script', step: stepOf(args.item), ...record });
       });
       emitter.on('request', (error, args) => {

@@ -189,14 +189,15 @@ export function attachNewman(emitter, collector, stepOf) {
     collector.request({ ...record, step: stepOf(record.item), error: record.error?.message });
   });
   emitter.on('assertion', (error, args) => {
+    if (error !== null && error !== undefined) skips.failed();
     const { item, name, status, message } = assertionRecord(error, args ?? {});
     if (status === 'skipped') return;
     collector.assertion({ step: stepOf(item), item, name, passed: status === 'passed', ...(message !== undefined ? { message } : {}) });
   });
   emitter.on('script', (error, args) => {
+    if (error !== null && error !== undefined) skips.failed();
     const record = scriptErrorRecord(error, args ?? {});
     if (record === undefined) return;
-    skips.scriptError();
     collector.assertion({
       step: stepOf(record.item),
       item: record.item,
