@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   ERR_REGISTRATION_INVALID: 'checks',
   ERR_COLLECTION_INVALID: 'checks',
   ERR_RUN_FAILED: 'checks',
+  ERR_RUN_SKIPPED: 'checks',
   ERR_LEGS_FAILED: 'checks',
   ERR_DOCTOR_PROBLEMS: 'checks',
   // remote parties

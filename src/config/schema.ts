@@ -201,6 +201,13 @@ const flow = z
         'The request object of the consent URL: none (docs/bank-interface.md §2.1) or PS256 (FAPI 1 Advanced Part 2 §5.2.2), registered as request_object_signing_alg.',
       ),
     maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),
+    allowSkips: z
+      .boolean()
+      .default(true)
+      .describe(
+        'A step that did not run (skipped, with its reason: e.g. refresh when the bank issued no refresh token) leaves the run ' +
+          'passing; false (`run --no-skips`) fails the run on it (ERR_RUN_SKIPPED), for CI where every step must run.',
+      ),
     browser: browser.prefault({}),
   })
   .describe('The account-information flow.');

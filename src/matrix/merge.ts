@@ -1,6 +1,6 @@
 // `obflow report merge`, the pure core: the JSON run reports of a CI matrix's legs (src/run/reporters/json.ts) and the
 // leg-status files of legs that never wrote one (docs/ci.md "One page for every leg") in, one merged summary out —
-// legs (bank × client profile × consent mode) × steps, each cell passed/failed/skipped with the checks that failed and
+// legs (bank × client profile × consent mode) × steps, each cell passed/failed/skipped/not reached with the checks that failed and
 // the rule they name, each step's time — and, against the previous night's summary, what changed. Data in, data out:
 // reading, rendering and writing are src/matrix/merge-files.ts and merge-render.ts.
 
@@ -8,7 +8,9 @@ import { ObflowError } from '../errors.js';
 import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';
 import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
 
-export type CellStatus = 'passed' | 'failed' | 'skipped';
+/** `skipped`: the step did not run, for the reason its leg's report gives (e.g. the bank issued no refresh token);
+ *  `not-reached`: the leg stopped at an earlier failure. */
+export type CellStatus = 'passed' | 'failed' | 'skipped' | 'not-reached';
 
 /** One failed check of a step: the item (request) it belongs to, the check's name, the rule it cites. */
 export interface LegFailure {
@@ -24,6 +26,8 @@ export interface LegStep {
   status: CellStatus;
   /** Wall time of the step (its end minus its start), when it ran. */
   ms?: number;
+  /** Why a skipped step did not run. */
+  reason?: string;
   failures: LegFailure[];
 }
 
@@ -149,8 +153,10 @@ function stepOf(step: JsonReportStep): LegStep {
     step.startedAt !== undefined && step.finishedAt !== undefined ? Date.parse(step.finishedAt) - Date.parse(step.startedAt) : Number.NaN;
   return {
     name: step.name,
-    status: step.passed === undefined ? 'skipped' : step.passed ? 'passed' : 'failed',
+    // A report from before `status` was written: no verdict meant not reached.
+    status: step.status === 'skipped' ? 'skipped' : step.passed === undefined ? 'not-reached' : step.passed ? 'passed' : 'failed',
     ...(Number.isFinite(ms) ? { ms: Math.max(0, ms) } : {}),
+    ...(step.status === 'skipped' ? { reason: step.skipReason ?? '' } : {}),
     failures: failuresOf(step),
   };
 }

@@ -167,6 +167,8 @@ export interface RunStageOptions {
   reporters?: readonly ReporterName[];
   /** Progress lines of the cli reporter. */
   progress?: (line: string) => void;
+  /** The cli reporter prints every request and check (`--verbose`), not only a line per step. */
+  verbose?: boolean;
   /** A terminal's live line during a long step (src/run/subscribers/live-line.ts); the CLI gives it on a TTY only. */
   liveLine?: RunSubscriber;
   /** More subscribers to the run's events (the bench times the run's phases with one). */
@@ -231,6 +233,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       reportDir: reportsDir(config),
       secretKeys: SECRET_VARIABLE_KEYS,
       log: options.progress ?? session.log,
+      ...(options.verbose === true ? { verbose: true } : {}),
       ...(options.liveLine !== undefined ? { first: [options.liveLine] } : {}),
       ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
       // The session loaded and checked the transport material: the preflight does not read it again.

@@ -123,7 +123,10 @@ const model = collector.model(
 );
 const failed = model.passed === false || summary.run.failures.length > 0;
 for (const step of model.steps) {
-  console.log(`${step.passed ? '✓' : '✗'} ${step.name}`);
+  const mark = { passed: '✓', failed: '✗', skipped: '–', 'not-reached': '·' }[step.status] ?? '?';
+  console.log(
+    `${mark} ${step.name}${step.status === 'skipped' ? `  skipped: ${step.skipReason ?? ''}` : step.status === 'not-reached' ? '  not reached' : ''}`,
+  );
   for (const request of step.requests) {
     if (request.method !== '') console.log(`    ${request.method} ${request.path} → ${request.error ?? request.status ?? ''}`);
     for (const assertion of request.assertions.filter((candidate) => !candidate.passed))

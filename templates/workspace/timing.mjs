@@ -5,7 +5,7 @@
 // its name and time in the segment's tooltip).
 
 /**
- * @typedef {'passed' | 'failed' | 'skipped'} StepStatus
+ * @typedef {'passed' | 'failed' | 'skipped' | 'not-reached'} StepStatus
  * @typedef {{ step: string, ms: number, status: StepStatus }} TimingSegmentInput
  * @typedef {{ label: string, segments: TimingSegmentInput[] }} TimingRowInput
  * @typedef {{ x: number, width: number, fill: string, status: StepStatus, number: number, showNumber: boolean, textX: number, title: string }} TimingSegment
@@ -18,6 +18,8 @@
 export const STEP_FILLS = ['#1a73e8', '#12b5cb', '#7baaf7', '#34a853', '#5f6368', '#9334e6', '#4ecde6'];
 /** A failed step is red whatever its number: the eye finds it first. */
 export const FAILED_FILL = '#d93025';
+/** A step that did not run (skipped, not reached): grey, in the legend only (it has no time to draw). */
+export const IDLE_FILL = '#bdc1c6';
 
 const WIDTH = 880;
 const BAR_HEIGHT = 18;
@@ -104,6 +106,17 @@ export function timingPicture(rows, options) {
     ariaLabel: options.title ?? 'How long each step took',
     rows: drawn,
     ticks,
-    legend: options.steps.map((name, index) => ({ number: index + 1, name, fill: fillOf(name) })),
+    // One row (the run report): each step's swatch is what its segment is drawn in — red when it failed, grey when it
+    // did not run — so the legend and the bar agree. Many rows (the merged page): the step's own colour.
+    legend: options.steps.map((name, index) => {
+      const status = rows.length === 1 ? rows[0].segments.find((segment) => segment.step === name)?.status : undefined;
+      const fill = status === 'failed' ? FAILED_FILL : status === 'skipped' || status === 'not-reached' ? IDLE_FILL : fillOf(name);
+      return {
+        number: index + 1,
+        name,
+        fill,
+        ...(status !== undefined && status !== 'passed' ? { status: status === 'not-reached' ? 'not reached' : status } : {}),
+      };
+    }),
   };
 }

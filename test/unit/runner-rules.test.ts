@@ -88,3 +88,27 @@ describe('the runner rules shared with every workspace', () => {
     ]);
   });
 });
+
+describe('createSkipWatch: a skipped request is an item that ended without one and without a failure', () => {
+  const watch = (feed: (skips: ReturnType<typeof rules.createSkipWatch>) => void) => {
+    const skips = rules.createSkipWatch();
+    skips.begin('refresh: POST token');
+    feed(skips);
+    return skips.end();
+  };
+
+  it('reads the reason from the `skipped:` console line, or says none was given', () => {
+    expect(watch((skips) => skips.console(['skipped: the bank issued no refresh token']))).toEqual({
+      item: 'refresh: POST token',
+      reason: 'the bank issued no refresh token',
+    });
+    expect(watch(() => undefined)).toEqual({ item: 'refresh: POST token', reason: rules.UNKNOWN_SKIP_REASON });
+  });
+
+  it('an item that sent its request, or failed, is no skip; an item end without a begin neither', () => {
+    expect(watch((skips) => skips.request())).toBeUndefined();
+    expect(watch((skips) => skips.failed())).toBeUndefined();
+    const skips = rules.createSkipWatch();
+    expect(skips.end()).toBeUndefined();
+  });
+});

@@ -27,11 +27,17 @@ export const runCommand = (state: CommandState): CommandModule => ({
         type: 'string',
         describe: `Comma-separated, from ${REPORTER_NAMES.join(', ')} (default ${DEFAULT_REPORTERS.join(',')})`,
       })
+      .option('skips', {
+        type: 'boolean',
+        describe: 'A step that did not run (skipped, with its reason) leaves the run passing; --no-skips fails it (ERR_RUN_SKIPPED)',
+      })
+      .option('verbose', { type: 'boolean', describe: 'Every request and check, not only a line per step' })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
       .example('$0 run all', 'every step, in order')
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
       .example('$0 run all --reporters cli,junit,json', 'also write the run as JSON (reports/obflow-run.json)')
       .example('$0 run all --consent browser', "the bank's consent page in Chromium: a consent script, or you in the window")
+      .example('$0 run all --no-skips', 'CI where every step must run: a skipped step fails the run')
       .example('$0 run accounts', "one step, reading the earlier steps' state from the environment"),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);
@@ -47,11 +53,12 @@ export const runCommand = (state: CommandState): CommandModule => ({
         select: String(argv.step ?? 'all'),
         reporters,
         progress: (line) => state.output.line(line),
+        ...(argv.verbose === true ? { verbose: true } : {}),
         ...liveLineOption(state, core),
       });
       // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
       await core.saveEnvironment(session, result.environment);
-      (await import('../report.js')).reportRun(state, result);
+      (await import('../report.js')).reportRun(state, result, {}, { allowSkips: config.flow.allowSkips });
     } finally {
       await session.close();
     }
