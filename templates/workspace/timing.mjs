@@ -93,6 +93,9 @@ export function timingPicture(rows, options) {
       segments,
     };
   });
+  const statusOfStep = new Map();
+  if (rows.length === 1)
+    for (const segment of rows[0].segments) if (!statusOfStep.has(segment.step)) statusOfStep.set(segment.step, segment.status);
   const axisY = rows.length * (BAR_HEIGHT + ROW_GAP);
   const tick = TICK_STEPS.find((candidate) => longest / candidate <= 6) ?? TICK_STEPS[TICK_STEPS.length - 1];
   const ticks = [];
@@ -108,8 +111,9 @@ export function timingPicture(rows, options) {
     ticks,
     // One row (the run report): each step's swatch is what its segment is drawn in — red when it failed, grey when it
     // did not run — so the legend and the bar agree. Many rows (the merged page): the step's own colour.
+    // (The one row's statuses by step, read once: a find per legend entry would make a long run's page quadratic.)
     legend: options.steps.map((name, index) => {
-      const status = rows.length === 1 ? rows[0].segments.find((segment) => segment.step === name)?.status : undefined;
+      const status = statusOfStep.get(name);
       const fill = status === 'failed' ? FAILED_FILL : status === 'skipped' || status === 'not-reached' ? IDLE_FILL : fillOf(name);
       return {
         number: index + 1,
