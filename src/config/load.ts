@@ -164,7 +164,10 @@ const NOT_CONFIG = new Set([
   'OBFLOW_RUNTIME_CACHE',
   'OBFLOW_PSU_USERNAME',
   'OBFLOW_PSU_PASSWORD',
-  // `obflow register --client-id`: the secret of a client registered elsewhere (never a flag value).
+  // A client registered elsewhere (docs/ci.md "Register once"): its id, which the CI recipes pass to
+  // `obflow register --client-id "$OBFLOW_CLIENT_ID"`, and its secret, which `register --client-id` reads (never a
+  // flag value). Neither is a config key: the stored registration is where obflow keeps a client.
+  'OBFLOW_CLIENT_ID',
   'OBFLOW_CLIENT_SECRET',
 ]);
 
