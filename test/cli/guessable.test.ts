@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STEP_NAMES } from '../../src/generate/flow.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 
 let cwd = '';
@@ -93,4 +94,11 @@ it('help examples keep each command on one line, at any width', async () => {
   } finally {
     Object.defineProperty(process.stdout, 'columns', { value: columns, configurable: true });
   }
+});
+
+it('run --help lists every step a single run can take, in order', async () => {
+  const help = await runCliProcess(['run', '--help'], { cwd });
+  expect(help.code).toBe(0);
+  const text = help.stdout.replace(/\s+/g, ' ');
+  expect(text).toContain(`all, or one step, in the order they run: ${STEP_NAMES.join(', ')}`);
 });
