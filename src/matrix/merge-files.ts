@@ -60,6 +60,7 @@ const legStatusSchema = z.object({
   consent: z.string(),
   exit: z.number().int(),
   stage: z.string().optional(),
+  error: z.string().optional(),
 });
 const stepSchema = z.object({
   name: z.string(),

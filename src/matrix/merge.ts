@@ -38,8 +38,11 @@ export interface LegStatus {
   consent: string;
   /** The exit code of the script's last obflow command (0 when every command passed). */
   exit: number;
-  /** The command that ended the script (`doctor`, `register`, `environment`, `generate`, `run`). */
+  /** The command that ended the script (`sandbox`, `doctor`, `register`, `environment`, `generate`, `run`). */
   stage?: string;
+  /** That command's own `error:` line (`CODE what is wrong`), when it printed one: the real cause, over the exit
+   *  code's general reason. */
+  error?: string;
 }
 
 export type LegVerdict = 'passed' | 'failed' | 'no-report';
@@ -119,8 +122,8 @@ export const LEG_EXIT_REASONS: Readonly<Record<number, string>> = {
   143: 'stopped (SIGTERM): the job was cancelled or timed out',
 };
 
-export function exitReason(status: Pick<LegStatus, 'exit' | 'stage'>): string {
-  const why = LEG_EXIT_REASONS[status.exit] ?? 'the job crashed';
+export function exitReason(status: Pick<LegStatus, 'exit' | 'stage' | 'error'>): string {
+  const why = status.error !== undefined && status.error !== '' ? status.error : (LEG_EXIT_REASONS[status.exit] ?? 'the job crashed');
   return `exit ${status.exit}${status.stage !== undefined && status.stage !== '' ? ` at obflow ${status.stage}` : ''}: ${why}`;
 }
 

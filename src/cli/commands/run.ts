@@ -1,6 +1,7 @@
 // `obflow run [step|all]`: run the collections with newman in one process over mTLS, chaining the environment.
 
 import type { CommandModule } from 'yargs';
+import { STEP_NAMES } from '../../generate/step-names.js';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
@@ -10,7 +11,11 @@ export const runCommand = (state: CommandState): CommandModule => ({
   describe: 'Run the collections with newman, presenting the transport certificate (all steps, or one)',
   builder: (yargs) =>
     yargs
-      .positional('step', { type: 'string', default: 'all', describe: 'all, or one step name (see docs/collections.md)' })
+      .positional('step', {
+        type: 'string',
+        default: 'all',
+        describe: `all, or one step, in the order they run: ${STEP_NAMES.join(', ')} (docs/collections.md)`,
+      })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('consent', {
         type: 'string',
