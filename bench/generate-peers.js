@@ -2,17 +2,21 @@
 // collections, Portman and openapi-to-postmanv2, converting the OBIE AIS v3.1.11 OpenAPI file (each a process, start
 // included, median of 3). The peers are installed by the bench on first use into bench/.cache/peers (gitignored), never
 // as obflow's dependencies; the spec is read from OBFLOW_SPECS_DIR (default <repo>/../shared/specs). Either missing →
-// the rows are `not measured (why)`, which fails the bench unless --allow-unmeasured (bench/lib.js verdict).
+// the rows are `not measured (why)`, which fails the bench unless --allow-unmeasured (bench/lib.js verdict). Every
+// round checks what its contender wrote, not only its exit code (issue 31): obflow's collections, each peer's one,
+// each a Postman v2.1 collection with requests in it; a contender that exits 0 without one makes its rows `invalid`
+// (a miss), never a time for work not done.
 
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { interleaved, medianOf, obflowBin, repo, row, timed, unmeasured } from './lib.js';
+import { basename, join } from 'node:path';
+import { interleaved, invalid, medianOf, obflowBin, repo, row, timed, unmeasured } from './lib.js';
 
 const ROUNDS = 3;
 /** Pinned: the comparison should not move because a peer released. tslib: Portman 1.33.0 requires it undeclared. */
 const PEERS = ['@apideck/portman@1.33.0', 'tslib@2.8.1', 'openapi-to-postmanv2@6.3.3'];
-const cache = join(repo, 'bench', '.cache', 'peers');
+/** Where the peers are installed (OBFLOW_BENCH_PEERS: another folder, e.g. a test's stand-ins). */
+const cache = process.env.OBFLOW_BENCH_PEERS || join(repo, 'bench', '.cache', 'peers');
 const portmanBin = join(cache, 'node_modules', '@apideck', 'portman', 'bin', 'portman');
 const o2pBin = join(cache, 'node_modules', 'openapi-to-postmanv2', 'bin', 'openapi2postmanv2.js');
 
@@ -25,9 +29,75 @@ export async function generateRows() {
   }
 }
 
+/** Why `file` is not a Postman v2.1 collection holding at least one request, or undefined when it is one. */
+export async function notACollection(file) {
+  let collection;
+  try {
+    collection = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    return `${file}: ${error.code === 'ENOENT' ? 'not written' : `not JSON (${String(error.message).split('\n')[0]})`}`;
+  }
+  if (!/schema\.getpostman\.com\/json\/collection\/v2\.1/.test(String(collection?.info?.schema))) {
+    return `${file}: not a Postman v2.1 collection (info.schema ${JSON.stringify(collection?.info?.schema)})`;
+  }
+  const requests = (items) => (Array.isArray(items) ? items.reduce((n, item) => n + (item.request ? 1 : 0) + requests(item.item), 0) : 0);
+  return requests(collection.item) > 0 ? undefined : `${file}: a collection without a request`;
+}
+
+/** Why obflow generate's output is not its collections, or undefined: each file its `--json` answer lists is in `dir`
+ *  and is a collection with requests, and `dir` holds no other collection (12 or 13 today: the count is not pinned here,
+ *  the golden collections/ folder pins it). */
+export async function notObflowsCollections(dir, stdout) {
+  let listed;
+  try {
+    listed = JSON.parse(stdout)
+      .files.map((file) => basename(file))
+      .sort();
+  } catch (error) {
+    return `obflow generate --json answered no list of files (${String(error.message).split('\n')[0]})`;
+  }
+  const written = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith('.postman_collection.json')).sort();
+  if (listed.length === 0 || JSON.stringify(listed) !== JSON.stringify(written)) {
+    return `${dir}: ${written.length} collections written, ${listed.length} listed (${listed.join(', ') || 'none'})`;
+  }
+  for (const name of written) {
+    const why = await notACollection(join(dir, name));
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+/** A round that counts only when `check` finds its output: the time, or throws WroteNothing naming what is missing. */
+async function checked(round, check) {
+  const result = await round;
+  const why = await check(result);
+  if (why !== undefined) throw new WroteNothing(why);
+  return result;
+}
+
+class WroteNothing extends Error {}
+
 async function generateIn(tmp) {
-  const obflowRound = (round) =>
-    timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', join(tmp, `obflow-${round}`)], { tmp, cwd: tmp });
+  try {
+    return await measureIn(tmp);
+  } catch (error) {
+    if (!(error instanceof WroteNothing)) throw error;
+    const why = `a contender exited 0 without writing its collection: ${error.message}`;
+    return [
+      invalid('generate: obflow generate cold (median of 3)', why),
+      invalid('generate: obflow / Portman (different work, below)', why),
+      invalid('generate: obflow / openapi-to-postmanv2 (different work, below)', why),
+    ];
+  }
+}
+
+async function measureIn(tmp) {
+  const obflowRound = (round) => {
+    const out = join(tmp, `obflow-${round}`);
+    return checked(timed(process.execPath, [obflowBin, 'generate', '--json', '--out-collections', out], { tmp, cwd: tmp }), (result) =>
+      notObflowsCollections(out, result.stdout),
+    );
+  };
   // Issue 21: "`obflow generate` cold ≤ 0.5 s" (a process writing every collection into an empty folder).
   const info = (obflow) =>
     row(
@@ -55,9 +125,13 @@ async function generateIn(tmp) {
     portman: async (round) => {
       const cwd = join(tmp, `portman-${round}`);
       await mkdir(cwd);
-      return timed(process.execPath, [portmanBin, '--local', spec, '--output', join(cwd, 'collection.json')], { tmp, cwd });
+      const out = join(cwd, 'collection.json');
+      return checked(timed(process.execPath, [portmanBin, '--local', spec, '--output', out], { tmp, cwd }), () => notACollection(out));
     },
-    o2p: (round) => timed(process.execPath, [o2pBin, '--spec', spec, '--output', join(tmp, `o2p-${round}.json`)], { tmp, cwd: tmp }),
+    o2p: (round) => {
+      const out = join(tmp, `o2p-${round}.json`);
+      return checked(timed(process.execPath, [o2pBin, '--spec', spec, '--output', out], { tmp, cwd: tmp }), () => notACollection(out));
+    },
   });
   // Not the same work, and the rows say so: obflow renders its 12 flow collections from its own templates and reads no
   // spec; each peer parses the whole OpenAPI file and converts every operation into one collection. The row compares

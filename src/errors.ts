@@ -28,6 +28,9 @@ export const ERROR_CODES = {
   ERR_REPORT_NONE: 'usage',
   ERR_AUTH_METHOD_UNSUPPORTED: 'usage',
   ERR_ENVIRONMENT_INCOMPLETE: 'usage',
+  ERR_IDENTITY_EXISTS: 'usage',
+  ERR_CLIENT_STORED: 'usage',
+  ERR_STEP_PREREQUISITE: 'usage',
   // prerequisites and local material (doctor, register preflight, run preflight)
   ERR_SSA_MISSING: 'checks',
   ERR_SSA_INVALID: 'checks',
@@ -52,6 +55,7 @@ export const ERROR_CODES = {
   ERR_COLLECTION_INVALID: 'checks',
   ERR_RUN_FAILED: 'checks',
   ERR_VERSIONS_DIFFER: 'checks',
+  ERR_RUN_SKIPPED: 'checks',
   ERR_LEGS_FAILED: 'checks',
   ERR_DOCTOR_PROBLEMS: 'checks',
   // remote parties

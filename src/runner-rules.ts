@@ -44,6 +44,13 @@ export function redactSecrets(text: string, secrets: Iterable<string>): string {
   return redactOrdered(text, orderSecrets(secrets));
 }
 
+/** The `Authorization: Basic` value of client_secret_basic (RFC 6749 §2.3.1: id and secret form-urlencoded, joined by
+ *  a colon, base64). obflow's environment stage and every workspace's runner and guide compute it here; btoa and
+ *  encodeURIComponent exist on Node.js and in a browser alike, and the encoded pair is ASCII, as btoa needs. */
+export function basicCredentials(clientId: string, clientSecret: string): string {
+  return btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`);
+}
+
 /** A step as newman runs it: its name and its collection (or the folder of a whole-flow collection). */
 export interface StepCollection {
   name: string;
@@ -181,4 +188,52 @@ export function scriptErrorRecord(
   if (error === null || error === undefined || error.name === 'AssertionFailure') return undefined;
   const listen = args.event?.listen ?? '';
   return { item: args.item?.name ?? '', listen, name: error.name ?? `${listen} script`, message: error.message ?? '' };
+}
+
+/** What a pre-request script logs just before `pm.execution.skipRequest()`: `skipped: <why, and what would make it
+ *  run>` (templates/scripts/refresh.prerequest.js). newman 6.2 emits no event for a skipped request (postman-runtime
+ *  hands `{ isSkipped: true }` to its item callback; newman's `item` event keeps only the item), so a runner sees a skip
+ *  as an item that ended without a request, and reads its reason from this line of the console. */
+export const SKIP_NOTE = /^skipped: ([\s\S]+)$/;
+
+/** The reason of a skip whose script gave none. */
+export const UNKNOWN_SKIP_REASON = 'its pre-request script skipped it (pm.execution.skipRequest) without saying why';
+
+/** Watches one newman run's items for skipped requests (fed newman's events in order): `end()` at the item's end returns
+ *  the skip, if the item sent no request and nothing of it failed (a script that threw, or a failed check of its
+ *  pre-request script that stopped a bailing run, is a failure, not a skip). */
+export function createSkipWatch(): {
+  begin(item: string): void;
+  console(messages: readonly unknown[]): void;
+  request(): void;
+  failed(): void;
+  end(): { item: string; reason: string } | undefined;
+} {
+  let item: string | undefined;
+  let requested = false;
+  let threw = false;
+  let reason: string | undefined;
+  return {
+    begin(name) {
+      item = name;
+      requested = false;
+      threw = false;
+      reason = undefined;
+    },
+    console(messages) {
+      const match = SKIP_NOTE.exec(messages.map(String).join(' '));
+      if (match !== null && item !== undefined) reason = (match[1] ?? '').trim();
+    },
+    request() {
+      requested = true;
+    },
+    failed() {
+      threw = true;
+    },
+    end() {
+      const skipped = item !== undefined && !requested && !threw ? { item, reason: reason ?? UNKNOWN_SKIP_REASON } : undefined;
+      item = undefined;
+      return skipped;
+    },
+  };
 }

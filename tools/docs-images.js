@@ -125,7 +125,13 @@ try {
     await page.setViewportSize({ width: 1300, height: 1000 });
     await page.goto(`file://${join(night('merged'), 'index.html')}`);
     await page.screenshot({ path: join(images, 'report-merge.png'), fullPage: true });
-    console.log(`wrote ${join(images, 'workspace-guide.png')}, ${join(images, 'run-report.png')} and ${join(images, 'report-merge.png')}`);
+    // A failed run's own page (tonight's faulty leg): the plain sentence, whose side and what to do, every step's verdict.
+    await page.setViewportSize({ width: 1100, height: 1000 });
+    await page.goto(`file://${join(night('tonight'), 'faultybank-strict-headless-headless', 'reports', 'report.html')}`);
+    await page.screenshot({ path: join(images, 'run-report-failed.png'), fullPage: true, clip: { x: 0, y: 0, width: 1100, height: 1250 } });
+    console.log(
+      `wrote ${join(images, 'workspace-guide.png')}, ${join(images, 'run-report.png')}, ${join(images, 'report-merge.png')} and ${join(images, 'run-report-failed.png')}`,
+    );
   } finally {
     await browser.close();
   }

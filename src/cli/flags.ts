@@ -16,6 +16,8 @@ const FLAGS = {
   'psu-user': ['flow', 'psuUser'],
   'consent-timeout': ['flow', 'browser', 'timeoutSeconds'],
   'max-pages': ['flow', 'maxPages'],
+  // --no-skips (yargs: skips false): a skipped step fails the run.
+  skips: ['flow', 'allowSkips'],
   'out-collections': ['output', 'collections'],
   'out-reports': ['output', 'reports'],
   insecure: ['insecure'],

@@ -11,6 +11,7 @@ import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
 import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from '../interrupt.js';
 import { enableCompileCache } from './compile-cache.js';
+import { closestName } from '../config/suggest.js';
 import { createOutput } from './output.js';
 import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';
@@ -20,7 +21,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const state: CommandState = { io, output: createOutput(io, { json: wantsJson, quiet: argv.includes('--quiet') }) };
   const modules = commandModules(state);
   const unknown = unknownCommand(argv, modules);
-  if (unknown !== undefined) return report(new UsageError(`unknown command "${unknown}"`), state);
+  if (unknown !== undefined) {
+    const near = closestName(unknown, commandNames(modules));
+    return report(new UsageError(`unknown command "${unknown}"${near === undefined ? '' : ` (did you mean "${near}"?)`}`), state);
+  }
   const parser = cliParser(argv, modules);
   try {
     // The parse callback hands help and usage text to us instead of console.log, so it goes to io.stdout.
@@ -37,7 +41,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 
 /** The yargs root over the command modules: global flags, help, strict parsing; errors thrown, never printed. */
 export function cliParser(argv: readonly string[], modules: CommandModule[]): Argv {
-  return yargs([...argv])
+  const root = exampleRows(yargs([...argv]));
+  return root
     .scriptName('obflow')
     .usage('$0 <command> [options]\n\nFrom a UK open-banking software statement to verified account data, as Postman collections.')
     .option('config', { type: 'string', describe: 'Config file (default: ./obflow.config.json if present)', global: true })
@@ -56,17 +61,58 @@ export function cliParser(argv: readonly string[], modules: CommandModule[]): Ar
     .wrap(Math.min(110, process.stdout.columns || 110))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(message);
+      // The instance holds the options of the command being parsed when it fails (getOptions is not in the types).
+      throw error ?? new UsageError(withFlagSuggestions(message, (root as unknown as YargsOptions).getOptions().key));
     });
+}
+
+/**
+ * Every `.example(command, description)` of the root and the commands as two rows of the full width, as a shell script
+ * reads: the description as a `#` comment, then the command on a line of its own (yargs would put it in a column of
+ * half the width and wrap it there, splitting a flag from its value or a name in two). A command a person copies stays
+ * whole.
+ */
+function exampleRows(parser: Argv): Argv {
+  const example = parser.example.bind(parser);
+  const rows = (command: string, description?: string): void => {
+    if (description !== undefined && description !== '') example(`# ${description}`, '');
+    example(command, '');
+  };
+  parser.example = ((command: string | readonly [string, string?][], description?: string) => {
+    if (typeof command === 'string') rows(command, description);
+    else for (const [line, text] of command) rows(line, text);
+    return parser;
+  }) as Argv['example'];
+  return parser;
 }
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** yargs' "Unknown argument(s): a, b" with the flag each most likely meant, from the flags of the command parsed. */
+interface YargsOptions {
+  getOptions(): { key: Record<string, unknown> };
+}
+
+function withFlagSuggestions(message: string, options: Record<string, unknown>): string {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(message)?.[1];
+  if (unknown === undefined) return message;
+  const known = Object.keys(options).filter((key) => key.length > 1 && !/[A-Z]/.test(key));
+  const named = unknown.split(', ').map((arg) => {
+    const near = closestName(arg, known);
+    return near === undefined ? arg : `${arg} (did you mean --${near}?)`;
+  });
+  return `Unknown argument${named.length > 1 ? 's' : ''}: ${named.join(', ')}`;
+}
+
+function commandNames(modules: readonly CommandModule[]): string[] {
+  return modules.map((module) => String(module.command).split(' ')[0] ?? '');
+}
+
 /** The first positional argument when it names no command (yargs would print the root help for `x --help`). */
 function unknownCommand(argv: readonly string[], modules: readonly CommandModule[]): string | undefined {
-  const names = new Set(modules.map((module) => String(module.command).split(' ')[0]));
+  const names = new Set(commandNames(modules));
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? '';
     if (arg === '--config' || arg === '--state-dir') {

@@ -3,28 +3,57 @@
 // the step, with a hint that says which side broke which rule (src/run/verdict.ts) (exit 1) — or, when no answer came at all, ERR_REMOTE_UNREACHABLE /
 // ERR_REMOTE_TLS naming the step and the bank origin (exit 3: nothing was verified, the bank was not reached).
 
+import { dirname, join, relative } from 'node:path';
 import { ObflowError } from '../errors.js';
 import type { ApiVersion } from '../generate/api-versions.js';
-import { join } from 'node:path';
 import { writeFileAtomic } from '../fs.js';
 import { COMPARISON_PAGE, compareVersions, formatComparison, legOfRun, renderComparisonPage } from '../report/compare-versions.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary } from '../run/summary.js';
-import { failingRequests, failureHint, failureLine } from '../run/verdict.js';
+import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';
 import type { CommandState } from './context.js';
 
 export function reportRun(
   state: CommandState,
   result: RunResult,
   extra: Record<string, unknown> = {},
-  apiVersion: ApiVersion = '3.1',
+  options: { allowSkips?: boolean; apiVersion?: ApiVersion } = {},
 ): void {
-  const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
-  state.output.result({ ...extra, passed: result.passed, ...summary, failedStep: result.failedStep });
+  const summary = buildRunSummary({
+    environment: result.environment,
+    steps: result.steps,
+    executions: result.executions,
+    ...(result.planned !== undefined ? { planned: result.planned } : {}),
+  });
+  // --no-skips: a step that did not run fails the run (CI where every step must run).
+  const skipFails = options.allowSkips === false && summary.skips.length > 0;
+  const reports = result.reports ?? [];
+  state.output.result({ ...extra, passed: result.passed && !skipFails, ...summary, failedStep: result.failedStep, reports });
   for (const line of formatRunSummary(summary)) state.output.line(line);
-  if (result.passed) return;
-  for (const line of runFailureLines(result)) state.output.line(line);
-  throw versionNotServed(result, apiVersion) ?? runFailureError(result);
+  const where = reportsLine(reports, state.io.cwd);
+  if (where !== undefined) state.output.line(where);
+  if (!result.passed) {
+    for (const line of runFailureLines(result)) state.output.line(line);
+    throw versionNotServed(result, options.apiVersion ?? '3.1') ?? runFailureError(result);
+  }
+  if (skipFails) {
+    const [first] = summary.skips;
+    throw new ObflowError('ERR_RUN_SKIPPED', `step ${first?.step ?? '?'} did not run: ${first?.reason ?? ''}`, {
+      hint: 'The run was asked to fail on skips (--no-skips, flow.allowSkips false): do what the reason names to make the step run, or leave --no-skips out where it may be skipped.',
+    });
+  }
+}
+
+/** Where the run's reports are: their folder (relative to the working directory when inside it) and their names. */
+export function reportsLine(reports: readonly string[], cwd: string): string | undefined {
+  if (reports.length === 0) return undefined;
+  const dirs = [...new Set(reports.map((file) => dirname(file)))];
+  const shown = (path: string): string => {
+    const inside = relative(cwd, path);
+    return inside !== '' && !inside.startsWith('..') ? inside : path;
+  };
+  if (dirs.length > 1) return `reports: ${reports.map(shown).join(', ')}`;
+  return `reports in ${shown(dirs[0] ?? '')}: ${reports.map((file) => relative(dirs[0] ?? '', file)).join(', ')}`;
 }
 
 /**
@@ -57,12 +86,20 @@ export async function reportVersionRuns(
   extra: Record<string, unknown> = {},
   /** The reports folder: the comparison page goes there (COMPARISON_PAGE), beside the versions' folders. */
   reportsDir?: string,
+  options: { allowSkips?: boolean } = {},
 ): Promise<void> {
   const summaries = legs.map(({ version, result }) => {
-    const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+    const summary = buildRunSummary({
+      environment: result.environment,
+      steps: result.steps,
+      executions: result.executions,
+      ...(result.planned !== undefined ? { planned: result.planned } : {}),
+    });
     state.output.line(`AIS v${version}:`);
     for (const line of formatRunSummary(summary)) state.output.line(`  ${line}`);
-    return { version, passed: result.passed, ...summary, failedStep: result.failedStep };
+    const where = reportsLine(result.reports ?? [], state.io.cwd);
+    if (where !== undefined) state.output.line(`  ${where}`);
+    return { version, passed: result.passed, ...summary, failedStep: result.failedStep, reports: result.reports ?? [] };
   });
   const v31 = legs.find((leg) => leg.version === '3.1');
   const v40 = legs.find((leg) => leg.version === '4.0');
@@ -81,6 +118,14 @@ export async function reportVersionRuns(
     for (const line of runFailureLines(failed.result)) state.output.line(line);
     const error = versionNotServed(failed.result, failed.version) ?? runFailureError(failed.result);
     throw new ObflowError(error.code, `AIS v${failed.version}: ${error.message}`, { hint: error.hint, cause: error });
+  }
+  // --no-skips: a step that did not run on either version fails the run, as it does for one version.
+  const skipped = summaries.find((summary) => summary.skips.length > 0);
+  if (options.allowSkips === false && skipped !== undefined) {
+    const [first] = skipped.skips;
+    throw new ObflowError('ERR_RUN_SKIPPED', `AIS v${skipped.version}: step ${first?.step ?? '?'} did not run: ${first?.reason ?? ''}`, {
+      hint: 'The run was asked to fail on skips (--no-skips, flow.allowSkips false): do what the reason names to make the step run, or leave --no-skips out where it may be skipped.',
+    });
   }
   if (comparison === undefined) return;
   for (const line of formatComparison(comparison)) state.output.line(line);
@@ -114,17 +159,13 @@ export function runFailureError(result: RunResult): ObflowError {
       return new ObflowError(
         'ERR_REMOTE_TLS',
         `step ${transport.step}: TLS with ${transport.origin} failed at ${transport.item} (${reason})`,
-        {
-          hint: "Check the bank's CA (bank.server_ca, or the sandbox's directory CAs) and that the transport certificate is the registered one; `obflow doctor` checks both.",
-        },
+        { hint: transportHint('tls') },
       );
     }
     return new ObflowError(
       'ERR_REMOTE_UNREACHABLE',
       `step ${transport.step}: no answer from ${transport.origin} at ${transport.item} (${reason})`,
-      {
-        hint: 'Is the bank (or `obflow sandbox`) running at that address? If the sandbox restarted, run `obflow environment` again.',
-      },
+      { hint: transportHint(transport.kind) },
     );
   }
   const request = failingRequests(result).find((candidate) => candidate.step === step?.name);

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { ObflowError } from '../errors.js';
 import { applyBankPreset } from './presets.js';
 import { configJsonSchema, configSchema } from './schema.js';
+import { closestName, didYouMean } from './suggest.js';
 import type { ObflowConfig } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'obflow.config.json';
@@ -59,7 +60,15 @@ export function parseConfig(raw: unknown, source: string): ObflowConfig {
   const issues = result.error.issues as z.core.$ZodIssue[];
   const problems = issues.flatMap((issue) => {
     const where = dotted(issue.path);
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `unknown key ${[where, key].filter(Boolean).join('.')}`);
+    if (issue.code === 'unrecognized_keys') {
+      // The keys known where this one is, across both spellings: `flow.response_type` → `flow.responseType`.
+      const known = keysAt(issue.path.map(String));
+      const dottedKey = (key: string) => [where, key].filter(Boolean).join('.');
+      return issue.keys.map((key) => {
+        const near = closestName(key, known);
+        return `unknown key ${dottedKey(key)}${near === undefined ? '' : ` (did you mean ${dottedKey(near)}?)`}`;
+      });
+    }
     return [`${where || '(root)'} ${issue.message}`];
   });
   const unknown = issues.some((issue) => issue.code === 'unrecognized_keys');
@@ -70,6 +79,23 @@ export function parseConfig(raw: unknown, source: string): ObflowConfig {
     'obflow.config.schema.json describes every key.',
   ];
   throw configProblems(source, problems, hint.filter(Boolean).join(' '));
+}
+
+/** The keys the JSON Schema allows at a path of the config (through unions such as `identity.transport`). */
+function keysAt(path: readonly string[]): string[] {
+  const keys = new Set<string>();
+  const walk = (node: unknown, rest: readonly string[]): void => {
+    if (!isPlainObject(node)) return;
+    for (const variant of [node.anyOf, node.oneOf].flatMap((list) => (Array.isArray(list) ? list : []))) walk(variant, rest);
+    if (!isPlainObject(node.properties)) return;
+    if (rest.length === 0) {
+      for (const key of Object.keys(node.properties)) if (key !== '$schema') keys.add(key);
+      return;
+    }
+    walk(node.properties[rest[0] ?? ''], rest.slice(1));
+  };
+  walk(configJsonSchema(), path);
+  return [...keys];
 }
 
 function locateConfigFile(options: LoadConfigOptions): string | undefined {
@@ -102,7 +128,7 @@ function readConfigFile(file: string): Layer {
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new ObflowError('ERR_CONFIG_INVALID', `${file} is not valid JSON`, {
+    throw new ObflowError('ERR_CONFIG_INVALID', `${file}:${jsonErrorPlace(text, cause)} is not valid JSON (${jsonErrorReason(cause)})`, {
       hint: 'Fix the JSON syntax (an editor with obflow.config.schema.json helps).',
       cause,
     });
@@ -111,6 +137,24 @@ function readConfigFile(file: string): Layer {
     throw new ObflowError('ERR_CONFIG_INVALID', `${file}: (root) must be a JSON object`, { hint: 'Start the file with {.' });
   }
   return parsed;
+}
+
+/** `line:column` (1-based) of a JSON.parse error: from its position (any Node.js), or the end of the text when the
+ *  text ended too early (a truncated file: "Unexpected end of JSON input" has no position). */
+export function jsonErrorPlace(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const at = /position (\d+)/.exec(message);
+  const offset = at !== null ? Math.min(Number(at[1]), text.length) : text.length;
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
+  return `${line}:${column}`;
+}
+
+/** The parser's own words without its position (which the place gives in lines and columns). */
+function jsonErrorReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s*(?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?/, '').replace(/^SyntaxError: /, '');
 }
 
 // ---- OBFLOW_* environment: OBFLOW_<SEGMENT>__<SEGMENT>, each segment the key in UPPER_SNAKE_CASE ----------------
@@ -162,9 +206,14 @@ const NOT_CONFIG = new Set([
   'OBFLOW_TEST_CHROMIUM',
   'OBFLOW_TEST_OTHER_NODE',
   'OBFLOW_RUNTIME_CACHE',
+  // The native builds kept per runtime (src/sandbox/store/native.ts, tools/native.js).
+  'OBFLOW_NATIVE_CACHE',
   'OBFLOW_PSU_USERNAME',
   'OBFLOW_PSU_PASSWORD',
-  // `obflow register --client-id`: the secret of a client registered elsewhere (never a flag value).
+  // A client registered elsewhere (docs/ci.md "Register once"): its id, which the CI recipes pass to
+  // `obflow register --client-id "$OBFLOW_CLIENT_ID"`, and its secret, which `register --client-id` reads (never a
+  // flag value). Neither is a config key: the stored registration is where obflow keeps a client.
+  'OBFLOW_CLIENT_ID',
   'OBFLOW_CLIENT_SECRET',
 ]);
 
@@ -178,7 +227,7 @@ function readEnvironment(env: Record<string, string | undefined>): Layer {
     const leaf = leaves.get(name);
     if (!leaf) {
       problems.push({
-        problem: `unknown variable ${name}`,
+        problem: `unknown variable ${name}${didYouMean(name, [...leaves.keys(), ...NOT_CONFIG])}`,
         hint: `Unset it, or use one of: ${[...leaves.keys()].slice(0, 6).join(', ')}, … (see the README).`,
       });
       continue;

@@ -12,6 +12,14 @@ import { API_VERSIONS, DEFAULT_API_VERSION } from '../generate/api-versions.js';
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';
 
+/** How config keys are spelt (README "A real bank"; test/unit/config.test.ts holds every key to it). */
+export const KEY_NAMING_RULE =
+  "Key names: a key that carries a standard's or the bank interface's own name keeps its spelling, snake_case: the " +
+  '`bank` section (its addresses are the interface placeholders {base_url}, {sandbox_base_url}, {auth_url}, {token_url}, ' +
+  'docs/bank-interface.md) and the registration metadata names of RFC 7591 and OpenID Connect Registration ' +
+  '(token_endpoint_auth_method, request_object_signing_alg, registration.refresh_token_grant for the refresh_token grant). ' +
+  "obflow's own keys are camelCase (stateDir, flow.responseType). A key in the other spelling is refused with the right one named.";
+
 /** PS256 request objects (FAPI 1 Advanced Part 2 §5.2.2) or unsigned ones (docs/bank-interface.md §2.1). */
 export const REQUEST_OBJECT_SIGNING_ALGS = ['none', 'PS256'] as const;
 
@@ -100,7 +108,9 @@ const bank = z
       .default(false)
       .describe("Skip server certificate verification (the spec allows it for the bank's self-signed sandbox)."),
   })
-  .describe("A real bank's addresses (docs/bank-interface.md, Placeholders).");
+  .describe(
+    "A real bank's addresses (docs/bank-interface.md, Placeholders). Its keys keep the interface's snake_case ({auth_url} is bank.auth_url).",
+  );
 
 const sandbox = z
   .strictObject({
@@ -215,6 +225,13 @@ const flow = z
         'Which Account and Transaction API version the collections speak: 3.1 (docs/bank-interface.md) or 4.0 (OBL Read/Write v4.0, ISO 20022 codes); `--api-version` wins.',
       ),
     maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),
+    allowSkips: z
+      .boolean()
+      .default(true)
+      .describe(
+        'A step that did not run (skipped, with its reason: e.g. refresh when the bank issued no refresh token) leaves the run ' +
+          'passing; false (`run --no-skips`) fails the run on it (ERR_RUN_SKIPPED), for CI where every step must run.',
+      ),
     browser: browser.prefault({}),
   })
   .describe('The account-information flow.');
@@ -229,7 +246,7 @@ const registration = z
           'exactly authorization_code and client_credentials, and the bank issues refresh tokens to such clients anyway.',
       ),
   })
-  .describe('The dynamic client registration request (docs/bank-interface.md §2.1).');
+  .describe('The dynamic client registration request (docs/bank-interface.md §2.1); its keys are named after RFC 7591 metadata.');
 
 const output = z
   .strictObject({
@@ -261,7 +278,7 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
     }
   })
-  .describe('obflow configuration (obflow.config.json).');
+  .describe(`obflow configuration (obflow.config.json). ${KEY_NAMING_RULE}`);
 
 export type ObflowConfig = z.output<typeof configSchema>;
 export type ObflowConfigInput = z.input<typeof configSchema>;

@@ -1,6 +1,7 @@
 // The AIS flow: an ordered array of steps (docs/bank-interface.md §5.3), each built by its own module under steps/.
 
 import type { StepContext, StepSpec } from './model.js';
+import { STEP_NAMES, type StepName } from './step-names.js';
 import { accountAccessConsentStep } from './steps/account-access-consent.js';
 import { accountBalancesStep } from './steps/account-balances.js';
 import { accountsStep } from './steps/accounts.js';
@@ -14,22 +15,8 @@ import { refreshStep } from './steps/refresh.js';
 import { transactionsStep } from './steps/transactions.js';
 import { unsupportedStep } from './steps/unsupported.js';
 
-/** The steps in the order they run; `<step>.postman_collection.json` each, folders of the whole-flow collection. */
-export const STEP_NAMES = [
-  'discovery',
-  'client-credentials',
-  'account-access-consent',
-  'psu-consent',
-  'code-exchange',
-  'accounts',
-  'each-account',
-  'account-balances',
-  'all-balances',
-  'transactions',
-  'unsupported',
-  'refresh',
-] as const;
-export type StepName = (typeof STEP_NAMES)[number];
+// The names live in a module of their own, which `obflow run --help` lists without loading the step builders.
+export { STEP_NAMES, type StepName } from './step-names.js';
 
 const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
   discovery: discoveryStep,

@@ -38,6 +38,8 @@ const runReportSchema = z.object({
     z.object({
       name: z.string(),
       kind: z.enum(['collection', 'local']),
+      status: z.enum(['passed', 'failed', 'skipped', 'not-reached']).optional(),
+      skipReason: z.string().optional(),
       startedAt: z.string().optional(),
       finishedAt: z.string().optional(),
       passed: z.boolean().optional(),
@@ -61,11 +63,13 @@ const legStatusSchema = z.object({
   apiVersion: z.string().optional(),
   exit: z.number().int(),
   stage: z.string().optional(),
+  error: z.string().optional(),
 });
 const stepSchema = z.object({
   name: z.string(),
-  status: z.enum(['passed', 'failed', 'skipped']),
+  status: z.enum(['passed', 'failed', 'skipped', 'not-reached']),
   ms: z.number().optional(),
+  reason: z.string().optional(),
   failures: z.array(z.object({ item: z.string(), check: z.string(), rule: z.string().optional(), message: z.string().optional() })),
 });
 const summarySchema = z.object({

@@ -6,10 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
-import type { LegStep, MergedLeg, MergedSummary, SlowerThreshold } from './merge.js';
+import { stepsByName, type LegStep, type MergedLeg, type MergedSummary, type SlowerThreshold } from './merge.js';
 import { compileWithTiming, loadTiming, type CompiledTemplate, type TimingPicture } from '../report/timing.js';
 
-const CELL_MARK: Record<LegStep['status'] | 'absent', string> = { passed: '✓', failed: '✗', skipped: '–', absent: '' };
+const CELL_MARK: Record<LegStep['status'] | 'absent', string> = { passed: '✓', failed: '✗', skipped: '–', 'not-reached': '·', absent: '' };
 
 /** The anchor of a step in a leg's own report (report.html.hbs: `id="step-<name>"`). */
 const stepLink = (leg: MergedLeg, step: string): string | undefined =>
@@ -36,6 +36,12 @@ export function timingRows(
     }));
 }
 
+/** One value per column of the grid, from the leg's step of that name (undefined: not in this leg); one look-up each. */
+function cellsOf<T>(leg: MergedLeg, columns: readonly string[], cell: (name: string, step: LegStep | undefined) => T): T[] {
+  const byName = stepsByName(leg);
+  return columns.map((name) => cell(name, byName.get(name)));
+}
+
 /** What the page template reads (pure). */
 export function mergedPageView(summary: MergedSummary, timing: TimingPicture, formatMs: (ms: number) => string): unknown {
   const changes = summary.changes;
@@ -48,15 +54,14 @@ export function mergedPageView(summary: MergedSummary, timing: TimingPicture, fo
       ...leg,
       failed: leg.status !== 'passed',
       noReport: leg.status === 'no-report',
-      cells: summary.steps.map((name) => {
-        const step = leg.steps.find((candidate) => candidate.name === name);
+      cells: cellsOf(leg, summary.steps, (name, step) => {
         const status = step?.status ?? 'absent';
         return {
           step: name,
           status,
           mark: CELL_MARK[status],
           link: step === undefined ? undefined : stepLink(leg, name),
-          title: `${leg.id}: ${name} ${step === undefined ? 'not in this leg' : status}${step?.ms !== undefined ? ` (${formatMs(step.ms)})` : ''}`,
+          title: `${leg.id}: ${name} ${step === undefined ? 'not in this leg' : status === 'not-reached' ? 'not reached' : status}${step?.reason !== undefined ? `: ${step.reason}` : ''}${step?.ms !== undefined ? ` (${formatMs(step.ms)})` : ''}`,
           failures: (step?.failures ?? []).slice(0, 3),
           more: Math.max(0, (step?.failures.length ?? 0) - 3),
         };
@@ -129,7 +134,10 @@ function legSuite(leg: MergedLeg): Suite {
   const cases = leg.steps.flatMap((step) => {
     const open = `    <testcase classname="${classname}" name="${xml(step.name)}" time="${seconds(step.ms)}"`;
     if (step.status === 'passed') return [`${open}/>`];
-    if (step.status === 'skipped') return [`${open}>`, '      <skipped message="not reached: an earlier step failed"/>', '    </testcase>'];
+    if (step.status === 'skipped')
+      return [`${open}>`, `      <skipped message="${xml(`skipped: ${step.reason ?? ''}`)}"/>`, '    </testcase>'];
+    if (step.status === 'not-reached')
+      return [`${open}>`, '      <skipped message="not reached: an earlier step failed"/>', '    </testcase>'];
     const first = step.failures[0];
     const body = step.failures.map((f) => `${f.item}: ${f.check}${f.message !== undefined ? ` — ${f.message}` : ''}`).join('\n');
     return [
@@ -145,14 +153,14 @@ function legSuite(leg: MergedLeg): Suite {
     tests: leg.steps.length + errors,
     failures: leg.steps.filter((step) => step.status === 'failed').length,
     errors,
-    skipped: leg.steps.filter((step) => step.status === 'skipped').length,
+    skipped: leg.steps.filter((step) => step.status === 'skipped' || step.status === 'not-reached').length,
   };
 }
 
 const counts = (suite: Omit<Suite, 'lines'>): string =>
   `tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}"`;
 
-/** One suite per leg, one case per step (failed: its checks; skipped: not reached); a leg without a report is one
+/** One suite per leg, one case per step (failed: its checks; skipped: its reason, or not reached); a leg without a report is one
  *  case with an error saying why. Deterministic: no timestamps, only the legs' own step times. */
 export function mergedJunit(summary: MergedSummary): string {
   const suites = summary.legs.map((leg) => ({ leg, suite: legSuite(leg) }));
@@ -173,7 +181,13 @@ export function mergedJunit(summary: MergedSummary): string {
 
 // ---- Markdown (a CI job summary)
 
-const MD_MARK: Record<LegStep['status'] | 'absent', string> = { passed: '✅', failed: '❌', skipped: '⏭️', absent: '·' };
+const MD_MARK: Record<LegStep['status'] | 'absent', string> = {
+  passed: '✅',
+  failed: '❌',
+  skipped: '⏭️',
+  'not-reached': '⏸️',
+  absent: '·',
+};
 
 /** Markdown cell text: no pipe or newline breaks the table. */
 const md = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
@@ -188,9 +202,11 @@ export function mergedMarkdown(summary: MergedSummary): string {
     `|---|${summary.steps.map(() => ':-:').join('|')}|`,
     ...summary.legs.map(
       (leg) =>
-        `| ${md(leg.id)}${leg.status === 'no-report' ? ` — ${md(leg.reason ?? '')}` : ''} | ${summary.steps
-          .map((name) => MD_MARK[leg.steps.find((step) => step.name === name)?.status ?? 'absent'])
-          .join(' | ')} |`,
+        `| ${md(leg.id)}${leg.status === 'no-report' ? ` — ${md(leg.reason ?? '')}` : ''} | ${cellsOf(
+          leg,
+          summary.steps,
+          (_name, step) => MD_MARK[step?.status ?? 'absent'],
+        ).join(' | ')} |`,
     ),
     '',
     `Steps: ${summary.steps.map((name, index) => `${index + 1} ${name}`).join(', ')}.`,

@@ -1,6 +1,6 @@
 // `obflow report merge`, the pure core: the JSON run reports of a CI matrix's legs (src/run/reporters/json.ts) and the
 // leg-status files of legs that never wrote one (docs/ci.md "One page for every leg") in, one merged summary out —
-// legs (bank × client profile × consent mode) × steps, each cell passed/failed/skipped with the checks that failed and
+// legs (bank × client profile × consent mode) × steps, each cell passed/failed/skipped/not reached with the checks that failed and
 // the rule they name, each step's time — and, against the previous night's summary, what changed. Data in, data out:
 // reading, rendering and writing are src/matrix/merge-files.ts and merge-render.ts.
 
@@ -8,7 +8,9 @@ import { ObflowError } from '../errors.js';
 import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';
 import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
 
-export type CellStatus = 'passed' | 'failed' | 'skipped';
+/** `skipped`: the step did not run, for the reason its leg's report gives (e.g. the bank issued no refresh token);
+ *  `not-reached`: the leg stopped at an earlier failure. */
+export type CellStatus = 'passed' | 'failed' | 'skipped' | 'not-reached';
 
 /** One failed check of a step: the item (request) it belongs to, the check's name, the rule it cites. */
 export interface LegFailure {
@@ -24,6 +26,8 @@ export interface LegStep {
   status: CellStatus;
   /** Wall time of the step (its end minus its start), when it ran. */
   ms?: number;
+  /** Why a skipped step did not run. */
+  reason?: string;
   failures: LegFailure[];
 }
 
@@ -36,8 +40,11 @@ export interface LegStatus {
   apiVersion?: string;
   /** The exit code of the script's last obflow command (0 when every command passed). */
   exit: number;
-  /** The command that ended the script (`doctor`, `register`, `environment`, `generate`, `run`). */
+  /** The command that ended the script (`sandbox`, `doctor`, `register`, `environment`, `generate`, `run`). */
   stage?: string;
+  /** That command's own `error:` line (`CODE what is wrong`), when it printed one: the real cause, over the exit
+   *  code's general reason. */
+  error?: string;
 }
 
 export type LegVerdict = 'passed' | 'failed' | 'no-report';
@@ -120,8 +127,8 @@ export const LEG_EXIT_REASONS: Readonly<Record<number, string>> = {
   143: 'stopped (SIGTERM): the job was cancelled or timed out',
 };
 
-export function exitReason(status: Pick<LegStatus, 'exit' | 'stage'>): string {
-  const why = LEG_EXIT_REASONS[status.exit] ?? 'the job crashed';
+export function exitReason(status: Pick<LegStatus, 'exit' | 'stage' | 'error'>): string {
+  const why = status.error !== undefined && status.error !== '' ? status.error : (LEG_EXIT_REASONS[status.exit] ?? 'the job crashed');
   return `exit ${status.exit}${status.stage !== undefined && status.stage !== '' ? ` at obflow ${status.stage}` : ''}: ${why}`;
 }
 
@@ -154,8 +161,10 @@ function stepOf(step: JsonReportStep): LegStep {
     step.startedAt !== undefined && step.finishedAt !== undefined ? Date.parse(step.finishedAt) - Date.parse(step.startedAt) : Number.NaN;
   return {
     name: step.name,
-    status: step.passed === undefined ? 'skipped' : step.passed ? 'passed' : 'failed',
+    // A report from before `status` was written: no verdict meant not reached.
+    status: step.status === 'skipped' ? 'skipped' : step.passed === undefined ? 'not-reached' : step.passed ? 'passed' : 'failed',
     ...(Number.isFinite(ms) ? { ms: Math.max(0, ms) } : {}),
+    ...(step.status === 'skipped' ? { reason: step.skipReason ?? '' } : {}),
     failures: failuresOf(step),
   };
 }
@@ -204,21 +213,39 @@ export function legOf(input: LegInput): MergedLeg {
   };
 }
 
+/** A leg's steps by name (the first of a name, as a search from the start finds it): one look-up per cell instead of a
+ *  scan of the leg, so a grid of S steps costs O(S), not O(S²) (issue 31 item 4). */
+export function stepsByName(leg: Pick<MergedLeg, 'steps'>): Map<string, LegStep> {
+  const byName = new Map<string, LegStep>();
+  for (const step of leg.steps) if (!byName.has(step.name)) byName.set(step.name, step);
+  return byName;
+}
+
 /** Every step name of the legs, each once, in flow order: a leg's steps keep their order; a step only some legs have
- *  (browser consent, id_token checks) sits after the step it follows in the first leg that has it. */
+ *  (browser consent, id_token checks) sits after the step it follows in the first leg that has it. A linked list keyed
+ *  by name: finding a column and inserting after it are O(1), so the columns of S steps cost O(S) (an array's indexOf
+ *  and splice made one 200,000-step leg quadratic: issue 31 item 4). */
 export function stepColumns(legs: readonly MergedLeg[]): string[] {
-  const columns: string[] = [];
+  const next = new Map<string, string | undefined>();
+  let first: string | undefined;
   for (const leg of legs) {
-    let after = -1;
+    // The column this leg's last step sits at; undefined: before the first column.
+    let after: string | undefined;
     for (const step of leg.steps) {
-      const at = columns.indexOf(step.name);
-      if (at >= 0) after = at;
-      else {
-        columns.splice(after + 1, 0, step.name);
-        after += 1;
+      if (!next.has(step.name)) {
+        if (after === undefined) {
+          next.set(step.name, first);
+          first = step.name;
+        } else {
+          next.set(step.name, next.get(after));
+          next.set(after, step.name);
+        }
       }
+      after = step.name;
     }
   }
+  const columns: string[] = [];
+  for (let name = first; name !== undefined; name = next.get(name)) columns.push(name);
   return columns;
 }
 
@@ -296,8 +323,9 @@ export function compareSummaries(previous: MergedSummary, current: MergedSummary
     if (old.status === 'passed' && leg.status !== 'passed' && !leg.steps.some((step) => step.status === 'failed'))
       changes.newlyFailing.push({ leg: leg.id });
     if (old.status === 'no-report' && leg.status === 'passed') changes.newlyPassing.push({ leg: leg.id });
+    const previousSteps = stepsByName(old);
     for (const step of leg.steps) {
-      const was = old.steps.find((candidate) => candidate.name === step.name);
+      const was = previousSteps.get(step.name);
       if (was === undefined) continue;
       if (was.status === 'passed' && step.status === 'failed') changes.newlyFailing.push({ leg: leg.id, step: step.name });
       if (was.status === 'failed' && step.status === 'passed') changes.newlyPassing.push({ leg: leg.id, step: step.name });

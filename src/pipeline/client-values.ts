@@ -6,6 +6,7 @@ import type { KeyObject } from 'node:crypto';
 import { environmentValue, type PostmanEnvironment } from '../environment/index.js';
 import { ObflowError } from '../errors.js';
 import { authMethodOf, type StoredRegistration } from '../registration/index.js';
+import { basicCredentials } from '../runner-rules.js';
 
 export interface ClientValuesInput {
   registration: StoredRegistration;
@@ -35,11 +36,11 @@ export async function clientValues(input: ClientValuesInput): Promise<Record<str
   return {
     _clientId: registration.client_id,
     oidcClient: registration.client_id,
-    // RFC 6749 §2.3.1: id and secret form-urlencoded inside Basic.
+    // RFC 6749 §2.3.1 (src/runner-rules.ts, shared with every workspace).
     ...(secret !== undefined
       ? {
           _clientSecret: secret,
-          basicToken: Buffer.from(`${encodeURIComponent(registration.client_id)}:${encodeURIComponent(secret)}`).toString('base64'),
+          basicToken: basicCredentials(registration.client_id, secret),
         }
       : {}),
     redirectUrl: redirect,

@@ -11,6 +11,7 @@ import {
   buildRegistrationRequest,
   chooseAuthMethod,
   manageRegistration,
+  readStoredRegistration,
   registrationPath,
   writeStoredRegistration,
   type ManageAction,
@@ -24,6 +25,8 @@ export interface ExternalClient {
   clientId: string;
   /** From OBFLOW_CLIENT_SECRET or a file, never a flag value (it would stay in the shell history and `ps`). */
   clientSecret?: string;
+  /** Replace another client stored for the statement and target (like `register --force`). */
+  force?: boolean;
 }
 
 /** Stores the client as obflow's registration for the session's target; the method and request-object alg are the
@@ -32,12 +35,27 @@ export async function externalRegistrationStage(
   session: Session,
   client: ExternalClient,
 ): Promise<{ registration: StoredRegistration; path: string }> {
+  if (client.clientId === '') throw new TypeError('externalRegistrationStage needs a client id');
   const setting = tokenAuthSetting(session.config);
   const method = setting === 'auto' ? chooseAuthMethod('auto', (await session.discovery()).token_endpoint_auth_methods_supported) : setting;
   if (method === 'client_secret_basic' && (client.clientSecret ?? '') === '') {
     throw new ObflowError('ERR_USAGE', `client ${client.clientId} authenticates with client_secret_basic, but no client secret was given`, {
       hint: 'Put the secret in OBFLOW_CLIENT_SECRET or a file named by --client-secret-file (never on the command line).',
     });
+  }
+  // Another client stored for this statement and target is replaced only on request: its secret, shown once by the
+  // bank, would be lost (plain `register` reuses a stored client the same way). The same client again is stored.
+  const stored = await readStoredRegistration(session.config.stateDir, {
+    softwareId: session.statement.claims.software_id,
+    target: session.target.name,
+    profile: session.target.profile,
+  });
+  if (stored !== undefined && stored.client_id !== client.clientId && client.force !== true) {
+    throw new ObflowError(
+      'ERR_CLIENT_STORED',
+      `client ${stored.client_id} is stored for ${session.target.name} (${session.target.profile}); --client-id ${client.clientId} would replace it`,
+      { hint: 'Pass --force to replace it (or `obflow register --delete` first); nothing was changed.' },
+    );
   }
   const registration: StoredRegistration = {
     version: 1,

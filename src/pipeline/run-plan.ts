@@ -74,7 +74,7 @@ export interface RunPlan {
 /** The plan of one run of the session: steps, environment, certificate list and CA (written to the run folder). */
 export async function planRun(
   session: Session,
-  options: { environment: PostmanEnvironment; select?: string; collections?: Record<string, object> },
+  options: { environment: PostmanEnvironment; select?: string; collections?: Record<string, object>; collectionStepsOnly?: boolean },
 ): Promise<RunPlan> {
   const { config, target } = session;
   const state = stateLayout(config.stateDir);
@@ -99,7 +99,7 @@ export async function planRun(
     collections,
     ...(options.select !== undefined ? { select: options.select } : {}),
     ...(consentStep ? { consentStep } : {}),
-    localAfter: idTokenSteps(session),
+    localAfter: options.collectionStepsOnly === true ? [] : idTokenSteps(session),
   });
   const newman = await newmanTransport(session);
   try {

@@ -26,13 +26,13 @@ import {
   type TokenEndpointAuthMethod,
 } from '../registration/index.js';
 import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber } from '../run/index.js';
-import { originOf } from '../run/origin.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { stateLayout } from '../state/layout.js';
 import { checkEnvironmentComplete, clientValues } from './client-values.js';
 import type { Session } from './session.js';
 import { flowInputs, planRun } from './run-plan.js';
 import { type Target } from './target.js';
+import { checkBeforeRun } from './run-checks.js';
 
 // ---- register ------------------------------------------------------------------------------------------------------
 
@@ -167,49 +167,23 @@ export interface RunStageOptions {
   reporters?: readonly ReporterName[];
   /** Progress lines of the cli reporter. */
   progress?: (line: string) => void;
+  /** The cli reporter prints every request and check (`--verbose`), not only a line per step. */
+  verbose?: boolean;
   /** A terminal's live line during a long step (src/run/subscribers/live-line.ts); the CLI gives it on a TTY only. */
   liveLine?: RunSubscriber;
   /** More subscribers to the run's events (the bench times the run's phases with one). */
   subscribers?: readonly RunSubscriber[];
+  /** Only the collections' steps, as a workspace's own runner runs them (no local id_token steps): the report a
+   *  workspace ships counts what its run.sh will count (src/pipeline/workspace.ts). */
+  collectionStepsOnly?: boolean;
 }
 
-/**
- * The saved environment must name the bank the session talks to: after `obflow sandbox` restarts on new ports (or the
- * config points at another bank) the file still carries the old addresses, and newman would call them — a refused
- * connection or, worse, another server. Compares origins (scheme, host, port): `rs` with the target's resource
- * server, `issuer` and `configEndpoint` with its `{auth_url}`; for the sandbox also `tokenEndpoint` (a real bank may
- * serve its token endpoint from another host, RFC 8705 §5 mTLS endpoint aliases). Throws ERR_ENVIRONMENT_STALE.
- */
-export function checkEnvironmentTarget(
-  environment: Pick<PostmanEnvironment, 'values'>,
-  target: Pick<Target, 'name' | 'profile' | 'resourceBaseUrl' | 'authUrl'>,
-): void {
-  const expected: [string, string | undefined][] = [
-    ['rs', originOf(target.resourceBaseUrl)],
-    ['issuer', originOf(target.authUrl)],
-    ['configEndpoint', originOf(target.authUrl)],
-    ...(target.name === 'sandbox' ? [['tokenEndpoint', originOf(target.authUrl)] as [string, string | undefined]] : []),
-  ];
-  const values = new Map(environment.values.map((entry) => [entry.key, entry.value]));
-  for (const [key, want] of expected) {
-    const value = values.get(key);
-    if (want === undefined || typeof value !== 'string' || value === '') continue;
-    const have = originOf(value);
-    if (have !== want) {
-      throw new ObflowError(
-        'ERR_ENVIRONMENT_STALE',
-        `the saved environment's ${key} is ${have ?? value}, but the ${target.name} target (${target.profile}) is at ${want}`,
-        {
-          hint: 'The bank moved (e.g. `obflow sandbox` restarted on new ports): run `obflow environment` again.',
-        },
-      );
-    }
-  }
-}
+// checkEnvironmentTarget lives with the other checks before a run (src/pipeline/run-checks.ts).
+export { checkEnvironmentTarget } from './run-checks.js';
 
 export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
   const { config, target } = session;
-  checkEnvironmentTarget(options.environment, target);
+  await checkBeforeRun(session, options, await storedRegistration(session));
   // Where this run writes, before anything is sent: a file standing where a folder should be is ERR_WRITE_FAILED.
   const state = stateLayout(config.stateDir);
   const runDir = state.run;
@@ -228,6 +202,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       reportDir: reportsDir(config),
       secretKeys: SECRET_VARIABLE_KEYS,
       log: options.progress ?? session.log,
+      ...(options.verbose === true ? { verbose: true } : {}),
       ...(options.liveLine !== undefined ? { first: [options.liveLine] } : {}),
       ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
       // The session loaded and checked the transport material: the preflight does not read it again.

@@ -61,9 +61,18 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     const state = stateLayout(session.config.stateDir);
     const reports = state.workspaceReport;
     const reporting: Session = { ...session, config: { ...session.config, output: { ...session.config.output, reports } } };
-    run = await runStage(reporting, { environment, collections: stepCollections, reporters: ['html'], progress: () => undefined });
+    // The steps the workspace's own run.mjs runs (the collections'), so the report it ships counts as its runs will.
+    run = await runStage(reporting, {
+      environment,
+      collections: stepCollections,
+      reporters: ['html'],
+      progress: () => undefined,
+      collectionStepsOnly: true,
+    });
     reportHtml = readFileSync(join(reports, HTML_REPORT_FILE), 'utf8');
   }
+  const here = (path: string) => relative(process.cwd(), path) || '.';
+  const transportKey = 'key' in session.identity.transport ? session.identity.transport.key : session.identity.transport.pfx;
   const files = buildWorkspace({
     target: session.target,
     environment,
@@ -74,15 +83,23 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     includeSecrets: options.includeSecrets,
     ...(session.target.name === 'sandbox' ? { psu: sandboxPsuUser(session.config) } : {}),
     clientId: registration.client_id,
-    registrationFile:
-      relative(
-        process.cwd(),
-        stateLayout(session.config.stateDir).registration({
-          softwareId: registration.software_id,
-          target: registration.target,
-          profile: registration.profile,
-        }),
-      ) || '.',
+    registrationFile: here(
+      stateLayout(session.config.stateDir).registration({
+        softwareId: registration.software_id,
+        target: registration.target,
+        profile: registration.profile,
+      }),
+    ),
+    keyFiles: { transport: here(transportKey), signing: here(session.identity.signing.key) },
+    ...(run !== undefined
+      ? {
+          lastRun: {
+            passed: run.passed,
+            checks: run.steps.reduce((sum, step) => sum + step.assertions.total, 0),
+            failedChecks: run.steps.reduce((sum, step) => sum + step.assertions.failed, 0),
+          },
+        }
+      : {}),
     ...(reportHtml !== undefined ? { reportHtml } : {}),
     obflowVersion: obflowVersion(),
     builtAt: options.now.toISOString(),

@@ -307,8 +307,8 @@ export async function issueLocalIdentity(options: IssueLocalIdentityOptions): Pr
   }
   const hasManifest = await exists(join(dir, MANIFEST_FILE));
   if (!options.overwrite && hasManifest) {
-    throw new ObflowError('ERR_WRITE_FAILED', `an identity already exists in ${dir}`, {
-      hint: 'keep it, or re-issue with --force to replace it',
+    throw new ObflowError('ERR_IDENTITY_EXISTS', `an identity already exists in ${dir}`, {
+      hint: 'keep it (nothing to do), or re-issue with --force to replace it (its registrations then need registering again)',
     });
   }
   // Replacing swaps the whole folder out, so only ever replace a folder that holds an identity.

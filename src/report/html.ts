@@ -25,9 +25,17 @@ export interface ReportRequest {
   assertions: ReportAssertion[];
 }
 
+/** A step's verdict on the page: every step of the plan is listed, one the run never reached too. */
+export type ReportStepStatus = 'passed' | 'failed' | 'skipped' | 'not-reached';
+
 export interface ReportStep {
   name: string;
   passed: boolean;
+  status: ReportStepStatus;
+  /** Why a skipped step did not run (its first skipped request's reason). */
+  skipReason?: string;
+  /** The requests a script skipped, with their reasons. */
+  skipped: { item: string; reason: string }[];
   local?: boolean;
   /** The step's wall time when the runner knows it (the timing picture adds up request times otherwise). */
   ms?: number;
@@ -45,6 +53,9 @@ export interface ReportMeta {
   ranAt: string;
   /** What ran the flow: `obflow run`, `obflow demo`, `workspace run.js`. */
   runner: string;
+  /** A failed run for people: the plain first sentence, what to do (the CLI's hint, src/run/verdict.ts), the technical
+   *  lines folded under them. */
+  failure?: { step: string; sentence: string; hint: string; detail: string[] };
 }
 
 export interface ReportMetaInput extends ReportMeta {
@@ -58,7 +69,8 @@ export interface ReportModel extends ReportMeta {
   passed: boolean;
   steps: ReportStep[];
   accounts: ReportAccount[];
-  totals: { requests: number; assertions: number; failed: number };
+  /** `assertions`: the checks newman counts (what a workspace counts); `localChecks`: obflow's own (id_token). */
+  totals: { steps: number; requests: number; assertions: number; localChecks: number; failed: number; skipped: number };
 }
 
 /** What a runner feeds the collector (see report.mjs). */
@@ -76,6 +88,7 @@ export interface ReportCollector {
     error?: string | undefined;
   }): void;
   assertion(event: { step: string; item: string; name: string; passed: boolean; message?: string }): void;
+  skip(event: { step: string; item: string; reason: string }): void;
   step(event: { name: string; local?: boolean; passed?: boolean; ms?: number }): void;
   model(meta: ReportMetaInput, accounts: readonly ReportAccount[]): ReportModel;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { reportModuleDir } from './html.js';
 
-export type TimingStatus = 'passed' | 'failed' | 'skipped';
+export type TimingStatus = 'passed' | 'failed' | 'skipped' | 'not-reached';
 
 export interface TimingRowInput {
   label: string;
@@ -17,7 +17,7 @@ export interface TimingPicture {
   width: number;
   height: number;
   rows: { label: string; total: string; segments: { x: number; width: number; fill: string; status: TimingStatus; title: string }[] }[];
-  legend: { number: number; name: string; fill: string }[];
+  legend: { number: number; name: string; fill: string; status?: string }[];
 }
 
 interface TimingModule {

@@ -36,7 +36,7 @@ export function createContext(input: RunStepsInput, run: NewmanRun | undefined, 
   const log = input.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const reportDir = input.reportDir ?? join(input.cwd, 'reports');
   const reporters = (input.reporters ?? DEFAULT_REPORTERS).map((name) =>
-    REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text }),
+    REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text, ...(input.verbose === true ? { verbose: true } : {}) }),
   );
   const tally = createTally();
   const executions = createExecutionLog();
@@ -70,7 +70,7 @@ export async function runLocalStep(
 ): Promise<{ environment: PostmanEnvironment; result: StepResult }> {
   const { dispatch, redactor } = context;
   dispatch.emit({ type: 'step', phase: 'begin', step: step.name, kind: 'local', at: context.now().toISOString() });
-  const { values, checks } = splitOutcome(await step.local(environment));
+  const { values, checks, skipped } = splitOutcome(await step.local(environment));
   const next = withEnvironmentValues(environment, values);
   redactor.learnEnvironment(next);
   for (const check of checks) {
@@ -86,7 +86,18 @@ export async function runLocalStep(
   }
   const failures = checks.filter((check) => !check.passed).map((check) => ({ item: step.name, test: check.rule, message: check.message }));
   const assertions = { total: checks.length, failed: failures.length };
-  const result: StepResult = { name: step.name, passed: failures.length === 0, requests: 0, assertions, failures, reports: [] };
+  // Nothing to check (e.g. no id_token with response_type code): skipped with the reason, never a pass with 0 checks.
+  const reason = skipped !== undefined && checks.length === 0 ? redactor.text(skipped) : undefined;
+  if (reason !== undefined) dispatch.emit({ type: 'skip', step: step.name, item: step.name, reason });
+  const result: StepResult = {
+    name: step.name,
+    passed: failures.length === 0,
+    requests: 0,
+    assertions,
+    failures,
+    reports: [],
+    ...(reason !== undefined ? { skipped: [{ item: step.name, reason }] } : {}),
+  };
   dispatch.emit(stepEnd(context, step.name, 'local', result));
   return { environment: next, result };
 }

@@ -109,6 +109,16 @@ export interface AssertionEvent {
   message?: string;
 }
 
+/** A request of a collection step that did not go out: its pre-request script skipped it (`pm.execution.skipRequest`,
+ *  e.g. the refresh without a refresh token), with the reason the script gave. Neither passed nor failed: skipped. */
+export interface SkipEvent {
+  type: 'skip';
+  step: string;
+  item: string;
+  /** Why it did not run, and what would make it run (the script's `skipped: …` console line). */
+  reason: string;
+}
+
 /** A script that threw outside `pm.test` (e.g. JSON.parse of a non-JSON body): a failure of its step. */
 export interface ScriptErrorEvent {
   type: 'script';
@@ -130,7 +140,7 @@ export interface RunDoneEvent {
   result: RunResult;
 }
 
-export type RunEvent = RunStartEvent | StepEvent | RequestEvent | AssertionEvent | ScriptErrorEvent | RunDoneEvent;
+export type RunEvent = RunStartEvent | StepEvent | RequestEvent | AssertionEvent | SkipEvent | ScriptErrorEvent | RunDoneEvent;
 
 export type RunEventType = RunEvent['type'];
 
@@ -164,6 +174,8 @@ export interface ReporterContext {
   reportDir: string;
   /** Where lines for people go (the CLI's output; silent under --quiet/--json). */
   log: (line: string) => void;
+  /** Every request and check on the terminal (`--verbose`), not only a line per step. */
+  verbose?: boolean;
   /** Redacts every secret the run has seen so far: call it when writing, not when building the reporter. */
   redact: (text: string) => string;
 }

@@ -224,6 +224,13 @@ export function missingIdTokenChecks(source: IdTokenSource, responseType: string
   return [check(ID_TOKEN_PRESENT_RULE, false, 'the redirect carries a code but no id_token')];
 }
 
+/** Why the step had nothing to check: no id_token where the flow does not require one (a skip, not a pass). */
+export function noIdTokenReason(source: IdTokenSource): string {
+  return source === 'authorization'
+    ? 'response_type code: the authorization response carries no id_token (only code id_token sends one, OIDC Core §3.3.2.5); flow.responseType "code id_token" checks it'
+    : 'the token response carried no id_token, so there was none to check';
+}
+
 export interface IdTokenStepOptions {
   /** Which id_token: `authorization` reads id_token (+ auth_code, state), `token` reads token_id_token. */
   source: IdTokenSource;
@@ -244,7 +251,10 @@ export function idTokenStep(
     local: async (environment: PostmanEnvironment) => {
       const value = (key: string): string => environment.values.find((entry) => entry.key === key)?.value ?? '';
       const jwt = value(options.source === 'authorization' ? 'id_token' : 'token_id_token');
-      if (jwt === '') return { values: {}, checks: missingIdTokenChecks(options.source, value('response_type')) };
+      if (jwt === '') {
+        const checks = missingIdTokenChecks(options.source, value('response_type'));
+        return checks.length > 0 ? { values: {}, checks } : { values: {}, checks, skipped: noIdTokenReason(options.source) };
+      }
       const jwksUri = value('jwksUri');
       if (jwksUri === '') {
         throw new ObflowError('ERR_DISCOVERY_INVALID', 'the environment names no jwksUri, so the id_token signature cannot be verified', {

@@ -5,13 +5,13 @@
 
 import type { Agent } from 'node:https';
 import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
-import { ACCOUNTS_LIST, assertionRecord, itemSteps, requestRecord, scriptErrorRecord } from '../runner-rules.js';
+import { ACCOUNTS_LIST, assertionRecord, createSkipWatch, itemSteps, requestRecord, scriptErrorRecord } from '../runner-rules.js';
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
 import { batchCollection } from './batch-collection.js';
 import { withoutWarning } from './without-warning.js';
 import { zeroDelayAsImmediate } from './zero-delay.js';
-import type { AssertionEvent, RequestEvent, ScriptErrorEvent, StepBeginEvent } from './events.js';
+import type { AssertionEvent, RequestEvent, ScriptErrorEvent, SkipEvent, StepBeginEvent } from './events.js';
 import type {
   NewmanItem,
   NewmanOptions,
@@ -94,7 +94,7 @@ export interface BatchInput {
 /** Where the adapter delivers what newman does, as it happens. */
 export interface BatchSink {
   /** An event of the item newman is running (the runner holds them until `itemEnd`, then redacts them). */
-  event(event: StepBeginEvent | RequestEvent | AssertionEvent | ScriptErrorEvent): void;
+  event(event: StepBeginEvent | RequestEvent | AssertionEvent | SkipEvent | ScriptErrorEvent): void;
   /** A variable a script's environment holds (secrets are learned from these before the item's events go out). */
   variable(key: string, value: string): void;
   /** newman finished an item: its scripts have run. */
@@ -165,6 +165,8 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
   const unmatched = new Set<string>();
   const certificateWarnings: string[] = [];
   let currentStep: string | undefined;
+  // A skipped request is an item that ended without one (runner-rules.ts createSkipWatch says why newman shows no more).
+  const skips = createSkipWatch();
   const restore = pinForOptionLoading(input.cwd);
   // postman-runtime's zero-delay hand-overs without the 1 ms sleep each (src/run/zero-delay.ts), for this run only.
   const release = zeroDelayAsImmediate();
@@ -183,6 +185,7 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       });
       emitter.on('beforeItem', (_error, args) => {
         const step = stepOf(args.item);
+        skips.begin(args.item?.name ?? '');
         if (step === currentStep) return;
         const previous = currentStep;
         currentStep = step;
@@ -210,6 +213,7 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
         if (url !== undefined && url.startsWith('https://') && certificateOf(url) === undefined) unmatched.add(originOf(url) ?? url);
       });
       emitter.on('console', (_error, args) => {
+        skips.console(args.messages ?? []);
         const text = (args.messages ?? []).map(String).join(' ');
         if (args.level === 'warn' && /certificate/i.test(text)) certificateWarnings.push(text);
       });
@@ -228,16 +232,23 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       };
       emitter.on('prerequest', learn);
       emitter.on('test', learn);
-      emitter.on('item', () => sink.itemEnd());
+      emitter.on('item', (_error, args) => {
+        const skipped = skips.end();
+        if (skipped !== undefined) sink.event({ type: 'skip', step: stepOf(args?.item), ...skipped });
+        sink.itemEnd();
+      });
       // What an assertion or a script error says is read as every workspace reads it (src/runner-rules.ts).
       emitter.on('assertion', (error, args) => {
+        if (error !== null && error !== undefined) skips.failed();
         sink.event({ type: 'assertion', step: stepOf(args.item), ...assertionRecord(error, args) });
       });
       emitter.on('script', (error, args) => {
+        if (error !== null && error !== undefined) skips.failed();
         const record = scriptErrorRecord(error, args);
         if (record !== undefined) sink.event({ type: 'script', step: stepOf(args.item), ...record });
       });
       emitter.on('request', (error, args) => {
+        skips.request();
         const { item, method, url } = requestRecord(error, args);
         const response = error === null || error === undefined ? args.response : undefined;
         const json =

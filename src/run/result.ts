@@ -22,9 +22,19 @@ export interface TransportFailure {
   message: string;
 }
 
+/** A request that did not go out, and why (events.ts SkipEvent). */
+export interface StepSkip {
+  item: string;
+  reason: string;
+}
+
 export interface StepResult {
   name: string;
+  /** False when a check failed (a skipped step has not failed: true, with `skipped`). */
   passed: boolean;
+  /** The requests of the step that were skipped, with their reasons; the step itself is skipped when none went out
+   *  (stepStatus). Absent when none was. */
+  skipped?: StepSkip[];
   /** Set when the step failed because a request got no answer (the CLI maps it to ERR_REMOTE_UNREACHABLE/_TLS). */
   transport?: TransportFailure;
   requests: number;
@@ -32,6 +42,20 @@ export interface StepResult {
   failures: StepFailure[];
   /** Reports written for this step (newman's JUnit file of the batch the step ran in). */
   reports: string[];
+}
+
+/** A step's verdict: failed (a check failed), skipped (none of its requests went out, each skipped with its reason), or
+ *  passed. A local step is skipped when it had nothing to check (src/run/context.ts runLocalStep). */
+export type StepStatus = 'passed' | 'failed' | 'skipped';
+
+export function stepStatus(step: Pick<StepResult, 'passed' | 'requests' | 'skipped'>): StepStatus {
+  if (!step.passed) return 'failed';
+  return step.requests === 0 && (step.skipped?.length ?? 0) > 0 ? 'skipped' : 'passed';
+}
+
+/** Why a skipped step did not run: its first skip's reason (the later ones depend on it). */
+export function skipReasonOf(step: Pick<StepResult, 'skipped'>): string {
+  return step.skipped?.[0]?.reason ?? '';
 }
 
 /** One request the run made: enough for the summary; bodies kept only where a subscriber reads them (events.ts). */
@@ -47,7 +71,10 @@ export interface ExecutionRecord {
 
 export interface RunResult {
   passed: boolean;
+  /** The results of the steps that ran (or were skipped), in order; a step the run never reached has none. */
   steps: StepResult[];
+  /** Every step of the run's plan, in order (those after a failure were not reached). */
+  planned?: string[];
   /** The first step that failed (the CLI names it and exits 1 with ERR_RUN_FAILED, or 3 when it is a transport error). */
   failedStep?: string;
   /** The failed step's transport error, if its failure is that no answer came (see StepResult.transport). */

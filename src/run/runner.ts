@@ -15,7 +15,7 @@ import { checkCertificateCoverage, originOf, preflightClientCertificates, reques
 import { createContext, runLocalStep, stepEnd, type RunContext } from './context.js';
 import type { RunEvent } from './events.js';
 import { environmentFromNewman, loadNewman, runNewmanBatch, type BatchSink } from './newman-adapter.js';
-import { DEFAULT_REPORTERS } from './reporters/index.js';
+import { DEFAULT_REPORTERS, removePreviousReports } from './reporters/index.js';
 import type { RunResult, StepResult } from './result.js';
 import type { RunStep, RunStepsInput } from './steps.js';
 import { ExtraCaAgent } from './tls-agent.js';
@@ -38,6 +38,8 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
   }
   const names = input.steps.map((step) => step.name);
   if (new Set(names).size !== names.length) throw new TypeError(`step names must be unique: ${names.join(', ')}`);
+  // From here the run is under way: an earlier run's reports go, so none is left as if it were this one's.
+  await removePreviousReports(input.reportDir ?? join(input.cwd, 'reports'), names);
   const run = input.steps.some((step) => 'collection' in step) ? await loadNewman() : undefined;
   // The CA through obflow's agent: one TLS context per origin and certificate for the whole run instead of one per
   // request (src/run/tls-agent.ts). Its keep-alive sockets close with the run.
@@ -97,12 +99,14 @@ async function runAll(context: RunContext): Promise<RunResult> {
       message: redactor.text(failure.message),
     }));
     if (step.transport !== undefined) step.transport = { ...step.transport, message: redactor.text(step.transport.message) };
+    if (step.skipped !== undefined) step.skipped = step.skipped.map((skip) => ({ item: skip.item, reason: redactor.text(skip.reason) }));
   }
   const failed = steps.find((step) => !step.passed);
   const complete = input.steps.every((step) => steps.some((result) => result.name === step.name));
   const result: RunResult = {
     passed: failed === undefined && complete,
     steps,
+    planned: input.steps.map((step) => step.name),
     ...(failed !== undefined ? { failedStep: failed.name } : {}),
     ...(failed?.transport !== undefined ? { transport: { step: failed.name, ...failed.transport } } : {}),
     environment,

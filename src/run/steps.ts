@@ -15,8 +15,10 @@ export interface LocalCheck {
   message: string;
 }
 
-/** What a local step returns: environment updates, or updates plus the checks it made. */
-export type LocalOutcome = Readonly<Record<string, string>> | { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] };
+/** What a local step returns: environment updates, or updates plus the checks it made — or, when it had nothing to
+ *  check (no id_token with response_type code), why it was skipped. */
+export type LocalOutcome =
+  Readonly<Record<string, string>> | { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[]; skipped?: string };
 
 /** A step is a collection newman runs, or a local action (e.g. browser consent, id_token verification) that returns
  *  environment updates and, optionally, the checks it made. */
@@ -31,9 +33,13 @@ export type RunStep =
       observe?: boolean;
     };
 
-export function splitOutcome(outcome: LocalOutcome): { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] } {
+export function splitOutcome(outcome: LocalOutcome): {
+  values: Readonly<Record<string, string>>;
+  checks: readonly LocalCheck[];
+  skipped?: string;
+} {
   return 'checks' in outcome && Array.isArray(outcome.checks) && typeof outcome.values === 'object'
-    ? (outcome as { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[] })
+    ? (outcome as { values: Readonly<Record<string, string>>; checks: readonly LocalCheck[]; skipped?: string })
     : { values: outcome as Readonly<Record<string, string>>, checks: [] };
 }
 
@@ -62,6 +68,8 @@ export interface RunStepsInput {
   bail?: boolean;
   /** Where the cli reporter's lines go; default process.stdout. */
   log?: (line: string) => void;
+  /** The cli reporter prints every request and check, not only a line per step. */
+  verbose?: boolean;
   /** Per-request timeout (ms); default 30 000 so a silent server cannot hang a run forever. */
   timeoutRequest?: number;
   /** Check the certificate files and that every bank URL the collections name gets a certificate, before any

@@ -2,7 +2,7 @@
 // refused by the bank, or a setting that is missing. Pure: read from a finished run's failing checks and the statuses
 // of its requests. The CLI prints one line per failing request and ends with the first one's hint (src/cli/report.ts).
 
-import type { RunResult, StepFailure } from './result.js';
+import type { RunResult, StepFailure, TransportFailure } from './result.js';
 
 /** `answer`: the bank's answer broke a rule of the standard. `refused`: the bank refused obflow's request with an
  *  error answer (the standard lets it: the fault is on obflow's side, its request, registration or settings).
@@ -107,4 +107,53 @@ export function failureHint(request: FailingRequest | undefined, report: string)
 export function failureLine(request: FailingRequest): string {
   const more = request.more > 0 ? ` (+${request.more} more failing check${request.more === 1 ? '' : 's'})` : '';
   return `✗ ${request.step} › ${request.item}: ${request.first.test}${request.first.message !== '' ? ` — ${request.first.message}` : ''}${more}`;
+}
+
+/** What to do when no answer came (ERR_REMOTE_TLS / ERR_REMOTE_UNREACHABLE): the CLI's hint and the report page's. */
+export function transportHint(kind: TransportFailure['kind']): string {
+  return kind === 'tls'
+    ? "Check the bank's CA (bank.server_ca, or the sandbox's directory CAs) and that the transport certificate is the registered one; `obflow doctor` checks both."
+    : 'Is the bank (or `obflow sandbox`) running at that address? If the sandbox restarted, run `obflow environment` again.';
+}
+
+/** A failed run for people (the report page's box): a plain first sentence — where it stopped, whose side — the same
+ *  "what to do" as the CLI's hint, and the technical lines (the CLI's ✗ lines) to fold under it. */
+export interface FailureSummary {
+  step: string;
+  sentence: string;
+  hint: string;
+  detail: string[];
+}
+
+export function failureSummary(result: RunResult, report: string): FailureSummary | undefined {
+  const step = result.steps.find((candidate) => !candidate.passed);
+  if (step === undefined) return undefined;
+  const transport = result.transport ?? (step.transport !== undefined ? { step: step.name, ...step.transport } : undefined);
+  if (transport !== undefined) {
+    return {
+      step: transport.step,
+      sentence:
+        transport.kind === 'tls'
+          ? `The run stopped at step ${transport.step}: the secure (mutual TLS) connection to the bank at ${transport.origin} failed, so nothing was checked there.`
+          : `The run stopped at step ${transport.step}: the bank at ${transport.origin} did not answer, so nothing was checked there.`,
+      hint: transportHint(transport.kind),
+      detail: [`${transport.item}: ${transport.code !== undefined ? `${transport.code}: ` : ''}${transport.message}`],
+    };
+  }
+  const requests = failingRequests(result);
+  const request = requests.find((candidate) => candidate.step === step.name);
+  const where = request !== undefined ? `step ${step.name} (${request.item})` : `step ${step.name}`;
+  const sentence =
+    request === undefined
+      ? `The run stopped at ${where}: a check failed.`
+      : request.side === 'setting'
+        ? `The run stopped at ${where}: a setting is missing, so the request went out incomplete.`
+        : request.side === 'refused'
+          ? `The run stopped at ${where}: the bank refused obflow's request${request.status !== undefined ? ` (HTTP ${request.status})` : ''}; the fault is on obflow's side.`
+          : `The run stopped at ${where}: the bank's answer broke a rule of the standard; the fault is on the bank's side.`;
+  const detail =
+    requests.length > 0
+      ? requests.map(failureLine)
+      : step.failures.map((failure) => `✗ ${step.name} › ${failure.item}: ${failure.test} — ${failure.message}`);
+  return { step: step.name, sentence, hint: failureHint(request, report), detail };
 }

@@ -169,6 +169,18 @@ export interface AccessTokenInfo {
   expiresAt: Date;
 }
 
+/**
+ * RFC 8705 §3 (FAPI 1 Advanced Part 2 §6.2.1-1): the access token was issued to the certificate presented on this
+ * connection (its cnf.x5t#S256). The one binding check of the emulator: the AIS calls ask it (unless a profile
+ * tolerates access-token-unbound) and DCR management asks it in every profile.
+ */
+export function isBoundToPresentedCertificate(
+  token: Pick<AccessTokenInfo, 'certificateThumbprint'>,
+  ctx: Pick<RequestContext, 'peerThumbprint'>,
+): boolean {
+  return token.certificateThumbprint !== undefined && token.certificateThumbprint === ctx.peerThumbprint;
+}
+
 export interface TokenVerifier {
   /** undefined when the token is unknown, expired or revoked. */
   verify(accessToken: string): Promise<AccessTokenInfo | undefined>;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTRATION_PATH } from './auth/index.js';
 import { directoryKeySet } from './auth/deps.js';
 import type { AuthDeps } from './auth/deps.js';
-import { createSigningKey, readSigningKey } from './auth/keys.js';
+import { createSigningKey, KEYS_FILE, readSigningKey } from './auth/keys.js';
 import { PAGE_SKINS } from './auth/pages.js';
 import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls, TokenAuthMethod } from './contracts.js';
 import { AIS_API_VERSIONS, PROFILE_NAMES, TOKEN_AUTH_METHODS } from './contracts.js';
@@ -59,7 +59,8 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   // The stores and the key are read before anything listens: a data directory that cannot be read stops the start
   // (SandboxDataError naming the file) instead of failing request by request.
   const dataDir = options.dataDir;
-  const db = SandboxDb.open(dataDir);
+  // keys.json is written on a first start: beside it, sandbox.db is a store that held data, never a new one.
+  const db = SandboxDb.open(dataDir, { startedBefore: [KEYS_FILE] });
   let store: AuthStore;
   let consents: ReturnType<typeof openConsentStore>;
   let stored: Awaited<ReturnType<typeof readSigningKey>>;

@@ -1,13 +1,17 @@
-// The ready-made workspace for people who are not developers (issue 13): pure — the target, the environment, the
+// The ready-made workspace for people who are not developers (issues 13, 32): pure — the target, the environment, the
 // collections, the certificates and the templates in, the list of files out. `write.ts` puts them on disk (whole or
 // not at all) and zips them. Secrets (transport key, client secret, basicToken, every token and code) are left out
-// unless `includeSecrets`: the environment's secret values are emptied and the guide says where to paste each.
+// unless `includeSecrets`: the environment's secret values are emptied, and runner/workspace.json's `secrets` says
+// what the workspace's run asks for (runner/secrets.mjs) and which values it derives, so nobody pastes or computes one
+// by hand. The top folder holds what a person opens (the guide, the run scripts, the report, what Postman imports);
+// the runner's own files are in runner/.
 
 import Handlebars from 'handlebars';
 import type { PostmanEnvironment } from '../environment/merge.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
 import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
+import { basicCredentials } from '../runner-rules.js';
 
 export interface WorkspaceFile {
   /** Relative, forward slashes. */
@@ -33,8 +37,12 @@ export interface WorkspaceInput {
   /** Sandbox: the test user who logs in (the password only matters on interactive profiles). */
   psu?: { username: string; password: string };
   clientId: string;
-  /** Where the registration (client id and secret) is kept, to tell people where to copy the secret from. */
+  /** Where the registration (client id and secret) is kept, to tell people where the secret comes from. */
   registrationFile: string;
+  /** Where the builder keeps the private keys (relative paths), to tell people which file the run asks for. */
+  keyFiles: { transport: string; signing: string };
+  /** Totals of the run that made the report (`reportHtml`): the guide states the same counts as the report. */
+  lastRun?: { passed: boolean; checks: number; failedChecks: number };
   /** The HTML report of the run that produced the workspace, when there was one. */
   reportHtml?: string;
   obflowVersion: string;
@@ -43,9 +51,10 @@ export interface WorkspaceInput {
   templates: { guide: string; copied: Readonly<Record<string, string>> };
 }
 
-/** Files of templates/workspace/ copied into every workspace unchanged. */
+/** Files of templates/workspace/ copied into every workspace unchanged (where: `copiedPath`). */
 export const COPIED_FILES = [
   'run.mjs',
+  'secrets.mjs',
   'run.sh',
   'run.cmd',
   'package.json',
@@ -58,7 +67,18 @@ export const COPIED_FILES = [
   'timing.css',
 ] as const;
 
+/** What a person opens sits in the top folder: the guide, the run scripts (and the report, collections, environment
+ *  and certificates folders). Everything the run scripts start is in RUNNER_DIR, with the manifest. */
+export const TOP_FILES: readonly string[] = ['index.html', 'run.sh', 'run.cmd'];
+export const RUNNER_DIR = 'runner';
+
+/** Where a copied template file goes in the workspace. */
+export function copiedPath(name: (typeof COPIED_FILES)[number]): string {
+  return TOP_FILES.includes(name) ? name : `${RUNNER_DIR}/${name}`;
+}
+
 export const WORKSPACE_PATHS = {
+  manifest: `${RUNNER_DIR}/workspace.json`,
   environment: 'environment/obflow.postman_environment.json',
   cert: 'certificates/transport.pem',
   key: 'certificates/transport.key',
@@ -73,14 +93,45 @@ const RUNTIME_URL_BASES: Readonly<Record<string, string>> = {
   transactions_next_url: 'rs',
 };
 
-/** What people paste when the workspace carries no secrets: the bank-issued ones (state secrets the flow makes). */
-const PASTED_SECRETS: Readonly<Record<string, (input: WorkspaceInput) => string>> = {
-  basicToken: (input) =>
-    `base64 of <code>${input.clientId}:&lt;client secret&gt;</code> (client_secret_basic, RFC 6749 §2.3.1); the client secret is <code>client_secret</code> in ${input.registrationFile}`,
-  _clientSecret: (input) => `<code>client_secret</code> in ${input.registrationFile} (the bank showed it once, at registration)`,
-  signing_key: () =>
-    "the private signing key (<code>identity.signing.key</code>, PEM) as one line of JWK JSON, e.g. <code>node -e \"console.log(JSON.stringify(require('crypto').createPrivateKey(require('fs').readFileSync(process.argv[1])).export({format:'jwk'})))\" signing.key</code>: private_key_jwt and PS256 request objects are signed with it at run time",
-};
+/** The bank-issued secrets a workspace's run asks for when it does not hold them, and the environment values it sets
+ *  from each answer (runner/secrets.mjs): the client secret gives `_clientSecret` and the Basic value `basicToken`
+ *  (basicCredentials, src/runner-rules.ts), the signing key file gives `signing_key` (a JWK). The transport key is
+ *  asked for as a file unless certificates/transport.key is there. */
+const ASKED_SECRETS = {
+  clientSecret: ['_clientSecret', 'basicToken'],
+  signingKey: ['signing_key'],
+} as const;
+
+/** What runner/workspace.json says the run asks for: only what this client has (a tls_client_auth client has no
+ *  secret besides the transport key; the signing key only when the client signs). */
+export function askedSecrets(input: Pick<WorkspaceInput, 'environment' | 'clientId' | 'registrationFile' | 'keyFiles'>): {
+  transportKey: { from: string };
+  clientSecret?: { clientId: string; from: string; sets: string[] };
+  signingKey?: { from: string; sets: string[] };
+} {
+  const held = (keys: readonly string[]) =>
+    keys.filter((key) => input.environment.values.some((entry) => entry.key === key && entry.type === 'secret' && entry.value !== ''));
+  const clientSecret = held(ASKED_SECRETS.clientSecret);
+  const signingKey = held(ASKED_SECRETS.signingKey);
+  return {
+    transportKey: { from: `obflow keeps it at ${input.keyFiles.transport}` },
+    ...(clientSecret.length > 0
+      ? {
+          clientSecret: {
+            clientId: input.clientId,
+            from: `client_secret in ${input.registrationFile} (the bank showed it once, at registration)`,
+            sets: clientSecret,
+          },
+        }
+      : {}),
+    ...(signingKey.length > 0 ? { signingKey: { from: `obflow keeps it at ${input.keyFiles.signing}`, sets: signingKey } } : {}),
+  };
+}
+
+/** The guide's Postman helper computes the Basic value with the very function the runs use, inlined from its source. */
+function basicCredentialsSource(): string {
+  return `const basicCredentials = ${basicCredentials.toString()};`;
+}
 
 export interface CertificateRow {
   origin: string;
@@ -201,46 +252,56 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const steps = flowSteps(JSON.parse(flow.json) as object, input.environment);
   const origins = bankOriginsOf(input.environment.values);
   const secretKeys = ENVIRONMENT_VARIABLES.filter((spec) => spec.secret).map((spec) => spec.key);
-  const toPaste = input.environment.values
-    // Only what this client has: a tls_client_auth client has no secret at all besides the transport key.
-    .filter((entry) => entry.type === 'secret' && entry.value !== '' && PASTED_SECRETS[entry.key] !== undefined)
-    .map((entry) => entry.key);
+  const asks = input.includeSecrets ? undefined : askedSecrets(input);
   const hasCa = input.serverCaPem.length > 0;
+  const bank = input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name;
   const manifest = {
-    meta: {
-      bank: input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name,
-      profile: input.target.profile,
-      obflowVersion: input.obflowVersion,
-    },
+    meta: { bank, profile: input.target.profile, obflowVersion: input.obflowVersion },
     collection: `collections/${input.flowCollection}`,
     environment: WORKSPACE_PATHS.environment,
     certificates: { cert: WORKSPACE_PATHS.cert, key: WORKSPACE_PATHS.key, ...(hasCa ? { ca: WORKSPACE_PATHS.ca } : {}) },
     origins,
     secretKeys,
-    secretsToPaste: toPaste,
+    // What the run asks for when it is not in the folder (runner/secrets.mjs); none with --include-secrets.
+    secrets: asks ?? {},
     includesSecrets: input.includeSecrets,
     builtAt: input.builtAt,
   };
   const guide = Handlebars.compile(input.templates.guide, { strict: true })({
     ...manifest.meta,
     builtAt: input.builtAt,
+    // Who and what the workspace was made for, one row each (a new fact, such as the API version, is one more row).
+    madeFor: [
+      { label: 'Bank', value: bank },
+      { label: 'Client profile', value: input.target.profile },
+      { label: 'Client id', value: input.clientId, code: true },
+      { label: 'Built', value: `${input.builtAt} by obflow ${input.obflowVersion}` },
+    ],
     sandbox: input.target.name === 'sandbox',
     interactive: input.target.consent !== 'headless',
     psu: input.psu,
     clientId: input.clientId,
     flowSvg: new Handlebars.SafeString(flowSvg(steps, origins, originRoles(input.environment))),
     environmentName: input.environment.name,
+    // One count on every page: steps as the run plan lists them (the whole-flow collection's folders, which the
+    // workspace's run runs in order), checks as newman's assertions of the run that made the report.
+    stepCount: steps.length,
+    lastRun: input.lastRun === undefined ? false : { ...input.lastRun, passedChecks: input.lastRun.checks - input.lastRun.failedChecks },
     steps,
     rows: certificateRows(input.environment),
     paths: { ...WORKSPACE_PATHS, collection: manifest.collection },
+    runner: RUNNER_DIR,
     hasCa,
     includeSecrets: input.includeSecrets,
-    pasted: toPaste.map((key) => ({ key, from: new Handlebars.SafeString(PASTED_SECRETS[key]?.(input) ?? '') })),
+    asks: asks === undefined ? false : { ...asks, clientSecret: asks.clientSecret ?? false, signingKey: asks.signingKey ?? false },
+    // A string literal inside <script>: JSON, with `<` escaped so no `</script>` can close it.
+    clientIdJson: new Handlebars.SafeString(JSON.stringify(input.clientId).replace(/</g, '\\u003c')),
+    basicHelper: asks?.clientSecret?.sets.includes('basicToken') === true ? new Handlebars.SafeString(basicCredentialsSource()) : false,
     hasReport: input.reportHtml !== undefined,
   });
   const files: WorkspaceFile[] = [
     { path: 'index.html', contents: guide },
-    { path: 'workspace.json', contents: `${JSON.stringify(manifest, null, 2)}\n` },
+    { path: WORKSPACE_PATHS.manifest, contents: `${JSON.stringify(manifest, null, 2)}\n` },
     { path: WORKSPACE_PATHS.environment, contents: `${JSON.stringify(environment, null, 2)}\n`, secret: input.includeSecrets },
     ...input.collections.map((file) => ({ path: `collections/${file.fileName}`, contents: file.json })),
     {
@@ -251,7 +312,7 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
     ...(input.includeSecrets ? [{ path: WORKSPACE_PATHS.key, contents: `${input.transport.keyPem.trim()}\n`, secret: true }] : []),
     ...(input.reportHtml !== undefined ? [{ path: WORKSPACE_PATHS.report, contents: input.reportHtml }] : []),
     ...COPIED_FILES.map((name) => ({
-      path: name,
+      path: copiedPath(name),
       contents: input.templates.copied[name] ?? '',
       ...(name.endsWith('.sh') || name.endsWith('.cmd') ? { executable: true } : {}),
     })),

@@ -9,19 +9,28 @@ import Handlebars from 'handlebars';
 import { timingPicture } from './timing.mjs';
 // What obflow's own runner does the same way (redaction, secret keys, item → step, accounts and labels, newman's
 // assertion and script events) comes from one typed source: rules.mjs, generated from obflow's src/runner-rules.ts.
-import { assertionRecord, redactSecrets, requestRecord, scriptErrorRecord, SECRET_KEY_PATTERN } from './rules.mjs';
+import { assertionRecord, createSkipWatch, redactSecrets, requestRecord, scriptErrorRecord, SECRET_KEY_PATTERN } from './rules.mjs';
 
 export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, itemSteps } from './rules.mjs';
 
 /**
  * @typedef {{ name: string, passed: boolean, message?: string }} ReportAssertion
  * @typedef {{ item: string, method: string, origin: string, path: string, status?: number, ms?: number, error?: string, assertions: ReportAssertion[] }} ReportRequest
- * @typedef {{ name: string, passed: boolean, local?: boolean, ms?: number, requests: ReportRequest[] }} ReportStep
+ * @typedef {'passed' | 'failed' | 'skipped' | 'not-reached'} ReportStepStatus
+ * @typedef {{ name: string, passed: boolean, status: ReportStepStatus, skipReason?: string, local?: boolean, ms?: number, requests: ReportRequest[], skipped: { item: string, reason: string }[] }} ReportStep
  * @typedef {{ accountId: string, label?: string, balance?: { amount: string, currency: string, creditDebitIndicator: string }, transactions?: number }} ReportAccount
- * @typedef {{ bank: string, profile: string, obflowVersion: string, ranAt: string, runner: string }} ReportMeta
+ * @typedef {{ step: string, sentence: string, hint: string, detail: string[] }} ReportFailure
+ * @typedef {{ bank: string, profile: string, obflowVersion: string, ranAt: string, runner: string, failure?: ReportFailure }} ReportMeta
  * @typedef {ReportMeta & { complete?: boolean, order?: string[] }} ReportMetaInput
- * @typedef {ReportMeta & { passed: boolean, steps: ReportStep[], accounts: ReportAccount[], totals: { requests: number, assertions: number, failed: number } }} ReportModel
+ * @typedef {ReportMeta & { passed: boolean, steps: ReportStep[], accounts: ReportAccount[], totals: { steps: number, requests: number, assertions: number, localChecks: number, failed: number, skipped: number } }} ReportModel
  */
+
+/** A step's verdict: failed, skipped (it sent no request, each skipped with its reason), passed. */
+function statusOf(step) {
+  if (!step.passed) return 'failed';
+  const checked = step.requests.some((request) => request.method !== '' || request.assertions.length > 0);
+  return step.skipped.length > 0 && !checked ? 'skipped' : 'passed';
+}
 
 /**
  * Collects a run into the report model. Feed it events (`request`, `assertion`, `step`) from any runner; `learn`
@@ -35,7 +44,7 @@ export function createReportCollector(options) {
   const stepNamed = (name) => {
     let step = steps.find((candidate) => candidate.name === name);
     if (step === undefined) {
-      step = { name, passed: true, requests: [] };
+      step = { name, passed: true, requests: [], skipped: [] };
       steps.push(step);
     }
     return step;
@@ -67,6 +76,10 @@ export function createReportCollector(options) {
       if (request !== undefined) request.assertions.push(assertion);
       else step.requests.push({ item: event.item, method: '', origin: '', path: '', assertions: [assertion] });
     },
+    /** A request a script skipped (pm.execution.skipRequest), with the reason it gave: skipped, neither passed nor failed. */
+    skip(event) {
+      stepNamed(event.step).skipped.push({ item: event.item, reason: event.reason });
+    },
     /** A step that ran without newman (browser consent), or the final verdict of one; `ms` its wall time when the
      *  runner knows it (else the timing picture adds up its requests' times). */
     step(event) {
@@ -81,9 +94,17 @@ export function createReportCollector(options) {
       // A runner that redacts for its subscribers (obflow's run events) hands its own redact over.
       const clean = options.redact ?? ((text) => redactSecrets(text, secrets));
       const rank = (name) => (order.includes(name) ? order.indexOf(name) : order.length);
-      const ordered = [...steps].sort((a, b) => rank(a.name) - rank(b.name));
-      const cleanSteps = ordered.map((step) => ({
+      // Every step of the plan is listed: one the run never reached says so (it stopped at an earlier failure).
+      const reached = new Set(steps.map((step) => step.name));
+      const unreached = order
+        .filter((name) => !reached.has(name))
+        .map((name) => ({ name, passed: false, requests: [], skipped: [], unreached: true }));
+      const ordered = [...steps, ...unreached].sort((a, b) => rank(a.name) - rank(b.name));
+      const cleanSteps = ordered.map(({ unreached: notReached, ...step }) => ({
         ...step,
+        status: notReached === true ? 'not-reached' : statusOf(step),
+        ...(step.skipped.length > 0 ? { skipReason: clean(step.skipped[0].reason) } : {}),
+        skipped: step.skipped.map((skip) => ({ item: clean(skip.item), reason: clean(skip.reason) })),
         requests: step.requests.map((request) => ({
           ...request,
           item: clean(request.item),
@@ -98,15 +119,34 @@ export function createReportCollector(options) {
       }));
       const all = cleanSteps.flatMap((step) => step.requests);
       const assertions = all.flatMap((request) => request.assertions);
+      // Checks are counted as newman counts them (its assertions: what a workspace's guide counts too); obflow's own
+      // local checks (the id_token verification) are counted apart.
+      const local = cleanSteps
+        .filter((step) => step.local === true)
+        .flatMap((step) => step.requests.flatMap((request) => request.assertions));
+      const skippedSteps = cleanSteps.filter((step) => step.status === 'skipped');
       return {
         ...header,
-        passed: cleanSteps.every((step) => step.passed) && complete,
+        ...(header.failure !== undefined
+          ? {
+              failure: {
+                step: header.failure.step,
+                sentence: clean(header.failure.sentence),
+                hint: clean(header.failure.hint),
+                detail: header.failure.detail.map(clean),
+              },
+            }
+          : {}),
+        passed: cleanSteps.every((step) => step.status !== 'failed') && (complete || unreached.length === 0),
         steps: cleanSteps,
         accounts,
         totals: {
+          steps: cleanSteps.length,
           requests: all.filter((request) => request.method !== '').length,
-          assertions: assertions.length,
+          assertions: assertions.length - local.length,
+          localChecks: local.length,
           failed: assertions.filter((assertion) => !assertion.passed).length,
+          skipped: skippedSteps.length,
         },
       };
     },
@@ -125,6 +165,14 @@ function safeUrl(raw) {
 
 /** Subscribes a collector to one `newman.run` emitter. `stepOf` maps an item name to its step. */
 export function attachNewman(emitter, collector, stepOf) {
+  // newman shows a skipped request only as an item that ended without one (rules.mjs createSkipWatch).
+  const skips = createSkipWatch();
+  emitter.on('beforeItem', (_error, args) => skips.begin(args?.item?.name ?? ''));
+  emitter.on('console', (_error, args) => skips.console(args?.messages ?? []));
+  emitter.on('item', () => {
+    const skipped = skips.end();
+    if (skipped !== undefined) collector.skip({ step: stepOf(skipped.item), ...skipped });
+  });
   const learnScope = (_error, args) => {
     for (const execution of args?.executions ?? []) {
       const values = execution.result?.environment?.values;
@@ -136,15 +184,18 @@ export function attachNewman(emitter, collector, stepOf) {
   emitter.on('prerequest', learnScope);
   emitter.on('test', learnScope);
   emitter.on('request', (error, args) => {
+    skips.request();
     const record = requestRecord(error, args ?? {});
     collector.request({ ...record, step: stepOf(record.item), error: record.error?.message });
   });
   emitter.on('assertion', (error, args) => {
+    if (error !== null && error !== undefined) skips.failed();
     const { item, name, status, message } = assertionRecord(error, args ?? {});
     if (status === 'skipped') return;
     collector.assertion({ step: stepOf(item), item, name, passed: status === 'passed', ...(message !== undefined ? { message } : {}) });
   });
   emitter.on('script', (error, args) => {
+    if (error !== null && error !== undefined) skips.failed();
     const record = scriptErrorRecord(error, args ?? {});
     if (record === undefined) return;
     collector.assertion({
@@ -172,16 +223,30 @@ export function handlebarsWithTiming() {
 
 let template;
 
+const STATUS_TEXT = { passed: 'passed', failed: 'failed', skipped: 'skipped', 'not-reached': 'not reached' };
+const STATUS_PILL = { passed: 'ok', failed: 'bad', skipped: 'idle', 'not-reached': 'idle' };
+
+/** `2026-11-25 19:14 UTC`: what the page says until the reader's browser puts the time in their own zone (and what it
+ *  keeps saying without script). */
+export function utcText(iso) {
+  const time = Date.parse(iso);
+  if (!Number.isFinite(time)) return String(iso);
+  return `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /** The model as one self-contained HTML document (the template sits beside this file). */
 export function renderReport(model) {
   template ??= handlebarsWithTiming().compile(readFileSync(new URL('./report.html.hbs', import.meta.url), 'utf8'), { strict: false });
+  const count = (status) => model.steps.filter((step) => step.status === status).length;
   const view = {
     ...model,
+    ranAtText: utcText(model.ranAt),
+    counts: { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), notReached: count('not-reached') },
     timing: timingPicture(
       [
         {
           label: '',
-          segments: model.steps.map((step) => ({ step: step.name, ms: stepMs(step), status: step.passed ? 'passed' : 'failed' })),
+          segments: model.steps.map((step) => ({ step: step.name, ms: stepMs(step), status: step.status })),
         },
       ],
       { steps: model.steps.map((step) => step.name), title: 'How long each step of the run took' },
@@ -189,6 +254,10 @@ export function renderReport(model) {
     steps: model.steps.map((step, index) => ({
       ...step,
       number: index + 1,
+      statusText: STATUS_TEXT[step.status] ?? step.status,
+      pill: STATUS_PILL[step.status] ?? 'idle',
+      open: step.status === 'failed',
+      notReached: step.status === 'not-reached',
       failedAssertions: step.requests.reduce((sum, request) => sum + request.assertions.filter((assertion) => !assertion.passed).length, 0),
       requests: step.requests.map((request) => ({
         ...request,

@@ -1,14 +1,18 @@
 // Runs the whole flow of this workspace with newman (pinned in package.json), presenting the transport certificate to
 // every bank origin and verifying the bank's server certificate against certificates/bank-ca.pem, then writes
-// reports/report.html. Started by run.sh / run.cmd (which install newman on first run). Needs only Node.js.
+// reports/report.html. Started by run.sh / run.cmd from the workspace's top folder; lives in runner/ with what it
+// needs. In this order: the secrets the workspace does not hold are asked for (secrets.mjs: kept in memory, never
+// saved), then newman is installed into runner/node_modules/ on the first run, then the flow runs. Needs only Node.js.
 //
-//   node run.mjs            exit 0: every check passed; 1: a check failed; 2: something to set up first
+//   node runner/run.mjs     exit 0: every check passed; 1: a check failed; 2: something to set up first
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const root = dirname(here);
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 19)) {
   console.error(`error: Node.js ${process.versions.node} is too old: install Node.js 20.19 or later (https://nodejs.org/) and run again.`);
@@ -16,7 +20,7 @@ if (major < 20 || (major === 20 && minor < 19)) {
 }
 
 const manifest = JSON.parse(readFileSync(join(here, 'workspace.json'), 'utf8'));
-const file = (relative) => join(here, ...relative.split('/'));
+const file = (relative) => join(root, ...relative.split('/'));
 const stop = (message, hint) => {
   console.error(`error: ${message}`);
   if (hint) console.error(`hint: ${hint}`);
@@ -24,14 +28,24 @@ const stop = (message, hint) => {
 };
 
 const environment = JSON.parse(readFileSync(file(manifest.environment), 'utf8'));
-const missingKey = !existsSync(file(manifest.certificates.key));
-const emptySecrets = manifest.secretsToPaste.filter((key) => environment.values.some((entry) => entry.key === key && entry.value === ''));
-if (missingKey || emptySecrets.length > 0) {
-  const what = [...(missingKey ? [manifest.certificates.key] : []), ...emptySecrets.map((key) => `the environment's ${key}`)];
-  stop(
-    `this workspace holds no secrets: ${what.join(', ')} missing`,
-    'index.html, section "Secrets", says where to paste each one (or ask for a workspace built with --include-secrets).',
-  );
+// 1. The secrets, before anything is installed: a run that cannot start says so at once.
+const { WorkspaceInterrupted, WorkspaceStop, gatherSecrets, inputOf } = await import('./secrets.mjs');
+let given;
+try {
+  given = await gatherSecrets({ manifest, environment, root, input: inputOf() });
+} catch (error) {
+  if (error instanceof WorkspaceInterrupted) process.exit(130);
+  if (error instanceof WorkspaceStop) stop(error.message, error.hint);
+  throw error;
+}
+for (const entry of environment.values) if (given.values[entry.key] !== undefined) entry.value = given.values[entry.key];
+
+// 2. newman (and handlebars for the report), pinned by package-lock.json, into runner/node_modules/ on the first run.
+if (!existsSync(join(here, 'node_modules', 'newman', 'package.json'))) {
+  console.error('installing the runner (newman, pinned in runner/package-lock.json) into runner/node_modules/ (first run only)…');
+  // One command string through the shell: npm is npm.cmd on Windows, which Node starts only through a shell.
+  const install = spawnSync('npm ci --no-audit --no-fund --loglevel=error', { cwd: here, shell: true, stdio: ['ignore', 2, 2] });
+  if (install.status !== 0) stop('npm ci failed', 'Check the network (or the npm registry setting) and run again.');
 }
 
 // Both need node_modules (handlebars, newman): imported once the checks above passed.
@@ -57,7 +71,7 @@ const options = {
       name: 'transport certificate',
       matches: manifest.origins.map((origin) => `${origin}/*`),
       cert: { src: file(manifest.certificates.cert) },
-      key: { src: file(manifest.certificates.key) },
+      key: { src: given.keyFile },
     },
   ],
   ...(manifest.certificates.ca ? { sslExtraCaCerts: file(manifest.certificates.ca) } : {}),
@@ -67,7 +81,7 @@ const options = {
   // No newman cli reporter: it prints URLs with their queries (the request object) and unredacted messages. The
   // lines below come from the redacted report model.
   reporters: [],
-  workingDir: here,
+  workingDir: root,
 };
 
 const summary = await new Promise((resolve, reject) => {
@@ -109,7 +123,10 @@ const model = collector.model(
 );
 const failed = model.passed === false || summary.run.failures.length > 0;
 for (const step of model.steps) {
-  console.log(`${step.passed ? '✓' : '✗'} ${step.name}`);
+  const mark = { passed: '✓', failed: '✗', skipped: '–', 'not-reached': '·' }[step.status] ?? '?';
+  console.log(
+    `${mark} ${step.name}${step.status === 'skipped' ? `  skipped: ${step.skipReason ?? ''}` : step.status === 'not-reached' ? '  not reached' : ''}`,
+  );
   for (const request of step.requests) {
     if (request.method !== '') console.log(`    ${request.method} ${request.path} → ${request.error ?? request.status ?? ''}`);
     for (const assertion of request.assertions.filter((candidate) => !candidate.passed))
@@ -120,11 +137,23 @@ for (const account of model.accounts)
   console.log(
     `${account.accountId} ${account.label ?? ''}: ${account.balance ? `${account.balance.amount} ${account.balance.currency}` : 'balance n/a'}, ${account.transactions ?? 'n/a'} transactions`,
   );
-mkdirSync(join(here, 'reports'), { recursive: true });
-const target = join(here, 'reports', 'report.html');
+mkdirSync(join(root, 'reports'), { recursive: true });
+const target = join(root, 'reports', 'report.html');
 writeFileSync(`${target}.tmp`, renderReport(model));
 renameSync(`${target}.tmp`, target);
+// One count on every page (index.html, the report, this line): steps as the run plan lists them (the collection's
+// folders), checks as newman's assertions.
+const planned = foldersOf(collection).length;
+const passedSteps = model.steps.filter((step) => step.passed === true).length;
 console.log(
-  `${failed ? 'FAILED' : 'passed'}: ${model.totals.assertions - model.totals.failed}/${model.totals.assertions} checks; report: ${target}`,
+  `${failed ? 'FAILED' : 'passed'}: ${passedSteps}/${planned} steps, ${model.totals.assertions - model.totals.failed}/${model.totals.assertions} checks; report: ${target}`,
 );
+// A client secret typed wrong shows as the token endpoint's 401 (RFC 6749 §5.2 invalid_client): say which answer to check.
+const tokenEndpoint = environment.values.find((entry) => entry.key === 'tokenEndpoint')?.value;
+const firstFailed = model.steps.find((step) => step.passed === false);
+if (
+  given.asked.includes('clientSecret') &&
+  firstFailed?.requests.some((request) => request.status === 401 && `${request.origin}${request.path}` === tokenEndpoint)
+)
+  console.error('hint: the bank refused the client (401 at its token endpoint): check the client secret you typed and run again.');
 process.exitCode = failed ? 1 : 0;

@@ -5,7 +5,7 @@
 // its name and time in the segment's tooltip).
 
 /**
- * @typedef {'passed' | 'failed' | 'skipped'} StepStatus
+ * @typedef {'passed' | 'failed' | 'skipped' | 'not-reached'} StepStatus
  * @typedef {{ step: string, ms: number, status: StepStatus }} TimingSegmentInput
  * @typedef {{ label: string, segments: TimingSegmentInput[] }} TimingRowInput
  * @typedef {{ x: number, width: number, fill: string, status: StepStatus, number: number, showNumber: boolean, textX: number, title: string }} TimingSegment
@@ -18,6 +18,8 @@
 export const STEP_FILLS = ['#1a73e8', '#12b5cb', '#7baaf7', '#34a853', '#5f6368', '#9334e6', '#4ecde6'];
 /** A failed step is red whatever its number: the eye finds it first. */
 export const FAILED_FILL = '#d93025';
+/** A step that did not run (skipped, not reached): grey, in the legend only (it has no time to draw). */
+export const IDLE_FILL = '#bdc1c6';
 
 const WIDTH = 880;
 const BAR_HEIGHT = 18;
@@ -51,9 +53,16 @@ export function timingPicture(rows, options) {
   const left = labelWidth === 0 ? 20 : labelWidth + 8;
   const barWidth = WIDTH - left - TOTAL_WIDTH;
   const totals = rows.map((row) => row.segments.reduce((sum, segment) => sum + Math.max(0, segment.ms), 0));
-  const longest = Math.max(1, ...totals);
+  // A loop, not Math.max(...totals): a spread of many rows overflows the call stack.
+  const longest = totals.reduce((max, total) => Math.max(max, total), 1);
   const scale = barWidth / longest;
-  const numberOf = (step) => options.steps.indexOf(step) + 1;
+  // Each step's number once (the first of a name, as indexOf found it): a search per segment made a picture of S steps
+  // O(S²) (issue 31 item 4).
+  const numbers = new Map();
+  options.steps.forEach((name, index) => {
+    if (!numbers.has(name)) numbers.set(name, index + 1);
+  });
+  const numberOf = (step) => numbers.get(step) ?? 0;
   const fillOf = (step) => STEP_FILLS[(Math.max(1, numberOf(step)) - 1) % STEP_FILLS.length];
   const drawn = rows.map((row, index) => {
     const y = index * (BAR_HEIGHT + ROW_GAP);
@@ -84,6 +93,9 @@ export function timingPicture(rows, options) {
       segments,
     };
   });
+  const statusOfStep = new Map();
+  if (rows.length === 1)
+    for (const segment of rows[0].segments) if (!statusOfStep.has(segment.step)) statusOfStep.set(segment.step, segment.status);
   const axisY = rows.length * (BAR_HEIGHT + ROW_GAP);
   const tick = TICK_STEPS.find((candidate) => longest / candidate <= 6) ?? TICK_STEPS[TICK_STEPS.length - 1];
   const ticks = [];
@@ -97,6 +109,18 @@ export function timingPicture(rows, options) {
     ariaLabel: options.title ?? 'How long each step took',
     rows: drawn,
     ticks,
-    legend: options.steps.map((name, index) => ({ number: index + 1, name, fill: fillOf(name) })),
+    // One row (the run report): each step's swatch is what its segment is drawn in — red when it failed, grey when it
+    // did not run — so the legend and the bar agree. Many rows (the merged page): the step's own colour.
+    // (The one row's statuses by step, read once: a find per legend entry would make a long run's page quadratic.)
+    legend: options.steps.map((name, index) => {
+      const status = statusOfStep.get(name);
+      const fill = status === 'failed' ? FAILED_FILL : status === 'skipped' || status === 'not-reached' ? IDLE_FILL : fillOf(name);
+      return {
+        number: index + 1,
+        name,
+        fill,
+        ...(status !== undefined && status !== 'passed' ? { status: status === 'not-reached' ? 'not reached' : status } : {}),
+      };
+    }),
   };
 }

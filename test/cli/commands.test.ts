@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STEP_NAMES } from '../../src/generate/index.js';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-commands-'));
@@ -104,7 +105,10 @@ describe('obflow commands against `obflow sandbox`', () => {
   it('run --reporters cli,junit,json also writes the run as JSON; an unknown reporter is a usage error before any request', async () => {
     const result = await runCli(['run', 'discovery', '--reporters', 'cli,junit,json', '--out-collections', 'collections'], { cwd });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('▸ discovery');
+    // One line for the step, where the reports went (issue 32: a passing run says little, and says where its reports are).
+    expect(result.stdout).toMatch(/^✓ discovery {2}1 request, \d+ checks$/m);
+    expect(result.stdout).not.toContain('▸ discovery');
+    expect(result.stdout).toMatch(/^reports in \.obflow\/reports: discovery\.xml, obflow-run\.json$/m);
     const report = JSON.parse(readFileSync(join(cwd, '.obflow', 'reports', 'obflow-run.json'), 'utf8'));
     expect(report).toMatchObject({ version: 1, passed: true, target: { name: 'sandbox' } });
     expect(report.steps.map((step: { name: string }) => step.name)).toEqual(['discovery']);
@@ -114,6 +118,36 @@ describe('obflow commands against `obflow sandbox`', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^error: ERR_USAGE .*nope/);
     expect(unknown.stdout).not.toMatch(/▸|→/);
+  });
+
+  it('a passing run all says little: one line per step, then the summary; --verbose lists the checks, the id_token ones once per id_token', async () => {
+    // (An earlier test removed a collection: write them again.)
+    expect((await runCli(['generate', '--quiet', '--out-collections', 'collections'], { cwd })).code).toBe(0);
+    const quiet = await runCli(['run', 'all', '--out-collections', 'collections'], { cwd });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const lines = quiet.stdout.trim().split('\n');
+    const stepLines = lines.filter((line) => /^[✓✗–] /.test(line));
+    expect(stepLines.map((line) => line.split(' ')[1])).toEqual([
+      ...STEP_NAMES.slice(0, STEP_NAMES.indexOf('psu-consent') + 1),
+      'id-token',
+      'code-exchange',
+      'id-token-token',
+      ...STEP_NAMES.slice(STEP_NAMES.indexOf('code-exchange') + 1),
+    ]);
+    // Besides the steps: one line per account, the steps summary and where the reports are; never a check.
+    expect(lines.length).toBeLessThanOrEqual(stepLines.length + 10);
+    expect(lines.filter((line) => /^\s+[✓✗]/.test(line))).toEqual([]);
+    expect(lines).toContain(`steps passed: ${STEP_NAMES.length + 2}/${STEP_NAMES.length + 2}, 0 skipped`);
+
+    const verbose = await runCli(['run', 'all', '--verbose', '--out-collections', 'collections'], { cwd });
+    expect(verbose.code, verbose.stderr).toBe(0);
+    const checks = verbose.stdout.split('\n').filter((line) => line.startsWith('    ✓ '));
+    expect(checks.length).toBeGreaterThan(100);
+    // The id_token signature: checked by the collection and again by obflow's id-token step, printed once per id_token
+    // (the authorisation response's and the token response's).
+    const signature =
+      '    ✓ id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)';
+    expect(checks.filter((line) => line === signature)).toHaveLength(2);
   });
 
   it('an unknown step is a usage error', async () => {

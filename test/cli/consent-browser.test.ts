@@ -88,7 +88,7 @@ describeWith(chromium, 'run all --consent browser against `obflow sandbox`', () 
     expect(report.passed).toBe(true);
     // Every collection step, the browser consent between psu-consent and code-exchange, and the two id_token checks
     // (after the consent and after the code exchange: src/run/id-token.ts).
-    expect(report.steps).toEqual({ passed: STEP_NAMES.length + 3, total: STEP_NAMES.length + 3 });
+    expect(report.steps).toEqual({ passed: STEP_NAMES.length + 3, skipped: 0, total: STEP_NAMES.length + 3 });
     // The default script ticks every account alex (the default PSU) holds: all four were read.
     expect(report.accounts).toHaveLength(4);
   }, 90_000); // a whole flow with a cold Chromium: ~20 s alone on the 2-core machine, more under a full parallel run

@@ -58,7 +58,7 @@ describe('hints name commands obflow has', () => {
   });
 
   it('a suggestion with a flag run does not have is refused by the parser (the check can fail)', async () => {
-    expect(await parses(['run', 'psu-consent', '--verbose'])).not.toBe('ok');
+    expect(await parses(['run', 'psu-consent', '--loud'])).not.toBe('ok');
   });
 
   it('every suggested command parses', async () => {

@@ -3,7 +3,7 @@
 // temporary data folder; no temporary or half-written file is left; `obflow sandbox` takes either signal as its stop.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -180,8 +180,13 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
     }
   }, 60_000);
 
-  it('run all, SIGINT while newman runs: exit 130, nothing half-written (reports, environment, run files)', async () => {
-    const run = start(['run', 'all'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
+  it('run all, SIGINT while newman runs: exit 130, nothing half-written (reports, environment, run files), no earlier report left as if current', async () => {
+    // A passing run first: its report.html must not outlive the next run's interrupt as if it were that run's (issue 32).
+    const passing = await runCli(['run', 'all', '--reporters', 'cli,junit,json,html', '--quiet'], { cwd });
+    expect(passing.code, passing.stderr).toBe(0);
+    const reports = join(cwd, '.obflow', 'reports');
+    expect(existsSync(join(reports, 'report.html'))).toBe(true);
+    const run = start(['run', 'all', '--reporters', 'cli,junit,json,html'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
     await run.line(/client-credentials|discovery/);
     run.child.kill('SIGINT');
     const ended = await run.exit;
@@ -191,6 +196,8 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
     // The environment the interrupted run may have saved is still a whole environment.
     const environments = filesUnder(join(cwd, '.obflow', 'environments'));
     expect(environments.length).toBeGreaterThan(0);
+    for (const file of ['report.html', 'obflow-run.json', 'discovery--refresh.xml'])
+      expect(existsSync(join(reports, file)), file).toBe(false);
   });
 
   it('register --force, SIGTERM as the bank answers (while the client is being stored): exit 143, registrations whole', async () => {

@@ -35,6 +35,7 @@ async function overridesOf(argv: string[]): Promise<Overrides> {
 describe('flags → overrides', () => {
   const cases: [string, Overrides][] = [
     ['run --psu-user sam --consent manual', { flow: { psuUser: 'sam', consent: 'manual' } }],
+    ['run all --no-skips --verbose', { flow: { allowSkips: false } }],
     [
       'run accounts --max-pages 5 --insecure --out-reports r --state-dir s',
       { stateDir: 's', flow: { maxPages: 5 }, output: { reports: 'r' }, insecure: true },

@@ -59,3 +59,20 @@ export async function startSandboxProcess(cwd: string, args: readonly string[] =
     },
   };
 }
+
+/** The built CLI (dist/) as its own process, as a user runs it: `obflow <argv>` in `cwd`, with the test process's
+ *  environment minus its OBFLOW_* variables, plus `env`. Resolves with the exit code and both streams. */
+export function runCliProcess(argv: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  const env: Record<string, string> = { NO_COLOR: '1' };
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('OBFLOW_')) env[key] = value;
+  Object.assign(env, options.env ?? {});
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...argv], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}

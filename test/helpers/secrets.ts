@@ -1,7 +1,57 @@
 // The secret scan the tests share (the workspace test, the merged page of `obflow report merge`): every secret a run
-// saw, as whole values and private keys line by line, and the files that hold any of them.
+// was issued, as whole values and private keys line by line, and the files that hold any of them. What counts as a
+// secret comes from what was issued (issuedSecrets), never from the `secret` marking the scans are there to check.
 
 import { createPrivateKey } from 'node:crypto';
+
+/**
+ * The variables the collection fills from what the bank issued — the token responses (client_credentials_token,
+ * access_token, refresh_token, token_id_token), the authorisation response (auth_code, id_token, and the state and
+ * nonce it echoes) — and those obflow builds from the issued credentials and keys (_clientSecret, basicToken,
+ * signing_key, client_assertion). Kept here by hand, from the protocol, so a scan does not take its list from the
+ * `secret` marking it is checking: a variable that stopped being marked is still scanned for.
+ */
+export const ISSUED_VARIABLES = [
+  'client_credentials_token',
+  'access_token',
+  'refresh_token',
+  'token_id_token',
+  'auth_code',
+  'id_token',
+  'state',
+  'nonce',
+  '_clientSecret',
+  'basicToken',
+  'signing_key',
+  'client_assertion',
+] as const;
+
+/** What was issued to a run, whatever any environment marks: the registration response's client_secret (and the Basic
+ *  credentials built from it), every value an environment holds under ISSUED_VARIABLES (and the private members of a
+ *  JWK among them), and the identity's private keys whole, line by line and as JWK members. */
+export function issuedSecrets(input: {
+  registration?: { client_id?: unknown; client_secret?: unknown };
+  environments?: readonly (readonly { key: string; value: string }[])[];
+  keyPems?: readonly string[];
+}): Set<string> {
+  const secrets = new Set<string>();
+  const id = input.registration?.client_id;
+  const secret = input.registration?.client_secret;
+  if (typeof secret === 'string' && secret !== '') {
+    secrets.add(secret);
+    if (typeof id === 'string') {
+      secrets.add(Buffer.from(`${id}:${secret}`).toString('base64'));
+      secrets.add(Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64'));
+    }
+  }
+  const names = new Set<string>(ISSUED_VARIABLES);
+  const values = (input.environments ?? []).flatMap((values) => values.filter((entry) => names.has(entry.key) && entry.value !== ''));
+  for (const { value } of values) secrets.add(value);
+  for (const member of jwkPrivateMembers(values.map((entry) => entry.value))) secrets.add(member);
+  const { whole, lines, members } = keyMaterial(input.keyPems ?? []);
+  for (const value of [...whole, ...lines, ...members]) secrets.add(value);
+  return secrets;
+}
 
 /** The non-empty values a Postman environment types `secret` (client secret, basicToken, tokens, codes). */
 export function secretValues(values: readonly { value: string; type?: string }[]): string[] {

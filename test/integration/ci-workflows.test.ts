@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 
+import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/prerequisites.js';
+import { startTestSandbox } from '../helpers/sandbox-client.js';
 
 interface LintResult {
   message: string;
@@ -93,6 +95,19 @@ describe('.github/workflows/ci.yml does what .ci/run does', () => {
     expect(asObject(steps[gate]?.env).OBFLOW_ALLOW_SKIPPED).toBe("${{ vars.OBFLOW_SPECS_REPO == '' && 'specs' || '' }}");
     // The JSON report it reads is written in CI (vitest.config.ts).
     expect(read('vitest.config.ts')).toContain("['json', { outputFile: 'test-results/vitest.json' }]");
+  });
+
+  it('fails when fewer tests ran than the floor, like .ci/run (tools/ci-floor.js; the same leave for the spec tests)', () => {
+    const floor = steps.findIndex((step) =>
+      String(step.run ?? '').startsWith('node tools/ci-floor.js test-results/vitest.json "every test"'),
+    );
+    expect(floor).toBeGreaterThan(runs.findIndex((run) => run.startsWith('npm test')));
+    expect(steps[floor]?.if).toBe('${{ !cancelled() }}');
+    expect(asObject(steps[floor]?.env).OBFLOW_ALLOW_SKIPPED).toBe("${{ vars.OBFLOW_SPECS_REPO == '' && 'specs' || '' }}");
+  });
+
+  it('builds better-sqlite3 for the other Node.js it fetches (the test of a kept build runs there too)', () => {
+    expect(runs.some((run) => /node tools\/runtime\.js .*&& node tools\/native\.js /.test(run))).toBe(true);
   });
 
   it('uploads the JUnit file vitest writes in CI (vitest.config.ts) as an artefact, even when tests fail', () => {
@@ -207,14 +222,28 @@ function gitlabLegs(job: JsonObject): Record<string, string>[] {
   return asArray(asObject(job.parallel).matrix).flatMap((entry) => product(asObject(entry)));
 }
 
-function githubLegs(job: JsonObject): Leg[] {
+function githubLegs(job: JsonObject): (Leg & { CLIENT?: string })[] {
   const matrix = asObject(asObject(job.strategy).matrix);
-  const { exclude, include: _include, ...dimensions } = matrix;
+  const { exclude, include, ...dimensions } = matrix;
   const excluded = asArray(exclude).map(asObject);
+  // GitHub's `include`: an entry whose dimension values match a leg adds its other keys (here `client`) to that leg.
+  const included = asArray(include).map(asObject);
   return product(dimensions)
     .filter((row) => !excluded.some((rule) => Object.entries(rule).every(([key, value]) => row[key] === String(value))))
-    .map((row) => ({ BANK: row.bank ?? '', PROFILE: row.profile ?? '', CONSENT: row.consent ?? '' }));
+    .map((row) => {
+      const extra = included.find((entry) => Object.keys(dimensions).every((key) => !(key in entry) || String(entry[key]) === row[key]));
+      const client = extra?.client;
+      return {
+        BANK: row.bank ?? '',
+        PROFILE: row.profile ?? '',
+        CONSENT: row.consent ?? '',
+        ...(typeof client === 'string' ? { CLIENT: client } : {}),
+      };
+    });
 }
+
+/** The name suffix of a real bank profile's client secrets: <BANK>_<PROFILE> in capitals, _ for - (docs/ci.md). */
+const clientSuffix = (bank: string, profile: string): string => `${bank}_${profile}`.toUpperCase().replaceAll('-', '_');
 
 describe("the users' CI recipes (examples/ci)", () => {
   const gitlab = parseYaml(read(GITLAB_EXAMPLE), GITLAB_EXAMPLE);
@@ -264,8 +293,8 @@ describe("the users' CI recipes (examples/ci)", () => {
   it("the legs register at a bank only with --client-id; registering is the one-off jobs' business", () => {
     for (const script of [githubScript, gitlabScript]) {
       const bankBranch = /\n\s*else\n([\s\S]*?)\n\s*fi\n/.exec(script)?.[1] ?? '';
-      expect(bankBranch).toMatch(/obflow register --config "\$config" --client-id "\$OBFLOW_CLIENT_ID"/);
-      expect(script.match(/obflow register/g)).toHaveLength(2);
+      expect(bankBranch).toMatch(/step register register --config "\$config" --client-id "\$OBFLOW_CLIENT_ID"/);
+      expect(script.match(/step register register/g)).toHaveLength(2);
     }
     expect(read(GITHUB_REGISTER_EXAMPLE)).toMatch(/workflow_dispatch/);
     // Manual through its rule: GitLab takes a job-level `when` beside `rules` for no rule at all.
@@ -289,7 +318,49 @@ describe("the users' CI recipes (examples/ci)", () => {
         .map((f) => read(join('examples', 'ci', 'banks', f))),
     ];
     for (const text of texts) expect(text).not.toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----|eyJ[A-Za-z0-9_-]{10,}\./);
-    expect(read(GITHUB_EXAMPLE)).toContain('${{ secrets.OBFLOW_TRANSPORT_KEY }}');
+    expect(read(GITHUB_EXAMPLE)).toContain('${{ secrets.TPP_TRANSPORT_KEY }}');
+  });
+
+  it('one client per real bank and profile, each registered by the one-off jobs; maintained Node everywhere', () => {
+    // Each real bank's profile is its own registration (docs/ci.md): its own secrets, named after the bank and profile.
+    const bankLegs = gitlabLegs(gitlabJob).filter((leg) => leg.BANK !== 'sandbox');
+    expect(bankLegs.length).toBeGreaterThan(1);
+    for (const leg of bankLegs) expect(leg.CLIENT, legKey(leg as unknown as Leg)).toBe(clientSuffix(leg.BANK ?? '', leg.PROFILE ?? ''));
+    const githubBankLegs = githubLegs(githubJob).filter((leg) => leg.BANK !== 'sandbox');
+    expect(githubBankLegs.map((leg) => [legKey(leg), leg.CLIENT]).sort()).toEqual(
+      bankLegs.map((leg) => [legKey(leg as unknown as Leg), leg.CLIENT]).sort(),
+    );
+    expect(githubLegs(githubJob).filter((leg) => leg.BANK === 'sandbox' && leg.CLIENT !== undefined)).toEqual([]);
+    // GitHub: the job's OBFLOW_CLIENT_ID / OBFLOW_CLIENT_SECRET come from the leg's own secrets; GitLab: before_script maps them.
+    const githubEnv = asObject(
+      asArray(githubJob.steps)
+        .map(asObject)
+        .find((step) => step.name === 'obflow')?.env,
+    );
+    expect(githubEnv).toEqual({
+      OBFLOW_CLIENT_ID: "${{ secrets[format('TPP_CLIENT_ID_{0}', matrix.client)] }}",
+      OBFLOW_CLIENT_SECRET: "${{ secrets[format('TPP_CLIENT_SECRET_{0}', matrix.client)] }}",
+    });
+    expect(asArray(gitlabJob.before_script).map(String).join('\n')).toMatch(/client_id="TPP_CLIENT_ID_\$CLIENT"/);
+    // The one-off jobs register every profile the real banks' legs use.
+    const profiles = [...new Set(bankLegs.map((leg) => leg.PROFILE))].sort();
+    const githubRegister = asObject(asObject(parseYaml(read(GITHUB_REGISTER_EXAMPLE), GITHUB_REGISTER_EXAMPLE).jobs).register);
+    expect(
+      asArray(asObject(asObject(githubRegister.strategy).matrix).profile)
+        .map(String)
+        .sort(),
+    ).toEqual(profiles);
+    expect([...new Set(gitlabLegs(asObject(gitlab.register)).map((leg) => leg.PROFILE))].sort()).toEqual(profiles);
+    // A maintained Node.js LTS line (README: 20 is past its end of life), in every job of both recipes.
+    const images = [
+      ...Object.values(asObject(github.jobs)).map((job) => asObject(job).container),
+      ...Object.values(asObject(parseYaml(read(GITHUB_REGISTER_EXAMPLE), GITHUB_REGISTER_EXAMPLE).jobs)).map(
+        (job) => asObject(job).container,
+      ),
+      ...['obflow', 'obflow-merge', 'register'].map((name) => asObject(gitlab[name]).image),
+    ];
+    expect(images.length).toBe(6);
+    for (const image of images) expect(image).toBe('node:24-bookworm');
   });
 
   it('both end with the same merge job: after every leg whatever it did, the page as an artefact and job summary, the summary kept for the next --previous', () => {
@@ -309,8 +380,8 @@ describe("the users' CI recipes (examples/ci)", () => {
       true,
     );
     // The legs upload what the merge reads: their reports folder, with the leg's status file in it.
-    expect(githubScript).toContain('> "$out/reports/obflow-leg.json"');
-    expect(githubScript).toMatch(/npx obflow run all [^\n]*--reporters cli,junit,json,html/);
+    expect(githubScript).toContain('"$out/reports/obflow-leg.json"');
+    expect(githubScript).toMatch(/step run run all [^\n]*--reporters cli,junit,json,html/);
     // GitLab: a later stage, always; the legs' artefacts land in out/<leg>/reports; the cache keeps obflow-previous/.
     expect(asArray(gitlab.stages).map(String)).toEqual(['open-banking', 'report']);
     expect([gitlabMerge.stage, gitlabMerge.when, asObject(gitlabMerge.variables).LEGS]).toEqual(['report', 'always', 'out']);
@@ -351,7 +422,8 @@ describe("the users' CI recipes (examples/ci)", () => {
       await writeFile(join(work, 'node_modules', '.bin', 'obflow'), `#!/bin/sh\nexec node ${JSON.stringify(cli)} "$@"\n`, { mode: 0o755 });
       for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('OBFLOW_')) env[key] = value;
       Object.assign(env, { BANK: 'sandbox', PROFILE: 'strict-headless', CONSENT: 'headless', NO_COLOR: '1' });
-      const result = await bash(gitlabScript, env);
+      // A runner whose secret store gives every leg a client (the sandbox legs register their own and ignore it).
+      const result = await bash(gitlabScript, { ...env, OBFLOW_CLIENT_ID: 'client-of-another-leg', OBFLOW_CLIENT_SECRET: 'its-secret' });
       expect(result.code, result.output).toBe(0);
       expect(result.output).toMatch(/steps passed: (\d+)\/\1/);
       const reports = join(work, 'out', 'sandbox-strict-headless-headless', 'reports');
@@ -379,6 +451,7 @@ describe("the users' CI recipes (examples/ci)", () => {
         consent: 'headless',
         exit: 2,
         stage: 'doctor',
+        error: expect.stringMatching(/^ERR_CONFIG_NOT_FOUND config file \S*banks\/nobank\/strict-headless\.json does not exist$/),
       });
       const mergeEnv = { ...env, LEGS: asObject(gitlabMerge.variables).LEGS as string };
       const first = await bash(gitlabMergeScript, mergeEnv);
@@ -401,7 +474,7 @@ describe("the users' CI recipes (examples/ci)", () => {
         [
           'nobank / strict-headless / headless',
           'no-report',
-          'exit 2 at obflow doctor: usage or configuration error (a secret missing or empty, a wrong config path)',
+          expect.stringMatching(/^exit 2 at obflow doctor: ERR_CONFIG_NOT_FOUND config file /),
         ],
         ['sandbox / strict-headless / headless', 'passed', undefined],
       ]);
@@ -417,5 +490,120 @@ describe("the users' CI recipes (examples/ci)", () => {
         .changes;
       expect(changes).toMatchObject({ newlyFailing: [], newlyPassing: [], goneLegs: ['nobank / strict-headless / headless'] });
     }, 120_000);
+
+    it("a leg whose emulator cannot start ends at once with the emulator's own error, in its status and on the merged page", async () => {
+      // A misspelt variable in the runner's environment: `obflow sandbox` refuses the configuration and exits 2 at once.
+      const dead = await bash(gitlabScript, { ...env, PROFILE: 'permissive-headless', OBFLOW_CLIENT_IDS: 'typo' });
+      expect(dead.code, dead.output).toBe(2);
+      expect(dead.output).toMatch(/ERR_CONFIG_INVALID.*environment: unknown variable OBFLOW_CLIENT_IDS/);
+      // The wait loop noticed the emulator's end: it never reached doctor (which would have failed with its own line).
+      expect(dead.output).not.toMatch(/obflow doctor|problem/);
+      const leg = 'sandbox-permissive-headless-headless';
+      const status = JSON.parse(readFileSync(join(work, 'out', leg, 'reports', 'obflow-leg.json'), 'utf8')) as Record<string, unknown>;
+      expect(status).toMatchObject({ bank: 'sandbox', profile: 'permissive-headless', exit: 2, stage: 'sandbox' });
+      expect(status.error).toMatch(/^ERR_CONFIG_INVALID environment: unknown variable OBFLOW_CLIENT_IDS/);
+      const merged = await bash(`npx obflow report merge out/${leg} --out merged-dead`, env);
+      expect(merged.code, merged.output).toBe(1);
+      const summary = JSON.parse(readFileSync(join(work, 'merged-dead', 'obflow-merged.json'), 'utf8')) as { legs: { reason?: string }[] };
+      expect(summary.legs.map((entry) => entry.reason)).toEqual([
+        expect.stringMatching(/^exit 2 at obflow sandbox: ERR_CONFIG_INVALID environment: unknown variable OBFLOW_CLIENT_IDS/),
+      ]);
+      expect(readFileSync(join(work, 'merged-dead', 'index.html'), 'utf8')).toContain('unknown variable OBFLOW_CLIENT_IDS');
+    }, 120_000);
+
+    it('a real bank leg (the emulator as target: bank) with the secrets set as docs/ci.md says: its own client, every command exits 0', async () => {
+      const bank = await startTestSandbox();
+      try {
+        const { identity, urls } = bank;
+        // banks/<bank>/<profile>.json as a TPP writes it for its bank: addresses and CAs, no secrets.
+        const profiles = ['strict-headless', 'permissive-headless'] as const;
+        await mkdir(join(work, 'banks', 'emulator'), { recursive: true });
+        for (const profile of profiles)
+          await writeFile(
+            join(work, 'banks', 'emulator', `${profile}.json`),
+            `${JSON.stringify(
+              {
+                target: 'bank',
+                bank: {
+                  name: `emulator-${profile}`,
+                  sandbox_base_url: urls.sandbox_base_url,
+                  auth_url: urls.profiles[profile].auth_url,
+                  server_ca: [...identity.paths.directoryRoots, ...identity.paths.directoryIssuing],
+                },
+                identity: {
+                  directoryRoots: identity.paths.directoryRoots,
+                  directoryIssuing: identity.paths.directoryIssuing,
+                  directoryJwks: identity.paths.directoryJwks,
+                },
+              },
+              null,
+              2,
+            )}\n`,
+          );
+        // The CI/CD variables of docs/ci.md "Secrets", all in the job's environment as GitLab puts them there: the
+        // identity as File variables (paths), the signing kid, and each profile's client.
+        const transport = identity.paths.transport as { cert: string; key: string };
+        const secrets: Record<string, string> = {
+          TPP_SOFTWARE_STATEMENT_FILE: identity.paths.softwareStatement,
+          TPP_TRANSPORT_CERT_FILE: transport.cert,
+          TPP_TRANSPORT_KEY_FILE: transport.key,
+          TPP_SIGNING_KEY_FILE: identity.paths.signing.key,
+          TPP_SIGNING_KID: identity.paths.signing.kid,
+        };
+        // "Register once" (from a workstation: a client_secret_basic client's secret is shown once): one client per
+        // profile, stored as TPP_CLIENT_ID_<BANK>_<PROFILE> and TPP_CLIENT_SECRET_<BANK>_<PROFILE>.
+        const workstation = join(work, 'workstation');
+        for (const profile of profiles) {
+          const registered = await runCli(['register', '--config', join('banks', 'emulator', `${profile}.json`), '--json'], {
+            cwd: work,
+            env: {
+              OBFLOW_STATE_DIR: workstation,
+              OBFLOW_IDENTITY__SOFTWARE_STATEMENT: identity.paths.softwareStatement,
+              OBFLOW_IDENTITY__TRANSPORT__CERT: transport.cert,
+              OBFLOW_IDENTITY__TRANSPORT__KEY: transport.key,
+              OBFLOW_IDENTITY__SIGNING__KEY: identity.paths.signing.key,
+              OBFLOW_IDENTITY__SIGNING__KID: identity.paths.signing.kid,
+            },
+          });
+          expect(registered.code, registered.stderr).toBe(0);
+          const { file } = JSON.parse(registered.stdout) as { file: string };
+          const stored = JSON.parse(readFileSync(file, 'utf8')) as { client_id: string; client_secret: string };
+          const suffix = clientSuffix('emulator', profile);
+          Object.assign(secrets, { [`TPP_CLIENT_ID_${suffix}`]: stored.client_id, [`TPP_CLIENT_SECRET_${suffix}`]: stored.client_secret });
+        }
+        expect(secrets.TPP_CLIENT_ID_EMULATOR_STRICT_HEADLESS).not.toBe(secrets.TPP_CLIENT_ID_EMULATOR_PERMISSIVE_HEADLESS);
+        // The leg as GitLab runs it: the matrix's variables, before_script's identity and client block, then the script.
+        const identityBlock =
+          asArray(gitlabJob.before_script)
+            .map(String)
+            .find((line) => line.includes('OBFLOW_IDENTITY__')) ?? '';
+        expect(identityBlock).not.toBe('');
+        const leg = {
+          BANK: 'emulator',
+          PROFILE: 'strict-headless',
+          CONSENT: 'headless',
+          CLIENT: clientSuffix('emulator', 'strict-headless'),
+        };
+        const result = await bash(`${identityBlock}\n${gitlabScript}`, { ...env, ...secrets, ...leg });
+        expect(result.code, result.output).toBe(0);
+        expect(result.output).toMatch(/steps passed: (\d+)\/\1/);
+        expect(result.output).toContain(
+          `stored client ${secrets.TPP_CLIENT_ID_EMULATOR_STRICT_HEADLESS} for ${urls.profiles['strict-headless'].auth_url}`,
+        );
+        const reports = join(work, 'out', 'emulator-strict-headless-headless', 'reports');
+        expect(JSON.parse(readFileSync(join(reports, 'obflow-leg.json'), 'utf8'))).toEqual({
+          bank: 'emulator',
+          profile: 'strict-headless',
+          consent: 'headless',
+          exit: 0,
+          stage: 'run',
+        });
+        // No secret in what the leg uploads.
+        for (const file of readdirSync(reports, { recursive: true, encoding: 'utf8' }).filter((name) => /\.(xml|json|html)$/.test(name)))
+          expect(readFileSync(join(reports, file), 'utf8')).not.toContain(secrets.TPP_CLIENT_SECRET_EMULATOR_STRICT_HEADLESS);
+      } finally {
+        await bank.close();
+      }
+    }, 240_000);
   });
 });

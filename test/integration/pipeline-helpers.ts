@@ -163,7 +163,15 @@ export function useEmulatorAsBank(prefix: string): {
 
 export async function runAll(
   prepared: Prepared,
-  options: { steps?: RunStep[]; select?: string; consentStep?: RunStep; certList?: SslClientCert[] } = {},
+  options: {
+    steps?: RunStep[];
+    select?: string;
+    consentStep?: RunStep;
+    certList?: SslClientCert[];
+    /** Default junit. */
+    reporters?: Parameters<typeof runSteps>[0]['reporters'];
+    subscribers?: Parameters<typeof runSteps>[0]['subscribers'];
+  } = {},
 ): Promise<RunResult> {
   const steps =
     options.steps ??
@@ -179,7 +187,8 @@ export async function runAll(
     cwd: prepared.stateDir,
     sslClientCertList: options.certList ?? prepared.certList,
     sslExtraCaCerts: prepared.caBundle,
-    reporters: ['junit'],
+    reporters: options.reporters ?? ['junit'],
+    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
     reportDir: join(prepared.stateDir, 'reports'),
     secretKeys: SECRET_VARIABLE_KEYS,
     log: () => undefined,

@@ -55,6 +55,7 @@ describe('reports', () => {
       reportDir,
       secretKeys: SECRET_VARIABLE_KEYS,
       log: (line) => lines.push(line),
+      verbose: true,
     });
     expect(result.failedStep, describeRun(result)).toBe('leaky');
     expect(result.steps.find((step) => step.name === 'leaky')?.assertions, describeRun(result)).toEqual({ total: 2, failed: 2 });

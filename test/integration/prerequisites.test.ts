@@ -17,7 +17,7 @@ symlinkSync(process.execPath, join(bin, 'node'));
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 
 const TESTS = ['test/unit/workspace-write.test.ts', 'test/unit/pki-issue.test.ts', 'test/unit/pki-load.test.ts'];
-const PATTERN = 'unzip -Z|verifies with openssl|opens PFX files made by openssl';
+const PATTERN = 'unzip -Z|verifies with openssl|opens PFX files made by openssl|SHA-256 of the DER certificate';
 
 interface JsonReport {
   testResults: { assertionResults: { title: string; status: string; meta?: { skipReason?: string } }[] }[];
@@ -43,15 +43,19 @@ describe('openssl and unzip are prerequisites', () => {
     const { status, report } = vitestWithoutTools('');
     expect(status).toBe(0);
     const tests = report.testResults.flatMap((file) => file.assertionResults).filter((test) => new RegExp(PATTERN).test(test.title));
-    expect(tests.map((test) => test.title)).toHaveLength(3);
+    expect(tests.map((test) => test.title)).toHaveLength(4);
     for (const test of tests) {
       expect(test.status, test.title).toBe('skipped');
       expect(test.meta?.skipReason, test.title).toMatch(/^needs (OpenSSL|Info-ZIP unzip): no `(openssl|unzip)` on PATH/);
     }
   }, 120_000);
 
-  it('missing under OBFLOW_REQUIRE_PREREQUISITES=1: the run fails', () => {
-    expect(vitestWithoutTools('1').status).not.toBe(0);
+  it('missing under OBFLOW_REQUIRE_PREREQUISITES=1: the run fails, each test that runs them failing', () => {
+    const { status, report } = vitestWithoutTools('1');
+    expect(status).not.toBe(0);
+    const tests = report.testResults.flatMap((file) => file.assertionResults).filter((test) => new RegExp(PATTERN).test(test.title));
+    expect(tests.map((test) => [test.title, test.status])).toEqual(tests.map((test) => [test.title, 'failed']));
+    expect(tests).toHaveLength(4);
   }, 120_000);
 });
 

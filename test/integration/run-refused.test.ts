@@ -32,6 +32,7 @@ describe('the bank refuses obflow’s request', () => {
       reporters: ['cli'],
       secretKeys: SECRET_VARIABLE_KEYS,
       log: (line) => progress.push(line),
+      verbose: true,
     });
     expect(result.passed, describeRun(result)).toBe(false);
     expect(result.failedStep).toBe('client-credentials');

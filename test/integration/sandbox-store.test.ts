@@ -4,9 +4,9 @@
 // cleaned; expired rows are pruned while the sandbox runs; and a sandbox killed with SIGKILL in the middle of a burst
 // of writes loses none that it acknowledged.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,6 +20,10 @@ import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { RegisteredClient, TestSandbox } from '../helpers/sandbox-client.js';
 import { SandboxDataError } from '../../src/sandbox/index.js';
 import type { SandboxUrls } from '../../src/sandbox/index.js';
+import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
+
+/** The built CLI, for `obflow sandbox` as its own process. */
+const MAIN_CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
@@ -32,7 +36,7 @@ const keep: object[] = [];
 
 /** Rows of one collection in a data folder's database (read-only, beside a running sandbox: WAL allows it). */
 function rows(dataDir: string, collection: string): Array<{ key: string; value: string }> {
-  const db = new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true });
+  const db = new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() });
   keep.push(db);
   try {
     const statement = db.prepare<[string], { key: string; value: string }>(
@@ -102,6 +106,60 @@ describe('a data folder that cannot be read stops the start, naming the file', (
     truncateSync(file, 1500);
     const error = await refusal(dataDir);
     expect(error.file).toBe(file);
+  });
+
+  it('a sandbox.db truncated to 0 bytes beside keys.json (issue 31 item 3): refused, not opened as a new store', async () => {
+    const { dataDir, client } = await populatedFolder();
+    const file = join(dataDir, 'sandbox.db');
+    truncateSync(file, 0);
+    const error = await refusal(dataDir);
+    expect(error.file).toBe(file);
+    expect(error.problem).toContain('keys.json');
+    expect(error.problem).toMatch(/restore .* or remove it/);
+    // Nothing written into it: the refusal leaves the file for the user to restore.
+    expect(statSync(file).size).toBe(0);
+    // Removed (what the hint offers), the folder starts again with the same key and no clients.
+    rmSync(file);
+    const restarted = await startTestSandbox({ dataDir });
+    opened.push(restarted);
+    const tpp = new SandboxTpp(restarted.urls, restarted.identity);
+    opened.push(tpp);
+    tpp.client = client;
+    expect((await tpp.token({ grant_type: 'client_credentials', scope: 'accounts' })).status).toBe(401);
+  });
+
+  it('a first start is told by the folder: a new folder, and an empty sandbox.db with nothing beside it, start', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'obflow-store-first-'));
+    const interrupted = mkdtempSync(join(tmpdir(), 'obflow-store-first-'));
+    // What a first start killed between creating the file and writing its header leaves.
+    write(join(interrupted, 'sandbox.db'), '');
+    for (const dataDir of [fresh, interrupted]) {
+      const started = await startTestSandbox({ dataDir });
+      opened.push(started);
+      const tpp = new SandboxTpp(started.urls, started.identity);
+      opened.push(tpp);
+      await tpp.register();
+      expect(statSync(join(dataDir, 'sandbox.db')).size).toBeGreaterThan(0);
+    }
+  });
+
+  it('`obflow sandbox` in its own process refuses a 0-byte sandbox.db beside keys.json: exit 2, one error line naming it', async () => {
+    if (!existsSync(MAIN_CLI)) throw new Error('build first (npm run build): this test runs `obflow sandbox` from dist in its own process');
+    const cwd = mkdtempSync(join(tmpdir(), 'obflow-store-empty-cli-'));
+    expect((await runCli(['init', '--json'], { cwd })).code).toBe(0);
+    const { dataDir } = await populatedFolder();
+    const file = join(dataDir, 'sandbox.db');
+    truncateSync(file, 0);
+    const result = spawnSync(process.execPath, [MAIN_CLI, 'sandbox', '--data-dir', dataDir], { cwd, encoding: 'utf8', timeout: 20_000 });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^error: ERR_SANDBOX_DATA /);
+    expect(lines[0]).toContain(file);
+    expect(lines[0]).toContain('keys.json');
+    expect(lines[1]).toMatch(/^hint: Repair or remove /);
+    expect(statSync(file).size).toBe(0);
   });
 
   it('`obflow sandbox` says ERR_SANDBOX_DATA with the file and a repair-or-remove hint (exit 2, no port hint)', async () => {

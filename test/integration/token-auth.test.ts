@@ -12,9 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
 import { browserConsentStep, spkiPinOf } from '../../src/run/consent/browser.js';
+import type { RunEvent } from '../../src/run/index.js';
 import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { issuedSecrets } from '../helpers/secrets.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { COLLECTIONS_DIR, describeRun, prepare, runAll } from './pipeline-helpers.js';
 
@@ -60,21 +62,41 @@ async function runRow({ profile, method, alg }: Row): Promise<void> {
     expect(environmentValue(prepared.environment, 'token_endpoint_auth_method')).toBe(method);
     expect(environmentValue(prepared.environment, 'basicToken') ?? '').toBe('');
     expect((environmentValue(prepared.environment, 'signing_key') ?? '') !== '').toBe(method === 'private_key_jwt' || alg === 'PS256');
-    const result = await runAll(prepared, consentStep ? { consentStep } : {});
+    // Every event any reporter is handed (the run's, after redaction), besides the files the reporters wrote.
+    const events: RunEvent[] = [];
+    const result = await runAll(prepared, {
+      ...(consentStep ? { consentStep } : {}),
+      reporters: ['junit', 'json', 'html'],
+      subscribers: [{ onEvent: (event) => void events.push(event), finish: async () => [] }],
+    });
     expect(result.passed, describeRun(result)).toBe(true);
     expect(result.steps.find((step) => step.name === 'refresh')?.requests).toBe(2);
-    // The private key and the assertions are secrets: no report of the run carries them (README: secrets never
-    // appear in reports unless asked for).
+    // The private key and the assertions are secrets: nothing of the run carries them (README: secrets never appear
+    // in reports unless asked for). Scanned: every file the reporters wrote (JUnit alone never holds a request body
+    // nor the environment, so a scan of it could not fail) and every event a reporter is handed (the last one carries
+    // the run's environment, where the assertion and the key live). The secrets are what was issued or made — the
+    // identity's signing key file, the assertion the run signed — not what the environment marks secret.
     const reports = join(prepared.stateDir, 'reports');
-    const written = readdirSync(reports, { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.xml'))
-      .map((file) => readFileSync(join(reports, file), 'utf8'))
-      .join('\n');
-    expect(written.length).toBeGreaterThan(0);
-    const signingKey = environmentValue(prepared.environment, 'signing_key') ?? '';
-    if (signingKey !== '') expect(written).not.toContain((JSON.parse(signingKey) as { d: string }).d.slice(0, 40));
-    const lastAssertion = environmentValue(result.environment, 'client_assertion') ?? '';
-    if (lastAssertion !== '') expect(written).not.toContain(lastAssertion.split('.')[2]);
+    const files = readdirSync(reports, { recursive: true, encoding: 'utf8' });
+    expect(
+      files
+        .filter((file) => /\.(xml|json|html)$/.test(file))
+        .map((file) => file.replace(/^.*\./, ''))
+        .sort(),
+    ).toEqual(expect.arrayContaining(['html', 'json', 'xml']));
+    const written = files.map((file) => readFileSync(join(reports, file), 'utf8')).join('\n');
+    const handed = JSON.stringify(events);
+    const secrets = issuedSecrets({ environments: [result.environment.values], keyPems: [identity.pem.signingKey] });
+    const assertion = environmentValue(result.environment, 'client_assertion') ?? '';
+    if (assertion !== '') secrets.add(assertion.split('.')[2] ?? assertion);
+    expect(secrets.size).toBeGreaterThan(6);
+    // The events are the run's, in process: their request URLs keep the consent URL's state and nonce, which only
+    // the files that outlive the run drop (src/run/reporters/json.ts withoutConsentBindings).
+    const bindings = new Set(['state', 'nonce'].map((key) => environmentValue(result.environment, key) ?? ''));
+    for (const secret of secrets) {
+      expect(written.includes(secret), `a report holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
+      if (!bindings.has(secret)) expect(handed.includes(secret), `an event holds a secret (${secret.slice(0, 6)}…)`).toBe(false);
+    }
     if (method === 'private_key_jwt') {
       const assertion = environmentValue(result.environment, 'client_assertion') ?? '';
       expect(decodeProtectedHeader(assertion)).toMatchObject({ alg: 'PS256', kid: identity.manifest.kid });

@@ -302,9 +302,11 @@ function loadedBy(entry: string, texts: ReadonlyMap<string, string>): { modules:
 const HELP_PATH_MODULES = [
   'src/config/auth-methods.ts',
   'src/config/profiles.ts',
+  'src/config/suggest.ts',
   'src/errors.ts',
   'src/fs.ts',
   'src/generate/api-versions.ts',
+  'src/generate/step-names.ts',
   'src/interrupt.ts',
   'src/matrix/defaults.ts',
   'src/run/reporters/names.ts',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { environmentVariables, loadConfig } from '../../src/config/load.js';
-import { configJsonSchema } from '../../src/config/schema.js';
+import { configJsonSchema, KEY_NAMING_RULE } from '../../src/config/schema.js';
 import { ObflowError } from '../../src/errors.js';
 
 function folderWith(config: unknown): string {
@@ -178,6 +178,38 @@ describe('published JSON Schema', () => {
   it('obflow.config.schema.json is the one the schema generates', () => {
     const published = readFileSync(new URL('../../obflow.config.schema.json', import.meta.url), 'utf8');
     expect(published).toBe(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+  });
+
+  it('every key follows the naming rule the schema and the README state (issue 32 item 5)', () => {
+    // Keys outside `bank` named after RFC 7591 / OpenID Connect Registration metadata (KEY_NAMING_RULE).
+    const standardNamed = new Set(['flow.request_object_signing_alg', 'registration.refresh_token_grant']);
+    const keys: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      const record = node as Record<string, unknown>;
+      for (const variant of [record.anyOf, record.oneOf].flatMap((list) => (Array.isArray(list) ? list : []))) walk(variant, path);
+      if (record.items !== undefined) walk(record.items, path);
+      if (record.properties !== null && typeof record.properties === 'object')
+        for (const [key, child] of Object.entries(record.properties as Record<string, unknown>)) {
+          if (key === '$schema') continue;
+          keys.push(`${path}${key}`);
+          walk(child, `${path}${key}.`);
+        }
+    };
+    walk(configJsonSchema(), '');
+    const misnamed = keys.filter((key) => {
+      const last = key.split('.').pop() ?? '';
+      if (key.startsWith('bank.') || standardNamed.has(key)) return /[A-Z]/.test(last);
+      return last.includes('_');
+    });
+    expect(misnamed).toEqual([]);
+    expect(keys).toEqual(expect.arrayContaining(['bank.auth_url', 'flow.responseType', 'stateDir', ...standardNamed]));
+    expect(String(configJsonSchema().description)).toContain(KEY_NAMING_RULE);
+    expect(
+      readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+        .replace(/\s+/g, ' ')
+        .toLowerCase(),
+    ).toContain("a key that carries a standard's or the bank interface's own name keeps its spelling");
   });
 });
 

@@ -77,3 +77,31 @@ describe('checkEnvironmentTarget', () => {
     expect(error.hint).toContain('obflow environment');
   });
 });
+
+describe('checkEnvironmentTarget: what an origin does not show (issue 32 item 4)', () => {
+  const withDiscovery = { ...target, discoveryUrl: fresh.configEndpoint };
+  const client = {
+    client_id: 'c1',
+    token_endpoint_auth_method: 'client_secret_basic' as const,
+    request_object_signing_alg: 'none' as const,
+  };
+  const made = { ...fresh, _clientId: 'c1', token_endpoint_auth_method: 'client_secret_basic', request_object_signing_alg: 'none' };
+
+  it('accepts the environment made for this address and client', () => {
+    expect(codeOf(() => checkEnvironmentTarget(environment(made), withDiscovery, client))).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'another auth_url path on the same host',
+      environment(made),
+      { ...withDiscovery, discoveryUrl: 'https://127.0.0.1:9443/permissive-headless/.well-known/openid-configuration' },
+      client,
+    ],
+    ['another client', environment(made), withDiscovery, { ...client, client_id: 'c2' }],
+    ['another auth method', environment(made), withDiscovery, { ...client, token_endpoint_auth_method: 'private_key_jwt' as const }],
+    ['another request-object alg', environment(made), withDiscovery, { ...client, request_object_signing_alg: 'PS256' as const }],
+  ])('refuses %s with ERR_ENVIRONMENT_STALE', (_name, env, where, registration) => {
+    expect(codeOf(() => checkEnvironmentTarget(env, where, registration))).toBe('ERR_ENVIRONMENT_STALE');
+  });
+});

@@ -930,6 +930,27 @@ describe('discovery, consent, code exchange, accounts', () => {
     );
   });
 
+  // Issue 31 item 6: each claim the code exchange's id_token check compares is held by its own case (with one of the
+  // three lines removed from code-exchange.test.js, its case passes and this test fails).
+  it.each([
+    ['iss', { iss: 'https://other-issuer.example' }],
+    ['aud', { aud: 'another-client' }],
+    ['aud (an array without our client)', { aud: ['another-client', 'third-client'] }],
+    ['nonce', { nonce: 'n-other' }],
+    ['nonce (absent)', { nonce: undefined }],
+  ] as const)('code exchange: fails a token id_token with another %s', (_claim, claims) => {
+    const test = script('code-exchange: POST token', 'test');
+    const env = { ...BANK, consent_id: 'c-1', nonce: 'n-1', auth_code: 'code-1', bank_jwks: BANK_JWKS };
+    const payload: Record<string, unknown> = { iss: BANK.issuer, aud: 'client-1', nonce: 'n-1', openbanking_intent_id: 'c-1', ...claims };
+    for (const [name, value] of Object.entries(claims)) if (value === undefined) delete payload[name];
+    const idToken = signPs256({ alg: 'PS256', kid: 'k1' }, payload);
+    const result = run(test, {
+      env,
+      response: { code: 200, headers: json, body: { access_token: 'at-1', token_type: 'Bearer', expires_in: 300, id_token: idToken } },
+    });
+    expect(result.failed()).toEqual(['id_token names the consent, the client and our nonce']);
+  });
+
   it('accounts: stores the ids, fails duplicates or none', () => {
     const test = script('accounts: GET /accounts', 'test');
     const env = { ...BANK, interim_balances: '{"old":{}}' };

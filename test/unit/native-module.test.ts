@@ -1,9 +1,18 @@
 // The classifier that tells a native module built for another runtime from damaged data (issue 24): the error shapes
-// are the real ones, as Node.js 24.21 and `bindings` throw them when better-sqlite3 was built for Node.js 20.
+// are the real ones, as Node.js 24.21 and `bindings` throw them when better-sqlite3 was built for Node.js 20. And the
+// builds kept per runtime outside node_modules (issue 34): where they are kept, that tools/native.js keeps them where
+// the store looks, and that the store (and every other opener of a database) loads the kept build for this runtime.
 
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-import { nativeModuleFailure } from '../../src/sandbox/store/native.js';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { nativeBuildDir, nativeCacheRoot, nativeModuleFailure, SQLITE_ADDON } from '../../src/sandbox/store/native.js';
+import { REPO_ROOT } from '../helpers/prerequisites.js';
 
 const NODE_24 = { version: 'v24.21.0', modules: '137' };
 
@@ -43,5 +52,159 @@ describe('nativeModuleFailure', () => {
     expect(nativeModuleFailure(coded('file is not a database', 'SQLITE_NOTADB'), 'better-sqlite3', NODE_24)).toBeUndefined();
     expect(nativeModuleFailure(coded('database disk image is malformed', 'SQLITE_CORRUPT'), 'better-sqlite3', NODE_24)).toBeUndefined();
     expect(nativeModuleFailure('not an error', 'better-sqlite3', NODE_24)).toBeUndefined();
+  });
+});
+
+const scratch = mkdtempSync(join(tmpdir(), 'obflow-native-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const SQLITE = {
+  name: 'better-sqlite3',
+  version: (createRequire(import.meta.url)('better-sqlite3/package.json') as { version: string }).version,
+};
+const OWN_ADDON = join(REPO_ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', SQLITE_ADDON);
+
+/** The NODE_MODULE_VERSION the package's own build is for (its registration symbol, node_register_module_v<ABI>). */
+const OWN_ABI = /node_register_module_v(\d+)/.exec(readFileSync(OWN_ADDON, 'latin1'))?.[1] ?? '';
+
+/**
+ * The Node.js that npm ci built the package's own addon for: this one, or another on PATH or among the pinned runtimes
+ * (.ci/run's passes on Node.js 24 and 26 run this file with the machine's Node.js behind them on PATH). The store and
+ * tool processes below run on it, so each test means the same on every runtime and nothing is compiled here.
+ */
+function nodeForOwnBuild(): string {
+  const candidates = [process.execPath];
+  const onPath = spawnSync('sh', ['-c', 'which -a node'], { encoding: 'utf8' }).stdout.trim().split('\n');
+  const pins = Object.keys((JSON.parse(readFileSync(join(REPO_ROOT, 'tools', 'runtimes.json'), 'utf8')) as { runtimes: object }).runtimes);
+  const pinned = pins.map((line) =>
+    spawnSync(process.execPath, [join(REPO_ROOT, 'tools', 'runtime.js'), line, '--cached'], { encoding: 'utf8' }),
+  );
+  candidates.push(...onPath, ...pinned.filter((found) => found.status === 0).map((found) => join(found.stdout.trim(), 'node')));
+  const node = candidates.find(
+    (candidate) =>
+      candidate !== '' && spawnSync(candidate, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).stdout.trim() === OWN_ABI,
+  );
+  if (node === undefined) throw new Error(`no Node.js with NODE_MODULE_VERSION ${OWN_ABI} (the one npm ci built better-sqlite3 for) found`);
+  return node;
+}
+const NODE = nodeForOwnBuild();
+const RUNTIME = { modules: OWN_ABI, platform: process.platform, arch: process.arch };
+
+/** Opens a store in a fresh data folder in its own process (dist/, as `obflow` runs it) with `cache` as the native
+ *  cache; prints the better-sqlite3 addons that process loaded, or the error's name and message. */
+function openStore(cache: string): { status: number | null; stdout: string; stderr: string } {
+  const script = `
+    import { createRequire } from 'node:module';
+    import { mkdtempSync } from 'node:fs';
+    import { join } from 'node:path';
+    import { tmpdir } from 'node:os';
+    const { SandboxDb } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'sandbox', 'store', 'db.js'))});
+    try {
+      SandboxDb.open(mkdtempSync(join(tmpdir(), 'obflow-native-store-')));
+    } catch (error) {
+      console.log(error.name + ': ' + error.message.split('\\n')[0]);
+      process.exit(3);
+    }
+    console.log(Object.keys(createRequire(import.meta.url).cache).filter((file) => file.endsWith('.node')).join('\\n'));
+  `;
+  return spawnSync(NODE, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, OBFLOW_NATIVE_CACHE: cache },
+  });
+}
+
+describe('the builds of better-sqlite3 kept per runtime (issue 34)', () => {
+  it('are kept in OBFLOW_NATIVE_CACHE, else $XDG_CACHE_HOME/obflow/native, else ~/.cache/obflow/native', () => {
+    expect(nativeCacheRoot({ OBFLOW_NATIVE_CACHE: '/c/native', XDG_CACHE_HOME: '/x' }, '/home/u')).toBe('/c/native');
+    expect(nativeCacheRoot({ XDG_CACHE_HOME: '/x' }, '/home/u')).toBe('/x/obflow/native');
+    // The XDG rule: a relative XDG_CACHE_HOME is invalid and ignored; an empty OBFLOW_NATIVE_CACHE is unset.
+    expect(nativeCacheRoot({ OBFLOW_NATIVE_CACHE: '', XDG_CACHE_HOME: 'rel' }, '/home/u')).toBe('/home/u/.cache/obflow/native');
+  });
+
+  it('one folder per package version and NODE_MODULE_VERSION (and platform, arch)', () => {
+    const runtime = { modules: '137', platform: 'linux', arch: 'x64' };
+    expect(nativeBuildDir('/c', { name: 'better-sqlite3', version: '12.11.1' }, runtime)).toBe(
+      '/c/better-sqlite3@12.11.1/node-v137-linux-x64',
+    );
+    expect(nativeBuildDir('/c', { name: 'better-sqlite3', version: '12.11.1' }, { ...runtime, modules: '115' })).not.toBe(
+      nativeBuildDir('/c', { name: 'better-sqlite3', version: '12.11.1' }, runtime),
+    );
+  });
+
+  it('tools/native.js keeps them where the store looks (the same folder for the same environment)', () => {
+    for (const env of [
+      { OBFLOW_NATIVE_CACHE: join(scratch, 'named') },
+      { OBFLOW_NATIVE_CACHE: '', XDG_CACHE_HOME: join(scratch, 'xdg') },
+    ]) {
+      const where = spawnSync(process.execPath, [join(REPO_ROOT, 'tools', 'native.js'), '--where'], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+      expect(where.status, where.stderr).toBe(0);
+      expect(where.stdout.trim()).toBe(nativeBuildDir(nativeCacheRoot({ ...process.env, ...env }), SQLITE));
+    }
+  });
+
+  it("tools/native.js keeps this runtime's build (the package's own, when it loads) and prebuild-install's tarball of it", () => {
+    const cache = join(scratch, 'kept-by-tool');
+    const kept = spawnSync(NODE, [join(REPO_ROOT, 'tools', 'native.js')], {
+      encoding: 'utf8',
+      env: { ...process.env, OBFLOW_NATIVE_CACHE: cache },
+    });
+    expect(kept.status, kept.stderr).toBe(0);
+    const addon = join(nativeBuildDir(cache, SQLITE, RUNTIME), SQLITE_ADDON);
+    expect(kept.stdout.trim()).toBe(addon);
+    expect(readFileSync(addon).equals(readFileSync(OWN_ADDON))).toBe(true);
+    const tag = `node-v${OWN_ABI}-${process.platform}-${process.arch}`;
+    expect(readdirSync(join(cache, `better-sqlite3@${SQLITE.version}`, 'prebuilds'))).toEqual([
+      `better-sqlite3-v${SQLITE.version}-${tag}.tar.gz`,
+    ]);
+    const listing = spawnSync(
+      'tar',
+      ['-tzf', join(cache, `better-sqlite3@${SQLITE.version}`, 'prebuilds', `better-sqlite3-v${SQLITE.version}-${tag}.tar.gz`)],
+      { encoding: 'utf8' },
+    );
+    expect(listing.stdout.trim()).toBe('build/Release/better_sqlite3.node');
+  });
+
+  it("the store loads the build kept for this runtime, not the package's own", () => {
+    const cache = join(scratch, 'kept');
+    const dir = nativeBuildDir(cache, SQLITE, RUNTIME);
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(OWN_ADDON, join(dir, SQLITE_ADDON));
+    const opened = openStore(cache);
+    expect(opened.status, opened.stderr + opened.stdout).toBe(0);
+    expect(opened.stdout.trim().split('\n')).toEqual([join(dir, SQLITE_ADDON)]);
+  });
+
+  it('a kept build that does not load is a native-module failure naming it (so the kept one was the one loaded)', () => {
+    const cache = join(scratch, 'broken');
+    const dir = nativeBuildDir(cache, SQLITE, RUNTIME);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, SQLITE_ADDON), 'not an ELF file');
+    const opened = openStore(cache);
+    expect(opened.status, opened.stderr).toBe(3);
+    expect(opened.stdout).toMatch(/^SandboxNativeModuleError: .*better-sqlite3/);
+  });
+
+  it("without a kept build, the package's own build (what npm ci made) is loaded", () => {
+    const opened = openStore(join(scratch, 'empty'));
+    expect(opened.status, opened.stderr + opened.stdout).toBe(0);
+    expect(opened.stdout.trim().split('\n')).toEqual([OWN_ADDON]);
+  });
+
+  it('every database opened in src/ and test/ passes the kept build (nativeBinding), or a runtime switch would break it', () => {
+    const openers = ['src', 'test'].flatMap((top) =>
+      readdirSync(join(REPO_ROOT, top), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .flatMap((file) => {
+          const text = readFileSync(join(REPO_ROOT, top, file), 'utf8');
+          return [...text.matchAll(/new Database\(([^;]*?)\)[);]/g)].map((match) => ({ at: `${top}/${file}`, call: match[0] }));
+        }),
+    );
+    expect(openers.length).toBeGreaterThanOrEqual(3);
+    expect(
+      openers.filter(({ call }) => !call.includes('nativeBinding: keptSqliteAddon()')).map(({ at, call }) => `${at}: ${call}`),
+    ).toEqual([]);
   });
 });

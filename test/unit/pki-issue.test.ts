@@ -173,7 +173,7 @@ describe('issueLocalIdentity', () => {
   it('refuses to overwrite an existing identity unless asked', async () => {
     const id = await getTestIdentity();
     const error: unknown = await issueLocalIdentity({ dir: id.dir }).catch((e: unknown) => e);
-    expect(isObflowError(error) && error.code).toBe('ERR_WRITE_FAILED');
+    expect(isObflowError(error) && error.code).toBe('ERR_IDENTITY_EXISTS');
   });
 
   it('replaces a whole identity folder with overwrite, leaving no staging or backup folders', async () => {

@@ -22,12 +22,12 @@ import { loadTiming } from '../../src/report/timing.js';
 
 const at = (seconds: number): string => new Date(Date.UTC(2026, 10, 25, 6, 17, 0) + seconds * 1000).toISOString();
 
-type StepSpec = [name: string, outcome: 'passed' | 'failed' | 'skipped', seconds: number, kind?: 'collection' | 'local'];
+type StepSpec = [name: string, outcome: 'passed' | 'failed' | 'skipped' | 'not-reached', seconds: number, kind?: 'collection' | 'local'];
 
 let clock = 0;
 function report(target: { name: string; profile: string; consent: string }, steps: StepSpec[]): JsonReport {
   clock = 0;
-  const passed = steps.every(([, outcome]) => outcome === 'passed');
+  const passed = steps.every(([, outcome]) => outcome === 'passed' || outcome === 'skipped');
   return {
     version: 1,
     startedAt: at(0),
@@ -36,7 +36,24 @@ function report(target: { name: string; profile: string; consent: string }, step
     origins: ['https://127.0.0.1:1'],
     passed,
     steps: steps.map(([name, outcome, seconds, kind = 'collection']) => {
-      if (outcome === 'skipped') return { name, kind, requests: [], preRequestAssertions: [], scriptErrors: [] };
+      // A report of obflow before `status`: no verdict meant not reached.
+      if (outcome === 'not-reached') return { name, kind, requests: [], preRequestAssertions: [], scriptErrors: [] };
+      if (outcome === 'skipped') {
+        const skipped = [{ item: `${name} request`, reason: 'the bank issued no refresh token' }];
+        const time = at(clock);
+        return {
+          name,
+          kind,
+          status: 'skipped',
+          skipReason: skipped[0]?.reason ?? '',
+          startedAt: time,
+          finishedAt: time,
+          requests: [],
+          preRequestAssertions: [],
+          scriptErrors: [],
+          skipped,
+        };
+      }
       const startedAt = at(clock);
       clock += seconds;
       const failed = outcome === 'failed';
@@ -105,8 +122,8 @@ const failing: LegInput = {
   report: report({ name: 'examplebank', profile: 'strict-headless', consent: 'headless' }, [
     ['discovery', 'passed', 1],
     ['psu-consent', 'failed', 2],
-    ['code-exchange', 'skipped', 0],
-    ['accounts', 'skipped', 0],
+    ['code-exchange', 'not-reached', 0],
+    ['accounts', 'not-reached', 0],
   ]),
   link: 'legs/examplebank/report.html',
 };
@@ -116,18 +133,33 @@ const crashed: LegInput = {
 };
 
 describe('a leg from its report and its status file', () => {
-  it('cells are passed, failed (with the checks that failed and the item) or skipped (not reached), with their times', () => {
+  it('cells are passed, failed (with the checks that failed and the item) or not reached, with their times', () => {
     const leg = legOf(failing);
     expect(leg).toMatchObject({ id: 'examplebank / strict-headless / headless', status: 'failed', report: 'legs/examplebank/report.html' });
     expect(leg.steps.map((step) => [step.name, step.status, step.ms])).toEqual([
       ['discovery', 'passed', 1000],
       ['psu-consent', 'failed', 2000],
-      ['code-exchange', 'skipped', undefined],
-      ['accounts', 'skipped', undefined],
+      ['code-exchange', 'not-reached', undefined],
+      ['accounts', 'not-reached', undefined],
     ]);
     expect(leg.steps[1]?.failures).toEqual([
       { item: 'psu-consent request', check: 'id_token openbanking_intent_id is the consent id', message: 'expected x to equal y' },
     ]);
+  });
+
+  it('a skipped step is a cell of its own, with its reason: never passed, never "not reached"', () => {
+    const leg = legOf({
+      source: 's',
+      report: report(sandbox('strict-headless'), [
+        ['discovery', 'passed', 1],
+        ['refresh', 'skipped', 0],
+      ]),
+    });
+    expect(leg.status).toBe('passed');
+    expect(leg.steps[1]).toMatchObject({ name: 'refresh', status: 'skipped', reason: 'the bank issued no refresh token' });
+    const merged = mergeLegs([{ source: 's', report: report(sandbox('strict-headless'), [['refresh', 'skipped', 0]]) }]);
+    expect(mergedJunit(merged)).toContain('<skipped message="skipped: the bank issued no refresh token"/>');
+    expect(mergedMarkdown(merged)).toContain('| ⏭️ |');
   });
 
   it('a local check (pre-request assertion) and a request with no answer are failures too', () => {
@@ -322,7 +354,7 @@ describe('the merged outputs', () => {
   it('Markdown for a job summary: the grid, the failed checks, what changed', () => {
     const text = mergedMarkdown(summary);
     expect(text).toContain('## obflow: 1 of 3 legs passed — 1 failed, 1 without a report');
-    expect(text).toContain('| examplebank / strict-headless / headless | ✅ | ❌ | ⏭️ | ⏭️ |');
+    expect(text).toContain('| examplebank / strict-headless / headless | ✅ | ❌ | ⏸️ | ⏸️ |');
     expect(text).toContain('| otherbank / strict-headless / headless — exit 3 at obflow register');
     expect(text).toContain(
       '- **examplebank / strict-headless / headless** · psu-consent: id_token openbanking_intent_id is the consent id — expected x to equal y',

@@ -1,13 +1,15 @@
 // The people's reports (issue 13): the report model from run events, its redaction, the self-contained HTML, and the workspace's pure parts (environment without secrets, certificate rows, flow picture).
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/events.js';
 import type { RunResult } from '../../src/run/result.js';
 import { htmlReporter, reportSubscriber } from '../../src/run/reporters/html.js';
-import { loadReportModule, type ReportModel } from '../../src/report/html.js';
+import { loadReportModule, reportModuleDir, type ReportModel } from '../../src/report/html.js';
 import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../../src/workspace/build.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
 
@@ -169,7 +171,10 @@ describe("the run report's timing picture (issue 23: the same picture as the mer
       { status: 'failed', fill: '#d93025', title: '2. id-token: 2.5 s (failed)' },
     ]);
     expect((segments[1]?.width ?? 0) / (segments[0]?.width ?? 1)).toBeCloseTo(2.5 / 1.5, 1);
-    expect(html).toContain('<details class="step" id="step-id-token" open>');
+    expect(html).toContain('<details class="step failed" id="step-id-token" open>');
+    // The legend's swatch of the failed step is the red of its bar, not its number's colour.
+    expect(html).toMatch(/<span class="swatch" style="background: #d93025"><\/span>2\. id-token \(failed\)/);
+    expect(html).toMatch(/<span class="swatch" style="background: #1a73e8"><\/span>1\. discovery</);
   });
 
   it("without the runner's step times (a workspace's run.mjs) a step takes as long as its requests", async () => {
@@ -197,7 +202,12 @@ describe('the report from run events', () => {
       passed: false,
       totals: { requests: 1, assertions: 2, failed: 1 },
     });
-    expect(model.steps.map((step) => step.name)).toEqual(['psu-consent', 'accounts']);
+    // Every step of the plan: the one the run never reached says so.
+    expect(model.steps.map((step) => [step.name, (step as { status?: string }).status])).toEqual([
+      ['psu-consent', 'passed'],
+      ['accounts', 'failed'],
+      ['transactions', 'not-reached'],
+    ]);
     expect(model.steps[0]?.local).toBe(true);
     expect(model.steps[1]?.requests[0]).toMatchObject({ path: '/open-banking/v3.1/aisp/accounts', status: 200, ms: 12 });
     expect(model.steps[1]?.requests[0]?.assertions).toEqual([
@@ -214,10 +224,16 @@ describe('the report from run events', () => {
     ]);
   });
 
-  it('html: one self-contained document (no script, no external resource), secrets absent, a zero count shown as 0', async () => {
+  it('html: one self-contained document (one inline script, for the local time; no external resource), secrets absent, a zero count shown as 0', async () => {
     const html = await feed(run, htmlReporter);
     expect(html).toMatch(/^<!DOCTYPE html>/);
-    expect(html).not.toMatch(/<script|<link|src=|url\(|https?:\/\/(?!rs\.example)/);
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1] ?? '');
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toContain("document.querySelectorAll('time[data-local]')");
+    expect(html.replace(/<script>[\s\S]*?<\/script>/, '')).not.toMatch(/<script|<link|src=|url\(|https?:\/\/(?!rs\.example)/);
+    // The time as written is UTC, said so (the browser puts it in the reader's zone).
+    expect(html).toContain(`<time datetime="${at}" data-local>`);
+    expect(html).toMatch(/data-local>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
     expect(html).not.toContain(TOKEN.slice(0, 12));
     expect(html).toContain('−10.00 GBP');
     expect(html).toMatch(/<td class="num">0<\/td>/);
@@ -280,5 +296,44 @@ describe('the workspace, pure parts', () => {
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     expect(svg).toContain('1. psu-consent');
     expect(svg).toContain('2. accounts');
+  });
+});
+
+describe("the workspace's report reads a skipped request as obflow does (rules.mjs createSkipWatch)", () => {
+  it('an item that ended without a request, after its `skipped:` line, is a skipped step with the reason; a step after it is not', async () => {
+    const module = (await import(pathToFileURL(join(reportModuleDir(), 'report.mjs')).href)) as {
+      attachNewman(emitter: EventEmitter, collector: unknown, stepOf: (item: string) => string): void;
+    };
+    const { createReportCollector } = await loadReportModule();
+    const collector = createReportCollector({ secretKeys: [] });
+    const emitter = new EventEmitter();
+    module.attachNewman(emitter, collector, (item) => (item.startsWith('refresh') ? 'refresh' : 'accounts'));
+    const item = (name: string) => ({ item: { name } });
+    emitter.emit('beforeItem', null, item('accounts: GET /accounts'));
+    emitter.emit('request', null, {
+      ...item('accounts: GET /accounts'),
+      request: { method: 'GET', url: { toString: () => 'https://rs.example/aisp/accounts' } },
+      response: { code: 200 },
+    });
+    emitter.emit('item', null, item('accounts: GET /accounts'));
+    emitter.emit('beforeItem', null, item('refresh: POST token'));
+    emitter.emit('console', null, { level: 'info', messages: ['skipped: the bank issued no refresh token'] });
+    emitter.emit('item', null, item('refresh: POST token'));
+    const model = collector.model(
+      {
+        bank: 'b',
+        profile: 'p',
+        obflowVersion: 'v',
+        ranAt: '2026-11-25T19:00:00.000Z',
+        runner: 'workspace',
+        order: ['accounts', 'refresh'],
+      },
+      [],
+    );
+    expect(model.steps.map((step) => [step.name, step.status, step.skipReason])).toEqual([
+      ['accounts', 'passed', undefined],
+      ['refresh', 'skipped', 'the bank issued no refresh token'],
+    ]);
+    expect(model).toMatchObject({ passed: true, totals: { skipped: 1 } });
   });
 });

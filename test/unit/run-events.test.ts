@@ -2,11 +2,18 @@
 // environment secret by secret), each subscriber in order on its own queue, a subscriber's error surfacing once the
 // run settles; and the pure views built from events (progress lines, the JSON report).
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mergeEnvironment } from '../../src/environment/merge.js';
+import { idTokenStep } from '../../src/run/id-token.js';
+import { stepStatus } from '../../src/run/result.js';
+import { runSteps } from '../../src/run/runner.js';
 import { describe, expect, it } from 'vitest';
 
 import { EventDispatch } from '../../src/run/dispatch.js';
 import { Redactor } from '../../src/run/redaction.js';
-import { progressLines } from '../../src/run/reporters/cli.js';
+import { createCliReporter, progressLines } from '../../src/run/reporters/cli.js';
 import { buildJsonReport, type RunEvent, type RunSubscriber } from '../../src/run/index.js';
 
 const TOKEN = 'eyJhbGciOiJQUzI1NiJ9.payload.signature';
@@ -118,6 +125,114 @@ describe('views of the events', () => {
     expect(progressLines({ type: 'request', step: 's', item: 'i', method: 'GET', url: 'https://h:1/x', failure, at })).toEqual([
       '  i  GET /x → error: connect ECONNREFUSED',
     ]);
+  });
+
+  it('the cli reporter: one line per step by default (– skipped with its reason, · the steps not reached), every check with --verbose, each once', () => {
+    const ok = { requests: 1, assertions: { total: 2, failed: 0 }, failures: [], reports: [] };
+    const events: RunEvent[] = [
+      {
+        type: 'start',
+        startedAt: at,
+        steps: [
+          { name: 'psu-consent', kind: 'collection' },
+          { name: 'id-token', kind: 'local' },
+          { name: 'refresh', kind: 'collection' },
+          { name: 'later', kind: 'collection' },
+        ],
+        origins: [],
+      },
+      { type: 'step', phase: 'begin', step: 'psu-consent', kind: 'collection', at },
+      { ...request, step: 'psu-consent' },
+      { type: 'assertion', step: 'psu-consent', item: 'i', name: 'id_token signature verifies', status: 'passed' },
+      { type: 'assertion', step: 'psu-consent', item: 'i', name: 'status is 200', status: 'passed' },
+      { type: 'step', phase: 'end', step: 'psu-consent', kind: 'collection', at, result: { name: 'psu-consent', passed: true, ...ok } },
+      { type: 'step', phase: 'begin', step: 'id-token', kind: 'local', at },
+      { type: 'assertion', step: 'id-token', item: 'id-token', name: 'id_token signature verifies', status: 'passed' },
+      {
+        type: 'step',
+        phase: 'end',
+        step: 'id-token',
+        kind: 'local',
+        at,
+        result: { name: 'id-token', passed: true, ...ok, requests: 0, assertions: { total: 1, failed: 0 } },
+      },
+      { type: 'step', phase: 'begin', step: 'refresh', kind: 'collection', at },
+      { type: 'skip', step: 'refresh', item: 'refresh: POST token', reason: 'the bank issued no refresh token' },
+      {
+        type: 'step',
+        phase: 'end',
+        step: 'refresh',
+        kind: 'collection',
+        at,
+        result: {
+          name: 'refresh',
+          passed: true,
+          requests: 0,
+          assertions: { total: 0, failed: 0 },
+          failures: [],
+          reports: [],
+          skipped: [{ item: 'refresh: POST token', reason: 'the bank issued no refresh token' }],
+        },
+      },
+      {
+        type: 'done',
+        finishedAt: at,
+        result: {
+          passed: false,
+          steps: [],
+          environment: { id: 'e', name: 'e', values: [], _postman_variable_scope: 'environment' },
+          executions: [],
+        },
+      },
+    ];
+    const linesOf = (verbose: boolean): string[] => {
+      const lines: string[] = [];
+      const reporter = createCliReporter({
+        cwd: '/',
+        reportDir: '/',
+        log: (line) => void lines.push(line),
+        redact: (text) => text,
+        verbose,
+      });
+      for (const event of events) void reporter.onEvent(event);
+      return lines;
+    };
+    expect(linesOf(false)).toEqual([
+      '✓ psu-consent  1 request, 2 checks',
+      '✓ id-token  1 check',
+      '– refresh  skipped: the bank issued no refresh token',
+      '· not reached: later',
+    ]);
+    const verbose = linesOf(true);
+    expect(verbose).toContain('    ✓ status is 200');
+    expect(verbose).toContain('  refresh: POST token  – skipped: the bank issued no refresh token');
+    // The local step's id_token check repeats the collection's: printed once.
+    expect(verbose.filter((line) => line === '    ✓ id_token signature verifies')).toHaveLength(1);
+  });
+
+  it('a local step with nothing to check (no id_token with response_type code) is skipped with its reason, not passed with 0 checks', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'obflow-local-skip-'));
+    try {
+      const lines: string[] = [];
+      const result = await runSteps({
+        steps: [
+          idTokenStep({ source: 'authorization', keys: async () => ({ keys: [] }) }),
+          idTokenStep({ source: 'token', keys: async () => ({ keys: [] }) }),
+        ],
+        environment: { ...mergeEnvironment({ name: 'n', flow: { response_type: 'code' } }) },
+        cwd,
+        sslClientCertList: [],
+        preflight: false,
+        reporters: ['cli'],
+        log: (line) => void lines.push(line),
+      });
+      expect(result.steps.map((step) => stepStatus(step))).toEqual(['skipped', 'skipped']);
+      expect(result.passed).toBe(true);
+      expect(lines[0]).toMatch(/^– id-token {2}skipped: response_type code: the authorization response carries no id_token/);
+      expect(lines[1]).toBe('– id-token-token  skipped: the token response carried no id_token, so there was none to check');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('the JSON report puts each assertion under its request and keeps no body', () => {

@@ -167,13 +167,14 @@ describe('buildRunSummary', () => {
           transactions: 36,
         },
       ],
-      steps: { passed: 2, total: 11 },
+      steps: { passed: 2, skipped: 0, total: 11 },
+      skips: [],
     });
     const lines = formatRunSummary(summary);
     expect(lines).toEqual([
       '111 Bills: 10.50 GBP (InterimAvailable), 240 transactions',
       '222 Savings: -3.00 GBP (InterimAvailable), 36 transactions',
-      'steps passed: 2/11',
+      'steps passed: 2/11, 0 skipped',
     ]);
     expect(lines.join('\n')).not.toContain('very-secret-token');
   });
@@ -181,8 +182,32 @@ describe('buildRunSummary', () => {
   it('names the failed step and survives missing state', () => {
     const failed = [...steps.slice(0, 1), { ...(steps[1] as StepResult), passed: false }];
     const summary = buildRunSummary({ environment: mergeEnvironment({ name: 'n' }), steps: failed });
-    expect(summary).toEqual({ accounts: [], steps: { passed: 1, total: 2, failed: 'transactions' } });
-    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2 (failed: transactions)']);
+    expect(summary).toEqual({ accounts: [], steps: { passed: 1, skipped: 0, total: 2, failed: 'transactions' }, skips: [] });
+    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2, 0 skipped (failed: transactions)']);
+  });
+
+  it("a run that stopped before the accounts step lists no accounts: an earlier run's state is not this run's", () => {
+    const environment = mergeEnvironment({ name: 'n', flow: { account_ids: '["111"]' } });
+    const planned = ['discovery', 'accounts', 'transactions'];
+    const discovery = { ...(steps[0] as StepResult), name: 'discovery' };
+    expect(buildRunSummary({ environment, steps: [discovery], planned }).accounts).toEqual([]);
+    expect(buildRunSummary({ environment, steps: [discovery], planned }).steps.total).toBe(3);
+    // A single later step reads the saved state on purpose (`run transactions`).
+    expect(buildRunSummary({ environment, steps: [steps[1] as StepResult], planned: ['transactions'] }).accounts).toHaveLength(1);
+  });
+
+  it('counts a step none of whose requests went out as skipped, with its reason, never as passed', () => {
+    const skipped: StepResult = {
+      ...(steps[1] as StepResult),
+      name: 'refresh',
+      requests: 0,
+      assertions: { total: 0, failed: 0 },
+      skipped: [{ item: 'refresh: POST token', reason: 'the bank issued no refresh token' }],
+    };
+    const summary = buildRunSummary({ environment: mergeEnvironment({ name: 'n' }), steps: [steps[0] as StepResult, skipped] });
+    expect(summary.steps).toEqual({ passed: 1, skipped: 1, total: 2 });
+    expect(summary.skips).toEqual([{ step: 'refresh', reason: 'the bank issued no refresh token' }]);
+    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2, 1 skipped (refresh)']);
   });
 
   it('never reads a value typed secret', () => {

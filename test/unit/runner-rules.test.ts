@@ -59,9 +59,22 @@ describe('the runner rules shared with every workspace', () => {
     );
   });
 
+  it('the Basic value of client_secret_basic (RFC 6749 §2.3.1): one function for obflow, the workspace run and its guide', async () => {
+    const shipped = (await import(pathToFileURL(join(WORKSPACE, 'rules.mjs')).href)) as Record<string, unknown>;
+    const id = 'client:1';
+    const secret = 'a+b/c d:é';
+    const expected = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64');
+    expect(rules.basicCredentials(id, secret)).toBe(expected);
+    expect((shipped.basicCredentials as typeof rules.basicCredentials)(id, secret)).toBe(expected);
+    // The workspace's secrets step imports it from rules.mjs rather than computing base64 itself.
+    const secrets = readFileSync(join(WORKSPACE, 'secrets.mjs'), 'utf8');
+    expect(secrets).toMatch(/import \{ basicCredentials \} from '\.\/rules\.mjs'/);
+    expect(secrets).not.toMatch(/base64|btoa/);
+  });
+
   it("the workspace's own scripts keep no copy of a rule", () => {
     const scripts = COPIED_FILES.filter((file) => file.endsWith('.mjs') && file !== 'rules.mjs');
-    expect(scripts).toEqual(['run.mjs', 'report.mjs', 'timing.mjs']);
+    expect(scripts).toEqual(['run.mjs', 'secrets.mjs', 'report.mjs', 'timing.mjs']);
     expect(scripts.flatMap((file) => handKeptRules(file, readFileSync(join(WORKSPACE, file), 'utf8')))).toEqual([]);
   });
 
@@ -73,5 +86,29 @@ describe('the runner rules shared with every workspace', () => {
       'x.mjs: aisp\\\\?\\/accounts',
       'x.mjs: Nickname|AccountSubType',
     ]);
+  });
+});
+
+describe('createSkipWatch: a skipped request is an item that ended without one and without a failure', () => {
+  const watch = (feed: (skips: ReturnType<typeof rules.createSkipWatch>) => void) => {
+    const skips = rules.createSkipWatch();
+    skips.begin('refresh: POST token');
+    feed(skips);
+    return skips.end();
+  };
+
+  it('reads the reason from the `skipped:` console line, or says none was given', () => {
+    expect(watch((skips) => skips.console(['skipped: the bank issued no refresh token']))).toEqual({
+      item: 'refresh: POST token',
+      reason: 'the bank issued no refresh token',
+    });
+    expect(watch(() => undefined)).toEqual({ item: 'refresh: POST token', reason: rules.UNKNOWN_SKIP_REASON });
+  });
+
+  it('an item that sent its request, or failed, is no skip; an item end without a begin neither', () => {
+    expect(watch((skips) => skips.request())).toBeUndefined();
+    expect(watch((skips) => skips.failed())).toBeUndefined();
+    const skips = rules.createSkipWatch();
+    expect(skips.end()).toBeUndefined();
   });
 });

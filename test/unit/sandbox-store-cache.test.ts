@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { SandboxDb } from '../../src/sandbox/store/db.js';
 import type { Collection } from '../../src/sandbox/store/db.js';
+import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 
 interface Token {
   clientId: string;
@@ -37,7 +38,7 @@ function open(): { dataDir: string; db: SandboxDb; tokens: Collection<Token> } {
 
 /** Another connection to the same database, as a second process on the same data folder would hold. */
 function other(dataDir: string): { run(sql: string, ...params: unknown[]): void } {
-  const db = new Database(join(dataDir, 'sandbox.db'), { fileMustExist: true });
+  const db = new Database(join(dataDir, 'sandbox.db'), { fileMustExist: true, nativeBinding: keptSqliteAddon() });
   keep.push(db);
   return {
     run(sql, ...params) {

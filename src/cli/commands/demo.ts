@@ -86,7 +86,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             state,
             (legs[0] as (typeof legs)[number]).result,
             { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
-            config.flow.apiVersion,
+            { apiVersion: config.flow.apiVersion },
           );
         } else
           await report.reportVersionRuns(

@@ -26,7 +26,10 @@ export const registerCommand = (state: CommandState): CommandModule => ({
   builder: (yargs) =>
     yargs
       .option('dry-run', { type: 'boolean', describe: 'Print the signed JWT and its decoded header and claims; send nothing' })
-      .option('force', { type: 'boolean', describe: 'Register again even if a client is stored for this statement and target' })
+      .option('force', {
+        type: 'boolean',
+        describe: 'Register again (or, with --client-id, store another client) even if a client is stored for this statement and target',
+      })
       .option('profile', { type: 'string', describe: 'Sandbox client profile (strict|permissive)-(headless|interactive)' })
       .option('client-id', {
         type: 'string',
@@ -53,6 +56,12 @@ export const registerCommand = (state: CommandState): CommandModule => ({
       .example('$0 register --show', "the bank's record of the stored client")
       .example('OBFLOW_CLIENT_SECRET=… $0 register --client-id 5f2c…', 'reuse a client registered once (e.g. in a CI job)'),
   handler: async (argv) => {
+    // An empty --client-id (in CI: `--client-id "$OBFLOW_CLIENT_ID"` with the secret unset) is a mistake, never "no flag".
+    if (argv['client-id'] === '') {
+      throw new ObflowError('ERR_USAGE', '--client-id is empty', {
+        hint: 'Give the client id the bank issued (in CI the secret OBFLOW_CLIENT_ID of this bank and profile: docs/ci.md), or leave the flag out to register.',
+      });
+    }
     const { core, config, overrides } = await openCommand(state, argv);
     const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
@@ -60,6 +69,7 @@ export const registerCommand = (state: CommandState): CommandModule => ({
         const secret = await clientSecretOf(state, argv['client-secret-file']);
         const { registration, path } = await core.externalRegistrationStage(session, {
           clientId: argv['client-id'],
+          force: argv.force === true,
           ...(secret !== undefined ? { clientSecret: secret } : {}),
         });
         state.output.result({

@@ -1,6 +1,7 @@
 // `obflow run [step|all]`: run the collections with newman in one process over mTLS, chaining the environment.
 
 import type { CommandModule } from 'yargs';
+import { STEP_NAMES } from '../../generate/step-names.js';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
@@ -12,7 +13,11 @@ export const runCommand = (state: CommandState): CommandModule => ({
   describe: 'Run the collections with newman, presenting the transport certificate (all steps, or one)',
   builder: (yargs) =>
     yargs
-      .positional('step', { type: 'string', default: 'all', describe: 'all, or one step name (see docs/collections.md)' })
+      .positional('step', {
+        type: 'string',
+        default: 'all',
+        describe: `all, or one step, in the order they run: ${STEP_NAMES.join(', ')} (docs/collections.md)`,
+      })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('consent', {
         type: 'string',
@@ -30,12 +35,18 @@ export const runCommand = (state: CommandState): CommandModule => ({
         type: 'string',
         describe: `Comma-separated, from ${REPORTER_NAMES.join(', ')} (default ${DEFAULT_REPORTERS.join(',')})`,
       })
+      .option('skips', {
+        type: 'boolean',
+        describe: 'A step that did not run (skipped, with its reason) leaves the run passing; --no-skips fails it (ERR_RUN_SKIPPED)',
+      })
+      .option('verbose', { type: 'boolean', describe: 'Every request and check, not only a line per step' })
       .option('insecure', { type: 'boolean', describe: "Do not verify the bank's server certificate (self-signed sandboxes only)" })
       .example('$0 run all', 'every step, in order')
       .example('$0 run all --consent manual', 'consent in your own browser, then paste the redirect address')
       .example('$0 run all --reporters cli,junit,json', 'also write the run as JSON (reports/obflow-run.json)')
       .example('$0 run all --consent browser', "the bank's consent page in Chromium: a consent script, or you in the window")
       .example('$0 run all --api-version 3.1,4.0', 'both versions of the bank, a consent each, then side by side')
+      .example('$0 run all --no-skips', 'CI where every step must run: a skipped step fails the run')
       .example('$0 run accounts', "one step, reading the earlier steps' state from the environment"),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);
@@ -58,6 +69,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
           select: String(argv.step ?? 'all'),
           reporters,
           progress: (line) => state.output.line(line),
+          ...(argv.verbose === true ? { verbose: true } : {}),
           ...liveLineOption(state, core),
         });
         // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
@@ -65,8 +77,14 @@ export const runCommand = (state: CommandState): CommandModule => ({
         legs.push({ version, result });
       }
       const report = await import('../report.js');
-      if (versions === undefined) report.reportRun(state, (legs[0] as (typeof legs)[number]).result, {}, config.flow.apiVersion);
-      else await report.reportVersionRuns(state, legs, {}, core.reportsDir(session.config));
+      if (versions === undefined)
+        report.reportRun(
+          state,
+          (legs[0] as (typeof legs)[number]).result,
+          {},
+          { allowSkips: config.flow.allowSkips, apiVersion: config.flow.apiVersion },
+        );
+      else await report.reportVersionRuns(state, legs, {}, core.reportsDir(session.config), { allowSkips: config.flow.allowSkips });
     } finally {
       await session.close();
     }

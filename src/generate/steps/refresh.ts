@@ -1,5 +1,6 @@
 // Step: refresh (RFC 6749 §6): a new access token from the refresh token of the code exchange, client_secret_basic as
-// registered (token_endpoint_auth_method), then a read with it. Skipped when the bank issued no refresh token.
+// registered (token_endpoint_auth_method), then a read with it. Both skipped, with the reason, when the bank issued no
+// refresh token.
 
 import type { StepContext, StepSpec } from '../model.js';
 import { accountsRead, ais, checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
@@ -27,6 +28,8 @@ export function refreshStep(context: StepContext): StepSpec {
         name: 'refresh: GET /accounts with the new token',
         description: `${ais(context).label} Accounts with the refreshed access token: the same accounts as before.`,
         ...accountsRead({ template: 'refresh-read.test' }, context),
+        // Skipped with the refresh: the old access token must not pass for a refreshed one.
+        prerequest: [{ template: 'refresh-read.prerequest' }],
       },
     ],
   };

@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../../fs.js';
 import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from '../../report/html.js';
 import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../events.js';
 import { buildRunSummary } from '../summary.js';
+import { failureSummary } from '../verdict.js';
 
 export const HTML_REPORT_FILE = 'report.html';
 
@@ -53,6 +54,9 @@ export function reportSubscriber(
               ...(event.message !== undefined ? { message: event.message } : {}),
             });
           break;
+        case 'skip':
+          collector.skip({ step: event.step, item: event.item, reason: event.reason });
+          break;
         case 'script':
           collector.assertion({
             step: event.step,
@@ -65,7 +69,14 @@ export function reportSubscriber(
         case 'done': {
           const { result } = event;
           const order = start?.steps.map((step) => step.name) ?? result.steps.map((step) => step.name);
-          const summary = buildRunSummary({ environment: result.environment, steps: result.steps, executions: result.executions });
+          const summary = buildRunSummary({
+            environment: result.environment,
+            steps: result.steps,
+            executions: result.executions,
+            ...(result.planned !== undefined ? { planned: result.planned } : {}),
+          });
+          // The same "whose side, what to do" as the CLI's (src/run/verdict.ts); the details are on this page.
+          const failure = failureSummary(result, 'the failed step below, and its checks');
           model = collector.model(
             {
               bank:
@@ -74,6 +85,7 @@ export function reportSubscriber(
               obflowVersion: obflowVersion(),
               ranAt: start?.startedAt ?? event.finishedAt,
               runner,
+              ...(failure !== undefined ? { failure } : {}),
               order,
               complete: order.every((name) => result.steps.some((step) => step.name === name)),
             },

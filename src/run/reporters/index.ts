@@ -1,11 +1,13 @@
 // The reporters a run can be asked for by name (`obflow run --reporters cli,junit,json`): one row each, a factory
 // building a run subscriber (src/run/events.ts). A new reporter is a new file and one row here.
 
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ReporterFactory } from '../events.js';
 import { createCliReporter } from './cli.js';
-import { createJsonReporter } from './json.js';
-import { htmlReporter } from './html.js';
-import { createJunitReporter } from './junit.js';
+import { createJsonReporter, JSON_REPORT_FILE } from './json.js';
+import { HTML_REPORT_FILE, htmlReporter } from './html.js';
+import { createJunitReporter, junitFileName } from './junit.js';
 import type { ReporterName } from './names.js';
 
 export * from './names.js';
@@ -20,3 +22,13 @@ export const REPORTERS = {
   /** One self-contained HTML page for people: steps, requests, checks, accounts read (src/run/reporters/html.ts). */
   html: htmlReporter,
 } as const satisfies Record<ReporterName, ReporterFactory>;
+
+/** The reports an earlier run of these steps may have left in `reportDir` (the page, the JSON file, the JUnit file of
+ *  any batch of consecutive steps), removed before a run begins: a run that is interrupted, or fails before it writes,
+ *  never leaves an earlier run's passing report.html as if it were its own (issue 32). Only obflow's own file names. */
+export async function removePreviousReports(reportDir: string, steps: readonly string[]): Promise<void> {
+  const names = new Set([HTML_REPORT_FILE, JSON_REPORT_FILE]);
+  for (let first = 0; first < steps.length; first += 1)
+    for (let last = first; last < steps.length; last += 1) names.add(junitFileName(steps[first] ?? '', steps[last] ?? ''));
+  await Promise.all([...names].map((name) => rm(join(reportDir, name), { force: true })));
+}

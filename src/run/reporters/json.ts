@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
 import { REDACTED } from '../redaction.js';
 import type { AssertionEvent, ReporterFactory, RequestEvent, RunEvent, RunStartEvent, RunTargetInfo, StepKind } from '../events.js';
+import { skipReasonOf, stepStatus } from '../result.js';
 
 export const JSON_REPORT_FILE = 'obflow-run.json';
 
@@ -18,6 +19,11 @@ export type JsonReportRequest = Omit<RequestEvent, 'type' | 'step' | 'json'> & {
 export interface JsonReportStep {
   name: string;
   kind: StepKind;
+  /** The step's verdict: passed, failed, skipped (none of its requests went out: `skipReason` says why) or not-reached
+   *  (the run stopped at an earlier failure). A skipped step has no `passed`. Always written; absent in reports of
+   *  obflow before 2026-11 (read `passed` there: undefined meant not reached). */
+  status?: 'passed' | 'failed' | 'skipped' | 'not-reached';
+  skipReason?: string;
   startedAt?: string;
   finishedAt?: string;
   passed?: boolean;
@@ -27,6 +33,8 @@ export interface JsonReportStep {
   preRequestAssertions: { item: string; name: string; status: AssertionEvent['status']; message?: string }[];
   /** Scripts that threw outside pm.test. */
   scriptErrors: { item: string; listen: string; name: string; message: string }[];
+  /** Requests a script skipped, with the reason it gave (absent when none was). */
+  skipped?: { item: string; reason: string }[];
 }
 
 /** The file's shape (`version` moves when a field changes meaning; new fields are added without it). */
@@ -65,6 +73,7 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
     steps: (start?.steps ?? []).map((step) => ({
       name: step.name,
       kind: step.kind,
+      status: 'not-reached' as const,
       requests: [],
       preRequestAssertions: [],
       scriptErrors: [],
@@ -73,7 +82,7 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
   const stepOf = (name: string): JsonReportStep => {
     let step = report.steps.find((candidate) => candidate.name === name);
     if (step === undefined) {
-      step = { name, kind: 'collection', requests: [], preRequestAssertions: [], scriptErrors: [] };
+      step = { name, kind: 'collection', status: 'not-reached', requests: [], preRequestAssertions: [], scriptErrors: [] };
       report.steps.push(step);
     }
     return step;
@@ -83,7 +92,20 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
       case 'step': {
         const step = stepOf(event.step);
         if (event.phase === 'begin') step.startedAt = event.at;
-        else Object.assign(step, { finishedAt: event.at, passed: event.result.passed, assertions: event.result.assertions });
+        else {
+          const status = stepStatus(event.result);
+          Object.assign(step, {
+            status,
+            ...(status === 'skipped' ? { skipReason: skipReasonOf(event.result) } : { passed: event.result.passed }),
+            finishedAt: event.at,
+            assertions: event.result.assertions,
+          });
+        }
+        break;
+      }
+      case 'skip': {
+        const step = stepOf(event.step);
+        step.skipped = [...(step.skipped ?? []), { item: event.item, reason: event.reason }];
         break;
       }
       case 'request': {

@@ -1,34 +1,66 @@
 // The `junit` reporter: newman's own JUnit XML, one file per newman.run (a batch of consecutive steps), redacted in
 // place after the batch and once more at the end of the run (a token issued in a later step may already be quoted in
 // an earlier file). Until redacted a file is marked unfinished, so an interrupt removes it (docs/errors.md
-// "Interrupts"); when newman fails, the file is removed: never left behind with secrets in it.
+// "Interrupts"); when newman fails, the file is removed: never left behind with secrets in it. newman writes nothing for
+// a request a script skipped (it sees no event for it): obflow adds a suite per skipped request, its one case
+// `<skipped message="why"/>` (the JUnit schema's own element), so CI shows it skipped, never passed or missing.
 
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { markUnfinished, writeFileAtomic } from '../../fs.js';
-import type { ReporterFactory } from '../events.js';
+import type { ReporterFactory, SkipEvent } from '../events.js';
 
 function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
+/** The file of a batch of consecutive steps: `<step>.xml`, or `<first>--<last>.xml`. */
+export function junitFileName(first: string, last: string): string {
+  return `${safeFileName(first === last ? first : `${first}--${last}`)}.xml`;
+}
+
+const xmlEscape = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+
+/** The suites of the skipped requests, added to newman's file (before `</testsuites>`, or into an empty `<testsuites/>`). */
+export function withSkippedCases(xml: string, skips: readonly Pick<SkipEvent, 'step' | 'item' | 'reason'>[]): string {
+  if (skips.length === 0) return xml;
+  const suites = skips
+    .map(
+      (skip) =>
+        `  <testsuite name="${xmlEscape(`${skip.step} / ${skip.item}`)}" tests="1" failures="0" errors="0" skipped="1" time="0.000">\n` +
+        `    <testcase name="${xmlEscape(skip.item)}" time="0.000" classname="${xmlEscape(skip.step)}">\n` +
+        `      <skipped message="${xmlEscape(skip.reason)}"/>\n` +
+        '    </testcase>\n' +
+        '  </testsuite>\n',
+    )
+    .join('');
+  if (xml.includes('</testsuites>')) return xml.replace(/<\/testsuites>\s*$/, `${suites}</testsuites>\n`);
+  return xml.replace(/<testsuites([^>]*?)\/>\s*$/, `<testsuites$1>\n${suites}</testsuites>\n`);
+}
+
 export const createJunitReporter: ReporterFactory = (context) => {
   const files: string[] = [];
   const unfinished = new Map<string, () => void>();
+  const skips: SkipEvent[] = [];
+  const batches = new Map<string, readonly string[]>();
   const redactFile = async (path: string): Promise<void> => {
     const original = await readFile(path, 'utf8');
     const text = context.redact(original);
     if (text !== original) await writeFileAtomic(path, text, { secret: true });
   };
   return {
-    onEvent: () => undefined,
+    onEvent(event) {
+      if (event.type === 'skip') skips.push(event);
+    },
     newmanReport: {
       open(steps) {
         const first = steps[0] ?? 'run';
         const last = steps[steps.length - 1] ?? first;
-        const file = join(context.reportDir, `${safeFileName(first === last ? first : `${first}--${last}`)}.xml`);
+        const file = join(context.reportDir, junitFileName(first, last));
         // newman writes the report before obflow redacts it: until then an interrupt removes it.
         unfinished.set(file, markUnfinished(file));
+        batches.set(file, steps);
         return { reporter: 'junit', options: { export: file }, file };
       },
       async close(file, completed) {
@@ -36,6 +68,12 @@ export const createJunitReporter: ReporterFactory = (context) => {
           if (!completed) {
             await rm(file, { force: true });
             return;
+          }
+          const steps = batches.get(file) ?? [];
+          const skipped = skips.filter((skip) => steps.includes(skip.step));
+          if (skipped.length > 0) {
+            const original = await readFile(file, 'utf8');
+            await writeFileAtomic(file, withSkippedCases(original, skipped), { secret: true });
           }
           await redactFile(file).catch(async (cause: unknown) => {
             await rm(file, { force: true });

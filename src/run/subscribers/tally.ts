@@ -2,13 +2,14 @@
 // runner reads a step's result from it when the step ends (StepResult, src/run/result.ts).
 
 import type { RunEvent, RunSubscriber } from '../events.js';
-import type { StepFailure, StepResult, TransportFailure } from '../result.js';
+import type { StepFailure, StepResult, StepSkip, TransportFailure } from '../result.js';
 
 interface StepTally {
   requests: number;
   total: number;
   failed: number;
   failures: StepFailure[];
+  skipped: StepSkip[];
   transport?: TransportFailure;
 }
 
@@ -24,7 +25,7 @@ export function createTally(): Tally {
   const tallyOf = (step: string): StepTally => {
     let tally = tallies.get(step);
     if (tally === undefined) {
-      tally = { requests: 0, total: 0, failed: 0, failures: [] };
+      tally = { requests: 0, total: 0, failed: 0, failures: [], skipped: [] };
       tallies.set(step, tally);
     }
     return tally;
@@ -54,6 +55,9 @@ export function createTally(): Tally {
         }
         return;
       }
+      case 'skip':
+        tallyOf(event.step).skipped.push({ item: event.item, reason: event.reason });
+        return;
       case 'script':
         // A script that throws outside pm.test (e.g. JSON.parse of a non-JSON body) is a failure of its step too.
         tallyOf(event.step).failures.push({ item: event.item, test: event.name, message: event.message });
@@ -73,6 +77,7 @@ export function createTally(): Tally {
         assertions: { total: tally.total, failed: tally.failed },
         failures: [...tally.failures],
         reports: [],
+        ...(tally.skipped.length > 0 ? { skipped: [...tally.skipped] } : {}),
         ...(tally.transport !== undefined ? { transport: tally.transport } : {}),
       };
     },

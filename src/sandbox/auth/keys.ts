@@ -16,7 +16,8 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-const KEYS_FILE = 'keys.json';
+/** The ID-token key's file in the data folder; its presence also shows the folder was started before (store/db.ts). */
+export const KEYS_FILE = 'keys.json';
 
 /** The stored key, or undefined when there is none yet. Throws SandboxDataError when keys.json exists but is not a
  *  usable PS256 private key (damaged, truncated, edited). */

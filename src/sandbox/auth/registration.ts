@@ -9,7 +9,7 @@ import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, RequestContext } from '../contracts.js';
 import type { TokenAuthMethod } from '../contracts.js';
-import { BANK_FINANCIAL_ID, PROFILE_NAMES, TOKEN_AUTH_METHODS } from '../contracts.js';
+import { BANK_FINANCIAL_ID, isBoundToPresentedCertificate, PROFILE_NAMES, TOKEN_AUTH_METHODS } from '../contracts.js';
 import { OAuthError } from '../http/errors.js';
 import { mediaType, readBody, sendJson, subjectCn } from '../http/io.js';
 import { tolerates } from '../policy.js';
@@ -391,7 +391,10 @@ function describeJoseError(error: unknown, what: string): string {
 
 /**
  * DCR v3.2 GET / PUT / DELETE /register/{ClientId} (optional in the spec): mutual TLS plus a client_credentials
- * access token of that very client (TPPOAuth2Security). 401 for a missing or unknown token, 403 for another client's.
+ * access token of that very client (TPPOAuth2Security), bound to the certificate presented (RFC 8705 §3) in every
+ * profile: the GET returns the client_secret and the DELETE ends the client, so no tolerance relaxes it. 401
+ * invalid_token (DCR v3.2 401Error, RFC 6750 §3.1) for a missing, unknown or other-grant token and for one bound to
+ * another certificate; 403 (DCR v3.2 403Error) for another client's.
  */
 export async function handleRegistrationById(
   call: AuthCall<{ kind: 'registration-by-id'; clientId: string }>,
@@ -401,10 +404,12 @@ export async function handleRegistrationById(
   const { clientId } = call.route;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   const info = match?.[1] === undefined ? undefined : await deps.store.verify(match[1]);
+  const challenge = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
   if (!info || info.grant !== 'client_credentials') {
-    throw new OAuthError(401, 'invalid_token', 'a client_credentials access token of this client is required', {
-      'WWW-Authenticate': 'Bearer error="invalid_token"',
-    });
+    throw new OAuthError(401, 'invalid_token', 'a client_credentials access token of this client is required', challenge);
+  }
+  if (!isBoundToPresentedCertificate(info, ctx)) {
+    throw new OAuthError(401, 'invalid_token', 'the access token is bound to another certificate', challenge);
   }
   const client = info.clientId === clientId ? deps.store.clients.get(clientId) : undefined;
   if (!client) throw new OAuthError(403, 'access_denied', 'the access token belongs to another client');

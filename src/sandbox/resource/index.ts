@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { BANK_FINANCIAL_ID, ConsentStateError } from '../contracts.js';
+import { BANK_FINANCIAL_ID, ConsentStateError, isBoundToPresentedCertificate } from '../contracts.js';
 import type { AccessTokenInfo, AisApiVersion, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
 import type { Bank, BankAccount } from '../data/bank.js';
 import { isWireError, ObieError } from '../http/errors.js';
@@ -157,7 +157,7 @@ async function authenticate(
   const client = await deps.clients.get(token.clientId);
   if (!client) throw new ObieError(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
   const may = (name: Parameters<typeof tolerates>[1]): boolean => tolerates(token.profile, name);
-  if (!may('access-token-unbound') && (token.certificateThumbprint === undefined || token.certificateThumbprint !== ctx.peerThumbprint)) {
+  if (!may('access-token-unbound') && !isBoundToPresentedCertificate(token, ctx)) {
     throw new ObieError(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
   }
   if (!token.scopes.includes('accounts')) {

@@ -6,14 +6,14 @@
 // operating system's hands before the response leaves, so it survives kill -9 of the sandbox; a power cut may lose the
 // last commits but never corrupts the database (https://www.sqlite.org/wal.html, "Durability").
 
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 
 import { SandboxDataError, SandboxNativeModuleError } from '../contracts.js';
-import { nativeModuleFailure } from './native.js';
+import { keptSqliteAddon, nativeModuleFailure } from './native.js';
 
 const DATABASE_FILE = 'sandbox.db';
 
@@ -200,8 +200,10 @@ export class SandboxDb {
   /**
    * Opens (or creates) the database in `dataDir`, checks it can be read, cleans what a kill left behind and migrates
    * a data directory of the earlier JSON format. Throws SandboxDataError naming the file that cannot be read.
+   * `startedBefore` names files of the folder that a first start writes (keys.json): beside any of them an empty
+   * sandbox.db is a store that lost its data, refused, not a new one.
    */
-  static open(dataDir: string): SandboxDb {
+  static open(dataDir: string, options: { startedBefore?: readonly string[] } = {}): SandboxDb {
     try {
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       removeStrayTemporaries(dataDir);
@@ -210,11 +212,13 @@ export class SandboxDb {
       throw new SandboxDataError(dataDir, cause instanceof Error ? cause.message : String(cause), { cause });
     }
     const file = join(dataDir, DATABASE_FILE);
+    refuseEmptyStore(dataDir, file, options.startedBefore ?? []);
     let db: SqliteDatabase | undefined;
     try {
       // Created owner-only (it holds client secrets); SQLite gives its -wal and -shm files the database's mode.
       closeSync(openSync(file, 'a', 0o600));
-      db = retain(new Database(file, { fileMustExist: true }));
+      // The build kept for this Node.js when there is one (switching runtimes needs no rebuild), else the package's own.
+      db = retain(new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() }));
       // Pragmas through retained statements (db.pragma() would prepare one and drop it: RETAINED).
       prepare<[]>(db, 'PRAGMA journal_mode = WAL').get();
       prepare<[]>(db, 'PRAGMA synchronous = NORMAL').run();
@@ -276,6 +280,31 @@ export class SandboxDb {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * A first start is told by the folder (no sandbox.db yet, none of the files a first start writes), never by an empty
+ * file: SQLite opens a 0-byte file as a new, empty database, so a sandbox.db truncated to nothing would silently forget
+ * every client. Our own open never leaves one empty once anything is stored (switching to WAL writes the header), so
+ * an empty sandbox.db beside keys.json or a -wal file is a store that lost its data. A missing sandbox.db is a new one
+ * (ERR_SANDBOX_DATA's hint says removing it forgets what it held).
+ */
+function refuseEmptyStore(dataDir: string, file: string, startedBefore: readonly string[]): void {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+  if (size > 0) return;
+  const witnesses = [...startedBefore, `${DATABASE_FILE}-wal`].filter((name) => existsSync(join(dataDir, name)));
+  if (witnesses.length === 0) return;
+  throw new SandboxDataError(
+    file,
+    `it is empty (0 bytes), yet the folder holds ${witnesses.join(' and ')}, so it was started before and the ` +
+      'clients, consents and tokens it held are gone (restore the file from a copy, or remove it to start with none)',
+  );
 }
 
 /** `<name>.json.<pid>.tmp` files of an atomic replace a kill interrupted (this format's keys.json, the earlier

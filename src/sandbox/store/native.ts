@@ -3,6 +3,11 @@
 // it cannot load), or never built (the `bindings` package finds no .node file). The data file is fine then, and
 // repairing or removing it (ERR_SANDBOX_DATA's hint) would be the wrong advice: the module is rebuilt with `npm rebuild`.
 
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
 /** A native module that cannot be loaded by this Node.js: which one, and why, in one line. */
 export interface NativeModuleFailure {
   /** The npm package (from the addon's path under node_modules/, else the one the caller loads). */
@@ -51,4 +56,58 @@ export function nativeModuleFailure(
     return { module, problem: `its compiled addon was never built for Node.js ${runtime.version} (no .node file)` };
   }
   return undefined;
+}
+
+// ---- builds kept per runtime (issue 34) -------------------------------------------------------------------------------
+// One build of better-sqlite3 per Node.js ABI, outside any clone's node_modules, so switching Node.js needs no rebuild
+// after the first: `node tools/native.js 24` builds the one for a pinned runtime (tools/native.js computes the same
+// folder; test/unit/native-module.test.ts holds the two together). The store loads the build for the running Node.js
+// from here (better-sqlite3's `nativeBinding`), and the package's own build (what npm ci made) when none is kept.
+
+/** The environment variable naming the cache folder (instead of $XDG_CACHE_HOME/obflow/native). */
+export const NATIVE_CACHE_ENV = 'OBFLOW_NATIVE_CACHE';
+
+/** The root of the native builds: OBFLOW_NATIVE_CACHE, else $XDG_CACHE_HOME/obflow/native, else ~/.cache/obflow/native. */
+export function nativeCacheRoot(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  const named = env[NATIVE_CACHE_ENV];
+  if (named !== undefined && named !== '') return resolve(named);
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.cache'), 'obflow', 'native');
+}
+
+/** The folder of one package version's build for one runtime: <root>/<name>@<version>/node-v<ABI>-<platform>-<arch>. */
+export function nativeBuildDir(
+  root: string,
+  pkg: { name: string; version: string },
+  runtime: { modules: string; platform: string; arch: string } = {
+    modules: process.versions.modules,
+    platform: process.platform,
+    arch: process.arch,
+  },
+): string {
+  return join(root, `${pkg.name}@${pkg.version}`, `node-v${runtime.modules}-${runtime.platform}-${runtime.arch}`);
+}
+
+/** The addon file better-sqlite3 builds (build/Release/better_sqlite3.node), as kept in its cache folder. */
+export const SQLITE_ADDON = 'better_sqlite3.node';
+
+let kept: { addon: string | undefined } | undefined;
+
+/**
+ * The kept build of better-sqlite3 for this Node.js (a path for its `nativeBinding` option), or undefined when none is
+ * kept: the package's own build is loaded then. Looked up once per process.
+ */
+export function keptSqliteAddon(): string | undefined {
+  if (kept === undefined) {
+    let addon: string | undefined;
+    try {
+      const { version } = createRequire(import.meta.url)('better-sqlite3/package.json') as { version: string };
+      const file = join(nativeBuildDir(nativeCacheRoot(), { name: 'better-sqlite3', version }), SQLITE_ADDON);
+      addon = existsSync(file) ? file : undefined;
+    } catch {
+      addon = undefined; // no package to read the version of: the open itself reports it
+    }
+    kept = { addon };
+  }
+  return kept.addon;
 }
