@@ -25,7 +25,7 @@ import {
   type StoredRegistration,
   type TokenEndpointAuthMethod,
 } from '../registration/index.js';
-import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber } from '../run/index.js';
+import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber, type VersionRun } from '../run/index.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { stateLayout } from '../state/layout.js';
 import { checkEnvironmentComplete, clientValues } from './client-values.js';
@@ -176,6 +176,10 @@ export interface RunStageOptions {
   /** Only the collections' steps, as a workspace's own runner runs them (no local id_token steps): the report a
    *  workspace ships counts what its run.sh will count (src/pipeline/workspace.ts). */
   collectionStepsOnly?: boolean;
+  /** A run over two API versions: keep the transaction pages' bodies (the comparison adds them up). */
+  keepTransactionBodies?: boolean;
+  /** …and the other version's finished run, for the later version's page (src/run/reporters/html.ts). */
+  compareWith?: VersionRun;
 }
 
 // checkEnvironmentTarget lives with the other checks before a run (src/pipeline/run-checks.ts).
@@ -208,6 +212,8 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       // The session loaded and checked the transport material: the preflight does not read it again.
       transportMaterial: session.transport,
       target: { name: target.name, profile: target.profile, consent: target.consent, apiVersion: config.flow.apiVersion },
+      ...(options.keepTransactionBodies === true ? { keepTransactionBodies: true } : {}),
+      ...(options.compareWith !== undefined ? { compareWith: options.compareWith } : {}),
     });
   } finally {
     // The PEM copy of a legacy PFX's key goes with the run (src/pipeline/transport-copy.ts).

@@ -41,10 +41,15 @@ describe('obflow demo --api-version 4.0', () => {
     expect(outcome.comparison.accounts.length).toBeGreaterThan(1);
     expect(outcome.comparison.differences).toEqual([]);
     expect(outcome.comparison.explained.map((difference) => difference.field)).toContain('Balance.Type');
-    // The comparison page beside the two versions' reports.
+    // The comparison is a section of the later version's report.html, which links the earlier one's; no page of its own.
     const reports = join(cwd, '.obflow', 'demo', 'reports');
-    expect(readdirSync(reports).sort()).toEqual(expect.arrayContaining(['v3.1', 'v4.0', 'versions.html']));
-    expect(readFileSync(join(reports, 'versions.html'), 'utf8')).toContain('✓ no unexplained difference');
+    expect(readdirSync(reports).sort()).toEqual(expect.arrayContaining(['v3.1', 'v4.0']));
+    expect(readdirSync(reports)).not.toContain('versions.html');
+    const page = readFileSync(join(reports, 'v4.0', 'report.html'), 'utf8');
+    expect(page).toContain('<section id="versions">');
+    expect(page).toContain('<a href="../v3.1/report.html">');
+    expect(page).toMatch(/no difference the v4\.0 code mapping does not explain \(\d+ explained\)/);
+    expect(readFileSync(join(reports, 'v3.1', 'report.html'), 'utf8')).not.toContain('<section id="versions">');
   });
 
   it('generate and workspace make one version: a list is a usage error', async () => {

@@ -71,6 +71,9 @@ export const runCommand = (state: CommandState): CommandModule => ({
           progress: (line) => state.output.line(line),
           ...(argv.verbose === true ? { verbose: true } : {}),
           ...liveLineOption(state, core),
+          // Over two versions: each adds up its transactions, and the later one's page compares it with the earlier.
+          ...(versions !== undefined ? { keepTransactionBodies: true } : {}),
+          ...(versions !== undefined && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
         });
         // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
         await core.saveEnvironment(leg, result.environment);
@@ -84,7 +87,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
           {},
           { allowSkips: config.flow.allowSkips, apiVersion: config.flow.apiVersion },
         );
-      else await report.reportVersionRuns(state, legs, {}, core.reportsDir(session.config), { allowSkips: config.flow.allowSkips });
+      else await report.reportVersionRuns(state, legs, {}, { allowSkips: config.flow.allowSkips });
     } finally {
       await session.close();
     }
