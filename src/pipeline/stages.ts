@@ -2,9 +2,10 @@
 // The CLI commands and `demo` are thin handlers over these; each stage takes the session's seams (dispatcher, clock,
 // ids, logger) and returns data.
 
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
+import { API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { ObflowError } from '../errors.js';
 import { ensureDirectory } from '../fs.js';
 import {
@@ -140,15 +141,53 @@ export async function environmentStage(
   });
   checkEnvironmentComplete(environment, registration);
   const path = await writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
+  // A fresh environment (a new registration, perhaps) replaces what the versions' runs chained from the old one.
+  await Promise.all(
+    API_VERSIONS.map((version) =>
+      rm(environmentPath(session.config.stateDir, versionEnvironmentStem(session.target, version)), { force: true }),
+    ),
+  );
   return { environment, path };
 }
 
-export async function saveEnvironment(session: Session, environment: PostmanEnvironment): Promise<string> {
-  return writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
+/**
+ * The file of one API version's chained environment (`<target>-<profile>.v4.0`): a run over several versions
+ * (`--api-version 3.1,4.0`) saves each version's state to its own, so a later `obflow run <step> --api-version 4.0`
+ * continues v4.0's consent, not the version that ran last.
+ */
+export function versionEnvironmentStem(target: Target, version: ApiVersion): string {
+  return `${environmentStem(target)}.v${version}`;
+}
+
+/** Saves a run's chained environment: under `stem` (default the environment stage's file). */
+export async function saveEnvironment(
+  session: Session,
+  environment: PostmanEnvironment,
+  stem = environmentStem(session.target),
+): Promise<string> {
+  return writeEnvironment(session.config.stateDir, stem, environment);
 }
 
 export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
   return readSavedEnvironment(environmentPath(config.stateDir, environmentStem(target)));
+}
+
+/**
+ * The environment a run of `version` continues, and the stem to save it under: the version's own file when a run over
+ * several versions left one (versionEnvironmentStem), else the environment stage's.
+ */
+export async function readVersionEnvironment(
+  config: ObflowConfig,
+  target: Target,
+  version: ApiVersion,
+): Promise<{ environment: PostmanEnvironment; stem: string }> {
+  const own = versionEnvironmentStem(target, version);
+  const exists = await access(environmentPath(config.stateDir, own)).then(
+    () => true,
+    () => false,
+  );
+  const stem = exists ? own : environmentStem(target);
+  return { environment: await readSavedEnvironment(environmentPath(config.stateDir, stem)), stem };
 }
 
 // ---- generate: src/pipeline/generate.ts (light: the CLI loads it without this module) ----------------------------------

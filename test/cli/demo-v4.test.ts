@@ -50,6 +50,20 @@ describe('obflow demo --api-version 4.0', () => {
     expect(page).toContain('<a href="../v3.1/report.html">');
     expect(page).toMatch(/no difference the v4\.0 code mapping does not explain \(\d+ explained\)/);
     expect(readFileSync(join(reports, 'v3.1', 'report.html'), 'utf8')).not.toContain('<section id="versions">');
+    // Each version's chained environment in its own file (a consent each), the registration's left as it was.
+    const environments = join(cwd, '.obflow', 'demo', 'environments');
+    const consentOf = (name: string): unknown =>
+      (JSON.parse(readFileSync(join(environments, name), 'utf8')) as { values: { key: string; value: unknown }[] }).values.find(
+        (entry) => entry.key === 'consent_id',
+      )?.value;
+    const files = readdirSync(environments).sort();
+    const v31File = files.find((name) => name.endsWith('.v3.1.postman_environment.json'));
+    const v40File = files.find((name) => name.endsWith('.v4.0.postman_environment.json'));
+    expect(v31File, files.join(', ')).toBeDefined();
+    expect(v40File, files.join(', ')).toBeDefined();
+    expect(consentOf(v31File ?? '')).toMatch(/\S/);
+    expect(consentOf(v40File ?? '')).toMatch(/\S/);
+    expect(consentOf(v40File ?? '')).not.toBe(consentOf(v31File ?? ''));
   });
 
   it('generate and workspace make one version: a list is a usage error', async () => {

@@ -78,7 +78,13 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             ...(versions.length > 1 ? { keepTransactionBodies: true } : {}),
             ...(versions.length > 1 && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
           });
-          await core.saveEnvironment(leg, result.environment);
+          // Each version of a run over several keeps its chained environment in its own file (a later `obflow run
+          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/stages.ts versionEnvironmentStem).
+          await core.saveEnvironment(
+            leg,
+            result.environment,
+            versions.length > 1 ? core.versionEnvironmentStem(session.target, version) : undefined,
+          );
           out.line(`run          ${label}newman, ${result.steps.length} steps, reports in ${core.reportsDir(leg.config)} ${took()}`);
           out.line(`report       ${core.htmlReportPath(leg.config)} ${took()}`);
           legs.push({ version, result });
