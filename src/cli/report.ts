@@ -28,7 +28,7 @@ export function reportRun(
   const skipFails = options.allowSkips === false && summary.skips.length > 0;
   const reports = result.reports ?? [];
   state.output.result({ ...extra, passed: result.passed && !skipFails, ...summary, failedStep: result.failedStep, reports });
-  for (const line of formatRunSummary(summary)) state.output.line(line);
+  for (const line of formatRunSummary(summary, options.apiVersion)) state.output.line(line);
   const where = reportsLine(reports, state.io.cwd);
   if (where !== undefined) state.output.line(where);
   if (!result.passed) {
@@ -93,7 +93,7 @@ export async function reportVersionRuns(
       ...(result.planned !== undefined ? { planned: result.planned } : {}),
     });
     state.output.line(`AIS v${version}:`);
-    for (const line of formatRunSummary(summary)) state.output.line(`  ${line}`);
+    for (const line of formatRunSummary(summary, version)) state.output.line(`  ${line}`);
     const where = reportsLine(result.reports ?? [], state.io.cwd);
     if (where !== undefined) state.output.line(`  ${where}`);
     return { version, passed: result.passed, ...summary, failedStep: result.failedStep, reports: result.reports ?? [] };

@@ -5,7 +5,7 @@
 // report.html shows it as its "v3.1 beside v4.0" section, src/run/reporters/html.ts).
 
 import { environmentValue, type PostmanEnvironment } from '../environment/index.js';
-import type { ApiVersion } from '../generate/api-versions.js';
+import { BALANCE_TYPES, type ApiVersion } from '../generate/api-versions.js';
 import { TRANSACTION_PAGE } from '../runner-rules.js';
 
 /**
@@ -21,7 +21,7 @@ export const V4_VALUES: Readonly<Record<string, Readonly<Record<string, string>>
 };
 
 /** The balance type each version's collections accept (docs/collections.md, "Versions"). */
-const BALANCE_TYPE: Readonly<Record<ApiVersion, string>> = { '3.1': 'InterimAvailable', '4.0': 'ITAV' };
+const BALANCE_TYPE = BALANCE_TYPES;
 
 /** One version's run, as the comparison reads it. */
 export interface VersionLeg {

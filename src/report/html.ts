@@ -54,6 +54,8 @@ export interface ReportMeta {
   ranAt: string;
   /** What ran the flow: `obflow run`, `obflow demo`, `workspace run.js`. */
   runner: string;
+  /** The balance type the run read, as its API version names it (ITAV on AIS v4.0); absent: InterimAvailable. */
+  balanceType?: string;
   /** A failed run for people: the plain first sentence, what to do (the CLI's hint, src/run/verdict.ts), the technical
    *  lines folded under them. */
   failure?: { step: string; sentence: string; hint: string; detail: string[] };

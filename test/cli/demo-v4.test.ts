@@ -18,6 +18,9 @@ describe('obflow demo --api-version 4.0', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toContain(`collections in ${join(cwd, 'collections', 'v4.0')}`);
     expect(result.stdout).toMatch(/steps passed: (\d+)\/\1\b/);
+    // The summary labels balances with v4.0's code.
+    expect(result.stdout).toMatch(/: -?\d+\.\d+ [A-Z]{3} \(ITAV\), \d+ transactions\n/);
+    expect(result.stdout).not.toContain('(InterimAvailable)');
     expect(
       readdirSync(join(cwd, 'collections', 'v4.0'))
         .filter((name) => name.endsWith('.json'))
@@ -47,6 +50,8 @@ describe('obflow demo --api-version 4.0', () => {
     expect(readdirSync(reports)).not.toContain('versions.html');
     const page = readFileSync(join(reports, 'v4.0', 'report.html'), 'utf8');
     expect(page).toContain('<section id="versions">');
+    expect(page).toContain('<th>ITAV balance</th>');
+    expect(readFileSync(join(reports, 'v3.1', 'report.html'), 'utf8')).toContain('<th>InterimAvailable balance</th>');
     expect(page).toContain('<a href="../v3.1/report.html">');
     expect(page).toMatch(/no difference the v4\.0 code mapping does not explain \(\d+ explained\)/);
     expect(readFileSync(join(reports, 'v3.1', 'report.html'), 'utf8')).not.toContain('<section id="versions">');

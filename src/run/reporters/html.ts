@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
 import { compareVersions, legOfRun } from '../../report/compare-versions.js';
-import { API_VERSIONS, type ApiVersion } from '../../generate/api-versions.js';
+import { API_VERSIONS, BALANCE_TYPES, type ApiVersion } from '../../generate/api-versions.js';
 import {
   loadReportModule,
   obflowVersion,
@@ -94,6 +94,8 @@ export function reportSubscriber(
               obflowVersion: obflowVersion(),
               ranAt: start?.startedAt ?? event.finishedAt,
               runner,
+              // AIS v4.0 names the balance by its ISO 20022 code.
+              ...(start?.target?.apiVersion === '4.0' ? { balanceType: BALANCE_TYPES['4.0'] } : {}),
               ...(failure !== undefined ? { failure } : {}),
               order,
               complete: order.every((name) => result.steps.some((step) => step.name === name)),
