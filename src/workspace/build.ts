@@ -8,6 +8,7 @@
 
 import Handlebars from 'handlebars';
 import type { PostmanEnvironment } from '../environment/merge.js';
+import { aisBasePath, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
 import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
@@ -30,6 +31,8 @@ export interface WorkspaceInput {
   collections: readonly { fileName: string; json: string }[];
   /** File name of the whole-flow collection among them. */
   flowCollection: string;
+  /** The Account and Transaction API version the collections speak (flow.apiVersion / --api-version). */
+  apiVersion: ApiVersion;
   transport: { certPem: string; chainPem: readonly string[]; keyPem: string };
   /** The bank's server CA certificates (PEM); empty: the system roots verify it. */
   serverCaPem: readonly string[];
@@ -275,8 +278,12 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
       { label: 'Bank', value: bank },
       { label: 'Client profile', value: input.target.profile },
       { label: 'Client id', value: input.clientId, code: true },
+      { label: 'API version', value: `Account and Transaction API v${input.apiVersion} (${aisBasePath(input.apiVersion)})` },
       { label: 'Built', value: `${input.builtAt} by obflow ${input.obflowVersion}` },
     ],
+    apiVersion: input.apiVersion,
+    // The guide says how to make the workspace of each other version obflow speaks.
+    otherVersions: API_VERSIONS.filter((version) => version !== input.apiVersion),
     sandbox: input.target.name === 'sandbox',
     interactive: input.target.consent !== 'headless',
     psu: input.psu,
