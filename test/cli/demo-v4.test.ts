@@ -69,6 +69,10 @@ describe('obflow demo --api-version 4.0', () => {
     expect(consentOf(v31File ?? '')).toMatch(/\S/);
     expect(consentOf(v40File ?? '')).toMatch(/\S/);
     expect(consentOf(v40File ?? '')).not.toBe(consentOf(v31File ?? ''));
+    // A new environment (the next demo registers a new client) removes them: they chained from the old client.
+    const again = await runCli(['demo', '--api-version', '4.0'], { cwd });
+    expect(again.code, `${again.stdout}\n${again.stderr}`).toBe(0);
+    expect(readdirSync(environments).filter((name) => /\.v\d\.\d\.postman_environment\.json$/.test(name))).toEqual([]);
   });
 
   it('generate and workspace make one version: a list is a usage error', async () => {

@@ -235,6 +235,11 @@ describe('the workspace against the emulator', () => {
     const guide = readFileSync(join(v4Dir, 'index.html'), 'utf8');
     expect(guide).toMatch(/<p id="api-version">[^]*<code>obflow workspace --api-version 3\.1<\/code>/);
     expect(guide).not.toContain('--api-version 4.0</code>');
+    // Its own run's report names the balance as v4.0 does (run.mjs spreads the manifest's meta into the report's).
+    const manifest = (dir: string) =>
+      JSON.parse(readFileSync(join(dir, 'runner', 'workspace.json'), 'utf8')) as { meta: Record<string, unknown> };
+    expect(manifest(v4Dir).meta.balanceType).toBe('ITAV');
+    expect(manifest(plainDir).meta).not.toHaveProperty('balanceType');
     // …and it is what it says: the v4.0 collections.
     expect(readFileSync(join(v4Dir, 'collections', 'obflow-ais.postman_collection.json'), 'utf8')).toContain(
       '/open-banking/v4.0/aisp/accounts',
