@@ -14,6 +14,8 @@
 //  phases     the demo's phases against this machine's previous bench (bench/phases.js)
 //  runtimes   obflow --help and obflow demo on Node.js 24 beside this Node.js, and the compile cache (bench/runtimes.js;
 //             Node.js 24 is fetched and better-sqlite3 built for it on first use)
+//  versions   the default demo beside the same demo before AIS v4.0 support, same run (bench/versions.js; runnable
+//             alone: `node bench/versions.js`)
 //
 // Every target of issue 21 (and the earlier issues' that still stand) is a row with its target; docs/notes.md says
 // which issue set each one. Prints a table (figure, baseline, ratio, target) and exits 1 if a target is missed or a row
@@ -210,6 +212,10 @@ const { runtimeRows } = await import('./runtimes.js');
 // A section that throws is a failed row naming why, not the end of the whole table.
 const { errorRow } = await import('./lib.js');
 results.push(...(await runtimeRows().catch((error) => [errorRow('runtimes', error, 3)])));
+
+// ---- AIS versions (bench/versions.js: the default demo beside the same demo before AIS v4.0, same run) ---------------
+const { versionRows } = await import('./versions.js');
+results.push(...(await versionRows().catch((error) => [errorRow('versions', error, 3)])));
 
 const { printTable, verdict } = await import('./lib.js');
 printTable(results);

@@ -80,6 +80,10 @@ export function foldersOf(collection: { item?: readonly { name: string }[] }): S
 /** The AIS v3.1 accounts list, whose body names the accounts (GET /aisp/accounts, query or not). */
 export const ACCOUNTS_LIST = /\/aisp\/accounts(\?|$)/;
 
+/** A transaction page of one account: GET …/aisp/accounts/{AccountId}/transactions (any query: the pages after the
+ *  first). A run over two API versions keeps these bodies to add the transactions up (src/report/compare-versions.ts). */
+export const TRANSACTION_PAGE = /\/aisp\/accounts\/[^/?#]+\/transactions(?:[?#]|$)/;
+
 /** AccountId → label from an accounts list body (AIS v3.1 OBReadAccount6): Nickname, else AccountSubType/AccountType. */
 export function accountLabels(body: unknown): [string, string][] {
   const accounts = (body as { Data?: { Account?: unknown } } | undefined)?.Data?.Account;

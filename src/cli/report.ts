@@ -3,11 +3,10 @@
 // the step, with a hint that says which side broke which rule (src/run/verdict.ts) (exit 1) — or, when no answer came at all, ERR_REMOTE_UNREACHABLE /
 // ERR_REMOTE_TLS naming the step and the bank origin (exit 3: nothing was verified, the bank was not reached).
 
-import { dirname, join, relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { ObflowError } from '../errors.js';
 import type { ApiVersion } from '../generate/api-versions.js';
-import { writeFileAtomic } from '../fs.js';
-import { COMPARISON_PAGE, compareVersions, formatComparison, legOfRun, renderComparisonPage } from '../report/compare-versions.js';
+import { compareVersions, formatComparison, legOfRun } from '../report/compare-versions.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';
@@ -29,7 +28,7 @@ export function reportRun(
   const skipFails = options.allowSkips === false && summary.skips.length > 0;
   const reports = result.reports ?? [];
   state.output.result({ ...extra, passed: result.passed && !skipFails, ...summary, failedStep: result.failedStep, reports });
-  for (const line of formatRunSummary(summary)) state.output.line(line);
+  for (const line of formatRunSummary(summary, options.apiVersion)) state.output.line(line);
   const where = reportsLine(reports, state.io.cwd);
   if (where !== undefined) state.output.line(where);
   if (!result.passed) {
@@ -84,8 +83,6 @@ export async function reportVersionRuns(
   state: CommandState,
   legs: readonly { version: ApiVersion; result: RunResult }[],
   extra: Record<string, unknown> = {},
-  /** The reports folder: the comparison page goes there (COMPARISON_PAGE), beside the versions' folders. */
-  reportsDir?: string,
   options: { allowSkips?: boolean } = {},
 ): Promise<void> {
   const summaries = legs.map(({ version, result }) => {
@@ -96,7 +93,7 @@ export async function reportVersionRuns(
       ...(result.planned !== undefined ? { planned: result.planned } : {}),
     });
     state.output.line(`AIS v${version}:`);
-    for (const line of formatRunSummary(summary)) state.output.line(`  ${line}`);
+    for (const line of formatRunSummary(summary, version)) state.output.line(`  ${line}`);
     const where = reportsLine(result.reports ?? [], state.io.cwd);
     if (where !== undefined) state.output.line(`  ${where}`);
     return { version, passed: result.passed, ...summary, failedStep: result.failedStep, reports: result.reports ?? [] };
@@ -128,12 +125,9 @@ export async function reportVersionRuns(
     });
   }
   if (comparison === undefined) return;
+  // The later version's report.html (when the run wrote pages) has the same comparison as its "v3.1 beside v4.0"
+  // section (src/run/reporters/html.ts, fed the earlier version's run).
   for (const line of formatComparison(comparison)) state.output.line(line);
-  if (reportsDir !== undefined) {
-    const page = join(reportsDir, COMPARISON_PAGE);
-    await writeFileAtomic(page, renderComparisonPage(comparison));
-    state.output.line(`comparison   ${page}`);
-  }
   const first = comparison.differences[0];
   if (first !== undefined) {
     throw new ObflowError(

@@ -1,5 +1,8 @@
 // Bank presets: the published addresses of a well-known bank, filled into `bank` under whatever the config sets
-// itself (file < environment < flags all win over the preset, key by key). One row per preset, with its source.
+// itself (file < environment < flags all win over the preset, key by key). One row per preset, with its source and
+// the API versions that source documents.
+
+import type { ApiVersion } from '../generate/api-versions.js';
 
 /** The keys of `bank` a preset may fill (names as in the config). */
 export interface BankPresetValues {
@@ -14,6 +17,9 @@ export interface BankPresetValues {
 export interface BankPreset {
   /** Where the values come from (public; docs/pipeline.md "A model-bank preset" cites it). */
   source: string;
+  /** The Account and Transaction API versions the source documents the bank serving (flow.apiVersion /
+   *  --api-version choose among obflow's; docs/pipeline.md "A model-bank preset"). */
+  apiVersions: readonly ApiVersion[];
   values: BankPresetValues;
 }
 
@@ -26,6 +32,9 @@ export interface BankPreset {
 export const BANK_PRESETS = {
   'ozone-model-bank': {
     source: 'https://github.com/OpenBankingUK/OBL-ModelBank-Integration/tree/v3.1.11 (README)',
+    // The branch the addresses come from documents "Model Bank v3.1.11": AIS at /open-banking/v3.1/aisp, nothing of
+    // v4.0 — flow.apiVersion "3.1" (the default) with this preset, unless the bank's own pages say it serves v4.0.
+    apiVersions: ['3.1'],
     values: {
       name: 'ozone-model-bank',
       sandbox_base_url: 'https://rs1.obie.uk.ozoneapi.io',

@@ -10,6 +10,10 @@ export const API_VERSIONS = ['3.1', '4.0'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 export const DEFAULT_API_VERSION: ApiVersion = '3.1';
 
+/** The balance type obflow reads in each version (docs/bank-interface.md §2.3): InterimAvailable, ISO 20022 ITAV in
+ *  v4.0 — the collections' rule (src/generate/steps/common.ts), the summary's label and the comparison's mapping. */
+export const BALANCE_TYPES: Readonly<Record<ApiVersion, string>> = { '3.1': 'InterimAvailable', '4.0': 'ITAV' };
+
 /** The AIS base path of a version, as the OpenAPI files' `servers` give it. */
 export function aisBasePath(version: ApiVersion): string {
   return `/open-banking/v${version}/aisp`;

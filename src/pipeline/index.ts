@@ -28,10 +28,12 @@ export {
   generateStage,
   htmlReportPath,
   readEnvironmentFile,
+  readVersionEnvironment,
   registerStage,
   reportsDir,
   runStage,
   saveEnvironment,
+  versionEnvironmentStem,
   storedRegistration,
 } from './stages.js';
 export { SANDBOX_TEST_USERS } from './target.js';

@@ -2,9 +2,10 @@
 // The CLI commands and `demo` are thin handlers over these; each stage takes the session's seams (dispatcher, clock,
 // ids, logger) and returns data.
 
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
+import { API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { ObflowError } from '../errors.js';
 import { ensureDirectory } from '../fs.js';
 import {
@@ -25,7 +26,7 @@ import {
   type StoredRegistration,
   type TokenEndpointAuthMethod,
 } from '../registration/index.js';
-import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber } from '../run/index.js';
+import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber, type VersionRun } from '../run/index.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { stateLayout } from '../state/layout.js';
 import { checkEnvironmentComplete, clientValues } from './client-values.js';
@@ -140,15 +141,53 @@ export async function environmentStage(
   });
   checkEnvironmentComplete(environment, registration);
   const path = await writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
+  // A fresh environment (a new registration, perhaps) replaces what the versions' runs chained from the old one.
+  await Promise.all(
+    API_VERSIONS.map((version) =>
+      rm(environmentPath(session.config.stateDir, versionEnvironmentStem(session.target, version)), { force: true }),
+    ),
+  );
   return { environment, path };
 }
 
-export async function saveEnvironment(session: Session, environment: PostmanEnvironment): Promise<string> {
-  return writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
+/**
+ * The file of one API version's chained environment (`<target>-<profile>.v4.0`): a run over several versions
+ * (`--api-version 3.1,4.0`) saves each version's state to its own, so a later `obflow run <step> --api-version 4.0`
+ * continues v4.0's consent, not the version that ran last.
+ */
+export function versionEnvironmentStem(target: Target, version: ApiVersion): string {
+  return `${environmentStem(target)}.v${version}`;
+}
+
+/** Saves a run's chained environment: under `stem` (default the environment stage's file). */
+export async function saveEnvironment(
+  session: Session,
+  environment: PostmanEnvironment,
+  stem = environmentStem(session.target),
+): Promise<string> {
+  return writeEnvironment(session.config.stateDir, stem, environment);
 }
 
 export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
   return readSavedEnvironment(environmentPath(config.stateDir, environmentStem(target)));
+}
+
+/**
+ * The environment a run of `version` continues, and the stem to save it under: the version's own file when a run over
+ * several versions left one (versionEnvironmentStem), else the environment stage's.
+ */
+export async function readVersionEnvironment(
+  config: ObflowConfig,
+  target: Target,
+  version: ApiVersion,
+): Promise<{ environment: PostmanEnvironment; stem: string }> {
+  const own = versionEnvironmentStem(target, version);
+  const exists = await access(environmentPath(config.stateDir, own)).then(
+    () => true,
+    () => false,
+  );
+  const stem = exists ? own : environmentStem(target);
+  return { environment: await readSavedEnvironment(environmentPath(config.stateDir, stem)), stem };
 }
 
 // ---- generate: src/pipeline/generate.ts (light: the CLI loads it without this module) ----------------------------------
@@ -176,6 +215,10 @@ export interface RunStageOptions {
   /** Only the collections' steps, as a workspace's own runner runs them (no local id_token steps): the report a
    *  workspace ships counts what its run.sh will count (src/pipeline/workspace.ts). */
   collectionStepsOnly?: boolean;
+  /** A run over two API versions: keep the transaction pages' bodies (the comparison adds them up). */
+  keepTransactionBodies?: boolean;
+  /** …and the other version's finished run, for the later version's page (src/run/reporters/html.ts). */
+  compareWith?: VersionRun;
 }
 
 // checkEnvironmentTarget lives with the other checks before a run (src/pipeline/run-checks.ts).
@@ -208,6 +251,8 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       // The session loaded and checked the transport material: the preflight does not read it again.
       transportMaterial: session.transport,
       target: { name: target.name, profile: target.profile, consent: target.consent, apiVersion: config.flow.apiVersion },
+      ...(options.keepTransactionBodies === true ? { keepTransactionBodies: true } : {}),
+      ...(options.compareWith !== undefined ? { compareWith: options.compareWith } : {}),
     });
   } finally {
     // The PEM copy of a legacy PFX's key goes with the run (src/pipeline/transport-copy.ts).

@@ -78,6 +78,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     environment,
     collections,
     flowCollection: FLOW_FILE_NAME,
+    apiVersion: session.config.flow.apiVersion,
     transport: { certPem: session.transport.certPem, chainPem: session.transport.chainPem, keyPem: session.transport.keyPem },
     serverCaPem: session.target.serverCaPem,
     includeSecrets: options.includeSecrets,

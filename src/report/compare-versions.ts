@@ -1,10 +1,12 @@
 // The difference between AIS v3.1 and v4.0 of one bank, on one page (issue 29): per account, v3.1 beside v4.0 — the
-// balance (amount, currency, credit/debit; type InterimAvailable ↔ ITAV), the number of transactions, and the
-// account's fields — with every difference the code mapping does not explain as a failed check that names the field
-// and both values. Pure: two finished runs in, a comparison out (the CLI prints it; the HTML report can show it).
+// balance (amount, currency, credit/debit; type InterimAvailable ↔ ITAV), the number and signed sum of transactions,
+// and the account's fields — with every difference the code mapping does not explain as a failed check that names the
+// field and both values. Pure: two finished runs in, a comparison out (the CLI prints it; the later version's
+// report.html shows it as its "v3.1 beside v4.0" section, src/run/reporters/html.ts).
 
 import { environmentValue, type PostmanEnvironment } from '../environment/index.js';
-import type { ApiVersion } from '../generate/api-versions.js';
+import { BALANCE_TYPES, type ApiVersion } from '../generate/api-versions.js';
+import { TRANSACTION_PAGE } from '../runner-rules.js';
 
 /**
  * What v4.0 renames and recodes (ISO 20022 code values instead of names): the field names and, per field, the values.
@@ -19,7 +21,7 @@ export const V4_VALUES: Readonly<Record<string, Readonly<Record<string, string>>
 };
 
 /** The balance type each version's collections accept (docs/collections.md, "Versions"). */
-const BALANCE_TYPE: Readonly<Record<ApiVersion, string>> = { '3.1': 'InterimAvailable', '4.0': 'ITAV' };
+const BALANCE_TYPE = BALANCE_TYPES;
 
 /** One version's run, as the comparison reads it. */
 export interface VersionLeg {
@@ -30,6 +32,9 @@ export interface VersionLeg {
   balances: Record<string, { Amount: string; Currency: string; CreditDebitIndicator: string }>;
   /** AccountId → the number of transactions read. */
   transactions: Record<string, number>;
+  /** AccountId → the signed sum of the transactions read (`-12.30 GBP`; one per currency, `; `-joined), from the
+   *  transaction pages' bodies a run over two versions keeps (RunStepsInput.keepTransactionBodies); none otherwise. */
+  sums: Record<string, string>;
 }
 
 export interface VersionDifference {
@@ -43,6 +48,10 @@ export interface AccountComparison {
   account: string;
   balance: { v31: string; v40: string };
   transactions: { v31: string; v40: string };
+  /** The signed sum of the transactions read, per version. */
+  sums: { v31: string; v40: string };
+  /** The account's fields one version has and the other lacks (after the v4.0 renames): each also a difference. */
+  oneSided: { v31: string[]; v40: string[] };
 }
 
 export interface VersionComparison {
@@ -63,10 +72,70 @@ function json(text: string | undefined): unknown {
   }
 }
 
+/** Decimal places kept when adding amounts (OBActiveOrHistoricCurrencyAndAmount allows up to 5). */
+const SCALE = 100_000n;
+
+function minorUnits(amount: string): bigint | undefined {
+  const match = /^(\d{1,13})(?:\.(\d{1,5}))?$/.exec(amount);
+  if (match === null) return undefined;
+  return BigInt(match[1] ?? '0') * SCALE + BigInt((match[2] ?? '').padEnd(5, '0'));
+}
+
+function decimal(units: bigint): string {
+  const sign = units < 0n ? '-' : '';
+  const abs = units < 0n ? -units : units;
+  const fraction = (abs % SCALE)
+    .toString()
+    .padStart(5, '0')
+    .replace(/0{1,3}$/, '');
+  return `${sign}${abs / SCALE}.${fraction}`;
+}
+
+/**
+ * AccountId → the signed sum (Credit +, Debit −) of the transactions in the run's kept transaction pages, per
+ * currency; a transaction read twice (same TransactionId) counts once. Pure.
+ */
+export function transactionSums(
+  executions: readonly { url: string; method: string; status?: number | undefined; json?: unknown }[],
+): Record<string, string> {
+  const totals = new Map<string, Map<string, bigint>>();
+  const seen = new Set<string>();
+  for (const execution of executions) {
+    if (execution.method !== 'GET' || execution.status !== 200 || !TRANSACTION_PAGE.test(execution.url)) continue;
+    const list = (execution.json as { Data?: { Transaction?: Record<string, unknown>[] } } | undefined)?.Data?.Transaction ?? [];
+    for (const transaction of list) {
+      const account = transaction.AccountId;
+      const money = transaction.Amount as { Amount?: unknown; Currency?: unknown } | undefined;
+      if (typeof account !== 'string' || typeof money?.Amount !== 'string' || typeof money.Currency !== 'string') continue;
+      const id = typeof transaction.TransactionId === 'string' ? `${account}\u0000${transaction.TransactionId}` : undefined;
+      if (id !== undefined && seen.has(id)) continue;
+      if (id !== undefined) seen.add(id);
+      const units = minorUnits(money.Amount);
+      if (units === undefined) continue;
+      const byCurrency = totals.get(account) ?? new Map<string, bigint>();
+      totals.set(account, byCurrency);
+      byCurrency.set(
+        money.Currency,
+        (byCurrency.get(money.Currency) ?? 0n) + (transaction.CreditDebitIndicator === 'Debit' ? -units : units),
+      );
+    }
+  }
+  const sums: Record<string, string> = {};
+  for (const [account, byCurrency] of totals)
+    sums[account] = [...byCurrency]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([currency, units]) => `${decimal(units)} ${currency}`)
+      .join('; ');
+  return sums;
+}
+
 /** A version's leg from its run's chained environment and the accounts body it read. */
 export function legOfRun(
   version: ApiVersion,
-  run: { environment: PostmanEnvironment; executions: readonly { url: string; method: string; json?: unknown }[] },
+  run: {
+    environment: PostmanEnvironment;
+    executions: readonly { url: string; method: string; status?: number | undefined; json?: unknown }[];
+  },
 ): VersionLeg {
   const accounts: VersionLeg['accounts'] = {};
   const read = run.executions.find(
@@ -79,6 +148,7 @@ export function legOfRun(
     accounts,
     balances: (json(environmentValue(run.environment, 'interim_balances')) ?? {}) as VersionLeg['balances'],
     transactions: (json(environmentValue(run.environment, 'transaction_counts')) ?? {}) as VersionLeg['transactions'],
+    sums: transactionSums(run.executions),
   };
 }
 
@@ -108,18 +178,23 @@ export function compareVersions(v31: VersionLeg, v40: VersionLeg): VersionCompar
     }
     // Fields: v3.1's under their v4.0 names, values through the code tables; a field on one side only is a difference.
     const seen = new Set<string>();
+    const oneSided: AccountComparison['oneSided'] = { v31: [], v40: [] };
     for (const [field, value] of Object.entries(a)) {
       const renamed = V4_FIELD_NAMES[field] ?? field;
       seen.add(renamed);
       const table = V4_VALUES[field];
       const expected = table !== undefined && typeof value === 'string' ? table[value] : value;
       const other = b[renamed];
+      if (other === undefined) oneSided.v31.push(field);
       if (text(expected) !== text(other))
         differences.push({ account: id, field: renamed === field ? field : `${field}/${renamed}`, v31: text(value), v40: text(other) });
       else note(id, renamed === field ? field : `${field}/${renamed}`, value, other, true);
     }
     for (const [field, value] of Object.entries(b))
-      if (!seen.has(field)) differences.push({ account: id, field, v31: ABSENT, v40: text(value) });
+      if (!seen.has(field)) {
+        oneSided.v40.push(field);
+        differences.push({ account: id, field, v31: ABSENT, v40: text(value) });
+      }
     const balanceA = v31.balances[id];
     const balanceB = v40.balances[id];
     for (const key of ['Amount', 'Currency', 'CreditDebitIndicator'] as const)
@@ -132,6 +207,7 @@ export function compareVersions(v31: VersionLeg, v40: VersionLeg): VersionCompar
       V4_VALUES['Balance.Type']?.[BALANCE_TYPE[v31.version]] === BALANCE_TYPE[v40.version],
     );
     note(id, 'transactions', v31.transactions[id], v40.transactions[id], false);
+    note(id, 'transactions.sum', v31.sums[id], v40.sums[id], false);
     const money = (balance: typeof balanceA, version: ApiVersion): string =>
       balance === undefined
         ? ABSENT
@@ -140,6 +216,8 @@ export function compareVersions(v31: VersionLeg, v40: VersionLeg): VersionCompar
       account: id,
       balance: { v31: money(balanceA, v31.version), v40: money(balanceB, v40.version) },
       transactions: { v31: text(v31.transactions[id]), v40: text(v40.transactions[id]) },
+      sums: { v31: text(v31.sums[id]), v40: text(v40.sums[id]) },
+      oneSided,
     });
   }
   return { accounts: rows, explained, differences };
@@ -149,7 +227,9 @@ export function compareVersions(v31: VersionLeg, v40: VersionLeg): VersionCompar
 export function formatComparison(comparison: VersionComparison): string[] {
   const lines = ['v3.1 beside v4.0:'];
   for (const row of comparison.accounts)
-    lines.push(`  ${row.account}: ${row.balance.v31} | ${row.balance.v40}; transactions ${row.transactions.v31} | ${row.transactions.v40}`);
+    lines.push(
+      `  ${row.account}: ${row.balance.v31} | ${row.balance.v40}; transactions ${row.transactions.v31} | ${row.transactions.v40}, sum ${row.sums.v31} | ${row.sums.v40}`,
+    );
   lines.push(`  ${comparison.explained.length} difference(s) explained by the v4.0 code mapping`);
   for (const difference of comparison.differences)
     lines.push(
@@ -157,48 +237,4 @@ export function formatComparison(comparison: VersionComparison): string[] {
     );
   if (comparison.differences.length === 0) lines.push('✓ no unexplained difference');
   return lines;
-}
-
-/** The HTML report's file name for the comparison, beside the versions' folders in the reports folder. */
-export const COMPARISON_PAGE = 'versions.html';
-
-const escape = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-
-/**
- * The comparison as a page of its own (<reports>/versions.html, beside <reports>/v3.1 and /v4.0, each with its run's
- * report): per account v3.1 beside v4.0, then every difference the mapping explains and every one it does not.
- */
-export function renderComparisonPage(comparison: VersionComparison): string {
-  const rows = comparison.accounts
-    .map(
-      (row) =>
-        `<tr><td>${escape(row.account)}</td><td>${escape(row.balance.v31)}</td><td>${escape(row.balance.v40)}</td>` +
-        `<td>${escape(row.transactions.v31)}</td><td>${escape(row.transactions.v40)}</td></tr>`,
-    )
-    .join('\n');
-  const list = (items: readonly VersionDifference[], mark: string): string =>
-    items
-      .map(
-        (item) =>
-          `<li>${mark} ${escape(item.account)} <code>${escape(item.field)}</code>: v3.1 <code>${escape(item.v31)}</code>, v4.0 <code>${escape(item.v40)}</code></li>`,
-      )
-      .join('\n');
-  const verdict =
-    comparison.differences.length === 0
-      ? '<p class="passed">✓ no unexplained difference</p>'
-      : `<p class="failed">✗ ${comparison.differences.length} difference(s) the v4.0 code mapping does not explain</p>\n<ul>\n${list(comparison.differences, '✗')}\n</ul>`;
-  return [
-    '<!doctype html>',
-    '<html lang="en"><head><meta charset="utf-8"><title>obflow: AIS v3.1 beside v4.0</title></head><body>',
-    '<h1>AIS v3.1 beside v4.0</h1>',
-    '<p>Each version\'s run has its own report: <a href="v3.1/report.html">v3.1</a>, <a href="v4.0/report.html">v4.0</a>.</p>',
-    verdict,
-    '<table><thead><tr><th>Account</th><th>Balance v3.1</th><th>Balance v4.0</th><th>Transactions v3.1</th><th>Transactions v4.0</th></tr></thead>',
-    `<tbody>\n${rows}\n</tbody></table>`,
-    `<h2>Explained by the v4.0 code mapping (${comparison.explained.length})</h2>`,
-    `<ul>\n${list(comparison.explained, '=')}\n</ul>`,
-    '</body></html>',
-    '',
-  ].join('\n');
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
 import type { AccountRow } from '../runner-rules.js';
+import type { VersionComparison } from './compare-versions.js';
 
 export interface ReportAssertion {
   name: string;
@@ -53,6 +54,8 @@ export interface ReportMeta {
   ranAt: string;
   /** What ran the flow: `obflow run`, `obflow demo`, `workspace run.js`. */
   runner: string;
+  /** The balance type the run read, as its API version names it (ITAV on AIS v4.0); absent: InterimAvailable. */
+  balanceType?: string;
   /** A failed run for people: the plain first sentence, what to do (the CLI's hint, src/run/verdict.ts), the technical
    *  lines folded under them. */
   failure?: { step: string; sentence: string; hint: string; detail: string[] };
@@ -65,8 +68,15 @@ export interface ReportMetaInput extends ReportMeta {
   order?: readonly string[];
 }
 
+/** A run over both API versions: the later version's page has them side by side, and links the other's page. */
+export interface ReportComparison extends VersionComparison {
+  other: { version: string; href: string };
+}
+
 export interface ReportModel extends ReportMeta {
   passed: boolean;
+  /** The "v3.1 beside v4.0" section (src/report/compare-versions.ts); only in a run over both versions. */
+  comparison?: ReportComparison;
   steps: ReportStep[];
   accounts: ReportAccount[];
   /** `assertions`: the checks newman counts (what a workspace counts); `localChecks`: obflow's own (id_token). */

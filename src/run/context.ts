@@ -36,7 +36,14 @@ export function createContext(input: RunStepsInput, run: NewmanRun | undefined, 
   const log = input.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const reportDir = input.reportDir ?? join(input.cwd, 'reports');
   const reporters = (input.reporters ?? DEFAULT_REPORTERS).map((name) =>
-    REPORTERS[name]({ cwd: input.cwd, reportDir, log, redact: redactor.text, ...(input.verbose === true ? { verbose: true } : {}) }),
+    REPORTERS[name]({
+      cwd: input.cwd,
+      reportDir,
+      log,
+      redact: redactor.text,
+      ...(input.verbose === true ? { verbose: true } : {}),
+      ...(input.compareWith !== undefined ? { compareWith: input.compareWith } : {}),
+    }),
   );
   const tally = createTally();
   const executions = createExecutionLog();

@@ -15,6 +15,7 @@
 //
 // Shape stability: other rooms build on these types (HTML report, workspace). Change them additively only.
 
+import type { ApiVersion } from '../generate/api-versions.js';
 import type { RunResult, StepResult, TransportFailure } from './result.js';
 
 export type { ExecutionRecord, RunResult, StepFailure, StepResult, TransportFailure } from './result.js';
@@ -178,6 +179,15 @@ export interface ReporterContext {
   verbose?: boolean;
   /** Redacts every secret the run has seen so far: call it when writing, not when building the reporter. */
   redact: (text: string) => string;
+  /** The other version's finished run of a run over two (`--api-version 3.1,4.0`): the html page gets the two side
+   *  by side (src/report/compare-versions.ts). */
+  compareWith?: VersionRun;
+}
+
+/** One API version's finished run, as the comparison of two reads it. */
+export interface VersionRun {
+  version: ApiVersion;
+  result: RunResult;
 }
 
 export type ReporterFactory = (context: ReporterContext) => RunSubscriber;

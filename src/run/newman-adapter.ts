@@ -5,7 +5,15 @@
 
 import type { Agent } from 'node:https';
 import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
-import { ACCOUNTS_LIST, assertionRecord, createSkipWatch, itemSteps, requestRecord, scriptErrorRecord } from '../runner-rules.js';
+import {
+  ACCOUNTS_LIST,
+  TRANSACTION_PAGE,
+  assertionRecord,
+  createSkipWatch,
+  itemSteps,
+  requestRecord,
+  scriptErrorRecord,
+} from '../runner-rules.js';
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
 import { batchCollection } from './batch-collection.js';
@@ -75,6 +83,8 @@ function pinForOptionLoading(cwd: string): () => void {
  *  and transaction counts reach the summary through the environment (`interim_balances`, `transaction_counts`), so
  *  transaction pages — 10,250 transactions for one test user — are neither parsed twice nor held for the run. */
 const BODY_KEPT: readonly RegExp[] = [ACCOUNTS_LIST];
+/** …and, when a run over two API versions asks (BatchInput.keepTransactionBodies), the transaction pages too. */
+const BODY_KEPT_WITH_TRANSACTIONS: readonly RegExp[] = [ACCOUNTS_LIST, TRANSACTION_PAGE];
 
 export interface BatchInput {
   batch: readonly { name: string; collection: object }[];
@@ -89,6 +99,8 @@ export interface BatchInput {
   /** Reports newman writes itself (JUnit), as the reporters' hooks opened them (events.ts NewmanReportHook). */
   reports: readonly { reporter: string; options: Record<string, unknown> }[];
   now: () => Date;
+  /** Keep the transaction pages' parsed bodies as well (the comparison of two versions adds them up). */
+  keepTransactionBodies?: boolean;
 }
 
 /** Where the adapter delivers what newman does, as it happens. */
@@ -162,6 +174,7 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
   const stepOf = (item: NewmanItem): string =>
     steps.get(item?.name ?? '') ?? (typeof item?.parent === 'function' ? item.parent()?.name : undefined) ?? '';
   const at = (): string => input.now().toISOString();
+  const kept = input.keepTransactionBodies === true ? BODY_KEPT_WITH_TRANSACTIONS : BODY_KEPT;
   const unmatched = new Set<string>();
   const certificateWarnings: string[] = [];
   let currentStep: string | undefined;
@@ -252,9 +265,7 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
         const { item, method, url } = requestRecord(error, args);
         const response = error === null || error === undefined ? args.response : undefined;
         const json =
-          response !== undefined && method === 'GET' && BODY_KEPT.some((pattern) => pattern.test(url))
-            ? parseBody(response.stream)
-            : undefined;
+          response !== undefined && method === 'GET' && kept.some((pattern) => pattern.test(url)) ? parseBody(response.stream) : undefined;
         sink.event({
           type: 'request',
           step: stepOf(args.item),

@@ -203,6 +203,7 @@ async function runBatch(context: RunContext, members: readonly RunStep[], enviro
         timeoutRequest: input.timeoutRequest ?? 30_000,
         reports: reports.map(({ reporter, options }) => ({ reporter, options })),
         now: context.now,
+        ...(input.keepTransactionBodies === true ? { keepTransactionBodies: true } : {}),
       },
       sink,
     );

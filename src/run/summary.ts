@@ -1,7 +1,8 @@
-// The demo's closing summary from a finished run: accounts with their InterimAvailable balance and transaction count,
-// steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
+// The demo's closing summary from a finished run: accounts with their balance (InterimAvailable; ITAV on AIS v4.0) and
+// transaction count, steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
 
 import type { PostmanEnvironment } from '../environment/merge.js';
+import { BALANCE_TYPES, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
 import { accountLabels, accountsFromValues, type AccountRow } from '../runner-rules.js';
 import { skipReasonOf, stepStatus, type ExecutionRecord, type StepResult } from './result.js';
 
@@ -45,13 +46,14 @@ export function buildRunSummary(input: {
   };
 }
 
-/** Plain lines for the terminal: one per account, then the steps line (it always says how many were skipped). */
-export function formatRunSummary(summary: RunSummary): string[] {
+/** Plain lines for the terminal: one per account (its balance labelled with the version's code: InterimAvailable in
+ *  v3.1, ITAV in v4.0), then the steps line (it always says how many were skipped). */
+export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = DEFAULT_API_VERSION): string[] {
   const lines = summary.accounts.map((account) => {
     const balance =
       account.balance === undefined
         ? 'balance n/a'
-        : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (InterimAvailable)`;
+        : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (${BALANCE_TYPES[apiVersion]})`;
     const transactions = account.transactions === undefined ? 'transactions n/a' : `${account.transactions} transactions`;
     return `${account.accountId}${account.label !== undefined ? ` ${account.label}` : ''}: ${balance}, ${transactions}`;
   });

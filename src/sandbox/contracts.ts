@@ -261,8 +261,9 @@ export interface SandboxOptions {
   versionDrift?: VersionDrift;
 }
 
-/** What `versionDrift` changes on v4.0 only: an account's Nickname, or every balance's amount (one penny more). */
-export const VERSION_DRIFTS = ['account-nickname', 'balance-amount'] as const;
+/** What `versionDrift` changes on v4.0 only: an account's Nickname, every balance's amount or every transaction's
+ *  amount (one penny more). */
+export const VERSION_DRIFTS = ['account-nickname', 'balance-amount', 'transaction-amount'] as const;
 export type VersionDrift = (typeof VERSION_DRIFTS)[number];
 
 /**

@@ -8,6 +8,7 @@
 
 import Handlebars from 'handlebars';
 import type { PostmanEnvironment } from '../environment/merge.js';
+import { aisBasePath, API_VERSIONS, BALANCE_TYPES, type ApiVersion } from '../generate/api-versions.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
 import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
@@ -30,6 +31,8 @@ export interface WorkspaceInput {
   collections: readonly { fileName: string; json: string }[];
   /** File name of the whole-flow collection among them. */
   flowCollection: string;
+  /** The Account and Transaction API version the collections speak (flow.apiVersion / --api-version). */
+  apiVersion: ApiVersion;
   transport: { certPem: string; chainPem: readonly string[]; keyPem: string };
   /** The bank's server CA certificates (PEM); empty: the system roots verify it. */
   serverCaPem: readonly string[];
@@ -256,7 +259,13 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const hasCa = input.serverCaPem.length > 0;
   const bank = input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name;
   const manifest = {
-    meta: { bank, profile: input.target.profile, obflowVersion: input.obflowVersion },
+    meta: {
+      bank,
+      profile: input.target.profile,
+      obflowVersion: input.obflowVersion,
+      // The report's accounts header names the balance as the version does (report.mjs; absent: InterimAvailable).
+      ...(input.apiVersion === '3.1' ? {} : { balanceType: BALANCE_TYPES[input.apiVersion] }),
+    },
     collection: `collections/${input.flowCollection}`,
     environment: WORKSPACE_PATHS.environment,
     certificates: { cert: WORKSPACE_PATHS.cert, key: WORKSPACE_PATHS.key, ...(hasCa ? { ca: WORKSPACE_PATHS.ca } : {}) },
@@ -275,8 +284,12 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
       { label: 'Bank', value: bank },
       { label: 'Client profile', value: input.target.profile },
       { label: 'Client id', value: input.clientId, code: true },
+      { label: 'API version', value: `Account and Transaction API v${input.apiVersion} (${aisBasePath(input.apiVersion)})` },
       { label: 'Built', value: `${input.builtAt} by obflow ${input.obflowVersion}` },
     ],
+    apiVersion: input.apiVersion,
+    // The guide says how to make the workspace of each other version obflow speaks.
+    otherVersions: API_VERSIONS.filter((version) => version !== input.apiVersion),
     sandbox: input.target.name === 'sandbox',
     interactive: input.target.consent !== 'headless',
     psu: input.psu,

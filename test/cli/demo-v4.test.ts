@@ -18,6 +18,9 @@ describe('obflow demo --api-version 4.0', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toContain(`collections in ${join(cwd, 'collections', 'v4.0')}`);
     expect(result.stdout).toMatch(/steps passed: (\d+)\/\1\b/);
+    // The summary labels balances with v4.0's code.
+    expect(result.stdout).toMatch(/: -?\d+\.\d+ [A-Z]{3} \(ITAV\), \d+ transactions\n/);
+    expect(result.stdout).not.toContain('(InterimAvailable)');
     expect(
       readdirSync(join(cwd, 'collections', 'v4.0'))
         .filter((name) => name.endsWith('.json'))
@@ -41,10 +44,35 @@ describe('obflow demo --api-version 4.0', () => {
     expect(outcome.comparison.accounts.length).toBeGreaterThan(1);
     expect(outcome.comparison.differences).toEqual([]);
     expect(outcome.comparison.explained.map((difference) => difference.field)).toContain('Balance.Type');
-    // The comparison page beside the two versions' reports.
+    // The comparison is a section of the later version's report.html, which links the earlier one's; no page of its own.
     const reports = join(cwd, '.obflow', 'demo', 'reports');
-    expect(readdirSync(reports).sort()).toEqual(expect.arrayContaining(['v3.1', 'v4.0', 'versions.html']));
-    expect(readFileSync(join(reports, 'versions.html'), 'utf8')).toContain('✓ no unexplained difference');
+    expect(readdirSync(reports).sort()).toEqual(expect.arrayContaining(['v3.1', 'v4.0']));
+    expect(readdirSync(reports)).not.toContain('versions.html');
+    const page = readFileSync(join(reports, 'v4.0', 'report.html'), 'utf8');
+    expect(page).toContain('<section id="versions">');
+    expect(page).toContain('<th>ITAV balance</th>');
+    expect(readFileSync(join(reports, 'v3.1', 'report.html'), 'utf8')).toContain('<th>InterimAvailable balance</th>');
+    expect(page).toContain('<a href="../v3.1/report.html">');
+    expect(page).toMatch(/no difference the v4\.0 code mapping does not explain \(\d+ explained\)/);
+    expect(readFileSync(join(reports, 'v3.1', 'report.html'), 'utf8')).not.toContain('<section id="versions">');
+    // Each version's chained environment in its own file (a consent each), the registration's left as it was.
+    const environments = join(cwd, '.obflow', 'demo', 'environments');
+    const consentOf = (name: string): unknown =>
+      (JSON.parse(readFileSync(join(environments, name), 'utf8')) as { values: { key: string; value: unknown }[] }).values.find(
+        (entry) => entry.key === 'consent_id',
+      )?.value;
+    const files = readdirSync(environments).sort();
+    const v31File = files.find((name) => name.endsWith('.v3.1.postman_environment.json'));
+    const v40File = files.find((name) => name.endsWith('.v4.0.postman_environment.json'));
+    expect(v31File, files.join(', ')).toBeDefined();
+    expect(v40File, files.join(', ')).toBeDefined();
+    expect(consentOf(v31File ?? '')).toMatch(/\S/);
+    expect(consentOf(v40File ?? '')).toMatch(/\S/);
+    expect(consentOf(v40File ?? '')).not.toBe(consentOf(v31File ?? ''));
+    // A new environment (the next demo registers a new client) removes them: they chained from the old client.
+    const again = await runCli(['demo', '--api-version', '4.0'], { cwd });
+    expect(again.code, `${again.stdout}\n${again.stderr}`).toBe(0);
+    expect(readdirSync(environments).filter((name) => /\.v\d\.\d\.postman_environment\.json$/.test(name))).toEqual([]);
   });
 
   it('generate and workspace make one version: a list is a usage error', async () => {

@@ -206,8 +206,10 @@ interface Leg {
   BANK: string;
   PROFILE: string;
   CONSENT: string;
+  /** The version axis: absent is AIS v3.1 (the script's default). */
+  API_VERSION?: string;
 }
-const legKey = (leg: Leg): string => `${leg.BANK}/${leg.PROFILE}/${leg.CONSENT}`;
+const legKey = (leg: Leg): string => `${leg.BANK}/${leg.PROFILE}/${leg.CONSENT}/v${leg.API_VERSION ?? '3.1'}`;
 
 function product(entry: JsonObject): Record<string, string>[] {
   let rows: Record<string, string>[] = [{}];
@@ -226,20 +228,28 @@ function githubLegs(job: JsonObject): (Leg & { CLIENT?: string })[] {
   const matrix = asObject(asObject(job.strategy).matrix);
   const { exclude, include, ...dimensions } = matrix;
   const excluded = asArray(exclude).map(asObject);
-  // GitHub's `include`: an entry whose dimension values match a leg adds its other keys (here `client`) to that leg.
+  // GitHub's `include`: an entry whose dimension values match a leg adds its other keys (here `client`) to that leg;
+  // one that matches no leg (a value of a dimension the matrix does not list, here api "4.0") is a leg of its own.
   const included = asArray(include).map(asObject);
-  return product(dimensions)
-    .filter((row) => !excluded.some((rule) => Object.entries(rule).every(([key, value]) => row[key] === String(value))))
-    .map((row) => {
-      const extra = included.find((entry) => Object.keys(dimensions).every((key) => !(key in entry) || String(entry[key]) === row[key]));
-      const client = extra?.client;
-      return {
-        BANK: row.bank ?? '',
-        PROFILE: row.profile ?? '',
-        CONSENT: row.consent ?? '',
-        ...(typeof client === 'string' ? { CLIENT: client } : {}),
-      };
-    });
+  const matches = (entry: JsonObject, row: Record<string, string>): boolean =>
+    Object.keys(dimensions).every((key) => !(key in entry) || String(entry[key]) === row[key]);
+  const rows = product(dimensions).filter(
+    (row) => !excluded.some((rule) => Object.entries(rule).every(([key, value]) => row[key] === String(value))),
+  );
+  const added = included
+    .filter((entry) => !rows.some((row) => matches(entry, row)))
+    .map((entry) => Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, String(value)])));
+  return [...rows, ...added].map((row) => {
+    const extra = included.find((entry) => matches(entry, row));
+    const client = extra?.client;
+    return {
+      BANK: row.bank ?? '',
+      PROFILE: row.profile ?? '',
+      CONSENT: row.consent ?? '',
+      ...(row.api !== undefined && row.api !== '3.1' ? { API_VERSION: row.api } : {}),
+      ...(typeof client === 'string' ? { CLIENT: client } : {}),
+    };
+  });
 }
 
 /** The name suffix of a real bank profile's client secrets: <BANK>_<PROFILE> in capitals, _ for - (docs/ci.md). */
@@ -285,9 +295,18 @@ describe("the users' CI recipes (examples/ci)", () => {
       .map((row) => legKey(row as unknown as Leg))
       .sort();
     expect(githubLegs(githubJob).map(legKey).sort()).toEqual(fromGitlab);
-    expect(fromGitlab).toContain('sandbox/strict-interactive/browser');
-    expect(fromGitlab).toContain('examplebank/strict-headless/headless');
-    expect(fromGitlab.filter((leg) => leg.startsWith('examplebank/') && leg.endsWith('/browser'))).toEqual([]);
+    expect(fromGitlab).toContain('sandbox/strict-interactive/browser/v3.1');
+    expect(fromGitlab).toContain('examplebank/strict-headless/headless/v3.1');
+    expect(fromGitlab.filter((leg) => leg.startsWith('examplebank/') && leg.includes('/browser/'))).toEqual([]);
+    // The version axis (issue 29): one leg on AIS v4.0, the rest on v3.1.
+    expect(fromGitlab.filter((leg) => !leg.endsWith('/v3.1'))).toEqual(['sandbox/strict-headless/headless/v4.0']);
+    expect(fromGitlab).toContain('sandbox/strict-headless/headless/v3.1');
+    // …passed to the script as API_VERSION, which generate and run take as --api-version.
+    expect(asObject(githubJob.env).API_VERSION).toBe('${{ matrix.api }}');
+    for (const script of [githubScript, gitlabScript]) {
+      expect(script).toMatch(/step generate generate --config "\$config" --api-version "\$api"/);
+      expect(script).toMatch(/step run run all [^\n]*--api-version "\$api"/);
+    }
   });
 
   it("the legs register at a bank only with --client-id; registering is the one-off jobs' business", () => {
@@ -604,6 +623,31 @@ describe("the users' CI recipes (examples/ci)", () => {
       } finally {
         await bank.close();
       }
+    }, 240_000);
+
+    it('the version axis: the v4.0 leg runs the v4.0 flow in its own folder, and the merged page names it "… / AIS v4.0"', async () => {
+      const result = await bash(gitlabScript, { ...env, API_VERSION: '4.0' });
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).toMatch(/steps passed: (\d+)\/\1/);
+      expect(result.output).toMatch(/\(ITAV\)/);
+      const leg = join(work, 'out', 'sandbox-strict-headless-headless-v4.0');
+      expect(existsSync(join(leg, 'collections', 'v4.0', 'obflow-ais.postman_collection.json'))).toBe(true);
+      expect(JSON.parse(readFileSync(join(leg, 'reports', 'obflow-leg.json'), 'utf8'))).toEqual({
+        bank: 'sandbox',
+        profile: 'strict-headless',
+        consent: 'headless',
+        apiVersion: '4.0',
+        exit: 0,
+        stage: 'run',
+      });
+      const merged = await bash('npx obflow report merge out/sandbox-strict-headless-headless-v4.0 --out merged-v4', env);
+      expect(merged.code, merged.output).toBe(0);
+      const summary = JSON.parse(readFileSync(join(work, 'merged-v4', 'obflow-merged.json'), 'utf8')) as {
+        legs: { id: string; status: string }[];
+      };
+      expect(summary.legs.map((entry) => [entry.id, entry.status])).toEqual([
+        ['sandbox / strict-headless / headless / AIS v4.0', 'passed'],
+      ]);
     }, 240_000);
   });
 });

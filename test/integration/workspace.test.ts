@@ -104,6 +104,7 @@ let plain: WorkspaceOutcome;
 const plainDir = join(cwd, 'plain');
 const zipPath = join(cwd, 'plain.zip');
 const secretDir = join(cwd, 'with-secrets');
+const v4Dir = join(cwd, 'v4');
 const copied = mkdtempSync(join(tmpdir(), 'obflow-workspace-copy-'));
 /** The plain workspace copied and run with its secrets given on run.sh's prompt (the test below fills it). */
 const promptedDir = join(copied, 'prompted');
@@ -219,6 +220,30 @@ describe('the workspace against the emulator', () => {
     const html = reports.get('report.html')?.toString('utf8') ?? '';
     expect(html).toMatch(/<span class="verdict ok">passed<\/span>/);
     expect(html).toContain('Holiday fund');
+  });
+
+  it('names the API version it was made for, and its guide says how to make the other (issue 29)', async () => {
+    const madeFor = (dir: string): string =>
+      /<dl class="made-for" id="made-for">([\s\S]*?)<\/dl>/.exec(readFileSync(join(dir, 'index.html'), 'utf8'))?.[1] ?? '';
+    expect(madeFor(plainDir)).toContain('<dt>API version</dt><dd>Account and Transaction API v3.1 (/open-banking/v3.1/aisp)</dd>');
+    expect(readFileSync(join(plainDir, 'index.html'), 'utf8')).toMatch(
+      /<p id="api-version">[^]*<code>obflow workspace --api-version 4\.0<\/code>/,
+    );
+    const v4 = await cli(['workspace', '--api-version', '4.0', '--no-run', '--out', v4Dir]);
+    expect(v4.code, v4.stderr).toBe(0);
+    expect(madeFor(v4Dir)).toContain('<dt>API version</dt><dd>Account and Transaction API v4.0 (/open-banking/v4.0/aisp)</dd>');
+    const guide = readFileSync(join(v4Dir, 'index.html'), 'utf8');
+    expect(guide).toMatch(/<p id="api-version">[^]*<code>obflow workspace --api-version 3\.1<\/code>/);
+    expect(guide).not.toContain('--api-version 4.0</code>');
+    // Its own run's report names the balance as v4.0 does (run.mjs spreads the manifest's meta into the report's).
+    const manifest = (dir: string) =>
+      JSON.parse(readFileSync(join(dir, 'runner', 'workspace.json'), 'utf8')) as { meta: Record<string, unknown> };
+    expect(manifest(v4Dir).meta.balanceType).toBe('ITAV');
+    expect(manifest(plainDir).meta).not.toHaveProperty('balanceType');
+    // …and it is what it says: the v4.0 collections.
+    expect(readFileSync(join(v4Dir, 'collections', 'obflow-ais.postman_collection.json'), 'utf8')).toContain(
+      '/open-banking/v4.0/aisp/accounts',
+    );
   });
 
   it('without --include-secrets holds zero secret bytes: client secret, basicToken, private key, every token and code of both runs', () => {

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { environmentVariables, loadConfig } from '../../src/config/load.js';
 import { configJsonSchema, KEY_NAMING_RULE } from '../../src/config/schema.js';
 import { ObflowError } from '../../src/errors.js';
+import { BANK_PRESETS } from '../../src/config/presets.js';
+import { API_VERSIONS } from '../../src/generate/api-versions.js';
 
 function folderWith(config: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'obflow-config-'));
@@ -248,6 +250,12 @@ describe('bank.preset', () => {
     expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_BANK__NAME: 'x' }, checkFiles: false })).message).toContain(
       'bank.auth_url is required',
     );
+  });
+
+  it('says which AIS versions the bank offers, as its source documents them (ozone-model-bank: v3.1.11, so 3.1)', () => {
+    expect(BANK_PRESETS['ozone-model-bank'].apiVersions).toEqual(['3.1']);
+    expect(BANK_PRESETS['ozone-model-bank'].source).toMatch(/tree\/v3\.1\.11\b/);
+    for (const preset of Object.values(BANK_PRESETS)) for (const version of preset.apiVersions) expect(API_VERSIONS).toContain(version);
   });
 
   it('the published JSON Schema offers the preset names', () => {

@@ -177,6 +177,11 @@ describe('buildRunSummary', () => {
       'steps passed: 2/11, 0 skipped',
     ]);
     expect(lines.join('\n')).not.toContain('very-secret-token');
+    // AIS v4.0 names the same balance by its ISO 20022 code (issue 29).
+    expect(formatRunSummary(summary, '4.0').slice(0, 2)).toEqual([
+      '111 Bills: 10.50 GBP (ITAV), 240 transactions',
+      '222 Savings: -3.00 GBP (ITAV), 36 transactions',
+    ]);
   });
 
   it('names the failed step and survives missing state', () => {

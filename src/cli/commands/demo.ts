@@ -74,8 +74,17 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             reporters: ['junit', 'html'],
             progress: () => undefined,
             ...liveLineOption(state, core),
+            // Over two versions: each adds up its transactions, and the later one's page compares it with the earlier.
+            ...(versions.length > 1 ? { keepTransactionBodies: true } : {}),
+            ...(versions.length > 1 && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
           });
-          await core.saveEnvironment(leg, result.environment);
+          // Each version of a run over several keeps its chained environment in its own file (a later `obflow run
+          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/stages.ts versionEnvironmentStem).
+          await core.saveEnvironment(
+            leg,
+            result.environment,
+            versions.length > 1 ? core.versionEnvironmentStem(session.target, version) : undefined,
+          );
           out.line(`run          ${label}newman, ${result.steps.length} steps, reports in ${core.reportsDir(leg.config)} ${took()}`);
           out.line(`report       ${core.htmlReportPath(leg.config)} ${took()}`);
           legs.push({ version, result });
@@ -88,13 +97,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
             { apiVersion: config.flow.apiVersion },
           );
-        } else
-          await report.reportVersionRuns(
-            state,
-            legs,
-            { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
-            core.reportsDir(session.config),
-          );
+        } else await report.reportVersionRuns(state, legs, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {
         await session.close();

@@ -52,7 +52,6 @@ export const runCommand = (state: CommandState): CommandModule => ({
     const { core, config, overrides } = await openCommand(state, argv);
     const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
-      const environment = await core.readEnvironmentFile(config, session.target);
       // The progress lines are for people, never with --json/--quiet.
       const asked = argv.reporters === undefined ? DEFAULT_REPORTERS : parseReporterNames(argv.reporters as string | string[]);
       const reporters = state.output.json || state.output.quiet ? asked.filter((name) => name !== 'cli') : asked;
@@ -62,6 +61,10 @@ export const runCommand = (state: CommandState): CommandModule => ({
       const legs: { version: ApiVersion; result: Awaited<ReturnType<typeof core.runStage>> }[] = [];
       for (const version of versions ?? [config.flow.apiVersion]) {
         const leg = versions === undefined ? session : core.versionSession(session, version);
+        // The version's own chained environment when an earlier run over several versions left one, else the
+        // environment stage's; saved back where it came from (each version of a run over several to its own file).
+        const saved = await core.readVersionEnvironment(config, session.target, version);
+        const environment = saved.environment;
         if (versions !== undefined) state.output.line(`AIS v${version}`);
         // The flow inputs the flags gave win over the saved environment's (session.overrides; src/pipeline/stages.ts).
         const result = await core.runStage(leg, {
@@ -71,9 +74,16 @@ export const runCommand = (state: CommandState): CommandModule => ({
           progress: (line) => state.output.line(line),
           ...(argv.verbose === true ? { verbose: true } : {}),
           ...liveLineOption(state, core),
+          // Over two versions: each adds up its transactions, and the later one's page compares it with the earlier.
+          ...(versions !== undefined ? { keepTransactionBodies: true } : {}),
+          ...(versions !== undefined && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
         });
         // The chained environment carries the state for the next `obflow run <step>` (state folder, mode 0600).
-        await core.saveEnvironment(leg, result.environment);
+        await core.saveEnvironment(
+          leg,
+          result.environment,
+          versions === undefined ? saved.stem : core.versionEnvironmentStem(session.target, version),
+        );
         legs.push({ version, result });
       }
       const report = await import('../report.js');
@@ -84,7 +94,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
           {},
           { allowSkips: config.flow.allowSkips, apiVersion: config.flow.apiVersion },
         );
-      else await report.reportVersionRuns(state, legs, {}, core.reportsDir(session.config), { allowSkips: config.flow.allowSkips });
+      else await report.reportVersionRuns(state, legs, {}, { allowSkips: config.flow.allowSkips });
     } finally {
       await session.close();
     }

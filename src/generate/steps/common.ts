@@ -1,7 +1,7 @@
 // Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
 
 import type { ApiVersion } from '../api-versions.js';
-import { aisBasePath } from '../api-versions.js';
+import { aisBasePath, BALANCE_TYPES } from '../api-versions.js';
 import type { Checks, RequestItemSpec, ResponseSchema, ScriptPart, StepContext } from '../model.js';
 import type { V31SchemaName, V4SchemaName } from '../schemas.js';
 
@@ -39,7 +39,7 @@ export const AIS_VERSIONS: Readonly<Record<ApiVersion, AisVersion>> = {
     financialId: true,
     schema: (name) => name,
     errors: 'obie',
-    balanceType: 'InterimAvailable',
+    balanceType: BALANCE_TYPES['3.1'],
     awaitingStatus: 'AwaitingAuthorisation',
   },
   '4.0': {
@@ -48,7 +48,7 @@ export const AIS_VERSIONS: Readonly<Record<ApiVersion, AisVersion>> = {
     financialId: false,
     schema: v4SchemaOf,
     errors: 'obie-v4',
-    balanceType: 'ITAV',
+    balanceType: BALANCE_TYPES['4.0'],
     awaitingStatus: 'AWAU',
   },
 };

@@ -4,7 +4,16 @@
 
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
-import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from '../../report/html.js';
+import { compareVersions, legOfRun } from '../../report/compare-versions.js';
+import { API_VERSIONS, BALANCE_TYPES, type ApiVersion } from '../../generate/api-versions.js';
+import {
+  loadReportModule,
+  obflowVersion,
+  renderHtmlReport,
+  type ReportCollector,
+  type ReportComparison,
+  type ReportModel,
+} from '../../report/html.js';
 import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../events.js';
 import { buildRunSummary } from '../summary.js';
 import { failureSummary } from '../verdict.js';
@@ -85,12 +94,17 @@ export function reportSubscriber(
               obflowVersion: obflowVersion(),
               ranAt: start?.startedAt ?? event.finishedAt,
               runner,
+              // AIS v4.0 names the balance by its ISO 20022 code.
+              ...(start?.target?.apiVersion === '4.0' ? { balanceType: BALANCE_TYPES['4.0'] } : {}),
               ...(failure !== undefined ? { failure } : {}),
               order,
               complete: order.every((name) => result.steps.some((step) => step.name === name)),
             },
             summary.accounts,
           );
+          const comparison = versionsSection(context, start, result);
+          // A difference the v4.0 code mapping does not explain is a failed check of the page (as of the CLI's run).
+          if (comparison !== undefined) model = { ...model, comparison, passed: model.passed && comparison.differences.length === 0 };
           break;
         }
       }
@@ -99,6 +113,29 @@ export function reportSubscriber(
       return model === undefined ? [] : write(model);
     },
   };
+}
+
+/**
+ * The "v3.1 beside v4.0" section of the later version's page in a run over both (`--api-version 3.1,4.0`): this run
+ * and the other version's (ReporterContext.compareWith), compared as the CLI compares them. Undefined otherwise.
+ */
+function versionsSection(
+  context: ReporterContext,
+  start: RunStartEvent | undefined,
+  result: Parameters<typeof legOfRun>[1],
+): ReportComparison | undefined {
+  const other = context.compareWith;
+  const own = start?.target?.apiVersion ?? '3.1';
+  const version = API_VERSIONS.find((candidate) => candidate === own);
+  if (other === undefined || version === undefined || version === other.version) return undefined;
+  const legs = new Map<ApiVersion, ReturnType<typeof legOfRun>>([
+    [version, legOfRun(version, result)],
+    [other.version, legOfRun(other.version, other.result)],
+  ]);
+  const v31 = legs.get('3.1');
+  const v40 = legs.get('4.0');
+  if (v31 === undefined || v40 === undefined) return undefined;
+  return { ...compareVersions(v31, v40), other: { version: other.version, href: `../v${other.version}/${HTML_REPORT_FILE}` } };
 }
 
 export const htmlReporter = (context: ReporterContext): RunSubscriber =>

@@ -49,6 +49,15 @@ function shapesOf(version: AisApiVersion, deps: ResourceServerDeps): (typeof SHA
   if (version !== '4.0' || deps.versionDrift === undefined) return shapes;
   if (deps.versionDrift === 'account-nickname')
     return { ...shapes, account: (v31) => ({ ...shapes.account(v31), Nickname: `${String(v31.Nickname)} (v4.0)` }) };
+  if (deps.versionDrift === 'transaction-amount')
+    return {
+      ...shapes,
+      transaction: (v31) => {
+        const transaction = shapes.transaction(v31);
+        const amount = transaction.Amount as { Amount: string; Currency: string };
+        return { ...transaction, Amount: { ...amount, Amount: (Number(amount.Amount) + 0.01).toFixed(2) } };
+      },
+    };
   return {
     ...shapes,
     balance: (v31) => {
@@ -397,13 +406,20 @@ async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>
     case 'account-transactions': {
       need('ReadTransactionsBasic', 'ReadTransactionsDetail');
       const account = pick(route.accountId);
-      transactions(bank, call, consent, account, self);
+      transactions(bank, call, consent, account, self, shape);
       return;
     }
   }
 }
 
-function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: BankAccount, base: string): void {
+function transactions(
+  bank: Bank,
+  call: Call,
+  consent: ConsentRecord,
+  account: BankAccount,
+  base: string,
+  shape: (typeof SHAPES)[AisApiVersion],
+): void {
   const query = call.url.searchParams;
   const filters: [string, string][] = [];
   const bound = (name: 'fromBookingDateTime' | 'toBookingDateTime'): number | undefined => {
@@ -458,7 +474,6 @@ function transactions(bank: Bank, call: Call, consent: ConsentRecord, account: B
   const first = (page - 1) * PAGE_SIZE;
   const last = Math.min(selection.count, first + PAGE_SIZE);
   const items: Record<string, unknown>[] = [];
-  const shape = SHAPES[call.version];
   for (let k = first; k < last; k++) items.push(shape.transaction(renderTransaction(account, selection.entry(k), detail)));
   sendJsonBody(call.res, call.ctx, 200, {
     Data: { Transaction: items },
