@@ -243,7 +243,14 @@ export interface SandboxOptions {
   /** The client authentication methods the bank accepts at registration and the token endpoint, in the order
    *  discovery lists them. Default: all three (TOKEN_AUTH_METHODS). */
   tokenAuthMethods?: readonly TokenAuthMethod[];
+  /** Pushed authorization requests (RFC 9126, `obflow sandbox --par`): `required` refuses an authorization request
+   *  that was not pushed; `optional` offers the endpoint; `off` (default) neither offers nor accepts it. */
+  par?: ParMode;
 }
+
+/** RFC 9126 at the emulator (docs/sandbox.md, "Pushed authorization requests"). */
+export const PAR_MODES = ['required', 'optional', 'off'] as const;
+export type ParMode = (typeof PAR_MODES)[number];
 
 /**
  * Client authentication at the token endpoint (OIDC Core §9; RFC 7523 §2.2; RFC 8705 §2.1), as a client registers it

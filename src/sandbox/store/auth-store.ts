@@ -65,6 +65,14 @@ export interface InteractionRecord extends AuthorisationRequestRecord {
   expiresAt: string;
 }
 
+/** A pushed authorization request (RFC 9126 §2), validated when pushed, kept under its request_uri until used once
+ *  or expired. */
+export interface PushedRequestRecord {
+  request: AuthorisationRequestRecord;
+  loginHint?: string;
+  expiresAt: string;
+}
+
 export interface Pkce {
   challenge: string;
   method: 'S256' | 'plain';
@@ -97,6 +105,7 @@ export const AUTH_COLLECTIONS: {
   codes: CollectionSpec<CodeRecord>;
   interactions: CollectionSpec<InteractionRecord>;
   tokens: CollectionSpec<TokenRecord>;
+  pushed: CollectionSpec<PushedRequestRecord>;
 } = {
   clients: { name: 'clients' },
   jtis: { name: 'registration-jtis', expiresAt: expiry },
@@ -104,6 +113,7 @@ export const AUTH_COLLECTIONS: {
   interactions: { name: 'interactions', expiresAt: expiry },
   // Tagged with the code they came from: a replayed code finds its tokens by index (RFC 6749 §4.1.2).
   tokens: { name: 'tokens', expiresAt: expiry, tag: (token) => token.codeHash },
+  pushed: { name: 'pushed-requests', expiresAt: expiry },
 };
 
 export class AuthStore implements ClientDirectory, TokenVerifier {
@@ -112,6 +122,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
   readonly codes: Collection<CodeRecord>;
   readonly interactions: Collection<InteractionRecord>;
   readonly tokens: Collection<TokenRecord>;
+  readonly pushed: Collection<PushedRequestRecord>;
 
   constructor(
     db: SandboxDb,
@@ -122,6 +133,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
     this.codes = db.collection(AUTH_COLLECTIONS.codes);
     this.interactions = db.collection(AUTH_COLLECTIONS.interactions);
     this.tokens = db.collection(AUTH_COLLECTIONS.tokens);
+    this.pushed = db.collection(AUTH_COLLECTIONS.pushed);
   }
 
   async get(clientId: string): Promise<SandboxClient | undefined> {
