@@ -112,6 +112,10 @@ const sandbox = z
       .min(1)
       .default([...TOKEN_ENDPOINT_AUTH_METHODS])
       .describe('Client authentication methods `obflow sandbox` accepts (e.g. private_key_jwt and tls_client_auth, as the bank today).'),
+    par: z
+      .enum(['required', 'optional', 'off'])
+      .default('off')
+      .describe('Pushed authorization requests (RFC 9126) at `obflow sandbox`: required (as FAPI 2.0 banks), optional, or off.'),
   })
   .describe('The embedded bank emulator.');
 
@@ -201,6 +205,13 @@ const flow = z
         'The request object of the consent URL: none (docs/bank-interface.md §2.1) or PS256 (FAPI 1 Advanced Part 2 §5.2.2), registered as request_object_signing_alg.',
       ),
     maxPages: z.int().min(1).max(10_000).default(DEFAULT_MAX_PAGES).describe('Guard against endless transaction paging.'),
+    par: z
+      .enum(['auto', 'always', 'never'])
+      .default('auto')
+      .describe(
+        'Pushed authorization requests (RFC 9126) with PKCE S256 in the psu-consent step: always, never, or auto (when the target requires them: ' +
+          'the embedded sandbox with sandbox.par "required"; for a bank, set "always" where its discovery says require_pushed_authorization_requests).',
+      ),
     browser: browser.prefault({}),
   })
   .describe('The account-information flow.');
