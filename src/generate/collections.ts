@@ -28,6 +28,8 @@ export const DEFAULT_PERMISSIONS: readonly string[] = [
 export interface GenerateOptions {
   permissions?: readonly string[];
   unsupported?: readonly UnsupportedCall[];
+  /** Pushed authorization requests with PKCE (StepContext.par); default off. */
+  par?: boolean;
 }
 
 export interface BuildOptions extends GenerateOptions {
@@ -258,6 +260,7 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
   const context: StepContext = {
     permissions: options.permissions ?? DEFAULT_PERMISSIONS,
     unsupported: options.unsupported ?? DEFAULT_UNSUPPORTED_CALLS,
+    ...(options.par === true ? { par: true } : {}),
   };
   const steps = buildFlow(context);
   const files = steps.map((step) => toFile(stepFileName(step.name), `obflow AIS — ${step.title}`, [step], false, options.templates));

@@ -55,6 +55,9 @@ export interface StepContext {
   permissions: readonly string[];
   /** Unsupported calls, one per family (docs/bank-interface.md §4.5 rule 1, §4.7). */
   unsupported: readonly UnsupportedCall[];
+  /** Pushed authorization requests with PKCE (flow.par resolved, issue 30): the discovery step checks the endpoint,
+   *  psu-consent pushes the request first, code-exchange sends the code_verifier. Absent: off (the default collections). */
+  par?: boolean;
 }
 
 export interface UnsupportedCall {

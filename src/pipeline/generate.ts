@@ -14,13 +14,18 @@ import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampTe
  * (src/generate/stamp.ts), nothing is built or written and the files on disk are returned (`written: false`); the
  * generator (postman-collection, handlebars, the templates) loads only when it has to build.
  */
-export async function generateStage(outDir: string): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
-  const fingerprint = generatorFingerprint();
+export async function generateStage(
+  outDir: string,
+  options: { par?: boolean } = {},
+): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
+  // Only a non-default option enters the fingerprint, so the default collections' stamp stays as it was.
+  const generation = options.par === true ? { par: true } : {};
+  const fingerprint = generatorFingerprint(generation);
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
   if (files === undefined) {
     const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
-    files = buildCollections({ templates: loadTemplates() });
+    files = buildCollections({ templates: loadTemplates(), ...generation });
     await writeCollections(outDir, files);
     // After the collections: a stamp never names files that are not all written.
     await writeFileAtomic(join(outDir, GENERATED_STAMP_FILE), stampText(fingerprint, files));
@@ -32,4 +37,18 @@ export async function generateStage(outDir: string): Promise<{ paths: string[]; 
     if (json !== undefined) collections[name] = JSON.parse(json) as object;
   }
   return { paths: files.map((file) => join(outDir, file.fileName)), collections, written };
+}
+
+/**
+ * flow.par resolved for generation (issue 30): "always" and "never" as they say; "auto" pushes where the target is
+ * known to require it without a request — the embedded sandbox with sandbox.par "required". A bank's discovery is not
+ * read by `obflow generate` (it is offline): for a bank that requires PAR, set "always" (the bank's refusal names it).
+ */
+export function parForGeneration(config: {
+  target: string;
+  flow: { par: 'auto' | 'always' | 'never' };
+  sandbox: { par: 'required' | 'optional' | 'off' };
+}): boolean {
+  if (config.flow.par !== 'auto') return config.flow.par === 'always';
+  return config.target === 'sandbox' && config.sandbox.par === 'required';
 }

@@ -20,6 +20,7 @@ export { stateLayout } from '../state/layout.js';
 export { protectStateDir } from '../state/protect.js';
 export { externalRegistrationStage, manageRegistrationStage } from './external-registration.js';
 export { openSession, type Session } from './session.js';
+export { parForGeneration } from './generate.js';
 export {
   environmentStage,
   environmentStem,

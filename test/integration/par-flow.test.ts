@@ -1,0 +1,60 @@
+// obflow's whole flow with pushed authorization requests (issue 30, flow.par): the emulator started as a bank that
+// requires PAR (`obflow sandbox --par required`, which also requires PKCE in its strict profile), collections
+// generated with PAR on, obflow's stages and newman, for each client authentication method. Without PAR the same bank
+// refuses the consent request (the default collections), which is what makes the PAR run prove anything.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { environmentValue } from '../../src/environment/index.js';
+import { buildCollections, loadTemplates, STEP_NAMES, stepFileName } from '../../src/generate/index.js';
+import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { describeRun, prepare, runAll } from './pipeline-helpers.js';
+
+const METHODS = ['client_secret_basic', 'private_key_jwt', 'tls_client_auth'] as const;
+
+let sandbox: TestSandbox;
+let identity: TestIdentity;
+const parCollections: Record<string, object> = {};
+
+beforeAll(async () => {
+  identity = await getTestIdentity();
+  sandbox = await startTestSandbox({ par: 'required' });
+  const files = buildCollections({ templates: loadTemplates(), par: true });
+  for (const name of STEP_NAMES) {
+    const file = files.find((candidate) => candidate.fileName === stepFileName(name));
+    if (file) parCollections[name] = JSON.parse(file.json) as object;
+  }
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('the whole flow with flow.par against a bank that requires PAR', () => {
+  it.each(METHODS)('%s: every step passes; the consent URL carries client_id and request_uri only', async (method) => {
+    const prepared = await prepare(sandbox, identity, 'strict-headless', {}, { bank: { token_endpoint_auth_method: method } });
+    try {
+      const result = await runAll({ ...prepared, collections: parCollections });
+      expect(result.passed, describeRun(result)).toBe(true);
+      expect(result.steps.map((step) => step.name)).toEqual([...STEP_NAMES]);
+      expect(result.steps.find((step) => step.name === 'psu-consent')?.requests).toBe(3);
+      const consentUrl = new URL(environmentValue(result.environment, 'consent_url') ?? '');
+      expect([...consentUrl.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+      expect(environmentValue(result.environment, 'code_verifier')).toMatch(/^[0-9a-f-]{73}$/);
+    } finally {
+      await prepared.dispatcher.close();
+    }
+  });
+
+  it("the default collections (no PAR) are refused by the same bank at the consent, on obflow's side", async () => {
+    const prepared = await prepare(sandbox, identity, 'strict-headless');
+    try {
+      const result = await runAll(prepared, { select: 'psu-consent' });
+      expect(result.passed).toBe(false);
+      // The bank's page answers 400 (RFC 6749 §4.1.2.1: before a pushed request names the redirect, no redirect).
+      expect(describeRun(result)).toContain('expected 400 to be one of [ 302, 303 ]');
+    } finally {
+      await prepared.dispatcher.close();
+    }
+  });
+});
