@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   ERR_REPORT_INVALID: 'usage',
   ERR_REPORT_NONE: 'usage',
   ERR_AUTH_METHOD_UNSUPPORTED: 'usage',
+  ERR_PAR_UNAVAILABLE: 'usage',
   ERR_ENVIRONMENT_INCOMPLETE: 'usage',
   // prerequisites and local material (doctor, register preflight, run preflight)
   ERR_SSA_MISSING: 'checks',

@@ -32,7 +32,13 @@ afterAll(async () => {
 
 describe('the whole flow with flow.par against a bank that requires PAR', () => {
   it.each(METHODS)('%s: every step passes; the consent URL carries client_id and request_uri only', async (method) => {
-    const prepared = await prepare(sandbox, identity, 'strict-headless', {}, { bank: { token_endpoint_auth_method: method } });
+    const prepared = await prepare(
+      sandbox,
+      identity,
+      'strict-headless',
+      {},
+      { bank: { token_endpoint_auth_method: method }, flow: { par: 'always' } },
+    );
     try {
       const result = await runAll({ ...prepared, collections: parCollections });
       expect(result.passed, describeRun(result)).toBe(true);
@@ -46,8 +52,19 @@ describe('the whole flow with flow.par against a bank that requires PAR', () => 
     }
   });
 
+  it('flow.par that does not push, against a bank that requires PAR: ERR_PAR_UNAVAILABLE naming both, before the flow', async () => {
+    const error = await prepare(sandbox, identity, 'strict-headless').then(
+      () => undefined,
+      (caught: unknown) => caught as { code?: string; message?: string; hint?: string },
+    );
+    expect(error?.code).toBe('ERR_PAR_UNAVAILABLE');
+    expect(error?.message).toContain('require_pushed_authorization_requests: true');
+    expect(error?.message).toContain('flow.par "auto"');
+    expect(error?.hint).toContain('"always"');
+  });
+
   it("the default collections (no PAR) are refused by the same bank at the consent, on obflow's side", async () => {
-    const prepared = await prepare(sandbox, identity, 'strict-headless');
+    const prepared = await prepare(sandbox, identity, 'strict-headless', {}, { flow: { par: 'always' } });
     try {
       const result = await runAll(prepared, { select: 'psu-consent' });
       expect(result.passed).toBe(false);

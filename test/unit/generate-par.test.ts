@@ -4,7 +4,19 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildCollections, FLOW_FILE_NAME, loadTemplates } from '../../src/generate/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import { ObflowError } from '../../src/errors.js';
 import { parForGeneration } from '../../src/pipeline/generate.js';
+import { assertParSetting } from '../../src/pipeline/par.js';
+
+const BANK_IDENTITY = {
+  softwareStatement: 'ssa.jwt',
+  transport: { cert: 'transport.pem', key: 'transport.key' },
+  signing: { key: 'signing.key', kid: 'k1' },
+  directoryRoots: ['root.pem'],
+  directoryIssuing: ['issuing.pem'],
+  directoryJwks: 'directory.jwks.json',
+};
 
 type Mode = 'auto' | 'always' | 'never';
 type SandboxPar = 'required' | 'optional' | 'off';
@@ -39,3 +51,47 @@ describe('collections with PAR', () => {
     expect(flowOf(false)).not.toContain('parEndpoint');
   });
 });
+
+describe('assertParSetting (ERR_PAR_UNAVAILABLE, before any request of the flow)', () => {
+  const addresses = { issuer: 'https://as', authorization_endpoint: 'https://as/a', token_endpoint: 'https://as/t' };
+  const url = 'https://as/.well-known/openid-configuration';
+  const parsed = (flow: Record<string, unknown>, target = 'bank') =>
+    parseConfig(
+      target === 'bank'
+        ? { target, flow, bank: { auth_url: 'https://as', sandbox_base_url: 'https://rs' }, identity: BANK_IDENTITY }
+        : { target, flow },
+      'test',
+    );
+
+  it('always without a PAR endpoint names flow.par and pushed_authorization_request_endpoint', () => {
+    const error = codeOf(() => assertParSetting(parsed({ par: 'always' }), addresses, url));
+    expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
+    expect(error.message).toContain('flow.par "always"');
+    expect(error.message).toContain('pushed_authorization_request_endpoint');
+  });
+
+  it('a bank that requires PAR and a setting that does not push: names both', () => {
+    const required = { ...addresses, pushed_authorization_request_endpoint: 'https://as/par', require_pushed_authorization_requests: true };
+    for (const par of ['auto', 'never']) {
+      const error = codeOf(() => assertParSetting(parsed({ par }), required, url));
+      expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
+      expect(error.message).toContain(`flow.par "${par}"`);
+      expect(error.message).toContain('require_pushed_authorization_requests: true');
+    }
+    expect(() => assertParSetting(parsed({ par: 'always' }), required, url)).not.toThrow();
+  });
+
+  it('the default setting against a bank without PAR: nothing to say', () => {
+    expect(() => assertParSetting(parsed({}), addresses, url)).not.toThrow();
+  });
+});
+
+function codeOf(fn: () => void): ObflowError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ObflowError) return error;
+    throw error;
+  }
+  throw new Error('expected an ObflowError');
+}
