@@ -21,6 +21,8 @@ export interface OidcBankOptions {
   tls: { cert: string; key: string; clientCa: string[] };
   /** The trust directory's keys, which sign software statements. */
   directoryJwks: JSONWebKeySet;
+  /** RFC 9126 §5 require_pushed_authorization_requests (issue 30); PAR itself is always offered (oidc-provider's default). */
+  requirePar?: boolean;
 }
 
 export interface OidcBank {
@@ -35,7 +37,7 @@ export interface OidcBank {
 /** OB Security Profile acr values (the request object asks for them as essential). */
 const ACR_SCA = 'urn:openbanking:psd2:sca';
 
-export async function startOidcBank({ profile, tls, directoryJwks }: OidcBankOptions): Promise<OidcBank> {
+export async function startOidcBank({ profile, tls, directoryJwks, requirePar = false }: OidcBankOptions): Promise<OidcBank> {
   const server = createServer({ cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: true });
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => sockets.add(socket.on('close', () => sockets.delete(socket))));
@@ -66,6 +68,7 @@ export async function startOidcBank({ profile, tls, directoryJwks }: OidcBankOpt
       devInteractions: { enabled: false },
       fapi: { enabled: true, profile: fapi },
       clientCredentials: { enabled: true },
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: requirePar },
       claimsParameter: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
       requestObjects: { enabled: true, requireSignedRequestObject: profile === 'strict' },
