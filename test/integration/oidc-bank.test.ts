@@ -237,6 +237,22 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(none.hint).toContain('request_object_signing_alg');
   });
 
+  // Issue 30 item 6: plain `code` at a FAPI 1 Advanced bank is the standard's refusal of obflow's request (an error
+  // redirect, §5.2.2-2): the hint names obflow's side and the setting, not the bank.
+  it("strict bank, flow.responseType code: the error redirect is a refusal on obflow's side naming flow.responseType", async () => {
+    const bank = bankOf('strict');
+    const cwd = await folderFor(bank, { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+    folders.push(cwd);
+    for (const argv of [['register'], ['environment'], ['generate']]) expect((await runCli([...argv, '--json'], { cwd })).code).toBe(0);
+    const run = await runCli(['run', 'all', '--response-type', 'code', '--json'], { cwd });
+    expect(run.code).not.toBe(0);
+    const { error } = lastJson(run.stderr) as { error: { code: string; message: string; hint: string } };
+    expect(error.hint).toContain('response_mode');
+    expect(error.hint).toContain("obflow's side");
+    expect(error.hint).toContain('flow.responseType to "code id_token"');
+    expect(error.hint).not.toContain("bank's side");
+  });
+
   // Issue 30: a bank whose discovery says require_pushed_authorization_requests and flow.par left at "auto" (which
   // does not read a bank's discovery when generating): a configuration error naming both, before the flow.
   it('strict bank requiring PAR, flow.par auto: ERR_PAR_UNAVAILABLE before any request of the flow', async () => {
