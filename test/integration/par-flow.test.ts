@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
 import { buildCollections, loadTemplates, STEP_NAMES, stepFileName } from '../../src/generate/index.js';
+import { failingRequests, failureHint } from '../../src/run/verdict.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, runAll } from './pipeline-helpers.js';
@@ -68,8 +69,11 @@ describe('the whole flow with flow.par against a bank that requires PAR', () => 
     try {
       const result = await runAll(prepared, { select: 'psu-consent' });
       expect(result.passed).toBe(false);
-      // The bank's page answers 400 (RFC 6749 §4.1.2.1: before a pushed request names the redirect, no redirect).
-      expect(describeRun(result)).toContain('expected 400 to be one of [ 302, 303 ]');
+      // An error redirect (RFC 6749 §4.1.2.1), read as a refusal on obflow's side whose hint names flow.par.
+      expect(describeRun(result)).toContain('Pushed Authorization Request must be used');
+      const [request] = failingRequests(result);
+      expect(request).toMatchObject({ side: 'refused' });
+      expect(failureHint(request, 'report')).toContain('set flow.par to "always"');
     } finally {
       await prepared.dispatcher.close();
     }

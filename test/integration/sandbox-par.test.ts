@@ -85,13 +85,13 @@ describe('the pushed authorization request endpoint (RFC 9126 §2)', () => {
     expect(exchanged.status).toBe(200);
   });
 
-  it('--par required: a request that was not pushed is refused at the bank (invalid_request)', async () => {
+  it('--par required: a request that was not pushed is refused with an error redirect (invalid_request)', async () => {
     const tpp = await tppAt(required);
     const result = await tpp.authorize({ responseType: 'code', consentId: await tpp.createConsent(), objectClaims: PKCE });
-    expect(result.status).toBe(400);
-    expect(result.location).toBeUndefined();
-    expect(result.response.text).toContain('invalid_request');
-    expect(result.response.text).toContain('Pushed Authorization Request must be used');
+    expect(result.status).toBe(303);
+    expect(result.params.get('error')).toBe('invalid_request');
+    expect(result.params.get('error_description')).toContain('Pushed Authorization Request must be used');
+    expect(result.params.get('code')).toBeNull();
   });
 
   it('a request_uri is used once (RFC 9126 §4): the second use is invalid_request_uri', async () => {
@@ -135,7 +135,9 @@ describe('the pushed authorization request endpoint (RFC 9126 §2)', () => {
     const [tpp, other] = [await tppAt(required), await tppAt(required)];
     const answer = await pushRaw(tpp, { client_id: other.client?.client_id ?? '' });
     expect(answer.status).toBe(400);
-    expect(answer.json<{ error: string; error_description: string }>().error_description).toContain('differs from the authenticated client');
+    expect(answer.json<{ error: string; error_description: string }>().error_description).toContain(
+      'differs from the authenticated client',
+    );
   });
 
   it('a refusal of the request itself is a JSON error, never a redirect (RFC 9126 §2.3)', async () => {

@@ -119,9 +119,6 @@ export async function validateAuthorisationRequest(
   if (via === 'par' && query.has('request_uri'))
     fail('invalid_request', 'request_uri must not be sent to the pushed authorization request endpoint (RFC 9126 §2.1)', false);
   if (query.has('request_uri')) fail('request_uri_not_supported', 'request_uri is not supported; send the request object by value', false);
-  // RFC 9126 §5 require_pushed_authorization_requests: only pushed requests are accepted.
-  if (via === 'authorize' && deps.par === 'required')
-    fail('invalid_request', 'Pushed Authorization Request must be used (require_pushed_authorization_requests, RFC 9126 §5)', false);
 
   // Request object (OIDC Core §6.1): decode now, verify after the redirect target is known so errors can go back.
   const requestJwt = query.get('request');
@@ -166,6 +163,11 @@ export async function validateAuthorisationRequest(
     responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code',
     ...(state === undefined ? {} : { state }),
   });
+
+  // RFC 9126 §5 require_pushed_authorization_requests: only pushed requests are accepted. Once the redirect URI is
+  // verified the refusal goes back to the client, as certified servers answer it (oidc-provider: an error redirect).
+  if (via === 'authorize' && deps.par === 'required')
+    fail('invalid_request', 'Pushed Authorization Request must be used (require_pushed_authorization_requests, RFC 9126 §5)');
 
   // FAPI 1 Advanced §5.2.2-10, OIDC Core §6.1: response_type and scope come from the request object; the query's
   // copies are only there for OAuth 2.0 syntax and must match.
