@@ -212,6 +212,12 @@ const flow = z
         'Pushed authorization requests (RFC 9126) with PKCE S256 in the psu-consent step: always, never, or auto (when the target requires them: ' +
           'the embedded sandbox with sandbox.par "required"; for a bank, set "always" where its discovery says require_pushed_authorization_requests).',
       ),
+    jarm: z
+      .boolean()
+      .default(false)
+      .describe(
+        'JARM for responseType "code" (FAPI 1 Advanced §5.2.2-2): ask response_mode=jwt and verify the response JWT (signature, iss, aud, exp) before taking the code.',
+      ),
     browser: browser.prefault({}),
   })
   .describe('The account-information flow.');

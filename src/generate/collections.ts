@@ -30,6 +30,8 @@ export interface GenerateOptions {
   unsupported?: readonly UnsupportedCall[];
   /** Pushed authorization requests with PKCE (StepContext.par); default off. */
   par?: boolean;
+  /** JARM for response_type code (StepContext.jarm); default off. */
+  jarm?: boolean;
 }
 
 export interface BuildOptions extends GenerateOptions {
@@ -261,6 +263,7 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
     permissions: options.permissions ?? DEFAULT_PERMISSIONS,
     unsupported: options.unsupported ?? DEFAULT_UNSUPPORTED_CALLS,
     ...(options.par === true ? { par: true } : {}),
+    ...(options.jarm === true ? { jarm: true } : {}),
   };
   const steps = buildFlow(context);
   const files = steps.map((step) => toFile(stepFileName(step.name), `obflow AIS — ${step.title}`, [step], false, options.templates));

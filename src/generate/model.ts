@@ -58,6 +58,9 @@ export interface StepContext {
   /** Pushed authorization requests with PKCE (flow.par resolved, issue 30): the discovery step checks the endpoint,
    *  psu-consent pushes the request first, code-exchange sends the code_verifier. Absent: off (the default collections). */
   par?: boolean;
+  /** JARM for response_type code (flow.jarm, issue 30): response_mode=jwt asked, the response JWT verified before the
+   *  code is taken. Absent: off (the default collections). */
+  jarm?: boolean;
 }
 
 export interface UnsupportedCall {

@@ -16,10 +16,10 @@ import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampTe
  */
 export async function generateStage(
   outDir: string,
-  options: { par?: boolean } = {},
+  options: { par?: boolean; jarm?: boolean } = {},
 ): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
   // Only a non-default option enters the fingerprint, so the default collections' stamp stays as it was.
-  const generation = options.par === true ? { par: true } : {};
+  const generation = { ...(options.par === true ? { par: true } : {}), ...(options.jarm === true ? { jarm: true } : {}) };
   const fingerprint = generatorFingerprint(generation);
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;

@@ -94,8 +94,8 @@ const REFUSAL_HINTS: readonly { error: RegExp; hint: string }[] = [
   {
     error: /response_mode/,
     hint:
-      'the bank allows flow.responseType "code" only with JARM (FAPI 1 Advanced §5.2.2-2), which obflow does not send yet: ' +
-      'set flow.responseType to "code id_token"',
+      'the bank allows flow.responseType "code" only with JARM (FAPI 1 Advanced §5.2.2-2): set flow.jarm to true and run ' +
+      '`obflow generate` again, or set flow.responseType to "code id_token"',
   },
   {
     error: /code.?challenge|code_verifier|PKCE/i,

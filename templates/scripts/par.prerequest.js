@@ -9,6 +9,8 @@ const uuid = require('uuid');
 const CryptoJS = require('crypto-js');
 const lifetimeSeconds = Number('{{js lifetimeSeconds}}');
 const scope = '{{js scope}}';
+// JARM (flow.jarm): response_mode=jwt for response_type code; '' otherwise.
+const jarm = '{{js jarm}}' === 'true';
 
 const consentId = env.get('consent_id');
 const clientId = env.get('_clientId');
@@ -47,6 +49,7 @@ const requestClaims = {
   },
 };
 if (loginHint !== '') requestClaims.login_hint = loginHint;
+if (jarm && responseType === 'code') requestClaims.response_mode = 'jwt';
 const requestObject =
   env.get('request_object_signing_alg') === 'PS256'
     ? obflowPssSign.signJwt(requestClaims, env.get('signing_key'), env.get('signing_kid'))
@@ -62,6 +65,7 @@ const params = [
   ['code_challenge_method', 'S256'],
 ];
 if (loginHint !== '') params.push(['login_hint', loginHint]);
+if (jarm && responseType === 'code') params.push(['response_mode', 'jwt']);
 params.push(['request', requestObject]);
 params.forEach(function (pair) {
   pm.request.body.urlencoded.add({ key: pair[0], value: pair[1] });

@@ -26,7 +26,13 @@ const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', '
 /** The matrix: a row per client authentication method × request-object alg (docs/pipeline.md §1), each in the bank
  *  profile that takes it. The strict profile (FAPI 1 Advanced) refuses client_secret_basic and `none` (§5.2.2-14,
  *  §5.2.2-1; the last case below), and plain `code` without JARM (§5.2.2-2): its rows run `code id_token` only. */
-const MATRIX: readonly { auth: TokenEndpointAuthMethod; requestObjectAlg: 'none' | 'PS256'; profile: OidcBankProfile; par?: true }[] = [
+const MATRIX: readonly {
+  auth: TokenEndpointAuthMethod;
+  requestObjectAlg: 'none' | 'PS256';
+  profile: OidcBankProfile;
+  par?: true;
+  jarm?: true;
+}[] = [
   { auth: 'client_secret_basic', requestObjectAlg: 'none', profile: 'sandbox' },
   { auth: 'private_key_jwt', requestObjectAlg: 'none', profile: 'sandbox' },
   { auth: 'tls_client_auth', requestObjectAlg: 'none', profile: 'sandbox' },
@@ -36,6 +42,9 @@ const MATRIX: readonly { auth: TokenEndpointAuthMethod; requestObjectAlg: 'none'
   // Issue 30: the strict bank requiring pushed authorization requests (RFC 9126), obflow with flow.par "always".
   { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict', par: true },
   { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict', par: true },
+  // Issue 30: plain `code` at the strict bank (FAPI 1.0 Final) with JARM (flow.jarm), with and without PAR.
+  { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict', jarm: true },
+  { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict', par: true, jarm: true },
 ];
 type Row = (typeof MATRIX)[number];
 
@@ -69,7 +78,7 @@ const startBank = (profile: OidcBankProfile, requirePar = false): Promise<OidcBa
   });
 
 /** A folder whose obflow.config.json points target "bank" at `bank`, registering as `row` says. */
-async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg' | 'par'>): Promise<string> {
+async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg' | 'par' | 'jarm'>): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'obflow-oidc-bank-'));
   const config = {
     target: 'bank',
@@ -83,7 +92,11 @@ async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectA
       token_endpoint_auth_method: row.auth,
     },
     identity: identity.paths,
-    flow: { request_object_signing_alg: row.requestObjectAlg, ...(row.par ? { par: 'always' } : {}) },
+    flow: {
+      request_object_signing_alg: row.requestObjectAlg,
+      ...(row.par ? { par: 'always' } : {}),
+      ...(row.jarm ? { jarm: true, responseType: 'code' } : {}),
+    },
     // oidc-provider allows the refresh_token grant only to a client that registered it (RFC 7591 §2 grant_types);
     // docs/notes.md, Issue 20.
     registration: { refresh_token_grant: true },
@@ -111,7 +124,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
   };
 
   it.each(MATRIX)(
-    '$auth × request object $requestObjectAlg ($profile, PAR $par): doctor → register → environment → generate → run all; plain newman run',
+    '$auth × request object $requestObjectAlg ($profile, PAR $par, JARM $jarm): doctor → register → environment → generate → run all; plain newman run',
     async (row) => {
       const bank = bankOf(row.profile, row.par === true);
       const cwd = await folderFor(bank, row);
@@ -137,7 +150,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
       expect(environmentValue(environment, 'request_object_signing_alg')).toBe(row.requestObjectAlg);
 
       // FAPI 1 Advanced §5.2.2-2: the strict profile takes plain `code` only with JARM, which obflow does not ask for.
-      for (const responseType of row.profile === 'strict' ? ['code id_token'] : ['code id_token', 'code']) {
+      for (const responseType of row.jarm ? ['code'] : row.profile === 'strict' ? ['code id_token'] : ['code id_token', 'code']) {
         const from = bank.log.length;
         const summary = await cli('run', 'all', '--response-type', responseType, '--reporters', 'json');
         expect(summary.passed, JSON.stringify(summary)).toBe(true);
@@ -250,6 +263,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(error.hint).toContain('response_mode');
     expect(error.hint).toContain("obflow's side");
     expect(error.hint).toContain('flow.responseType to "code id_token"');
+    expect(error.hint).toContain('flow.jarm to true');
     expect(error.hint).not.toContain("bank's side");
   });
 

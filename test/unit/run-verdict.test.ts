@@ -74,7 +74,7 @@ describe('failingRequests / failureHint', () => {
     [
       'response mode not allowed',
       'invalid_request: requested response_mode is not allowed for this client or request',
-      /obflow's side.*flow\.responseType to "code id_token"/,
+      /obflow's side.*flow\.jarm to true.*flow\.responseType to "code id_token"/,
     ],
     ['PKCE missing', 'invalid_request: code challenge required', /obflow's side.*PKCE.*flow\.par/],
   ] as const)("an error redirect, %s: refused, on obflow's side, naming the setting", (_name, description, hint) => {

@@ -52,7 +52,10 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`register     client ${registered.registration.client_id} ${took()}`);
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
-        const generated = await core.generateStage(config.output.collections, { par: core.parForGeneration(config) });
+        const generated = await core.generateStage(config.output.collections, {
+          par: core.parForGeneration(config),
+          jarm: config.flow.jarm,
+        });
         out.line(
           `generate     ${generated.paths.length} collections in ${config.output.collections}${generated.written ? '' : ' (current)'} ${took()}`,
         );

@@ -14,7 +14,10 @@ export const generateCommand = (state: CommandState): CommandModule => ({
       .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON'),
   handler: async (argv) => {
     const { core, config } = await openLightCommand(state, argv);
-    const { paths: files, written } = await core.generateStage(config.output.collections, { par: core.parForGeneration(config) });
+    const { paths: files, written } = await core.generateStage(config.output.collections, {
+      par: core.parForGeneration(config),
+      jarm: config.flow.jarm,
+    });
     state.output.result({ files, written });
     state.output.line(
       written

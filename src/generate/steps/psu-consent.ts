@@ -9,7 +9,7 @@ export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
 
 /** RFC 9126 §2 (flow.par): the request the consent URL would carry, pushed with the client's authentication; its
  *  test writes consent_url = authEndpoint + client_id + request_uri. */
-function pushedRequestItem(): RequestItemSpec {
+function pushedRequestItem(jarm: boolean): RequestItemSpec {
   return {
     name: 'psu-consent: POST pushed authorization request',
     description:
@@ -20,15 +20,16 @@ function pushedRequestItem(): RequestItemSpec {
     headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
     body: { mode: 'urlencoded', pairs: [] },
     prerequest: [
-      { template: 'par.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } },
+      { template: 'par.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts', jarm } },
       CLIENT_AUTH_PREREQUEST,
     ],
     test: [...checks({ status: 201, echo: 'if-present', errors: 'oauth' }), { template: 'par.test' }],
   };
 }
 
-export function psuConsentStep(context?: Pick<StepContext, 'par'>): StepSpec {
+export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm'>): StepSpec {
   const par = context?.par === true;
+  const jarm = context?.jarm === true;
   const step: StepSpec = {
     name: 'psu-consent',
     title: 'PSU consent',
@@ -60,11 +61,16 @@ export function psuConsentStep(context?: Pick<StepContext, 'par'>): StepSpec {
           ? []
           : [
               {
-                template: 'psu-consent.prerequest',
+                template: jarm ? 'psu-consent-jarm.prerequest' : 'psu-consent.prerequest',
                 params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' },
               },
             ],
-        test: [...checks({ echo: 'if-present' }), { template: 'psu-consent.test' }, { template: 'id-token-signature.test' }],
+        // JARM (flow.jarm): the response JWT's checks replace the plain redirect's.
+        test: [
+          ...checks({ echo: 'if-present' }),
+          { template: jarm ? 'psu-consent-jarm.test' : 'psu-consent.test' },
+          { template: 'id-token-signature.test' },
+        ],
       },
     ],
   };
@@ -73,6 +79,6 @@ export function psuConsentStep(context?: Pick<StepContext, 'par'>): StepSpec {
   return {
     ...step,
     description: `${step.description} With PAR (flow.par): the request is first pushed to parEndpoint (RFC 9126) and consent_url carries client_id and request_uri only.`,
-    items: [jwks as RequestItemSpec, pushedRequestItem(), authorize as RequestItemSpec],
+    items: [jwks as RequestItemSpec, pushedRequestItem(jarm), authorize as RequestItemSpec],
   };
 }
