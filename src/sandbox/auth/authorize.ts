@@ -19,7 +19,7 @@ import { hashSecret } from '../store/auth-store.js';
 import { usableConsent } from '../store/consents.js';
 import type { AuthDeps, IssuerCall } from './deps.js';
 import { randomToken, seconds } from './deps.js';
-import { signIdToken } from './id-token.js';
+import { signAuthorisationResponse, signIdToken } from './id-token.js';
 
 /** Authorisation codes live 10 minutes at most (RFC 6749 §4.1.2). */
 export const CODE_TTL_SECONDS = 600;
@@ -212,6 +212,12 @@ export async function validateAuthorisationRequest(
   // FAPI 1 Advanced §5.2.2.1 asks for s_hash only "if the client supplied a value for state").
   if (state === undefined && !scopes.includes('openid') && !may('state-optional'))
     fail('invalid_request', 'state is required when the scope lacks openid');
+  // JARM §2.3 (issue 30): response_mode jwt (or query.jwt) for code; query / fragment as the response type gives them.
+  const requestedMode = param('response_mode');
+  const jarm = requestedMode === 'jwt' || requestedMode === 'query.jwt';
+  if (requestedMode !== undefined && !jarm && requestedMode !== (responseType === 'code' ? 'query' : 'fragment'))
+    fail('invalid_request', `response_mode ${requestedMode} is not supported with response_type ${responseType ?? ''}`);
+  if (jarm && responseType !== 'code') fail('invalid_request', 'response_mode jwt is supported with response_type code only');
   const nonce = param('nonce');
   // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; FAPI 1 §5.2.2.2 always (tolerance nonce-optional).
   if (nonce === undefined && (!may('nonce-optional') || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
@@ -252,6 +258,7 @@ export async function validateAuthorisationRequest(
     ...(state === undefined ? {} : { state }),
     ...(nonce === undefined ? {} : { nonce }),
     ...(pkce === undefined ? {} : { pkce }),
+    ...(jarm ? { responseMode: 'jwt' as const } : {}),
   };
   const loginHint = param('login_hint');
   return { request, client, ...(loginHint === undefined ? {} : { loginHint }) };
@@ -464,6 +471,15 @@ export async function completeAuthorisation(
     );
   }
   if (state !== undefined) params.set('state', state);
+  if (request.responseMode === 'jwt') {
+    const response = await signAuthorisationResponse(await deps.signingKey(), {
+      issuer,
+      clientId,
+      now,
+      params: Object.fromEntries(params),
+    });
+    return withParams(redirectUri, 'query', new URLSearchParams({ response }));
+  }
   return withParams(redirectUri, request.responseType === 'code' ? 'query' : 'fragment', params);
 }
 

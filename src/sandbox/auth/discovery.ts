@@ -38,7 +38,9 @@ export function buildDiscovery(
     registration_endpoint: endpoints.registrationEndpoint,
     scopes_supported: ['openid', 'accounts', 'payments'],
     response_types_supported: ['code', 'code id_token'],
-    response_modes_supported: ['query', 'fragment'],
+    // JARM (issue 30): jwt for code, the response signed PS256 with the jwks_uri key.
+    response_modes_supported: ['query', 'fragment', 'jwt', 'query.jwt'],
+    authorization_signing_alg_values_supported: ['PS256'],
     grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
     subject_types_supported: ['public'],
     acr_values_supported: ['urn:openbanking:psd2:sca'],

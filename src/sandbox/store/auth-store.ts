@@ -38,6 +38,8 @@ export interface AuthorisationRequestRecord {
   /** RFC 6749 §4.1.3: redirect_uri is required at the token endpoint when it was in the authorisation request. */
   redirectUriInRequest: boolean;
   responseType: 'code' | 'code id_token';
+  /** JARM (response_mode=jwt, issue 30): the authorisation response is one signed JWT in `response`. */
+  responseMode?: 'jwt';
   state?: string;
   nonce?: string;
   /** RFC 7636 PKCE, when the authorisation request carried a code_challenge. */
