@@ -263,6 +263,13 @@ export const configSchema = z
       if (config.bank && config.bank.auth_url === undefined)
         ctx.addIssue({ code: 'custom', path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
     }
+    // Issue 30: JARM collections ask response_mode=jwt for code only.
+    if (config.flow.jarm && config.flow.responseType !== 'code')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['flow', 'jarm'],
+        message: 'asks JARM for flow.responseType "code" only; set flow.responseType to "code"',
+      });
   })
   .describe('obflow configuration (obflow.config.json).');
 

@@ -95,3 +95,12 @@ function codeOf(fn: () => void): ObflowError {
   }
   throw new Error('expected an ObflowError');
 }
+
+describe('flow.jarm', () => {
+  it('with flow.responseType "code id_token" is a configuration error naming flow.jarm', () => {
+    const error = codeOf(() => parseConfig({ flow: { jarm: true } }, 'test'));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toContain('flow.jarm');
+    expect(() => parseConfig({ flow: { jarm: true, responseType: 'code' } }, 'test')).not.toThrow();
+  });
+});

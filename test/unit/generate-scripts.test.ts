@@ -1061,6 +1061,19 @@ describe('psu-consent with JARM: the response JWT is verified before the code is
     ]);
   });
 
+  it('discovery: a provider without response_mode jwt fails the JARM offer check', () => {
+    const discovery =
+      jarmItems
+        .find((i) => i.name === 'discovery: GET openid-configuration')
+        ?.event?.find((e) => e.listen === 'test')
+        ?.script.exec.join('\n') ?? '';
+    const body = (modes: string[]) => ({ issuer: BANK.issuer, response_modes_supported: modes });
+    const check = 'offers JARM (response_modes_supported includes jwt; flow.jarm)';
+    const headers = { 'Content-Type': 'application/json' };
+    expect(run(discovery, { env, response: { code: 200, headers, body: body(['query', 'fragment']) } }).failed()).toContain(check);
+    expect(run(discovery, { env, response: { code: 200, headers, body: body(['query', 'jwt']) } }).failed()).not.toContain(check);
+  });
+
   it('code id_token with a JARM collection: one failing check naming flow.jarm', () => {
     expect(run(test, { env: { ...env, response_type: 'code id_token' }, response: answer('x') }).failed()).toEqual([
       'response_type is code (flow.jarm collections ask JARM for code only)',

@@ -3,7 +3,7 @@
 import type { StepContext, StepSpec } from '../model.js';
 import { authServerHeaders, checks } from './common.js';
 
-export function discoveryStep(context?: Pick<StepContext, 'par'>): StepSpec {
+export function discoveryStep(context?: Pick<StepContext, 'par' | 'jarm'>): StepSpec {
   return {
     name: 'discovery',
     title: 'Discovery',
@@ -22,6 +22,8 @@ export function discoveryStep(context?: Pick<StepContext, 'par'>): StepSpec {
           { template: 'discovery-jwks.test' },
           // Issue 30: what flow.par sends must be offered (RFC 9126 §5, RFC 8414 §2); writes parEndpoint.
           ...(context?.par === true ? [{ template: 'discovery-par.test' }] : []),
+          // Issue 30: JARM (flow.jarm) must be offered (JARM §3, §4).
+          ...(context?.jarm === true ? [{ template: 'discovery-jarm.test' }] : []),
         ],
       },
     ],
