@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   ERR_REPORT_INVALID: 'usage',
   ERR_REPORT_NONE: 'usage',
   ERR_AUTH_METHOD_UNSUPPORTED: 'usage',
+  ERR_PAR_UNAVAILABLE: 'usage',
   ERR_ENVIRONMENT_INCOMPLETE: 'usage',
   ERR_IDENTITY_EXISTS: 'usage',
   ERR_CLIENT_STORED: 'usage',

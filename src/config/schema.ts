@@ -130,6 +130,10 @@ const sandbox = z
       .describe(
         'Versions of the Account and Transaction API the emulator serves side by side (3.1: /open-banking/v3.1/aisp, 4.0: /open-banking/v4.0/aisp); 3.1 alone is docs/bank-interface.md exactly.',
       ),
+    par: z
+      .enum(['required', 'optional', 'off'])
+      .default('off')
+      .describe('Pushed authorization requests (RFC 9126) at `obflow sandbox`: required (as FAPI 2.0 banks), optional, or off.'),
   })
   .describe('The embedded bank emulator.');
 
@@ -232,6 +236,19 @@ const flow = z
         'A step that did not run (skipped, with its reason: e.g. refresh when the bank issued no refresh token) leaves the run ' +
           'passing; false (`run --no-skips`) fails the run on it (ERR_RUN_SKIPPED), for CI where every step must run.',
       ),
+    par: z
+      .enum(['auto', 'always', 'never'])
+      .default('auto')
+      .describe(
+        'Pushed authorization requests (RFC 9126) with PKCE S256 in the psu-consent step: always, never, or auto (when the target requires them: ' +
+          'the embedded sandbox with sandbox.par "required"; for a bank, set "always" where its discovery says require_pushed_authorization_requests).',
+      ),
+    jarm: z
+      .boolean()
+      .default(false)
+      .describe(
+        'JARM for responseType "code" (FAPI 1 Advanced §5.2.2-2): ask response_mode=jwt and verify the response JWT (signature, iss, aud, exp) before taking the code.',
+      ),
     browser: browser.prefault({}),
   })
   .describe('The account-information flow.');
@@ -277,6 +294,13 @@ export const configSchema = z
       if (config.bank && config.bank.auth_url === undefined)
         ctx.addIssue({ code: 'custom', path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
     }
+    // Issue 30: JARM collections ask response_mode=jwt for code only.
+    if (config.flow.jarm && config.flow.responseType !== 'code')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['flow', 'jarm'],
+        message: 'asks JARM for flow.responseType "code" only; set flow.responseType to "code"',
+      });
   })
   .describe(`obflow configuration (obflow.config.json). ${KEY_NAMING_RULE}`);
 

@@ -109,6 +109,9 @@ export interface DiscoveryAddresses {
   grant_types_supported?: string[];
   /** OIDC Discovery §3 token_endpoint_auth_methods_supported, when published (absent means client_secret_basic). */
   token_endpoint_auth_methods_supported?: string[];
+  /** RFC 9126 §5, when published (issue 30: flow.par). */
+  pushed_authorization_request_endpoint?: string;
+  require_pushed_authorization_requests?: boolean;
 }
 
 /** GET {auth_url}/.well-known/openid-configuration (§4.3). */
@@ -139,6 +142,10 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
     ...(Array.isArray(doc.grant_types_supported)
       ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') }
       : {}),
+    ...(str('pushed_authorization_request_endpoint') !== undefined
+      ? { pushed_authorization_request_endpoint: str('pushed_authorization_request_endpoint') as string }
+      : {}),
+    ...(doc.require_pushed_authorization_requests === true ? { require_pushed_authorization_requests: true } : {}),
     ...(Array.isArray(doc.token_endpoint_auth_methods_supported)
       ? {
           token_endpoint_auth_methods_supported: doc.token_endpoint_auth_methods_supported.filter(

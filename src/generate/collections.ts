@@ -32,6 +32,10 @@ export interface GenerateOptions {
   apiVersion?: ApiVersion;
   permissions?: readonly string[];
   unsupported?: readonly UnsupportedCall[];
+  /** Pushed authorization requests with PKCE (StepContext.par); default off. */
+  par?: boolean;
+  /** JARM for response_type code (StepContext.jarm); default off. */
+  jarm?: boolean;
 }
 
 export interface BuildOptions extends GenerateOptions {
@@ -285,6 +289,8 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
     apiVersion: options.apiVersion ?? DEFAULT_API_VERSION,
     permissions: options.permissions ?? DEFAULT_PERMISSIONS,
     unsupported: options.unsupported ?? DEFAULT_UNSUPPORTED_CALLS,
+    ...(options.par === true ? { par: true } : {}),
+    ...(options.jarm === true ? { jarm: true } : {}),
   };
   const steps = buildFlow(context);
   const marks = versionMarks(context.apiVersion);

@@ -58,6 +58,12 @@ export interface StepContext {
   permissions: readonly string[];
   /** Unsupported calls, one per family (docs/bank-interface.md §4.5 rule 1, §4.7). */
   unsupported: readonly UnsupportedCall[];
+  /** Pushed authorization requests with PKCE (flow.par resolved, issue 30): the discovery step checks the endpoint,
+   *  psu-consent pushes the request first, code-exchange sends the code_verifier. Absent: off (the default collections). */
+  par?: boolean;
+  /** JARM for response_type code (flow.jarm, issue 30): response_mode=jwt asked, the response JWT verified before the
+   *  code is taken. Absent: off (the default collections). */
+  jarm?: boolean;
 }
 
 export interface UnsupportedCall {

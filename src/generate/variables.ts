@@ -255,6 +255,22 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
       'consent_url, a fresh request-object jti, so no request object is presented twice); empty in headless mode.',
   },
   {
+    key: 'parEndpoint',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['discovery'],
+    description: "flow.par: the bank's pushed_authorization_request_endpoint (RFC 9126 §5), read from discovery.",
+  },
+  {
+    key: 'code_verifier',
+    source: 'state',
+    default: '',
+    secret: true,
+    writtenBy: ['psu-consent'],
+    description: 'flow.par: the PKCE code_verifier (RFC 7636 §4.1) of the pushed request; sent at the code exchange.',
+  },
+  {
     key: 'auth_code',
     source: 'state',
     default: '',

@@ -26,16 +26,19 @@ export function collectionsDirOf(outDir: string, version: ApiVersion): string {
  */
 export async function generateStage(
   collectionsDir: string,
-  version: ApiVersion = '3.1',
+  options: { version?: ApiVersion; par?: boolean; jarm?: boolean } = {},
 ): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
+  const version = options.version ?? '3.1';
   const outDir = collectionsDirOf(collectionsDir, version);
-  // v3.1's fingerprint is what it always was (stamps written before versions existed stay current).
-  const fingerprint = version === '3.1' ? generatorFingerprint() : generatorFingerprint({ apiVersion: version });
+  // Only a non-default option enters the fingerprint, so the default collections' stamp stays as it was (and v3.1's
+  // is what it was before versions existed).
+  const generation = { ...(options.par === true ? { par: true } : {}), ...(options.jarm === true ? { jarm: true } : {}) };
+  const fingerprint = generatorFingerprint(version === '3.1' ? generation : { ...generation, apiVersion: version });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
   if (files === undefined) {
     const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
-    files = buildCollections({ templates: loadTemplates(), apiVersion: version });
+    files = buildCollections({ templates: loadTemplates(), apiVersion: version, ...generation });
     await writeCollections(outDir, files);
     // After the collections: a stamp never names files that are not all written.
     await writeFileAtomic(join(outDir, GENERATED_STAMP_FILE), stampText(fingerprint, files));
@@ -47,4 +50,18 @@ export async function generateStage(
     if (json !== undefined) collections[name] = JSON.parse(json) as object;
   }
   return { paths: files.map((file) => join(outDir, file.fileName)), collections, written };
+}
+
+/**
+ * flow.par resolved for generation (issue 30): "always" and "never" as they say; "auto" pushes where the target is
+ * known to require it without a request — the embedded sandbox with sandbox.par "required". A bank's discovery is not
+ * read by `obflow generate` (it is offline): for a bank that requires PAR, set "always" (the bank's refusal names it).
+ */
+export function parForGeneration(config: {
+  target: string;
+  flow: { par: 'auto' | 'always' | 'never' };
+  sandbox: { par: 'required' | 'optional' | 'off' };
+}): boolean {
+  if (config.flow.par !== 'auto') return config.flow.par === 'always';
+  return config.target === 'sandbox' && config.sandbox.par === 'required';
 }

@@ -21,6 +21,7 @@ export { protectStateDir } from '../state/protect.js';
 export { externalRegistrationStage, manageRegistrationStage } from './external-registration.js';
 export { openSession, type Session } from './session.js';
 export { versionSession } from './versions.js';
+export { parForGeneration } from './generate.js';
 export {
   environmentStage,
   environmentStem,

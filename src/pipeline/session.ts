@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Overrides } from '../config/overrides.js';
 import { fetchDiscovery, type DiscoveryAddresses } from '../environment/index.js';
+import { assertParSetting } from './par.js';
 import type { ObflowConfig } from '../config/schema.js';
 import { loadTransportMaterial, type TransportMaterial } from '../pki/load.js';
 import { createMtlsDispatcher } from '../pki/tls.js';
@@ -113,10 +114,16 @@ export async function openTargetSession(
     ...(seams.onInterrupt === undefined ? {} : { onInterrupt: seams.onInterrupt }),
     env: seams.env ?? process.env,
     discovery: () =>
-      (discovery ??= fetchDiscovery(target.discoveryUrl, dispatcher).catch((error: unknown) => {
-        discovery = undefined;
-        throw error;
-      })),
+      (discovery ??= fetchDiscovery(target.discoveryUrl, dispatcher)
+        .then((addresses) => {
+          // Issue 30: flow.par against what the bank requires, before any request of the flow.
+          assertParSetting(config, addresses, target.discoveryUrl);
+          return addresses;
+        })
+        .catch((error: unknown) => {
+          discovery = undefined;
+          throw error;
+        })),
     close: () => dispatcher.close(),
   };
 }

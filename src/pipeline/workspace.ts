@@ -11,6 +11,7 @@ import type { RunResult } from '../run/result.js';
 import { stateLayout } from '../state/layout.js';
 import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from '../workspace/build.js';
 import { writeWorkspace } from '../workspace/write.js';
+import { parForGeneration } from './generate.js';
 import type { Session } from './session.js';
 import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from './stages.js';
 import { sandboxPsuUser } from './target.js';
@@ -46,7 +47,13 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   // Missing registration → ERR_NOT_REGISTERED, missing environment → ERR_FILE_MISSING: before anything is written.
   const registration = await storedRegistration(session);
   const environment = await readEnvironmentFile(session.config, session.target);
-  const collections = buildCollections({ templates: loadTemplates(), apiVersion: session.config.flow.apiVersion });
+  // The same collections `obflow generate` writes for this config: its version, PAR and JARM (src/pipeline/generate.ts).
+  const collections = buildCollections({
+    templates: loadTemplates(),
+    apiVersion: session.config.flow.apiVersion,
+    ...(parForGeneration(session.config) ? { par: true } : {}),
+    ...(session.config.flow.jarm ? { jarm: true } : {}),
+  });
   let run: RunResult | undefined;
   let reportHtml: string | undefined;
   if (options.run) {

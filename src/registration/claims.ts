@@ -33,6 +33,9 @@ export interface RegistrationClaims {
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   /** tls_client_auth only (RFC 8705 §2.1.2). */
   tls_client_auth_subject_dn?: string;
+  /** RFC 8705 §3.4: tokens bound to the transport certificate, asked for with every method but §2.1's
+   *  client_secret_basic (whose registration stays as §2.1 gives it; issue 30 item 4). */
+  tls_client_certificate_bound_access_tokens?: true;
   aud: string;
   scope: string;
   request_object_signing_alg: 'none' | 'PS256';
@@ -109,6 +112,7 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
     redirect_uris: [...(input.redirectUris ?? input.statementClaims.software_redirect_uris ?? [])],
     token_endpoint_auth_method: method,
     ...(method === 'tls_client_auth' ? { tls_client_auth_subject_dn: input.tlsClientAuthSubjectDn ?? '' } : {}),
+    ...(method === 'client_secret_basic' ? {} : { tls_client_certificate_bound_access_tokens: true as const }),
     aud: input.audience ?? input.authUrl,
     scope: scopeForRoles(input.statementClaims.software_roles ?? []),
     request_object_signing_alg: input.requestObjectSigningAlg ?? 'none',

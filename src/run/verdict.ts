@@ -28,6 +28,11 @@ export interface FailingRequest {
  *  lib-error-answer.js): `the bank answered 401 invalid_client (…), not 200`. */
 const REFUSAL = /^the bank answered (\d{3})(?: (.*))?, not \d{3}$/s;
 
+/** The authorization endpoint's error redirect (RFC 6749 §4.1.2.1) as templates/scripts/psu-consent.test.js reports
+ *  it: the bank refusing obflow's request in a 302/303, not in a 4xx (issue 30 item 6). */
+const ERROR_REDIRECT_TEST = 'no error in the redirect';
+const ERROR_REDIRECT = /^(.*?): expected '[^']*' to equal undefined$/s;
+
 /** `{{name}}` that newman left in a URL: no variable of that name had a value. */
 const UNRESOLVED = /\{\{([^{}]+)\}\}/g;
 
@@ -39,6 +44,10 @@ function sideOf(
   const missing = [...new Set([...(url ?? '').matchAll(UNRESOLVED)].map((match) => match[1] ?? ''))];
   const withStatus = status !== undefined ? { status } : {};
   if (missing.length > 0) return { ...withStatus, side: 'setting', missing };
+  if (first.test === ERROR_REDIRECT_TEST) {
+    const bankError = ERROR_REDIRECT.exec(first.message)?.[1]?.trim();
+    return { ...withStatus, side: 'refused', ...(bankError !== undefined && bankError !== '' ? { bankError } : {}) };
+  }
   const refusal = REFUSAL.exec(first.message);
   const answered = refusal !== null ? Number(refusal[1]) : status;
   // 4xx: the standard's way to refuse a request (RFC 9110 §15.5); a 5xx or an unexpected 2xx/3xx is the bank's own.
@@ -80,6 +89,21 @@ const REFUSAL_HINTS: readonly { error: RegExp; hint: string }[] = [
   {
     error: /^(unauthorized_client|invalid_scope|unsupported_grant_type|unsupported_response_type)\b/,
     hint: "the client is not registered for this grant, scope or response type: compare the registration with the bank's discovery document",
+  },
+  // Issue 30 item 6: the standard's answers to what obflow sent, each naming the setting to change.
+  {
+    error: /response_mode/,
+    hint:
+      'the bank allows flow.responseType "code" only with JARM (FAPI 1 Advanced §5.2.2-2): set flow.jarm to true and run ' +
+      '`obflow generate` again, or set flow.responseType to "code id_token"',
+  },
+  {
+    error: /code.?challenge|code_verifier|PKCE/i,
+    hint: 'the bank requires PKCE (RFC 7636; FAPI 2.0 asks S256): obflow sends it with pushed authorization requests, so set flow.par to "always" and run `obflow generate` again',
+  },
+  {
+    error: /Pushed Authorization Request|pushed authorization request|require_pushed_authorization_requests/i,
+    hint: 'the bank requires pushed authorization requests (RFC 9126): set flow.par to "always" and run `obflow generate` again',
   },
   {
     error: /invalid_token\b/,

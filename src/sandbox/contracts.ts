@@ -259,12 +259,19 @@ export interface SandboxOptions {
   /** Serve v4.0 with one value deliberately different from v3.1 (docs/sandbox-ais.md, "Version drift"), so a TPP's
    *  comparison of the two versions can be tested. Default: the same bank on both. */
   versionDrift?: VersionDrift;
+  /** Pushed authorization requests (RFC 9126, `obflow sandbox --par`): `required` refuses an authorization request
+   *  that was not pushed; `optional` offers the endpoint; `off` (default) neither offers nor accepts it. */
+  par?: ParMode;
 }
 
 /** What `versionDrift` changes on v4.0 only: an account's Nickname, every balance's amount or every transaction's
  *  amount (one penny more). */
 export const VERSION_DRIFTS = ['account-nickname', 'balance-amount', 'transaction-amount'] as const;
 export type VersionDrift = (typeof VERSION_DRIFTS)[number];
+
+/** RFC 9126 at the emulator (docs/sandbox.md, "Pushed authorization requests"). */
+export const PAR_MODES = ['required', 'optional', 'off'] as const;
+export type ParMode = (typeof PAR_MODES)[number];
 
 /**
  * Client authentication at the token endpoint (OIDC Core §9; RFC 7523 §2.2; RFC 8705 §2.1), as a client registers it

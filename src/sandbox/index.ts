@@ -105,6 +105,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     pageSkin,
     ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}),
     tokenAuthMethods: tokenAuthMethodsOf(options.tokenAuthMethods),
+    par: options.par ?? 'off',
   };
   const apiVersions = apiVersionsOf(options.apiVersions);
   const resource = createResourceHandler({

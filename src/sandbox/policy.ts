@@ -95,6 +95,12 @@ export const TOLERANCES = [
     relaxes: 'FAPI 1 Baseline Part 1 §5.2.2-7',
     accepts: 'code_challenge_method plain (or none given: plain, RFC 7636 §4.3)',
   },
+  {
+    name: 'par-pkce-optional',
+    profiles: PERMISSIVE,
+    relaxes: 'FAPI 2.0 Security Profile §5.3.2.2 (PKCE with S256); RFC 7636 §4.4.1',
+    accepts: 'a pushed authorization request without code_challenge',
+  },
   // ---- Token endpoint, registration, certificates ------------------------------------------------------------
   {
     name: 'client-secret-post',

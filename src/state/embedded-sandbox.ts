@@ -25,6 +25,8 @@ export interface EmbeddedSandboxOptions {
   idTokenFault?: SandboxOptions['idTokenFault'];
   /** `obflow sandbox --token-auth`: the client authentication methods it accepts (default: config sandbox.tokenAuth). */
   tokenAuthMethods?: SandboxOptions['tokenAuthMethods'];
+  /** `obflow sandbox --par`: pushed authorization requests (default: config sandbox.par). */
+  par?: SandboxOptions['par'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -84,6 +86,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
       tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
       apiVersions: config.sandbox.apiVersions,
+      par: options.par ?? config.sandbox.par,
     }),
   );
   try {

@@ -140,6 +140,10 @@ export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
   'nonce-optional': [authorising({ responseType: 'code', nonce: null })],
   'intent-id-not-essential': [authorising({ essential: false })],
   'pkce-plain': [authorising({ objectClaims: { code_challenge: PKCE_VERIFIER, code_challenge_method: 'plain' } })],
+  // FAPI 2.0 / RFC 7636 §4.4.1: a pushed request without code_challenge (the sandbox of this test offers PAR).
+  'par-pkce-optional': [
+    async ({ tpp }) => answered((await tpp.push({ responseType: 'code', consentId: await tpp.createConsent() })).response, 201),
+  ],
   // RFC 6749 §2.3.1: the secret in the body, no Authorization header.
   'client-secret-post': [
     async ({ tpp }) => {

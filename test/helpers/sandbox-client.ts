@@ -398,6 +398,34 @@ export class SandboxTpp {
     return { url: `${this.urls.profiles[this.profile].authorization_endpoint}?${query.toString()}`, state, nonce, redirectUri };
   }
 
+  /** RFC 9126 §2: pushes the authorization request authorizeUrl would send (its query as the form body, client
+   *  authentication as at the token endpoint); returns the answer and the URL that then names it (RFC 9126 §4). */
+  async push(
+    options: AuthorizeOptions,
+  ): Promise<{ response: WireResponse; url: string | undefined; built: Awaited<ReturnType<SandboxTpp['authorizeUrl']>> }> {
+    const built = await this.authorizeUrl(options);
+    const body = new URL(built.url).searchParams;
+    const issuer = this.urls.profiles[this.profile].auth_url;
+    const response = await this.fetch('POST', `${issuer}/par`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: this.basicAuth() },
+      body: body.toString(),
+    });
+    const requestUri = response.status === 201 ? response.json<{ request_uri: string }>().request_uri : undefined;
+    const query = new URLSearchParams({
+      client_id: this.requireClient().client_id,
+      ...(requestUri === undefined ? {} : { request_uri: requestUri }),
+    });
+    const url = requestUri === undefined ? undefined : `${this.urls.profiles[this.profile].authorization_endpoint}?${query.toString()}`;
+    return { response, url, built };
+  }
+
+  /** A pushed request, then the authorization request naming it (headless: the redirect at once). */
+  async authorizePushed(options: AuthorizeOptions): Promise<AuthorizeResult> {
+    const pushed = await this.push(options);
+    if (pushed.url === undefined) throw new Error(`PAR answered ${pushed.response.status}: ${pushed.response.text}`);
+    return authorizeResult(pushed.built, await this.fetch('GET', pushed.url));
+  }
+
   /** One GET of the consent URL with redirects off (headless profiles answer with the redirect at once). */
   async authorize(options: AuthorizeOptions): Promise<AuthorizeResult> {
     const built = await this.authorizeUrl(options);

@@ -26,13 +26,25 @@ const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', '
 /** The matrix: a row per client authentication method × request-object alg (docs/pipeline.md §1), each in the bank
  *  profile that takes it. The strict profile (FAPI 1 Advanced) refuses client_secret_basic and `none` (§5.2.2-14,
  *  §5.2.2-1; the last case below), and plain `code` without JARM (§5.2.2-2): its rows run `code id_token` only. */
-const MATRIX: readonly { auth: TokenEndpointAuthMethod; requestObjectAlg: 'none' | 'PS256'; profile: OidcBankProfile }[] = [
+const MATRIX: readonly {
+  auth: TokenEndpointAuthMethod;
+  requestObjectAlg: 'none' | 'PS256';
+  profile: OidcBankProfile;
+  par?: true;
+  jarm?: true;
+}[] = [
   { auth: 'client_secret_basic', requestObjectAlg: 'none', profile: 'sandbox' },
   { auth: 'private_key_jwt', requestObjectAlg: 'none', profile: 'sandbox' },
   { auth: 'tls_client_auth', requestObjectAlg: 'none', profile: 'sandbox' },
   { auth: 'client_secret_basic', requestObjectAlg: 'PS256', profile: 'sandbox' },
   { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict' },
   { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict' },
+  // Issue 30: the strict bank requiring pushed authorization requests (RFC 9126), obflow with flow.par "always".
+  { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict', par: true },
+  { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict', par: true },
+  // Issue 30: plain `code` at the strict bank (FAPI 1.0 Final) with JARM (flow.jarm), with and without PAR.
+  { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict', jarm: true },
+  { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict', par: true, jarm: true },
 ];
 type Row = (typeof MATRIX)[number];
 
@@ -57,15 +69,16 @@ function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; 
 const lastJson = (stdout: string): Record<string, unknown> =>
   JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
 
-const startBank = (profile: OidcBankProfile): Promise<OidcBank> =>
+const startBank = (profile: OidcBankProfile, requirePar = false): Promise<OidcBank> =>
   startOidcBank({
     profile,
+    requirePar,
     tls: { cert: identity.pem.serverCert, key: identity.pem.serverKey, clientCa: [identity.pem.rootCa, identity.pem.issuingCa] },
     directoryJwks: identity.directoryJwks,
   });
 
 /** A folder whose obflow.config.json points target "bank" at `bank`, registering as `row` says. */
-async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg'>): Promise<string> {
+async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg' | 'par' | 'jarm'>): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'obflow-oidc-bank-'));
   const config = {
     target: 'bank',
@@ -79,7 +92,11 @@ async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectA
       token_endpoint_auth_method: row.auth,
     },
     identity: identity.paths,
-    flow: { request_object_signing_alg: row.requestObjectAlg },
+    flow: {
+      request_object_signing_alg: row.requestObjectAlg,
+      ...(row.par ? { par: 'always' } : {}),
+      ...(row.jarm ? { jarm: true, responseType: 'code' } : {}),
+    },
     // oidc-provider allows the refresh_token grant only to a client that registered it (RFC 7591 §2 grant_types);
     // docs/notes.md, Issue 20.
     registration: { refresh_token_grant: true },
@@ -90,25 +107,26 @@ async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectA
 
 // One bank process per profile, shared by its rows; the rows run one after another.
 describe('oidc-provider bank: the matrix of client authentication × request-object alg', () => {
-  const banks = new Map<OidcBankProfile, OidcBank>();
+  const banks = new Map<string, OidcBank>();
   const folders: string[] = [];
   beforeAll(async () => {
     for (const profile of ['sandbox', 'strict'] as const) banks.set(profile, await startBank(profile));
+    banks.set('strict-par', await startBank('strict', true));
   });
   afterAll(async () => {
     for (const bank of banks.values()) await bank.close();
     for (const cwd of folders) await rm(cwd, { recursive: true, force: true });
   });
-  const bankOf = (profile: OidcBankProfile): OidcBank => {
-    const bank = banks.get(profile);
+  const bankOf = (profile: OidcBankProfile, par = false): OidcBank => {
+    const bank = banks.get(par ? `${profile}-par` : profile);
     if (bank === undefined) throw new Error(`no ${profile} bank`);
     return bank;
   };
 
   it.each(MATRIX)(
-    '$auth × request object $requestObjectAlg ($profile): doctor → register → environment → generate → run all; plain newman run',
+    '$auth × request object $requestObjectAlg ($profile, PAR $par, JARM $jarm): doctor → register → environment → generate → run all; plain newman run',
     async (row) => {
-      const bank = bankOf(row.profile);
+      const bank = bankOf(row.profile, row.par === true);
       const cwd = await folderFor(bank, row);
       folders.push(cwd);
       const printed: string[] = [];
@@ -132,7 +150,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
       expect(environmentValue(environment, 'request_object_signing_alg')).toBe(row.requestObjectAlg);
 
       // FAPI 1 Advanced §5.2.2-2: the strict profile takes plain `code` only with JARM, which obflow does not ask for.
-      for (const responseType of row.profile === 'strict' ? ['code id_token'] : ['code id_token', 'code']) {
+      for (const responseType of row.jarm ? ['code'] : row.profile === 'strict' ? ['code id_token'] : ['code id_token', 'code']) {
         const from = bank.log.length;
         const summary = await cli('run', 'all', '--response-type', responseType, '--reporters', 'json');
         expect(summary.passed, JSON.stringify(summary)).toBe(true);
@@ -146,6 +164,8 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
           { accountId: 'acc-savings', transactions: 3 },
         ]);
         const calls = bank.log.slice(from);
+        // RFC 9126: the request was pushed (oidc-provider's PAR route is /request), then named by request_uri.
+        if (row.par) expect(calls).toContain('POST /request');
         expect(calls.filter((line) => line === `GET ${AISP}/accounts/acc-current/transactions`)).toHaveLength(3);
         expect(calls).toContain(`grant client_credentials`);
         expect(calls).toContain(`grant authorization_code`);
@@ -235,5 +255,36 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(none.message).toMatch(/invalid_client_metadata: request_object_signing_alg none/);
     // RFC 7591 §3.2.2 invalid_client_metadata is about a metadata value: the hint must not send the user to aud/exp only.
     expect(none.hint).toContain('request_object_signing_alg');
+  });
+
+  // Issue 30 item 6: plain `code` at a FAPI 1 Advanced bank is the standard's refusal of obflow's request (an error
+  // redirect, §5.2.2-2): the hint names obflow's side and the setting, not the bank.
+  it("strict bank, flow.responseType code: the error redirect is a refusal on obflow's side naming flow.responseType", async () => {
+    const bank = bankOf('strict');
+    const cwd = await folderFor(bank, { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+    folders.push(cwd);
+    for (const argv of [['register'], ['environment'], ['generate']]) expect((await runCli([...argv, '--json'], { cwd })).code).toBe(0);
+    const run = await runCli(['run', 'all', '--response-type', 'code', '--json'], { cwd });
+    expect(run.code).not.toBe(0);
+    const { error } = lastJson(run.stderr) as { error: { code: string; message: string; hint: string } };
+    expect(error.hint).toContain('response_mode');
+    expect(error.hint).toContain("obflow's side");
+    expect(error.hint).toContain('flow.responseType to "code id_token"');
+    expect(error.hint).toContain('flow.jarm to true');
+    expect(error.hint).not.toContain("bank's side");
+  });
+
+  // Issue 30: a bank whose discovery says require_pushed_authorization_requests and flow.par left at "auto" (which
+  // does not read a bank's discovery when generating): a configuration error naming both, before the flow.
+  it('strict bank requiring PAR, flow.par auto: ERR_PAR_UNAVAILABLE before any request of the flow', async () => {
+    const cwd = await folderFor(bankOf('strict', true), { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+    folders.push(cwd);
+    const register = await runCli(['register', '--json'], { cwd });
+    const failed = register.code === 0 ? await runCli(['environment', '--json'], { cwd }) : register;
+    expect(failed.code).toBe(2);
+    const { error } = lastJson(failed.stderr) as { error: { code: string; message: string; hint: string } };
+    expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
+    expect(error.message).toMatch(/require_pushed_authorization_requests: true.*flow\.par "auto"/);
+    expect(error.hint).toContain('"always"');
   });
 });

@@ -35,7 +35,8 @@ beforeAll(async () => {
   second = await getTestIdentity('second-tpp');
   // Same software statement id and organisation (CN, OU), another key and certificate from the same directory.
   sibling = await issueVariantIdentity({ softwareId: identity.manifest.software_id, orgId: identity.manifest.org_id });
-  sandbox = await startTestSandbox();
+  // PAR offered (not required), for the par-pkce-optional row; every other row's attempt is a plain request.
+  sandbox = await startTestSandbox({ par: 'optional' });
   for (const profile of ['strict-headless', 'permissive-headless'] as const) {
     const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
     await tpp.register();

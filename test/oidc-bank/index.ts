@@ -21,6 +21,8 @@ export interface OidcBankOptions {
   tls: { cert: string; key: string; clientCa: string[] };
   /** The trust directory's keys, which sign software statements. */
   directoryJwks: JSONWebKeySet;
+  /** RFC 9126 §5 require_pushed_authorization_requests (issue 30); PAR itself is always offered (oidc-provider's default). */
+  requirePar?: boolean;
 }
 
 export interface OidcBank {
@@ -35,7 +37,7 @@ export interface OidcBank {
 /** OB Security Profile acr values (the request object asks for them as essential). */
 const ACR_SCA = 'urn:openbanking:psd2:sca';
 
-export async function startOidcBank({ profile, tls, directoryJwks }: OidcBankOptions): Promise<OidcBank> {
+export async function startOidcBank({ profile, tls, directoryJwks, requirePar = false }: OidcBankOptions): Promise<OidcBank> {
   const server = createServer({ cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: true });
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => sockets.add(socket.on('close', () => sockets.delete(socket))));
@@ -60,12 +62,25 @@ export async function startOidcBank({ profile, tls, directoryJwks }: OidcBankOpt
     acrValues: [ACR_SCA, 'urn:openbanking:psd2:ca'],
     // FAPI 1 Advanced §5.2.2-14: tls_client_auth and private_key_jwt; the sandbox adds client_secret_basic (§5.2 of the interface).
     clientAuthMethods: [...(profile === 'sandbox' ? ['client_secret_basic'] : []), 'private_key_jwt', 'tls_client_auth'],
-    enabledJWA: { idTokenSigningAlgValues: ['PS256'], requestObjectSigningAlgValues: ['PS256'], clientAuthSigningAlgValues: ['PS256'] },
-    clientDefaults: { id_token_signed_response_alg: 'PS256', token_endpoint_auth_method: 'client_secret_basic' },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['PS256'],
+      requestObjectSigningAlgValues: ['PS256'],
+      clientAuthSigningAlgValues: ['PS256'],
+      authorizationSigningAlgValues: ['PS256'],
+    },
+    clientDefaults: {
+      id_token_signed_response_alg: 'PS256',
+      token_endpoint_auth_method: 'client_secret_basic',
+      // JARM responses (issue 30): PS256, as FAPI 1 Advanced §8.6 allows.
+      authorization_signed_response_alg: 'PS256',
+    },
     features: {
       devInteractions: { enabled: false },
       fapi: { enabled: true, profile: fapi },
       clientCredentials: { enabled: true },
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: requirePar },
+      // JARM (response_mode=jwt), which FAPI 1 Advanced requires for plain `code` (§5.2.2-2); issue 30.
+      jwtResponseModes: { enabled: true },
       claimsParameter: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
       requestObjects: { enabled: true, requireSignedRequestObject: profile === 'strict' },

@@ -38,6 +38,16 @@ describe('registration claims per method (DCR v3.2)', () => {
     expect(claims.token_endpoint_auth_signing_alg).toBe('PS256');
     expect('tls_client_auth_subject_dn' in claims).toBe(false);
     expect(claims.request_object_signing_alg).toBe('none');
+    // §2.1 byte for byte: no certificate-bound tokens claim (issue 30 item 4 asks for it only with the other methods).
+    expect('tls_client_certificate_bound_access_tokens' in claims).toBe(false);
+  });
+
+  it('private_key_jwt and tls_client_auth ask for certificate-bound tokens (RFC 8705 §3.4)', () => {
+    expect(
+      buildRegistrationClaims({ ...base(), tokenEndpointAuthMethod: 'private_key_jwt' }).tls_client_certificate_bound_access_tokens,
+    ).toBe(true);
+    const tls = buildRegistrationClaims({ ...base(), tokenEndpointAuthMethod: 'tls_client_auth', tlsClientAuthSubjectDn: 'CN=x,O=y,C=GB' });
+    expect(tls.tls_client_certificate_bound_access_tokens).toBe(true);
   });
 
   it('private_key_jwt carries token_endpoint_auth_signing_alg PS256 and no tls_client_auth_subject_dn', () => {

@@ -1086,3 +1086,62 @@ describe('AIS v4.0 (issue 29): ITAV balances, error answers by the code set', ()
     );
   });
 });
+
+// Issue 30: JARM (flow.jarm) — the response JWT's checks, each held by its own case.
+describe('psu-consent with JARM: the response JWT is verified before the code is taken', () => {
+  const jarmFlow = JSON.parse(
+    buildCollections({ templates: loadTemplates(), jarm: true }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}',
+  ) as { item: PmItem[] };
+  const jarmItems = jarmFlow.item.flatMap((folder) => folder.item ?? []);
+  const test =
+    jarmItems
+      .find((i) => i.name === 'psu-consent: GET authorization endpoint')
+      ?.event?.find((e) => e.listen === 'test')
+      ?.script.exec.join('\n') ?? '';
+  const env = { ...BANK, response_type: 'code', state: 's-1', nonce: 'n-1', bank_jwks: BANK_JWKS };
+  const good = { iss: BANK.issuer, aud: 'client-1', exp: Math.floor(Date.now() / 1000) + 300, state: 's-1', code: 'code-1' };
+  const answer = (jwt: string) => ({ code: 303, headers: { Location: `${BANK.redirectUrl}?response=${jwt}` } });
+
+  it('a good response: every check passes and auth_code is the JWT’s code', () => {
+    const result = run(test, { env, response: answer(signPs256({ alg: 'PS256', kid: 'k1' }, good)) });
+    expect(result.failed()).toEqual([]);
+    expect(result.passed()).toContain('the response JWT signature verifies with the jwks_uri key named by kid (JARM §2.4 item 3)');
+    expect(result.env.get('auth_code')).toBe('code-1');
+  });
+
+  it.each([
+    ['iss', { iss: 'https://other.example' }, 'the response JWT iss is the issuer (JARM §2.4 item 1)'],
+    ['aud', { aud: 'another-client' }, 'the response JWT aud is the client id (JARM §2.4 item 2)'],
+    ['exp', { exp: Math.floor(Date.now() / 1000) - 3600 }, 'the response JWT has not expired (JARM §2.4 item 4)'],
+    ['state', { state: 's-other' }, 'no error in the response JWT; state comes back unchanged; code is present'],
+  ] as const)('another %s fails its own check', (_name, claims, check) => {
+    expect(run(test, { env, response: answer(signPs256({ alg: 'PS256', kid: 'k1' }, { ...good, ...claims })) }).failed()).toEqual([check]);
+  });
+
+  it('a signature that does not verify fails the signature check', () => {
+    const jwt = signPs256({ alg: 'PS256', kid: 'k1' }, good);
+    const forged = `${jwt.split('.').slice(0, 2).join('.')}.${Buffer.from('x'.repeat(256)).toString('base64url')}`;
+    expect(run(test, { env, response: answer(forged) }).failed()).toEqual([
+      'the response JWT signature verifies with the jwks_uri key named by kid (JARM §2.4 item 3)',
+    ]);
+  });
+
+  it('discovery: a provider without response_mode jwt fails the JARM offer check', () => {
+    const discovery =
+      jarmItems
+        .find((i) => i.name === 'discovery: GET openid-configuration')
+        ?.event?.find((e) => e.listen === 'test')
+        ?.script.exec.join('\n') ?? '';
+    const body = (modes: string[]) => ({ issuer: BANK.issuer, response_modes_supported: modes });
+    const check = 'offers JARM (response_modes_supported includes jwt; flow.jarm)';
+    const headers = { 'Content-Type': 'application/json' };
+    expect(run(discovery, { env, response: { code: 200, headers, body: body(['query', 'fragment']) } }).failed()).toContain(check);
+    expect(run(discovery, { env, response: { code: 200, headers, body: body(['query', 'jwt']) } }).failed()).not.toContain(check);
+  });
+
+  it('code id_token with a JARM collection: one failing check naming flow.jarm', () => {
+    expect(run(test, { env: { ...env, response_type: 'code id_token' }, response: answer('x') }).failed()).toEqual([
+      'response_type is code (flow.jarm collections ask JARM for code only)',
+    ]);
+  });
+});

@@ -173,6 +173,7 @@ describe('buildCollections', () => {
         'basicToken',
         'client_assertion',
         'client_credentials_token',
+        'code_verifier',
         'id_token',
         'refresh_token',
         'signing_key',

@@ -63,6 +63,27 @@ describe('failingRequests / failureHint', () => {
     expect(failureHint(request, 'report.xml')).toMatch(hint);
   });
 
+  // Issue 30 item 6: the authorization endpoint's error redirect is the standard refusing obflow's request.
+  const redirected = (description: string): StepFailure => ({
+    item: 'item',
+    test: 'no error in the redirect',
+    message: `${description}: expected 'invalid_request' to equal undefined`,
+  });
+  it.each([
+    ['PAR required', 'invalid_request: Pushed Authorization Request must be used', /obflow's side.*flow\.par to "always"/],
+    [
+      'response mode not allowed',
+      'invalid_request: requested response_mode is not allowed for this client or request',
+      /obflow's side.*flow\.jarm to true.*flow\.responseType to "code id_token"/,
+    ],
+    ['PKCE missing', 'invalid_request: code challenge required', /obflow's side.*PKCE.*flow\.par/],
+  ] as const)("an error redirect, %s: refused, on obflow's side, naming the setting", (_name, description, hint) => {
+    const [request] = failingRequests(run([redirected(description)], 303, 'https://bank.example/auth?client_id=c'));
+    expect(request).toMatchObject({ side: 'refused', bankError: description });
+    expect(failureHint(request, 'report.xml')).toMatch(hint);
+    expect(failureHint(request, 'report.xml')).not.toContain("bank's side");
+  });
+
   it('a request that went out with an unresolved variable: a missing setting, named', () => {
     const [request] = failingRequests(
       run([status('the bank answered 404 no body, not 200')], 404, 'https://bank.example/{{obParticipantId}}/x'),

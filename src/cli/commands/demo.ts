@@ -64,7 +64,11 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         for (const version of versions) {
           const label = versions.length > 1 ? `AIS v${version}: ` : '';
           const leg = versions.length > 1 ? core.versionSession(session, version) : session;
-          const generated = await core.generateStage(config.output.collections, version);
+          const generated = await core.generateStage(config.output.collections, {
+            version,
+            par: core.parForGeneration(config),
+            jarm: config.flow.jarm,
+          });
           out.line(
             `generate     ${label}${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, version)}${generated.written ? '' : ' (current)'} ${took()}`,
           );

@@ -19,7 +19,11 @@ export const generateCommand = (state: CommandState): CommandModule => ({
     const { core, config, overrides } = await openLightCommand(state, argv);
     assertOneVersion(overrides.apiVersions, 'generate');
     const version = config.flow.apiVersion;
-    const { paths: files, written } = await core.generateStage(config.output.collections, version);
+    const { paths: files, written } = await core.generateStage(config.output.collections, {
+      version,
+      par: core.parForGeneration(config),
+      jarm: config.flow.jarm,
+    });
     const dir = core.collectionsDirOf(config.output.collections, version);
     state.output.result({ files, written });
     state.output.line(

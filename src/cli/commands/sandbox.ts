@@ -5,7 +5,15 @@ import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
-import { ID_TOKEN_FAULTS, PAGE_SKIN_NAMES, type IdTokenFault, type PageSkinName, type TokenAuthMethod } from '../../sandbox/contracts.js';
+import {
+  ID_TOKEN_FAULTS,
+  PAGE_SKIN_NAMES,
+  PAR_MODES,
+  type IdTokenFault,
+  type PageSkinName,
+  type ParMode,
+  type TokenAuthMethod,
+} from '../../sandbox/contracts.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/auth-methods.js';
 import { ObflowError } from '../../errors.js';
 import { aisBasePath } from '../../generate/api-versions.js';
@@ -39,6 +47,11 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         describe:
           'Client authentication methods to accept, comma-separated (client_secret_basic, private_key_jwt, tls_client_auth; default: all)',
       })
+      .option('par', {
+        choices: PAR_MODES,
+        describe: 'Pushed authorization requests (RFC 9126): required, optional, or off (default: config sandbox.par)',
+      })
+      .example('$0 sandbox --par required', 'as a FAPI 2.0 bank: only pushed authorization requests (with PKCE)')
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
@@ -61,6 +74,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
       ...(typeof argv['token-auth'] === 'string' ? { tokenAuthMethods: parseTokenAuth(argv['token-auth']) } : {}),
+      ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

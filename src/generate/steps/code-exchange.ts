@@ -1,9 +1,9 @@
 // Step: code exchange (docs/bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
 
-import type { StepSpec } from '../model.js';
+import type { StepContext, StepSpec } from '../model.js';
 import { checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
 
-export function codeExchangeStep(): StepSpec {
+export function codeExchangeStep(context?: Pick<StepContext, 'par'>): StepSpec {
   return {
     name: 'code-exchange',
     title: 'Code exchange',
@@ -18,6 +18,8 @@ export function codeExchangeStep(): StepSpec {
           ['grant_type', 'authorization_code'],
           ['code', '{{auth_code}}'],
           ['redirect_uri', '{{redirectUrl}}'],
+          // RFC 7636 §4.5: the verifier of the pushed request's code_challenge (flow.par).
+          ...(context?.par === true ? [['code_verifier', '{{code_verifier}}'] as const] : []),
         ]),
         prerequest: [CLIENT_AUTH_PREREQUEST],
         test: [

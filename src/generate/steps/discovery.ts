@@ -1,9 +1,9 @@
 // Step: discovery (docs/bank-interface.md §4.3): GET the OpenID configuration; its endpoints feed the later steps.
 
-import type { StepSpec } from '../model.js';
+import type { StepContext, StepSpec } from '../model.js';
 import { authServerHeaders, checks } from './common.js';
 
-export function discoveryStep(): StepSpec {
+export function discoveryStep(context?: Pick<StepContext, 'par' | 'jarm'>): StepSpec {
   return {
     name: 'discovery',
     title: 'Discovery',
@@ -20,6 +20,10 @@ export function discoveryStep(): StepSpec {
           ...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }),
           { template: 'discovery.test' },
           { template: 'discovery-jwks.test' },
+          // Issue 30: what flow.par sends must be offered (RFC 9126 §5, RFC 8414 §2); writes parEndpoint.
+          ...(context?.par === true ? [{ template: 'discovery-par.test' }] : []),
+          // Issue 30: JARM (flow.jarm) must be offered (JARM §3, §4).
+          ...(context?.jarm === true ? [{ template: 'discovery-jarm.test' }] : []),
         ],
       },
     ],

@@ -1,14 +1,36 @@
 // Step: PSU consent (docs/bank-interface.md §5.3 steps 3–4): build the consent URL with an unsigned request object and
 // GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
 
-import type { StepSpec } from '../model.js';
-import { authServerHeaders, checks } from './common.js';
+import type { RequestItemSpec, StepContext, StepSpec } from '../model.js';
+import { authServerHeaders, checks, CLIENT_AUTH_PREREQUEST } from './common.js';
 
 /** Request object lifetime: the strict profile allows exp at most 60 minutes ahead (FAPI 1 Advanced §5.2.2 item 13). */
 export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
 
-export function psuConsentStep(): StepSpec {
+/** RFC 9126 §2 (flow.par): the request the consent URL would carry, pushed with the client's authentication; its
+ *  test writes consent_url = authEndpoint + client_id + request_uri. */
+function pushedRequestItem(jarm: boolean): RequestItemSpec {
   return {
+    name: 'psu-consent: POST pushed authorization request',
+    description:
+      'RFC 9126 §2: the authorization request (request object, PKCE S256 per RFC 7636) pushed with the registered client authentication; ' +
+      'the answer names it by request_uri (§2.2), the only parameter of the consent URL besides client_id (§4).',
+    method: 'POST',
+    url: '{{parEndpoint}}',
+    headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
+    body: { mode: 'urlencoded', pairs: [] },
+    prerequest: [
+      { template: 'par.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts', jarm } },
+      CLIENT_AUTH_PREREQUEST,
+    ],
+    test: [...checks({ status: 201, echo: 'if-present', errors: 'oauth' }), { template: 'par.test' }],
+  };
+}
+
+export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm'>): StepSpec {
+  const par = context?.par === true;
+  const jarm = context?.jarm === true;
+  const step: StepSpec = {
     name: 'psu-consent',
     title: 'PSU consent',
     description:
@@ -34,11 +56,29 @@ export function psuConsentStep(): StepSpec {
         url: '{{consent_url}}',
         headers: [['x-fapi-interaction-id', '{{$guid}}']],
         followRedirects: false,
-        prerequest: [
-          { template: 'psu-consent.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' } },
+        // With PAR the pushed request's test has written consent_url already.
+        prerequest: par
+          ? []
+          : [
+              {
+                template: jarm ? 'psu-consent-jarm.prerequest' : 'psu-consent.prerequest',
+                params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' },
+              },
+            ],
+        // JARM (flow.jarm): the response JWT's checks replace the plain redirect's.
+        test: [
+          ...checks({ echo: 'if-present' }),
+          { template: jarm ? 'psu-consent-jarm.test' : 'psu-consent.test' },
+          { template: 'id-token-signature.test' },
         ],
-        test: [...checks({ echo: 'if-present' }), { template: 'psu-consent.test' }, { template: 'id-token-signature.test' }],
       },
     ],
+  };
+  if (!par) return step;
+  const [jwks, authorize] = step.items;
+  return {
+    ...step,
+    description: `${step.description} With PAR (flow.par): the request is first pushed to parEndpoint (RFC 9126) and consent_url carries client_id and request_uri only.`,
+    items: [jwks as RequestItemSpec, pushedRequestItem(jarm), authorize as RequestItemSpec],
   };
 }

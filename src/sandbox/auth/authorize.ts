@@ -19,7 +19,7 @@ import { hashSecret } from '../store/auth-store.js';
 import { usableConsent } from '../store/consents.js';
 import type { AuthDeps, IssuerCall } from './deps.js';
 import { randomToken, seconds } from './deps.js';
-import { signIdToken } from './id-token.js';
+import { signAuthorisationResponse, signIdToken } from './id-token.js';
 
 /** Authorisation codes live 10 minutes at most (RFC 6749 §4.1.2). */
 export const CODE_TTL_SECONDS = 600;
@@ -30,7 +30,7 @@ const REQUEST_OBJECT_MAX_LIFETIME = 3600;
 const CLOCK_TOLERANCE = 30;
 
 /** What validation yields: the request as the flow carries it, the client, and who the PSU should be (headless). */
-interface ValidatedRequest {
+export interface ValidatedRequest {
   request: AuthorisationRequestRecord;
   client: StoredClient;
   loginHint?: string;
@@ -47,7 +47,11 @@ const AT_THE_BANK: OAuthDelivery = { to: 'page', title: 'This request cannot be 
 export async function handleAuthorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
   const { res, ctx, profile } = call;
   const issuer = call.issuer.auth_url;
-  const { request, client, loginHint } = await validate(ctx.url.searchParams, profile.name, issuer, deps);
+  const query = ctx.url.searchParams;
+  const { request, client, loginHint } =
+    query.has('request_uri') && (deps.par ?? 'off') !== 'off'
+      ? pushedRequest(query, profile.name, deps)
+      : await validateAuthorisationRequest(query, profile.name, issuer, deps, 'authorize');
   ctx.clientId = client.clientId;
   if (profile.consent === 'headless') {
     await answerHeadless(call, request, loginHint, deps);
@@ -67,7 +71,34 @@ export async function handleAuthorize(call: IssuerCall<'authorize'>, deps: AuthD
   redirect(res, `${issuer}/interaction/${uid}`);
 }
 
-async function validate(query: URLSearchParams, profile: ProfileName, issuer: string, deps: AuthDeps): Promise<ValidatedRequest> {
+/** RFC 9126 §4: the authorization request names a pushed request (client_id + request_uri); the pushed request was
+ *  validated when pushed, so only its reference is checked here. One use only (RFC 9126 §7.3). */
+function pushedRequest(query: URLSearchParams, profile: ProfileName, deps: AuthDeps): ValidatedRequest {
+  const fail = (error: string, message: string): never => {
+    throw new OAuthError(400, error, message, {}, AT_THE_BANK);
+  };
+  const clientId = query.get('client_id');
+  if (!clientId) return fail('invalid_request', 'client_id is missing (RFC 9126 §4: client_id and request_uri)');
+  const client = deps.store.clients.get(clientId);
+  if (!client || client.profile !== profile) return fail('invalid_client', 'client_id is not a registered client of this issuer');
+  const requestUri = query.get('request_uri') ?? '';
+  const key = hashSecret(requestUri);
+  const record = deps.store.pushed.get(key);
+  if (!record || record.request.clientId !== client.clientId || Date.parse(record.expiresAt) <= deps.now().getTime())
+    return fail('invalid_request_uri', 'request_uri is unknown, expired or already used (RFC 9126 §4, RFC 9101 §6.2)');
+  deps.store.pushed.delete(key);
+  return { request: record.request, client, ...(record.loginHint === undefined ? {} : { loginHint: record.loginHint }) };
+}
+
+/** Validates an authorisation request's parameters: from the authorization endpoint's query, or from the body of a
+ *  pushed authorization request (`via: 'par'`, RFC 9126 §2.1: validated as the authorization endpoint would). */
+export async function validateAuthorisationRequest(
+  query: URLSearchParams,
+  profile: ProfileName,
+  issuer: string,
+  deps: AuthDeps,
+  via: 'authorize' | 'par',
+): Promise<ValidatedRequest> {
   // Errors go back to the client once its redirect URI is verified (`target` becomes the redirect), else to a page at
   // the bank; a few never go back (redirectable false) whatever is known.
   let target: OAuthDelivery = AT_THE_BANK;
@@ -85,6 +116,8 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
   if (client.profile !== profile) {
     fail('invalid_client', `this client registered with ${deps.urls.profiles[client.profile].auth_url}; use that issuer`, false);
   }
+  if (via === 'par' && query.has('request_uri'))
+    fail('invalid_request', 'request_uri must not be sent to the pushed authorization request endpoint (RFC 9126 §2.1)', false);
   if (query.has('request_uri')) fail('request_uri_not_supported', 'request_uri is not supported; send the request object by value', false);
 
   // Request object (OIDC Core §6.1): decode now, verify after the redirect target is known so errors can go back.
@@ -131,6 +164,11 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
     ...(state === undefined ? {} : { state }),
   });
 
+  // RFC 9126 §5 require_pushed_authorization_requests: only pushed requests are accepted. Once the redirect URI is
+  // verified the refusal goes back to the client, as certified servers answer it (oidc-provider: an error redirect).
+  if (via === 'authorize' && deps.par === 'required')
+    fail('invalid_request', 'Pushed Authorization Request must be used (require_pushed_authorization_requests, RFC 9126 §5)');
+
   // FAPI 1 Advanced §5.2.2-10, OIDC Core §6.1: response_type and scope come from the request object; the query's
   // copies are only there for OAuth 2.0 syntax and must match.
   if (!may('query-parameters') && object) {
@@ -174,6 +212,12 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
   // FAPI 1 Advanced §5.2.2.1 asks for s_hash only "if the client supplied a value for state").
   if (state === undefined && !scopes.includes('openid') && !may('state-optional'))
     fail('invalid_request', 'state is required when the scope lacks openid');
+  // JARM §2.3 (issue 30): response_mode jwt (or query.jwt) for code; query / fragment as the response type gives them.
+  const requestedMode = param('response_mode');
+  const jarm = requestedMode === 'jwt' || requestedMode === 'query.jwt';
+  if (requestedMode !== undefined && !jarm && requestedMode !== (responseType === 'code' ? 'query' : 'fragment'))
+    fail('invalid_request', `response_mode ${requestedMode} is not supported with response_type ${responseType ?? ''}`);
+  if (jarm && responseType !== 'code') fail('invalid_request', 'response_mode jwt is supported with response_type code only');
   const nonce = param('nonce');
   // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; FAPI 1 §5.2.2.2 always (tolerance nonce-optional).
   if (nonce === undefined && (!may('nonce-optional') || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
@@ -214,6 +258,7 @@ async function validate(query: URLSearchParams, profile: ProfileName, issuer: st
     ...(state === undefined ? {} : { state }),
     ...(nonce === undefined ? {} : { nonce }),
     ...(pkce === undefined ? {} : { pkce }),
+    ...(jarm ? { responseMode: 'jwt' as const } : {}),
   };
   const loginHint = param('login_hint');
   return { request, client, ...(loginHint === undefined ? {} : { loginHint }) };
@@ -426,6 +471,15 @@ export async function completeAuthorisation(
     );
   }
   if (state !== undefined) params.set('state', state);
+  if (request.responseMode === 'jwt') {
+    const response = await signAuthorisationResponse(await deps.signingKey(), {
+      issuer,
+      clientId,
+      now,
+      params: Object.fromEntries(params),
+    });
+    return withParams(redirectUri, 'query', new URLSearchParams({ response }));
+  }
   return withParams(redirectUri, request.responseType === 'code' ? 'query' : 'fragment', params);
 }
 

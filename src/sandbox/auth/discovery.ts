@@ -3,7 +3,7 @@
 // openbanking_intent_id and acr claims, `none` among the request-object algorithms, the client authentication methods
 // this bank accepts (client_secret_basic, private_key_jwt, tls_client_auth unless narrowed), PS256.
 
-import type { Profile, TokenAuthMethod } from '../contracts.js';
+import type { ParMode, Profile, TokenAuthMethod } from '../contracts.js';
 import { tolerates } from '../policy.js';
 
 export interface IssuerEndpoints {
@@ -18,7 +18,18 @@ export function buildDiscovery(
   profile: Profile,
   endpoints: IssuerEndpoints,
   tokenAuthMethods: readonly TokenAuthMethod[],
+  par: ParMode = 'off',
 ): Record<string, unknown> {
+  // RFC 9126 §5 (when `--par` offers it); RFC 8414 §2 code_challenge_methods_supported beside it, as FAPI 2.0 clients
+  // read it. Left out with PAR off, so the default document stays as it was.
+  const pushed =
+    par === 'off'
+      ? {}
+      : {
+          pushed_authorization_request_endpoint: `${endpoints.issuer}/par`,
+          require_pushed_authorization_requests: par === 'required',
+          code_challenge_methods_supported: tolerates(profile.name, 'pkce-plain') ? ['S256', 'plain'] : ['S256'],
+        };
   return {
     issuer: endpoints.issuer,
     authorization_endpoint: endpoints.authorizationEndpoint,
@@ -27,7 +38,9 @@ export function buildDiscovery(
     registration_endpoint: endpoints.registrationEndpoint,
     scopes_supported: ['openid', 'accounts', 'payments'],
     response_types_supported: ['code', 'code id_token'],
-    response_modes_supported: ['query', 'fragment'],
+    // JARM (issue 30): jwt for code, the response signed PS256 with the jwks_uri key.
+    response_modes_supported: ['query', 'fragment', 'jwt', 'query.jwt'],
+    authorization_signing_alg_values_supported: ['PS256'],
     grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
     subject_types_supported: ['public'],
     acr_values_supported: ['urn:openbanking:psd2:sca'],
@@ -48,5 +61,6 @@ export function buildDiscovery(
       method === 'client_secret_basic' && tolerates(profile.name, 'client-secret-post') ? [method, 'client_secret_post'] : [method],
     ),
     tls_client_certificate_bound_access_tokens: true,
+    ...pushed,
   };
 }

@@ -58,3 +58,19 @@ export async function signIdToken(key: SigningKey, input: IdTokenInput, fault?: 
   bytes[0] = (bytes[0] ?? 0) ^ 0x01;
   return `${header}.${payload}.${bytes.toString('base64url')}`;
 }
+
+/** JARM §2.1 / §2.3.1 (response_mode=jwt for code): the authorisation response's parameters as one JWT, PS256 with the
+ *  ID-token key (FAPI 1 Advanced §8.6), iss = the issuer, aud = the client, exp 10 minutes ahead. */
+export async function signAuthorisationResponse(
+  key: SigningKey,
+  input: { issuer: string; clientId: string; now: Date; params: Record<string, string> },
+): Promise<string> {
+  const iat = Math.floor(input.now.getTime() / 1000);
+  return new SignJWT({ ...input.params })
+    .setProtectedHeader({ alg: 'PS256', kid: key.kid, typ: 'JWT' })
+    .setIssuer(input.issuer)
+    .setAudience(input.clientId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 600)
+    .sign(key.privateKey);
+}

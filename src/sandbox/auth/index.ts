@@ -16,6 +16,7 @@ import { handleRegistration, handleRegistrationById } from './registration.js';
 import type { AuthRouteMatch, IssuerRoute } from './routes.js';
 import { matchIssuerRoute, matchResourceOriginRoute } from './routes.js';
 import { handleToken } from './token.js';
+import { handlePar } from './par.js';
 
 export { ENVIRONMENT_PATH, MODEL_BANK_ENVIRONMENT_PATH, REGISTRATION_PATH } from './routes.js';
 
@@ -63,7 +64,9 @@ async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
         jwksUri: `${issuer}/jwks`,
         registrationEndpoint: deps.urls.registration_endpoint,
       };
-      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints, deps.tokenAuthMethods), { 'Cache-Control': 'public, max-age=300' });
+      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints, deps.tokenAuthMethods, deps.par ?? 'off'), {
+        'Cache-Control': 'public, max-age=300',
+      });
       return;
     }
     case 'jwks':
@@ -73,6 +76,8 @@ async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
       return handleAuthorize(on(route), deps);
     case 'token':
       return handleToken(on(route), deps);
+    case 'par':
+      return handlePar(on(route), deps);
     case 'interaction':
       return handleInteraction(on(route), deps);
   }

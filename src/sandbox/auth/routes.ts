@@ -34,6 +34,7 @@ export type IssuerRoute =
   | { kind: 'jwks'; profile: ProfileName }
   | { kind: 'authorize'; profile: ProfileName }
   | { kind: 'token'; profile: ProfileName }
+  | { kind: 'par'; profile: ProfileName }
   | { kind: 'interaction'; profile: ProfileName; uid: string; step: string | undefined };
 
 /** Every route the authorisation side answers, on either origin. */
@@ -76,6 +77,13 @@ export const ISSUER_ROUTES: readonly IssuerRow[] = [
     methods: ['POST'],
     build: (profile) => ({ kind: 'token', profile }),
     refuse: () => new OAuthError(405, 'invalid_request', 'the token endpoint answers POST', { Allow: 'POST' }),
+  },
+  {
+    // RFC 9126 §2: the pushed authorization request endpoint (answered only when `--par` is not off).
+    path: ['par'],
+    methods: ['POST'],
+    build: (profile) => ({ kind: 'par', profile }),
+    refuse: () => new OAuthError(405, 'invalid_request', 'the pushed authorization request endpoint answers POST', { Allow: 'POST' }),
   },
   {
     path: ['interaction', '{uid}'],

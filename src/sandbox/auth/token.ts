@@ -61,7 +61,7 @@ export async function handleToken(call: IssuerCall<'token'>, deps: AuthDeps): Pr
   sendJson(res, 200, body, { Pragma: 'no-cache' });
 }
 
-function certificateOfClient(ctx: RequestContext, client: StoredClient): boolean {
+export function certificateOfClient(ctx: RequestContext, client: StoredClient): boolean {
   if (ctx.peerThumbprint !== undefined && client.certificateThumbprints.includes(ctx.peerThumbprint)) return true;
   if (subjectCn(ctx.peerCertificate) !== client.softwareId) return false;
   const ou = ctx.peerCertificate?.subject?.OU;

@@ -38,6 +38,8 @@ export interface AuthorisationRequestRecord {
   /** RFC 6749 §4.1.3: redirect_uri is required at the token endpoint when it was in the authorisation request. */
   redirectUriInRequest: boolean;
   responseType: 'code' | 'code id_token';
+  /** JARM (response_mode=jwt, issue 30): the authorisation response is one signed JWT in `response`. */
+  responseMode?: 'jwt';
   state?: string;
   nonce?: string;
   /** RFC 7636 PKCE, when the authorisation request carried a code_challenge. */
@@ -62,6 +64,14 @@ export interface InteractionRecord extends AuthorisationRequestRecord {
   uid: string;
   profile: ProfileName;
   psuId?: string;
+  expiresAt: string;
+}
+
+/** A pushed authorization request (RFC 9126 §2), validated when pushed, kept under its request_uri until used once
+ *  or expired. */
+export interface PushedRequestRecord {
+  request: AuthorisationRequestRecord;
+  loginHint?: string;
   expiresAt: string;
 }
 
@@ -97,6 +107,7 @@ export const AUTH_COLLECTIONS: {
   codes: CollectionSpec<CodeRecord>;
   interactions: CollectionSpec<InteractionRecord>;
   tokens: CollectionSpec<TokenRecord>;
+  pushed: CollectionSpec<PushedRequestRecord>;
 } = {
   clients: { name: 'clients' },
   jtis: { name: 'registration-jtis', expiresAt: expiry },
@@ -104,6 +115,7 @@ export const AUTH_COLLECTIONS: {
   interactions: { name: 'interactions', expiresAt: expiry },
   // Tagged with the code they came from: a replayed code finds its tokens by index (RFC 6749 §4.1.2).
   tokens: { name: 'tokens', expiresAt: expiry, tag: (token) => token.codeHash },
+  pushed: { name: 'pushed-requests', expiresAt: expiry },
 };
 
 export class AuthStore implements ClientDirectory, TokenVerifier {
@@ -112,6 +124,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
   readonly codes: Collection<CodeRecord>;
   readonly interactions: Collection<InteractionRecord>;
   readonly tokens: Collection<TokenRecord>;
+  readonly pushed: Collection<PushedRequestRecord>;
 
   constructor(
     db: SandboxDb,
@@ -122,6 +135,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
     this.codes = db.collection(AUTH_COLLECTIONS.codes);
     this.interactions = db.collection(AUTH_COLLECTIONS.interactions);
     this.tokens = db.collection(AUTH_COLLECTIONS.tokens);
+    this.pushed = db.collection(AUTH_COLLECTIONS.pushed);
   }
 
   async get(clientId: string): Promise<SandboxClient | undefined> {

@@ -1,0 +1,60 @@
+// `obflow sandbox --par required` in its own process, as a TPP developer meets a bank that requires pushed
+// authorization requests (issue 30): flow.par left at "auto" stops with ERR_PAR_UNAVAILABLE naming both settings
+// before the flow; with flow.par "always" register → environment → generate → run all passes every step (14/14).
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { STEP_NAMES } from '../../src/generate/index.js';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'obflow-par-'));
+const ALWAYS = { OBFLOW_FLOW__PAR: 'always' };
+let sandbox: SandboxProcess | undefined;
+
+beforeAll(async () => {
+  const init = await runCli(['init', '--json'], { cwd });
+  expect(init.code, init.stderr).toBe(0);
+  sandbox = await startSandboxProcess(cwd, ['--par', 'required']);
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe('obflow against `obflow sandbox --par required`', () => {
+  it('an unknown --par value is a usage error', async () => {
+    const result = await runCli(['sandbox', '--par', 'sometimes'], { cwd: mkdtempSync(join(tmpdir(), 'obflow-par-usage-')) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/ERR_USAGE.*sometimes/);
+  });
+
+  it('flow.par auto (the sandbox config says off): ERR_PAR_UNAVAILABLE naming both settings, exit 2', async () => {
+    const register = await runCli(['register', '--json'], { cwd });
+    const failed = register.code === 0 ? await runCli(['environment', '--json'], { cwd }) : register;
+    expect(failed.code).toBe(2);
+    const line = failed.stderr.trim().split('\n').pop() ?? '';
+    const { error } = JSON.parse(line) as { error: { code: string; message: string; hint: string } };
+    expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
+    expect(error.message).toContain('require_pushed_authorization_requests: true');
+    expect(error.message).toContain('flow.par "auto"');
+    expect(error.hint).toMatch(/flow\.par to "always".*sandbox\.par/);
+  });
+
+  it('flow.par always: register → environment → generate → run all, every step and both id_token checks pass', async () => {
+    for (const argv of [['register', '--force'], ['environment'], ['generate']]) {
+      const result = await runCli([...argv, '--json'], { cwd, env: ALWAYS });
+      expect(result.code, `${argv.join(' ')}\n${result.stderr}`).toBe(0);
+    }
+    const collection = readFileSync(join(cwd, 'collections', 'psu-consent.postman_collection.json'), 'utf8');
+    expect(collection).toContain('psu-consent: POST pushed authorization request');
+    const run = await runCli(['run', 'all', '--json'], { cwd, env: ALWAYS });
+    expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { passed: boolean; steps: unknown };
+    expect(summary.passed).toBe(true);
+    expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, total: STEP_NAMES.length + 2 });
+  });
+});

@@ -1,0 +1,106 @@
+// flow.par (issue 30): which collections push the authorization request, and what PAR adds to them — nothing at all
+// when it is off (the golden files stay as they are: generate.test.ts "golden files").
+
+import { describe, expect, it } from 'vitest';
+
+import { buildCollections, FLOW_FILE_NAME, loadTemplates } from '../../src/generate/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import { ObflowError } from '../../src/errors.js';
+import { parForGeneration } from '../../src/pipeline/generate.js';
+import { assertParSetting } from '../../src/pipeline/par.js';
+
+const BANK_IDENTITY = {
+  softwareStatement: 'ssa.jwt',
+  transport: { cert: 'transport.pem', key: 'transport.key' },
+  signing: { key: 'signing.key', kid: 'k1' },
+  directoryRoots: ['root.pem'],
+  directoryIssuing: ['issuing.pem'],
+  directoryJwks: 'directory.jwks.json',
+};
+
+type Mode = 'auto' | 'always' | 'never';
+type SandboxPar = 'required' | 'optional' | 'off';
+const config = (target: string, par: Mode, sandboxPar: SandboxPar = 'off') => ({ target, flow: { par }, sandbox: { par: sandboxPar } });
+
+describe('parForGeneration', () => {
+  it('always and never as they say; auto only for the embedded sandbox that requires PAR', () => {
+    expect(parForGeneration(config('bank', 'always'))).toBe(true);
+    expect(parForGeneration(config('sandbox', 'never', 'required'))).toBe(false);
+    expect(parForGeneration(config('sandbox', 'auto', 'required'))).toBe(true);
+    expect(parForGeneration(config('sandbox', 'auto', 'optional'))).toBe(false);
+    expect(parForGeneration(config('bank', 'auto', 'required'))).toBe(false);
+  });
+});
+
+describe('collections with PAR', () => {
+  const templates = loadTemplates();
+  const flowOf = (par: boolean): string =>
+    buildCollections({ templates, par }).find((file) => file.fileName === FLOW_FILE_NAME)?.json ?? '';
+
+  it('off: byte-identical to the default build', () => {
+    expect(flowOf(false)).toBe(buildCollections({ templates }).find((file) => file.fileName === FLOW_FILE_NAME)?.json);
+  });
+
+  it('on: the pushed request before the authorization request, the endpoint checked at discovery, the verifier at the token endpoint', () => {
+    const flow = flowOf(true);
+    expect(flow).toContain('psu-consent: POST pushed authorization request');
+    expect(flow).toContain('{{parEndpoint}}');
+    expect(flow).toContain('{{code_verifier}}');
+    expect(flow).toContain('pushed_authorization_request_endpoint');
+    expect(flow.indexOf('POST pushed authorization request')).toBeLessThan(flow.indexOf('GET authorization endpoint'));
+    expect(flowOf(false)).not.toContain('parEndpoint');
+  });
+});
+
+describe('assertParSetting (ERR_PAR_UNAVAILABLE, before any request of the flow)', () => {
+  const addresses = { issuer: 'https://as', authorization_endpoint: 'https://as/a', token_endpoint: 'https://as/t' };
+  const url = 'https://as/.well-known/openid-configuration';
+  const parsed = (flow: Record<string, unknown>, target = 'bank') =>
+    parseConfig(
+      target === 'bank'
+        ? { target, flow, bank: { auth_url: 'https://as', sandbox_base_url: 'https://rs' }, identity: BANK_IDENTITY }
+        : { target, flow },
+      'test',
+    );
+
+  it('always without a PAR endpoint names flow.par and pushed_authorization_request_endpoint', () => {
+    const error = codeOf(() => assertParSetting(parsed({ par: 'always' }), addresses, url));
+    expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
+    expect(error.message).toContain('flow.par "always"');
+    expect(error.message).toContain('pushed_authorization_request_endpoint');
+  });
+
+  it('a bank that requires PAR and a setting that does not push: names both', () => {
+    const required = { ...addresses, pushed_authorization_request_endpoint: 'https://as/par', require_pushed_authorization_requests: true };
+    for (const par of ['auto', 'never']) {
+      const error = codeOf(() => assertParSetting(parsed({ par }), required, url));
+      expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
+      expect(error.message).toContain(`flow.par "${par}"`);
+      expect(error.message).toContain('require_pushed_authorization_requests: true');
+    }
+    expect(() => assertParSetting(parsed({ par: 'always' }), required, url)).not.toThrow();
+  });
+
+  it('the default setting against a bank without PAR: nothing to say', () => {
+    expect(() => assertParSetting(parsed({}), addresses, url)).not.toThrow();
+  });
+});
+
+function codeOf(fn: () => void): ObflowError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ObflowError) return error;
+    throw error;
+  }
+  throw new Error('expected an ObflowError');
+}
+
+describe('flow.jarm', () => {
+  it('with flow.responseType "code id_token" is a configuration error naming flow.jarm', () => {
+    const error = codeOf(() => parseConfig({ flow: { jarm: true } }, 'test'));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toContain('flow.jarm');
+    expect(() => parseConfig({ flow: { jarm: true, responseType: 'code' } }, 'test')).not.toThrow();
+  });
+});
