@@ -13,11 +13,11 @@ import {
   itemSteps,
   requestRecord,
   scriptErrorRecord,
+  withoutWarning,
 } from '../runner-rules.js';
 import { transportErrorKind } from '../transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
 import { batchCollection } from './batch-collection.js';
-import { withoutWarning } from './without-warning.js';
 import { zeroDelayAsImmediate } from './zero-delay.js';
 import type { AssertionEvent, RequestEvent, ScriptErrorEvent, SkipEvent, StepBeginEvent } from './events.js';
 import type {

@@ -51,7 +51,9 @@ if (!existsSync(join(here, 'node_modules', 'newman', 'package.json'))) {
 // Both need node_modules (handlebars, newman): imported once the checks above passed.
 const { ACCOUNTS_LIST, accountLabels, accountsFromValues, attachNewman, createReportCollector, foldersOf, itemSteps, renderReport } =
   await import('./report.mjs');
-const { default: newman } = await import('newman');
+const { withoutWarning } = await import('./rules.mjs');
+// newman reads fs.F_OK as it loads, which Node.js 24 deprecates (DEP0176): not a line for the person running this.
+const { default: newman } = await withoutWarning('DEP0176', () => import('newman'));
 const collection = JSON.parse(readFileSync(file(manifest.collection), 'utf8'));
 const steps = itemSteps(foldersOf(collection));
 const collector = createReportCollector({
