@@ -55,6 +55,14 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const handlers: { resource?: Listener; auth?: Listener } = {};
   const resourceServer = createServer(tls, (req, res) => (handlers.resource ?? unavailable)(req, res));
   const authServer = createServer(tls, (req, res) => (handlers.auth ?? unavailable)(req, res));
+  // Idle keep-alive connections live 65 s, not Node.js's 5 s: a TPP's resource connection idles through the PSU's
+  // consent (seconds in a browser, more on a loaded machine), and a server closing it just as the client reuses it is
+  // an ECONNRESET the TPP cannot tell from a dead bank (seen in .ci/run's browser consent on Node.js 24 under load).
+  // The headers timeout stays above it, as Node.js requires.
+  for (const server of [resourceServer, authServer]) {
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.headersTimeout = KEEP_ALIVE_MS + 1000;
+  }
 
   // The stores and the key are read before anything listens: a data directory that cannot be read stops the start
   // (SandboxDataError naming the file) instead of failing request by request.
@@ -211,6 +219,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     });
   });
 }
+
+/** How long an idle keep-alive connection stays open at both servers (a common load balancer's figure). */
+const KEEP_ALIVE_MS = 65_000;
 
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {

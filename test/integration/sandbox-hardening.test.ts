@@ -272,3 +272,15 @@ describe('consent expiry is one rule, the token endpoint included (injected cloc
     expect(late.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('consent') });
   });
 });
+
+describe('idle keep-alive connections outlive a PSU consent', () => {
+  // A TPP's resource connection idles through the consent (seconds in a browser); at Node.js's 5 s the server closed
+  // it just as newman reused it (ECONNRESET, "no answer from the bank", in .ci/run's browser consent on Node.js 24).
+  it.each([
+    ['resource', () => sandbox.urls.sandbox_base_url],
+    ['authorisation', () => sandbox.urls.profiles['strict-headless'].auth_url],
+  ])('the %s origin keeps an idle connection 65 s and says so (Keep-Alive: timeout=65)', async (_origin, base) => {
+    const response = await rawTarget(identity, base(), 'GET', '/', { connection: 'keep-alive' });
+    expect(response.headers['keep-alive']).toBe('timeout=65');
+  });
+});
