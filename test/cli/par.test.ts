@@ -55,6 +55,6 @@ describe('obflow against `obflow sandbox --par required`', () => {
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { passed: boolean; steps: unknown };
     expect(summary.passed).toBe(true);
-    expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, total: STEP_NAMES.length + 2 });
+    expect(summary.steps).toEqual({ passed: STEP_NAMES.length + 2, skipped: 0, total: STEP_NAMES.length + 2 });
   });
 });
