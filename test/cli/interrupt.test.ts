@@ -12,6 +12,9 @@ import { runCli } from '../helpers/cli.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const cwd = mkdtempSync(join(tmpdir(), 'obflow-interrupt-'));
+/** The second lane of the start-up runs: a folder of its own (two demos at once in one folder replace each other's
+ *  registration, which the run's staleness check rightly refuses: not what these runs are about). */
+const secondLane = mkdtempSync(join(tmpdir(), 'obflow-interrupt-lane-'));
 const children: ChildProcess[] = [];
 
 interface Spawned {
@@ -22,9 +25,9 @@ interface Spawned {
 }
 
 /** The built CLI with its own TMPDIR (where the embedded sandbox keeps its temporary data folder). */
-function start(args: string[], childTmp: string): Spawned {
+function start(args: string[], childTmp: string, dir: string = cwd): Spawned {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    cwd,
+    cwd: dir,
     env: { ...process.env, TMPDIR: childTmp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -73,8 +76,10 @@ function expectNothingHalfWritten(dir: string): void {
 }
 
 beforeAll(async () => {
-  const init = await runCli(['init', '--quiet'], { cwd });
-  expect(init.code, init.stderr).toBe(0);
+  for (const dir of [cwd, secondLane]) {
+    const init = await runCli(['init', '--quiet'], { cwd: dir });
+    expect(init.code, init.stderr).toBe(0);
+  }
 });
 
 afterAll(() => {
@@ -141,9 +146,9 @@ describe('demo interrupted at any moment of its start-up (issue 22)', () => {
   ] as const;
 
   /** One run: demo --json in its own TMPDIR, SIGINT at `point`; what it left and how it ended. */
-  async function interruptAt(point: (typeof POINTS)[number], run: number): Promise<void> {
+  async function interruptAt(point: (typeof POINTS)[number], run: number, dir: string): Promise<void> {
     const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
-    const demo = start(['demo', '--json'], childTmp);
+    const demo = start(['demo', '--json'], childTmp, dir);
     if (point.after === 'folder') {
       while (readdirSync(childTmp).length === 0 && demo.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 2));
     }
@@ -162,7 +167,8 @@ describe('demo interrupted at any moment of its start-up (issue 22)', () => {
     // Two lanes of ten runs in a row (each lane every point once): the cost of ten start-ups, not twenty.
     await Promise.all(
       [0, 1].map(async (lane) => {
-        for (const [index, point] of POINTS.entries()) await interruptAt(point, lane * POINTS.length + index + 1);
+        for (const [index, point] of POINTS.entries())
+          await interruptAt(point, lane * POINTS.length + index + 1, lane === 0 ? cwd : secondLane);
       }),
     );
   }, 180_000);
