@@ -236,22 +236,7 @@ export function deriveSchema(docs: SpecDocuments, name: SchemaName): JsonObject 
   const target: SchemaTarget = SCHEMA_TARGETS[name as V31SchemaName];
   const definitions: JsonObject = {};
   const allOf: Json[] = [];
-  for (const version of SPEC_VERSIONS) {
-    const doc = docs[version];
-    const prefix = `v${version}.`;
-    const rootName = responseSchemaRef(doc, target).replace('#/components/schemas/', '');
-    const pending = [rootName];
-    const done = new Set<string>();
-    while (pending.length > 0) {
-      const schemaName = pending.pop() as string;
-      if (done.has(schemaName)) continue;
-      done.add(schemaName);
-      const seen = new Set<string>();
-      definitions[`${prefix}${schemaName}`] = convert(at(doc, `#/components/schemas/${schemaName}`), prefix, seen);
-      pending.push(...seen);
-    }
-    allOf.push({ $ref: `#/definitions/${prefix}${rootName}` });
-  }
+  for (const version of SPEC_VERSIONS) allOf.push({ $ref: collect(docs[version], version, target, definitions) });
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: `${target.method.toUpperCase()} ${target.path || '(any)'} ${target.status} (OBIE AIS v${SPEC_VERSIONS.join(' ∩ v')})`,
