@@ -8,7 +8,7 @@ import { ObflowError } from '../errors.js';
 import type { ApiVersion } from '../generate/api-versions.js';
 import { compareVersions, formatComparison, legOfRun } from '../report/compare-versions.js';
 import type { RunResult } from '../run/result.js';
-import { buildRunSummary, formatRunSummary } from '../run/summary.js';
+import { buildRunSummary, formatRunSummary, type RunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';
 import type { CommandState } from './context.js';
 
@@ -35,12 +35,15 @@ export function reportRun(
     for (const line of runFailureLines(result)) state.output.line(line);
     throw versionNotServed(result, options.apiVersion ?? '3.1') ?? runFailureError(result);
   }
-  if (skipFails) {
-    const [first] = summary.skips;
-    throw new ObflowError('ERR_RUN_SKIPPED', `step ${first?.step ?? '?'} did not run: ${first?.reason ?? ''}`, {
-      hint: 'The run was asked to fail on skips (--no-skips, flow.allowSkips false): do what the reason names to make the step run, or leave --no-skips out where it may be skipped.',
-    });
-  }
+  if (skipFails) throw skipsRefused(summary.skips);
+}
+
+/** `--no-skips` (flow.allowSkips false): the first step that did not run, with its reason, as ERR_RUN_SKIPPED. */
+function skipsRefused(skips: RunSummary['skips'], label = ''): ObflowError {
+  const [first] = skips;
+  return new ObflowError('ERR_RUN_SKIPPED', `${label}step ${first?.step ?? '?'} did not run: ${first?.reason ?? ''}`, {
+    hint: 'The run was asked to fail on skips (--no-skips, flow.allowSkips false): do what the reason names to make the step run, or leave --no-skips out where it may be skipped.',
+  });
 }
 
 /** Where the run's reports are: their folder (relative to the working directory when inside it) and their names. */
@@ -105,9 +108,11 @@ export async function reportVersionRuns(
     failed === undefined && v31 !== undefined && v40 !== undefined
       ? compareVersions(legOfRun('3.1', v31.result), legOfRun('4.0', v40.result))
       : undefined;
+  // --no-skips: a step that did not run on either version fails the run, as it does for one version.
+  const skipped = options.allowSkips === false ? summaries.find((summary) => summary.skips.length > 0) : undefined;
   state.output.result({
     ...extra,
-    passed: failed === undefined && (comparison?.differences.length ?? 0) === 0,
+    passed: failed === undefined && skipped === undefined && (comparison?.differences.length ?? 0) === 0,
     versions: summaries,
     comparison,
   });
@@ -116,14 +121,7 @@ export async function reportVersionRuns(
     const error = versionNotServed(failed.result, failed.version) ?? runFailureError(failed.result);
     throw new ObflowError(error.code, `AIS v${failed.version}: ${error.message}`, { hint: error.hint, cause: error });
   }
-  // --no-skips: a step that did not run on either version fails the run, as it does for one version.
-  const skipped = summaries.find((summary) => summary.skips.length > 0);
-  if (options.allowSkips === false && skipped !== undefined) {
-    const [first] = skipped.skips;
-    throw new ObflowError('ERR_RUN_SKIPPED', `AIS v${skipped.version}: step ${first?.step ?? '?'} did not run: ${first?.reason ?? ''}`, {
-      hint: 'The run was asked to fail on skips (--no-skips, flow.allowSkips false): do what the reason names to make the step run, or leave --no-skips out where it may be skipped.',
-    });
-  }
+  if (skipped !== undefined) throw skipsRefused(skipped.skips, `AIS v${skipped.version}: `);
   if (comparison === undefined) return;
   // The later version's report.html (when the run wrote pages) has the same comparison as its "v3.1 beside v4.0"
   // section (src/run/reporters/html.ts, fed the earlier version's run).

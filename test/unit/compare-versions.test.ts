@@ -167,4 +167,24 @@ describe('reportVersionRuns (demo/run --api-version 3.1,4.0)', () => {
     expect(isObflowError(caught) && caught.code).toBe('ERR_VERSIONS_DIFFER');
     expect((caught as Error).message).toContain('account a1 Balance.Amount is 10.00 on v3.1, 10.01 on v4.0');
   });
+
+  it('--no-skips: a step skipped on one version fails the run as ERR_RUN_SKIPPED naming the version; without it, passes', async () => {
+    const refresh = {
+      name: 'refresh',
+      passed: true,
+      requests: 0,
+      skipped: [{ item: 'refresh: POST token endpoint', reason: 'the bank issued no refresh token' }],
+      assertions: { total: 0, failed: 0 },
+      failures: [],
+      reports: [],
+    };
+    const legs = [
+      { version: '3.1' as const, result: runOf(v31, 'https://rs/open-banking/v3.1/aisp') },
+      { version: '4.0' as const, result: { ...runOf(v40, 'https://rs/open-banking/v4.0/aisp'), steps: [refresh] } as RunResult },
+    ];
+    await expect(reportVersionRuns(state, legs, {}, { allowSkips: true })).resolves.toBeUndefined();
+    const caught: unknown = await reportVersionRuns(state, legs, {}, { allowSkips: false }).catch((error: unknown) => error);
+    expect(isObflowError(caught) && caught.code).toBe('ERR_RUN_SKIPPED');
+    expect((caught as Error).message).toBe('AIS v4.0: step refresh did not run: the bank issued no refresh token');
+  });
 });
