@@ -10,6 +10,7 @@ import { verifyValidity } from '../pki/verify.js';
 import { authMethodOf, type StoredRegistration } from '../registration/index.js';
 import { originOf } from '../run/origin.js';
 import { readStepCollections } from '../run/index.js';
+import { collectionsDirOf } from './generate.js';
 import type { Session } from './session.js';
 import type { Target } from './target.js';
 
@@ -28,7 +29,9 @@ export async function checkBeforeRun(session: Session, options: RunCheckOptions,
   checkEnvironmentTarget(options.environment, session.target, registration);
   const select = options.select ?? 'all';
   if (select !== 'all' && (STEP_NAMES as readonly string[]).includes(select)) {
-    const collections = options.collections ?? (await readAvailableCollections(session.config.output.collections));
+    // The collections of the version this run speaks (v4.0's in collections/v4.0/, src/pipeline/generate.ts).
+    const dir = collectionsDirOf(session.config.output.collections, session.config.flow.apiVersion);
+    const collections = options.collections ?? (await readAvailableCollections(dir));
     checkStepPrerequisites(select, options.environment, collections);
   }
 }

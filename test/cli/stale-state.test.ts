@@ -42,6 +42,13 @@ describe('against `obflow sandbox` (strict-headless)', () => {
   });
 
   it('a single step after `environment` was run again names the step to run first (not a 401 blaming the registration)', async () => {
+    // AIS v4.0 with only v4.0's collections generated: the check reads the version's own folder (collections/v4.0/).
+    const v4Only = join(cwd, 'collections-v4');
+    const v4 = (...argv: string[]) => runCliProcess(argv, { cwd, env: { OBFLOW_OUTPUT__COLLECTIONS: v4Only } });
+    passed(await v4('generate', '--api-version', '4.0'));
+    const v4Accounts = await v4('run', 'accounts', '--api-version', '4.0');
+    expect(errorLine(v4Accounts)).toMatch(/^error: ERR_STEP_PREREQUISITE step accounts needs access_token from code-exchange/);
+    expect(v4Accounts.stdout).toBe('');
     const accounts = await obflow('run', 'accounts');
     expect(accounts.code).toBe(2);
     expect(errorLine(accounts)).toMatch(/^error: ERR_STEP_PREREQUISITE step accounts needs access_token from code-exchange/);
