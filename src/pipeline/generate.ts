@@ -26,13 +26,17 @@ export function collectionsDirOf(outDir: string, version: ApiVersion): string {
  */
 export async function generateStage(
   collectionsDir: string,
-  options: { version?: ApiVersion; par?: boolean; jarm?: boolean } = {},
+  options: { version?: ApiVersion; par?: boolean; jarm?: boolean; fapi?: '1-advanced' | '2.0' } = {},
 ): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
   const version = options.version ?? '3.1';
   const outDir = collectionsDirOf(collectionsDir, version);
   // Only a non-default option enters the fingerprint, so the default collections' stamp stays as it was (and v3.1's
   // is what it was before versions existed).
-  const generation = { ...(options.par === true ? { par: true } : {}), ...(options.jarm === true ? { jarm: true } : {}) };
+  const generation = {
+    ...(options.par === true || options.fapi === '2.0' ? { par: true } : {}),
+    ...(options.jarm === true ? { jarm: true } : {}),
+    ...(options.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+  };
   const fingerprint = generatorFingerprint(version === '3.1' ? generation : { ...generation, apiVersion: version });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
@@ -59,9 +63,11 @@ export async function generateStage(
  */
 export function parForGeneration(config: {
   target: string;
-  flow: { par: 'auto' | 'always' | 'never' };
+  flow: { par: 'auto' | 'always' | 'never'; fapi?: '1-advanced' | '2.0' };
   sandbox: { par: 'required' | 'optional' | 'off' };
 }): boolean {
   if (config.flow.par !== 'auto') return config.flow.par === 'always';
+  // FAPI 2.0 Security Profile §5.3.2.2: pushed authorization requests always ("never" is a config error with 2.0).
+  if (config.flow.fapi === '2.0') return true;
   return config.target === 'sandbox' && config.sandbox.par === 'required';
 }
