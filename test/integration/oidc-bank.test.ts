@@ -281,17 +281,49 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(error.hint).not.toContain("bank's side");
   });
 
-  // Issue 30: a bank whose discovery says require_pushed_authorization_requests and flow.par left at "auto" (which
-  // does not read a bank's discovery when generating): a configuration error naming both, before the flow.
-  it('strict bank requiring PAR, flow.par auto: ERR_PAR_UNAVAILABLE before any request of the flow', async () => {
-    const cwd = await folderFor(bankOf('strict', true), { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+  // Issue 30 item 5: `obflow doctor` reads the bank's discovery and lists what does not match the config, before any
+  // request of the flow (here flow.par "never" at a bank requiring PAR, and client_secret_basic at a FAPI bank).
+  it('doctor reads discovery: flow.par never and client_secret_basic against the strict PAR bank, in one line, nothing else sent', async () => {
+    const bank = bankOf('strict', true);
+    const cwd = await folderFor(bank, { auth: 'client_secret_basic', requestObjectAlg: 'PS256' });
     folders.push(cwd);
+    const config = JSON.parse(await readFile(join(cwd, 'obflow.config.json'), 'utf8')) as { flow: Record<string, unknown> };
+    await writeFile(join(cwd, 'obflow.config.json'), JSON.stringify({ ...config, flow: { ...config.flow, par: 'never' } }));
+    const from = bank.log.length;
+    const doctor = await runCli(['doctor', '--json'], { cwd });
+    expect(doctor.code).not.toBe(0);
+    const { checks } = lastJson(doctor.stdout) as { checks: { name: string; ok: boolean; code?: string; message?: string }[] };
+    const line = checks.find((check) => check.name === "the bank's discovery offers what the config asks");
+    expect(line).toMatchObject({ ok: false, code: 'ERR_PAR_UNAVAILABLE' });
+    expect(line?.message).toMatch(/require_pushed_authorization_requests: true.*flow\.par "never"/);
+    expect(line?.message).toMatch(/token_endpoint_auth_method client_secret_basic/);
+    expect(checks.filter((check) => !check.ok)).toHaveLength(1);
+    expect(bank.log.slice(from)).toEqual(['GET /.well-known/openid-configuration']);
+  });
+
+  // Issue 30: a bank whose discovery says require_pushed_authorization_requests. flow.par "auto" follows it (the
+  // environment stage records it, the offline generate reads it): the psu-consent step pushes and passes. "never" is
+  // a configuration error naming both, before any request of the flow.
+  it('strict bank requiring PAR: flow.par auto pushes (read from discovery); never is ERR_PAR_UNAVAILABLE', async () => {
+    const bank = bankOf('strict', true);
+    const auto = await folderFor(bank, { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+    folders.push(auto);
+    for (const argv of [['register'], ['environment'], ['generate']])
+      expect((await runCli([...argv, '--json'], { cwd: auto })).code).toBe(0);
+    const from = bank.log.length;
+    const consent = await runCli(['run', 'all', '--json'], { cwd: auto });
+    expect(consent.code, `${consent.stderr}\n${bank.log.slice(from).join('\n')}`).toBe(0);
+    expect(bank.log.slice(from)).toContain('POST /request');
+    const cwd = await folderFor(bank, { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+    folders.push(cwd);
+    const config = JSON.parse(await readFile(join(cwd, 'obflow.config.json'), 'utf8')) as { flow: Record<string, unknown> };
+    await writeFile(join(cwd, 'obflow.config.json'), JSON.stringify({ ...config, flow: { ...config.flow, par: 'never' } }));
     const register = await runCli(['register', '--json'], { cwd });
     const failed = register.code === 0 ? await runCli(['environment', '--json'], { cwd }) : register;
     expect(failed.code).toBe(2);
     const { error } = lastJson(failed.stderr) as { error: { code: string; message: string; hint: string } };
     expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
-    expect(error.message).toMatch(/require_pushed_authorization_requests: true.*flow\.par "auto"/);
+    expect(error.message).toMatch(/require_pushed_authorization_requests: true.*flow\.par "never"/);
     expect(error.hint).toContain('"always"');
   });
 });

@@ -53,14 +53,14 @@ describe('the whole flow with flow.par against a bank that requires PAR', () => 
     }
   });
 
-  it('flow.par that does not push, against a bank that requires PAR: ERR_PAR_UNAVAILABLE naming both, before the flow', async () => {
-    const error = await prepare(sandbox, identity, 'strict-headless').then(
+  it('flow.par "never" against a bank that requires PAR: ERR_PAR_UNAVAILABLE naming both, before the flow', async () => {
+    const error = await prepare(sandbox, identity, 'strict-headless', {}, { flow: { par: 'never' } }).then(
       () => undefined,
       (caught: unknown) => caught as { code?: string; message?: string; hint?: string },
     );
     expect(error?.code).toBe('ERR_PAR_UNAVAILABLE');
     expect(error?.message).toContain('require_pushed_authorization_requests: true');
-    expect(error?.message).toContain('flow.par "auto"');
+    expect(error?.message).toContain('flow.par "never"');
     expect(error?.hint).toContain('"always"');
   });
 

@@ -22,7 +22,7 @@ export const generateCommand = (state: CommandState): CommandModule => ({
     const version = config.flow.apiVersion;
     const { paths: files, written } = await core.generateStage(config.output.collections, {
       version,
-      par: core.parForGeneration(config),
+      par: core.parForGeneration(config, await core.savedDiscoveryRequiresPar(config)),
       jarm: config.flow.jarm,
       fapi: config.flow.fapi,
     });
