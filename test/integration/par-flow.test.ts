@@ -64,6 +64,26 @@ describe('the whole flow with flow.par against a bank that requires PAR', () => 
     expect(error?.hint).toContain('"always"');
   });
 
+  // Issue 30 item 5: what the config asks and the discovery does not offer stops at the session's discovery read
+  // (the environment stage), before any request of the flow. The emulator's default discovery does not say
+  // authorization_response_iss_parameter_supported (RFC 9207 §3), so flow.fapi "2.0" is refused here. (If the emulator
+  // starts publishing it by default, pick another mismatch: e.g. flow.jarm against a discovery without `jwt`.)
+  it('flow.fapi "2.0" against a discovery without the iss response parameter: ERR_DISCOVERY_MISMATCH before the flow', async () => {
+    const error = await prepare(
+      sandbox,
+      identity,
+      'strict-headless',
+      {},
+      { bank: { token_endpoint_auth_method: 'private_key_jwt' }, flow: { fapi: '2.0', responseType: 'code' } },
+    ).then(
+      () => undefined,
+      (caught: unknown) => caught as { code?: string; message?: string; hint?: string },
+    );
+    expect(error?.code).toBe('ERR_DISCOVERY_MISMATCH');
+    expect(error?.message).toContain('flow.fapi "2.0"');
+    expect(error?.message).toContain('authorization_response_iss_parameter_supported');
+  });
+
   it("the default collections (no PAR) are refused by the same bank at the consent, on obflow's side", async () => {
     const prepared = await prepare(sandbox, identity, 'strict-headless', {}, { flow: { par: 'always' } });
     try {
