@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../fs.js';
 import { stepFileName } from '../generate/files.js';
 import { STEP_NAMES } from '../generate/flow.js';
 import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampText } from '../generate/stamp.js';
+import { stateLayout } from '../state/layout.js';
 
 /**
  * Where a version's collections live: v3.1's in the output folder itself (as always), another version's in a folder
@@ -79,7 +80,7 @@ export function parForGeneration(
 
 /** Where the session's discovery read records what the bank requires (src/pipeline/par.ts recordDiscovery). */
 export function discoveryRecordPath(stateDir: string): string {
-  return join(stateDir, 'discovery-requirements.json');
+  return stateLayout(stateDir).discoveryRecord;
 }
 
 /** What a discovery read recorded about the target: one record per state folder, for the target it read. */

@@ -22,7 +22,7 @@ export { externalRegistrationStage, manageRegistrationStage } from './external-r
 export { openSession, type Session } from './session.js';
 export { versionSession } from './versions.js';
 export { parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
-export { discoveryDoctorCheck } from './discovery-check.js';
+export { discoveryDoctorCheck } from './doctor-discovery.js';
 export {
   environmentStage,
   environmentStem,
