@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentValue } from '../../src/environment/index.js';
 import { buildCollections, loadTemplates, STEP_NAMES, stepFileName } from '../../src/generate/index.js';
 import { failingRequests, failureHint } from '../../src/run/verdict.js';
+import { browserConsentStep, SANDBOX_CONSENT_SCRIPT, spkiPinOf } from '../../src/run/index.js';
+import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, runAll } from './pipeline-helpers.js';
@@ -98,4 +100,30 @@ describe('the whole flow with flow.par against a bank that requires PAR', () => 
       await prepared.dispatcher.close();
     }
   });
+});
+
+// Issue 30 item 6: interactive consent with PAR. The request_uri is used once, so newman does not GET the consent URL
+// (par-interactive.prerequest skips it, saying why); the PSU's browser presents the pushed request_uri and the flow
+// goes on. Without the skip the emulator answers the browser invalid_request_uri (already used).
+describeWith(chromium, 'interactive consent with PAR', () => {
+  it('strict-interactive: the browser presents the pushed request_uri; run all passes', async () => {
+    const ready = await prepare(sandbox, identity, 'strict-interactive', {}, { flow: { par: 'always' } });
+    try {
+      const consentStep = browserConsentStep({
+        script: SANDBOX_CONSENT_SCRIPT,
+        credentials: { username: 'sam', password: 'sam-sandbox-2' },
+        trustedSpki: [spkiPinOf(identity.pem.serverCert)],
+        executablePath: CHROMIUM_PATH,
+      });
+      const result = await runAll({ ...ready, collections: parCollections }, { consentStep });
+      expect(result.passed, describeRun(result)).toBe(true);
+      const consent = result.steps.find((step) => step.name === 'psu-consent');
+      // The jwks GET and the pushed request; the authorization GET was left to the browser.
+      expect(consent?.requests).toBe(2);
+      expect(consent?.skipped?.[0]?.reason).toMatch(/browser presents the pushed request_uri/);
+      expect(new URL(environmentValue(result.environment, 'psu_consent_url') ?? '').searchParams.has('request_uri')).toBe(true);
+    } finally {
+      await ready.dispatcher.close();
+    }
+  }, 90_000);
 });

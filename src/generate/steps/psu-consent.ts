@@ -66,9 +66,10 @@ export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm' | 'fap
         url: '{{consent_url}}',
         headers: [['x-fapi-interaction-id', '{{$guid}}']],
         followRedirects: false,
-        // With PAR the pushed request's test has written consent_url already.
+        // With PAR the pushed request's test has written consent_url already; interactive consent leaves its single-use
+        // request_uri to the PSU's browser (par-interactive.prerequest skips this GET).
         prerequest: par
-          ? []
+          ? [{ template: 'par-interactive.prerequest' }]
           : [
               {
                 template: jarm ? 'psu-consent-jarm.prerequest' : 'psu-consent.prerequest',
