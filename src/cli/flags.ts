@@ -12,6 +12,8 @@ const FLAGS = {
   'resource-port': ['sandbox', 'resourcePort'],
   'auth-port': ['sandbox', 'authPort'],
   'response-type': ['flow', 'responseType'],
+  // Issue 30: the FAPI profile; the config schema refuses what 2.0 cannot work with, flags and file alike.
+  fapi: ['flow', 'fapi'],
   consent: ['flow', 'consent'],
   'psu-user': ['flow', 'psuUser'],
   'consent-timeout': ['flow', 'browser', 'timeoutSeconds'],

@@ -20,6 +20,10 @@ export const KEY_NAMING_RULE =
   '(token_endpoint_auth_method, request_object_signing_alg, registration.refresh_token_grant for the refresh_token grant). ' +
   "obflow's own keys are camelCase (stateDir, flow.responseType). A key in the other spelling is refused with the right one named.";
 
+/** The FAPI profiles flow.fapi names (issue 30): FAPI 1 Advanced (the default) and the FAPI 2.0 Security Profile. */
+export const FAPI_PROFILES = ['1-advanced', '2.0'] as const;
+export type FapiProfile = (typeof FAPI_PROFILES)[number];
+
 /** PS256 request objects (FAPI 1 Advanced Part 2 §5.2.2) or unsigned ones (docs/bank-interface.md §2.1). */
 export const REQUEST_OBJECT_SIGNING_ALGS = ['none', 'PS256'] as const;
 
@@ -249,6 +253,14 @@ const flow = z
       .describe(
         'JARM for responseType "code" (FAPI 1 Advanced §5.2.2-2): ask response_mode=jwt and verify the response JWT (signature, iss, aud, exp) before taking the code.',
       ),
+    fapi: z
+      .enum(FAPI_PROFILES)
+      .default('1-advanced')
+      .describe(
+        'The FAPI profile the flow speaks: 1-advanced (FAPI 1 Advanced, as today) or 2.0 (FAPI 2.0 Security Profile: PAR + PKCE S256, ' +
+          'responseType "code", the iss response parameter of RFC 9207 checked, private_key_jwt or tls_client_auth, certificate-bound tokens, ' +
+          'client assertions with aud = the issuer).',
+      ),
     browser: browser.prefault({}),
   })
   .describe('The account-information flow.');
@@ -301,8 +313,40 @@ export const configSchema = z
         path: ['flow', 'jarm'],
         message: 'asks JARM for flow.responseType "code" only; set flow.responseType to "code"',
       });
+    for (const problem of fapi2Problems(config)) ctx.addIssue({ code: 'custom', path: ['flow', 'fapi'], message: problem });
   })
   .describe(`obflow configuration (obflow.config.json). ${KEY_NAMING_RULE}`);
+
+/**
+ * What flow.fapi "2.0" cannot work with (issue 30, "Bad input"), each naming both settings: the FAPI 2.0 Security
+ * Profile allows only `code` (§5.3.2.2-1: no hybrid flow), pushed authorization requests (§5.3.2.2-2) and
+ * private_key_jwt or tls_client_auth (§5.3.2.1-1, -3).
+ */
+function fapi2Problems(config: {
+  flow: { fapi: FapiProfile; responseType: string; par: string; jarm: boolean };
+  bank?: { token_endpoint_auth_method: string } | undefined;
+}): string[] {
+  if (config.flow.fapi !== '2.0') return [];
+  const problems: string[] = [];
+  const method = config.bank?.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (config.flow.responseType !== 'code')
+    problems.push(
+      `"2.0" allows flow.responseType "code" only (FAPI 2.0 Security Profile §5.3.2.2: no hybrid flow), not "${config.flow.responseType}"; set flow.responseType to "code"`,
+    );
+  if (config.flow.par === 'never')
+    problems.push(
+      '"2.0" needs pushed authorization requests (FAPI 2.0 Security Profile §5.3.2.2), not flow.par "never"; set flow.par to "auto" or "always"',
+    );
+  if (method === 'client_secret_basic')
+    problems.push(
+      '"2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), not bank.token_endpoint_auth_method "client_secret_basic" (the default); set bank.token_endpoint_auth_method',
+    );
+  if (config.flow.jarm)
+    problems.push(
+      '"2.0" here is plain code with the iss response parameter (RFC 9207); flow.jarm is for "1-advanced": set flow.jarm to false',
+    );
+  return problems;
+}
 
 export type ObflowConfig = z.output<typeof configSchema>;
 export type ObflowConfigInput = z.input<typeof configSchema>;

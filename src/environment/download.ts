@@ -112,6 +112,10 @@ export interface DiscoveryAddresses {
   /** RFC 9126 §5, when published (issue 30: flow.par). */
   pushed_authorization_request_endpoint?: string;
   require_pushed_authorization_requests?: boolean;
+  /** OIDC Discovery §3 / RFC 8414 §2 / RFC 9207 §3, when published (issue 30: what flow.jarm, PKCE and FAPI 2.0 need). */
+  response_modes_supported?: string[];
+  code_challenge_methods_supported?: string[];
+  authorization_response_iss_parameter_supported?: boolean;
 }
 
 /** GET {auth_url}/.well-known/openid-configuration (§4.3). */
@@ -119,6 +123,10 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
   const { status, body } = await getJson(discoveryUrl, dispatcher, 'discovery');
   const doc = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const str = (key: string): string | undefined => (typeof doc[key] === 'string' ? (doc[key] as string) : undefined);
+  const strings = (key: string): string[] | undefined => {
+    const list = doc[key];
+    return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : undefined;
+  };
   const issuer = str('issuer');
   const authorization = str('authorization_endpoint');
   const token = str('token_endpoint');
@@ -146,6 +154,13 @@ export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatche
       ? { pushed_authorization_request_endpoint: str('pushed_authorization_request_endpoint') as string }
       : {}),
     ...(doc.require_pushed_authorization_requests === true ? { require_pushed_authorization_requests: true } : {}),
+    ...(strings('response_modes_supported') !== undefined
+      ? { response_modes_supported: strings('response_modes_supported') as string[] }
+      : {}),
+    ...(strings('code_challenge_methods_supported') !== undefined
+      ? { code_challenge_methods_supported: strings('code_challenge_methods_supported') as string[] }
+      : {}),
+    ...(doc.authorization_response_iss_parameter_supported === true ? { authorization_response_iss_parameter_supported: true } : {}),
     ...(Array.isArray(doc.token_endpoint_auth_methods_supported)
       ? {
           token_endpoint_auth_methods_supported: doc.token_endpoint_auth_methods_supported.filter(

@@ -36,6 +36,8 @@ export interface GenerateOptions {
   par?: boolean;
   /** JARM for response_type code (StepContext.jarm); default off. */
   jarm?: boolean;
+  /** The FAPI 2.0 Security Profile (StepContext.fapi2, flow.fapi "2.0"); absent: FAPI 1 Advanced (the default). */
+  fapi?: '2.0';
 }
 
 export interface BuildOptions extends GenerateOptions {
@@ -291,14 +293,49 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
     unsupported: options.unsupported ?? DEFAULT_UNSUPPORTED_CALLS,
     ...(options.par === true ? { par: true } : {}),
     ...(options.jarm === true ? { jarm: true } : {}),
+    // FAPI 2.0 pushes every authorization request (Security Profile §5.3.2.2).
+    ...(options.fapi === '2.0' ? { par: true, fapi2: true } : {}),
   };
   const steps = buildFlow(context);
+  const templates = context.fapi2 === true ? withTypedJwtLibraries(options.templates) : options.templates;
   const marks = versionMarks(context.apiVersion);
   const files = steps.map((step) =>
-    toFile(stepFileName(step.name), `${marks.namePrefix} — ${step.title}`, [step], false, options.templates, marks),
+    toFile(stepFileName(step.name), `${marks.namePrefix} — ${step.title}`, [step], false, templates, marks),
   );
-  files.push(toFile(FLOW_FILE_NAME, `${marks.namePrefix} — whole flow`, steps, true, options.templates, marks));
+  files.push(toFile(FLOW_FILE_NAME, `${marks.namePrefix} — whole flow`, steps, true, templates, marks));
   return files;
+}
+
+/**
+ * FAPI 2.0's collections (flow.fapi "2.0"): the JWT libraries take an optional `typ` for the header, so the request
+ * object says `typ: oauth-authz-req+jwt` (RFC 9101 §10.8) while the client assertion keeps `JWT`. A build-time edit of
+ * the two libraries, not a parameter in their text: the default collections (the golden files) carry them byte for
+ * byte as they are. Each edit must match exactly once, so a change to a library cannot silently undo it.
+ */
+export function withTypedJwtLibraries(templates: Templates): Templates {
+  const edit = (name: string, pairs: readonly (readonly [string, string])[]): string => {
+    let text = templates.scripts[name];
+    if (text === undefined) throw new TypeError(`no script template ${name}`);
+    for (const [from, to] of pairs) {
+      if (text.split(from).length !== 2) throw new TypeError(`templates/scripts/${name}.js: expected "${from}" exactly once`);
+      text = text.replace(from, to);
+    }
+    return text;
+  };
+  return {
+    ...templates,
+    scripts: {
+      ...templates.scripts,
+      'lib-pss-sign': edit('lib-pss-sign', [
+        ['function signJwt(payload, jwk, kid) {', 'function signJwt(payload, jwk, kid, typ) {'],
+        ["{ alg: 'PS256', kid: kid, typ: 'JWT' }", "{ alg: 'PS256', kid: kid, typ: typ || 'JWT' }"],
+      ]),
+      'lib-jwt-unsigned': edit('lib-jwt-unsigned', [
+        ['return function (payload) {', 'return function (payload, typ) {'],
+        ["{ alg: 'none', typ: 'JWT' }", "{ alg: 'none', typ: typ || 'JWT' }"],
+      ]),
+    },
+  };
 }
 
 /** Writes every file into dir: all temporary files first (a failure there — disk full, unwritable — leaves every

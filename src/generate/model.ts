@@ -64,6 +64,10 @@ export interface StepContext {
   /** JARM for response_type code (flow.jarm, issue 30): response_mode=jwt asked, the response JWT verified before the
    *  code is taken. Absent: off (the default collections). */
   jarm?: boolean;
+  /** The FAPI 2.0 Security Profile (flow.fapi "2.0", issue 30): PAR always, request objects typed
+   *  oauth-authz-req+jwt, the iss response parameter required (RFC 9207), client assertions with aud = the issuer.
+   *  Absent: FAPI 1 Advanced (the default collections). */
+  fapi2?: boolean;
 }
 
 export interface UnsupportedCall {

@@ -2,12 +2,14 @@
 // current. Light on purpose (no registration, run or PKI modules): `obflow generate` loads this and the config only
 // (src/pipeline/light.ts).
 
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiVersion } from '../generate/api-versions.js';
 import { writeFileAtomic } from '../fs.js';
 import { stepFileName } from '../generate/files.js';
 import { STEP_NAMES } from '../generate/flow.js';
 import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampText } from '../generate/stamp.js';
+import { stateLayout } from '../state/layout.js';
 
 /**
  * Where a version's collections live: v3.1's in the output folder itself (as always), another version's in a folder
@@ -26,13 +28,17 @@ export function collectionsDirOf(outDir: string, version: ApiVersion): string {
  */
 export async function generateStage(
   collectionsDir: string,
-  options: { version?: ApiVersion; par?: boolean; jarm?: boolean } = {},
+  options: { version?: ApiVersion; par?: boolean; jarm?: boolean; fapi?: '1-advanced' | '2.0' } = {},
 ): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
   const version = options.version ?? '3.1';
   const outDir = collectionsDirOf(collectionsDir, version);
   // Only a non-default option enters the fingerprint, so the default collections' stamp stays as it was (and v3.1's
   // is what it was before versions existed).
-  const generation = { ...(options.par === true ? { par: true } : {}), ...(options.jarm === true ? { jarm: true } : {}) };
+  const generation = {
+    ...(options.par === true || options.fapi === '2.0' ? { par: true } : {}),
+    ...(options.jarm === true ? { jarm: true } : {}),
+    ...(options.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+  };
   const fingerprint = generatorFingerprint(version === '3.1' ? generation : { ...generation, apiVersion: version });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
@@ -53,15 +59,53 @@ export async function generateStage(
 }
 
 /**
- * flow.par resolved for generation (issue 30): "always" and "never" as they say; "auto" pushes where the target is
- * known to require it without a request — the embedded sandbox with sandbox.par "required". A bank's discovery is not
- * read by `obflow generate` (it is offline): for a bank that requires PAR, set "always" (the bank's refusal names it).
+ * flow.par resolved for generation (issue 30): "always" and "never" as they say; "auto" pushes under FAPI 2.0, for the
+ * embedded sandbox with sandbox.par "required", and where the bank's discovery says require_pushed_authorization_requests
+ * (`discoveryRequires`: what the last discovery read recorded, savedDiscoveryRequiresPar — `obflow generate` itself is
+ * offline).
  */
-export function parForGeneration(config: {
-  target: string;
-  flow: { par: 'auto' | 'always' | 'never' };
-  sandbox: { par: 'required' | 'optional' | 'off' };
-}): boolean {
+export function parForGeneration(
+  config: {
+    target: string;
+    flow: { par: 'auto' | 'always' | 'never'; fapi?: '1-advanced' | '2.0' };
+    sandbox: { par: 'required' | 'optional' | 'off' };
+  },
+  discoveryRequires = false,
+): boolean {
   if (config.flow.par !== 'auto') return config.flow.par === 'always';
+  // FAPI 2.0 Security Profile §5.3.2.2: pushed authorization requests always ("never" is a config error with 2.0).
+  if (config.flow.fapi === '2.0' || discoveryRequires) return true;
   return config.target === 'sandbox' && config.sandbox.par === 'required';
+}
+
+/** Where the session's discovery read records what the bank requires (src/pipeline/par.ts recordDiscovery). */
+export function discoveryRecordPath(stateDir: string): string {
+  return stateLayout(stateDir).discoveryRecord;
+}
+
+/** What a discovery read recorded about the target: one record per state folder, for the target it read. */
+export interface DiscoveryRecord {
+  version: 1;
+  target: string;
+  /** bank.auth_url for a bank (another bank's record is not this one's); absent for the sandbox. */
+  auth_url?: string;
+  require_pushed_authorization_requests: boolean;
+}
+
+/** Whether the last discovery read of this config's target said require_pushed_authorization_requests (issue 30 item
+ *  1: flow.par "auto"); false when none was read yet or it was another target's. */
+export async function savedDiscoveryRequiresPar(config: {
+  stateDir: string;
+  target: string;
+  bank?: { auth_url?: string | undefined } | undefined;
+}): Promise<boolean> {
+  let record: Partial<DiscoveryRecord>;
+  try {
+    record = JSON.parse(await readFile(discoveryRecordPath(config.stateDir), 'utf8')) as Partial<DiscoveryRecord>;
+  } catch {
+    return false;
+  }
+  if (record.target !== config.target) return false;
+  if (config.target === 'bank' && record.auth_url !== config.bank?.auth_url) return false;
+  return record.require_pushed_authorization_requests === true;
 }

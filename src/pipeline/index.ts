@@ -21,7 +21,8 @@ export { protectStateDir } from '../state/protect.js';
 export { externalRegistrationStage, manageRegistrationStage } from './external-registration.js';
 export { openSession, type Session } from './session.js';
 export { versionSession } from './versions.js';
-export { parForGeneration } from './generate.js';
+export { parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
+export { discoveryDoctorCheck } from './doctor-discovery.js';
 export {
   environmentStage,
   environmentStem,

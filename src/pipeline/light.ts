@@ -6,4 +6,4 @@ export { configOverrides, type ConfigOverrides, type Overrides } from '../config
 export { loadConfig } from '../config/load.js';
 export { configJsonSchema } from '../config/schema.js';
 export { writeFileAtomic } from '../fs.js';
-export { collectionsDirOf, generateStage, parForGeneration } from './generate.js';
+export { collectionsDirOf, generateStage, parForGeneration, savedDiscoveryRequiresPar } from './generate.js';

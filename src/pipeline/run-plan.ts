@@ -136,7 +136,7 @@ function idTokenSteps(session: Session): { after: string; step: RunStep }[] {
 }
 
 async function manualConsent(session: Session): Promise<RunStep> {
-  return manualConsentStep({ ask: session.ask });
+  return manualConsentStep({ ask: session.ask, requireIss: session.config.flow.fapi === '2.0' });
 }
 
 async function browserConsent(session: Session): Promise<RunStep> {
@@ -147,6 +147,7 @@ async function browserConsent(session: Session): Promise<RunStep> {
     ...options,
     trustedSpki: session.target.serverCaPem.map(spkiPinOf),
     ignoreHttpsErrors: session.target.insecure,
+    requireIss: session.config.flow.fapi === '2.0',
     ...(session.onInterrupt === undefined ? {} : { onInterrupt: session.onInterrupt }),
     log: session.log,
   });

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Overrides } from '../config/overrides.js';
 import { fetchDiscovery, type DiscoveryAddresses } from '../environment/index.js';
-import { assertParSetting } from './par.js';
+import { assertParSetting, recordDiscovery } from './par.js';
+import { assertDiscoveryOffers } from './discovery-check.js';
 import type { ObflowConfig } from '../config/schema.js';
 import { loadTransportMaterial, type TransportMaterial } from '../pki/load.js';
 import { createMtlsDispatcher } from '../pki/tls.js';
@@ -115,9 +116,12 @@ export async function openTargetSession(
     env: seams.env ?? process.env,
     discovery: () =>
       (discovery ??= fetchDiscovery(target.discoveryUrl, dispatcher)
-        .then((addresses) => {
-          // Issue 30: flow.par against what the bank requires, before any request of the flow.
+        .then(async (addresses) => {
+          // Issue 30: flow.par against what the bank requires, and what the config asks offered, before any request of
+          // the flow; what it requires recorded for `obflow generate` (flow.par "auto").
           assertParSetting(config, addresses, target.discoveryUrl);
+          assertDiscoveryOffers(config, addresses, target.discoveryUrl);
+          await recordDiscovery(config, addresses);
           return addresses;
         })
         .catch((error: unknown) => {

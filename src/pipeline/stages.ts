@@ -65,6 +65,7 @@ export async function registerInput(session: Session, options: { force?: boolean
       ? { tlsClientAuthSubjectDn: session.config.bank.tls_client_auth_subject_dn }
       : {}),
     requestObjectSigningAlg: session.config.flow.request_object_signing_alg,
+    ...(session.config.flow.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
     authMethodsSupported: () => authMethodsSupported(session),
     dispatcher: session.dispatcher,
     now: session.now,

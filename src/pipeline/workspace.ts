@@ -11,7 +11,7 @@ import type { RunResult } from '../run/result.js';
 import { stateLayout } from '../state/layout.js';
 import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from '../workspace/build.js';
 import { writeWorkspace } from '../workspace/write.js';
-import { parForGeneration } from './generate.js';
+import { parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
 import type { Session } from './session.js';
 import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from './stages.js';
 import { sandboxPsuUser } from './target.js';
@@ -51,8 +51,9 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   const collections = buildCollections({
     templates: loadTemplates(),
     apiVersion: session.config.flow.apiVersion,
-    ...(parForGeneration(session.config) ? { par: true } : {}),
+    ...(parForGeneration(session.config, await savedDiscoveryRequiresPar(session.config)) ? { par: true } : {}),
     ...(session.config.flow.jarm ? { jarm: true } : {}),
+    ...(session.config.flow.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
   });
   let run: RunResult | undefined;
   let reportHtml: string | undefined;

@@ -42,7 +42,8 @@ export interface RegistrationClaims {
   exp: number;
   iat: number;
   jti: string;
-  response_types: ['code', 'code id_token'];
+  /** §2.1's two; `code` alone under FAPI 2.0 (Security Profile §5.3.2.2: no hybrid flow; issue 30). */
+  response_types: ['code', 'code id_token'] | ['code'];
   id_token_signed_response_alg: 'PS256';
   software_statement: string;
 }
@@ -71,6 +72,8 @@ export interface BuildRegistrationClaimsInput {
   tlsClientAuthSubjectDn?: string;
   /** Default none (§2.1); PS256 for FAPI 1 Advanced request objects. */
   requestObjectSigningAlg?: 'none' | 'PS256';
+  /** flow.fapi "2.0": response_types ["code"] only (default: §2.1's two). */
+  fapi?: '2.0';
 }
 
 /**
@@ -119,7 +122,7 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
     exp: iat + lifetime,
     iat,
     jti: input.newJti(),
-    response_types: ['code', 'code id_token'],
+    response_types: input.fapi === '2.0' ? ['code'] : ['code', 'code id_token'],
     id_token_signed_response_alg: 'PS256',
     software_statement: input.softwareStatement,
   };

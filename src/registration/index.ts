@@ -42,6 +42,8 @@ export interface RegisterClientInput {
   tlsClientAuthSubjectDn?: string;
   /** flow.request_object_signing_alg; default none. */
   requestObjectSigningAlg?: 'none' | 'PS256';
+  /** flow.fapi "2.0": registers response_types ["code"] only, and a registration for the other profile is not reused. */
+  fapi?: '2.0';
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -77,7 +79,8 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
       stored !== undefined &&
       stored.auth_url === input.authUrl &&
       (setting === 'auto' || authMethodOf(stored) === setting) &&
-      (stored.request_object_signing_alg ?? 'none') === (input.requestObjectSigningAlg ?? 'none')
+      (stored.request_object_signing_alg ?? 'none') === (input.requestObjectSigningAlg ?? 'none') &&
+      stored.fapi === input.fapi
     ) {
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
@@ -105,6 +108,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     ...(typeof response.client_secret === 'string' ? { client_secret: response.client_secret } : {}),
     token_endpoint_auth_method: claims.token_endpoint_auth_method,
     request_object_signing_alg: claims.request_object_signing_alg,
+    ...(input.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
     metadata: response,
   };
   const path = await writeStoredRegistration(input.stateDir, registration);
@@ -121,6 +125,14 @@ export async function buildRegistrationRequest(
   // A dry run shows what would be sent and asks the bank nothing, unless `auto` needs its list to decide.
   const supported = input.dryRun === true && setting !== 'auto' ? undefined : await input.authMethodsSupported?.();
   const method = chooseAuthMethod(setting, supported);
+  if (input.fapi === '2.0' && method === 'client_secret_basic') {
+    // `auto` against a bank that lists neither private_key_jwt nor tls_client_auth (the config check refuses the rest).
+    throw new ObflowError(
+      'ERR_CONFIG_INVALID',
+      'flow.fapi "2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), but bank.token_endpoint_auth_method "auto" chose client_secret_basic from the bank\'s discovery',
+      { hint: 'Set bank.token_endpoint_auth_method to private_key_jwt or tls_client_auth, or flow.fapi to "1-advanced" for this bank.' },
+    );
+  }
   const claims = buildRegistrationClaims({
     softwareStatement: input.softwareStatement,
     statementClaims: input.statementClaims,
@@ -134,6 +146,7 @@ export async function buildRegistrationRequest(
     tokenEndpointAuthMethod: method,
     ...(method === 'tls_client_auth' ? { tlsClientAuthSubjectDn: tlsSubjectDn(input) } : {}),
     ...(input.requestObjectSigningAlg !== undefined ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
+    ...(input.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
   });
   checkRegistrationLocally({
     claims,

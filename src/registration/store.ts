@@ -25,6 +25,8 @@ export interface StoredRegistration {
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
   /** How its request objects are signed, as registered (absent in older files: none). */
   request_object_signing_alg?: 'none' | 'PS256';
+  /** "2.0" when registered for FAPI 2.0 (response_types ["code"] only; issue 30); absent: FAPI 1 Advanced. */
+  fapi?: '2.0';
   /** The bank's full registration response (RFC 7591 §3.2.1). */
   metadata: RegistrationResponse;
 }

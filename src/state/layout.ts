@@ -41,6 +41,8 @@ export interface StateLayout {
   workspace(stem: string): string;
   /** The report of the run that makes a workspace: its own folder, so it never replaces `obflow run`'s report.html. */
   workspaceReport: string;
+  /** What the last discovery read of the target requires (issue 30: flow.par "auto" in the offline generate). */
+  discoveryRecord: string;
 }
 
 /** File names keep to a portable set: anything else becomes `_`. */
@@ -67,5 +69,6 @@ export function stateLayout(stateDir: string): StateLayout {
     demo: join(stateDir, 'demo'),
     workspace: (stem) => join(stateDir, 'workspace', safe(stem)),
     workspaceReport: join(run, 'workspace-report'),
+    discoveryRecord: join(stateDir, 'discovery-requirements.json'),
   };
 }

@@ -17,7 +17,7 @@ if (method !== 'client_secret_basic') {
     const claims = {
       iss: clientId,
       sub: clientId,
-      aud: env.get('tokenEndpoint'),
+      aud: env.get('{{js audienceVariable}}'),
       jti: uuid.v4(),
       iat: now,
       exp: now + Number('{{js lifetimeSeconds}}'),

@@ -11,6 +11,8 @@ const lifetimeSeconds = Number('{{js lifetimeSeconds}}');
 const scope = '{{js scope}}';
 // JARM (flow.jarm): response_mode=jwt for response_type code; '' otherwise.
 const jarm = '{{js jarm}}' === 'true';
+// FAPI 2.0 (flow.fapi): the request object's typ header, oauth-authz-req+jwt (RFC 9101 §10.8); '' otherwise (JWT).
+const typ = '{{js typ}}';
 
 const consentId = env.get('consent_id');
 const clientId = env.get('_clientId');
@@ -52,8 +54,8 @@ if (loginHint !== '') requestClaims.login_hint = loginHint;
 if (jarm && responseType === 'code') requestClaims.response_mode = 'jwt';
 const requestObject =
   env.get('request_object_signing_alg') === 'PS256'
-    ? obflowPssSign.signJwt(requestClaims, env.get('signing_key'), env.get('signing_kid'))
-    : obflowUnsignedJwt(requestClaims);
+    ? obflowPssSign.signJwt(requestClaims, env.get('signing_key'), env.get('signing_kid'), typ || undefined)
+    : obflowUnsignedJwt(requestClaims, typ || undefined);
 
 const params = [
   ['response_type', responseType],

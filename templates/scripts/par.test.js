@@ -1,6 +1,7 @@
 /* global obflowBody */
 // RFC 9126 §2.2: 201 with request_uri and expires_in; the consent URL then carries only client_id and request_uri
-// (RFC 9126 §4). A request_uri is used once: interactive consent with PAR is not done yet (docs/notes.md, issue 30).
+// (RFC 9126 §4). A request_uri is used once: with interactive consent the PSU's browser presents it (psu_consent_url;
+// the authorization GET is skipped, par-interactive.prerequest).
 const env = pm.environment;
 const answer = pm.response.code === 201 ? obflowBody() : {};
 

@@ -32,6 +32,7 @@ const MATRIX: readonly {
   profile: OidcBankProfile;
   par?: true;
   jarm?: true;
+  fapi2?: true;
 }[] = [
   { auth: 'client_secret_basic', requestObjectAlg: 'none', profile: 'sandbox' },
   { auth: 'private_key_jwt', requestObjectAlg: 'none', profile: 'sandbox' },
@@ -45,6 +46,10 @@ const MATRIX: readonly {
   // Issue 30: plain `code` at the strict bank (FAPI 1.0 Final) with JARM (flow.jarm), with and without PAR.
   { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict', jarm: true },
   { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict', par: true, jarm: true },
+  // Issue 30: oidc-provider's FAPI 2.0 profile, obflow with flow.fapi "2.0" (PAR by "auto", PKCE, `code`, iss checked,
+  // client assertions with aud = the issuer, which this bank requires under 2.0).
+  { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'fapi2', fapi2: true },
+  { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'fapi2', fapi2: true },
 ];
 type Row = (typeof MATRIX)[number];
 
@@ -78,7 +83,7 @@ const startBank = (profile: OidcBankProfile, requirePar = false): Promise<OidcBa
   });
 
 /** A folder whose obflow.config.json points target "bank" at `bank`, registering as `row` says. */
-async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg' | 'par' | 'jarm'>): Promise<string> {
+async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg' | 'par' | 'jarm' | 'fapi2'>): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'obflow-oidc-bank-'));
   const config = {
     target: 'bank',
@@ -96,6 +101,7 @@ async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectA
       request_object_signing_alg: row.requestObjectAlg,
       ...(row.par ? { par: 'always' } : {}),
       ...(row.jarm ? { jarm: true, responseType: 'code' } : {}),
+      ...(row.fapi2 ? { fapi: '2.0', responseType: 'code' } : {}),
     },
     // oidc-provider allows the refresh_token grant only to a client that registered it (RFC 7591 §2 grant_types);
     // docs/notes.md, Issue 20.
@@ -110,7 +116,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
   const banks = new Map<string, OidcBank>();
   const folders: string[] = [];
   beforeAll(async () => {
-    for (const profile of ['sandbox', 'strict'] as const) banks.set(profile, await startBank(profile));
+    for (const profile of ['sandbox', 'strict', 'fapi2'] as const) banks.set(profile, await startBank(profile));
     banks.set('strict-par', await startBank('strict', true));
   });
   afterAll(async () => {
@@ -124,7 +130,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
   };
 
   it.each(MATRIX)(
-    '$auth × request object $requestObjectAlg ($profile, PAR $par, JARM $jarm): doctor → register → environment → generate → run all; plain newman run',
+    '$auth × request object $requestObjectAlg ($profile, PAR $par, JARM $jarm, FAPI 2.0 $fapi2): doctor → register → environment → generate → run all; plain newman run',
     async (row) => {
       const bank = bankOf(row.profile, row.par === true);
       const cwd = await folderFor(bank, row);
@@ -150,7 +156,8 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
       expect(environmentValue(environment, 'request_object_signing_alg')).toBe(row.requestObjectAlg);
 
       // FAPI 1 Advanced §5.2.2-2: the strict profile takes plain `code` only with JARM, which obflow does not ask for.
-      for (const responseType of row.jarm ? ['code'] : row.profile === 'strict' ? ['code id_token'] : ['code id_token', 'code']) {
+      const responseTypes = row.jarm || row.fapi2 ? ['code'] : row.profile === 'strict' ? ['code id_token'] : ['code id_token', 'code'];
+      for (const responseType of responseTypes) {
         const from = bank.log.length;
         const summary = await cli('run', 'all', '--response-type', responseType, '--reporters', 'json');
         expect(summary.passed, JSON.stringify(summary)).toBe(true);
@@ -165,7 +172,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
         ]);
         const calls = bank.log.slice(from);
         // RFC 9126: the request was pushed (oidc-provider's PAR route is /request), then named by request_uri.
-        if (row.par) expect(calls).toContain('POST /request');
+        if (row.par || row.fapi2) expect(calls).toContain('POST /request');
         expect(calls.filter((line) => line === `GET ${AISP}/accounts/acc-current/transactions`)).toHaveLength(3);
         expect(calls).toContain(`grant client_credentials`);
         expect(calls).toContain(`grant authorization_code`);
@@ -274,17 +281,49 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(error.hint).not.toContain("bank's side");
   });
 
-  // Issue 30: a bank whose discovery says require_pushed_authorization_requests and flow.par left at "auto" (which
-  // does not read a bank's discovery when generating): a configuration error naming both, before the flow.
-  it('strict bank requiring PAR, flow.par auto: ERR_PAR_UNAVAILABLE before any request of the flow', async () => {
-    const cwd = await folderFor(bankOf('strict', true), { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+  // Issue 30 item 5: `obflow doctor` reads the bank's discovery and lists what does not match the config, before any
+  // request of the flow (here flow.par "never" at a bank requiring PAR, and client_secret_basic at a FAPI bank).
+  it('doctor reads discovery: flow.par never and client_secret_basic against the strict PAR bank, in one line, nothing else sent', async () => {
+    const bank = bankOf('strict', true);
+    const cwd = await folderFor(bank, { auth: 'client_secret_basic', requestObjectAlg: 'PS256' });
     folders.push(cwd);
+    const config = JSON.parse(await readFile(join(cwd, 'obflow.config.json'), 'utf8')) as { flow: Record<string, unknown> };
+    await writeFile(join(cwd, 'obflow.config.json'), JSON.stringify({ ...config, flow: { ...config.flow, par: 'never' } }));
+    const from = bank.log.length;
+    const doctor = await runCli(['doctor', '--json'], { cwd });
+    expect(doctor.code).not.toBe(0);
+    const { checks } = lastJson(doctor.stdout) as { checks: { name: string; ok: boolean; code?: string; message?: string }[] };
+    const line = checks.find((check) => check.name === "the bank's discovery offers what the config asks");
+    expect(line).toMatchObject({ ok: false, code: 'ERR_PAR_UNAVAILABLE' });
+    expect(line?.message).toMatch(/require_pushed_authorization_requests: true.*flow\.par "never"/);
+    expect(line?.message).toMatch(/token_endpoint_auth_method client_secret_basic/);
+    expect(checks.filter((check) => !check.ok)).toHaveLength(1);
+    expect(bank.log.slice(from)).toEqual(['GET /.well-known/openid-configuration']);
+  });
+
+  // Issue 30: a bank whose discovery says require_pushed_authorization_requests. flow.par "auto" follows it (the
+  // environment stage records it, the offline generate reads it): the psu-consent step pushes and passes. "never" is
+  // a configuration error naming both, before any request of the flow.
+  it('strict bank requiring PAR: flow.par auto pushes (read from discovery); never is ERR_PAR_UNAVAILABLE', async () => {
+    const bank = bankOf('strict', true);
+    const auto = await folderFor(bank, { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+    folders.push(auto);
+    for (const argv of [['register'], ['environment'], ['generate']])
+      expect((await runCli([...argv, '--json'], { cwd: auto })).code).toBe(0);
+    const from = bank.log.length;
+    const consent = await runCli(['run', 'all', '--json'], { cwd: auto });
+    expect(consent.code, `${consent.stderr}\n${bank.log.slice(from).join('\n')}`).toBe(0);
+    expect(bank.log.slice(from)).toContain('POST /request');
+    const cwd = await folderFor(bank, { auth: 'private_key_jwt', requestObjectAlg: 'PS256' });
+    folders.push(cwd);
+    const config = JSON.parse(await readFile(join(cwd, 'obflow.config.json'), 'utf8')) as { flow: Record<string, unknown> };
+    await writeFile(join(cwd, 'obflow.config.json'), JSON.stringify({ ...config, flow: { ...config.flow, par: 'never' } }));
     const register = await runCli(['register', '--json'], { cwd });
     const failed = register.code === 0 ? await runCli(['environment', '--json'], { cwd }) : register;
     expect(failed.code).toBe(2);
     const { error } = lastJson(failed.stderr) as { error: { code: string; message: string; hint: string } };
     expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
-    expect(error.message).toMatch(/require_pushed_authorization_requests: true.*flow\.par "auto"/);
+    expect(error.message).toMatch(/require_pushed_authorization_requests: true.*flow\.par "never"/);
     expect(error.hint).toContain('"always"');
   });
 });

@@ -12,8 +12,10 @@ import { peerCertificate, peerSubjectDn, registrationMiddleware, REGISTRATION_PA
 import { unsignedRequestObjectMiddleware } from './request-object.js';
 import { resourceMiddleware, stamp, PSU, type Consents } from './resource.js';
 
-/** `sandbox`: unsigned request objects too (docs/bank-interface.md §5.2); `strict`: PS256 only (FAPI 1 Advanced §5.2.2-1). */
-export type OidcBankProfile = 'sandbox' | 'strict';
+/** `sandbox`: unsigned request objects too (docs/bank-interface.md §5.2); `strict`: PS256 only (FAPI 1 Advanced §5.2.2-1);
+ *  `fapi2`: oidc-provider's FAPI 2.0 profile (issue 30): PAR required, PKCE, `code` only, iss in responses (RFC 9207),
+ *  client assertions with aud = the issuer, private_key_jwt or tls_client_auth, PS256 request objects. */
+export type OidcBankProfile = 'sandbox' | 'strict' | 'fapi2';
 
 export interface OidcBankOptions {
   profile: OidcBankProfile;
@@ -49,14 +51,15 @@ export async function startOidcBank({ profile, tls, directoryJwks, requirePar = 
   // FAPI 1.0 Final (s_hash, nonce, request object exp/nbf/aud, `code` only with JARM, FAPI 1 Advanced §5.2.2-2): strict
   // applies it to every request, the sandbox to hybrid ones only (docs/bank-interface.md §5.3 lists plain `code`).
   const fapi = (ctx: KoaContext) =>
-    profile === 'strict' || /id_token/.test(String(ctx.oidc.params?.response_type)) ? '1.0 Final' : undefined;
+    profile === 'fapi2' ? '2.0' : profile === 'strict' || /id_token/.test(String(ctx.oidc.params?.response_type)) ? '1.0 Final' : undefined;
 
   const provider = new Provider(url, {
     jwks: { keys: [signing] },
     cookies: { keys: ['oidc-bank-test-cookie-key'] },
     ttl: { AccessToken: 600, AuthorizationCode: 60, ClientCredentials: 600, Grant: 3600, IdToken: 600, RefreshToken: 3600, Session: 3600 },
     routes: { registration: REGISTRATION_PATH },
-    responseTypes: ['code id_token', 'code'],
+    // FAPI 2.0: `code` only (a registration asking for `code id_token` is refused).
+    responseTypes: profile === 'fapi2' ? ['code'] : ['code id_token', 'code'],
     scopes: ['openid', 'accounts'],
     claims: { openid: ['sub'], acr: null, openbanking_intent_id: null },
     acrValues: [ACR_SCA, 'urn:openbanking:psd2:ca'],
@@ -78,12 +81,12 @@ export async function startOidcBank({ profile, tls, directoryJwks, requirePar = 
       devInteractions: { enabled: false },
       fapi: { enabled: true, profile: fapi },
       clientCredentials: { enabled: true },
-      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: requirePar },
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: requirePar || profile === 'fapi2' },
       // JARM (response_mode=jwt), which FAPI 1 Advanced requires for plain `code` (§5.2.2-2); issue 30.
       jwtResponseModes: { enabled: true },
       claimsParameter: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
-      requestObjects: { enabled: true, requireSignedRequestObject: profile === 'strict' },
+      requestObjects: { enabled: true, requireSignedRequestObject: profile !== 'sandbox' },
       mTLS: {
         enabled: true,
         certificateBoundAccessTokens: true,
@@ -138,7 +141,7 @@ export async function startOidcBank({ profile, tls, directoryJwks, requirePar = 
     await next();
     log.push(`${ctx.method} ${ctx.path}${ctx.status === 404 ? ' → 404' : ''}`);
   });
-  provider.use(registrationMiddleware(profile, directoryJwks, url));
+  provider.use(registrationMiddleware(profile === 'sandbox' ? 'sandbox' : 'strict', directoryJwks, url));
   if (profile === 'sandbox') provider.use(unsignedRequestObjectMiddleware);
   provider.use(resourceMiddleware(provider, consents, url));
   server.on('request', provider.callback());

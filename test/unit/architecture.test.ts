@@ -204,6 +204,7 @@ describe('the state folder', () => {
       '.gitignore',
       'addresses.json',
       'demo',
+      'discovery-requirements.json',
       'environments',
       'identity',
       'registrations',

@@ -29,6 +29,9 @@ describe('parForGeneration', () => {
     expect(parForGeneration(config('sandbox', 'auto', 'required'))).toBe(true);
     expect(parForGeneration(config('sandbox', 'auto', 'optional'))).toBe(false);
     expect(parForGeneration(config('bank', 'auto', 'required'))).toBe(false);
+    // What the last discovery read recorded (require_pushed_authorization_requests) turns auto on, never "never".
+    expect(parForGeneration(config('bank', 'auto'), true)).toBe(true);
+    expect(parForGeneration(config('bank', 'never'), true)).toBe(false);
   });
 });
 
@@ -70,9 +73,11 @@ describe('assertParSetting (ERR_PAR_UNAVAILABLE, before any request of the flow)
     expect(error.message).toContain('pushed_authorization_request_endpoint');
   });
 
-  it('a bank that requires PAR and a setting that does not push: names both', () => {
+  it('a bank that requires PAR and a setting that does not push: names both; "auto" follows the discovery', () => {
     const required = { ...addresses, pushed_authorization_request_endpoint: 'https://as/par', require_pushed_authorization_requests: true };
-    for (const par of ['auto', 'never']) {
+    // Issue 30 item 1: auto pushes where the discovery requires it (the generate stage reads the recorded requirement).
+    expect(() => assertParSetting(parsed({ par: 'auto' }), required, url)).not.toThrow();
+    for (const par of ['never']) {
       const error = codeOf(() => assertParSetting(parsed({ par }), required, url));
       expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
       expect(error.message).toContain(`flow.par "${par}"`);

@@ -20,6 +20,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         describe: 'Sandbox client profile (interactive ones consent in Chromium)',
       })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type' })
+      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
       .option('api-version', API_VERSION_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
       .example('$0 demo', 'what `npm start` runs')
@@ -68,6 +69,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             version,
             par: core.parForGeneration(config),
             jarm: config.flow.jarm,
+            fapi: config.flow.fapi,
           });
           out.line(
             `generate     ${label}${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, version)}${generated.written ? '' : ' (current)'} ${took()}`,

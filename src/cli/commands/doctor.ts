@@ -13,9 +13,15 @@ export const doctorCommand = (state: CommandState): CommandModule => ({
       .example('$0 doctor', 'check the local test identity')
       .example('$0 doctor --config obflow.config.json --json', "check a real bank's prerequisites, as JSON"),
   handler: async (argv) => {
-    const { core, config } = await openCommand(state, argv, { checkFiles: false });
+    const { core, config, overrides } = await openCommand(state, argv, { checkFiles: false });
     const { paths } = await core.resolveIdentity(config);
     const checks = await core.runDoctorChecks(paths, new Date());
+    // Issue 30: the bank's discovery against the config (PAR, JARM, PKCE, FAPI 2.0, token auth), once the identity
+    // that reaches it is sound; for the sandbox target only when `obflow sandbox` runs.
+    if (!checks.some((check) => !check.ok)) {
+      const discovery = await core.discoveryDoctorCheck(config, overrides);
+      if (discovery !== undefined) checks.push(discovery);
+    }
     for (const check of checks) {
       if (check.ok) state.output.check(true, `${check.name}: ${check.detail}`);
       else state.output.check(false, `${check.name}: ${check.code} ${check.message}`, check.hint);

@@ -11,6 +11,7 @@ export const environmentCommand = (state: CommandState): CommandModule => ({
     yargs
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
+      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
       .option('psu-user', { type: 'string', describe: 'Test user who consents (login_hint)' })
       .example('$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json')
       .example('$0 environment --response-type code', 'plain authorization code flow'),

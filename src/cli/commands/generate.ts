@@ -11,6 +11,7 @@ export const generateCommand = (state: CommandState): CommandModule => ({
   builder: (yargs) =>
     yargs
       .option('api-version', API_VERSION_OPTION)
+      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
       .option('out-collections', { type: 'string', describe: 'Output folder (default: collections)' })
       .example('$0 generate', 'write collections/*.postman_collection.json')
       .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON')
@@ -21,8 +22,9 @@ export const generateCommand = (state: CommandState): CommandModule => ({
     const version = config.flow.apiVersion;
     const { paths: files, written } = await core.generateStage(config.output.collections, {
       version,
-      par: core.parForGeneration(config),
+      par: core.parForGeneration(config, await core.savedDiscoveryRequiresPar(config)),
       jarm: config.flow.jarm,
+      fapi: config.flow.fapi,
     });
     const dir = core.collectionsDirOf(config.output.collections, version);
     state.output.result({ files, written });

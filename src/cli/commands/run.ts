@@ -27,6 +27,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .option('psu-user', { type: 'string', describe: 'Test user who consents (sandbox: alex, sam or jo)' })
       .option('consent-timeout', { type: 'number', describe: 'Seconds the PSU has to finish browser consent (default 300)' })
       .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
+      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
       .option('api-version', API_VERSION_OPTION)
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })

@@ -1,9 +1,9 @@
 // Step: client credentials grant (docs/bank-interface.md §5.3 step 1): a token with scope accounts for the consent calls.
 
-import type { StepSpec } from '../model.js';
-import { checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
+import type { StepContext, StepSpec } from '../model.js';
+import { checks, clientAuthPrerequest, tokenPost } from './common.js';
 
-export function clientCredentialsStep(): StepSpec {
+export function clientCredentialsStep(context?: Pick<StepContext, 'fapi2'>): StepSpec {
   return {
     name: 'client-credentials',
     title: 'Client credentials token',
@@ -18,7 +18,7 @@ export function clientCredentialsStep(): StepSpec {
           ['grant_type', 'client_credentials'],
           ['scope', 'accounts'],
         ]),
-        prerequest: [CLIENT_AUTH_PREREQUEST],
+        prerequest: [clientAuthPrerequest(context)],
         test: [
           ...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }),
           { template: 'client-credentials.test' },

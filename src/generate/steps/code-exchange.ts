@@ -1,9 +1,9 @@
 // Step: code exchange (docs/bank-interface.md §5.3 step 5): authorization_code grant → the AIS access token.
 
 import type { StepContext, StepSpec } from '../model.js';
-import { checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
+import { checks, clientAuthPrerequest, tokenPost } from './common.js';
 
-export function codeExchangeStep(context?: Pick<StepContext, 'par'>): StepSpec {
+export function codeExchangeStep(context?: Pick<StepContext, 'par' | 'fapi2'>): StepSpec {
   return {
     name: 'code-exchange',
     title: 'Code exchange',
@@ -21,7 +21,7 @@ export function codeExchangeStep(context?: Pick<StepContext, 'par'>): StepSpec {
           // RFC 7636 §4.5: the verifier of the pushed request's code_challenge (flow.par).
           ...(context?.par === true ? [['code_verifier', '{{code_verifier}}'] as const] : []),
         ]),
-        prerequest: [CLIENT_AUTH_PREREQUEST],
+        prerequest: [clientAuthPrerequest(context)],
         test: [
           ...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }),
           { template: 'code-exchange.test' },

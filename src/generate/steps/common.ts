@@ -100,11 +100,20 @@ const ERROR_PARTS: Record<NonNullable<Checks['errors']>, ScriptPart> = {
 /** Lifetime of a private_key_jwt client assertion (RFC 7523 §3: exp; short, it is single use). */
 export const CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
 
-/** The token request's client authentication as registered (templates/scripts/client-auth.prerequest.js). */
+/** The token request's client authentication as registered (templates/scripts/client-auth.prerequest.js); a
+ *  private_key_jwt assertion's `aud` is the token endpoint (FAPI 1 Advanced, RFC 7523 §3). */
 export const CLIENT_AUTH_PREREQUEST: ScriptPart = {
   template: 'client-auth.prerequest',
-  params: { lifetimeSeconds: CLIENT_ASSERTION_LIFETIME_SECONDS },
+  params: { lifetimeSeconds: CLIENT_ASSERTION_LIFETIME_SECONDS, audienceVariable: 'tokenEndpoint' },
 };
+
+/** The client authentication of the context's profile: under FAPI 2.0 the assertion's `aud` is the issuer identifier
+ *  alone, at the token and the PAR endpoint (FAPI 2.0 Security Profile §5.3.2.1 has servers accept it; issue 30). */
+export function clientAuthPrerequest(context?: Pick<StepContext, 'fapi2'>): ScriptPart {
+  return context?.fapi2 === true
+    ? { ...CLIENT_AUTH_PREREQUEST, params: { ...CLIENT_AUTH_PREREQUEST.params, audienceVariable: 'issuer' } }
+    : CLIENT_AUTH_PREREQUEST;
+}
 
 /**
  * The standard checks, one row per part (templates/scripts/check-*.test.js), in the order their tests appear: a row

@@ -2,14 +2,14 @@
 // GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
 
 import type { RequestItemSpec, StepContext, StepSpec } from '../model.js';
-import { authServerHeaders, checks, CLIENT_AUTH_PREREQUEST } from './common.js';
+import { authServerHeaders, checks, clientAuthPrerequest } from './common.js';
 
 /** Request object lifetime: the strict profile allows exp at most 60 minutes ahead (FAPI 1 Advanced §5.2.2 item 13). */
 export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
 
 /** RFC 9126 §2 (flow.par): the request the consent URL would carry, pushed with the client's authentication; its
  *  test writes consent_url = authEndpoint + client_id + request_uri. */
-function pushedRequestItem(jarm: boolean): RequestItemSpec {
+function pushedRequestItem(jarm: boolean, fapi2: boolean): RequestItemSpec {
   return {
     name: 'psu-consent: POST pushed authorization request',
     description:
@@ -20,16 +20,26 @@ function pushedRequestItem(jarm: boolean): RequestItemSpec {
     headers: [...authServerHeaders(), ['Authorization', 'Basic {{basicToken}}']],
     body: { mode: 'urlencoded', pairs: [] },
     prerequest: [
-      { template: 'par.prerequest', params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts', jarm } },
-      CLIENT_AUTH_PREREQUEST,
+      {
+        template: 'par.prerequest',
+        // FAPI 2.0: the request object typed as RFC 9101 §10.8 recommends (withTypedJwtLibraries); '' keeps `JWT`.
+        params: {
+          lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS,
+          scope: 'openid accounts',
+          jarm,
+          typ: fapi2 ? 'oauth-authz-req+jwt' : '',
+        },
+      },
+      clientAuthPrerequest({ fapi2 }),
     ],
     test: [...checks({ status: 201, echo: 'if-present', errors: 'oauth' }), { template: 'par.test' }],
   };
 }
 
-export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm'>): StepSpec {
+export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm' | 'fapi2'>): StepSpec {
   const par = context?.par === true;
   const jarm = context?.jarm === true;
+  const fapi2 = context?.fapi2 === true;
   const step: StepSpec = {
     name: 'psu-consent',
     title: 'PSU consent',
@@ -56,9 +66,10 @@ export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm'>): Ste
         url: '{{consent_url}}',
         headers: [['x-fapi-interaction-id', '{{$guid}}']],
         followRedirects: false,
-        // With PAR the pushed request's test has written consent_url already.
+        // With PAR the pushed request's test has written consent_url already; interactive consent leaves its single-use
+        // request_uri to the PSU's browser (par-interactive.prerequest skips this GET).
         prerequest: par
-          ? []
+          ? [{ template: 'par-interactive.prerequest' }]
           : [
               {
                 template: jarm ? 'psu-consent-jarm.prerequest' : 'psu-consent.prerequest',
@@ -69,6 +80,8 @@ export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm'>): Ste
         test: [
           ...checks({ echo: 'if-present' }),
           { template: jarm ? 'psu-consent-jarm.test' : 'psu-consent.test' },
+          // FAPI 2.0: the iss response parameter is required, not only checked when present (RFC 9207 §2.4).
+          ...(fapi2 ? [{ template: 'psu-consent-iss.test' }] : []),
           { template: 'id-token-signature.test' },
         ],
       },
@@ -79,6 +92,6 @@ export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm'>): Ste
   return {
     ...step,
     description: `${step.description} With PAR (flow.par): the request is first pushed to parEndpoint (RFC 9126) and consent_url carries client_id and request_uri only.`,
-    items: [jwks as RequestItemSpec, pushedRequestItem(jarm), authorize as RequestItemSpec],
+    items: [jwks as RequestItemSpec, pushedRequestItem(jarm, fapi2), authorize as RequestItemSpec],
   };
 }

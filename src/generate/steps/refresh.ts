@@ -3,7 +3,7 @@
 // refresh token.
 
 import type { StepContext, StepSpec } from '../model.js';
-import { accountsRead, ais, checks, CLIENT_AUTH_PREREQUEST, tokenPost } from './common.js';
+import { accountsRead, ais, checks, clientAuthPrerequest, tokenPost } from './common.js';
 
 export function refreshStep(context: StepContext): StepSpec {
   return {
@@ -21,7 +21,7 @@ export function refreshStep(context: StepContext): StepSpec {
           ['grant_type', 'refresh_token'],
           ['refresh_token', '{{refresh_token}}'],
         ]),
-        prerequest: [{ template: 'refresh.prerequest' }, CLIENT_AUTH_PREREQUEST],
+        prerequest: [{ template: 'refresh.prerequest' }, clientAuthPrerequest(context)],
         test: [...checks({ status: 200, echo: 'if-present', schema: 'token-response', errors: 'oauth' }), { template: 'refresh.test' }],
       },
       {

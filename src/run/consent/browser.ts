@@ -23,6 +23,8 @@ export const DEFAULT_CONSENT_TIMEOUT_MS = 300_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 30_000;
 
 export interface BrowserConsentOptions {
+  /** flow.fapi "2.0": the redirect must carry iss (RFC 9207). */
+  requireIss?: boolean;
   /** The bank's pages as steps; undefined: a person consents in a visible window. */
   script?: ConsentScript | undefined;
   /** What the script's fill steps type (only those it names are needed). */
@@ -53,6 +55,8 @@ export interface BrowserConsentInput extends BrowserConsentOptions {
   redirectUri: string;
   /** The state the consent URL carries; the redirect must return it unchanged (OAuth 2.0 §10.12). */
   expectedState?: string;
+  /** The issuer: an `iss` in the redirect must be it (RFC 9207 §2.4). */
+  expectedIssuer?: string;
 }
 
 export interface BrowserConsentResult {
@@ -170,6 +174,8 @@ async function drive(browser: Browser, input: BrowserConsentInput, headless: boo
   const result = readConsentRedirect(landed, {
     redirectUri: input.redirectUri,
     ...(input.expectedState !== undefined ? { state: input.expectedState } : {}),
+    ...(input.expectedIssuer !== undefined ? { issuer: input.expectedIssuer } : {}),
+    requireIss: input.requireIss === true,
   });
   return { ...result, selectedAccounts: ticked.count };
 }
@@ -274,8 +280,8 @@ export function browserConsentStep(options: BrowserConsentOptions, name = 'psu-c
   return {
     name,
     local: async (environment: PostmanEnvironment) => {
-      const { consentUrl, redirectUri, state } = consentInputs(environment, 'browser');
-      const result = await consentInBrowser({ ...options, consentUrl, redirectUri, expectedState: state });
+      const { consentUrl, redirectUri, state, issuer } = consentInputs(environment, 'browser');
+      const result = await consentInBrowser({ ...options, consentUrl, redirectUri, expectedState: state, expectedIssuer: issuer });
       return { auth_code: result.code, id_token: result.idToken ?? '' };
     },
   };

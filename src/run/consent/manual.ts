@@ -9,6 +9,8 @@ import { consentInputs, readConsentRedirect } from './redirect.js';
 export interface ManualConsentOptions {
   /** Shows the consent URL to the PSU and resolves with the URL they paste (undefined: no answer, e.g. no terminal). */
   ask: (consentUrl: string, redirectUri: string) => Promise<string | undefined>;
+  /** flow.fapi "2.0": the redirect must carry iss (RFC 9207). */
+  requireIss?: boolean;
 }
 
 /** The runner step between `psu-consent` and `code-exchange` in manual mode: writes auth_code (+ id_token). */
@@ -16,14 +18,14 @@ export function manualConsentStep(options: ManualConsentOptions, name = 'psu-con
   return {
     name,
     local: async (environment: PostmanEnvironment) => {
-      const { consentUrl, redirectUri, state } = consentInputs(environment, 'manual');
+      const { consentUrl, redirectUri, state, issuer } = consentInputs(environment, 'manual');
       const answer = await options.ask(consentUrl, redirectUri);
       if (answer === undefined || answer.trim() === '') {
         throw new ObflowError('ERR_USAGE', 'no redirect URL was pasted', {
           hint: 'Run it in a terminal, open the consent URL, confirm, and paste the address the browser lands on.',
         });
       }
-      const result = readConsentRedirect(answer, { redirectUri, state });
+      const result = readConsentRedirect(answer, { redirectUri, state, issuer, requireIss: options.requireIss === true });
       return { auth_code: result.code, id_token: result.idToken ?? '' };
     },
   };

@@ -19,7 +19,10 @@ export function redirectParameters(url: string): URLSearchParams {
 }
 
 /** What a consent driver needs from the environment the psu-consent step wrote. */
-export function consentInputs(environment: PostmanEnvironment, driver: string): { consentUrl: string; redirectUri: string; state: string } {
+export function consentInputs(
+  environment: PostmanEnvironment,
+  driver: string,
+): { consentUrl: string; redirectUri: string; state: string; issuer: string } {
   const get = (key: string): string => environmentValue(environment, key) ?? '';
   // The PSU's own URL (fresh request-object jti); consent_url was already presented by the psu-consent request.
   const consentUrl = get('psu_consent_url') || get('consent_url');
@@ -34,10 +37,17 @@ export function consentInputs(environment: PostmanEnvironment, driver: string): 
       hint: 'Run `obflow environment` again (and the psu-consent step) to rewrite them.',
     });
   }
-  return { consentUrl, redirectUri, state: get('state') };
+  return { consentUrl, redirectUri, state: get('state'), issuer: get('issuer') };
 }
 
-export function readConsentRedirect(url: string, expected: { redirectUri: string; state?: string }): ConsentRedirect {
+/**
+ * `expected.issuer`: the `iss` response parameter (RFC 9207), when the redirect carries it, must be the issuer (§2.4);
+ * `expected.requireIss` (FAPI 2.0, flow.fapi "2.0"): it must be there (FAPI 2.0 Security Profile §5.3.2.2, §5.3.3).
+ */
+export function readConsentRedirect(
+  url: string,
+  expected: { redirectUri: string; state?: string; issuer?: string; requireIss?: boolean },
+): ConsentRedirect {
   let parsed: URL;
   try {
     parsed = new URL(url.trim());
@@ -54,6 +64,7 @@ export function readConsentRedirect(url: string, expected: { redirectUri: string
     });
   }
   const params = redirectParameters(parsed.href);
+  checkIssuer(params.get('iss') ?? undefined, expected);
   const error = params.get('error');
   if (error !== null) {
     throw new ObflowError(
@@ -81,4 +92,19 @@ export function readConsentRedirect(url: string, expected: { redirectUri: string
   }
   const idToken = params.get('id_token') ?? undefined;
   return { code, ...(idToken !== undefined ? { idToken } : {}), ...(state !== undefined ? { state } : {}) };
+}
+
+/** RFC 9207 §2.4: an `iss` that is not the issuer means the response may come from another authorization server (a
+ *  mix-up, §1): refused before the code is used. FAPI 2.0 requires the parameter. */
+function checkIssuer(iss: string | undefined, expected: { issuer?: string; requireIss?: boolean }): void {
+  if (iss === undefined && expected.requireIss === true) {
+    throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect carries no iss parameter, which FAPI 2.0 requires (RFC 9207 §2)', {
+      hint: 'flow.fapi "2.0" needs a bank that sends iss in its authorization responses; set flow.fapi to "1-advanced" for this bank.',
+    });
+  }
+  if (iss !== undefined && expected.issuer !== undefined && expected.issuer !== '' && iss !== expected.issuer) {
+    throw new ObflowError('ERR_REMOTE_RESPONSE', `the redirect's iss "${iss}" is not the issuer "${expected.issuer}" (RFC 9207 §2.4)`, {
+      hint: 'The response may come from another authorization server (a mix-up attack); check bank.auth_url, then start the flow again.',
+    });
+  }
 }
