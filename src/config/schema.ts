@@ -132,8 +132,31 @@ const sandbox = z
       ),
     par: z
       .enum(['required', 'optional', 'off'])
-      .default('off')
-      .describe('Pushed authorization requests (RFC 9126) at `obflow sandbox`: required (as FAPI 2.0 banks), optional, or off.'),
+      .optional()
+      .describe(
+        'Pushed authorization requests (RFC 9126) at `obflow sandbox`: required (as FAPI 2.0 banks), optional, or off (default: off; required under sandbox.fapi "2.0").',
+      ),
+    fapi: z
+      .enum(['interface', '1-advanced', '2.0'])
+      .default('interface')
+      .describe(
+        'FAPI profile of `obflow sandbox` (docs/sandbox.md, "FAPI modes"): interface (the bank interface as written), 1-advanced (code only with JARM), or 2.0 (Security Profile: PAR, PKCE, code, iss).',
+      ),
+  })
+  // Issue 30: FAPI 2.0 requires PAR, so sandbox.par is absent (then "required") or "required"; said once, naming both.
+  .transform((value, ctx) => {
+    const { par, ...rest } = value;
+    if (value.fapi === '2.0' && par !== undefined && par !== 'required') {
+      ctx.issues.push({
+        code: 'custom',
+        input: par,
+        path: ['par'],
+        message: `is "${par}", but sandbox.fapi "2.0" requires pushed authorization requests: leave sandbox.par out or set it to "required"`,
+      });
+      return z.NEVER;
+    }
+    const resolved: 'required' | 'optional' | 'off' = par ?? (value.fapi === '2.0' ? 'required' : 'off');
+    return { ...rest, par: resolved };
   })
   .describe('The embedded bank emulator.');
 

@@ -6,9 +6,11 @@ import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
 import {
+  FAPI_MODES,
   ID_TOKEN_FAULTS,
   PAGE_SKIN_NAMES,
   PAR_MODES,
+  type FapiMode,
   type IdTokenFault,
   type PageSkinName,
   type ParMode,
@@ -51,7 +53,12 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         choices: PAR_MODES,
         describe: 'Pushed authorization requests (RFC 9126): required, optional, or off (default: config sandbox.par)',
       })
+      .option('fapi', {
+        choices: FAPI_MODES,
+        describe: 'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
+      })
       .example('$0 sandbox --par required', 'as a FAPI 2.0 bank: only pushed authorization requests (with PKCE)')
+      .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
@@ -60,6 +67,13 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --token-auth private_key_jwt,tls_client_auth', 'as the bank today: client_secret_basic refused'),
   handler: async (argv) => {
     const { core, config } = await openCommand(state, argv);
+    const fapi = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
+    // FAPI 2.0 requires PAR (docs/sandbox.md, "FAPI modes"): --par may only say required beside it.
+    if (fapi === '2.0' && typeof argv.par === 'string' && argv.par !== 'required') {
+      throw new ObflowError('ERR_USAGE', `--par ${argv.par} contradicts --fapi 2.0, which requires pushed authorization requests`, {
+        hint: 'Leave out --par (--fapi 2.0 implies --par required), or pick another --fapi.',
+      });
+    }
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
     await core.assertNoRunningSandbox(config.stateDir);
     if (await core.ensureLocalIdentity(config)) state.output.line(`issued a local test identity in ${core.localIdentityDir(config)}`);
@@ -75,6 +89,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
       ...(typeof argv['token-auth'] === 'string' ? { tokenAuthMethods: parseTokenAuth(argv['token-auth']) } : {}),
       ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
+      ...(fapi === undefined ? {} : { fapi }),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

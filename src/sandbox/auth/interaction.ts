@@ -71,7 +71,7 @@ export async function handleInteraction(call: IssuerCall<'interaction'>, deps: A
   if (form.get('action') === 'cancel') {
     deps.store.interactions.delete(uid);
     // Throws the access_denied error that goes back to the client.
-    return rejectAuthorisation(request, deps);
+    return rejectAuthorisation(request, deps, issuer);
   }
   const offered = new Set(accountsOf(interaction.psuId, deps).map((a) => a.accountId));
   const chosen = [...new Set(form.getAll('account'))];
