@@ -55,7 +55,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       })
       .option('fapi', {
         choices: FAPI_MODES,
-        describe: 'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
+        describe:
+          'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
       })
       .example('$0 sandbox --par required', 'as a FAPI 2.0 bank: only pushed authorization requests (with PKCE)')
       .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')

@@ -214,7 +214,8 @@ export async function validateAuthorisationRequest(
     fail('unauthorized_client', 'this client did not register the authorization_code grant');
 
   if (objectError !== undefined) fail('invalid_request_object', objectError);
-  if (!object && !fapi2 && !may('request-object-optional')) fail('invalid_request', 'a request object (request=) is required by this profile');
+  if (!object && !fapi2 && !may('request-object-optional'))
+    fail('invalid_request', 'a request object (request=) is required by this profile');
   if (!fapi2 && !may('query-copies-optional')) {
     // OIDC Core §6.1: response_type, client_id and scope must also be in the query when a request object is used.
     if (!queryClientId || !queryResponseType || !query.get('scope'))
@@ -252,7 +253,8 @@ export async function validateAuthorisationRequest(
     );
   const nonce = param('nonce');
   // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; FAPI 1 §5.2.2.2 always (tolerance nonce-optional).
-  if (nonce === undefined && ((!fapi2 && !may('nonce-optional')) || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
+  if (nonce === undefined && ((!fapi2 && !may('nonce-optional')) || responseType === 'code id_token'))
+    fail('invalid_request', 'nonce is required');
 
   const intentId = intentIdOf(param('claims'), may('intent-id-not-essential'), fail);
   if (!intentId) return fail('invalid_request', 'claims must name the consent as id_token.openbanking_intent_id');

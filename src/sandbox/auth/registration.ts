@@ -142,7 +142,13 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
   if (typeof jti !== 'string' || jti.trim() === '') throw refused('invalid_client_metadata', 'jti must be a non-empty string');
   if (deps.store.jtis.get(jti)) throw refused('invalid_client_metadata', `jti ${jti} was already used (replayed registration request)`);
 
-  const metadata = acceptMetadata(claims, statement, tolerates(profile, 'registration-defaults'), deps.tokenAuthMethods, deps.fapi === '2.0');
+  const metadata = acceptMetadata(
+    claims,
+    statement,
+    tolerates(profile, 'registration-defaults'),
+    deps.tokenAuthMethods,
+    deps.fapi === '2.0',
+  );
   // exp is bounded above (iat ≤ now + tolerance, exp ≤ iat + 24 h), so this is a valid date.
   deps.store.jtis.set(jti, { expiresAt: new Date((exp + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
 
