@@ -277,6 +277,12 @@ describe('--fapi 2.0: the whole flow', () => {
     expect(params.get('iss')).toBe(client.tpp.issuer);
   });
 
+  it('strict: a request object pushed alone (client_id and request, RFC 9101 §5) is accepted without query copies', async () => {
+    const client = await fapi2Client();
+    const pushed = await client.push({ queryParams: false });
+    expect(pushed.response.status, pushed.response.text).toBe(201);
+  });
+
   it('JARM under 2.0: the response JWT carries iss; no iss parameter beside it', async () => {
     const client = await fapi2Client();
     const result = await client.authorize({ objectClaims: { ...PKCE, response_mode: 'jwt' } });
