@@ -54,6 +54,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         describe: 'Pushed authorization requests (RFC 9126): required, optional, or off (default: config sandbox.par)',
       })
       .option('fapi', {
+        // A string, so yargs keeps "2.0" as written (not the number 2).
+        type: 'string',
         choices: FAPI_MODES,
         describe:
           'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
