@@ -40,7 +40,8 @@ export interface ValidatedRequest {
 /** Where an error of this request goes once its redirect URI is verified (RFC 6749 §4.1.2.1, OIDC Core §3.3.2.6),
  *  with `iss` where the mode sends it (RFC 9207 §2, responseIss). */
 export function backTo(
-  request: Pick<AuthorisationRequestRecord, 'redirectUri' | 'responseType' | 'state'>,
+  request: Pick<AuthorisationRequestRecord, 'redirectUri' | 'responseType' | 'state'> &
+    Partial<Pick<AuthorisationRequestRecord, 'responseMode' | 'clientId'>>,
   iss?: string | undefined,
 ): OAuthDelivery {
   return {
@@ -49,7 +50,38 @@ export function backTo(
     responseType: request.responseType,
     state: request.state,
     ...(iss === undefined ? {} : { iss }),
+    // JARM §2.4: a request that asked response_mode jwt gets its errors as a signed response too.
+    ...(request.responseMode === 'jwt' && request.clientId !== undefined ? { responseJwtFor: request.clientId } : {}),
   };
+}
+
+/**
+ * JARM §2.4 (error response): an OAuthError going back to a client that asked `response_mode=jwt` is answered as the
+ * success would be, one PS256 `response` JWT in the query carrying `error`, `error_description` and `state` (with
+ * `iss`, `aud`, `exp`), instead of plain parameters. Signing needs the key (async), so the handlers that can raise
+ * such an error run through here; anything else is rethrown for serve.ts to answer.
+ */
+export async function answeringJarmErrors(
+  call: Pick<IssuerCall, 'res' | 'issuer'>,
+  deps: AuthDeps,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const delivery = error instanceof OAuthError ? error.delivery : undefined;
+    if (!(error instanceof OAuthError) || delivery?.to !== 'redirect' || delivery.responseJwtFor === undefined) throw error;
+    const params: Record<string, string> = { error: error.error, error_description: oauthErrorDescription(error.message) };
+    if (delivery.state !== undefined) params.state = delivery.state;
+    const response = await signAuthorisationResponse(await deps.signingKey(), {
+      issuer: call.issuer.auth_url,
+      clientId: delivery.responseJwtFor,
+      now: deps.now(),
+      params,
+    });
+    for (const [name, value] of Object.entries(error.headers)) call.res.setHeader(name, value);
+    redirect(call.res, withParams(delivery.redirectUri, 'query', new URLSearchParams({ response })));
+  }
 }
 
 /** RFC 9207 §2: under FAPI 2.0 (Security Profile §5.3.2.2) every authorization response, success or error, carries the
@@ -61,7 +93,11 @@ export function responseIss(deps: Pick<AuthDeps, 'fapi'>, issuer: string): strin
 /** RFC 6749 §4.1.2.1: an error before the redirect URI is verified is shown to the user at the bank, never redirected. */
 const AT_THE_BANK: OAuthDelivery = { to: 'page', title: 'This request cannot be completed', showCode: true };
 
-export async function handleAuthorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
+export function handleAuthorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
+  return answeringJarmErrors(call, deps, () => authorize(call, deps));
+}
+
+async function authorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
   const { res, ctx, profile } = call;
   const issuer = call.issuer.auth_url;
   const query = ctx.url.searchParams;
@@ -178,11 +214,16 @@ export async function validateAuthorisationRequest(
   const queryResponseType = query.get('response_type');
   const state = param('state');
   // Where an error goes (query or fragment) follows the response_type asked for, from the query if need be.
+  // JARM §2.4: errors of a code request asking response_mode jwt go back signed (the mode's own checks come later).
+  const earlyMode = param('response_mode');
   target = backTo(
     {
       redirectUri,
       responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code',
       ...(state === undefined ? {} : { state }),
+      ...(responseType === 'code' && (earlyMode === 'jwt' || earlyMode === 'query.jwt')
+        ? { responseMode: 'jwt' as const, clientId: client.clientId }
+        : {}),
     },
     responseIss(deps, issuer),
   );

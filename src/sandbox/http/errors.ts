@@ -15,7 +15,16 @@ import type { ObError } from './io.js';
 export type OAuthDelivery =
   | { to: 'body' }
   | { to: 'page'; title: string; showCode: boolean }
-  | { to: 'redirect'; redirectUri: string; responseType: string; state: string | undefined; iss?: string };
+  | {
+      to: 'redirect';
+      redirectUri: string;
+      responseType: string;
+      state: string | undefined;
+      iss?: string;
+      /** JARM §2.4: the error goes back signed, as a `response` JWT for this client (the authorisation handlers sign
+       *  it: auth/authorize.ts answeringJarmErrors). */
+      responseJwtFor?: string;
+    };
 
 export class OAuthError extends Error {
   override readonly name = 'OAuthError';
