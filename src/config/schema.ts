@@ -155,6 +155,16 @@ const sandbox = z
       });
       return z.NEVER;
     }
+    // FAPI 2.0 Security Profile §5.3.2.1: private_key_jwt or tls_client_auth; a list with neither leaves no client in.
+    if (value.fapi === '2.0' && !value.tokenAuth.some((method) => method !== 'client_secret_basic')) {
+      ctx.issues.push({
+        code: 'custom',
+        input: value.tokenAuth,
+        path: ['tokenAuth'],
+        message: 'has only client_secret_basic, but sandbox.fapi "2.0" accepts private_key_jwt or tls_client_auth: add one of them',
+      });
+      return z.NEVER;
+    }
     const resolved: 'required' | 'optional' | 'off' = par ?? (value.fapi === '2.0' ? 'required' : 'off');
     return { ...rest, par: resolved };
   })

@@ -63,6 +63,33 @@ describe('obflow sandbox --fapi', () => {
     expect(line).toContain('--fapi 2.0');
   });
 
+  it('config sandbox.fapi "2.0" beside --par off is ERR_USAGE naming both', async () => {
+    const result = await runCli(['sandbox', '--par', 'off'], { cwd, env: { OBFLOW_SANDBOX__FAPI: '2.0' } });
+    expect(result.code).toBe(2);
+    const line = result.stderr.split('\n').find((text) => text.startsWith('error:')) ?? '';
+    expect(line).toContain('ERR_USAGE');
+    expect(line).toContain('--par off contradicts sandbox.fapi "2.0"');
+  });
+
+  it('--fapi 2.0 with --token-auth client_secret_basic alone is ERR_USAGE naming both', async () => {
+    const result = await runCli(['sandbox', '--fapi', '2.0', '--token-auth', 'client_secret_basic'], { cwd });
+    expect(result.code).toBe(2);
+    const line = result.stderr.split('\n').find((text) => text.startsWith('error:')) ?? '';
+    expect(line).toContain('ERR_USAGE');
+    expect(line).toMatch(/--fapi 2\.0 accepts private_key_jwt or tls_client_auth, and --token-auth has only client_secret_basic/);
+  });
+
+  it('config sandbox.fapi "2.0" with sandbox.tokenAuth client_secret_basic alone is ERR_CONFIG_INVALID naming both', async () => {
+    const result = await runCli(['sandbox'], {
+      cwd,
+      env: { OBFLOW_SANDBOX__FAPI: '2.0', OBFLOW_SANDBOX__TOKEN_AUTH: 'client_secret_basic' },
+    });
+    expect(result.code).toBe(2);
+    const line = result.stderr.split('\n').find((text) => text.startsWith('error:')) ?? '';
+    expect(line).toContain('ERR_CONFIG_INVALID');
+    expect(line).toMatch(/sandbox\.tokenAuth.*sandbox\.fapi "2\.0"/);
+  });
+
   it('config sandbox.fapi "2.0" with sandbox.par "optional" is ERR_CONFIG_INVALID naming both keys', async () => {
     const result = await runCli(['sandbox'], { cwd, env: { OBFLOW_SANDBOX__FAPI: '2.0', OBFLOW_SANDBOX__PAR: 'optional' } });
     expect(result.code).toBe(2);

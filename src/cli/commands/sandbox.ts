@@ -70,12 +70,22 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --token-auth private_key_jwt,tls_client_auth', 'as the bank today: client_secret_basic refused'),
   handler: async (argv) => {
     const { core, config } = await openCommand(state, argv);
-    const fapi = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
-    // FAPI 2.0 requires PAR (docs/sandbox.md, "FAPI modes"): --par may only say required beside it.
-    if (fapi === '2.0' && typeof argv.par === 'string' && argv.par !== 'required') {
-      throw new ObflowError('ERR_USAGE', `--par ${argv.par} contradicts --fapi 2.0, which requires pushed authorization requests`, {
-        hint: 'Leave out --par (--fapi 2.0 implies --par required), or pick another --fapi.',
+    const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
+    // FAPI 2.0 (from the flag or config sandbox.fapi) requires PAR and private_key_jwt or tls_client_auth (docs/sandbox.md,
+    // "FAPI modes"): a flag that contradicts it stops here, naming both settings.
+    const fapi2 = (fapiFlag ?? config.sandbox.fapi) === '2.0' ? (fapiFlag === undefined ? 'sandbox.fapi "2.0"' : '--fapi 2.0') : undefined;
+    if (fapi2 !== undefined && typeof argv.par === 'string' && argv.par !== 'required') {
+      throw new ObflowError('ERR_USAGE', `--par ${argv.par} contradicts ${fapi2}, which requires pushed authorization requests`, {
+        hint: 'Leave out --par (FAPI 2.0 implies --par required), or pick another --fapi.',
       });
+    }
+    const tokenAuth = typeof argv['token-auth'] === 'string' ? parseTokenAuth(argv['token-auth']) : undefined;
+    if (fapi2 !== undefined && !(tokenAuth ?? config.sandbox.tokenAuth).some((method) => method !== 'client_secret_basic')) {
+      throw new ObflowError(
+        'ERR_USAGE',
+        `${fapi2} accepts private_key_jwt or tls_client_auth, and ${tokenAuth ? '--token-auth' : 'sandbox.tokenAuth'} has only client_secret_basic`,
+        { hint: 'Add private_key_jwt or tls_client_auth to --token-auth (or sandbox.tokenAuth), or pick another --fapi.' },
+      );
     }
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
     await core.assertNoRunningSandbox(config.stateDir);
@@ -90,9 +100,9 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       verbose: argv.verbose === true,
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
-      ...(typeof argv['token-auth'] === 'string' ? { tokenAuthMethods: parseTokenAuth(argv['token-auth']) } : {}),
+      ...(tokenAuth === undefined ? {} : { tokenAuthMethods: tokenAuth }),
       ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
-      ...(fapi === undefined ? {} : { fapi }),
+      ...(fapiFlag === undefined ? {} : { fapi: fapiFlag }),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.
