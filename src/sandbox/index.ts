@@ -117,6 +117,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     pageSkin,
     ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}),
     ...fapi,
+    ...(options.refreshTokens === undefined ? {} : { refreshTokens: options.refreshTokens }),
   };
   const apiVersions = apiVersionsOf(options.apiVersions);
   const resource = createResourceHandler({

@@ -98,6 +98,12 @@ describe('obflow sandbox --fapi', () => {
     expect(line).toMatch(/sandbox\.par.*sandbox\.fapi "2\.0"/);
   });
 
+  it('an unknown --refresh-tokens is a usage error', async () => {
+    const result = await runCli(['sandbox', '--refresh-tokens', 'never'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/ERR_USAGE.*never/);
+  });
+
   it('--fapi 2.0 reaches the emulator: discovery is FAPI 2.0 with PAR required', async () => {
     const doc = await discoveryOf(['--fapi', '2.0']);
     expect(doc.authorization_response_iss_parameter_supported).toBe(true);

@@ -10,10 +10,12 @@ import {
   ID_TOKEN_FAULTS,
   PAGE_SKIN_NAMES,
   PAR_MODES,
+  REFRESH_TOKEN_MODES,
   type FapiMode,
   type IdTokenFault,
   type PageSkinName,
   type ParMode,
+  type RefreshTokenMode,
   type TokenAuthMethod,
 } from '../../sandbox/contracts.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/auth-methods.js';
@@ -60,7 +62,13 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         describe:
           'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
       })
+      .option('refresh-tokens', {
+        choices: REFRESH_TOKEN_MODES,
+        describe:
+          'Refresh tokens: always (default: to every authorization_code client), or as-registered (only with grant_types refresh_token)',
+      })
       .example('$0 sandbox --par required', 'as a FAPI 2.0 bank: only pushed authorization requests (with PKCE)')
+      .example('$0 sandbox --refresh-tokens as-registered', 'the §2.1 registration (no refresh_token grant) gets no refresh token')
       .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
@@ -103,6 +111,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       ...(tokenAuth === undefined ? {} : { tokenAuthMethods: tokenAuth }),
       ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
       ...(fapiFlag === undefined ? {} : { fapi: fapiFlag }),
+      ...(typeof argv['refresh-tokens'] === 'string' ? { refreshTokens: argv['refresh-tokens'] as RefreshTokenMode } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

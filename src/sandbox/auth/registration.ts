@@ -148,6 +148,7 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
     tolerates(profile, 'registration-defaults'),
     deps.tokenAuthMethods,
     deps.fapi === '2.0',
+    deps.refreshTokens !== 'as-registered',
   );
   // exp is bounded above (iat ≤ now + tolerance, exp ≤ iat + 24 h), so this is a valid date.
   deps.store.jtis.set(jti, { expiresAt: new Date((exp + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
@@ -278,6 +279,7 @@ function acceptMetadata(
   defaults: boolean,
   accepted: readonly TokenAuthMethod[],
   fapi2 = false,
+  refreshAlways = true,
 ): AcceptedMetadata {
   const fixed = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const value = claims[name];
@@ -307,7 +309,9 @@ function acceptMetadata(
   const responseTypes = fapi2
     ? listClaim(claims, 'response_types', ['code'], defaults, ['code'])
     : listClaim(claims, 'response_types', RESPONSE_TYPES, defaults, ['code', 'code id_token']);
-  if (grantTypes.includes('authorization_code') && !grantTypes.includes('refresh_token')) grantTypes.push('refresh_token');
+  // The bank grants refresh_token with authorization_code whether asked or not (the §2.1 registration does not ask),
+  // unless `--refresh-tokens as-registered`: then only a client that registered it gets refresh tokens (token.ts).
+  if (refreshAlways && grantTypes.includes('authorization_code') && !grantTypes.includes('refresh_token')) grantTypes.push('refresh_token');
 
   const allowedScopes = scopesForRoles(statement.roles);
   const rawScope = claims.scope;
