@@ -136,8 +136,41 @@ const sandbox = z
       ),
     par: z
       .enum(['required', 'optional', 'off'])
-      .default('off')
-      .describe('Pushed authorization requests (RFC 9126) at `obflow sandbox`: required (as FAPI 2.0 banks), optional, or off.'),
+      .optional()
+      .describe(
+        'Pushed authorization requests (RFC 9126) at `obflow sandbox`: required (as FAPI 2.0 banks), optional, or off (default: off; required under sandbox.fapi "2.0").',
+      ),
+    fapi: z
+      .enum(['interface', '1-advanced', '2.0'])
+      .default('interface')
+      .describe(
+        'FAPI profile of `obflow sandbox` (docs/sandbox.md, "FAPI modes"): interface (the bank interface as written), 1-advanced (code only with JARM), or 2.0 (Security Profile: PAR, PKCE, code, iss).',
+      ),
+  })
+  // Issue 30: FAPI 2.0 requires PAR, so sandbox.par is absent (then "required") or "required"; said once, naming both.
+  .transform((value, ctx) => {
+    const { par, ...rest } = value;
+    if (value.fapi === '2.0' && par !== undefined && par !== 'required') {
+      ctx.issues.push({
+        code: 'custom',
+        input: par,
+        path: ['par'],
+        message: `is "${par}", but sandbox.fapi "2.0" requires pushed authorization requests: leave sandbox.par out or set it to "required"`,
+      });
+      return z.NEVER;
+    }
+    // FAPI 2.0 Security Profile §5.3.2.1: private_key_jwt or tls_client_auth; a list with neither leaves no client in.
+    if (value.fapi === '2.0' && !value.tokenAuth.some((method) => method !== 'client_secret_basic')) {
+      ctx.issues.push({
+        code: 'custom',
+        input: value.tokenAuth,
+        path: ['tokenAuth'],
+        message: 'has only client_secret_basic, but sandbox.fapi "2.0" accepts private_key_jwt or tls_client_auth: add one of them',
+      });
+      return z.NEVER;
+    }
+    const resolved: 'required' | 'optional' | 'off' = par ?? (value.fapi === '2.0' ? 'required' : 'off');
+    return { ...rest, par: resolved };
   })
   .describe('The embedded bank emulator.');
 

@@ -262,6 +262,14 @@ export interface SandboxOptions {
   /** Pushed authorization requests (RFC 9126, `obflow sandbox --par`): `required` refuses an authorization request
    *  that was not pushed; `optional` offers the endpoint; `off` (default) neither offers nor accepts it. */
   par?: ParMode;
+  /** Which FAPI profile the authorisation server is certified for (`obflow sandbox --fapi`, docs/sandbox.md "FAPI
+   *  modes"): `interface` (default) is the bank interface as it is; `1-advanced` refuses plain `code` without JARM;
+   *  `2.0` is the FAPI 2.0 Security Profile (PAR required, so `par` must be absent or `required`). */
+  fapi?: FapiMode;
+  /** Refresh tokens (`obflow sandbox --refresh-tokens`): `always` (default) grants refresh_token to every client that
+   *  registers authorization_code, as before; `as-registered` only to a client whose grant_types lists it (RFC 7591
+   *  §2), so the §2.1 registration (authorization_code, client_credentials) gets no refresh token. */
+  refreshTokens?: RefreshTokenMode;
 }
 
 /** What `versionDrift` changes on v4.0 only: an account's Nickname, every balance's amount or every transaction's
@@ -272,6 +280,14 @@ export type VersionDrift = (typeof VERSION_DRIFTS)[number];
 /** RFC 9126 at the emulator (docs/sandbox.md, "Pushed authorization requests"). */
 export const PAR_MODES = ['required', 'optional', 'off'] as const;
 export type ParMode = (typeof PAR_MODES)[number];
+
+/** Whether a client gets refresh tokens it did not register (docs/sandbox.md, "Registration (DCR v3.2)"). */
+export const REFRESH_TOKEN_MODES = ['always', 'as-registered'] as const;
+export type RefreshTokenMode = (typeof REFRESH_TOKEN_MODES)[number];
+
+/** FAPI at the emulator (docs/sandbox.md, "FAPI modes"). */
+export const FAPI_MODES = ['interface', '1-advanced', '2.0'] as const;
+export type FapiMode = (typeof FAPI_MODES)[number];
 
 /**
  * Client authentication at the token endpoint (OIDC Core §9; RFC 7523 §2.2; RFC 8705 §2.1), as a client registers it

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 
 import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTRATION_PATH } from './auth/index.js';
 import { directoryKeySet } from './auth/deps.js';
+import { resolveFapi } from './auth/fapi.js';
 import type { AuthDeps } from './auth/deps.js';
 import { createSigningKey, KEYS_FILE, readSigningKey } from './auth/keys.js';
 import { PAGE_SKINS } from './auth/pages.js';
@@ -39,6 +40,9 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const now = options.now ?? (() => new Date());
   const newId = options.newId ?? randomUUID;
   const seed = options.seed ?? DEFAULT_SEED;
+  // FAPI mode (`obflow sandbox --fapi`): PAR and the accepted client authentication follow it; misuse throws here,
+  // before anything listens.
+  const fapi = resolveFapi(options.fapi, options.par, tokenAuthMethodsOf(options.tokenAuthMethods));
   const logger = createRequestLogger(options.log, options.verbose === true);
 
   const tls = {
@@ -112,8 +116,8 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     newId,
     pageSkin,
     ...(options.idTokenFault !== undefined ? { idTokenFault: options.idTokenFault } : {}),
-    tokenAuthMethods: tokenAuthMethodsOf(options.tokenAuthMethods),
-    par: options.par ?? 'off',
+    ...fapi,
+    ...(options.refreshTokens === undefined ? {} : { refreshTokens: options.refreshTokens }),
   };
   const apiVersions = apiVersionsOf(options.apiVersions);
   const resource = createResourceHandler({

@@ -101,6 +101,12 @@ export const TOLERANCES = [
     relaxes: 'FAPI 2.0 Security Profile §5.3.2.2 (PKCE with S256); RFC 7636 §4.4.1',
     accepts: 'a pushed authorization request without code_challenge',
   },
+  {
+    name: 'code-without-jarm',
+    profiles: PERMISSIVE,
+    relaxes: 'FAPI 1 Advanced Part 2 §5.2.2-2',
+    accepts: 'response_type code without response_mode jwt under `--fapi 1-advanced` (the interface and 2.0 take plain code everywhere)',
+  },
   // ---- Token endpoint, registration, certificates ------------------------------------------------------------
   {
     name: 'client-secret-post',

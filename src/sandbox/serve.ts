@@ -126,5 +126,5 @@ export function answerWireError(
       error.status,
       errorPage(delivery.title, delivery.showCode ? `${error.error}: ${error.message}` : error.message, pageSkin),
     );
-  else redirect(res, errorRedirect(delivery.redirectUri, delivery.responseType, error.error, error.message, delivery.state));
+  else redirect(res, errorRedirect(delivery.redirectUri, delivery.responseType, error.error, error.message, delivery.state, delivery.iss));
 }

@@ -27,6 +27,10 @@ export interface EmbeddedSandboxOptions {
   tokenAuthMethods?: SandboxOptions['tokenAuthMethods'];
   /** `obflow sandbox --par`: pushed authorization requests (default: config sandbox.par). */
   par?: SandboxOptions['par'];
+  /** `obflow sandbox --fapi`: the FAPI profile (default: config sandbox.fapi); 2.0 implies PAR required. */
+  fapi?: SandboxOptions['fapi'];
+  /** `obflow sandbox --refresh-tokens`: refresh tokens only to clients that registered them (default: always). */
+  refreshTokens?: SandboxOptions['refreshTokens'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -86,7 +90,10 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
       tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
       apiVersions: config.sandbox.apiVersions,
-      par: options.par ?? config.sandbox.par,
+      // config.sandbox.par is already "required" under config sandbox.fapi "2.0"; a --fapi 2.0 flag implies it too.
+      par: options.par ?? ((options.fapi ?? config.sandbox.fapi) === '2.0' ? 'required' : config.sandbox.par),
+      fapi: options.fapi ?? config.sandbox.fapi,
+      ...(options.refreshTokens ? { refreshTokens: options.refreshTokens } : {}),
     }),
   );
   try {

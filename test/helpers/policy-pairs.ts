@@ -23,6 +23,8 @@ export interface AttemptContext {
   sibling: TestIdentity;
   /** Another TPP of the same directory (another software statement). */
   second: TestIdentity;
+  /** A registered client of the profile at a sandbox started with `fapi: '1-advanced'` (rows that only hold there). */
+  advanced: SandboxTpp;
 }
 
 export type Attempt = (context: AttemptContext) => Promise<Answer>;
@@ -144,6 +146,8 @@ export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
   'par-pkce-optional': [
     async ({ tpp }) => answered((await tpp.push({ responseType: 'code', consentId: await tpp.createConsent() })).response, 201),
   ],
+  // FAPI 1 Advanced Part 2 §5.2.2-2: plain code (no response_mode jwt), at the sandbox of this test run as 1-advanced.
+  'code-without-jarm': [async (context) => authorising({ responseType: 'code' })({ ...context, tpp: context.advanced })],
   // RFC 6749 §2.3.1: the secret in the body, no Authorization header.
   'client-secret-post': [
     async ({ tpp }) => {

@@ -26,9 +26,12 @@ vi.mock('../../src/sandbox/policy.js', async (importOriginal) => {
 });
 
 let sandbox: TestSandbox;
+/** The same, as a FAPI 1 Advanced server (`fapi: '1-advanced'`), for the rows that only hold there. */
+let advancedSandbox: TestSandbox;
 let sibling: TestIdentity;
 let second: TestIdentity;
 const tpps = new Map<ProfileName, SandboxTpp>();
+const advancedTpps = new Map<ProfileName, SandboxTpp>();
 
 beforeAll(async () => {
   const identity = await getTestIdentity();
@@ -36,24 +39,28 @@ beforeAll(async () => {
   // Same software statement id and organisation (CN, OU), another key and certificate from the same directory.
   sibling = await issueVariantIdentity({ softwareId: identity.manifest.software_id, orgId: identity.manifest.org_id });
   // PAR offered (not required), for the par-pkce-optional row; every other row's attempt is a plain request.
-  sandbox = await startTestSandbox({ par: 'optional' });
+  [sandbox, advancedSandbox] = await Promise.all([startTestSandbox({ par: 'optional' }), startTestSandbox({ fapi: '1-advanced' })]);
   for (const profile of ['strict-headless', 'permissive-headless'] as const) {
     const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
     await tpp.register();
     tpps.set(profile, tpp);
+    const advanced = new SandboxTpp(advancedSandbox.urls, advancedSandbox.identity, profile);
+    await advanced.register();
+    advancedTpps.set(profile, advanced);
   }
 });
 
 afterAll(async () => {
   flipped.clear();
-  await Promise.all([...tpps.values()].map((tpp) => tpp.close()));
-  await sandbox?.close();
+  await Promise.all([...tpps.values(), ...advancedTpps.values()].map((tpp) => tpp.close()));
+  await Promise.all([sandbox?.close(), advancedSandbox?.close()]);
 });
 
 async function attempt(run: Attempt, profile: ProfileName): Promise<Answer> {
   const tpp = tpps.get(profile);
-  if (tpp === undefined) throw new TypeError(profile);
-  return run({ tpp, sibling, second });
+  const advanced = advancedTpps.get(profile);
+  if (tpp === undefined || advanced === undefined) throw new TypeError(profile);
+  return run({ tpp, sibling, second, advanced });
 }
 
 describe('each tolerance row: strict refuses, permissive accepts, and flipping the row swaps the answers', () => {

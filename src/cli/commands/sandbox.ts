@@ -6,12 +6,16 @@ import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
 import {
+  FAPI_MODES,
   ID_TOKEN_FAULTS,
   PAGE_SKIN_NAMES,
   PAR_MODES,
+  REFRESH_TOKEN_MODES,
+  type FapiMode,
   type IdTokenFault,
   type PageSkinName,
   type ParMode,
+  type RefreshTokenMode,
   type TokenAuthMethod,
 } from '../../sandbox/contracts.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/auth-methods.js';
@@ -51,7 +55,21 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         choices: PAR_MODES,
         describe: 'Pushed authorization requests (RFC 9126): required, optional, or off (default: config sandbox.par)',
       })
+      .option('fapi', {
+        // A string, so yargs keeps "2.0" as written (not the number 2).
+        type: 'string',
+        choices: FAPI_MODES,
+        describe:
+          'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
+      })
+      .option('refresh-tokens', {
+        choices: REFRESH_TOKEN_MODES,
+        describe:
+          'Refresh tokens: always (default: to every authorization_code client), or as-registered (only with grant_types refresh_token)',
+      })
       .example('$0 sandbox --par required', 'as a FAPI 2.0 bank: only pushed authorization requests (with PKCE)')
+      .example('$0 sandbox --refresh-tokens as-registered', 'the §2.1 registration (no refresh_token grant) gets no refresh token')
+      .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
@@ -60,6 +78,23 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --token-auth private_key_jwt,tls_client_auth', 'as the bank today: client_secret_basic refused'),
   handler: async (argv) => {
     const { core, config } = await openCommand(state, argv);
+    const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
+    // FAPI 2.0 (from the flag or config sandbox.fapi) requires PAR and private_key_jwt or tls_client_auth (docs/sandbox.md,
+    // "FAPI modes"): a flag that contradicts it stops here, naming both settings.
+    const fapi2 = (fapiFlag ?? config.sandbox.fapi) === '2.0' ? (fapiFlag === undefined ? 'sandbox.fapi "2.0"' : '--fapi 2.0') : undefined;
+    if (fapi2 !== undefined && typeof argv.par === 'string' && argv.par !== 'required') {
+      throw new ObflowError('ERR_USAGE', `--par ${argv.par} contradicts ${fapi2}, which requires pushed authorization requests`, {
+        hint: 'Leave out --par (FAPI 2.0 implies --par required), or pick another --fapi.',
+      });
+    }
+    const tokenAuth = typeof argv['token-auth'] === 'string' ? parseTokenAuth(argv['token-auth']) : undefined;
+    if (fapi2 !== undefined && !(tokenAuth ?? config.sandbox.tokenAuth).some((method) => method !== 'client_secret_basic')) {
+      throw new ObflowError(
+        'ERR_USAGE',
+        `${fapi2} accepts private_key_jwt or tls_client_auth, and ${tokenAuth ? '--token-auth' : 'sandbox.tokenAuth'} has only client_secret_basic`,
+        { hint: 'Add private_key_jwt or tls_client_auth to --token-auth (or sandbox.tokenAuth), or pick another --fapi.' },
+      );
+    }
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
     await core.assertNoRunningSandbox(config.stateDir);
     if (await core.ensureLocalIdentity(config)) state.output.line(`issued a local test identity in ${core.localIdentityDir(config)}`);
@@ -73,8 +108,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       verbose: argv.verbose === true,
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
-      ...(typeof argv['token-auth'] === 'string' ? { tokenAuthMethods: parseTokenAuth(argv['token-auth']) } : {}),
+      ...(tokenAuth === undefined ? {} : { tokenAuthMethods: tokenAuth }),
       ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
+      ...(fapiFlag === undefined ? {} : { fapi: fapiFlag }),
+      ...(typeof argv['refresh-tokens'] === 'string' ? { refreshTokens: argv['refresh-tokens'] as RefreshTokenMode } : {}),
     });
     // Announce the addresses (and our pid, in the file only) so register/environment/run (target "sandbox") find this
     // emulator; another sandbox that claimed the file since the check above wins, and this one stops.

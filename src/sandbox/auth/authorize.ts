@@ -19,6 +19,7 @@ import { hashSecret } from '../store/auth-store.js';
 import { usableConsent } from '../store/consents.js';
 import type { AuthDeps, IssuerCall } from './deps.js';
 import { randomToken, seconds } from './deps.js';
+import { isRequestObjectTyp, REQUEST_OBJECT_TYP } from './fapi.js';
 import { signAuthorisationResponse, signIdToken } from './id-token.js';
 
 /** Authorisation codes live 10 minutes at most (RFC 6749 §4.1.2). */
@@ -36,15 +37,67 @@ export interface ValidatedRequest {
   loginHint?: string;
 }
 
-/** Where an error of this request goes once its redirect URI is verified (RFC 6749 §4.1.2.1, OIDC Core §3.3.2.6). */
-export function backTo(request: Pick<AuthorisationRequestRecord, 'redirectUri' | 'responseType' | 'state'>): OAuthDelivery {
-  return { to: 'redirect', redirectUri: request.redirectUri, responseType: request.responseType, state: request.state };
+/** Where an error of this request goes once its redirect URI is verified (RFC 6749 §4.1.2.1, OIDC Core §3.3.2.6),
+ *  with `iss` where the mode sends it (RFC 9207 §2, responseIss). */
+export function backTo(
+  request: Pick<AuthorisationRequestRecord, 'redirectUri' | 'responseType' | 'state'> &
+    Partial<Pick<AuthorisationRequestRecord, 'responseMode' | 'clientId'>>,
+  iss?: string | undefined,
+): OAuthDelivery {
+  return {
+    to: 'redirect',
+    redirectUri: request.redirectUri,
+    responseType: request.responseType,
+    state: request.state,
+    ...(iss === undefined ? {} : { iss }),
+    // JARM §2.4: a request that asked response_mode jwt gets its errors as a signed response too.
+    ...(request.responseMode === 'jwt' && request.clientId !== undefined ? { responseJwtFor: request.clientId } : {}),
+  };
+}
+
+/**
+ * JARM §2.4 (error response): an OAuthError going back to a client that asked `response_mode=jwt` is answered as the
+ * success would be, one PS256 `response` JWT in the query carrying `error`, `error_description` and `state` (with
+ * `iss`, `aud`, `exp`), instead of plain parameters. Signing needs the key (async), so the handlers that can raise
+ * such an error run through here; anything else is rethrown for serve.ts to answer.
+ */
+export async function answeringJarmErrors(
+  call: Pick<IssuerCall, 'res' | 'issuer'>,
+  deps: AuthDeps,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const delivery = error instanceof OAuthError ? error.delivery : undefined;
+    if (!(error instanceof OAuthError) || delivery?.to !== 'redirect' || delivery.responseJwtFor === undefined) throw error;
+    const params: Record<string, string> = { error: error.error, error_description: oauthErrorDescription(error.message) };
+    if (delivery.state !== undefined) params.state = delivery.state;
+    const response = await signAuthorisationResponse(await deps.signingKey(), {
+      issuer: call.issuer.auth_url,
+      clientId: delivery.responseJwtFor,
+      now: deps.now(),
+      params,
+    });
+    for (const [name, value] of Object.entries(error.headers)) call.res.setHeader(name, value);
+    redirect(call.res, withParams(delivery.redirectUri, 'query', new URLSearchParams({ response })));
+  }
+}
+
+/** RFC 9207 §2: under FAPI 2.0 (Security Profile §5.3.2.2) every authorization response, success or error, carries the
+ *  issuer as `iss`; the interface and 1-advanced send none (a JARM response carries it inside its JWT). */
+export function responseIss(deps: Pick<AuthDeps, 'fapi'>, issuer: string): string | undefined {
+  return deps.fapi === '2.0' ? issuer : undefined;
 }
 
 /** RFC 6749 §4.1.2.1: an error before the redirect URI is verified is shown to the user at the bank, never redirected. */
 const AT_THE_BANK: OAuthDelivery = { to: 'page', title: 'This request cannot be completed', showCode: true };
 
-export async function handleAuthorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
+export function handleAuthorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
+  return answeringJarmErrors(call, deps, () => authorize(call, deps));
+}
+
+async function authorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise<void> {
   const { res, ctx, profile } = call;
   const issuer = call.issuer.auth_url;
   const query = ctx.url.searchParams;
@@ -106,6 +159,9 @@ export async function validateAuthorisationRequest(
     throw new OAuthError(400, error, message, {}, redirectable ? target : AT_THE_BANK);
   };
   const may = (name: Parameters<typeof tolerates>[1]): boolean => tolerates(profile, name);
+  // FAPI 2.0 Security Profile: its rules hold in every profile, and FAPI 1 Advanced's request-object, query-copy and
+  // nonce rules give way to PAR and PKCE (a 2.0 client may push plain parameters).
+  const fapi2 = deps.fapi === '2.0';
   for (const name of new Set(query.keys())) {
     if (query.getAll(name).length > 1) fail('invalid_request', `parameter ${name} is repeated`, false);
   }
@@ -126,7 +182,7 @@ export async function validateAuthorisationRequest(
   let objectError: string | undefined;
   if (requestJwt) {
     try {
-      object = await readRequestObject(requestJwt, client, issuer, profile, deps.now());
+      object = await readRequestObject(requestJwt, client, issuer, profile, deps.now(), fapi2);
     } catch (error) {
       objectError = error instanceof OAuthError ? error.message : 'the request object is not a valid JWT';
       object = undefined;
@@ -158,11 +214,19 @@ export async function validateAuthorisationRequest(
   const queryResponseType = query.get('response_type');
   const state = param('state');
   // Where an error goes (query or fragment) follows the response_type asked for, from the query if need be.
-  target = backTo({
-    redirectUri,
-    responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code',
-    ...(state === undefined ? {} : { state }),
-  });
+  // JARM §2.4: errors of a code request asking response_mode jwt go back signed (the mode's own checks come later).
+  const earlyMode = param('response_mode');
+  target = backTo(
+    {
+      redirectUri,
+      responseType: responseType ?? normaliseResponseType(queryResponseType ?? '') ?? 'code',
+      ...(state === undefined ? {} : { state }),
+      ...(responseType === 'code' && (earlyMode === 'jwt' || earlyMode === 'query.jwt')
+        ? { responseMode: 'jwt' as const, clientId: client.clientId }
+        : {}),
+    },
+    responseIss(deps, issuer),
+  );
 
   // RFC 9126 §5 require_pushed_authorization_requests: only pushed requests are accepted. Once the redirect URI is
   // verified the refusal goes back to the client, as certified servers answer it (oidc-provider: an error redirect).
@@ -177,6 +241,9 @@ export async function validateAuthorisationRequest(
       fail('invalid_request_object', `the request object must carry ${missing.join(' and ')}; this profile uses only its parameters`);
   }
   if (!responseType) fail('unsupported_response_type', `response_type must be code or code id_token, not ${rawResponseType}`);
+  // FAPI 2.0 Security Profile §5.3.2.2: the authorization code flow only, no hybrid (RFC 6749 §4.1.2.1's error).
+  if (fapi2 && responseType !== 'code')
+    fail('unsupported_response_type', `response_type must be code under FAPI 2.0, not ${responseType ?? ''} (Security Profile §5.3.2.2)`);
   if (object && queryResponseType !== null && normaliseResponseType(queryResponseType) !== responseType) {
     fail('invalid_request', 'response_type differs between the query and the request object');
   }
@@ -188,8 +255,9 @@ export async function validateAuthorisationRequest(
     fail('unauthorized_client', 'this client did not register the authorization_code grant');
 
   if (objectError !== undefined) fail('invalid_request_object', objectError);
-  if (!object && !may('request-object-optional')) fail('invalid_request', 'a request object (request=) is required by this profile');
-  if (!may('query-copies-optional')) {
+  if (!object && !fapi2 && !may('request-object-optional'))
+    fail('invalid_request', 'a request object (request=) is required by this profile');
+  if (!fapi2 && !may('query-copies-optional')) {
     // OIDC Core §6.1: response_type, client_id and scope must also be in the query when a request object is used.
     if (!queryClientId || !queryResponseType || !query.get('scope'))
       fail('invalid_request', 'client_id, response_type and scope must also be query parameters');
@@ -218,9 +286,16 @@ export async function validateAuthorisationRequest(
   if (requestedMode !== undefined && !jarm && requestedMode !== (responseType === 'code' ? 'query' : 'fragment'))
     fail('invalid_request', `response_mode ${requestedMode} is not supported with response_type ${responseType ?? ''}`);
   if (jarm && responseType !== 'code') fail('invalid_request', 'response_mode jwt is supported with response_type code only');
+  // FAPI 1 Advanced Part 2 §5.2.2-2: code only with JARM. The words are oidc-provider's, as certified servers answer.
+  if (deps.fapi === '1-advanced' && responseType === 'code' && !jarm && !may('code-without-jarm'))
+    fail(
+      'invalid_request',
+      'requested response_mode is not allowed for this client or request: FAPI 1 Advanced takes code only with response_mode jwt (Part 2 §5.2.2-2)',
+    );
   const nonce = param('nonce');
   // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; FAPI 1 §5.2.2.2 always (tolerance nonce-optional).
-  if (nonce === undefined && (!may('nonce-optional') || responseType === 'code id_token')) fail('invalid_request', 'nonce is required');
+  if (nonce === undefined && ((!fapi2 && !may('nonce-optional')) || responseType === 'code id_token'))
+    fail('invalid_request', 'nonce is required');
 
   const intentId = intentIdOf(param('claims'), may('intent-id-not-essential'), fail);
   if (!intentId) return fail('invalid_request', 'claims must name the consent as id_token.openbanking_intent_id');
@@ -239,9 +314,11 @@ export async function validateAuthorisationRequest(
   const challenge = param('code_challenge');
   const method = param('code_challenge_method') ?? (challenge === undefined ? undefined : 'plain');
   let pkce: Pkce | undefined;
+  // FAPI 2.0 Security Profile §5.3.2.2: PKCE with S256 required, in every profile (RFC 7636 §4.4.1's words).
+  if (fapi2 && challenge === undefined) fail('invalid_request', 'code challenge required: FAPI 2.0 requires PKCE with S256');
   if (challenge !== undefined) {
-    if (method !== 'S256' && (!may('pkce-plain') || method !== 'plain'))
-      fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${may('pkce-plain') ? '' : ' (S256 only)'}`);
+    if (method !== 'S256' && (fapi2 || !may('pkce-plain') || method !== 'plain'))
+      fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${!fapi2 && may('pkce-plain') ? '' : ' (S256 only)'}`);
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) fail('invalid_request', 'code_challenge must be 43 to 128 unreserved characters');
     pkce = { challenge, method: method as Pkce['method'] };
   } else if (method !== undefined) {
@@ -265,14 +342,27 @@ export async function validateAuthorisationRequest(
 }
 
 /** OIDC Core §6.1 / FAPI 1 §5.2.2: `alg: none` (the sandbox registration's choice) or PS256 with the statement's keys. */
-async function readRequestObject(jwt: string, client: StoredClient, issuer: string, profile: ProfileName, now: Date): Promise<JWTPayload> {
+async function readRequestObject(
+  jwt: string,
+  client: StoredClient,
+  issuer: string,
+  profile: ProfileName,
+  now: Date,
+  fapi2: boolean,
+): Promise<JWTPayload> {
   const invalid = (message: string): OAuthError => new OAuthError(400, 'invalid_request_object', message);
   let alg: string | undefined;
+  let typ: string | undefined;
   try {
-    alg = decodeProtectedHeader(jwt).alg;
+    ({ alg, typ } = decodeProtectedHeader(jwt));
   } catch {
     throw invalid('the request object is not a JWT');
   }
+  // RFC 9101 §4 / §10.8 (explicit typing against cross-JWT confusion; FAPI 2.0 Message Signing requires it): under
+  // FAPI 2.0 a request object that names its type names oauth-authz-req+jwt. One without typ is still accepted, as the
+  // Security Profile asks no request object at all.
+  if (fapi2 && typ !== undefined && !isRequestObjectTyp(typ))
+    throw invalid(`the request object's typ must be ${REQUEST_OBJECT_TYP}, not ${typ} (RFC 9101 §4)`);
   let payload: JWTPayload;
   if (alg === 'none') {
     // OIDC Registration §2: a client that registered a signing algorithm has every other request object refused.
@@ -380,9 +470,12 @@ export function errorRedirect(
   error: string,
   description: string,
   state: string | undefined,
+  iss?: string | undefined,
 ): string {
   const params = new URLSearchParams({ error, error_description: oauthErrorDescription(description) });
   if (state !== undefined) params.set('state', state);
+  // RFC 9207 §2: error responses carry iss too.
+  if (iss !== undefined) params.set('iss', iss);
   return withParams(redirectUri, responseType === 'code' ? 'query' : 'fragment', params);
 }
 
@@ -400,7 +493,13 @@ async function answerHeadless(
 ): Promise<void> {
   const user = userByUsername(loginHint ?? DEFAULT_TEST_USER);
   if (!user)
-    throw new OAuthError(400, 'login_required', `login_hint ${loginHint ?? ''} names no test user (alex, sam, jo)`, {}, backTo(request));
+    throw new OAuthError(
+      400,
+      'login_required',
+      `login_hint ${loginHint ?? ''} names no test user (alex, sam, jo)`,
+      {},
+      backTo(request, responseIss(deps, call.issuer.auth_url)),
+    );
   const accountIds = deps.bank.accountsOf(user.psuId).map((account) => account.accountId);
   redirect(call.res, await completeAuthorisation(call.issuer.auth_url, request, user.psuId, accountIds, deps));
 }
@@ -418,6 +517,7 @@ export async function completeAuthorisation(
 ): Promise<string> {
   const now = deps.now();
   const { consentId } = request;
+  const iss = responseIss(deps, issuer);
   // The consent may have passed its ExpirationDateTime while the PSU was on the pages (the request was checked when
   // it arrived): refuse like the authorization endpoint would, and leave the consent as it is.
   const use = usableConsent(await deps.consents.get(consentId), now, 'AwaitingAuthorisation');
@@ -427,7 +527,7 @@ export async function completeAuthorisation(
       'invalid_request',
       `consent ${consentId} expired at ${use.consent?.ExpirationDateTime ?? ''}`,
       {},
-      backTo(request),
+      backTo(request, iss),
     );
   }
   try {
@@ -439,7 +539,7 @@ export async function completeAuthorisation(
         'invalid_request',
         `consent ${consentId} is ${error.status}, not AwaitingAuthorisation`,
         {},
-        backTo(request),
+        backTo(request, iss),
       );
     throw error;
   }
@@ -471,6 +571,8 @@ export async function completeAuthorisation(
     );
   }
   if (state !== undefined) params.set('state', state);
+  // RFC 9207 §2: the plain response carries the issuer (a JARM response has it inside the JWT already).
+  if (iss !== undefined && request.responseMode !== 'jwt') params.set('iss', iss);
   if (request.responseMode === 'jwt') {
     const response = await signAuthorisationResponse(await deps.signingKey(), {
       issuer,
@@ -484,11 +586,11 @@ export async function completeAuthorisation(
 }
 
 /** The PSU said no (OIDC Core §3.1.2.6 access_denied): the consent becomes Rejected, and the client is told. */
-export async function rejectAuthorisation(request: AuthorisationRequestRecord, deps: AuthDeps): Promise<never> {
+export async function rejectAuthorisation(request: AuthorisationRequestRecord, deps: AuthDeps, issuer: string): Promise<never> {
   try {
     await deps.consents.reject(request.consentId, deps.now());
   } catch (error) {
     if (!(error instanceof ConsentStateError)) throw error;
   }
-  throw new OAuthError(400, 'access_denied', 'the customer cancelled the authorisation', {}, backTo(request));
+  throw new OAuthError(400, 'access_denied', 'the customer cancelled the authorisation', {}, backTo(request, responseIss(deps, issuer)));
 }

@@ -7,7 +7,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLocalJWKSet } from 'jose';
 import type { JSONWebKeySet } from 'jose';
 
-import type { ConsentStore, IdTokenFault, ParMode, Profile, RequestContext, SandboxUrls, TokenAuthMethod } from '../contracts.js';
+import type {
+  ConsentStore,
+  FapiMode,
+  IdTokenFault,
+  ParMode,
+  RefreshTokenMode,
+  Profile,
+  RequestContext,
+  SandboxUrls,
+  TokenAuthMethod,
+} from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { SigningKey } from './keys.js';
@@ -34,6 +44,10 @@ export interface AuthDeps {
   tokenAuthMethods: readonly TokenAuthMethod[];
   /** Pushed authorization requests (SandboxOptions.par); absent: off. */
   par?: ParMode;
+  /** The FAPI profile (SandboxOptions.fapi); absent: `interface`. */
+  fapi?: FapiMode;
+  /** SandboxOptions.refreshTokens; absent: `always`. */
+  refreshTokens?: RefreshTokenMode;
   urls: SandboxUrls;
   /** The trust directory's keys (verify software statements), built once by startSandbox from SandboxOptions.directoryJwks. */
   directoryKeys: DirectoryKeys;

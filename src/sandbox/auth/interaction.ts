@@ -9,12 +9,17 @@ import { TEST_USERS, userByPsuId, userByUsername } from '../data/users.js';
 import { pageError } from '../http/errors.js';
 import { mediaType, parseForm, readBody, redirect, sendHtml } from '../http/io.js';
 import type { AuthorisationRequestRecord, InteractionRecord } from '../store/auth-store.js';
-import { completeAuthorisation, rejectAuthorisation } from './authorize.js';
+import { answeringJarmErrors, completeAuthorisation, rejectAuthorisation } from './authorize.js';
 import type { AuthDeps, IssuerCall } from './deps.js';
 import { consentPage, loginPage } from './pages.js';
 import type { ConsentAccount, PageSkin } from './pages.js';
 
-export async function handleInteraction(call: IssuerCall<'interaction'>, deps: AuthDeps): Promise<void> {
+export function handleInteraction(call: IssuerCall<'interaction'>, deps: AuthDeps): Promise<void> {
+  // JARM §2.4: the PSU's Cancel (and a consent that expired meanwhile) go back signed where JARM was asked.
+  return answeringJarmErrors(call, deps, () => interact(call, deps));
+}
+
+async function interact(call: IssuerCall<'interaction'>, deps: AuthDeps): Promise<void> {
   const { req, res, ctx, profile } = call;
   const { uid, step } = call.route;
   const interaction = deps.store.interactions.get(uid);
@@ -71,7 +76,7 @@ export async function handleInteraction(call: IssuerCall<'interaction'>, deps: A
   if (form.get('action') === 'cancel') {
     deps.store.interactions.delete(uid);
     // Throws the access_denied error that goes back to the client.
-    return rejectAuthorisation(request, deps);
+    return rejectAuthorisation(request, deps, issuer);
   }
   const offered = new Set(accountsOf(interaction.psuId, deps).map((a) => a.accountId));
   const chosen = [...new Set(form.getAll('account'))];

@@ -142,7 +142,14 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
   if (typeof jti !== 'string' || jti.trim() === '') throw refused('invalid_client_metadata', 'jti must be a non-empty string');
   if (deps.store.jtis.get(jti)) throw refused('invalid_client_metadata', `jti ${jti} was already used (replayed registration request)`);
 
-  const metadata = acceptMetadata(claims, statement, tolerates(profile, 'registration-defaults'), deps.tokenAuthMethods);
+  const metadata = acceptMetadata(
+    claims,
+    statement,
+    tolerates(profile, 'registration-defaults'),
+    deps.tokenAuthMethods,
+    deps.fapi === '2.0',
+    deps.refreshTokens !== 'as-registered',
+  );
   // exp is bounded above (iat ≤ now + tolerance, exp ≤ iat + 24 h), so this is a valid date.
   deps.store.jtis.set(jti, { expiresAt: new Date((exp + REGISTRATION_CLOCK_TOLERANCE) * 1000).toISOString() });
 
@@ -271,6 +278,8 @@ function acceptMetadata(
   statement: StatementClaims,
   defaults: boolean,
   accepted: readonly TokenAuthMethod[],
+  fapi2 = false,
+  refreshAlways = true,
 ): AcceptedMetadata {
   const fixed = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const value = claims[name];
@@ -296,8 +305,13 @@ function acceptMetadata(
   }
 
   const grantTypes = listClaim(claims, 'grant_types', GRANT_TYPES, defaults, ['authorization_code', 'client_credentials']);
-  const responseTypes = listClaim(claims, 'response_types', RESPONSE_TYPES, defaults, ['code', 'code id_token']);
-  if (grantTypes.includes('authorization_code') && !grantTypes.includes('refresh_token')) grantTypes.push('refresh_token');
+  // FAPI 2.0 Security Profile §5.3.2.2: code only, so a client asking the hybrid flow is refused (RFC 7591 §3.2.2).
+  const responseTypes = fapi2
+    ? listClaim(claims, 'response_types', ['code'], defaults, ['code'])
+    : listClaim(claims, 'response_types', RESPONSE_TYPES, defaults, ['code', 'code id_token']);
+  // The bank grants refresh_token with authorization_code whether asked or not (the §2.1 registration does not ask),
+  // unless `--refresh-tokens as-registered`: then only a client that registered it gets refresh tokens (token.ts).
+  if (refreshAlways && grantTypes.includes('authorization_code') && !grantTypes.includes('refresh_token')) grantTypes.push('refresh_token');
 
   const allowedScopes = scopesForRoles(statement.roles);
   const rawScope = claims.scope;

@@ -10,12 +10,21 @@ import type { ObError } from './io.js';
  * - `page`: an HTML page at the bank for the PSU's browser (the authorization endpoint when the redirect URI is not
  *   verified, and the PSU pages), titled `title`, showing the error code too when `showCode`;
  * - `redirect`: back to the client's verified redirect URI, in the query for `code`, else in the fragment (OIDC Core
- *   §3.3.2.6), with `state` when the request had one.
+ *   §3.3.2.6), with `state` when the request had one and `iss` when the server sends it (RFC 9207 §2, FAPI 2.0).
  */
 export type OAuthDelivery =
   | { to: 'body' }
   | { to: 'page'; title: string; showCode: boolean }
-  | { to: 'redirect'; redirectUri: string; responseType: string; state: string | undefined };
+  | {
+      to: 'redirect';
+      redirectUri: string;
+      responseType: string;
+      state: string | undefined;
+      iss?: string;
+      /** JARM §2.4: the error goes back signed, as a `response` JWT for this client (the authorisation handlers sign
+       *  it: auth/authorize.ts answeringJarmErrors). */
+      responseJwtFor?: string;
+    };
 
 export class OAuthError extends Error {
   override readonly name = 'OAuthError';
