@@ -126,11 +126,15 @@ async function newmanTransport(session: Session): Promise<{ transport: IdentityP
 }
 
 /** The id_token checks FAPI requires of the client (src/run/id-token.ts): after the PSU consent and after the code
- *  exchange, with the bank's keys fetched once per run through the session's mutual-TLS dispatcher. */
-function idTokenSteps(session: Session): { after: string; step: RunStep }[] {
+ *  exchange, with the bank's keys fetched once per run through the session's mutual-TLS dispatcher. The one after the
+ *  consent belongs to the hybrid flow only (`code id_token`: the authorization response's detached signature, OIDC Core
+ *  §3.3.2.5): with `code` (JARM, FAPI 2.0) there is no front-channel id_token, so the step is not in the plan — a step
+ *  that can never run is neither passed nor skipped, and `--no-skips` must not refuse a flow for what it cannot have. */
+export function idTokenSteps(session: Pick<Session, 'config' | 'dispatcher' | 'now'>): { after: string; step: RunStep }[] {
   const keys = jwksCache(jsonOver(session.dispatcher));
+  const hybrid = session.config.flow.responseType === 'code id_token';
   return [
-    { after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys, now: session.now }) },
+    ...(hybrid ? [{ after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys, now: session.now }) }] : []),
     { after: 'code-exchange', step: idTokenStep({ source: 'token', keys, now: session.now }) },
   ];
 }

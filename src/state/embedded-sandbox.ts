@@ -73,6 +73,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
     return closing;
   };
   const disposeInterrupt = onInterrupt(close);
+  const fapi = options.fapi ?? embeddedFapi(config);
   const sandboxModule = import('../sandbox/index.js');
   const starting: Promise<SandboxHandle> = sandboxModule.then(({ startSandbox }) =>
     startSandbox({
@@ -90,9 +91,9 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
       tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
       apiVersions: config.sandbox.apiVersions,
-      // config.sandbox.par is already "required" under config sandbox.fapi "2.0"; a --fapi 2.0 flag implies it too.
-      par: options.par ?? ((options.fapi ?? config.sandbox.fapi) === '2.0' ? 'required' : config.sandbox.par),
-      fapi: options.fapi ?? config.sandbox.fapi,
+      // config.sandbox.par is already "required" under config sandbox.fapi "2.0"; FAPI 2.0 (flag or followed) implies it.
+      par: options.par ?? (fapi === '2.0' ? 'required' : config.sandbox.par),
+      fapi,
       ...(options.refreshTokens ? { refreshTokens: options.refreshTokens } : {}),
     }),
   );
@@ -124,4 +125,13 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       cause,
     });
   }
+}
+
+/**
+ * The embedded sandbox's FAPI profile when no flag names one: config sandbox.fapi, except that a TPP configured for
+ * FAPI 2.0 (flow.fapi "2.0") meets a FAPI 2.0 sandbox while sandbox.fapi is left at the interface's default — the demo
+ * of a 2.0 client needs a 2.0 bank (PAR, iss), and the interface mode offers neither.
+ */
+export function embeddedFapi(config: Pick<ObflowConfig, 'flow' | 'sandbox'>): ObflowConfig['sandbox']['fapi'] {
+  return config.sandbox.fapi === 'interface' && config.flow.fapi === '2.0' ? '2.0' : config.sandbox.fapi;
 }
