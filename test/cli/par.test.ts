@@ -2,15 +2,15 @@
 // authorization requests (issue 30): flow.par left at "auto" stops with ERR_PAR_UNAVAILABLE naming both settings
 // before the flow; with flow.par "always" register → environment → generate → run all passes every step (14/14).
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { STEP_NAMES } from '../../src/generate/index.js';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-par-'));
+const cwd = tempDirSync('obflow-par-');
 const ALWAYS = { OBFLOW_FLOW__PAR: 'always' };
 let sandbox: SandboxProcess | undefined;
 
@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe('obflow against `obflow sandbox --par required`', () => {
   it('an unknown --par value is a usage error', async () => {
-    const result = await runCli(['sandbox', '--par', 'sometimes'], { cwd: mkdtempSync(join(tmpdir(), 'obflow-par-usage-')) });
+    const result = await runCli(['sandbox', '--par', 'sometimes'], { cwd: tempDirSync('obflow-par-usage-') });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/ERR_USAGE.*sometimes/);
   });

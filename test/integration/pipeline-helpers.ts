@@ -1,8 +1,7 @@
 // Shared by the pipeline integration tests: drives obflow's own library (register → environment → certificate list →
 // newman run) against the real emulator over real mutual TLS, exactly as the CLI handlers compose it.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -28,6 +27,7 @@ import {
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { tempDir } from '../helpers/temp.js';
 
 export const COLLECTIONS_DIR = join(import.meta.dirname, '..', '..', 'collections');
 
@@ -53,7 +53,7 @@ export async function prepare(
   overrides: Record<string, string> = {},
   configPatch: Record<string, unknown> = {},
 ): Promise<Prepared> {
-  const stateDir = await mkdtemp(join(tmpdir(), 'obflow-pipeline-'));
+  const stateDir = await tempDir('obflow-pipeline-');
   const config = parseConfig({ stateDir, output: { collections: COLLECTIONS_DIR }, sandbox: { profile }, ...configPatch }, 'test');
   const serverCa = [identity.pem.rootCa, identity.pem.issuingCa];
   const session = await openTargetSession(config, sandboxTarget(config, sandbox.urls, serverCa), identity.paths);
@@ -127,7 +127,7 @@ export function useEmulatorAsBank(prefix: string): {
   beforeAll(async () => {
     fixture.identity = await getTestIdentity();
     fixture.sandbox = await startTestSandbox();
-    fixture.work = await mkdtemp(join(tmpdir(), prefix));
+    fixture.work = await tempDir(prefix);
   });
   afterAll(async () => {
     await fixture.sandbox?.close();

@@ -2,8 +2,7 @@
 // Proved here with rc files that would point the run at a folder that does not exist; obflow pins cwd and HOME and is
 // not affected.
 
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import newman from 'newman';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { buildRunPlan, runSteps } from '../../src/run/index.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, type Prepared } from './pipeline-helpers.js';
+import { tempDir } from '../helpers/temp.js';
 
 let sandbox: TestSandbox;
 let prepared: Prepared;
@@ -21,7 +21,7 @@ const original = { cwd: process.cwd(), home: process.env.HOME };
 beforeAll(async () => {
   sandbox = await startTestSandbox();
   prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
-  hostile = await mkdtemp(join(tmpdir(), 'obflow-rc-'));
+  hostile = await tempDir('obflow-rc-');
   const rc = `${JSON.stringify({ run: { folder: 'no-such-folder-from-an-rc-file' } })}\n`;
   await mkdir(join(hostile, '.postman'), { recursive: true });
   await writeFile(join(hostile, '.postman', 'newmanrc'), rc);

@@ -3,7 +3,6 @@
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { tempDir } from '../helpers/temp.js';
 
 const COLLECTIONS = join(import.meta.dirname, '..', '..', 'collections');
 
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 async function runWhole(transport: IdentityPaths['transport'], options: { profile?: string; consent?: string; ask?: Session['ask'] } = {}) {
-  const work = await mkdtemp(join(tmpdir(), 'obflow-stages-'));
+  const work = await tempDir('obflow-stages-');
   const config = parseConfig(
     {
       stateDir: join(work, 'state'),
@@ -62,7 +62,7 @@ async function runWhole(transport: IdentityPaths['transport'], options: { profil
 describe('pipeline stages', () => {
   it("register asks for §2.1's two grants; refresh_token only with registration.refresh_token_grant", async () => {
     const grants = async (registration: Record<string, unknown>): Promise<unknown> => {
-      const work = await mkdtemp(join(tmpdir(), 'obflow-stages-'));
+      const work = await tempDir('obflow-stages-');
       const config = parseConfig({ stateDir: join(work, 'state'), registration }, 'test');
       const target = sandboxTarget(config, sandbox.urls, [identity.pem.rootCa, identity.pem.issuingCa]);
       const session = await openTargetSession(config, target, identity.paths);
@@ -117,7 +117,7 @@ describe('pipeline stages', () => {
 
   it('run every step with a legacy PFX: newman reads a PEM copy that the run removes', async () => {
     needs(openssl);
-    const work = await mkdtemp(join(tmpdir(), 'obflow-legacy-pfx-'));
+    const work = await tempDir('obflow-legacy-pfx-');
     const pfx = join(work, 'transport-legacy.p12');
     execFileSync(
       'openssl',

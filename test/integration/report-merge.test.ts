@@ -6,7 +6,6 @@
 // secret of the three runs is in anything the merge wrote (the workspace test's scan).
 
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -22,8 +21,9 @@ import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { issuedSecrets, leakedSecrets } from '../helpers/secrets.js';
 import { COLLECTIONS_DIR } from './pipeline-helpers.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const work = mkdtempSync(join(tmpdir(), 'obflow-report-merge-'));
+const work = tempDirSync('obflow-report-merge-');
 const legs = join(work, 'out');
 const merged = join(work, 'merged');
 const sandboxes: TestSandbox[] = [];
