@@ -6,7 +6,7 @@
 import { dirname, relative } from 'node:path';
 import { ObflowError } from '../errors.js';
 import type { ApiVersion } from '../generate/api-versions.js';
-import { compareVersions, formatComparison, legOfRun } from '../report/compare-versions.js';
+import { compareVersions, formatComparison, legOfRun } from '../run/reporters/compare-versions.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary, type RunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';

@@ -4,7 +4,7 @@
 // packages a start with everything in place never needs: the identity issuer (@peculiar/x509), the PFX reader
 // (node-forge), the generator (postman-collection, handlebars), the report renderer (test/unit/architecture.test.ts).
 
-import type * as MergeFilesModule from '../matrix/merge-files.js';
+import type * as MergeFilesModule from '../report/merge-files.js';
 import type * as WorkspaceModule from './workspace.js';
 
 export { configOverrides, type ConfigOverrides, type Overrides } from '../config/overrides.js';
@@ -52,5 +52,5 @@ export async function makeWorkspace(
 export async function mergeRunReports(
   ...args: Parameters<typeof MergeFilesModule.mergeRunReports>
 ): ReturnType<typeof MergeFilesModule.mergeRunReports> {
-  return (await import('../matrix/merge-files.js')).mergeRunReports(...args);
+  return (await import('../report/merge-files.js')).mergeRunReports(...args);
 }

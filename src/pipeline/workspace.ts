@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildCollections, FLOW_FILE_NAME, loadTemplates, STEP_NAMES, stepFileName } from '../generate/index.js';
-import { obflowVersion, reportModuleDir } from '../report/html.js';
+import { obflowVersion, reportModuleDir } from '../run/reporters/page.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import type { RunResult } from '../run/result.js';
 import { stateLayout } from '../state/layout.js';

@@ -70,7 +70,7 @@ describe('without the spec files, a test that also validates schemas runs its ot
         [
           join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'),
           'run',
-          'test/integration/sandbox-ais.test.ts',
+          'test/integration/sandbox-ais-refusals.test.ts',
           '-t',
           'x-fapi-financial-id: required',
           '--reporter=json',

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
-import type { MergedSummary } from '../../src/matrix/merge.js';
+import type { MergedSummary } from '../../src/report/merge.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
 import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';

@@ -175,7 +175,7 @@ function pathCalls(text: string): string[] {
 
 /** Path-building calls outside src/state/ that are not state paths although they name a segment: the runner's own
  *  default report folder under whatever working folder it is given (the pipeline passes stateLayout().reports), and
- *  the workspace's templates (templates/workspace/, src/report/html.ts). */
+ *  the workspace's templates (templates/workspace/, src/run/reporters/page.ts). */
 const NOT_STATE_PATHS = new Set(["join(input.cwd, 'reports')", "join(templatesDir, 'workspace')"]);
 
 function statePathBuilders(path: string, text: string, segments: readonly string[]): string[] {
@@ -308,7 +308,7 @@ const HELP_PATH_MODULES = [
   'src/generate/api-versions.ts',
   'src/generate/step-names.ts',
   'src/interrupt.ts',
-  'src/matrix/defaults.ts',
+  'src/report/defaults.ts',
   'src/run/reporters/names.ts',
   'src/sandbox/contracts.ts',
 ];

@@ -102,7 +102,7 @@ describe('chooseAuthMethod (bank.token_endpoint_auth_method against discovery)',
   });
 });
 
-// crypto-js, the subset lib-pss.js uses (as test/unit/generate-scripts.test.ts stubs it): SHA256 of text or bytes → hex.
+// crypto-js, the subset lib-pss.js uses (as test/helpers/script-double.ts stubs it): SHA256 of text or bytes → hex.
 class WordArray {
   constructor(readonly bytes: Buffer) {}
   toString(encoding: { name: string }): string {

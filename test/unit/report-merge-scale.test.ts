@@ -10,9 +10,9 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { compareSummaries, mergeLegs } from '../../src/matrix/merge.js';
-import { mergeRunReports, MERGED_FILES } from '../../src/matrix/merge-files.js';
-import { mergedJunit, mergedMarkdown, mergedPageView, timingRows } from '../../src/matrix/merge-render.js';
+import { compareSummaries, mergeLegs } from '../../src/report/merge.js';
+import { mergeRunReports, MERGED_FILES } from '../../src/report/merge-files.js';
+import { mergedJunit, mergedMarkdown, mergedPageView, timingRows } from '../../src/report/merge-render.js';
 import { loadTiming } from '../../src/report/timing.js';
 import type { JsonReport } from '../../src/run/reporters/json.js';
 import { tempDirSync } from '../helpers/temp.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/events.js';
 import type { RunResult } from '../../src/run/result.js';
 import { htmlReporter, reportSubscriber } from '../../src/run/reporters/html.js';
-import { loadReportModule, reportModuleDir, type ReportModel } from '../../src/report/html.js';
+import { loadReportModule, reportModuleDir, type ReportModel } from '../../src/run/reporters/page.js';
 import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../../src/workspace/build.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
 import { tempDirSync } from '../helpers/temp.js';

@@ -57,7 +57,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
         // `--api-version 3.1,4.0`: the flow once per version (a consent each), each with its own reports folder, then
-        // the two side by side (src/report/compare-versions.ts).
+        // the two side by side (src/run/reporters/compare-versions.ts).
         const versions =
           overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : [config.flow.apiVersion];
         const legs: { version: ApiVersion; result: Awaited<ReturnType<typeof core.runStage>> }[] = [];
