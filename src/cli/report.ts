@@ -130,7 +130,8 @@ export async function reportVersionRuns(
   if (first !== undefined) {
     throw new ObflowError(
       'ERR_VERSIONS_DIFFER',
-      `${comparison.differences.length} difference(s) between v3.1 and v4.0 the code mapping does not explain, first: account ${first.account} ${first.field} is ${first.v31} on v3.1, ${first.v40} on v4.0`,
+      `${comparison.differences.length} difference(s) between v3.1 and v4.0 the code mapping does not explain, first: ` +
+        `account ${first.account} ${first.field} is ${first.v31} on v3.1, ${first.v40} on v4.0`,
       { hint: 'The bank serves different data on its two versions: look at the field named (docs/collections.md, "Versions").' },
     );
   }

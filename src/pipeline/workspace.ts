@@ -25,6 +25,8 @@ export interface WorkspaceOptions {
   /** Run the flow first and put its HTML report in reports/ (default true). */
   run: boolean;
   now: Date;
+  /** The folder the guide's paths are relative to: the command line's working folder (the core reads no working folder of its own). */
+  cwd: string;
 }
 
 export interface WorkspaceOutcome {
@@ -78,7 +80,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     });
     reportHtml = readFileSync(join(reports, HTML_REPORT_FILE), 'utf8');
   }
-  const here = (path: string) => relative(process.cwd(), path) || '.';
+  const here = (path: string) => relative(options.cwd, path) || '.';
   const transportKey = 'key' in session.identity.transport ? session.identity.transport.key : session.identity.transport.pfx;
   const files = buildWorkspace({
     target: session.target,

@@ -61,7 +61,9 @@ export function mergedPageView(summary: MergedSummary, timing: TimingPicture, fo
           status,
           mark: CELL_MARK[status],
           link: step === undefined ? undefined : stepLink(leg, name),
-          title: `${leg.id}: ${name} ${step === undefined ? 'not in this leg' : status === 'not-reached' ? 'not reached' : status}${step?.reason !== undefined ? `: ${step.reason}` : ''}${step?.ms !== undefined ? ` (${formatMs(step.ms)})` : ''}`,
+          title:
+            `${leg.id}: ${name} ${step === undefined ? 'not in this leg' : status === 'not-reached' ? 'not reached' : status}` +
+            `${step?.reason !== undefined ? `: ${step.reason}` : ''}${step?.ms !== undefined ? ` (${formatMs(step.ms)})` : ''}`,
           failures: (step?.failures ?? []).slice(0, 3),
           more: Math.max(0, (step?.failures.length ?? 0) - 3),
         };

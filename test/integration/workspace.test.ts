@@ -203,7 +203,15 @@ describe('the workspace against the emulator', () => {
     expect(before.code, before.stderr).toBe(0);
     const config = parseConfig({ stateDir }, 'test');
     session = await openSession(config);
-    plain = await makeWorkspace(session, { out: plainDir, zip: zipPath, includeSecrets: false, force: false, run: true, now: new Date() });
+    plain = await makeWorkspace(session, {
+      out: plainDir,
+      zip: zipPath,
+      includeSecrets: false,
+      force: false,
+      run: true,
+      now: new Date(),
+      cwd: process.cwd(),
+    });
     const withSecrets = await cli(['workspace', '--include-secrets', '--no-run', '--out', secretDir]);
     expect(withSecrets.code, withSecrets.stderr).toBe(0);
     expect(withSecrets.stdout).toMatch(/^warning: .*private key.*$/m);

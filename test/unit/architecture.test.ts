@@ -196,6 +196,69 @@ describe('the runner', () => {
   });
 });
 
+describe('the emulator (src/sandbox/)', () => {
+  /** What an emulator module imports from outside src/sandbox/: it must be nothing, so the bank shares nothing with the
+   *  TPP side but the wire (docs/sandbox.md). */
+  const outside = (path: string, text: string): string[] =>
+    importsOf(path, text)
+      .filter((target) => !target.startsWith('src/sandbox/'))
+      .map((target) => `${path} → ${target}`);
+
+  it('imports nothing outside src/sandbox/', () => {
+    const sandbox = files.filter(({ path }) => path.startsWith('src/sandbox/'));
+    expect(sandbox.map(({ path }) => path)).toContain('src/sandbox/index.ts');
+    expect(sandbox.flatMap(({ path, text }) => outside(path, text))).toEqual([]);
+  });
+
+  it('catches an emulator module that imports the TPP side (the check can fail)', () => {
+    const offender =
+      "import { x } from '../../errors.js';\nimport { y } from '../policy.js';\nconst z = await import('../../run/index.js');";
+    expect(outside('src/sandbox/auth/x.ts', offender)).toEqual([
+      'src/sandbox/auth/x.ts → src/errors.ts',
+      'src/sandbox/auth/x.ts → src/run/index.ts',
+    ]);
+  });
+});
+
+describe('the working folder', () => {
+  /** Where a module below the command line reads the process's working folder: the CLI reads it once (src/cli/main.ts)
+   *  and passes it in. The runner's option pin (src/run/newman-adapter.ts) saves it to put it back after a chdir. */
+  const ALLOWED = new Set(['src/run/newman-adapter.ts: const previousCwd = process.cwd();']);
+  const readers = (path: string, text: string): string[] =>
+    path.startsWith('src/cli/')
+      ? []
+      : text
+          .split('\n')
+          .filter((line) => /\bprocess\.cwd\(\)/.test(line))
+          .map((line) => `${path}: ${line.trim()}`)
+          .filter((found) => !ALLOWED.has(found));
+
+  it('is read by the command line only: no process.cwd() below src/cli/', () => {
+    expect(files.flatMap(({ path, text }) => readers(path, text))).toEqual([]);
+  });
+
+  it('catches a core module that reads process.cwd() (the check can fail)', () => {
+    expect(readers('src/pipeline/x.ts', 'const here = relative(process.cwd(), path);')).toEqual([
+      'src/pipeline/x.ts: const here = relative(process.cwd(), path);',
+    ]);
+    expect(readers('src/cli/x.ts', 'const here = relative(process.cwd(), path);')).toEqual([]);
+  });
+});
+
+describe('the lines of src/', () => {
+  /** Lines a reader has to scroll sideways for: a long message is written in parts (`…` + `…`). */
+  const longLines = (path: string, text: string): string[] =>
+    text.split('\n').flatMap((line, index) => (line.length > 200 ? [`${path}:${index + 1} (${line.length} characters)`] : []));
+
+  it('are at most 200 characters long', () => {
+    expect(files.flatMap(({ path, text }) => longLines(path, text))).toEqual([]);
+  });
+
+  it('catches a longer line (the check can fail)', () => {
+    expect(longLines('src/x.ts', `const a = 1;\nconst b = '${'x'.repeat(200)}';`)).toEqual(['src/x.ts:2 (213 characters)']);
+  });
+});
+
 describe('the state folder', () => {
   const segments = layoutSegments();
 
