@@ -18,27 +18,20 @@ export { startEmbeddedSandbox } from '../state/embedded-sandbox.js';
 export { ensureLocalIdentity, issueLocalIdentity, localIdentityDir, resolveIdentity } from '../state/identity.js';
 export { stateLayout } from '../state/layout.js';
 export { protectStateDir } from '../state/protect.js';
-export { externalRegistrationStage, manageRegistrationStage } from './external-registration.js';
 export { openSession, type Session } from './session.js';
 export { versionSession } from './versions.js';
-export { parForGeneration } from './generate.js';
+export { collectionsDirOf, generateStage, parForGeneration } from './generate.js';
+export { externalRegistrationStage, manageRegistrationStage, registerStage, storedRegistration } from './register.js';
 export {
   environmentStage,
   environmentStem,
-  collectionsDirOf,
-  generateStage,
-  htmlReportPath,
   readEnvironmentFile,
   readVersionEnvironment,
-  registerStage,
-  reportsDir,
-  runStage,
   saveEnvironment,
   versionEnvironmentStem,
-  storedRegistration,
-} from './stages.js';
+} from './environment.js';
+export { htmlReportPath, reportsDir, runStage } from './run.js';
 export { SANDBOX_TEST_USERS } from './target.js';
-export { SECRET_KEY_PATTERN } from '../runner-rules.js';
 export { createLiveLine } from '../run/subscribers/live-line.js';
 
 /** `obflow workspace`: its module (the generator, handlebars) loads only for that command. */

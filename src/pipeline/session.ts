@@ -1,5 +1,5 @@
 // A pipeline session, opened in one call: config + the command's overrides → target (running sandbox or configured
-// bank) → identity → mTLS material and dispatcher. The stages (src/pipeline/stages.ts) work on what it holds.
+// bank) → identity → mTLS material and dispatcher. The stages (one file each in src/pipeline/) work on what it holds.
 
 import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';

@@ -1,6 +1,7 @@
-// `obflow workspace`, the stage beside the others (src/pipeline/stages.ts): the one place that reads the state for it: the registration, the saved environment, the target and the
-// certificate material of a session (so moving the state folder's layout touches only this file), then an optional
-// run for the report, then build (pure) and write (whole or not at all), src/workspace/.
+// `obflow workspace`, a stage beside the others (src/pipeline/register.ts, environment.ts, generate.ts, run.ts): the one
+// place that reads the state for it: the registration, the saved environment, the target and the certificate material
+// of a session (so moving the state folder's layout touches only this file), then an optional run for the report, then
+// build (pure) and write (whole or not at all), src/workspace/.
 
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -13,7 +14,9 @@ import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from '../workspace/b
 import { writeWorkspace } from '../workspace/write.js';
 import { parForGeneration } from './generate.js';
 import type { Session } from './session.js';
-import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from './stages.js';
+import { environmentStem, readEnvironmentFile } from './environment.js';
+import { storedRegistration } from './register.js';
+import { runStage } from './run.js';
 import { sandboxPsuUser } from './target.js';
 
 export interface WorkspaceOptions {

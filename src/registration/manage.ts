@@ -8,6 +8,7 @@ import { SignJWT } from 'jose';
 import { request, type Dispatcher } from 'undici';
 
 import { ObflowError } from '../errors.js';
+import { SECRET_KEY_PATTERN } from '../runner-rules.js';
 import { transportError } from './http.js';
 import { authMethodOf, type StoredRegistration } from './store.js';
 
@@ -84,6 +85,13 @@ export async function clientCredentialsToken(input: ClientTokenInput): Promise<s
 }
 
 export type ManageAction = 'show' | 'update' | 'delete';
+
+/** The bank's record of a client as obflow shows it: the record may carry the client secret (RFC 7591 §3.2.1) or a
+ *  registration access token (RFC 7592 §3), never shown — every member whose name is a secret's (the one rule,
+ *  src/runner-rules.ts). */
+export function shownRegistration(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !SECRET_KEY_PATTERN.test(key) && key !== 'registration_access_token'));
+}
 
 export interface ManageInput extends ClientTokenInput {
   action: ManageAction;

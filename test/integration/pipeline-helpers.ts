@@ -11,7 +11,8 @@ import type { ObflowConfig } from '../../src/config/schema.js';
 import { environmentValue, withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
-import { environmentStage, registerStage, saveEnvironment } from '../../src/pipeline/stages.js';
+import { environmentStage, saveEnvironment } from '../../src/pipeline/environment.js';
+import { registerStage } from '../../src/pipeline/register.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import {
   bankOriginsOf,
@@ -43,7 +44,7 @@ export interface Prepared {
 
 /**
  * Registers with the emulator and writes the merged environment through the same stages the CLI runs
- * (src/pipeline/stages.ts), then lays out what newman needs (certificate list, CA bundle, collections) so a test can
+ * (src/pipeline/register.ts, environment.ts), then lays out what newman needs (certificate list, CA bundle, collections) so a test can
  * run exactly the steps it wants, with whatever certificate list it wants to prove a point with.
  */
 export async function prepare(

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
 import { openTargetSession, type Session } from '../../src/pipeline/session.js';
-import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
+import { environmentStage } from '../../src/pipeline/environment.js';
+import { registerStage } from '../../src/pipeline/register.js';
+import { runStage } from '../../src/pipeline/run.js';
 import { consentInBrowser, spkiPinOf } from '../../src/run/consent/browser.js';
 import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
 import { chromium, CHROMIUM_PATH, needs, openssl } from '../helpers/prerequisites.js';

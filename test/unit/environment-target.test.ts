@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { isObflowError } from '../../src/errors.js';
-import { checkEnvironmentTarget } from '../../src/pipeline/stages.js';
+import { checkEnvironmentTarget } from '../../src/pipeline/run-checks.js';
 import { codeOf } from '../helpers/errors.js';
 
 const target = {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import type { ObflowConfig } from '../../src/config/schema.js';
 import { environmentValue, writeEnvironment, type PostmanEnvironment } from '../../src/environment/index.js';
-import { environmentStem, readVersionEnvironment, versionEnvironmentStem } from '../../src/pipeline/stages.js';
+import { environmentStem, readVersionEnvironment, versionEnvironmentStem } from '../../src/pipeline/environment.js';
 import type { Target } from '../../src/pipeline/target.js';
 import { tempDirSync } from '../helpers/temp.js';
 

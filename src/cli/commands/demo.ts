@@ -83,7 +83,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             ...(versions.length > 1 && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
           });
           // Each version of a run over several keeps its chained environment in its own file (a later `obflow run
-          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/stages.ts versionEnvironmentStem).
+          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/environment.ts versionEnvironmentStem).
           await core.saveEnvironment(
             leg,
             result.environment,
