@@ -4,6 +4,7 @@
 import { request, type Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
+import { basicCredentials } from '../runner-rules.js';
 import { transportError } from '../registration/http.js';
 import { stateLayout } from '../state/layout.js';
 import { serializeEnvironment, type PostmanEnvironment, type RawEnvironmentValue } from './merge.js';
@@ -62,7 +63,7 @@ export async function downloadEnvironment(input: DownloadEnvironmentInput): Prom
     input.clientSecret === undefined
       ? {}
       : {
-          authorization: `Basic ${Buffer.from(`${encodeURIComponent(input.clientId)}:${encodeURIComponent(input.clientSecret)}`).toString('base64')}`,
+          authorization: `Basic ${basicCredentials(input.clientId, input.clientSecret)}`,
         };
   const { status, body, text } = await getJson(url.toString(), input.dispatcher, 'environment download', basic);
   input.log?.(`GET ${input.helperUrl}?client_id=… → ${status}`);

@@ -2,6 +2,8 @@
 // user may set, and the state each step writes. State passes between steps only through the environment
 // (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
+
 /** The page guard per account of the transactions loop: the config's `flow.maxPages` default, the contract's
  *  `max_pages` default, and the transactions script's fallback (test/unit/defaults.test.ts ties the three). */
 export const DEFAULT_MAX_PAGES = 200;
@@ -154,7 +156,7 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
   {
     key: 'token_endpoint_auth_method',
     source: 'input',
-    default: 'client_secret_basic',
+    default: DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD,
     secret: false,
     description:
       'How the token requests authenticate, as registered: client_secret_basic (Basic basicToken), private_key_jwt ' +

@@ -5,6 +5,7 @@
 // GET / PUT / DELETE /register/{ClientId}; what of the bank's record may be shown is decided here, not by the CLI.
 
 import { access, constants, mkdir, rm } from 'node:fs/promises';
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import { readSigningKey } from '../pki/verify.js';
@@ -79,9 +80,9 @@ async function authMethodsSupported(session: Session): Promise<readonly string[]
   }
 }
 
-/** bank.token_endpoint_auth_method (also read with the embedded sandbox); default client_secret_basic (§2.1). */
+/** bank.token_endpoint_auth_method (also read with the embedded sandbox); without a bank section, the default (§2.1). */
 export function tokenAuthSetting(config: ObflowConfig): TokenEndpointAuthMethod | 'auto' {
-  return config.bank?.token_endpoint_auth_method ?? 'client_secret_basic';
+  return config.bank?.token_endpoint_auth_method ?? DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD;
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {

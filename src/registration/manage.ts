@@ -7,13 +7,14 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { request, type Dispatcher } from 'undici';
 
+import { CLIENT_ASSERTION_LIFETIME_SECONDS, CLIENT_ASSERTION_TYPE } from '../client-auth.js';
 import { ObflowError } from '../errors.js';
-import { SECRET_KEY_PATTERN } from '../runner-rules.js';
+import { basicCredentials, SECRET_KEY_PATTERN } from '../runner-rules.js';
 import { transportError } from './http.js';
 import { authMethodOf, type StoredRegistration } from './store.js';
 
-/** Lifetime of obflow's own client assertions (RFC 7523 §3: a short exp; the assertion is single use). */
-export const CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
+// Lifetime of obflow's own client assertions (RFC 7523 §3: a short exp; the assertion is single use): src/client-auth.ts.
+export { CLIENT_ASSERTION_LIFETIME_SECONDS };
 
 export interface ClientTokenInput {
   tokenEndpoint: string;
@@ -55,11 +56,11 @@ export async function clientCredentialsToken(input: ClientTokenInput): Promise<s
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   if (method === 'client_secret_basic') {
     const secret = registration.client_secret ?? '';
-    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(registration.client_id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    headers.authorization = `Basic ${basicCredentials(registration.client_id, secret)}`;
   } else {
     form.set('client_id', registration.client_id);
     if (method === 'private_key_jwt') {
-      form.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+      form.set('client_assertion_type', CLIENT_ASSERTION_TYPE);
       form.set(
         'client_assertion',
         await buildClientAssertion({

@@ -58,6 +58,7 @@ async function input(overrides: Partial<RegisterClientInput> = {}): Promise<Regi
     registrationEndpoint: sandbox.urls.registration_endpoint,
     softwareStatement: identity.softwareStatement,
     statementClaims: decodeJwt(identity.softwareStatement) as unknown as StatementClaims,
+    tokenEndpointAuthMethod: 'client_secret_basic',
     signingKey: createPrivateKey(identity.pem.signingKey),
     kid: identity.manifest.kid,
     transportCertificatePem: identity.pem.transportCert,

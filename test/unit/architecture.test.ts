@@ -220,6 +220,37 @@ describe('the emulator (src/sandbox/)', () => {
   });
 });
 
+describe('client authentication (src/client-auth.ts)', () => {
+  /** Where a module writes client_secret_basic as a default (`?? …`, `|| …`, `.default(…)`, `default: …`, `= …`, a
+   *  one-method fallback list): only src/client-auth.ts may (DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD); the emulator keeps its
+   *  own vocabulary (it shares nothing with the TPP side). */
+  const DEFAULTED = /(?:\?\?|\|\||\.default\(|\bdefault:|(?<![=!<>])=(?!=))\s*\[?\s*'client_secret_basic'/;
+  const restated = (path: string, text: string): string[] =>
+    path === 'src/client-auth.ts' || path.startsWith('src/sandbox/')
+      ? []
+      : text
+          .split('\n')
+          .filter((line) => DEFAULTED.test(line))
+          .map((line) => `${path}: ${line.trim()}`);
+
+  it('has its default in one place', () => {
+    expect(files.flatMap(({ path, text }) => restated(path, text))).toEqual([]);
+  });
+
+  it('catches a restated default (the check can fail)', () => {
+    const offender = [
+      "const method = input.tokenEndpointAuthMethod ?? 'client_secret_basic';",
+      "const listed = supported ?? ['client_secret_basic'];",
+      "  .default('client_secret_basic')",
+      "  default: 'client_secret_basic',",
+      "function f(method = 'client_secret_basic') {}",
+      "if (method === 'client_secret_basic') return;",
+    ].join('\n');
+    expect(restated('src/registration/x.ts', offender)).toHaveLength(5);
+    expect(restated('src/client-auth.ts', offender)).toEqual([]);
+  });
+});
+
 describe('the working folder', () => {
   /** Where a module below the command line reads the process's working folder: the CLI reads it once (src/cli/main.ts)
    *  and passes it in. The runner's option pin (src/run/newman-adapter.ts) saves it to put it back after a chdir. */
@@ -363,7 +394,7 @@ function loadedBy(entry: string, texts: ReadonlyMap<string, string>): { modules:
  *  lives in a module like these, never in a schema or an implementation (issue 21: zod's 95 modules came in through
  *  one constant of src/config/schema.ts and made `--help` 0.28 s instead of 0.19 s of CPU). */
 const HELP_PATH_MODULES = [
-  'src/config/auth-methods.ts',
+  'src/client-auth.ts',
   'src/config/profiles.ts',
   'src/config/suggest.ts',
   'src/errors.ts',

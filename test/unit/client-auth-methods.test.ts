@@ -29,6 +29,7 @@ const base = () => ({
   authUrl: 'https://bank.example/auth',
   now: () => new Date(1_800_000_000_000),
   newJti: () => 'jti-1',
+  tokenEndpointAuthMethod: 'client_secret_basic' as const,
 });
 
 describe('registration claims per method (DCR v3.2)', () => {

@@ -46,6 +46,7 @@ function claims(overrides: Partial<Parameters<typeof buildRegistrationClaims>[0]
     authUrl: AUTH_URL,
     now,
     newJti: jti,
+    tokenEndpointAuthMethod: 'client_secret_basic',
     ...overrides,
   });
 }
@@ -238,6 +239,7 @@ describe('registration store', () => {
       kid: identity.manifest.kid,
       now,
       newJti: jti,
+      tokenEndpointAuthMethod: 'client_secret_basic' as const,
     };
     // Stored and not forced → reused without any network (no dispatcher given).
     const reused = await registerClient(common);
