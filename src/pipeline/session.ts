@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Overrides } from '../config/overrides.js';
-import { fetchDiscovery, type DiscoveryAddresses } from '../environment/index.js';
+import { fetchDiscovery, type DiscoveryAddresses } from '../bank/discovery.js';
 import { assertParSetting } from './par.js';
 import type { ObflowConfig } from '../config/schema.js';
 import { loadTransportMaterial, type TransportMaterial } from '../pki/load.js';

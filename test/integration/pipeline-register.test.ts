@@ -8,13 +8,8 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  downloadEnvironment,
-  environmentValue,
-  fetchDiscovery,
-  buildObflowEnvironment,
-  writeEnvironment,
-} from '../../src/environment/index.js';
+import { downloadEnvironment, environmentValue, buildObflowEnvironment, writeEnvironment } from '../../src/environment/index.js';
+import { fetchDiscovery } from '../../src/bank/discovery.js';
 import { isObflowError } from '../../src/errors.js';
 import { loadTransportMaterial } from '../../src/pki/load.js';
 import { createMtlsDispatcher } from '../../src/pki/tls.js';

@@ -6,7 +6,7 @@ import { decodeJwt, importJWK, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { ObflowError, isObflowError } from '../../src/errors.js';
-import { transportError } from '../../src/registration/http.js';
+import { transportError } from '../../src/bank/http.js';
 import {
   buildRegistrationClaims,
   buildSignedRegistration,

@@ -1,0 +1,64 @@
+// The bank's OpenID provider configuration (OIDC Discovery §3; docs/bank-interface.md §4.3): the addresses the flow
+// uses, read once per session (src/pipeline/session.ts).
+
+import type { Dispatcher } from 'undici';
+import { ObflowError } from '../errors.js';
+import { getJson } from './http.js';
+
+/** The addresses of an OpenID provider configuration (OIDC Discovery §3) that the flow uses. */
+export interface DiscoveryAddresses {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  registration_endpoint?: string;
+  jwks_uri?: string;
+  /** OIDC Discovery §3 grant_types_supported, when published. */
+  grant_types_supported?: string[];
+  /** OIDC Discovery §3 token_endpoint_auth_methods_supported, when published (absent means client_secret_basic). */
+  token_endpoint_auth_methods_supported?: string[];
+  /** RFC 9126 §5, when published (issue 30: flow.par). */
+  pushed_authorization_request_endpoint?: string;
+  require_pushed_authorization_requests?: boolean;
+}
+
+/** GET {auth_url}/.well-known/openid-configuration (§4.3). */
+export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatcher): Promise<DiscoveryAddresses> {
+  const { status, body } = await getJson(discoveryUrl, dispatcher, 'discovery');
+  const doc = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const str = (key: string): string | undefined => (typeof doc[key] === 'string' ? (doc[key] as string) : undefined);
+  const issuer = str('issuer');
+  const authorization = str('authorization_endpoint');
+  const token = str('token_endpoint');
+  if (status !== 200 || issuer === undefined || authorization === undefined || token === undefined) {
+    throw new ObflowError(
+      'ERR_DISCOVERY_INVALID',
+      `discovery at ${discoveryUrl} answered ${status} without issuer/authorization_endpoint/token_endpoint`,
+      {
+        hint: 'Check auth_url in the config: discovery lives at {auth_url}/.well-known/openid-configuration.',
+      },
+    );
+  }
+  const registration = str('registration_endpoint');
+  const jwks = str('jwks_uri');
+  return {
+    issuer,
+    authorization_endpoint: authorization,
+    token_endpoint: token,
+    ...(registration !== undefined ? { registration_endpoint: registration } : {}),
+    ...(jwks !== undefined ? { jwks_uri: jwks } : {}),
+    ...(Array.isArray(doc.grant_types_supported)
+      ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') }
+      : {}),
+    ...(str('pushed_authorization_request_endpoint') !== undefined
+      ? { pushed_authorization_request_endpoint: str('pushed_authorization_request_endpoint') as string }
+      : {}),
+    ...(doc.require_pushed_authorization_requests === true ? { require_pushed_authorization_requests: true } : {}),
+    ...(Array.isArray(doc.token_endpoint_auth_methods_supported)
+      ? {
+          token_endpoint_auth_methods_supported: doc.token_endpoint_auth_methods_supported.filter(
+            (method): method is string => typeof method === 'string',
+          ),
+        }
+      : {}),
+  };
+}
