@@ -9,7 +9,13 @@ import { runFailureError } from '../../src/cli/report.js';
 import { isObflowError } from '../../src/errors.js';
 import { transportError } from '../../src/bank/http.js';
 import type { RunResult } from '../../src/run/index.js';
-import { errorCodes, innermostMessage, isTlsErrorCode, transportErrorKind, type TransportErrorKind } from '../../src/bank/transport-error.js';
+import {
+  errorCodes,
+  innermostMessage,
+  isTlsErrorCode,
+  transportErrorKind,
+  type TransportErrorKind,
+} from '../../src/bank/transport-error.js';
 
 /** As newman hands a request error over: flat, code and message on the error itself. */
 const flat = (code: string | undefined, message: string): Error => Object.assign(new Error(message), code === undefined ? {} : { code });
