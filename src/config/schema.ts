@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 
-import { DEFAULT_MAX_PAGES } from '../generate/variables.js';
+import { DEFAULT_MAX_PAGES } from '../generate/flow-defaults.js';
 import { BANK_PRESET_NAMES } from './presets.js';
 import { SANDBOX_PROFILES } from './profiles.js';
 import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD, TOKEN_ENDPOINT_AUTH_METHODS } from '../client-auth.js';

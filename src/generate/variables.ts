@@ -3,10 +3,10 @@
 // (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
 import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
+import { DEFAULT_MAX_PAGES } from './flow-defaults.js';
 
-/** The page guard per account of the transactions loop: the config's `flow.maxPages` default, the contract's
- *  `max_pages` default, and the transactions script's fallback (test/unit/defaults.test.ts ties the three). */
-export const DEFAULT_MAX_PAGES = 200;
+/** The transactions loop's page guard (src/generate/flow-defaults.ts). */
+export { DEFAULT_MAX_PAGES };
 
 /** Who provides a variable: the bank's environment helper, the user (inputs with defaults), or a step (state). */
 export type VariableSource = 'bank' | 'input' | 'state';
