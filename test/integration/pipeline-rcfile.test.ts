@@ -9,17 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildRunPlan, runSteps } from '../../src/run/index.js';
 import { getTestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, type Prepared } from './pipeline-helpers.js';
 import { tempDir } from '../helpers/temp.js';
 
-let sandbox: TestSandbox;
 let prepared: Prepared;
 let hostile: string;
 const original = { cwd: process.cwd(), home: process.env.HOME };
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
   prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
   hostile = await tempDir('obflow-rc-');
   const rc = `${JSON.stringify({ run: { folder: 'no-such-folder-from-an-rc-file' } })}\n`;
@@ -34,7 +34,6 @@ afterAll(async () => {
   if (original.home === undefined) delete process.env.HOME;
   else process.env.HOME = original.home;
   await prepared?.dispatcher.close();
-  await sandbox?.close();
   await rm(hostile, { recursive: true, force: true });
   if (prepared !== undefined) await rm(prepared.stateDir, { recursive: true, force: true });
 });

@@ -15,24 +15,23 @@ import { loadTransportMaterial } from '../../src/pki/load.js';
 import { createMtlsDispatcher } from '../../src/pki/tls.js';
 import { registerClient, type RegisterClientInput, type StatementClaims } from '../../src/registration/index.js';
 import { getForeignIdentity, getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { startTestSandbox, useTestSandbox } from '../helpers/sandbox-client.js';
 import { tempDir } from '../helpers/temp.js';
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
 let second: TestIdentity;
 let foreign: TestIdentity;
 let dispatcher: Agent;
 const agents: Agent[] = [];
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
   [identity, second, foreign] = await Promise.all([getTestIdentity(), getTestIdentity('second-tpp'), getForeignIdentity()]);
-  sandbox = await startTestSandbox();
   dispatcher = await agentFor(identity);
 });
 afterAll(async () => {
   await Promise.all(agents.map((agent) => agent.close()));
-  await sandbox?.close();
 });
 
 async function agentFor(who: TestIdentity, options: { serverCa?: boolean } = {}): Promise<Agent> {

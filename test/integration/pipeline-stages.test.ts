@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
 import { openTargetSession, type Session } from '../../src/pipeline/session.js';
@@ -18,20 +18,17 @@ import { chromium, CHROMIUM_PATH, needs, openssl } from '../helpers/prerequisite
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
 import { tempDir } from '../helpers/temp.js';
 
 const COLLECTIONS = join(import.meta.dirname, '..', '..', 'collections');
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
+
+const sandbox = useTestSandbox();
 
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
 });
 
 async function runWhole(transport: IdentityPaths['transport'], options: { profile?: string; consent?: string; ask?: Session['ask'] } = {}) {

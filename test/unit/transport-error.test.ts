@@ -1,6 +1,6 @@
 // One transport-error classification for the whole TPP side (src/bank/transport-error.ts): one table of Node/undici errors,
 // run through every surface that classifies them — the bare kind, registration/environment download
-// (registration/http.ts transportError) and a run's failed request (cli/report.ts runFailureError) — each ending in the
+// (bank/http.ts transportError) and a run's failed request (cli/report.ts runFailureError) — each ending in the
 // error code the CLI prints: ERR_REMOTE_TLS or ERR_REMOTE_UNREACHABLE.
 
 import { describe, expect, it } from 'vitest';
