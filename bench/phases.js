@@ -77,7 +77,7 @@ export async function phaseRows() {
     // ---- the run step, in one process (newman loaded by an untimed first round) ---------------------------------
     const { issueLocalIdentity } = await import(join(dist, 'pki', 'issue.js'));
     const { startSandbox } = await import(join(dist, 'sandbox', 'index.js'));
-    const { registerStage, environmentStage, runStage } = await import(join(dist, 'pipeline', 'stages.js'));
+    const { registerStage, environmentStage, runStage } = await import(join(dist, 'pipeline', 'index.js'));
     const { openTargetSession } = await import(join(dist, 'pipeline', 'session.js'));
     const { sandboxTarget } = await import(join(dist, 'pipeline', 'target.js'));
     const { identityPathsFromManifest } = await import(join(dist, 'pki', 'manifest.js'));

@@ -81,7 +81,7 @@ export function foldersOf(collection: { item?: readonly { name: string }[] }): S
 export const ACCOUNTS_LIST = /\/aisp\/accounts(\?|$)/;
 
 /** A transaction page of one account: GET …/aisp/accounts/{AccountId}/transactions (any query: the pages after the
- *  first). A run over two API versions keeps these bodies to add the transactions up (src/report/compare-versions.ts). */
+ *  first). A run over two API versions keeps these bodies to add the transactions up (src/run/reporters/compare-versions.ts). */
 export const TRANSACTION_PAGE = /\/aisp\/accounts\/[^/?#]+\/transactions(?:[?#]|$)/;
 
 /** AccountId → label from an accounts list body (AIS v3.1 OBReadAccount6): Nickname, else AccountSubType/AccountType. */

@@ -6,7 +6,7 @@
 import { dirname, relative } from 'node:path';
 import { ObflowError } from '../errors.js';
 import type { ApiVersion } from '../generate/api-versions.js';
-import { compareVersions, formatComparison, legOfRun } from '../report/compare-versions.js';
+import { compareVersions, formatComparison, legOfRun } from '../run/reporters/compare-versions.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, formatRunSummary, type RunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';
@@ -130,7 +130,8 @@ export async function reportVersionRuns(
   if (first !== undefined) {
     throw new ObflowError(
       'ERR_VERSIONS_DIFFER',
-      `${comparison.differences.length} difference(s) between v3.1 and v4.0 the code mapping does not explain, first: account ${first.account} ${first.field} is ${first.v31} on v3.1, ${first.v40} on v4.0`,
+      `${comparison.differences.length} difference(s) between v3.1 and v4.0 the code mapping does not explain, first: ` +
+        `account ${first.account} ${first.field} is ${first.v31} on v3.1, ${first.v40} on v4.0`,
       { hint: 'The bank serves different data on its two versions: look at the field named (docs/collections.md, "Versions").' },
     );
   }

@@ -3,14 +3,14 @@
 
 import { z } from 'zod';
 
-import { DEFAULT_MAX_PAGES } from '../generate/variables.js';
+import { DEFAULT_MAX_PAGES } from '../generate/flow-defaults.js';
 import { BANK_PRESET_NAMES } from './presets.js';
 import { SANDBOX_PROFILES } from './profiles.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS } from './auth-methods.js';
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD, TOKEN_ENDPOINT_AUTH_METHODS } from '../client-auth.js';
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../generate/api-versions.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
-export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';
+export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../client-auth.js';
 
 /** How config keys are spelt (README "A real bank"; test/unit/config.test.ts holds every key to it). */
 export const KEY_NAMING_RULE =
@@ -93,7 +93,7 @@ const bank = z
       .describe('The `aud` of the registration JWT when the bank expects another form than {auth_url} (the model bank: its issuer id).'),
     token_endpoint_auth_method: z
       .enum([...TOKEN_ENDPOINT_AUTH_METHODS, 'auto'])
-      .default('client_secret_basic')
+      .default(DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD)
       .describe(
         'How obflow authenticates at the token endpoint, and registers: client_secret_basic (docs/bank-interface.md §2.1), ' +
           "private_key_jwt, tls_client_auth, or auto (the first of private_key_jwt, tls_client_auth, client_secret_basic the bank's discovery lists). " +

@@ -1,10 +1,11 @@
 // The network edge of `obflow environment`: GET the bank's helper environment for a client (docs/bank-interface.md §4.2,
 // mTLS) and the discovery document (§4.3); write the merged result to the state folder (it holds the client secret).
 
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
-import { transportError } from '../registration/http.js';
+import { basicCredentials } from '../runner-rules.js';
+import { getJson } from '../bank/http.js';
 import { stateLayout } from '../state/layout.js';
 import { serializeEnvironment, type PostmanEnvironment, type RawEnvironmentValue } from './merge.js';
 
@@ -32,28 +33,6 @@ export interface DownloadEnvironmentInput {
   log?: (line: string) => void;
 }
 
-/** GET a JSON document over the session's mTLS dispatcher; transport failures classified once (registration/http.ts). */
-export async function getJson(
-  url: string,
-  dispatcher: Dispatcher,
-  what: string,
-  extraHeaders: Record<string, string> = {},
-): Promise<{ status: number; body: unknown; text: string }> {
-  try {
-    const response = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json', ...extraHeaders } });
-    const text = await response.body.text();
-    let body: unknown;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    return { status: response.statusCode, body, text };
-  } catch (error) {
-    throw transportError(error, url, what);
-  }
-}
-
 /** GET {helper}?client_id=… over mTLS. A refusal (any non-200, or not an environment file) → ERR_ENVIRONMENT_DOWNLOAD. */
 export async function downloadEnvironment(input: DownloadEnvironmentInput): Promise<DownloadedEnvironment> {
   const url = new URL(input.helperUrl);
@@ -62,7 +41,7 @@ export async function downloadEnvironment(input: DownloadEnvironmentInput): Prom
     input.clientSecret === undefined
       ? {}
       : {
-          authorization: `Basic ${Buffer.from(`${encodeURIComponent(input.clientId)}:${encodeURIComponent(input.clientSecret)}`).toString('base64')}`,
+          authorization: `Basic ${basicCredentials(input.clientId, input.clientSecret)}`,
         };
   const { status, body, text } = await getJson(url.toString(), input.dispatcher, 'environment download', basic);
   input.log?.(`GET ${input.helperUrl}?client_id=… → ${status}`);
@@ -96,79 +75,6 @@ export async function downloadEnvironment(input: DownloadEnvironmentInput): Prom
   }
   const name = (body as { name?: unknown }).name;
   return { ...(typeof name === 'string' ? { name } : {}), values: values as RawEnvironmentValue[] };
-}
-
-/** The addresses of an OpenID provider configuration (OIDC Discovery §3) that the flow uses. */
-export interface DiscoveryAddresses {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  registration_endpoint?: string;
-  jwks_uri?: string;
-  /** OIDC Discovery §3 grant_types_supported, when published. */
-  grant_types_supported?: string[];
-  /** OIDC Discovery §3 token_endpoint_auth_methods_supported, when published (absent means client_secret_basic). */
-  token_endpoint_auth_methods_supported?: string[];
-  /** RFC 9126 §5, when published (issue 30: flow.par). */
-  pushed_authorization_request_endpoint?: string;
-  require_pushed_authorization_requests?: boolean;
-  /** OIDC Discovery §3 / RFC 8414 §2 / RFC 9207 §3, when published (issue 30: what flow.jarm, PKCE and FAPI 2.0 need). */
-  response_modes_supported?: string[];
-  code_challenge_methods_supported?: string[];
-  authorization_response_iss_parameter_supported?: boolean;
-}
-
-/** GET {auth_url}/.well-known/openid-configuration (§4.3). */
-export async function fetchDiscovery(discoveryUrl: string, dispatcher: Dispatcher): Promise<DiscoveryAddresses> {
-  const { status, body } = await getJson(discoveryUrl, dispatcher, 'discovery');
-  const doc = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  const str = (key: string): string | undefined => (typeof doc[key] === 'string' ? (doc[key] as string) : undefined);
-  const strings = (key: string): string[] | undefined => {
-    const list = doc[key];
-    return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : undefined;
-  };
-  const issuer = str('issuer');
-  const authorization = str('authorization_endpoint');
-  const token = str('token_endpoint');
-  if (status !== 200 || issuer === undefined || authorization === undefined || token === undefined) {
-    throw new ObflowError(
-      'ERR_DISCOVERY_INVALID',
-      `discovery at ${discoveryUrl} answered ${status} without issuer/authorization_endpoint/token_endpoint`,
-      {
-        hint: 'Check auth_url in the config: discovery lives at {auth_url}/.well-known/openid-configuration.',
-      },
-    );
-  }
-  const registration = str('registration_endpoint');
-  const jwks = str('jwks_uri');
-  return {
-    issuer,
-    authorization_endpoint: authorization,
-    token_endpoint: token,
-    ...(registration !== undefined ? { registration_endpoint: registration } : {}),
-    ...(jwks !== undefined ? { jwks_uri: jwks } : {}),
-    ...(Array.isArray(doc.grant_types_supported)
-      ? { grant_types_supported: doc.grant_types_supported.filter((grant): grant is string => typeof grant === 'string') }
-      : {}),
-    ...(str('pushed_authorization_request_endpoint') !== undefined
-      ? { pushed_authorization_request_endpoint: str('pushed_authorization_request_endpoint') as string }
-      : {}),
-    ...(doc.require_pushed_authorization_requests === true ? { require_pushed_authorization_requests: true } : {}),
-    ...(strings('response_modes_supported') !== undefined
-      ? { response_modes_supported: strings('response_modes_supported') as string[] }
-      : {}),
-    ...(strings('code_challenge_methods_supported') !== undefined
-      ? { code_challenge_methods_supported: strings('code_challenge_methods_supported') as string[] }
-      : {}),
-    ...(doc.authorization_response_iss_parameter_supported === true ? { authorization_response_iss_parameter_supported: true } : {}),
-    ...(Array.isArray(doc.token_endpoint_auth_methods_supported)
-      ? {
-          token_endpoint_auth_methods_supported: doc.token_endpoint_auth_methods_supported.filter(
-            (method): method is string => typeof method === 'string',
-          ),
-        }
-      : {}),
-  };
 }
 
 export function environmentPath(stateDir: string, fileStem: string): string {

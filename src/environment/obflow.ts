@@ -2,7 +2,7 @@
 // addresses under the contract's names (issuer, authEndpoint, tokenEndpoint, configEndpoint — generate/variables.ts).
 
 import { ENVIRONMENT_VARIABLES, SECRET_VARIABLE_KEYS } from '../generate/variables.js';
-import type { DiscoveryAddresses } from './download.js';
+import type { DiscoveryAddresses } from '../bank/discovery.js';
 import { mergeEnvironment, type MergeEnvironmentInput, type PostmanEnvironment } from './merge.js';
 
 /** The contract's initial values (bank variables default to '' so a missing one is visible, not undefined). */

@@ -2,9 +2,11 @@
 // user may set, and the state each step writes. State passes between steps only through the environment
 // (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
-/** The page guard per account of the transactions loop: the config's `flow.maxPages` default, the contract's
- *  `max_pages` default, and the transactions script's fallback (test/unit/defaults.test.ts ties the three). */
-export const DEFAULT_MAX_PAGES = 200;
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
+import { DEFAULT_MAX_PAGES } from './flow-defaults.js';
+
+/** The transactions loop's page guard (src/generate/flow-defaults.ts). */
+export { DEFAULT_MAX_PAGES };
 
 /** Who provides a variable: the bank's environment helper, the user (inputs with defaults), or a step (state). */
 export type VariableSource = 'bank' | 'input' | 'state';
@@ -154,7 +156,7 @@ export const INPUT_VARIABLES: readonly VariableSpec[] = [
   {
     key: 'token_endpoint_auth_method',
     source: 'input',
-    default: 'client_secret_basic',
+    default: DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD,
     secret: false,
     description:
       'How the token requests authenticate, as registered: client_secret_basic (Basic basicToken), private_key_jwt ' +

@@ -4,7 +4,7 @@
 // session checks them as soon as discovery is read (before any request of the flow); `obflow doctor` lists them all.
 
 import type { ObflowConfig } from '../config/schema.js';
-import type { DiscoveryAddresses } from '../environment/index.js';
+import type { DiscoveryAddresses } from '../bank/discovery.js';
 import { ObflowError } from '../errors.js';
 import { parForGeneration } from './generate.js';
 

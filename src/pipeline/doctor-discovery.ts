@@ -4,8 +4,7 @@
 
 import type { Overrides } from '../config/overrides.js';
 import type { ObflowConfig } from '../config/schema.js';
-import type { DiscoveryAddresses } from '../environment/index.js';
-import { fetchDiscovery } from '../environment/index.js';
+import { fetchDiscovery, type DiscoveryAddresses } from '../bank/discovery.js';
 import { isObflowError, type ObflowError } from '../errors.js';
 import type { DoctorCheck } from '../pki/doctor.js';
 import { chooseAuthMethod } from '../registration/auth-method.js';

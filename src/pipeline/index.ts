@@ -4,7 +4,7 @@
 // packages a start with everything in place never needs: the identity issuer (@peculiar/x509), the PFX reader
 // (node-forge), the generator (postman-collection, handlebars), the report renderer (test/unit/architecture.test.ts).
 
-import type * as MergeFilesModule from '../matrix/merge-files.js';
+import type * as MergeFilesModule from '../report/merge-files.js';
 import type * as WorkspaceModule from './workspace.js';
 
 export { configOverrides, type ConfigOverrides, type Overrides } from '../config/overrides.js';
@@ -18,28 +18,21 @@ export { startEmbeddedSandbox } from '../state/embedded-sandbox.js';
 export { ensureLocalIdentity, issueLocalIdentity, localIdentityDir, resolveIdentity } from '../state/identity.js';
 export { stateLayout } from '../state/layout.js';
 export { protectStateDir } from '../state/protect.js';
-export { externalRegistrationStage, manageRegistrationStage } from './external-registration.js';
 export { openSession, type Session } from './session.js';
 export { versionSession } from './versions.js';
-export { parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
+export { collectionsDirOf, generateStage, parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
 export { discoveryDoctorCheck } from './doctor-discovery.js';
+export { externalRegistrationStage, manageRegistrationStage, registerStage, storedRegistration } from './register.js';
 export {
   environmentStage,
   environmentStem,
-  collectionsDirOf,
-  generateStage,
-  htmlReportPath,
   readEnvironmentFile,
   readVersionEnvironment,
-  registerStage,
-  reportsDir,
-  runStage,
   saveEnvironment,
   versionEnvironmentStem,
-  storedRegistration,
-} from './stages.js';
+} from './environment.js';
+export { htmlReportPath, reportsDir, runStage } from './run.js';
 export { SANDBOX_TEST_USERS } from './target.js';
-export { SECRET_KEY_PATTERN } from '../runner-rules.js';
 export { createLiveLine } from '../run/subscribers/live-line.js';
 
 /** `obflow workspace`: its module (the generator, handlebars) loads only for that command. */
@@ -53,5 +46,5 @@ export async function makeWorkspace(
 export async function mergeRunReports(
   ...args: Parameters<typeof MergeFilesModule.mergeRunReports>
 ): ReturnType<typeof MergeFilesModule.mergeRunReports> {
-  return (await import('../matrix/merge-files.js')).mergeRunReports(...args);
+  return (await import('../report/merge-files.js')).mergeRunReports(...args);
 }

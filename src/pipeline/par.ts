@@ -2,7 +2,7 @@
 // with a configuration error as soon as discovery is read, before any request of the flow, naming both settings.
 
 import type { ObflowConfig } from '../config/schema.js';
-import type { DiscoveryAddresses } from '../environment/index.js';
+import type { DiscoveryAddresses } from '../bank/discovery.js';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
 import { discoveryRecordPath, parForGeneration, type DiscoveryRecord } from './generate.js';

@@ -114,7 +114,9 @@ export function checkConsentMode(target: Pick<Target, 'name' | 'profile' | 'cons
     'ERR_USAGE',
     `the sandbox's ${target.profile} profile cannot do ${target.consent} consent (it consents ${interactive ? 'on its login and consent pages' : 'with one redirect, no pages'})`,
     {
-      hint: `Use --consent ${can === 'headless' ? 'headless' : 'browser (or manual)'} or auto with ${target.profile}, or a${interactive ? ' headless' : 'n interactive'} profile (--profile ${interactive ? 'strict-headless' : 'strict-interactive'}).`,
+      hint:
+        `Use --consent ${can === 'headless' ? 'headless' : 'browser (or manual)'} or auto with ${target.profile}, ` +
+        `or a${interactive ? ' headless' : 'n interactive'} profile (--profile ${interactive ? 'strict-headless' : 'strict-interactive'}).`,
     },
   );
 }

@@ -1,7 +1,7 @@
 // The run plan of a session, in one module: which steps run (the collections, the consent step the target's consent
 // mode asks for — browser, manual or none — and the id_token checks after the consent and the code exchange), the
 // environment with the flow inputs this run was given, and what newman presents and trusts (the certificate list, a
-// PEM copy of a legacy PFX, the bank's CA). runStage (src/pipeline/stages.ts) runs it. The flow inputs are the rows
+// PEM copy of a legacy PFX, the bank's CA). runStage (src/pipeline/run.ts) runs it. The flow inputs are the rows
 // of src/generate/variables.ts's INPUT_VARIABLES that name a `flow` key: one table, read here.
 
 import type { ObflowConfig } from '../config/schema.js';

@@ -1,10 +1,10 @@
 // A pipeline session, opened in one call: config + the command's overrides → target (running sandbox or configured
-// bank) → identity → mTLS material and dispatcher. The stages (src/pipeline/stages.ts) work on what it holds.
+// bank) → identity → mTLS material and dispatcher. The stages (one file each in src/pipeline/) work on what it holds.
 
 import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Overrides } from '../config/overrides.js';
-import { fetchDiscovery, type DiscoveryAddresses } from '../environment/index.js';
+import { fetchDiscovery, type DiscoveryAddresses } from '../bank/discovery.js';
 import { assertParSetting, recordDiscovery } from './par.js';
 import { assertDiscoveryOffers } from './discovery-check.js';
 import type { ObflowConfig } from '../config/schema.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import type { ApiVersion } from '../generate/api-versions.js';
 import type { Session } from './session.js';
-import { reportsDir } from './stages.js';
+import { reportsDir } from './run.js';
 
 export function versionSession(session: Session, version: ApiVersion): Session {
   const reports = join(reportsDir(session.config), `v${version}`);

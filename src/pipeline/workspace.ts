@@ -1,11 +1,12 @@
-// `obflow workspace`, the stage beside the others (src/pipeline/stages.ts): the one place that reads the state for it: the registration, the saved environment, the target and the
-// certificate material of a session (so moving the state folder's layout touches only this file), then an optional
-// run for the report, then build (pure) and write (whole or not at all), src/workspace/.
+// `obflow workspace`, a stage beside the others (src/pipeline/register.ts, environment.ts, generate.ts, run.ts): the one
+// place that reads the state for it: the registration, the saved environment, the target and the certificate material
+// of a session (so moving the state folder's layout touches only this file), then an optional run for the report, then
+// build (pure) and write (whole or not at all), src/workspace/.
 
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildCollections, FLOW_FILE_NAME, loadTemplates, STEP_NAMES, stepFileName } from '../generate/index.js';
-import { obflowVersion, reportModuleDir } from '../report/html.js';
+import { obflowVersion, reportModuleDir } from '../run/reporters/page.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import type { RunResult } from '../run/result.js';
 import { stateLayout } from '../state/layout.js';
@@ -13,7 +14,9 @@ import { buildWorkspace, COPIED_FILES, type WorkspaceFile } from '../workspace/b
 import { writeWorkspace } from '../workspace/write.js';
 import { parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
 import type { Session } from './session.js';
-import { environmentStem, readEnvironmentFile, runStage, storedRegistration } from './stages.js';
+import { environmentStem, readEnvironmentFile } from './environment.js';
+import { storedRegistration } from './register.js';
+import { runStage } from './run.js';
 import { sandboxPsuUser } from './target.js';
 
 export interface WorkspaceOptions {
@@ -25,6 +28,8 @@ export interface WorkspaceOptions {
   /** Run the flow first and put its HTML report in reports/ (default true). */
   run: boolean;
   now: Date;
+  /** The folder the guide's paths are relative to: the command line's working folder (the core reads no working folder of its own). */
+  cwd: string;
 }
 
 export interface WorkspaceOutcome {
@@ -79,7 +84,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     });
     reportHtml = readFileSync(join(reports, HTML_REPORT_FILE), 'utf8');
   }
-  const here = (path: string) => relative(process.cwd(), path) || '.';
+  const here = (path: string) => relative(options.cwd, path) || '.';
   const transportKey = 'key' in session.identity.transport ? session.identity.transport.key : session.identity.transport.pfx;
   const files = buildWorkspace({
     target: session.target,

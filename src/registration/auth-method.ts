@@ -1,6 +1,7 @@
 // Which client authentication method obflow registers and uses (bank.token_endpoint_auth_method) against what the
 // bank's discovery lists (OIDC Discovery §3 token_endpoint_auth_methods_supported; absent means client_secret_basic).
 
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import { ObflowError } from '../errors.js';
 import type { TokenEndpointAuthMethod } from './claims.js';
 
@@ -17,7 +18,7 @@ export function chooseAuthMethod(
   setting: TokenEndpointAuthMethod | 'auto',
   supported: readonly string[] | undefined,
 ): TokenEndpointAuthMethod {
-  const listed = supported ?? ['client_secret_basic'];
+  const listed = supported ?? [DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD];
   if (setting === 'auto') {
     const chosen = AUTO_ORDER.find((method) => listed.includes(method));
     if (chosen !== undefined) return chosen;

@@ -2,6 +2,7 @@
 // that refuse before sending what the bank would refuse (DCR v3.2 §"Request Validation").
 
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
+import type { TokenEndpointAuthMethod } from '../client-auth.js';
 import { ObflowError } from '../errors.js';
 import type { SoftwareStatementClaims } from '../pki/types.js';
 import { verifyCertificateForStatement } from '../pki/verify.js';
@@ -17,8 +18,8 @@ export interface RegistrationHeader {
   typ: 'JWT';
 }
 
-/** Client authentication methods a registration may ask for (DCR v3.2 token_endpoint_auth_method). */
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'private_key_jwt' | 'tls_client_auth';
+/** Client authentication methods a registration may ask for (DCR v3.2 token_endpoint_auth_method): src/client-auth.ts. */
+export type { TokenEndpointAuthMethod };
 
 /** The claims of §2.1 (names on the wire); with another method than client_secret_basic, DCR v3.2's claims for it. */
 export interface RegistrationClaims {
@@ -66,8 +67,8 @@ export interface BuildRegistrationClaimsInput {
   refreshToken?: boolean;
   /** The `aud` the bank expects when it is not {auth_url} (e.g. the model bank's organisation id, bank.registration_aud). */
   audience?: string;
-  /** Default client_secret_basic: §2.1 byte for byte. */
-  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** client_secret_basic: §2.1 byte for byte. */
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   /** tls_client_auth: the DN to register (RFC 4514, most specific first); required with that method. */
   tlsClientAuthSubjectDn?: string;
   /** Default none (§2.1); PS256 for FAPI 1 Advanced request objects. */
@@ -98,7 +99,7 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
   const lifetime = input.lifetimeSeconds ?? 3600;
   if (!Number.isInteger(lifetime) || lifetime <= 0) throw new TypeError(`lifetimeSeconds must be a positive integer, got ${lifetime}`);
   const iat = Math.floor(input.now().getTime() / 1000);
-  const method = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  const method = input.tokenEndpointAuthMethod;
   if (method === 'tls_client_auth' && (input.tlsClientAuthSubjectDn ?? '') === '')
     throw new TypeError('tls_client_auth needs tlsClientAuthSubjectDn');
   return {

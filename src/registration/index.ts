@@ -33,8 +33,8 @@ export interface RegisterClientInput {
   audience?: string;
   /** Whether to ask for the refresh_token grant too (config `registration.refresh_token_grant`; §2.1 names two grants). */
   refreshTokenGrant?: boolean;
-  /** bank.token_endpoint_auth_method; default client_secret_basic. `auto` is decided from `authMethodsSupported`. */
-  tokenEndpointAuthMethod?: TokenEndpointAuthMethod | 'auto';
+  /** bank.token_endpoint_auth_method (the pipeline's tokenAuthSetting). `auto` is decided from `authMethodsSupported`. */
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod | 'auto';
   /** The bank's discovery token_endpoint_auth_methods_supported (undefined: not published); asked only when a
    *  registration is built, not when a stored one is reused. */
   authMethodsSupported?: () => Promise<readonly string[] | undefined>;
@@ -71,7 +71,7 @@ export type RegisterClientResult =
 
 export async function registerClient(input: RegisterClientInput): Promise<RegisterClientResult> {
   const key = { softwareId: input.statementClaims.software_id, target: input.target, profile: input.profile };
-  const setting = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  const setting = input.tokenEndpointAuthMethod;
   if (input.dryRun !== true && input.force !== true) {
     const stored = await readStoredRegistration(input.stateDir, key);
     // Reused only as it was registered: another auth method or request-object alg needs another registration.
@@ -120,7 +120,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
 export async function buildRegistrationRequest(
   input: RegisterClientInput,
 ): Promise<{ request: SignedRegistration; claims: ReturnType<typeof buildRegistrationClaims> }> {
-  const setting = input.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  const setting = input.tokenEndpointAuthMethod;
   const refreshToken = input.refreshTokenGrant === true;
   // A dry run shows what would be sent and asks the bank nothing, unless `auto` needs its list to decide.
   const supported = input.dryRun === true && setting !== 'auto' ? undefined : await input.authMethodsSupported?.();

@@ -5,14 +5,17 @@
 
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 
+import { CLIENT_ASSERTION_LIFETIME_SECONDS, CLIENT_ASSERTION_TYPE } from '../client-auth.js';
 import { ObflowError } from '../errors.js';
-import { transportError } from './http.js';
+import { basicCredentials, SECRET_KEY_PATTERN } from '../runner-rules.js';
+import { oauthErrorOf } from '../bank/answers.js';
+import { bankRequest } from '../bank/http.js';
 import { authMethodOf, type StoredRegistration } from './store.js';
 
-/** Lifetime of obflow's own client assertions (RFC 7523 §3: a short exp; the assertion is single use). */
-export const CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
+// Lifetime of obflow's own client assertions (RFC 7523 §3: a short exp; the assertion is single use): src/client-auth.ts.
+export { CLIENT_ASSERTION_LIFETIME_SECONDS };
 
 export interface ClientTokenInput {
   tokenEndpoint: string;
@@ -54,11 +57,11 @@ export async function clientCredentialsToken(input: ClientTokenInput): Promise<s
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   if (method === 'client_secret_basic') {
     const secret = registration.client_secret ?? '';
-    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(registration.client_id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    headers.authorization = `Basic ${basicCredentials(registration.client_id, secret)}`;
   } else {
     form.set('client_id', registration.client_id);
     if (method === 'private_key_jwt') {
-      form.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+      form.set('client_assertion_type', CLIENT_ASSERTION_TYPE);
       form.set(
         'client_assertion',
         await buildClientAssertion({
@@ -72,7 +75,11 @@ export async function clientCredentialsToken(input: ClientTokenInput): Promise<s
       );
     }
   }
-  const { status, body } = await call(input.dispatcher, 'POST', input.tokenEndpoint, headers, form.toString(), 'token request');
+  const { status, body } = await bankRequest(
+    input.tokenEndpoint,
+    { method: 'POST', dispatcher: input.dispatcher, headers, body: form.toString() },
+    'token request',
+  );
   const token = typeof body === 'object' && body !== null ? (body as { access_token?: unknown }).access_token : undefined;
   if (status === 200 && typeof token === 'string') return token;
   throw refusal(
@@ -84,6 +91,13 @@ export async function clientCredentialsToken(input: ClientTokenInput): Promise<s
 }
 
 export type ManageAction = 'show' | 'update' | 'delete';
+
+/** The bank's record of a client as obflow shows it: the record may carry the client secret (RFC 7591 §3.2.1) or a
+ *  registration access token (RFC 7592 §3), never shown — every member whose name is a secret's (the one rule,
+ *  src/runner-rules.ts). */
+export function shownRegistration(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !SECRET_KEY_PATTERN.test(key) && key !== 'registration_access_token'));
+}
 
 export interface ManageInput extends ClientTokenInput {
   action: ManageAction;
@@ -101,12 +115,9 @@ export async function manageRegistration(input: ManageInput): Promise<Record<str
     if (input.jwt === undefined) throw new TypeError('update needs the signed registration JWT');
     headers['content-type'] = 'application/jwt';
   }
-  const { status, body } = await call(
-    input.dispatcher,
-    method,
+  const { status, body } = await bankRequest(
     url,
-    headers,
-    input.action === 'update' ? input.jwt : undefined,
+    { method, dispatcher: input.dispatcher, headers, ...(input.action === 'update' ? { body: input.jwt } : {}) },
     `registration ${input.action}`,
   );
   if (input.action === 'delete' && status === 204) return undefined;
@@ -114,39 +125,14 @@ export async function manageRegistration(input: ManageInput): Promise<Record<str
   throw refusal(`${method} ${url}`, status, body, `${method} with a client_credentials token of client ${input.registration.client_id}`);
 }
 
-async function call(
-  dispatcher: Dispatcher,
-  method: Dispatcher.HttpMethod,
-  url: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  what: string,
-): Promise<{ status: number; body: unknown }> {
-  try {
-    const response = await request(url, { method, dispatcher, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await response.body.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-    return { status: response.statusCode, body: parsed };
-  } catch (error) {
-    throw transportError(error, url, what);
-  }
-}
-
 /** One line: what obflow sent and what the bank answered (RFC 6749 §5.2 / RFC 7591 §3.2.2 error and description). */
 function refusal(where: string, status: number, body: unknown, sent: string): ObflowError {
-  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const oauth = oauthErrorOf(body);
   const answer =
-    typeof fields.error === 'string'
-      ? `${fields.error}${typeof fields.error_description === 'string' ? `: ${fields.error_description}` : ''}`
-      : `HTTP ${status}`;
+    oauth.error !== undefined ? `${oauth.error}${oauth.description !== undefined ? `: ${oauth.description}` : ''}` : `HTTP ${status}`;
   return new ObflowError('ERR_REGISTRATION_REJECTED', `${where} refused ${sent} (${status} ${answer})`, {
     hint:
-      fields.error === 'invalid_client'
+      oauth.error === 'invalid_client'
         ? "The bank did not accept the client's authentication: check bank.token_endpoint_auth_method against how the client was registered (`obflow register --show` needs it right too)."
         : "Check the stored registration (`obflow register --client-id` to replace it) and the bank's answer above.",
   });

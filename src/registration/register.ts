@@ -1,9 +1,10 @@
 // Sends the signed registration request (docs/bank-interface.md §4.1: POST application/jwt over mutual TLS) and reads the
 // RFC 7591 §3.2 answer: 201 + client metadata, or 400 {error, error_description} → ERR_REGISTRATION_REJECTED.
 
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
-import { transportError } from './http.js';
+import { obieErrorOf, oauthErrorOf } from '../bank/answers.js';
+import { bankRequest } from '../bank/http.js';
 
 /** The registration path under {sandbox_base_url} (§4.1, DCR v3.2). */
 export const REGISTRATION_PATH = '/dynamic-client-registration/v3.2/register';
@@ -30,28 +31,17 @@ export interface PostRegistrationInput {
 }
 
 export async function postRegistration(input: PostRegistrationInput): Promise<RegistrationResponse> {
-  let status: number;
-  let text: string;
-  try {
-    const response = await request(input.registrationEndpoint, {
+  const { status, text, body } = await bankRequest(
+    input.registrationEndpoint,
+    {
       method: 'POST',
       dispatcher: input.dispatcher,
       headers: { 'content-type': 'application/jwt', accept: 'application/json' },
       body: input.jwt,
-    });
-    status = response.statusCode;
-    text = await response.body.text();
-  } catch (error) {
-    throw transportError(error, input.registrationEndpoint, 'registration');
-  }
+    },
+    'registration',
+  );
   input.log?.(`POST ${input.registrationEndpoint} → ${status}`);
-
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
   if (status === 201 || status === 200) {
     if (typeof body !== 'object' || body === null || typeof (body as { client_id?: unknown }).client_id !== 'string') {
       throw new ObflowError('ERR_REMOTE_RESPONSE', `registration answered ${status} without a client_id`, {
@@ -61,15 +51,15 @@ export async function postRegistration(input: PostRegistrationInput): Promise<Re
     return body as RegistrationResponse;
   }
   if (status >= 400 && status < 500) {
-    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    const error = typeof fields.error === 'string' ? fields.error : `HTTP ${status}`;
+    const oauth = oauthErrorOf(body);
+    const error = oauth.error ?? `HTTP ${status}`;
     // RFC 7591 §3.2.2 {error, error_description}; a refusal before DCR (e.g. no client certificate) may be OBIE-shaped.
-    const obie = Array.isArray(fields.Errors) ? (fields.Errors as { ErrorCode?: unknown; Message?: unknown }[])[0] : undefined;
+    const obie = obieErrorOf(body);
     const description =
-      typeof fields.error_description === 'string'
-        ? `: ${fields.error_description}`
+      oauth.description !== undefined
+        ? `: ${oauth.description}`
         : obie !== undefined
-          ? `: ${String(obie.ErrorCode ?? '')} ${String(obie.Message ?? '')}`.trimEnd()
+          ? `: ${obie.code} ${obie.message}`.trimEnd()
           : text !== '' && body === undefined
             ? `: ${text.slice(0, 200)}`
             : '';

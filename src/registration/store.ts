@@ -2,6 +2,7 @@
 // target + profile, so registering twice re-uses the client unless forced (docs/bank-interface.md §5.2: register once).
 
 import { readFile } from 'node:fs/promises';
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import { ObflowError } from '../errors.js';
 import { writeFileAtomic } from '../fs.js';
 import { stateLayout, type RegistrationKey } from '../state/layout.js';
@@ -79,5 +80,5 @@ export async function writeStoredRegistration(stateDir: string, record: StoredRe
 
 /** The method a stored registration authenticates with (older files: client_secret_basic, §2.1). */
 export function authMethodOf(registration: Pick<StoredRegistration, 'token_endpoint_auth_method'>): TokenEndpointAuthMethod {
-  return registration.token_endpoint_auth_method ?? 'client_secret_basic';
+  return registration.token_endpoint_auth_method ?? DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD;
 }

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { reportModuleDir } from './html.js';
+import { reportModuleDir } from '../run/reporters/page.js';
 
 export type TimingStatus = 'passed' | 'failed' | 'skipped' | 'not-reached';
 

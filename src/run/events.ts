@@ -180,7 +180,7 @@ export interface ReporterContext {
   /** Redacts every secret the run has seen so far: call it when writing, not when building the reporter. */
   redact: (text: string) => string;
   /** The other version's finished run of a run over two (`--api-version 3.1,4.0`): the html page gets the two side
-   *  by side (src/report/compare-versions.ts). */
+   *  by side (src/run/reporters/compare-versions.ts). */
   compareWith?: VersionRun;
 }
 

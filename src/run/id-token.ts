@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import type { Dispatcher } from 'undici';
-import { getJson } from '../environment/download.js';
+import { getJson } from '../bank/http.js';
 import { ObflowError } from '../errors.js';
 import type { PostmanEnvironment } from '../environment/merge.js';
 import type { LocalCheck, RunStep } from './steps.js';

@@ -15,7 +15,7 @@ import {
   scriptErrorRecord,
   withoutWarning,
 } from '../runner-rules.js';
-import { transportErrorKind } from '../transport-error.js';
+import { transportErrorKind } from '../bank/transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
 import { batchCollection } from './batch-collection.js';
 import { zeroDelayAsImmediate } from './zero-delay.js';

@@ -2,7 +2,7 @@
 // summary reads. Built by the runner from its events (src/run/events.ts); the CLI reports it (src/cli/report.ts).
 
 import type { PostmanEnvironment } from '../environment/merge.js';
-import type { TransportErrorKind } from '../transport-error.js';
+import type { TransportErrorKind } from '../bank/transport-error.js';
 
 export interface StepFailure {
   item: string;

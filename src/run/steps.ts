@@ -83,7 +83,7 @@ export interface RunStepsInput {
   /** Clock of the events' timestamps. */
   now?: () => Date;
   /** Keep the parsed bodies of the transaction pages (RunResult.executions): a run over two API versions adds up
-   *  each account's transactions to compare them (src/report/compare-versions.ts). Off by default: a transaction
+   *  each account's transactions to compare them (src/run/reporters/compare-versions.ts). Off by default: a transaction
    *  page is then neither parsed twice nor held for the run. */
   keepTransactionBodies?: boolean;
   /** The other version's finished run of a run over two: the html reporter shows the two side by side. */

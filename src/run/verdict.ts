@@ -122,7 +122,11 @@ export function failureHint(request: FailingRequest | undefined, report: string)
     return `A setting is missing: the request went out with ${(request.missing ?? []).map((name) => `{{${name}}}`).join(', ')} unresolved; set it in the environment (or the config) and run again.`;
   if (request.side === 'refused') {
     const specific = REFUSAL_HINTS.find((row) => row.error.test(request.bankError ?? ''))?.hint;
-    return `The bank refused obflow's request${request.bankError !== undefined ? ` (${request.bankError})` : ''}, as the standard lets it: the fault is on obflow's side (its request, the registration or a setting)${specific !== undefined ? `; ${specific}` : ''}. Details: ${report}.`;
+    return (
+      `The bank refused obflow's request${request.bankError !== undefined ? ` (${request.bankError})` : ''}, as the standard lets it: ` +
+      `the fault is on obflow's side (its request, the registration or a setting)${specific !== undefined ? `; ${specific}` : ''}. ` +
+      `Details: ${report}.`
+    );
   }
   return `The bank's answer broke a rule of the standard (${request.first.test}): the fault is on the bank's side. Details: ${report}.`;
 }

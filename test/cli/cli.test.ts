@@ -1,12 +1,12 @@
 // The CLI surface: help on every command, strict parsing, and one-line errors with the right exit code.
 
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-cli-'));
+const cwd = tempDirSync('obflow-cli-');
 const VERBS = ['init', 'doctor', 'sandbox', 'register', 'environment', 'generate', 'run', 'demo', 'config-schema'];
 
 describe('obflow CLI', () => {
@@ -56,7 +56,7 @@ describe('obflow CLI', () => {
   });
 
   it('bad config: one line naming the dotted path, exit 2, no stack trace', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-badconfig-'));
+    const dir = tempDirSync('obflow-badconfig-');
     writeFileSync(join(dir, 'obflow.config.json'), JSON.stringify({ sandbox: { profile: 'lenient' } }));
     const result = await runCli(['doctor'], { cwd: dir });
     expect(result.code).toBe(2);
@@ -65,7 +65,7 @@ describe('obflow CLI', () => {
   });
 
   it('a missing file named by the config: exit 2 naming the key', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-missing-'));
+    const dir = tempDirSync('obflow-missing-');
     writeFileSync(
       join(dir, 'obflow.config.json'),
       JSON.stringify({
@@ -94,7 +94,7 @@ describe('obflow CLI', () => {
   });
 
   it('init lists every file it wrote; doctor finds a removed statement: its own code, then exit 1', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-doctor-'));
+    const dir = tempDirSync('obflow-doctor-');
     const init = await runCli(['init', '--json'], { cwd: dir });
     expect(init.code, init.stderr).toBe(0);
     const { files } = JSON.parse(init.stdout) as { files: Record<string, string> };
@@ -113,7 +113,7 @@ describe('obflow CLI', () => {
   });
 
   it('a local identity file gone: demo and register name it with a code, never ERR_UNEXPECTED', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-broken-id-'));
+    const dir = tempDirSync('obflow-broken-id-');
     const { files } = JSON.parse((await runCli(['init', '--json'], { cwd: dir })).stdout) as { files: Record<string, string> };
     rmSync(files.directory_root_ca!);
     for (const argv of [['demo'], ['register', '--dry-run']]) {
@@ -124,7 +124,7 @@ describe('obflow CLI', () => {
   });
 
   it('doctor without a local identity tells to run init (exit 2)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-noid-'));
+    const dir = tempDirSync('obflow-noid-');
     const result = await runCli(['doctor'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/ERR_IDENTITY_MISSING[\s\S]*obflow init/);

@@ -1,14 +1,14 @@
 // The commands one by one, as a TPP developer runs them: `obflow sandbox` in its own process (real mTLS on free
 // ports), then init/doctor/register/environment/generate/run through main(argv) against it, sharing a state folder.
 
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STEP_NAMES } from '../../src/generate/index.js';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-commands-'));
+const cwd = tempDirSync('obflow-commands-');
 let sandbox: SandboxProcess | undefined;
 let addresses: { sandbox_base_url: string; profiles: Record<string, { auth_url: string }> };
 

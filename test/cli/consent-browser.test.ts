@@ -4,17 +4,17 @@
 // browser is open (exit 130, Chromium gone, nothing half-written). docs/pipeline.md, "Consent modes".
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { STEP_NAMES } from '../../src/generate/index.js';
 import { runCli } from '../helpers/cli.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-consent-browser-'));
+const cwd = tempDirSync('obflow-consent-browser-');
 const env = { OBFLOW_SANDBOX__PROFILE: 'strict-interactive', OBFLOW_FLOW__BROWSER__EXECUTABLE_PATH: CHROMIUM_PATH };
 let sandbox: ChildProcess | undefined;
 

@@ -1,15 +1,15 @@
 // `obflow demo --api-version 4.0` (issue 29) on a fresh folder: the whole flow against the embedded emulator's AIS
 // v4.0, every step passing, the v4.0 collections written to collections/v4.0/ with v3.1's file names.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { STEP_NAMES, stepFileName } from '../../src/generate/index.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-demo-v4-'));
+const cwd = tempDirSync('obflow-demo-v4-');
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe('obflow demo --api-version 4.0', () => {
@@ -82,7 +82,7 @@ describe('obflow demo --api-version 4.0', () => {
   });
 
   it('against a bank that serves v3.1 only: fails at its first v4.0 read, the hint naming the version setting', async () => {
-    const only = mkdtempSync(join(tmpdir(), 'obflow-demo-v31-'));
+    const only = tempDirSync('obflow-demo-v31-');
     try {
       writeFileSync(join(only, 'obflow.config.json'), JSON.stringify({ sandbox: { apiVersions: ['3.1'] } }));
       const result = await runCli(['demo', '--api-version', '4.0'], { cwd: only });
@@ -97,7 +97,7 @@ describe('obflow demo --api-version 4.0', () => {
   });
 
   it('an unknown version is a usage error listing the versions, before anything is written', async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'obflow-demo-v5-'));
+    const empty = tempDirSync('obflow-demo-v5-');
     try {
       const result = await runCli(['demo', '--api-version', '5'], { cwd: empty });
       expect(result.code).toBe(2);

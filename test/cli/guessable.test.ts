@@ -2,16 +2,16 @@
 // config key in the other spelling, an OBFLOW_ variable, a command and a flag; a broken JSON config named by line and
 // column; help examples whose commands are never split across lines.
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 let cwd = '';
 beforeAll(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'obflow-guess-'));
+  cwd = await tempDir('obflow-guess-');
 });
 afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });

@@ -4,15 +4,15 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-hardening-'));
+const cwd = tempDirSync('obflow-hardening-');
 let sandbox: ChildProcess | undefined;
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -118,7 +118,7 @@ describe('4. the config and identity files themselves', () => {
     expect(named.stderr).toMatch(/^error: ERR_FILE_UNREADABLE .*config-folder.*EISDIR.*\nhint: .+\n$/);
 
     // The implicit ./obflow.config.json too.
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-config-folder-'));
+    const dir = tempDirSync('obflow-config-folder-');
     mkdirSync(join(dir, 'obflow.config.json'));
     const implicit = await runCli(['doctor'], { cwd: dir });
     expect(implicit.code, implicit.stderr).toBe(2);
@@ -138,7 +138,7 @@ describe('4. the config and identity files themselves', () => {
   });
 
   it('a corrupt identity.json → ERR_FILE_UNREADABLE naming the identity file (exit 2), not ERR_CONFIG_INVALID', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-corrupt-identity-'));
+    const dir = tempDirSync('obflow-corrupt-identity-');
     expect((await runCli(['init', '--quiet'], { cwd: dir })).code).toBe(0);
     const manifest = join(dir, '.obflow', 'identity', 'identity.json');
     for (const text of ['{"software_id":', '[]']) {

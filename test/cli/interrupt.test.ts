@@ -3,18 +3,18 @@
 // temporary data folder; no temporary or half-written file is left; `obflow sandbox` takes either signal as its stop.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-interrupt-'));
+const cwd = tempDirSync('obflow-interrupt-');
 /** The second lane of the start-up runs: a folder of its own (two demos at once in one folder replace each other's
  *  registration, which the run's staleness check rightly refuses: not what these runs are about). */
-const secondLane = mkdtempSync(join(tmpdir(), 'obflow-interrupt-lane-'));
+const secondLane = tempDirSync('obflow-interrupt-lane-');
 const children: ChildProcess[] = [];
 
 interface Spawned {
@@ -91,7 +91,7 @@ describe('demo interrupted', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const)('%s after registering: exit %i, the embedded sandbox stopped and its temporary data folder removed', async (signal, code) => {
-    const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
+    const childTmp = tempDirSync('obflow-interrupt-tmp-');
     const demo = start(['demo'], childTmp);
     await demo.line(/^register /);
     // The emulator's temporary data folder exists while it runs (it holds the client's secret).
@@ -105,7 +105,7 @@ describe('demo interrupted', () => {
   });
 
   it('with --json the interrupt is one JSON line on stderr', async () => {
-    const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
+    const childTmp = tempDirSync('obflow-interrupt-tmp-');
     const demo = start(['demo', '--json'], childTmp);
     // --json prints nothing until the end: wait for the emulator's temporary data folder instead.
     while (readdirSync(childTmp).length === 0) {
@@ -147,7 +147,7 @@ describe('demo interrupted at any moment of its start-up (issue 22)', () => {
 
   /** One run: demo --json in its own TMPDIR, SIGINT at `point`; what it left and how it ended. */
   async function interruptAt(point: (typeof POINTS)[number], run: number, dir: string): Promise<void> {
-    const childTmp = mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-'));
+    const childTmp = tempDirSync('obflow-interrupt-tmp-');
     const demo = start(['demo', '--json'], childTmp, dir);
     if (point.after === 'folder') {
       while (readdirSync(childTmp).length === 0 && demo.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 2));
@@ -178,7 +178,7 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
   let sandbox: Spawned;
 
   beforeAll(async () => {
-    sandbox = start(['sandbox', '--json'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
+    sandbox = start(['sandbox', '--json'], tempDirSync('obflow-interrupt-tmp-'));
     await sandbox.line(/^\{/);
     for (const command of [['register'], ['environment'], ['generate']]) {
       const result = await runCli([...command, '--quiet'], { cwd });
@@ -192,7 +192,7 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
     expect(passing.code, passing.stderr).toBe(0);
     const reports = join(cwd, '.obflow', 'reports');
     expect(existsSync(join(reports, 'report.html'))).toBe(true);
-    const run = start(['run', 'all', '--reporters', 'cli,junit,json,html'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
+    const run = start(['run', 'all', '--reporters', 'cli,junit,json,html'], tempDirSync('obflow-interrupt-tmp-'));
     await run.line(/client-credentials|discovery/);
     run.child.kill('SIGINT');
     const ended = await run.exit;
@@ -207,7 +207,7 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
   });
 
   it('register --force, SIGTERM as the bank answers (while the client is being stored): exit 143, registrations whole', async () => {
-    const register = start(['register', '--force'], mkdtempSync(join(tmpdir(), 'obflow-interrupt-tmp-')));
+    const register = start(['register', '--force'], tempDirSync('obflow-interrupt-tmp-'));
     await register.line(/^POST .*\/register → 201/);
     register.child.kill('SIGTERM');
     const ended = await register.exit;

@@ -3,15 +3,15 @@
 // flow; flow.par "auto" follows the discovery (environment records require_pushed_authorization_requests, the offline
 // generate reads it) and "always" pushes: register → environment → generate → run all passes every step (14/14).
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { STEP_NAMES } from '../../src/generate/index.js';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-par-'));
+const cwd = tempDirSync('obflow-par-');
 const ALWAYS = { OBFLOW_FLOW__PAR: 'always' };
 let sandbox: SandboxProcess | undefined;
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 describe('obflow against `obflow sandbox --par required`', () => {
   it('an unknown --par value is a usage error', async () => {
-    const result = await runCli(['sandbox', '--par', 'sometimes'], { cwd: mkdtempSync(join(tmpdir(), 'obflow-par-usage-')) });
+    const result = await runCli(['sandbox', '--par', 'sometimes'], { cwd: tempDirSync('obflow-par-usage-') });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/ERR_USAGE.*sometimes/);
   });

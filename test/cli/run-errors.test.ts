@@ -3,15 +3,15 @@
 // a sandbox test user. Each ends with one coded line and the exit code of its class, before any request.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-run-errors-'));
+const cwd = tempDirSync('obflow-run-errors-');
 let sandbox: ChildProcess | undefined;
 
 async function startSandbox(): Promise<{ sandbox_base_url: string }> {

@@ -6,9 +6,8 @@
 // is kept for that runtime (tools/native.js, issue 34): then it runs the demo with no rebuild.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import module from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +15,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { describeWith, type Prerequisite } from '../helpers/prerequisites.js';
 import { OTHER_NODE, otherRuntime } from '../helpers/runtimes.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-runtimes-'));
+const cwd = tempDirSync('obflow-runtimes-');
 
 function obflow(
   node: string,

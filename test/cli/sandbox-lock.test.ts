@@ -3,15 +3,15 @@
 // by a dead sandbox is "no running sandbox" for register and is taken over by the next `obflow sandbox`.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-sandbox-lock-'));
+const cwd = tempDirSync('obflow-sandbox-lock-');
 const addressesFile = join(cwd, '.obflow', 'sandbox', 'addresses.json');
 const started: ChildProcess[] = [];
 

@@ -4,14 +4,14 @@
 // or bank address changed since `obflow environment`, `init` over an identity, and an expired or not-yet-valid
 // transport certificate: each a coded error before the first request.
 
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLocalIdentity } from '../../src/pki/issue.js';
 import { runCliProcess, startSandboxProcess, type CliResult, type SandboxProcess } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { COLLECTIONS_DIR } from '../integration/pipeline-helpers.js';
+import { tempDir } from '../helpers/temp.js';
 
 const errorLine = (result: CliResult): string => result.stderr.split('\n').find((line) => line.startsWith('error:')) ?? '';
 const passed = (result: CliResult): void => {
@@ -28,7 +28,7 @@ describe('against `obflow sandbox` (strict-headless)', () => {
   };
 
   beforeAll(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'obflow-stale-'));
+    cwd = await tempDir('obflow-stale-');
     passed(await obflow('init'));
     // The identity as init issued it, with the directory's private keys: the certificate tests re-issue from it.
     await cp(join(cwd, '.obflow', 'identity'), join(cwd, 'identity-as-issued'), { recursive: true });
@@ -155,7 +155,7 @@ describe('against the emulator configured as a bank', () => {
 
   beforeAll(async () => {
     bank = await startTestSandbox();
-    cwd = await mkdtemp(join(tmpdir(), 'obflow-stale-bank-'));
+    cwd = await tempDir('obflow-stale-bank-');
   }, 60_000);
   afterAll(async () => {
     await bank?.close();

@@ -3,13 +3,13 @@
 // coded line naming the method and what the bank lists; a one-off job registers with private_key_jwt, and a CI leg
 // with a fresh state stores that client with `register --client-id` (the bank is not called) and runs the flow.
 
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-token-auth-'));
+const cwd = tempDirSync('obflow-token-auth-');
 const PKJ = { OBFLOW_BANK__TOKEN_ENDPOINT_AUTH_METHOD: 'private_key_jwt' };
 let sandbox: SandboxProcess | undefined;
 
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('obflow against `obflow sandbox --token-auth private_key_jwt,tls_client_auth`', () => {
   it('an unknown --token-auth method is a usage error', async () => {
-    const result = await runCli(['sandbox', '--token-auth', 'client_secret_jwt'], { cwd: mkdtempSync(join(tmpdir(), 'obflow-ta-')) });
+    const result = await runCli(['sandbox', '--token-auth', 'client_secret_jwt'], { cwd: tempDirSync('obflow-ta-') });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/ERR_USAGE.*client_secret_jwt/);
   });

@@ -3,15 +3,14 @@
 // code exchange. Every method returns what the wire said, so tests can assert refusals as well as successes.
 
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { SignJWT } from 'jose';
 import type { JWTPayload } from 'jose';
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 
 import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
 import type { AisApiVersion, ProfileName, SandboxOptions, SandboxUrls } from '../../src/sandbox/contracts.js';
@@ -19,6 +18,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { getTestIdentity } from './identity.js';
 import type { TestIdentity } from './identity.js';
 import { DEFAULT_PERMISSIONS } from '../../src/generate/collections.js';
+import { tempDir } from './temp.js';
 
 export interface TestSandbox {
   urls: SandboxUrls;
@@ -35,7 +35,7 @@ export interface TestSandbox {
 /** Starts the emulator on port 0 with the default test identity's directory and a fresh (or given) data dir. */
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const identity = await getTestIdentity();
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'obflow-sandbox-test-')));
+  const dataDir = options.dataDir ?? (await tempDir('obflow-sandbox-test-'));
   const log: string[] = [];
   const handle = await startSandbox({
     serverCertificate: identity.pem.serverCert,
@@ -63,6 +63,61 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A test file's emulator, as `startTestSandbox` gives it, plus the clients it closes with it. */
+export interface SandboxFixture extends TestSandbox {
+  /** A client of the running emulator with its identity, registered (DCR) under `profile`, closed after the file. */
+  tpp(profile?: ProfileName): Promise<SandboxTpp>;
+  /** Closes `client` after the file's tests, before the emulator. */
+  track<T extends { close(): Promise<void> }>(client: T): T;
+}
+
+/**
+ * The sandbox + identity set-up of a test file: starts the emulator before the file's tests (`startTestSandbox` with
+ * `options`, the default test identity) and closes it, with every tracked client, after them. The object reads the
+ * running emulator, so use it inside hooks and tests.
+ */
+export function useTestSandbox(options: Partial<SandboxOptions> = {}): SandboxFixture {
+  let running: TestSandbox | undefined;
+  const clients: { close(): Promise<void> }[] = [];
+  const live = (): TestSandbox => {
+    if (running === undefined) throw new Error('the test sandbox is not running (use it inside hooks and tests)');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await startTestSandbox(options);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await running?.close();
+  });
+  const fixture: SandboxFixture = {
+    get urls() {
+      return live().urls;
+    },
+    get identity() {
+      return live().identity;
+    },
+    get dataDir() {
+      return live().dataDir;
+    },
+    get log() {
+      return live().log;
+    },
+    stop: () => live().stop(),
+    close: () => live().close(),
+    async tpp(profile = 'strict-headless') {
+      const tpp = fixture.track(new SandboxTpp(live().urls, live().identity, profile));
+      await tpp.register();
+      return tpp;
+    },
+    track(client) {
+      clients.push(client);
+      return client;
+    },
+  };
+  return fixture;
 }
 
 export interface WireResponse {

@@ -5,9 +5,8 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { parseDocument } from 'yaml';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/prerequisites.js';
 import { startTestSandbox } from '../helpers/sandbox-client.js';
+import { tempDir } from '../helpers/temp.js';
 
 interface LintResult {
   message: string;
@@ -433,7 +433,7 @@ describe("the users' CI recipes (examples/ci)", () => {
       const cli = join(REPO_ROOT, 'dist', 'cli', 'main.js');
       if (!existsSync(cli)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
       // A user's repository: obflow installed as a dependency (npx finds node_modules/.bin/obflow), banks/ beside it.
-      work = await mkdtemp(join(tmpdir(), 'obflow-ci-recipe-'));
+      work = await tempDir('obflow-ci-recipe-');
       await cp(join(REPO_ROOT, 'examples', 'ci', 'banks'), join(work, 'banks'), { recursive: true });
       await mkdir(join(work, 'node_modules', '.bin'), { recursive: true });
       await symlink(REPO_ROOT, join(work, 'node_modules', 'obflow'), 'dir');

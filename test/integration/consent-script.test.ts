@@ -20,10 +20,9 @@ import {
 } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, prepareUpToConsent, runAll, type Prepared } from './pipeline-helpers.js';
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
 const prepared: Prepared[] = [];
 
@@ -44,16 +43,16 @@ function settingsFrom(browser: Record<string, unknown>) {
   return parseConfig({ flow: { consent: 'browser', browser } }, 'test').flow.browser;
 }
 
+const sandbox = useTestSandbox({ pageSkin: 'alternate' });
+
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox({ pageSkin: 'alternate' });
 });
 afterAll(async () => {
   for (const item of prepared) {
     await item.dispatcher.close();
     await rm(item.stateDir, { recursive: true, force: true });
   }
-  await sandbox?.close();
 });
 
 const trust = (): Pick<BrowserConsentInput, 'trustedSpki' | 'executablePath'> => ({

@@ -9,7 +9,9 @@ import { buildObflowEnvironment, environmentValue } from '../../src/environment/
 import { isObflowError } from '../../src/errors.js';
 import { checkEnvironmentComplete } from '../../src/pipeline/client-values.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
-import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
+import { environmentStage } from '../../src/pipeline/environment.js';
+import { registerStage } from '../../src/pipeline/register.js';
+import { runStage } from '../../src/pipeline/run.js';
 import { bankTarget } from '../../src/pipeline/target.js';
 import type { StoredRegistration } from '../../src/registration/index.js';
 import { describeRun, useEmulatorAsBank } from './pipeline-helpers.js';

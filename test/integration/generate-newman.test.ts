@@ -1,10 +1,9 @@
 // The generated collections, run for real: newman 6.2 in process against the emulator over mutual TLS, the helper
 // environment of a freshly registered client, state chained step to step through the environment only.
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import newman from 'newman';
 import type { NewmanRunSummary } from 'newman';
@@ -14,7 +13,8 @@ import { STEP_NAMES, type StepName } from '../../src/generate/flow.js';
 import { loadTemplates } from '../../src/generate/templates.js';
 import { INPUT_VARIABLES } from '../../src/generate/variables.js';
 import type { ProfileName } from '../../src/sandbox/contracts.js';
-import { mtlsAgent, SandboxTpp, startTestSandbox, wire, type TestSandbox } from '../helpers/sandbox-client.js';
+import { mtlsAgent, SandboxTpp, useTestSandbox, wire } from '../helpers/sandbox-client.js';
+import { tempDir } from '../helpers/temp.js';
 
 interface EnvValue {
   key: string;
@@ -27,21 +27,20 @@ const files = buildCollections({ templates: loadTemplates() });
 const collectionOf = (step: StepName): object =>
   JSON.parse((files.find((f) => f.fileName === stepFileName(step)) as GeneratedFile).json) as object;
 
-let sandbox: TestSandbox;
 let work: string;
 let caFile: string;
 /** Extra origins (the tampering proxy) the transport certificate is presented to. */
 const extraOrigins: string[] = [];
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  work = await mkdtemp(join(tmpdir(), 'obflow-generate-it-'));
+  work = await tempDir('obflow-generate-it-');
   caFile = join(work, 'directory-ca.pem');
   await writeFile(caFile, `${sandbox.identity.pem.rootCa}\n${sandbox.identity.pem.issuingCa}`);
 });
 
 afterAll(async () => {
-  await sandbox?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

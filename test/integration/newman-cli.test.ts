@@ -1,29 +1,15 @@
 // The hand-over works without obflow: the checked-in whole-flow collection runs unchanged with the plain `newman run`
 // CLI (a subprocess), given the environment file and certificate list obflow wrote, against the real emulator.
 
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { writeSslClientCertList } from '../../src/run/index.js';
 import { COLLECTIONS_DIR, usePreparedSandbox } from './pipeline-helpers.js';
-
-const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', 'bin', 'newman.js');
+import { newmanCli } from '../helpers/newman.js';
 
 const fixture = usePreparedSandbox('strict-headless');
-
-function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NEWMAN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('newman run (CLI subprocess)', () => {
   // v4.0 (issue 29): the same command, naming collections/v4.0/'s whole-flow file, against the same emulator.

@@ -3,10 +3,8 @@
 // environment → generate → run all — with a config that points target "bank" at it; then plain `newman run` of the
 // generated whole-flow collection. One row per (client authentication method × request-object alg) obflow supports.
 
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,9 +17,10 @@ import type { JsonReport } from '../../src/run/reporters/json.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { runCli } from '../helpers/cli.js';
 import { startOidcBank, type OidcBank, type OidcBankProfile } from '../oidc-bank/index.js';
+import { newmanCli } from '../helpers/newman.js';
+import { tempDir } from '../helpers/temp.js';
 
 const AISP = '/open-banking/v3.1/aisp';
-const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', 'bin', 'newman.js');
 
 /** The matrix: a row per client authentication method × request-object alg (docs/pipeline.md §1), each in the bank
  *  profile that takes it. The strict profile (FAPI 1 Advanced) refuses client_secret_basic and `none` (§5.2.2-14,
@@ -58,18 +57,6 @@ beforeAll(async () => {
   identity = await getTestIdentity();
 });
 
-function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NEWMAN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** The last JSON line of a `--json` command. */
 const lastJson = (stdout: string): Record<string, unknown> =>
   JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
@@ -84,7 +71,7 @@ const startBank = (profile: OidcBankProfile, requirePar = false): Promise<OidcBa
 
 /** A folder whose obflow.config.json points target "bank" at `bank`, registering as `row` says. */
 async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg' | 'par' | 'jarm' | 'fapi2'>): Promise<string> {
-  const cwd = await mkdtemp(join(tmpdir(), 'obflow-oidc-bank-'));
+  const cwd = await tempDir('obflow-oidc-bank-');
   const config = {
     target: 'bank',
     stateDir: join(cwd, 'state'),

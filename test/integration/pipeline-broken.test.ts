@@ -12,7 +12,7 @@ import { runFailureError } from '../../src/cli/report.js';
 import { withEnvironmentValues } from '../../src/environment/index.js';
 import { bankOriginsOf, buildSslClientCertList, type RunResult } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, runAll, type Prepared } from './pipeline-helpers.js';
 
 type Rewrite = (path: string, body: string) => string;
@@ -83,17 +83,16 @@ async function startProxy(target: string, dispatcher: Dispatcher, identity: Test
   };
 }
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
 const cleanup: (() => Promise<void>)[] = [];
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
 });
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
-  await sandbox?.close();
 });
 
 /** Registers, points `rs` at a proxy with this rewrite, runs everything. */

@@ -18,24 +18,23 @@ import {
   spkiPinOf,
 } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
 import { chromium, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { describeRun, prepare, prepareUpToConsent, runAll, type Prepared } from './pipeline-helpers.js';
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
 const prepared: Prepared[] = [];
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
 });
 afterAll(async () => {
   for (const item of prepared) {
     await item.dispatcher.close();
     await rm(item.stateDir, { recursive: true, force: true });
   }
-  await sandbox?.close();
 });
 
 /** A whole flow with a cold Chromium takes ~20 s alone on the 2-core machine, more under a full parallel run. */

@@ -13,6 +13,7 @@ import { STEP_NAMES } from '../../src/generate/index.js';
 import { buildRunPlan, buildSslClientCertList, runSteps, type SslClientCert } from '../../src/run/index.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import { usePreparedSandbox } from './pipeline-helpers.js';
+import { codeOf } from '../helpers/errors.js';
 
 const fixture = usePreparedSandbox('strict-headless');
 
@@ -42,16 +43,6 @@ function rawNewman(list: SslClientCert[]): Promise<{ status: number | undefined;
         status = args.response?.code;
       });
   });
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isObflowError(error)) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 function run(list: SslClientCert[]): Promise<unknown> {

@@ -1,8 +1,7 @@
 // Shared by the pipeline integration tests: drives obflow's own library (register → environment → certificate list →
 // newman run) against the real emulator over real mutual TLS, exactly as the CLI handlers compose it.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -12,7 +11,8 @@ import type { ObflowConfig } from '../../src/config/schema.js';
 import { environmentValue, withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
-import { environmentStage, registerStage, saveEnvironment } from '../../src/pipeline/stages.js';
+import { environmentStage, saveEnvironment } from '../../src/pipeline/environment.js';
+import { registerStage } from '../../src/pipeline/register.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import {
   bankOriginsOf,
@@ -28,6 +28,7 @@ import {
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { tempDir } from '../helpers/temp.js';
 
 export const COLLECTIONS_DIR = join(import.meta.dirname, '..', '..', 'collections');
 
@@ -43,7 +44,7 @@ export interface Prepared {
 
 /**
  * Registers with the emulator and writes the merged environment through the same stages the CLI runs
- * (src/pipeline/stages.ts), then lays out what newman needs (certificate list, CA bundle, collections) so a test can
+ * (src/pipeline/register.ts, environment.ts), then lays out what newman needs (certificate list, CA bundle, collections) so a test can
  * run exactly the steps it wants, with whatever certificate list it wants to prove a point with.
  */
 export async function prepare(
@@ -53,7 +54,7 @@ export async function prepare(
   overrides: Record<string, string> = {},
   configPatch: Record<string, unknown> = {},
 ): Promise<Prepared> {
-  const stateDir = await mkdtemp(join(tmpdir(), 'obflow-pipeline-'));
+  const stateDir = await tempDir('obflow-pipeline-');
   const config = parseConfig({ stateDir, output: { collections: COLLECTIONS_DIR }, sandbox: { profile }, ...configPatch }, 'test');
   const serverCa = [identity.pem.rootCa, identity.pem.issuingCa];
   const session = await openTargetSession(config, sandboxTarget(config, sandbox.urls, serverCa), identity.paths);
@@ -127,7 +128,7 @@ export function useEmulatorAsBank(prefix: string): {
   beforeAll(async () => {
     fixture.identity = await getTestIdentity();
     fixture.sandbox = await startTestSandbox();
-    fixture.work = await mkdtemp(join(tmpdir(), prefix));
+    fixture.work = await tempDir(prefix);
   });
   afterAll(async () => {
     await fixture.sandbox?.close();

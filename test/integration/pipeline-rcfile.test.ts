@@ -2,26 +2,26 @@
 // Proved here with rc files that would point the run at a folder that does not exist; obflow pins cwd and HOME and is
 // not affected.
 
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import newman from 'newman';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildRunPlan, runSteps } from '../../src/run/index.js';
 import { getTestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, type Prepared } from './pipeline-helpers.js';
+import { tempDir } from '../helpers/temp.js';
 
-let sandbox: TestSandbox;
 let prepared: Prepared;
 let hostile: string;
 const original = { cwd: process.cwd(), home: process.env.HOME };
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
   prepared = await prepare(sandbox, await getTestIdentity(), 'strict-headless');
-  hostile = await mkdtemp(join(tmpdir(), 'obflow-rc-'));
+  hostile = await tempDir('obflow-rc-');
   const rc = `${JSON.stringify({ run: { folder: 'no-such-folder-from-an-rc-file' } })}\n`;
   await mkdir(join(hostile, '.postman'), { recursive: true });
   await writeFile(join(hostile, '.postman', 'newmanrc'), rc);
@@ -34,7 +34,6 @@ afterAll(async () => {
   if (original.home === undefined) delete process.env.HOME;
   else process.env.HOME = original.home;
   await prepared?.dispatcher.close();
-  await sandbox?.close();
   await rm(hostile, { recursive: true, force: true });
   if (prepared !== undefined) await rm(prepared.stateDir, { recursive: true, force: true });
 });

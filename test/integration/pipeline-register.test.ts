@@ -3,42 +3,35 @@
 // its code and the bank's RFC 7591 error; transport failures map to ERR_REMOTE_*; environment download refusals.
 
 import { X509Certificate, createPrivateKey, randomUUID } from 'node:crypto';
-import { mkdtemp, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  downloadEnvironment,
-  environmentValue,
-  fetchDiscovery,
-  buildObflowEnvironment,
-  writeEnvironment,
-} from '../../src/environment/index.js';
+import { downloadEnvironment, environmentValue, buildObflowEnvironment, writeEnvironment } from '../../src/environment/index.js';
+import { fetchDiscovery } from '../../src/bank/discovery.js';
 import { isObflowError } from '../../src/errors.js';
 import { loadTransportMaterial } from '../../src/pki/load.js';
 import { createMtlsDispatcher } from '../../src/pki/tls.js';
 import { registerClient, type RegisterClientInput, type StatementClaims } from '../../src/registration/index.js';
 import { getForeignIdentity, getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { startTestSandbox, useTestSandbox } from '../helpers/sandbox-client.js';
+import { tempDir } from '../helpers/temp.js';
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
 let second: TestIdentity;
 let foreign: TestIdentity;
 let dispatcher: Agent;
 const agents: Agent[] = [];
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
   [identity, second, foreign] = await Promise.all([getTestIdentity(), getTestIdentity('second-tpp'), getForeignIdentity()]);
-  sandbox = await startTestSandbox();
   dispatcher = await agentFor(identity);
 });
 afterAll(async () => {
   await Promise.all(agents.map((agent) => agent.close()));
-  await sandbox?.close();
 });
 
 async function agentFor(who: TestIdentity, options: { serverCa?: boolean } = {}): Promise<Agent> {
@@ -52,13 +45,14 @@ async function agentFor(who: TestIdentity, options: { serverCa?: boolean } = {})
 
 async function input(overrides: Partial<RegisterClientInput> = {}): Promise<RegisterClientInput> {
   return {
-    stateDir: await mkdtemp(join(tmpdir(), 'obflow-register-')),
+    stateDir: await tempDir('obflow-register-'),
     target: 'sandbox',
     profile: 'strict-headless',
     authUrl: sandbox.urls.profiles['strict-headless'].auth_url,
     registrationEndpoint: sandbox.urls.registration_endpoint,
     softwareStatement: identity.softwareStatement,
     statementClaims: decodeJwt(identity.softwareStatement) as unknown as StatementClaims,
+    tokenEndpointAuthMethod: 'client_secret_basic',
     signingKey: createPrivateKey(identity.pem.signingKey),
     kid: identity.manifest.kid,
     transportCertificatePem: identity.pem.transportCert,
@@ -271,7 +265,7 @@ describe('environment', () => {
       auth_code: 'secret',
       rs: 'default',
     });
-    const path = await writeEnvironment(await mkdtemp(join(tmpdir(), 'obflow-env-')), 'sandbox-permissive-headless', environment);
+    const path = await writeEnvironment(await tempDir('obflow-env-'), 'sandbox-permissive-headless', environment);
     expect(path).toMatch(/environments\/sandbox-permissive-headless\.postman_environment\.json$/);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
   });

@@ -3,37 +3,36 @@
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
 import { openTargetSession, type Session } from '../../src/pipeline/session.js';
-import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
+import { environmentStage } from '../../src/pipeline/environment.js';
+import { registerStage } from '../../src/pipeline/register.js';
+import { runStage } from '../../src/pipeline/run.js';
 import { consentInBrowser, spkiPinOf } from '../../src/run/consent/browser.js';
 import { SANDBOX_CONSENT_SCRIPT } from '../../src/run/consent/script.js';
 import { chromium, CHROMIUM_PATH, needs, openssl } from '../helpers/prerequisites.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { IdentityPaths } from '../../src/pki/types.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
+import { tempDir } from '../helpers/temp.js';
 
 const COLLECTIONS = join(import.meta.dirname, '..', '..', 'collections');
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
+
+const sandbox = useTestSandbox();
 
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
 });
 
 async function runWhole(transport: IdentityPaths['transport'], options: { profile?: string; consent?: string; ask?: Session['ask'] } = {}) {
-  const work = await mkdtemp(join(tmpdir(), 'obflow-stages-'));
+  const work = await tempDir('obflow-stages-');
   const config = parseConfig(
     {
       stateDir: join(work, 'state'),
@@ -62,7 +61,7 @@ async function runWhole(transport: IdentityPaths['transport'], options: { profil
 describe('pipeline stages', () => {
   it("register asks for §2.1's two grants; refresh_token only with registration.refresh_token_grant", async () => {
     const grants = async (registration: Record<string, unknown>): Promise<unknown> => {
-      const work = await mkdtemp(join(tmpdir(), 'obflow-stages-'));
+      const work = await tempDir('obflow-stages-');
       const config = parseConfig({ stateDir: join(work, 'state'), registration }, 'test');
       const target = sandboxTarget(config, sandbox.urls, [identity.pem.rootCa, identity.pem.issuingCa]);
       const session = await openTargetSession(config, target, identity.paths);
@@ -117,7 +116,7 @@ describe('pipeline stages', () => {
 
   it('run every step with a legacy PFX: newman reads a PEM copy that the run removes', async () => {
     needs(openssl);
-    const work = await mkdtemp(join(tmpdir(), 'obflow-legacy-pfx-'));
+    const work = await tempDir('obflow-legacy-pfx-');
     const pfx = join(work, 'transport-legacy.p12');
     execFileSync(
       'openssl',

@@ -2,25 +2,22 @@
 // newman in one process, in both headless profiles and both response types.
 
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { environmentValue } from '../../src/environment/index.js';
 import { STEP_NAMES } from '../../src/generate/index.js';
 import { buildRunSummary, formatRunSummary } from '../../src/run/index.js';
 
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
+import { useTestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, runAll } from './pipeline-helpers.js';
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
+
+const sandbox = useTestSandbox();
 
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
 });
 
 describe('run all (headless)', () => {

@@ -4,15 +4,15 @@
 // running vitest on those tests with a PATH that holds only node.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { REPO_ROOT } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const bin = mkdtempSync(join(tmpdir(), 'obflow-node-only-'));
+const bin = tempDirSync('obflow-node-only-');
 symlinkSync(process.execPath, join(bin, 'node'));
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 
@@ -61,7 +61,7 @@ describe('openssl and unzip are prerequisites', () => {
 
 describe('without the spec files, a test that also validates schemas runs its other assertions first', () => {
   it('the strict-rule assertions after a schema check run, then the test is reported as skipped with the reason', () => {
-    const empty = mkdtempSync(join(tmpdir(), 'obflow-no-specs-'));
+    const empty = tempDirSync('obflow-no-specs-');
     const out = join(empty, 'report.json');
     try {
       // x-fapi-financial-id: a schema check comes first, the strict rule's assertions after it.
@@ -70,7 +70,7 @@ describe('without the spec files, a test that also validates schemas runs its ot
         [
           join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'),
           'run',
-          'test/integration/sandbox-ais.test.ts',
+          'test/integration/sandbox-ais-refusals.test.ts',
           '-t',
           'x-fapi-financial-id: required',
           '--reporter=json',

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { BANK_PRESETS } from '../../src/config/presets.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
-import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
+import { environmentStage } from '../../src/pipeline/environment.js';
+import { registerStage } from '../../src/pipeline/register.js';
+import { runStage } from '../../src/pipeline/run.js';
 import { bankTarget } from '../../src/pipeline/target.js';
 import { describeRun, useEmulatorAsBank } from './pipeline-helpers.js';
 

@@ -6,14 +6,15 @@
 // secret of the three runs is in anything the merge wrote (the workspace test's scan).
 
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseConfig } from '../../src/config/load.js';
-import type { MergedSummary } from '../../src/matrix/merge.js';
+import type { MergedSummary } from '../../src/report/merge.js';
 import { openTargetSession } from '../../src/pipeline/session.js';
-import { environmentStage, registerStage, runStage } from '../../src/pipeline/stages.js';
+import { environmentStage } from '../../src/pipeline/environment.js';
+import { registerStage } from '../../src/pipeline/register.js';
+import { runStage } from '../../src/pipeline/run.js';
 import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { runCli } from '../helpers/cli.js';
@@ -22,8 +23,9 @@ import { CHROMIUM_PATH, chromium, describeWith } from '../helpers/prerequisites.
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { issuedSecrets, leakedSecrets } from '../helpers/secrets.js';
 import { COLLECTIONS_DIR } from './pipeline-helpers.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const work = mkdtempSync(join(tmpdir(), 'obflow-report-merge-'));
+const work = tempDirSync('obflow-report-merge-');
 const legs = join(work, 'out');
 const merged = join(work, 'merged');
 const sandboxes: TestSandbox[] = [];

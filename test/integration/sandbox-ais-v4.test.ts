@@ -10,15 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { accountIdOf } from '../../src/sandbox/data/users.js';
 import { v4Problems } from '../helpers/obie-v4.js';
-import { BANK_FINANCIAL_ID, mtlsAgent, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
-import type { TestSandbox, WireResponse } from '../helpers/sandbox-client.js';
+import { BANK_FINANCIAL_ID, mtlsAgent, SandboxTpp, startTestSandbox, useTestSandbox } from '../helpers/sandbox-client.js';
+import type { WireResponse } from '../helpers/sandbox-client.js';
 
 const SEED = 'ais-v4-integration';
 const ALL = ['ReadAccountsDetail', 'ReadBalances', 'ReadTransactionsCredits', 'ReadTransactionsDebits', 'ReadTransactionsDetail'];
 
 type Json = Record<string, unknown>;
 
-let sandbox: TestSandbox;
 let tpp: SandboxTpp;
 let clockOffset = 0;
 
@@ -64,15 +63,15 @@ async function authorisedV4(data: Json = { Permissions: ALL }): Promise<{ consen
   return { consentId, token: exchanged.json<{ access_token: string }>().access_token };
 }
 
+const sandbox = useTestSandbox({ seed: SEED, now: () => new Date(Date.now() + clockOffset) });
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ seed: SEED, now: () => new Date(Date.now() + clockOffset) });
   tpp = new SandboxTpp(sandbox.urls, sandbox.identity, 'strict-headless');
   await tpp.register();
 });
 
 afterAll(async () => {
   await tpp?.close();
-  await sandbox?.close();
 });
 
 describe('AIS v4.0: account-access-consents', () => {

@@ -6,35 +6,25 @@ import { createHash, randomUUID } from 'node:crypto';
 
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import type { JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
 import { accountIdOf, holdingsOf, userByUsername } from '../../src/sandbox/data/users.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import type { TestIdentity } from '../helpers/identity.js';
-import { BANK_FINANCIAL_ID, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
-import type { AuthorizeOptions, AuthorizeResult, TestSandbox } from '../helpers/sandbox-client.js';
+import { BANK_FINANCIAL_ID, SandboxTpp, useTestSandbox } from '../helpers/sandbox-client.js';
+import type { AuthorizeOptions, AuthorizeResult } from '../helpers/sandbox-client.js';
 
 const SEED = 'flows-test-seed';
-let sandbox: TestSandbox;
 let second: TestIdentity;
 const tpps = new Map<ProfileName, SandboxTpp>();
-const extra: SandboxTpp[] = [];
+
+const sandbox = useTestSandbox({ seed: SEED });
 
 beforeAll(async () => {
   second = await getTestIdentity('second-tpp');
-  sandbox = await startTestSandbox({ seed: SEED });
-  for (const profile of PROFILE_NAMES) {
-    const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
-    await tpp.register();
-    tpps.set(profile, tpp);
-  }
-});
-
-afterAll(async () => {
-  await Promise.all([...tpps.values(), ...extra].map((tpp) => tpp.close()));
-  await sandbox?.close();
+  for (const profile of PROFILE_NAMES) tpps.set(profile, await sandbox.tpp(profile));
 });
 
 function tppOf(profile: ProfileName): SandboxTpp {
@@ -148,7 +138,7 @@ describe('code exchange refusals (every profile)', () => {
     expect(wrongSecret.json()).toMatchObject({ error: 'invalid_client' });
 
     const otherClient = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
-    extra.push(otherClient);
+    sandbox.track(otherClient);
     await otherClient.register();
     const stolen = await otherClient.exchangeCode(code, result.redirectUri);
     expect(stolen.status).toBe(400);
@@ -337,7 +327,7 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
 
   it('a client that registered request_object_signing_alg PS256 has unsigned request objects refused', async () => {
     const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-headless');
-    extra.push(tpp);
+    sandbox.track(tpp);
     await tpp.register({ request_object_signing_alg: 'PS256' });
     const unsigned = await tpp.authorize({ consentId: await tpp.createConsent() });
     expect(unsigned.params.get('error')).toBe('invalid_request_object');
@@ -417,7 +407,7 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     const tpp = tppOf('strict-headless');
     const flow = await tpp.headlessFlow();
     const moved = tpp.withIdentity(second);
-    extra.push(moved);
+    sandbox.track(moved);
     const refresh = await moved.token({ grant_type: 'refresh_token', refresh_token: flow.refreshToken ?? '' });
     expect(refresh.status).toBe(401);
     expect(refresh.json()).toMatchObject({ error: 'invalid_client' });

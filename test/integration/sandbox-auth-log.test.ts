@@ -8,15 +8,14 @@ import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { userByUsername } from '../../src/sandbox/data/users.js';
-import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
-import type { TestSandbox } from '../helpers/sandbox-client.js';
+import { SandboxTpp, useTestSandbox } from '../helpers/sandbox-client.js';
 
-let sandbox: TestSandbox;
 let tpp: SandboxTpp;
 let interactive: SandboxTpp;
 
+const sandbox = useTestSandbox({ verbose: true });
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ verbose: true });
   tpp = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-headless');
   interactive = new SandboxTpp(sandbox.urls, sandbox.identity, 'permissive-interactive');
 });
@@ -24,7 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await tpp?.close();
   await interactive?.close();
-  await sandbox?.close();
 });
 
 describe('verbose request log', () => {

@@ -4,34 +4,27 @@
 import { randomUUID } from 'node:crypto';
 
 import { Agent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
 import { getForeignIdentity, getTestIdentity } from '../helpers/identity.js';
 import type { TestIdentity } from '../helpers/identity.js';
-import { mtlsAgent, SandboxTpp, startTestSandbox, wire } from '../helpers/sandbox-client.js';
-import type { TestSandbox } from '../helpers/sandbox-client.js';
+import { mtlsAgent, SandboxTpp, useTestSandbox, wire } from '../helpers/sandbox-client.js';
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
 let second: TestIdentity;
 let foreign: TestIdentity;
-const opened: SandboxTpp[] = [];
 
 function tpp(profile: (typeof PROFILE_NAMES)[number] = 'strict-headless', who: TestIdentity = identity): SandboxTpp {
   const client = new SandboxTpp(sandbox.urls, who, profile);
-  opened.push(client);
+  sandbox.track(client);
   return client;
 }
 
+const sandbox = useTestSandbox();
+
 beforeAll(async () => {
   [identity, second, foreign] = await Promise.all([getTestIdentity(), getTestIdentity('second-tpp'), getForeignIdentity()]);
-  sandbox = await startTestSandbox();
-});
-
-afterAll(async () => {
-  await Promise.all(opened.map((client) => client.close()));
-  await sandbox?.close();
 });
 
 describe('discovery', () => {
@@ -213,7 +206,7 @@ describe('dynamic client registration (DCR v3.2)', () => {
   it('refuses a connection without a client certificate with 401', async () => {
     const client = tpp('strict-headless');
     const bare = client.withIdentity(identity, false);
-    opened.push(bare);
+    sandbox.track(bare);
     const response = await bare.registerRaw(await client.signRegistration(client.registrationClaims()));
     expect(response.status).toBe(401);
     expect(response.json()).toMatchObject({ Code: '401 Unauthorized', Errors: [{ ErrorCode: 'UK.OBIE.Unauthorised' }] });
@@ -237,14 +230,14 @@ describe('dynamic client registration (DCR v3.2)', () => {
   it('strict: refuses a directory certificate issued for another software statement; permissive accepts it', async () => {
     // The default TPP's statement and signing key, presented over the second TPP's (directory-issued) certificate.
     const strict = new SandboxTpp(sandbox.urls, identity, 'strict-headless', mtlsAgent(second));
-    opened.push(strict);
+    sandbox.track(strict);
     const jwt = await strict.signRegistration(strict.registrationClaims());
     const refused = await strict.registerRaw(jwt);
     expect(refused.status).toBe(400);
     expect(refused.json()).toMatchObject({ error: 'unapproved_software_statement' });
 
     const permissive = new SandboxTpp(sandbox.urls, identity, 'permissive-headless', mtlsAgent(second));
-    opened.push(permissive);
+    sandbox.track(permissive);
     const accepted = await permissive.registerRaw(await permissive.signRegistration(permissive.registrationClaims()));
     expect(accepted.status).toBe(201);
   });
@@ -357,7 +350,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
 
   it('refuses the token endpoint without a client certificate (401)', async () => {
     const bare = client.withIdentity(identity, false);
-    opened.push(bare);
+    sandbox.track(bare);
     const response = await bare.token({ grant_type: 'client_credentials', scope: 'accounts' });
     expect(response.status).toBe(401);
     expect(response.json()).toMatchObject({ error: 'invalid_client' });
@@ -365,7 +358,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
 
   it("refuses a client at another profile's token endpoint", async () => {
     const elsewhere = new SandboxTpp(sandbox.urls, identity, 'permissive-headless');
-    opened.push(elsewhere);
+    sandbox.track(elsewhere);
     elsewhere.client = client.client;
     const response = await elsewhere.token({ grant_type: 'client_credentials', scope: 'accounts' });
     expect(response.status).toBe(401);
@@ -374,7 +367,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
 
   it("strict: refuses a token request with another software statement's certificate; permissive issues one", async () => {
     const other = client.withIdentity(second);
-    opened.push(other);
+    sandbox.track(other);
     const refused = await other.token({ grant_type: 'client_credentials', scope: 'accounts' });
     expect(refused.status).toBe(401);
     expect(refused.json()).toMatchObject({ error: 'invalid_client' });
@@ -382,7 +375,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
     const permissive = tpp('permissive-headless');
     await permissive.register();
     const moved = permissive.withIdentity(second);
-    opened.push(moved);
+    sandbox.track(moved);
     expect((await moved.token({ grant_type: 'client_credentials', scope: 'accounts' })).status).toBe(200);
   });
 });
@@ -435,7 +428,8 @@ describe('environment helper', () => {
     const url = `${sandbox.urls.environment_helper}?client_id=${encodeURIComponent(registered.client_id)}`;
     const other = client.withIdentity(second);
     const bare = client.withIdentity(identity, false);
-    opened.push(other, bare);
+    sandbox.track(other);
+    sandbox.track(bare);
     expect((await other.fetch('GET', url)).status).toBe(403);
     expect((await bare.fetch('GET', url)).status).toBe(401);
   });

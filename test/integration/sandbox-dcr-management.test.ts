@@ -3,34 +3,28 @@
 // Another TPP's certificate with the right token, another client's token and an authorization-code token are refused,
 // and the refusal neither shows the client_secret nor removes the client.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { userByUsername } from '../../src/sandbox/data/users.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import type { TestIdentity } from '../helpers/identity.js';
-import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
-import type { TestSandbox, WireResponse } from '../helpers/sandbox-client.js';
+import { SandboxTpp, useTestSandbox } from '../helpers/sandbox-client.js';
+import type { WireResponse } from '../helpers/sandbox-client.js';
 
-let sandbox: TestSandbox;
 let identity: TestIdentity;
 let other: TestIdentity;
-const opened: SandboxTpp[] = [];
+
+const sandbox = useTestSandbox();
 
 beforeAll(async () => {
   [identity, other] = await Promise.all([getTestIdentity(), getTestIdentity('second-tpp')]);
-  sandbox = await startTestSandbox();
-});
-
-afterAll(async () => {
-  await Promise.all(opened.map((client) => client.close()));
-  await sandbox?.close();
 });
 
 async function registered(profile: ProfileName): Promise<{ tpp: SandboxTpp; url: string; secret: string }> {
   const tpp = new SandboxTpp(sandbox.urls, identity, profile);
-  opened.push(tpp);
+  sandbox.track(tpp);
   const client = await tpp.register();
   return { tpp, url: `${sandbox.urls.registration_endpoint}/${client.client_id}`, secret: client.client_secret };
 }
@@ -57,7 +51,7 @@ describe.each(PROFILE_NAMES)('%s: DCR management needs a client_credentials toke
     const { tpp, url, secret } = await registered(profile);
     const token = await tpp.clientCredentials();
     const thief = tpp.withIdentity(other);
-    opened.push(thief);
+    sandbox.track(thief);
 
     expectInvalidToken(await thief.fetch('GET', url, { headers: bearer(token) }), secret);
     expectInvalidToken(await thief.fetch('DELETE', url, { headers: bearer(token) }), secret);
@@ -77,7 +71,7 @@ describe.each(PROFILE_NAMES)('%s: DCR management needs a client_credentials toke
   it("refuses another client's token with 403 (even over that client's own certificate)", async () => {
     const { tpp, url, secret } = await registered(profile);
     const stranger = new SandboxTpp(sandbox.urls, identity, profile);
-    opened.push(stranger);
+    sandbox.track(stranger);
     await stranger.register();
     const strangers = await stranger.clientCredentials();
     for (const method of ['GET', 'DELETE'] as const) {

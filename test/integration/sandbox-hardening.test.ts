@@ -2,41 +2,34 @@
 // paths, registration's content-type check before reading, the verbose log's masking, timestamps, the shared consent
 // expiry rule (token endpoint included), consent-page labels and login_hint lookups.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { accountIdOf, HOLDINGS } from '../../src/sandbox/data/users.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import { schemaProblems } from '../helpers/obie-schemas.js';
 import type { TestIdentity } from '../helpers/identity.js';
-import { BANK_FINANCIAL_ID, mtlsAgent, rawTarget, SandboxTpp, startTestSandbox, wire } from '../helpers/sandbox-client.js';
-import type { TestSandbox } from '../helpers/sandbox-client.js';
+import { BANK_FINANCIAL_ID, mtlsAgent, rawTarget, SandboxTpp, useTestSandbox, wire } from '../helpers/sandbox-client.js';
 
 const SEED = 'hardening';
 let identity: TestIdentity;
-let sandbox: TestSandbox;
 /** Added to the real clock by the sandbox's `now` (moved forward only by the expiry tests). */
 let clockOffset = 0;
 /** The sandbox's clock: never on a whole second (always .123), so a date-time that keeps milliseconds shows. */
 const sandboxNow = (): Date => new Date(Math.floor((Date.now() + clockOffset) / 1000) * 1000 + 123);
-const opened: SandboxTpp[] = [];
 
 function tpp(profile: ConstructorParameters<typeof SandboxTpp>[2] = 'strict-headless'): SandboxTpp {
   const client = new SandboxTpp(sandbox.urls, identity, profile);
-  opened.push(client);
+  sandbox.track(client);
   return client;
 }
 
 /** The log lines written since `from` (the sandbox writes a request's lines when its answer finishes). */
 const logSince = (from: number): string => sandbox.log.slice(from).join('\n');
 
+const sandbox = useTestSandbox({ verbose: true, now: sandboxNow, seed: SEED });
+
 beforeAll(async () => {
   identity = await getTestIdentity();
-  sandbox = await startTestSandbox({ verbose: true, now: sandboxNow, seed: SEED });
-});
-
-afterAll(async () => {
-  await Promise.all(opened.map((client) => client.close()));
-  await sandbox?.close();
 });
 
 describe('request targets that are not valid paths', () => {

@@ -24,8 +24,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { userByUsername } from '../../src/sandbox/data/users.js';
-import { BANK_FINANCIAL_ID, mtlsAgent, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
-import type { TestSandbox, WireResponse } from '../helpers/sandbox-client.js';
+import { BANK_FINANCIAL_ID, mtlsAgent, SandboxTpp, useTestSandbox } from '../helpers/sandbox-client.js';
+import type { WireResponse } from '../helpers/sandbox-client.js';
 
 const STRICT: readonly ProfileName[] = ['strict-headless', 'strict-interactive'];
 const CLAIMS = (consentId: string): string =>
@@ -36,12 +36,12 @@ const CLAIMS = (consentId: string): string =>
     },
   });
 
-let sandbox: TestSandbox;
 let agent: Agent;
 const tpps = new Map<ProfileName, SandboxTpp>();
 
+const sandbox = useTestSandbox({ seed: 'openid-client-test' });
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ seed: 'openid-client-test' });
   agent = mtlsAgent(sandbox.identity);
   for (const profile of STRICT) {
     const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
@@ -54,7 +54,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...tpps.values()].map((tpp) => tpp.close()));
   await agent?.close();
-  await sandbox?.close();
 });
 
 function tppOf(profile: ProfileName): SandboxTpp {

@@ -6,8 +6,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -21,6 +20,7 @@ import type { RegisteredClient, TestSandbox } from '../helpers/sandbox-client.js
 import { SandboxDataError } from '../../src/sandbox/index.js';
 import type { SandboxUrls } from '../../src/sandbox/index.js';
 import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 /** The built CLI, for `obflow sandbox` as its own process. */
 const MAIN_CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
@@ -89,7 +89,7 @@ describe('a data folder that cannot be read stops the start, naming the file', (
     ['a sandbox.db that is not a database', (dataDir) => write(join(dataDir, 'sandbox.db'), 'consents and tokens, in prose'.repeat(200))],
   ];
   it.each(damaged)('%s', async (_label, damage) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'obflow-store-damaged-'));
+    const dataDir = tempDirSync('obflow-store-damaged-');
     const file = damage(dataDir);
     const before = readFileSync(file);
     const error = await refusal(dataDir);
@@ -129,8 +129,8 @@ describe('a data folder that cannot be read stops the start, naming the file', (
   });
 
   it('a first start is told by the folder: a new folder, and an empty sandbox.db with nothing beside it, start', async () => {
-    const fresh = mkdtempSync(join(tmpdir(), 'obflow-store-first-'));
-    const interrupted = mkdtempSync(join(tmpdir(), 'obflow-store-first-'));
+    const fresh = tempDirSync('obflow-store-first-');
+    const interrupted = tempDirSync('obflow-store-first-');
     // What a first start killed between creating the file and writing its header leaves.
     write(join(interrupted, 'sandbox.db'), '');
     for (const dataDir of [fresh, interrupted]) {
@@ -145,7 +145,7 @@ describe('a data folder that cannot be read stops the start, naming the file', (
 
   it('`obflow sandbox` in its own process refuses a 0-byte sandbox.db beside keys.json: exit 2, one error line naming it', async () => {
     if (!existsSync(MAIN_CLI)) throw new Error('build first (npm run build): this test runs `obflow sandbox` from dist in its own process');
-    const cwd = mkdtempSync(join(tmpdir(), 'obflow-store-empty-cli-'));
+    const cwd = tempDirSync('obflow-store-empty-cli-');
     expect((await runCli(['init', '--json'], { cwd })).code).toBe(0);
     const { dataDir } = await populatedFolder();
     const file = join(dataDir, 'sandbox.db');
@@ -163,7 +163,7 @@ describe('a data folder that cannot be read stops the start, naming the file', (
   });
 
   it('`obflow sandbox` says ERR_SANDBOX_DATA with the file and a repair-or-remove hint (exit 2, no port hint)', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'obflow-store-cli-'));
+    const cwd = tempDirSync('obflow-store-cli-');
     expect((await runCli(['init', '--json'], { cwd })).code).toBe(0);
     const cases: Array<[string, string]> = [
       ['keys.json', '{"id-token":{"kty":"RSA"'],
@@ -190,7 +190,7 @@ describe('a data folder of the earlier JSON format', () => {
   it('is migrated on start: clients, tokens and consents keep working, the JSON files and stray temporaries go', async () => {
     const { dataDir: source, client, token, consentId } = await populatedFolder();
     // Write what the earlier format kept: one `<collection>.json` object per collection (the values are unchanged).
-    const dataDir = mkdtempSync(join(tmpdir(), 'obflow-store-legacy-'));
+    const dataDir = tempDirSync('obflow-store-legacy-');
     const legacy = ['clients', 'registration-jtis', 'grants', 'interactions', 'tokens', 'consents'];
     for (const name of legacy) {
       const entries: Record<string, unknown> = Object.fromEntries(
@@ -316,7 +316,7 @@ describe("the store's native objects are never left to the garbage collector", (
 
   it('databases opened and closed, then garbage collected between event-loop turns: the process lives on', async () => {
     if (!existsSync(DB_MODULE)) throw new Error('build first (npm run build): this test runs the store from dist in its own process');
-    const dir = mkdtempSync(join(tmpdir(), 'obflow-store-gc-'));
+    const dir = tempDirSync('obflow-store-gc-');
     const result = await new Promise<{ code: number | null; signal: string | null; output: string }>((done) => {
       const process_ = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, DB_MODULE, dir], {
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -344,7 +344,7 @@ describe('kill -9 in the middle of writes', () => {
 
   it('loses no acknowledged registration, token or consent, on a store already holding 20,000 tokens and 3,000 clients', async () => {
     const identity = await getTestIdentity();
-    const dataDir = mkdtempSync(join(tmpdir(), 'obflow-store-kill-'));
+    const dataDir = tempDirSync('obflow-store-kill-');
     soakFolder(dataDir, identity.softwareStatement);
     const optionsFile = join(dataDir, '..', `${dataDir.split('/').pop() ?? 'x'}.options.json`);
     writeFileSync(

@@ -4,8 +4,7 @@
 // its summary, the JSON report, JUnit, the HTML page and `report merge`; the read after the refresh is skipped with it
 // (never passed on the old token); `--no-skips` turns the skip into a failure. Through the CLI, as a TPP runs it.
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -14,6 +13,7 @@ import type { JsonReport } from '../../src/run/reporters/json.js';
 import { runCli } from '../helpers/cli.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import { startOidcBank, type OidcBank } from '../oidc-bank/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 const REASON = /the bank issued no refresh token.*registration\.refresh_token_grant: true/;
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
     tls: { cert: identity.pem.serverCert, key: identity.pem.serverKey, clientCa: [identity.pem.rootCa, identity.pem.issuingCa] },
     directoryJwks: identity.directoryJwks,
   });
-  cwd = await mkdtemp(join(tmpdir(), 'obflow-skipped-'));
+  cwd = await tempDir('obflow-skipped-');
   // The default registration: no registration.refresh_token_grant.
   const config = {
     target: 'bank',

@@ -1,7 +1,7 @@
 // v3.1 beside v4.0 of one bank (issue 29): the emulator made to serve one value differently on v4.0
 // (SandboxOptions.versionDrift), the whole flow run on each version as `run`/`demo --api-version 3.1,4.0` run it (the
 // transaction pages kept, the later version's page fed the earlier run), and the comparison
-// (src/report/compare-versions.ts) fails naming the field and both values — in the CLI's comparison and in the
+// (src/run/reporters/compare-versions.ts) fails naming the field and both values — in the CLI's comparison and in the
 // "v3.1 beside v4.0" section of the later version's report.html, read in real Chromium; what the code mapping
 // explains (InterimAvailable ↔ ITAV, CurrentAccount ↔ CACC) is no difference.
 
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRunPlan, readStepCollections, runSteps, type RunResult } from '../../src/run/index.js';
 import { SECRET_VARIABLE_KEYS, STEP_NAMES } from '../../src/generate/index.js';
 import type { ApiVersion } from '../../src/generate/api-versions.js';
-import { compareVersions, legOfRun } from '../../src/report/compare-versions.js';
+import { compareVersions, legOfRun } from '../../src/run/reporters/compare-versions.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { chromium as chromiumPrerequisite, CHROMIUM_PATH } from '../helpers/prerequisites.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';

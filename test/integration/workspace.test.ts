@@ -8,8 +8,7 @@
 
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,8 +21,9 @@ import { makeWorkspace, type WorkspaceOutcome } from '../../src/pipeline/workspa
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { CHROMIUM_PATH, chromium, describeWith, needs } from '../helpers/prerequisites.js';
 import { issuedSecrets, keyMaterial } from '../helpers/secrets.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-'));
+const cwd = tempDirSync('obflow-workspace-');
 const stateDir = join(cwd, '.obflow');
 let sandbox: SandboxProcess | undefined;
 
@@ -105,7 +105,7 @@ const plainDir = join(cwd, 'plain');
 const zipPath = join(cwd, 'plain.zip');
 const secretDir = join(cwd, 'with-secrets');
 const v4Dir = join(cwd, 'v4');
-const copied = mkdtempSync(join(tmpdir(), 'obflow-workspace-copy-'));
+const copied = tempDirSync('obflow-workspace-copy-');
 /** The plain workspace copied and run with its secrets given on run.sh's prompt (the test below fills it). */
 const promptedDir = join(copied, 'prompted');
 let prompted: SpawnSyncReturns<string> | undefined;
@@ -203,7 +203,15 @@ describe('the workspace against the emulator', () => {
     expect(before.code, before.stderr).toBe(0);
     const config = parseConfig({ stateDir }, 'test');
     session = await openSession(config);
-    plain = await makeWorkspace(session, { out: plainDir, zip: zipPath, includeSecrets: false, force: false, run: true, now: new Date() });
+    plain = await makeWorkspace(session, {
+      out: plainDir,
+      zip: zipPath,
+      includeSecrets: false,
+      force: false,
+      run: true,
+      now: new Date(),
+      cwd: process.cwd(),
+    });
     const withSecrets = await cli(['workspace', '--include-secrets', '--no-run', '--out', secretDir]);
     expect(withSecrets.code, withSecrets.stderr).toBe(0);
     expect(withSecrets.stdout).toMatch(/^warning: .*private key.*$/m);
@@ -407,7 +415,7 @@ describe('the workspace against the emulator', () => {
   }, 120_000);
 
   it('run.sh without Node.js prints one line saying what to install (exit 2)', () => {
-    const bin = mkdtempSync(join(tmpdir(), 'obflow-no-node-'));
+    const bin = tempDirSync('obflow-no-node-');
     for (const tool of ['sh', 'dirname'])
       symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(bin, tool));
     const noNode = spawnSync(join(plainDir, 'run.sh'), [], { encoding: 'utf8', env: { PATH: bin } });
@@ -495,7 +503,7 @@ describeWith(chromium, 'the workspace in Chromium', () => {
 });
 
 describe('a private_key_jwt client (signs its client assertion with the signing key): the workspace asks for the key files, never a secret to paste', () => {
-  const pkjCwd = mkdtempSync(join(tmpdir(), 'obflow-workspace-pkj-'));
+  const pkjCwd = tempDirSync('obflow-workspace-pkj-');
   const pkjDir = join(pkjCwd, 'ws');
   const PKJ = { OBFLOW_BANK__TOKEN_ENDPOINT_AUTH_METHOD: 'private_key_jwt' };
   let pkjSandbox: SandboxProcess | undefined;

@@ -175,7 +175,7 @@ function pathCalls(text: string): string[] {
 
 /** Path-building calls outside src/state/ that are not state paths although they name a segment: the runner's own
  *  default report folder under whatever working folder it is given (the pipeline passes stateLayout().reports), and
- *  the workspace's templates (templates/workspace/, src/report/html.ts). */
+ *  the workspace's templates (templates/workspace/, src/run/reporters/page.ts). */
 const NOT_STATE_PATHS = new Set(["join(input.cwd, 'reports')", "join(templatesDir, 'workspace')"]);
 
 function statePathBuilders(path: string, text: string, segments: readonly string[]): string[] {
@@ -193,6 +193,100 @@ describe('the runner', () => {
       .map(({ path, text }) => ({ path, lines: text.split('\n').length - 1 }))
       .filter(({ lines }) => lines > 300);
     expect(long).toEqual([]);
+  });
+});
+
+describe('the emulator (src/sandbox/)', () => {
+  /** What an emulator module imports from outside src/sandbox/: it must be nothing, so the bank shares nothing with the
+   *  TPP side but the wire (docs/sandbox.md). */
+  const outside = (path: string, text: string): string[] =>
+    importsOf(path, text)
+      .filter((target) => !target.startsWith('src/sandbox/'))
+      .map((target) => `${path} → ${target}`);
+
+  it('imports nothing outside src/sandbox/', () => {
+    const sandbox = files.filter(({ path }) => path.startsWith('src/sandbox/'));
+    expect(sandbox.map(({ path }) => path)).toContain('src/sandbox/index.ts');
+    expect(sandbox.flatMap(({ path, text }) => outside(path, text))).toEqual([]);
+  });
+
+  it('catches an emulator module that imports the TPP side (the check can fail)', () => {
+    const offender =
+      "import { x } from '../../errors.js';\nimport { y } from '../policy.js';\nconst z = await import('../../run/index.js');";
+    expect(outside('src/sandbox/auth/x.ts', offender)).toEqual([
+      'src/sandbox/auth/x.ts → src/errors.ts',
+      'src/sandbox/auth/x.ts → src/run/index.ts',
+    ]);
+  });
+});
+
+describe('client authentication (src/client-auth.ts)', () => {
+  /** Where a module writes client_secret_basic as a default (`?? …`, `|| …`, `.default(…)`, `default: …`, `= …`, a
+   *  one-method fallback list): only src/client-auth.ts may (DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD); the emulator keeps its
+   *  own vocabulary (it shares nothing with the TPP side). */
+  const DEFAULTED = /(?:\?\?|\|\||\.default\(|\bdefault:|(?<![=!<>])=(?!=))\s*\[?\s*'client_secret_basic'/;
+  const restated = (path: string, text: string): string[] =>
+    path === 'src/client-auth.ts' || path.startsWith('src/sandbox/')
+      ? []
+      : text
+          .split('\n')
+          .filter((line) => DEFAULTED.test(line))
+          .map((line) => `${path}: ${line.trim()}`);
+
+  it('has its default in one place', () => {
+    expect(files.flatMap(({ path, text }) => restated(path, text))).toEqual([]);
+  });
+
+  it('catches a restated default (the check can fail)', () => {
+    const offender = [
+      "const method = input.tokenEndpointAuthMethod ?? 'client_secret_basic';",
+      "const listed = supported ?? ['client_secret_basic'];",
+      "  .default('client_secret_basic')",
+      "  default: 'client_secret_basic',",
+      "function f(method = 'client_secret_basic') {}",
+      "if (method === 'client_secret_basic') return;",
+    ].join('\n');
+    expect(restated('src/registration/x.ts', offender)).toHaveLength(5);
+    expect(restated('src/client-auth.ts', offender)).toEqual([]);
+  });
+});
+
+describe('the working folder', () => {
+  /** Where a module below the command line reads the process's working folder: the CLI reads it once (src/cli/main.ts)
+   *  and passes it in. The runner's option pin (src/run/newman-adapter.ts) saves it to put it back after a chdir. */
+  const ALLOWED = new Set(['src/run/newman-adapter.ts: const previousCwd = process.cwd();']);
+  const readers = (path: string, text: string): string[] =>
+    path.startsWith('src/cli/')
+      ? []
+      : text
+          .split('\n')
+          .filter((line) => /\bprocess\.cwd\(\)/.test(line))
+          .map((line) => `${path}: ${line.trim()}`)
+          .filter((found) => !ALLOWED.has(found));
+
+  it('is read by the command line only: no process.cwd() below src/cli/', () => {
+    expect(files.flatMap(({ path, text }) => readers(path, text))).toEqual([]);
+  });
+
+  it('catches a core module that reads process.cwd() (the check can fail)', () => {
+    expect(readers('src/pipeline/x.ts', 'const here = relative(process.cwd(), path);')).toEqual([
+      'src/pipeline/x.ts: const here = relative(process.cwd(), path);',
+    ]);
+    expect(readers('src/cli/x.ts', 'const here = relative(process.cwd(), path);')).toEqual([]);
+  });
+});
+
+describe('the lines of src/', () => {
+  /** Lines a reader has to scroll sideways for: a long message is written in parts (`…` + `…`). */
+  const longLines = (path: string, text: string): string[] =>
+    text.split('\n').flatMap((line, index) => (line.length > 200 ? [`${path}:${index + 1} (${line.length} characters)`] : []));
+
+  it('are at most 200 characters long', () => {
+    expect(files.flatMap(({ path, text }) => longLines(path, text))).toEqual([]);
+  });
+
+  it('catches a longer line (the check can fail)', () => {
+    expect(longLines('src/x.ts', `const a = 1;\nconst b = '${'x'.repeat(200)}';`)).toEqual(['src/x.ts:2 (213 characters)']);
   });
 });
 
@@ -301,7 +395,7 @@ function loadedBy(entry: string, texts: ReadonlyMap<string, string>): { modules:
  *  lives in a module like these, never in a schema or an implementation (issue 21: zod's 95 modules came in through
  *  one constant of src/config/schema.ts and made `--help` 0.28 s instead of 0.19 s of CPU). */
 const HELP_PATH_MODULES = [
-  'src/config/auth-methods.ts',
+  'src/client-auth.ts',
   'src/config/profiles.ts',
   'src/config/suggest.ts',
   'src/errors.ts',
@@ -309,7 +403,7 @@ const HELP_PATH_MODULES = [
   'src/generate/api-versions.ts',
   'src/generate/step-names.ts',
   'src/interrupt.ts',
-  'src/matrix/defaults.ts',
+  'src/report/defaults.ts',
   'src/run/reporters/names.ts',
   'src/sandbox/contracts.ts',
 ];

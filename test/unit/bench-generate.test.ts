@@ -4,15 +4,15 @@
 // (OBFLOW_BENCH_PEERS) and a stand-in spec, in their own process as the bench runs.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { REPO_ROOT } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'obflow-bench-generate-'));
+const dir = tempDirSync('obflow-bench-generate-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const specs = join(dir, 'specs');

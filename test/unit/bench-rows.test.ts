@@ -3,11 +3,11 @@
 // pass; a missed target fails it; only measured, met rows give exit code 0. Also the readings issue 21's rows rest on:
 // a child's CPU and peak RSS, the turn's baseline table, the demo's printed run step, a server's CPU from /proc.
 
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it, vi } from 'vitest';
+import { tempDirSync } from '../helpers/temp.js';
 
 interface Row {
   name: string;
@@ -128,7 +128,7 @@ describe("the readings issue 21's rows rest on", () => {
   });
 
   it("the turn's baseline: the first bench records it (ratio 1), later benches compare with it, --new-turn starts over", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'obflow-bench-turn-')), 'turn.json');
+    const file = join(tempDirSync('obflow-bench-turn-'), 'turn.json');
     const first = await lib.turnBaseline('cpu', 60, { file, commit: 'abc1234' });
     expect(first.baseline).toBe(60);
     expect(first.note).toMatch(/this run recorded it \(commit abc1234\)/);

@@ -2,15 +2,15 @@
 // was skipped for a prerequisite the job allows; a missing report fails it too.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { REPO_ROOT } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'obflow-skip-gate-'));
+const dir = tempDirSync('obflow-skip-gate-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Result = { fullName: string; status: string; meta?: Record<string, string> };

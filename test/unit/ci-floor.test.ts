@@ -3,15 +3,15 @@
 // to every pass.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { REPO_ROOT } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'obflow-ci-floor-'));
+const dir = tempDirSync('obflow-ci-floor-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Result = { fullName: string; status: string; meta?: Record<string, string> };

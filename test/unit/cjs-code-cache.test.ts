@@ -4,14 +4,14 @@
 // speed. Each case is a child process: the hook patches the CommonJS loader of the process that installs it.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { cacheFileName } from '../../src/cli/cjs-code-cache.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const DIST = resolve(import.meta.dirname, '..', '..', 'dist');
 
@@ -23,7 +23,7 @@ afterEach(() => {
 
 /** A project with one CommonJS package (two files, one requiring the other) and a script that loads it. */
 function project(): string {
-  scratch = mkdtempSync(join(tmpdir(), 'obflow-cjs-cache-'));
+  scratch = tempDirSync('obflow-cjs-cache-');
   const pkg = join(scratch, 'node_modules', 'fixture');
   mkdirSync(pkg, { recursive: true });
   writeFileSync(join(pkg, 'package.json'), '{ "name": "fixture", "main": "index.js" }\n');
@@ -134,7 +134,7 @@ describe('the compile cache of a start (src/cli/compile-cache.ts)', () => {
   };
 
   it(`is ${offered ? "Node.js's own (module.enableCompileCache)" : "obflow's CommonJS cache on this Node.js"}, and off with NODE_DISABLE_COMPILE_CACHE=1`, () => {
-    scratch = mkdtempSync(join(tmpdir(), 'obflow-compile-cache-'));
+    scratch = tempDirSync('obflow-compile-cache-');
     expect(enable({ NODE_COMPILE_CACHE: scratch })).toBe(offered ? 'module' : 'commonjs');
     expect(enable({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toBe('none');
     expect(existsSync(scratch)).toBe(true);

@@ -29,6 +29,7 @@ const base = () => ({
   authUrl: 'https://bank.example/auth',
   now: () => new Date(1_800_000_000_000),
   newJti: () => 'jti-1',
+  tokenEndpointAuthMethod: 'client_secret_basic' as const,
 });
 
 describe('registration claims per method (DCR v3.2)', () => {
@@ -102,7 +103,7 @@ describe('chooseAuthMethod (bank.token_endpoint_auth_method against discovery)',
   });
 });
 
-// crypto-js, the subset lib-pss.js uses (as test/unit/generate-scripts.test.ts stubs it): SHA256 of text or bytes → hex.
+// crypto-js, the subset lib-pss.js uses (as test/helpers/script-double.ts stubs it): SHA256 of text or bytes → hex.
 class WordArray {
   constructor(readonly bytes: Buffer) {}
   toString(encoding: { name: string }): string {

@@ -1,4 +1,4 @@
-// The v3.1 / v4.0 comparison (issue 29, src/report/compare-versions.ts): what the code mapping explains is no
+// The v3.1 / v4.0 comparison (issue 29, src/run/reporters/compare-versions.ts): what the code mapping explains is no
 // difference; anything else is a failed check naming the field and both values. Its mapping tables are the twins of
 // the emulator's (src/sandbox/resource/v4-codes.ts).
 
@@ -19,7 +19,7 @@ import {
   V4_FIELD_NAMES,
   V4_VALUES,
   type VersionLeg,
-} from '../../src/report/compare-versions.js';
+} from '../../src/run/reporters/compare-versions.js';
 import { ACCOUNT_CATEGORY, ACCOUNT_TYPE_CODE, BALANCE_TYPE } from '../../src/sandbox/resource/v4-codes.js';
 import { accountV4 } from '../../src/sandbox/resource/render-v4.js';
 

@@ -1,8 +1,7 @@
 // Config loading: precedence file < OBFLOW_* environment < flags, path resolution, and one-line errors naming the
 // dotted path for unknown keys, wrong types and missing files.
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { environmentVariables, loadConfig } from '../../src/config/load.js';
@@ -10,9 +9,10 @@ import { configJsonSchema, KEY_NAMING_RULE } from '../../src/config/schema.js';
 import { ObflowError } from '../../src/errors.js';
 import { BANK_PRESETS } from '../../src/config/presets.js';
 import { API_VERSIONS } from '../../src/generate/api-versions.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 function folderWith(config: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'obflow-config-'));
+  const dir = tempDirSync('obflow-config-');
   writeFileSync(join(dir, 'obflow.config.json'), JSON.stringify(config));
   return dir;
 }
@@ -39,7 +39,7 @@ function codeOf(run: () => unknown): { code: string; message: string } {
 
 describe('config precedence', () => {
   it('uses defaults when nothing is configured', () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'obflow-empty-'));
+    const cwd = tempDirSync('obflow-empty-');
     const { config, configFile } = loadConfig({ cwd, env: {} });
     expect(configFile).toBeUndefined();
     expect(config.target).toBe('sandbox');
@@ -90,7 +90,7 @@ describe('config precedence', () => {
 
   it('resolves file paths from the config file folder and flag paths from cwd', () => {
     const dir = folderWith({ stateDir: 'state', output: { reports: 'out/reports' } });
-    const cwd = mkdtempSync(join(tmpdir(), 'obflow-cwd-'));
+    const cwd = tempDirSync('obflow-cwd-');
     const { config } = loadConfig({
       cwd,
       env: {},

@@ -1,4 +1,4 @@
-// One max_pages default (src/generate/variables.ts DEFAULT_MAX_PAGES): the config's flow.maxPages, the variable
+// One max_pages default (src/generate/flow-defaults.ts DEFAULT_MAX_PAGES): the config's flow.maxPages, the variable
 // contract's max_pages and the transactions script's fallback (a Postman user's environment without max_pages).
 
 import { readFileSync } from 'node:fs';

@@ -1,13 +1,13 @@
 // Reading back a saved environment: missing → ERR_FILE_MISSING, unreadable / not JSON / wrong shape →
 // ERR_FILE_UNREADABLE naming the bad part (never a TypeError escaping as ERR_UNEXPECTED); disabled entries dropped.
 
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { parseSavedEnvironment, readSavedEnvironment } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 async function failure(run: () => Promise<unknown>): Promise<{ code: string; message: string } | undefined> {
   try {
@@ -21,7 +21,7 @@ async function failure(run: () => Promise<unknown>): Promise<{ code: string; mes
 
 describe('readSavedEnvironment', () => {
   it('a missing file is ERR_FILE_MISSING; a directory is ERR_FILE_UNREADABLE', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-env-saved-'));
+    const dir = await tempDir('obflow-env-saved-');
     expect((await failure(() => readSavedEnvironment(join(dir, 'none.json'))))?.code).toBe('ERR_FILE_MISSING');
     await mkdir(join(dir, 'a-dir.json'));
     expect((await failure(() => readSavedEnvironment(join(dir, 'a-dir.json'))))?.code).toBe('ERR_FILE_UNREADABLE');

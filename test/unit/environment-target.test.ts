@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { isObflowError } from '../../src/errors.js';
-import { checkEnvironmentTarget } from '../../src/pipeline/stages.js';
+import { checkEnvironmentTarget } from '../../src/pipeline/run-checks.js';
+import { codeOf } from '../helpers/errors.js';
 
 const target = {
   name: 'sandbox',
@@ -22,16 +23,6 @@ const fresh = {
   tokenEndpoint: 'https://127.0.0.1:9443/strict-headless/token',
   redirectUrl: 'https://tpp.obflow.example/callback',
 };
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (isObflowError(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('checkEnvironmentTarget', () => {
   it("accepts an environment naming the target's addresses (port 443 explicit or not)", () => {

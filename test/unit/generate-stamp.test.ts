@@ -2,8 +2,7 @@
 // the inputs' fingerprint and each file's SHA-256, src/generate/stamp.ts), and generates again when anything differs:
 // a file edited or removed, a template changed, other options.
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCollections } from '../../src/generate/collections.js';
@@ -11,9 +10,10 @@ import { stepFileName } from '../../src/generate/files.js';
 import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampText } from '../../src/generate/stamp.js';
 import { DEFAULT_TEMPLATES_DIR, loadTemplates } from '../../src/generate/templates.js';
 import { generateStage } from '../../src/pipeline/generate.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const files = buildCollections({ templates: loadTemplates() });
-const fresh = (): string => join(mkdtempSync(join(tmpdir(), 'obflow-stamp-')), 'collections');
+const fresh = (): string => join(tempDirSync('obflow-stamp-'), 'collections');
 const PAST = new Date('2020-01-01T00:00:00Z');
 
 describe('generate stage: current collections are neither built nor written', () => {
@@ -45,7 +45,7 @@ describe('generate stage: current collections are neither built nor written', ()
   });
 
   it('the fingerprint changes with a template and with the options, and a stamp of another fingerprint is not current', async () => {
-    const copy = join(mkdtempSync(join(tmpdir(), 'obflow-stamp-templates-')), 'templates');
+    const copy = join(tempDirSync('obflow-stamp-templates-'), 'templates');
     cpSync(DEFAULT_TEMPLATES_DIR, copy, { recursive: true });
     const base = generatorFingerprint({}, copy);
     expect(generatorFingerprint({}, DEFAULT_TEMPLATES_DIR)).toBe(base);

@@ -1,8 +1,7 @@
 // The generated collections: deterministic, Postman v2.1 schema-valid, the checked-in golden files and vendored
 // schemas up to date, only {{variables}} from the contract, the headers and scripts every request must carry.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
@@ -23,6 +22,7 @@ import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.
 import { loadTemplates } from '../../src/generate/templates.js';
 import { ENVIRONMENT_VARIABLES, VARIABLE_KEYS } from '../../src/generate/variables.js';
 import { needs, obieSpecs, postmanSchema, REPO_ROOT, SPEC_FILES, SPECS_DIR, specPath } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const templates = loadTemplates();
 const files = buildCollections({ templates });
@@ -362,7 +362,7 @@ describe('AIS v4.0 collections (issue 29)', () => {
 
 describe('writeCollections', () => {
   it('writes every file, and rewrites them unchanged', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'obflow-generate-')), 'out');
+    const dir = join(tempDirSync('obflow-generate-'), 'out');
     await writeCollections(dir, files);
     await writeCollections(dir, files);
     expect(readdirSync(dir).sort()).toEqual(files.map((file) => file.fileName).sort());
@@ -370,7 +370,7 @@ describe('writeCollections', () => {
   });
 
   it('fails with ERR_WRITE_FAILED and leaves no temporary file behind', async () => {
-    const parent = mkdtempSync(join(tmpdir(), 'obflow-generate-'));
+    const parent = tempDirSync('obflow-generate-');
     writeFileSync(join(parent, 'not-a-dir'), 'x');
     await expect(writeCollections(join(parent, 'not-a-dir'), files)).rejects.toMatchObject({ code: 'ERR_WRITE_FAILED' });
     const dir = join(parent, 'out');
@@ -382,9 +382,9 @@ describe('writeCollections', () => {
   });
 
   it('refuses a file name with a path (programmer error)', async () => {
-    await expect(
-      writeCollections(mkdtempSync(join(tmpdir(), 'obflow-generate-')), [{ fileName: '../x.json', json: '{}' }]),
-    ).rejects.toBeInstanceOf(TypeError);
+    await expect(writeCollections(tempDirSync('obflow-generate-'), [{ fileName: '../x.json', json: '{}' }])).rejects.toBeInstanceOf(
+      TypeError,
+    );
   });
 });
 

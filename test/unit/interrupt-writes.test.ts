@@ -3,14 +3,14 @@
 // the pending temporaries. Seen in CI as a `registrations/.….json.<hex>.tmp` after SIGTERM during `register`.
 
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { writeTemporary } from '../../src/fs.js';
 import { runInterruptCleanups } from '../../src/interrupt.js';
+import { tempDir } from '../helpers/temp.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe('an interrupt during a temporary write', () => {
   it('leaves no temporary file, even when the write creates it after the interrupt began', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-interrupt-writes-'));
+    const dir = await tempDir('obflow-interrupt-writes-');
     dirs.push(dir);
     // Not awaited: the interrupt starts while mkdir and open are still on the thread pool.
     const writing = writeTemporary(join(dir, 'nested', 'registration.json'), '{"client_id":"x"}\n', { secret: true });

@@ -4,15 +4,15 @@
 // the store looks, and that the store (and every other opener of a database) loads the kept build for this runtime.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { nativeBuildDir, nativeCacheRoot, nativeModuleFailure, SQLITE_ADDON } from '../../src/sandbox/store/native.js';
 import { REPO_ROOT } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const NODE_24 = { version: 'v24.21.0', modules: '137' };
 
@@ -55,7 +55,7 @@ describe('nativeModuleFailure', () => {
   });
 });
 
-const scratch = mkdtempSync(join(tmpdir(), 'obflow-native-'));
+const scratch = tempDirSync('obflow-native-');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const SQLITE = {

@@ -1,14 +1,12 @@
 // Registration request: the exact §2.1 claim set and types, the PS256 header, and every local refusal before sending.
 
 import { X509Certificate, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdtemp, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { decodeJwt, importJWK, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { ObflowError, isObflowError } from '../../src/errors.js';
-import { transportError } from '../../src/registration/http.js';
+import { transportError } from '../../src/bank/http.js';
 import {
   buildRegistrationClaims,
   buildSignedRegistration,
@@ -21,6 +19,8 @@ import {
   type StatementClaims,
 } from '../../src/registration/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { tempDir } from '../helpers/temp.js';
+import { codeOf } from '../helpers/errors.js';
 
 // The clock sits two days into the issued transport certificate's validity (issued with the real clock).
 let NOW = new Date(0);
@@ -46,18 +46,9 @@ function claims(overrides: Partial<Parameters<typeof buildRegistrationClaims>[0]
     authUrl: AUTH_URL,
     now,
     newJti: jti,
+    tokenEndpointAuthMethod: 'client_secret_basic',
     ...overrides,
   });
-}
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (isObflowError(error)) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 /** The §2.1 table, claim by claim: name → type as the table gives it. */
@@ -217,7 +208,7 @@ describe('checkRegistrationLocally', () => {
 
 describe('registration store', () => {
   it('writes 0600, reads back by key, and dry-run never touches it', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-reg-'));
+    const stateDir = await tempDir('obflow-reg-');
     const record = {
       version: 1 as const,
       software_id: statementClaims.software_id,
@@ -248,6 +239,7 @@ describe('registration store', () => {
       kid: identity.manifest.kid,
       now,
       newJti: jti,
+      tokenEndpointAuthMethod: 'client_secret_basic' as const,
     };
     // Stored and not forced → reused without any network (no dispatcher given).
     const reused = await registerClient(common);

@@ -4,18 +4,18 @@
 // linear merge does four times the work, one that scans per step sixteen. And one 50,000-step report goes through the
 // whole command (files in, page, JUnit, Markdown and summary out).
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { compareSummaries, mergeLegs } from '../../src/matrix/merge.js';
-import { mergeRunReports, MERGED_FILES } from '../../src/matrix/merge-files.js';
-import { mergedJunit, mergedMarkdown, mergedPageView, timingRows } from '../../src/matrix/merge-render.js';
+import { compareSummaries, mergeLegs } from '../../src/report/merge.js';
+import { mergeRunReports, MERGED_FILES } from '../../src/report/merge-files.js';
+import { mergedJunit, mergedMarkdown, mergedPageView, timingRows } from '../../src/report/merge-render.js';
 import { loadTiming } from '../../src/report/timing.js';
 import type { JsonReport } from '../../src/run/reporters/json.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const T0 = Date.UTC(2026, 10, 25, 6, 0, 0);
 const iso = (ms: number): string => new Date(T0 + ms).toISOString();
@@ -109,7 +109,7 @@ describe('report merge scales linearly with the steps (issue 31 item 4)', () => 
 
   it('one 50,000-step report merges through the command: every step a column, the failures listed, each file written', async () => {
     const count = 50_000;
-    const root = mkdtempSync(join(tmpdir(), 'obflow-merge-large-'));
+    const root = tempDirSync('obflow-merge-large-');
     const legDir = join(root, 'in', 'leg');
     await mkdir(legDir, { recursive: true });
     writeFileSync(join(legDir, 'obflow-run.json'), `${JSON.stringify(bigReport(count))}\n`);

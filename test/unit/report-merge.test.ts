@@ -16,8 +16,8 @@ import {
   stepColumns,
   type LegInput,
   type MergedSummary,
-} from '../../src/matrix/merge.js';
-import { mergedJunit, mergedMarkdown, renderMergedPage, timingRows } from '../../src/matrix/merge-render.js';
+} from '../../src/report/merge.js';
+import { mergedJunit, mergedMarkdown, renderMergedPage, timingRows } from '../../src/report/merge-render.js';
 import { loadTiming } from '../../src/report/timing.js';
 
 const at = (seconds: number): string => new Date(Date.UTC(2026, 10, 25, 6, 17, 0) + seconds * 1000).toISOString();

@@ -1,17 +1,17 @@
 // The people's reports (issue 13): the report model from run events, its redaction, the self-contained HTML, and the workspace's pure parts (environment without secrets, certificate rows, flow picture).
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/events.js';
 import type { RunResult } from '../../src/run/result.js';
 import { htmlReporter, reportSubscriber } from '../../src/run/reporters/html.js';
-import { loadReportModule, reportModuleDir, type ReportModel } from '../../src/report/html.js';
+import { loadReportModule, reportModuleDir, type ReportModel } from '../../src/run/reporters/page.js';
 import { certificateRows, flowSteps, flowSvg, workspaceEnvironment } from '../../src/workspace/build.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const TOKEN = 'eyJhbGciOiJQUzI1NiJ9.c2VjcmV0LXRva2VuLXZhbHVl.c2lnbmF0dXJl';
 const redact = (text: string) =>
@@ -68,7 +68,7 @@ const jsonReporter: typeof htmlReporter = (context) =>
   });
 
 async function feed(events: RunEvent[], reporter: typeof htmlReporter): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'obflow-report-'));
+  const dir = tempDirSync('obflow-report-');
   try {
     const subscriber = reporter({ cwd: dir, reportDir: dir, log: () => undefined, redact });
     for (const event of events) await subscriber.onEvent(event);

@@ -2,8 +2,7 @@
 // pattern newman would silently skip, and the file preflight (missing, mismatched key, bad PFX passphrase; the
 // session's material used instead of a second read).
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -22,16 +21,8 @@ import {
   type SslClientCert,
 } from '../../src/run/certificates.js';
 import { getTestIdentity, getForeignIdentity, type TestIdentity } from '../helpers/identity.js';
-
-async function codeOf(run: () => unknown): Promise<string | undefined> {
-  try {
-    await run();
-  } catch (error) {
-    if (isObflowError(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
+import { tempDir } from '../helpers/temp.js';
+import { codeOf } from '../helpers/errors.js';
 
 const values = [
   { key: 'rs', value: 'https://127.0.0.1:8443' },
@@ -122,7 +113,7 @@ describe('preflightClientCertificates', () => {
   beforeAll(async () => {
     identity = await getTestIdentity();
     foreign = await getForeignIdentity();
-    dir = await mkdtemp(join(tmpdir(), 'obflow-certs-'));
+    dir = await tempDir('obflow-certs-');
   });
   const list = (transport: SslClientCert): SslClientCert[] => [transport];
 
@@ -187,7 +178,7 @@ describe('writeSslClientCertList', () => {
   it('writes the list for `newman run --ssl-client-cert-list` without the PFX passphrase; the list in memory keeps it', async () => {
     const { writeSslClientCertList } = await import('../../src/run/certificates.js');
     const { readFile, stat } = await import('node:fs/promises');
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-certlist-'));
+    const dir = await tempDir('obflow-certlist-');
     const list = buildSslClientCertList({
       origins: ['https://127.0.0.1:8443'],
       transport: { pfx: '/t.pfx', passphrase: 'correct horse battery' },

@@ -1,22 +1,12 @@
 // Reading the PSU's redirect (shared by the browser and manual consent drivers) and the manual consent step.
 
 import { describe, expect, it } from 'vitest';
-import { ObflowError } from '../../src/errors.js';
 import type { PostmanEnvironment } from '../../src/environment/merge.js';
 import { manualConsentStep } from '../../src/run/consent/manual.js';
 import { readConsentRedirect } from '../../src/run/consent/redirect.js';
+import { codeOf } from '../helpers/errors.js';
 
 const REDIRECT = 'https://tpp.example/callback';
-const codeOf = (run: () => unknown): string => {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ObflowError) return error.code;
-    throw error;
-  }
-  return 'no error';
-};
-
 describe('readConsentRedirect', () => {
   it('reads code and id_token from the fragment, code from the query', () => {
     expect(readConsentRedirect(`${REDIRECT}#code=c1&id_token=t1&state=s1`, { redirectUri: REDIRECT, state: 's1' })).toEqual({

@@ -1,8 +1,7 @@
 // Consent scripts as data (no browser here): the config's flow.browser → which script runs and what it types; the
 // PSU's credentials from the environment or a secret file, never the config file; the steps named in errors.
 
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -10,6 +9,7 @@ import { loadConfig, parseConfig } from '../../src/config/load.js';
 import { readPsuCredentials } from '../../src/run/consent/credentials.js';
 import { credentialsNeeded, describeStep, SANDBOX_CONSENT_SCRIPT, sandboxConsentScript } from '../../src/run/consent/script.js';
 import { browserConsentOptions, consentScriptOf } from '../../src/run/consent/settings.js';
+import { tempDir } from '../helpers/temp.js';
 
 const settingsFrom = (browser: Record<string, unknown>) => parseConfig({ flow: { browser } }, 'test').flow.browser;
 const SOURCE = { usernameEnv: 'OBFLOW_PSU_USERNAME', passwordEnv: 'OBFLOW_PSU_PASSWORD' };
@@ -65,7 +65,7 @@ describe('consent scripts', () => {
       '/usr/bin/chromium',
     ]);
     const { config } = loadConfig({
-      cwd: await mkdtemp(join(tmpdir(), 'obflow-psu-')),
+      cwd: await tempDir('obflow-psu-'),
       env: { OBFLOW_PSU_USERNAME: 'u', OBFLOW_PSU_PASSWORD: 'p' },
       flags: { flow: { browser: { timeoutSeconds: 12 } } },
     });
@@ -86,7 +86,7 @@ describe('PSU credentials', () => {
   });
 
   it('from a secret file where the environment has none; the environment wins', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-psu-'));
+    const dir = await tempDir('obflow-psu-');
     const file = join(dir, 'psu.json');
     await writeFile(file, JSON.stringify({ username: 'fu', password: 'fp' }), { mode: 0o600 });
     expect(await readPsuCredentials(['password', 'username'], { ...SOURCE, file }, { OBFLOW_PSU_USERNAME: 'eu' })).toEqual({
@@ -96,7 +96,7 @@ describe('PSU credentials', () => {
   });
 
   it('missing, unreadable, or the config file itself: ERR_PSU_CREDENTIALS, never echoing a value', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-psu-'));
+    const dir = await tempDir('obflow-psu-');
     expect(await codeOf(readPsuCredentials(['password'], SOURCE, {}))).toBe('ERR_PSU_CREDENTIALS');
     expect(await codeOf(readPsuCredentials(['password'], { ...SOURCE, file: join(dir, 'none.json') }, {}))).toBe('ERR_PSU_CREDENTIALS');
     const config = join(dir, 'obflow.config.json');

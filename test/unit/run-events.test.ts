@@ -2,9 +2,7 @@
 // environment secret by secret), each subscriber in order on its own queue, a subscriber's error surfacing once the
 // run settles; and the pure views built from events (progress lines, the JSON report).
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { mergeEnvironment } from '../../src/environment/merge.js';
 import { idTokenStep } from '../../src/run/id-token.js';
 import { stepStatus } from '../../src/run/result.js';
@@ -15,6 +13,7 @@ import { EventDispatch } from '../../src/run/dispatch.js';
 import { Redactor } from '../../src/run/redaction.js';
 import { createCliReporter, progressLines } from '../../src/run/reporters/cli.js';
 import { buildJsonReport, type RunEvent, type RunSubscriber } from '../../src/run/index.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const TOKEN = 'eyJhbGciOiJQUzI1NiJ9.payload.signature';
 const at = '2026-01-01T00:00:00.000Z';
@@ -211,7 +210,7 @@ describe('views of the events', () => {
   });
 
   it('a local step with nothing to check (no id_token with response_type code) is skipped with its reason, not passed with 0 checks', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'obflow-local-skip-'));
+    const cwd = tempDirSync('obflow-local-skip-');
     try {
       const lines: string[] = [];
       const result = await runSteps({

@@ -3,8 +3,7 @@
 // sandbox addresses file names its owner's pid: a live owner keeps it, a dead one's file is stale.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -22,6 +21,8 @@ import {
   type SandboxAddresses,
 } from '../../src/state/addresses.js';
 import { getTestIdentity } from '../helpers/identity.js';
+import { tempDir } from '../helpers/temp.js';
+import { errorOf } from '../helpers/errors.js';
 
 const urls = {
   auth_url: 'https://127.0.0.1:2/strict-headless',
@@ -86,7 +87,7 @@ describe('bank target: bank.server_ca', () => {
 
   it('a folder, a missing file or a non-PEM file is a coded error naming bank.server_ca.N', async () => {
     const { pem } = await getTestIdentity();
-    const dir = await mkdtemp(join(tmpdir(), 'obflow-server-ca-'));
+    const dir = await tempDir('obflow-server-ca-');
     const good = join(dir, 'root.pem');
     await writeFile(good, pem.rootCa);
     await writeFile(join(dir, 'notes.txt'), 'not a certificate');
@@ -110,15 +111,6 @@ describe('bank target: bank.server_ca', () => {
 describe('sandbox addresses file: owned by a live pid', () => {
   // A pid that is not running: a child that has already exited (spawnSync waits for it).
   const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
-  async function codeOf(promise: Promise<unknown>): Promise<{ code: string; message: string; hint: string | undefined } | undefined> {
-    try {
-      await promise;
-    } catch (error) {
-      if (isObflowError(error)) return { code: error.code, message: error.message, hint: error.hint };
-      throw error;
-    }
-    return undefined;
-  }
   const fileOf = async (stateDir: string) => JSON.parse(await readFile(sandboxAddressesPath(stateDir), 'utf8')) as Record<string, unknown>;
 
   it('processAlive: this process yes, an exited child and non-pids (0 would mean the process group) no', () => {
@@ -128,7 +120,7 @@ describe('sandbox addresses file: owned by a live pid', () => {
   });
 
   it('the file records the pid; read gives back the addresses without it; removal only by the owner', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-'));
+    const stateDir = await tempDir('obflow-addresses-');
     await writeSandboxAddresses(stateDir, addresses);
     expect(await fileOf(stateDir)).toEqual({ ...addresses, pid: process.pid });
     expect(await readSandboxAddresses(stateDir)).toEqual(addresses);
@@ -137,28 +129,28 @@ describe('sandbox addresses file: owned by a live pid', () => {
     expect(await removeSandboxAddresses(stateDir, process.pid + 1)).toBe(false);
     expect(await removeSandboxAddresses(stateDir)).toBe(true);
     expect(await runningSandboxPid(stateDir)).toBeUndefined();
-    expect(await codeOf(readSandboxAddresses(stateDir))).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE' });
+    expect(await errorOf(readSandboxAddresses(stateDir))).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE' });
   });
 
   it('a live other owner (the test runner, our parent) is refused with ERR_SANDBOX_START naming its pid, file untouched', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-'));
+    const stateDir = await tempDir('obflow-addresses-');
     const owner = process.ppid;
     await writeSandboxAddresses(stateDir, addresses, owner);
     const mine = { ...addresses, sandbox_base_url: 'https://127.0.0.1:9' };
-    const refused = await codeOf(writeSandboxAddresses(stateDir, mine));
+    const refused = await errorOf(writeSandboxAddresses(stateDir, mine));
     expect(refused).toMatchObject({ code: 'ERR_SANDBOX_START', message: expect.stringContaining(`pid ${owner}`) as unknown });
     expect(refused?.hint).toContain(`kill -INT ${owner}`);
-    expect(await codeOf(assertNoRunningSandbox(stateDir))).toMatchObject({ code: 'ERR_SANDBOX_START' });
+    expect(await errorOf(assertNoRunningSandbox(stateDir))).toMatchObject({ code: 'ERR_SANDBOX_START' });
     expect(await removeSandboxAddresses(stateDir)).toBe(false);
     expect(await fileOf(stateDir)).toEqual({ ...addresses, pid: owner });
     expect(await readSandboxAddresses(stateDir)).toEqual(addresses);
   });
 
   it('a stale file (dead pid, or no pid at all) is no running sandbox and is taken over silently', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-'));
+    const stateDir = await tempDir('obflow-addresses-');
     const dead = deadPid();
     await writeSandboxAddresses(stateDir, addresses, dead);
-    const stale = await codeOf(readSandboxAddresses(stateDir));
+    const stale = await errorOf(readSandboxAddresses(stateDir));
     expect(stale).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE', message: expect.stringContaining(`pid ${dead}`) as unknown });
     expect(stale?.message).toMatch(/^no running sandbox found/);
     expect(await runningSandboxPid(stateDir)).toBeUndefined();
@@ -167,7 +159,7 @@ describe('sandbox addresses file: owned by a live pid', () => {
     expect(await runningSandboxPid(stateDir)).toBe(process.pid);
 
     await writeFile(sandboxAddressesPath(stateDir), JSON.stringify(addresses));
-    expect(await codeOf(readSandboxAddresses(stateDir))).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE' });
+    expect(await errorOf(readSandboxAddresses(stateDir))).toMatchObject({ code: 'ERR_REMOTE_UNREACHABLE' });
     await writeSandboxAddresses(stateDir, addresses);
     expect(await readSandboxAddresses(stateDir)).toEqual(addresses);
   });
@@ -175,7 +167,7 @@ describe('sandbox addresses file: owned by a live pid', () => {
 
 describe('target details', () => {
   it('a live sandbox whose addresses file lost its profiles: a coded error, not a TypeError later', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'obflow-addresses-shape-'));
+    const stateDir = await tempDir('obflow-addresses-shape-');
     await writeSandboxAddresses(stateDir, { ...addresses, profiles: {} });
     await expect(readSandboxAddresses(stateDir)).rejects.toMatchObject({ code: 'ERR_FILE_UNREADABLE' });
   });

@@ -1,10 +1,8 @@
 // The AIS resource server's pure parts (routes, negotiation, consent validation, paging) and its handler driven
 // in process: a real consent store in a temp folder, an in-process TokenVerifier double, no sockets.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,6 +21,7 @@ import { matchRoute } from '../../src/sandbox/resource/routes.js';
 import { openConsentStore } from '../../src/sandbox/store/consents.js';
 import { SandboxDb } from '../../src/sandbox/store/db.js';
 import { responseProblems, schemaProblems } from '../helpers/obie-schemas.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const BASE = '/open-banking/v3.1/aisp';
 const NOW = new Date('2026-05-01T10:00:00Z');
@@ -60,7 +59,7 @@ function fakeResponse(): { res: ServerResponse; captured: Captured } {
   return { res: res as unknown as ServerResponse, captured };
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'obflow-resource-unit-'));
+const dataDir = tempDirSync('obflow-resource-unit-');
 const db = SandboxDb.open(dataDir);
 afterAll(() => {
   db.close();

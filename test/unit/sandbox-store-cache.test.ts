@@ -3,8 +3,6 @@
 // after this connection's own set, delete or prune, after another connection's commit (a second process on the same
 // data folder: SQLite's data_version) — and a cached value cannot be changed in place by a handler.
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -13,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxDb } from '../../src/sandbox/store/db.js';
 import type { Collection } from '../../src/sandbox/store/db.js';
 import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 interface Token {
   clientId: string;
@@ -29,7 +28,7 @@ afterAll(() => {
 });
 
 function open(): { dataDir: string; db: SandboxDb; tokens: Collection<Token> } {
-  const dataDir = mkdtempSync(join(tmpdir(), 'obflow-store-cache-'));
+  const dataDir = tempDirSync('obflow-store-cache-');
   const db = SandboxDb.open(dataDir);
   opened.push(db);
   const tokens = db.collection<Token>({ name: 'tokens', expiresAt: (token) => Date.parse(token.expiresAt) });

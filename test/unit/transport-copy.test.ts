@@ -2,8 +2,7 @@
 // by remove() at the end of the run, and by the interrupt cleanup (src/interrupt.ts) if the run is interrupted.
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pendingTemporaryFiles } from '../../src/fs.js';
 import { removeTemporaryFiles } from '../../src/interrupt.js';
 import { writeTransportCopy } from '../../src/pipeline/transport-copy.js';
+import { tempDir } from '../helpers/temp.js';
 
 const material = { certPem: '-----BEGIN CERTIFICATE-----\nleaf\n-----END CERTIFICATE-----', chainPem: ['chain'], keyPem: 'KEY' };
 const parents: string[] = [];
@@ -18,7 +18,7 @@ afterAll(async () => {
   for (const parent of parents) await rm(parent, { recursive: true, force: true });
 });
 const parent = async (): Promise<string> => {
-  const dir = await mkdtemp(join(tmpdir(), 'obflow-copy-test-'));
+  const dir = await tempDir('obflow-copy-test-');
   parents.push(dir);
   return dir;
 };

@@ -1,15 +1,21 @@
-// One transport-error classification for the whole TPP side (src/transport-error.ts): one table of Node/undici errors,
+// One transport-error classification for the whole TPP side (src/bank/transport-error.ts): one table of Node/undici errors,
 // run through every surface that classifies them — the bare kind, registration/environment download
-// (registration/http.ts transportError) and a run's failed request (cli/report.ts runFailureError) — each ending in the
+// (bank/http.ts transportError) and a run's failed request (cli/report.ts runFailureError) — each ending in the
 // error code the CLI prints: ERR_REMOTE_TLS or ERR_REMOTE_UNREACHABLE.
 
 import { describe, expect, it } from 'vitest';
 
 import { runFailureError } from '../../src/cli/report.js';
 import { isObflowError } from '../../src/errors.js';
-import { transportError } from '../../src/registration/http.js';
+import { transportError } from '../../src/bank/http.js';
 import type { RunResult } from '../../src/run/index.js';
-import { errorCodes, innermostMessage, isTlsErrorCode, transportErrorKind, type TransportErrorKind } from '../../src/transport-error.js';
+import {
+  errorCodes,
+  innermostMessage,
+  isTlsErrorCode,
+  transportErrorKind,
+  type TransportErrorKind,
+} from '../../src/bank/transport-error.js';
 
 /** As newman hands a request error over: flat, code and message on the error itself. */
 const flat = (code: string | undefined, message: string): Error => Object.assign(new Error(message), code === undefined ? {} : { code });

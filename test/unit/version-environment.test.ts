@@ -1,18 +1,17 @@
 // A run over two API versions keeps each version's chained environment in its own file (issue 29): a later run of one
 // version continues that version's state, and falls back to the environment stage's file when there is none.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import type { ObflowConfig } from '../../src/config/schema.js';
 import { environmentValue, writeEnvironment, type PostmanEnvironment } from '../../src/environment/index.js';
-import { environmentStem, readVersionEnvironment, versionEnvironmentStem } from '../../src/pipeline/stages.js';
+import { environmentStem, readVersionEnvironment, versionEnvironmentStem } from '../../src/pipeline/environment.js';
 import type { Target } from '../../src/pipeline/target.js';
+import { tempDirSync } from '../helpers/temp.js';
 
-const stateDir = mkdtempSync(join(tmpdir(), 'obflow-version-env-'));
+const stateDir = tempDirSync('obflow-version-env-');
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
 const target = { name: 'sandbox', profile: 'strict-headless' } as Target;

@@ -3,16 +3,16 @@
 // one so that an interrupt (a real SIGINT, sent the moment the old one moves aside) finds one of them whole (issue 22).
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeWorkspace } from '../../src/workspace/write.js';
 import type { WorkspaceFile } from '../../src/workspace/build.js';
 import { needs, unzip } from '../helpers/prerequisites.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 let dir: string | undefined;
-const scratch = () => (dir = mkdtempSync(join(tmpdir(), 'obflow-workspace-write-')));
+const scratch = () => (dir = tempDirSync('obflow-workspace-write-'));
 afterEach(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });

@@ -58,7 +58,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
         // `--api-version 3.1,4.0`: the flow once per version (a consent each), each with its own reports folder, then
-        // the two side by side (src/report/compare-versions.ts).
+        // the two side by side (src/run/reporters/compare-versions.ts).
         const versions =
           overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : [config.flow.apiVersion];
         const legs: { version: ApiVersion; result: Awaited<ReturnType<typeof core.runStage>> }[] = [];
@@ -85,7 +85,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
             ...(versions.length > 1 && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
           });
           // Each version of a run over several keeps its chained environment in its own file (a later `obflow run
-          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/stages.ts versionEnvironmentStem).
+          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/environment.ts versionEnvironmentStem).
           await core.saveEnvironment(
             leg,
             result.environment,

@@ -87,15 +87,8 @@ export const registerCommand = (state: CommandState): CommandModule => ({
       }
       const action = argv.show === true ? 'show' : argv.update === true ? 'update' : argv.delete === true ? 'delete' : undefined;
       if (action !== undefined) {
-        const answer = await core.manageRegistrationStage(session, action);
-        // The bank's record may carry the client secret (RFC 7591 §3.2.1) or a registration access token (RFC 7592 §3):
-        // never printed — every member whose name is a secret's (the one rule, src/runner-rules.ts).
-        const shown =
-          answer === undefined
-            ? undefined
-            : Object.fromEntries(
-                Object.entries(answer).filter(([key]) => !core.SECRET_KEY_PATTERN.test(key) && key !== 'registration_access_token'),
-              );
+        // The bank's record without its secrets (src/registration/manage.ts shownRegistration).
+        const shown = await core.manageRegistrationStage(session, action);
         state.output.result({
           status: action === 'delete' ? 'deleted' : action === 'update' ? 'updated' : 'shown',
           registration: shown ?? null,

@@ -1,10 +1,10 @@
 // `obflow report merge <reports…> --out <dir>`: the JSON reports of a CI matrix's legs (and the leg-status files of
-// legs that wrote none) merged into one page, one JUnit file and one summary (src/matrix/merge*.ts). Exit 1 when any
+// legs that wrote none) merged into one page, one JUnit file and one summary (src/report/merge*.ts). Exit 1 when any
 // leg failed or left no report (ERR_LEGS_FAILED, after every file is written), so the CI job's verdict is the matrix's.
 
 import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
-import { DEFAULT_SLOWER_THRESHOLD } from '../../matrix/defaults.js';
+import { DEFAULT_SLOWER_THRESHOLD } from '../../report/defaults.js';
 import type { CommandState } from '../context.js';
 import { loadCore } from '../context.js';
 

@@ -67,7 +67,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
         const saved = await core.readVersionEnvironment(config, session.target, version);
         const environment = saved.environment;
         if (versions !== undefined) state.output.line(`AIS v${version}`);
-        // The flow inputs the flags gave win over the saved environment's (session.overrides; src/pipeline/stages.ts).
+        // The flow inputs the flags gave win over the saved environment's (session.overrides; src/pipeline/run-plan.ts flowInputs).
         const result = await core.runStage(leg, {
           environment,
           select: String(argv.step ?? 'all'),

@@ -18,7 +18,7 @@ import {
   type RefreshTokenMode,
   type TokenAuthMethod,
 } from '../../sandbox/contracts.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../config/auth-methods.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../client-auth.js';
 import { ObflowError } from '../../errors.js';
 import { aisBasePath } from '../../generate/api-versions.js';
 

@@ -47,6 +47,7 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
         force: argv.force === true,
         run: argv.run !== false,
         now: session.now(),
+        cwd: state.io.cwd,
       });
       state.output.result({
         dir: outcome.dir,

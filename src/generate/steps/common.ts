@@ -1,5 +1,6 @@
 // Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
 
+import { CLIENT_ASSERTION_LIFETIME_SECONDS } from '../../client-auth.js';
 import type { ApiVersion } from '../api-versions.js';
 import { aisBasePath, BALANCE_TYPES } from '../api-versions.js';
 import type { Checks, RequestItemSpec, ResponseSchema, ScriptPart, StepContext } from '../model.js';
@@ -97,8 +98,8 @@ const ERROR_PARTS: Record<NonNullable<Checks['errors']>, ScriptPart> = {
   'obie-v4': { template: 'check-obie-v4-error.test', schema: 'obie-v4-error', answer: 'error' },
 };
 
-/** Lifetime of a private_key_jwt client assertion (RFC 7523 §3: exp; short, it is single use). */
-export const CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
+// Lifetime of a private_key_jwt client assertion (RFC 7523 §3: exp; short, it is single use): src/client-auth.ts.
+export { CLIENT_ASSERTION_LIFETIME_SECONDS };
 
 /** The token request's client authentication as registered (templates/scripts/client-auth.prerequest.js); a
  *  private_key_jwt assertion's `aud` is the token endpoint (FAPI 1 Advanced, RFC 7523 §3). */

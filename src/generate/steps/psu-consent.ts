@@ -1,5 +1,7 @@
-// Step: PSU consent (docs/bank-interface.md §5.3 steps 3–4): build the consent URL with an unsigned request object and
-// GET it without following redirects; headless: read code (+ id_token) from Location; interactive: see psu-consent.test.
+// Step: PSU consent (docs/bank-interface.md §5.3 steps 3–4): build the consent URL with a request object (PS256 with the
+// signing key, or unsigned when the registration asked for request_object_signing_alg none; pushed first with flow.par)
+// and GET it without following redirects; headless: read code (+ id_token, or JARM's response) from Location;
+// interactive: see psu-consent.test.
 
 import type { RequestItemSpec, StepContext, StepSpec } from '../model.js';
 import { authServerHeaders, checks, clientAuthPrerequest } from './common.js';

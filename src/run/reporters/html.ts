@@ -1,10 +1,11 @@
 // The html reporter as a subscriber of the run's typed events (src/run/events.ts), the `html` row of the reporters
-// table (src/run/reporters/index.ts); the page itself is src/report/html.ts's (a room below the runner). Events arrive redacted; the model's texts go through the context's `redact` once
-// more when the file is written (a secret first seen later). The model is the one a workspace's run.mjs builds too.
+// table (src/run/reporters/index.ts); the page itself is src/run/reporters/page.ts's. Events arrive redacted; the
+// model's texts go through the context's `redact` once more when the file is written (a secret first seen later). The
+// model is the one a workspace's run.mjs builds too.
 
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
-import { compareVersions, legOfRun } from '../../report/compare-versions.js';
+import { compareVersions, legOfRun } from './compare-versions.js';
 import { API_VERSIONS, BALANCE_TYPES, type ApiVersion } from '../../generate/api-versions.js';
 import {
   loadReportModule,
@@ -13,7 +14,7 @@ import {
   type ReportCollector,
   type ReportComparison,
   type ReportModel,
-} from '../../report/html.js';
+} from './page.js';
 import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../events.js';
 import { buildRunSummary } from '../summary.js';
 import { failureSummary } from '../verdict.js';

@@ -39,11 +39,6 @@ export class OAuthError extends Error {
   ) {
     super(message);
   }
-
-  /** The same error, delivered elsewhere (the authorization endpoint decides once it knows the redirect URI). */
-  deliveredTo(delivery: OAuthDelivery): OAuthError {
-    return new OAuthError(this.status, this.error, this.message, this.headers, delivery);
-  }
 }
 
 /** A page for the PSU's browser at the bank (no redirect): `title` over `message`. */

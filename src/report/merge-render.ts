@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
 import { stepsByName, type LegStep, type MergedLeg, type MergedSummary, type SlowerThreshold } from './merge.js';
-import { compileWithTiming, loadTiming, type CompiledTemplate, type TimingPicture } from '../report/timing.js';
+import { compileWithTiming, loadTiming, type CompiledTemplate, type TimingPicture } from './timing.js';
 
 const CELL_MARK: Record<LegStep['status'] | 'absent', string> = { passed: '✓', failed: '✗', skipped: '–', 'not-reached': '·', absent: '' };
 
@@ -61,7 +61,9 @@ export function mergedPageView(summary: MergedSummary, timing: TimingPicture, fo
           status,
           mark: CELL_MARK[status],
           link: step === undefined ? undefined : stepLink(leg, name),
-          title: `${leg.id}: ${name} ${step === undefined ? 'not in this leg' : status === 'not-reached' ? 'not reached' : status}${step?.reason !== undefined ? `: ${step.reason}` : ''}${step?.ms !== undefined ? ` (${formatMs(step.ms)})` : ''}`,
+          title:
+            `${leg.id}: ${name} ${step === undefined ? 'not in this leg' : status === 'not-reached' ? 'not reached' : status}` +
+            `${step?.reason !== undefined ? `: ${step.reason}` : ''}${step?.ms !== undefined ? ` (${formatMs(step.ms)})` : ''}`,
           failures: (step?.failures ?? []).slice(0, 3),
           more: Math.max(0, (step?.failures.length ?? 0) - 3),
         };

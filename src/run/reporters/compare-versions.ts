@@ -4,9 +4,9 @@
 // field and both values. Pure: two finished runs in, a comparison out (the CLI prints it; the later version's
 // report.html shows it as its "v3.1 beside v4.0" section, src/run/reporters/html.ts).
 
-import { environmentValue, type PostmanEnvironment } from '../environment/index.js';
-import { BALANCE_TYPES, type ApiVersion } from '../generate/api-versions.js';
-import { TRANSACTION_PAGE } from '../runner-rules.js';
+import { environmentValue, type PostmanEnvironment } from '../../environment/index.js';
+import { BALANCE_TYPES, type ApiVersion } from '../../generate/api-versions.js';
+import { TRANSACTION_PAGE } from '../../runner-rules.js';
 
 /**
  * What v4.0 renames and recodes (ISO 20022 code values instead of names): the field names and, per field, the values.

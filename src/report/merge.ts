@@ -2,7 +2,7 @@
 // leg-status files of legs that never wrote one (docs/ci.md "One page for every leg") in, one merged summary out —
 // legs (bank × client profile × consent mode) × steps, each cell passed/failed/skipped/not reached with the checks that failed and
 // the rule they name, each step's time — and, against the previous night's summary, what changed. Data in, data out:
-// reading, rendering and writing are src/matrix/merge-files.ts and merge-render.ts.
+// reading, rendering and writing are src/report/merge-files.ts and merge-render.ts.
 
 import { ObflowError } from '../errors.js';
 import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';

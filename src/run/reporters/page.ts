@@ -1,12 +1,13 @@
-// The HTML page of a run (`obflow run --reporters …,html`, src/run/reporters/html.ts; a workspace's run): the typed adapter over templates/workspace/report.mjs, the
-// renderer every workspace ships (so obflow and a workspace's run.js write the same report). The report model is pure
-// data; its texts are redacted against every secret the run saw before it is rendered.
+// The HTML page of a run (`obflow run --reporters …,html`, src/run/reporters/html.ts; a workspace's run): the typed
+// adapter over templates/workspace/report.mjs, the renderer every workspace ships (so obflow and a workspace's run.js
+// write the same report). The report model is pure data; its texts are redacted against every secret the run saw before
+// it is rendered.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
-import type { AccountRow } from '../runner-rules.js';
+import { DEFAULT_TEMPLATES_DIR } from '../../generate/files.js';
+import type { AccountRow } from '../../runner-rules.js';
 import type { VersionComparison } from './compare-versions.js';
 
 export interface ReportAssertion {
@@ -75,7 +76,7 @@ export interface ReportComparison extends VersionComparison {
 
 export interface ReportModel extends ReportMeta {
   passed: boolean;
-  /** The "v3.1 beside v4.0" section (src/report/compare-versions.ts); only in a run over both versions. */
+  /** The "v3.1 beside v4.0" section (src/run/reporters/compare-versions.ts); only in a run over both versions. */
   comparison?: ReportComparison;
   steps: ReportStep[];
   accounts: ReportAccount[];

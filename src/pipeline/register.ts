@@ -1,10 +1,13 @@
-// Registrations obflow did not just make (issue #19 item 3): `obflow register --client-id` stores a client registered
-// elsewhere (the bank's portal, another machine, a CI secret) without calling the bank — register once per statement
-// and bank, reuse it — and `register --show | --update | --delete` manage the stored one with DCR v3.2
-// GET / PUT / DELETE /register/{ClientId}.
+// The register stage and the registrations obflow did not just make: `obflow register` registers the session's client
+// (DCR v3.2 POST /register) or reuses the stored one; `register --client-id` (issue #19 item 3) stores a client
+// registered elsewhere (the bank's portal, another machine, a CI secret) without calling the bank — register once per
+// statement and bank, reuse it — and `register --show | --update | --delete` manage the stored one with DCR v3.2
+// GET / PUT / DELETE /register/{ClientId}; what of the bank's record may be shown is decided here, not by the CLI.
 
+import { access, constants, mkdir, rm } from 'node:fs/promises';
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
+import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
-import { rm } from 'node:fs/promises';
 import { readSigningKey } from '../pki/verify.js';
 import {
   authMethodOf,
@@ -12,14 +15,84 @@ import {
   chooseAuthMethod,
   manageRegistration,
   readStoredRegistration,
+  registerClient,
   registrationPath,
+  requireStoredRegistration,
+  shownRegistration,
   writeStoredRegistration,
   type ManageAction,
+  type RegisterClientInput,
+  type RegisterClientResult,
   type RegistrationResponse,
   type StoredRegistration,
+  type TokenEndpointAuthMethod,
 } from '../registration/index.js';
+import { stateLayout } from '../state/layout.js';
 import type { Session } from './session.js';
-import { registerInput, storedRegistration, tokenAuthSetting } from './stages.js';
+
+export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
+  // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
+  if (options.dryRun !== true) await ensureWritable(stateLayout(session.config.stateDir).registrations);
+  return registerClient(await registerInput(session, options));
+}
+
+/** What a registration of this session sends and stores (also the body of `register --update`). */
+export async function registerInput(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientInput> {
+  return {
+    stateDir: session.config.stateDir,
+    target: session.target.name,
+    profile: session.target.profile,
+    authUrl: session.target.authUrl,
+    registrationEndpoint: session.target.registrationEndpoint,
+    softwareStatement: session.statement.jwt,
+    statementClaims: session.statement.claims,
+    ...(session.statement.claims.software_jwks ? { statementJwks: session.statement.claims.software_jwks } : {}),
+    signingKey: await readSigningKey(session.identity.signing.key),
+    kid: session.identity.signing.kid,
+    transportCertificatePem: session.transport.certPem,
+    redirectUris: session.identity.redirectUris,
+    ...(session.target.registrationAudience !== undefined ? { audience: session.target.registrationAudience } : {}),
+    refreshTokenGrant: session.config.registration.refresh_token_grant,
+    tokenEndpointAuthMethod: tokenAuthSetting(session.config),
+    ...(session.config.bank?.tls_client_auth_subject_dn !== undefined
+      ? { tlsClientAuthSubjectDn: session.config.bank.tls_client_auth_subject_dn }
+      : {}),
+    requestObjectSigningAlg: session.config.flow.request_object_signing_alg,
+    ...(session.config.flow.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+    authMethodsSupported: () => authMethodsSupported(session),
+    dispatcher: session.dispatcher,
+    now: session.now,
+    newJti: session.newId,
+    force: options.force === true,
+    dryRun: options.dryRun === true,
+    log: session.log,
+  };
+}
+
+/** What the bank's discovery lists in token_endpoint_auth_methods_supported. Best effort unless the setting is `auto`
+ *  (which needs it): a discovery that cannot be read here leaves the choice to the bank, whose refusal names it, and
+ *  the environment stage reports discovery problems with their own code. */
+async function authMethodsSupported(session: Session): Promise<readonly string[] | undefined> {
+  try {
+    return (await session.discovery()).token_endpoint_auth_methods_supported;
+  } catch (error) {
+    if (tokenAuthSetting(session.config) === 'auto') throw error;
+    return undefined;
+  }
+}
+
+/** bank.token_endpoint_auth_method (also read with the embedded sandbox); without a bank section, the default (§2.1). */
+export function tokenAuthSetting(config: ObflowConfig): TokenEndpointAuthMethod | 'auto' {
+  return config.bank?.token_endpoint_auth_method ?? DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD;
+}
+
+export async function storedRegistration(session: Session): Promise<StoredRegistration> {
+  return requireStoredRegistration(session.config.stateDir, {
+    softwareId: session.statement.claims.software_id,
+    target: session.target.name,
+    profile: session.target.profile,
+  });
+}
 
 export interface ExternalClient {
   clientId: string;
@@ -108,5 +181,17 @@ export async function manageRegistrationStage(session: Session, action: ManageAc
   if (action === 'delete') await rm(registrationPath(session.config.stateDir, key), { force: true });
   if (action === 'update' && answer !== undefined)
     await writeStoredRegistration(session.config.stateDir, { ...registration, metadata: answer as RegistrationResponse });
-  return answer;
+  return answer === undefined ? undefined : shownRegistration(answer);
+}
+
+async function ensureWritable(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await access(dir, constants.W_OK);
+  } catch (cause) {
+    throw new ObflowError('ERR_WRITE_FAILED', `the state folder ${dir} is not writable`, {
+      hint: 'Fix its permissions or pick another with --state-dir; nothing was sent to the bank.',
+      cause,
+    });
+  }
 }
