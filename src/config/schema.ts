@@ -144,7 +144,8 @@ const sandbox = z
       .enum(['interface', '1-advanced', '2.0'])
       .default('interface')
       .describe(
-        'FAPI profile of `obflow sandbox` (docs/sandbox.md, "FAPI modes"): interface (the bank interface as written), 1-advanced (code only with JARM), or 2.0 (Security Profile: PAR, PKCE, code, iss).',
+        'FAPI profile of `obflow sandbox` (docs/sandbox.md, "FAPI modes"): interface (the bank interface as written), ' +
+          '1-advanced (code only with JARM), or 2.0 (Security Profile: PAR, PKCE, code, iss).',
       ),
   })
   // Issue 30: FAPI 2.0 requires PAR, so sandbox.par is absent (then "required") or "required"; said once, naming both.
@@ -361,7 +362,7 @@ function fapi2Problems(config: {
 }): string[] {
   if (config.flow.fapi !== '2.0') return [];
   const problems: string[] = [];
-  const method = config.bank?.token_endpoint_auth_method ?? 'client_secret_basic';
+  const method = config.bank?.token_endpoint_auth_method ?? DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD;
   if (config.flow.responseType !== 'code')
     problems.push(
       `"2.0" allows flow.responseType "code" only (FAPI 2.0 Security Profile §5.3.2.2: no hybrid flow), not "${config.flow.responseType}"; set flow.responseType to "code"`,
@@ -372,7 +373,8 @@ function fapi2Problems(config: {
     );
   if (method === 'client_secret_basic')
     problems.push(
-      '"2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), not bank.token_endpoint_auth_method "client_secret_basic" (the default); set bank.token_endpoint_auth_method',
+      '"2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), ' +
+        'not bank.token_endpoint_auth_method "client_secret_basic" (the default); set bank.token_endpoint_auth_method',
     );
   if (config.flow.jarm)
     problems.push(

@@ -11,6 +11,7 @@ import { chooseAuthMethod } from '../registration/auth-method.js';
 import { discoveryMismatches } from './discovery-check.js';
 import { parForGeneration } from './generate.js';
 import { parMismatch } from './par.js';
+import { tokenAuthSetting } from './register.js';
 import { openSession } from './session.js';
 
 /** The doctor line's name (stable: tests select by it). */
@@ -64,7 +65,7 @@ export async function discoveryDoctorCheck(config: ObflowConfig, overrides: Over
 
 function authMethodMismatch(config: ObflowConfig, discovery: DiscoveryAddresses): ObflowError | undefined {
   try {
-    chooseAuthMethod(config.bank?.token_endpoint_auth_method ?? 'client_secret_basic', discovery.token_endpoint_auth_methods_supported);
+    chooseAuthMethod(tokenAuthSetting(config), discovery.token_endpoint_auth_methods_supported);
     return undefined;
   } catch (error) {
     if (isObflowError(error)) return error;

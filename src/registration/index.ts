@@ -129,7 +129,8 @@ export async function buildRegistrationRequest(
     // `auto` against a bank that lists neither private_key_jwt nor tls_client_auth (the config check refuses the rest).
     throw new ObflowError(
       'ERR_CONFIG_INVALID',
-      'flow.fapi "2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), but bank.token_endpoint_auth_method "auto" chose client_secret_basic from the bank\'s discovery',
+      'flow.fapi "2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), ' +
+        'but bank.token_endpoint_auth_method "auto" chose client_secret_basic from the bank\'s discovery',
       { hint: 'Set bank.token_endpoint_auth_method to private_key_jwt or tls_client_auth, or flow.fapi to "1-advanced" for this bank.' },
     );
   }
