@@ -7,8 +7,9 @@
 //               of the obflow process / requests) vs plain newman's and vs the turn's baseline (lib.js turnBaseline)
 //  scripts      plain newman with the whole-flow collection  vs  newman with the same requests and no scripts
 //  paging       `obflow run transactions` for jo (103 pages, 10,250 transactions)  vs  the raw client paging the same;
-//               and the peak RSS of that obflow process (issue 12's targets: ≤ 3.0 s, ≤ 200 MB; issue 21's jo rows,
-//               `obflow demo --psu-user jo`, are in bench/start.js)
+//               and the peak RSS of that obflow process (issue 12's targets: ≤ 3.0 s, ≤ 200 MB), and beside plain
+//               newman of the transactions collection (issue 34: ≤ 180 MiB); issue 21's and 34's jo demo rows,
+//               `obflow demo --psu-user jo`, are in bench/start.js
 
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { interleaved, invalid, newmanBin, repo, row, timed, turnBaseline } from 
 
 const ROUNDS = 3;
 const wholeFlowCollection = join(repo, 'collections', 'obflow-ais.postman_collection.json');
+const transactionsCollection = join(repo, 'collections', 'transactions.postman_collection.json');
 const rawClient = join(import.meta.dirname, 'raw-client.js');
 
 export async function flowRows(fixture) {
@@ -38,7 +40,7 @@ export async function flowRows(fixture) {
 
   // ---- whole flow, and the same requests without scripts (rounds interleaved) --------------------------------------
   // As a newman user runs it, with the JUnit report obflow writes too; a failed check exits 1 (the bench stops).
-  const newman = (collection) =>
+  const newman = (collection, environment = fixture.environment) =>
     timed(
       process.execPath,
       [
@@ -46,7 +48,7 @@ export async function flowRows(fixture) {
         'run',
         collection,
         '--environment',
-        fixture.environment,
+        environment,
         '--ssl-client-cert-list',
         fixture.certList,
         '--ssl-extra-ca-certs',
@@ -132,12 +134,14 @@ export async function flowRows(fixture) {
     account_ids: values.account_ids,
   });
   await writeFile(joEnvironment, JSON.stringify(joReady));
-  const { rawPages, obflowPages } = await interleaved(ROUNDS, {
+  const { rawPages, obflowPages, newmanPages } = await interleaved(ROUNDS, {
     rawPages: () => observed(() => raw({ mode: 'transactions', environment: joEnvironment })),
     obflowPages: async () => {
       await writeFile(fixture.savedEnvironment, JSON.stringify(joReady), { mode: 0o600 });
       return observed(() => fixture.obflow(['run', 'transactions', '--json'], { peakRss: true }));
     },
+    // Issue 34: the same step's collection through plain newman, same environment, same requests.
+    newmanPages: () => observed(() => newman(transactionsCollection, joEnvironment)),
   });
   const pages = rawPages.requests.length;
   const pagesDiff = sameRequests(rawPages.requests, obflowPages, 'obflow run transactions');
@@ -156,6 +160,19 @@ export async function flowRows(fixture) {
     row('paging jo (issue 12): peak RSS, obflow run transactions / raw undici', obflowPages.peakRssMiB, rawPages.peakRssMiB, 'MiB', {
       figureAtMost: 200,
     }),
+  );
+  // Issue 34: ≤ 180 MiB, beside plain newman paging the same (median of the interleaved rounds each).
+  const rss = (measured) => medianOfValues(measured.rounds.map((round) => round.peakRssMiB));
+  rows.push(
+    sameRequests(rawPages.requests, newmanPages, 'newman run (transactions)') ??
+      row(
+        'paging jo: peak RSS, obflow run transactions / plain newman (same collection)',
+        rss(obflowPages),
+        rss(newmanPages),
+        'MiB',
+        { figureAtMost: 180 },
+        `median of ${ROUNDS} interleaved; rounds (MiB): obflow ${ms(obflowPages.rounds.map((r) => r.peakRssMiB))}, newman ${ms(newmanPages.rounds.map((r) => r.peakRssMiB))}; CPU (ms): newman ${ms(newmanPages.rounds.map((r) => r.cpuMs))}`,
+      ),
   );
   return rows;
 }

@@ -3,7 +3,7 @@
 //
 //  start      `npm start` wall (median of 5, identity present)  vs  `obflow demo` run directly; `obflow --help`; the
 //             demo's run step as it prints it
-//  jo         `obflow demo --psu-user jo` (wall, peak RSS)  vs  `obflow demo` (bench/start.js)
+//  jo         `obflow demo --psu-user jo` (wall, peak RSS)  vs  `obflow demo` and plain newman as jo (bench/start.js)
 //  flow       whole flow, script cost, jo paging (bench/flow.js)
 //  generate   `obflow generate` cold  vs  Portman and openapi-to-postmanv2 on the OBIE AIS spec (bench/generate-peers.js)
 //  emulator   GET /accounts at 32 keep-alive mTLS connections  vs  a bare node:https server (bench/emulator.js)
@@ -12,7 +12,7 @@ import { emulatorRows } from './emulator.js';
 import { startFixture } from './fixture.js';
 import { flowRows } from './flow.js';
 import { generateRows } from './generate-peers.js';
-import { errorRow, printTable, verdict } from './lib.js';
+import { benchOptions, errorRow, printTable, verdict } from './lib.js';
 import { joRows, startRows } from './start.js';
 
 export const SECTIONS = ['start', 'jo', 'flow', 'generate', 'emulator'];
@@ -27,7 +27,7 @@ export async function peerRows(sections = SECTIONS, log = (line) => console.erro
       log(`bench: ${section}…`);
       try {
         if (section === 'start') rows.push(...(await startRows()));
-        else if (section === 'jo') rows.push(...(await joRows()));
+        else if (section === 'jo') rows.push(...(await joRows(await bank())));
         else if (section === 'flow') rows.push(...(await flowRows(await bank())));
         else if (section === 'generate') rows.push(...(await generateRows()));
         else if (section === 'emulator') rows.push(...(await emulatorRows(await bank())));
@@ -46,7 +46,7 @@ if (process.argv[1] === import.meta.filename) {
   const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
   const rows = await peerRows(wanted.length > 0 ? wanted : SECTIONS);
   printTable(rows);
-  const { code, lines } = verdict(rows, { allowUnmeasured: process.argv.includes('--allow-unmeasured') });
+  const { code, lines } = verdict(rows, benchOptions());
   for (const line of lines) console.log(line);
   process.exit(code);
 }

@@ -5,12 +5,16 @@
 // changed, tsc compiles incrementally (tsconfig.build.json: tsBuildInfoFile in dist/); when one was removed (or an
 // output is missing), dist/ is rebuilt from empty so no output of a removed module survives. `--force` rebuilds.
 //
-//   node tools/build.js [--force]
+// `--then <obflow arguments…>` (npm start: `--then demo`) runs obflow in this same process once dist/ is current,
+// instead of npm starting a second node process for it after a prestart check: one process start less per `npm start`.
+//
+//   node tools/build.js [--force] [--then <obflow arguments…>]
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 const dist = join(root, 'dist');
@@ -55,7 +59,8 @@ function readStamp() {
   }
 }
 
-const force = process.argv.includes('--force');
+const thenAt = process.argv.indexOf('--then');
+const force = process.argv.slice(2, thenAt < 0 ? undefined : thenAt).includes('--force');
 const sources = sourceFiles(join(root, 'src')).sort();
 const fingerprint = fingerprintOf(sources);
 const stamp = readStamp();
@@ -64,22 +69,34 @@ const names = sources.map((path) => relative(root, path));
 const outputsPresent = names
   .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
   .every((name) => existsSync(join(dist, `${name.slice('src/'.length, -'.ts'.length)}.js`)));
-if (stamp?.fingerprint === fingerprint && outputsPresent && !force) {
-  writeWorkspaceRules();
-  process.exit(0);
+if (stamp?.fingerprint !== fingerprint || !outputsPresent || force) build();
+writeWorkspaceRules();
+await then();
+
+function build() {
+  const removed = (stamp?.sources ?? []).filter((name) => !names.includes(name));
+  if (force || removed.length > 0 || !outputsPresent) rmSync(dist, { recursive: true, force: true });
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    // A failed build leaves no stamp: the next start compiles again instead of running half-built code.
+    rmSync(stampFile, { force: true });
+    process.exit(result.status ?? 1);
+  }
+  writeFileSync(stampFile, `${JSON.stringify({ fingerprint, sources: names }, null, 2)}\n`);
 }
 
-const removed = (stamp?.sources ?? []).filter((name) => !names.includes(name));
-if (force || removed.length > 0 || !outputsPresent) rmSync(dist, { recursive: true, force: true });
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
-if (result.status !== 0) {
-  // A failed build leaves no stamp: the next start compiles again instead of running half-built code.
-  rmSync(stampFile, { force: true });
-  process.exit(result.status ?? 1);
+/**
+ * Without --then: done (exit 0). With it: dist/cli/main.js as if node had been started on it with the arguments after
+ * --then (it runs when process.argv[1] is its own path), in this process; its exit code is the process's.
+ */
+async function then() {
+  if (thenAt < 0) process.exit(0);
+  const main = join(dist, 'cli', 'main.js');
+  process.argv = [process.argv[0], main, ...process.argv.slice(thenAt + 1)];
+  // Resolves when main.js's top level is done: it has set process.exitCode and ends the process itself.
+  await import(pathToFileURL(main).href);
 }
-writeFileSync(stampFile, `${JSON.stringify({ fingerprint, sources: names }, null, 2)}\n`);
-writeWorkspaceRules();
 
 /**
  * The rules obflow's runner and every workspace's runner share (src/runner-rules.ts, typed once) go into the workspace

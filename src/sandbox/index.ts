@@ -57,8 +57,15 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   };
   // Handlers are attached once both ports are known (the URLs name them); nothing is served before.
   const handlers: { resource?: Listener; auth?: Listener } = {};
-  const resourceServer = createServer(tls, (req, res) => (handlers.resource ?? unavailable)(req, res));
-  const authServer = createServer(tls, (req, res) => (handlers.auth ?? unavailable)(req, res));
+  // Each request first brings the store's cached values up to date with other processes' commits, once (db.refresh).
+  const resourceServer = createServer(tls, (req, res) => {
+    db.refresh();
+    (handlers.resource ?? unavailable)(req, res);
+  });
+  const authServer = createServer(tls, (req, res) => {
+    db.refresh();
+    (handlers.auth ?? unavailable)(req, res);
+  });
   // Idle keep-alive connections live 65 s, not Node.js's 5 s: a TPP's resource connection idles through the PSU's
   // consent (seconds in a browser, more on a loaded machine), and a server closing it just as the client reuses it is
   // an ECONNRESET the TPP cannot tell from a dead bank (seen in .ci/run's browser consent on Node.js 24 under load).

@@ -21,7 +21,10 @@ interface BenchLib {
   unmeasured: (name: string, reason: string) => Row;
   errorRow: (name: string, error: unknown, lines?: number) => Row;
   skipped: (name: string, reason: string) => Row;
-  verdict: (rows: Row[], options?: { allowUnmeasured?: boolean }) => { code: number; lines: string[] };
+  verdict: (rows: Row[], options?: { allowUnmeasured?: boolean; allowMissed?: boolean }) => { code: number; lines: string[] };
+  benchOptions: (argv: string[], env: Record<string, string | undefined>) => { allowUnmeasured: boolean; allowMissed: boolean };
+  targetRows: (rows: Row[], targets?: { target: string; row: string }[]) => Row[];
+  ISSUE_34_TARGETS: { target: string; row: string }[];
   printTable: (rows: Row[]) => void;
   readUsage: (text: string) => { peakRssMiB: number; cpuMs: number };
   turnBaseline: (
@@ -94,6 +97,51 @@ describe('bench rows and the exit code', () => {
     const text = lines.join('\n');
     expect(text).toMatch(/generate: obflow \/ Portman\s+not measured\b.*NOT MEASURED/);
     expect(text).toContain('generate: obflow / Portman: not measured (no obie-account-info-v3.1.11.yaml in /empty)');
+  });
+});
+
+describe("issue 34: a miss fails the bench unless told otherwise, and the targets' rows side by side", () => {
+  it('--no-fail or BENCH_ALLOW_MISS=1 accepts a missed target (still named); nothing else does', () => {
+    expect(lib.benchOptions(['node', 'run.js'], {})).toEqual({ allowUnmeasured: false, allowMissed: false });
+    expect(lib.benchOptions(['node', 'run.js', '--no-fail'], {}).allowMissed).toBe(true);
+    expect(lib.benchOptions(['node', 'run.js'], { BENCH_ALLOW_MISS: '1' }).allowMissed).toBe(true);
+    expect(lib.benchOptions(['node', 'run.js'], { BENCH_ALLOW_MISS: '0' }).allowMissed).toBe(false);
+    expect(lib.benchOptions(['node', 'run.js', '--allow-unmeasured'], {})).toEqual({ allowUnmeasured: true, allowMissed: false });
+    const allowed = lib.verdict([met, missed], { allowMissed: true });
+    expect(allowed.code).toBe(0);
+    expect(allowed.lines).toEqual(['missed: startup (allowed by --no-fail / BENCH_ALLOW_MISS=1)']);
+    expect(lib.verdict([met, missed]).code).toBe(1);
+    // Accepting misses is not accepting rows never measured.
+    expect(lib.verdict([missed, portman], { allowMissed: true }).code).toBe(1);
+  });
+
+  it("each target is its row under the target's name; a target without its row is a failed row", () => {
+    const targets = [
+      { target: 'npm start ≤ 1.8 s', row: 'npm start (median of 5) / obflow demo' },
+      { target: 'emulator p99 ≤ 25 ms', row: 'emulator: p99 latency / bare node:https' },
+    ];
+    const start = lib.row('npm start (median of 5) / obflow demo', 1900, 1700, 's', { figureAtMost: 1800 });
+    const [npmStart, p99] = lib.targetRows([met, start], targets);
+    expect(npmStart).toMatchObject({
+      name: 'npm start ≤ 1.8 s',
+      value: '1.90 s',
+      ok: false,
+      note: 'row: npm start (median of 5) / obflow demo',
+    });
+    expect(p99).toMatchObject({ name: 'emulator p99 ≤ 25 ms', value: 'no row', ok: false });
+    expect(lib.verdict([p99!], { allowMissed: false }).code).toBe(1);
+  });
+
+  it("issue 34's five targets each name a row the bench's sections make", () => {
+    const sources = ['start.js', 'flow.js', 'emulator.js'].map((name) =>
+      readFileSync(join(import.meta.dirname, '../../bench', name), 'utf8'),
+    );
+    expect(lib.ISSUE_34_TARGETS).toHaveLength(5);
+    for (const { row } of lib.ISSUE_34_TARGETS) {
+      // The row's name as its section writes it: a literal, or a template whose fixed part matches.
+      const written = sources.some((source) => source.includes(`'${row}'`) || source.includes(row.replace('32', '${CONNECTIONS}')));
+      expect(written, row).toBe(true);
+    }
   });
 });
 

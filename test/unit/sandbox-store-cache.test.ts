@@ -1,7 +1,8 @@
 // The store's decoded-value cache (src/sandbox/store/db.ts, issue 21: the emulator read the same token, client and
 // consent from SQLite and parsed them on every request): a read never returns what the database no longer holds —
 // after this connection's own set, delete or prune, after another connection's commit (a second process on the same
-// data folder: SQLite's data_version) — and a cached value cannot be changed in place by a handler.
+// data folder: SQLite's data_version; checked once per request as it arrives, issue 34) — and a cached value cannot
+// be changed in place by a handler.
 
 import { join } from 'node:path';
 
@@ -78,6 +79,22 @@ describe("the store's cache never answers with what the database no longer holds
     second.run("DELETE FROM records WHERE collection = 'tokens' AND key = 't'");
     expect(tokens.has('t')).toBe(false);
     expect(tokens.get('t')).toBeUndefined();
+  });
+
+  it("a request's refresh sees every commit made before it; the reads of its turn skip their own checks; the next turn checks again", async () => {
+    const { dataDir, db, tokens } = open();
+    tokens.set('t', token());
+    expect(tokens.get('t')?.revoked).toBe(false);
+    const second = other(dataDir);
+    second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ revoked: true })));
+    // What the emulator does as a request arrives (index.ts): committed before it, so seen by its reads.
+    db.refresh();
+    expect(tokens.get('t')?.revoked).toBe(true);
+    // Committed after the request arrived, in the same turn: this request's reads keep the snapshot of its arrival.
+    second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ scopes: ['payments'] })));
+    expect(tokens.get('t')?.scopes).toEqual(['accounts']);
+    await new Promise((done) => setImmediate(done));
+    expect(tokens.get('t')?.scopes).toEqual(['payments']);
   });
 
   it('a pruned row is gone from reads too', () => {

@@ -83,8 +83,33 @@ class Freshness {
     return cache;
   }
 
+  /** Set by refresh() until the end of this turn of the event loop: reads skip their own check meanwhile. */
+  private pinned = false;
+  private unpinning = false;
+
+  /**
+   * Checks now, then lets the reads of this turn of the event loop skip their checks (a request's handler reads the
+   * token, its client and the consent in one turn: one `data_version` step instead of one per read). Called as a
+   * request arrives, it keeps the rule that matters: every read of the request sees what any connection committed
+   * before the request arrived. Reads in a later turn check again.
+   */
+  refresh(): void {
+    this.pinned = false;
+    this.check();
+    this.pinned = true;
+    if (this.unpinning) return;
+    this.unpinning = true;
+    setImmediate(() => this.unpin());
+  }
+
+  unpin(): void {
+    this.pinned = false;
+    this.unpinning = false;
+  }
+
   /** Drops every cached value when another connection committed since the last check. */
   check(): void {
+    if (this.pinned) return;
     const version = this.versionStatement.get();
     if (version === this.seen) return;
     this.seen = version;
@@ -195,6 +220,20 @@ export class SandboxDb {
     this.freshness = new Freshness(db);
     this.pruneStatement = prepare(db, 'DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at < ? LIMIT ?)');
     this.insertStatement = prepare(db, 'INSERT OR REPLACE INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?)');
+  }
+
+  /**
+   * Freshness.refresh for this database: the emulator calls it as each request arrives, outside the request's error
+   * handling — so it never throws: on a closed database or a failed check the reads check on their own, as before,
+   * and fail inside the request's handler.
+   */
+  refresh(): void {
+    if (!this.db.open) return;
+    try {
+      this.freshness.refresh();
+    } catch {
+      this.freshness.unpin();
+    }
   }
 
   /**
