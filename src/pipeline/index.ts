@@ -14,7 +14,7 @@ export { writeFileAtomic } from '../fs.js';
 export { runDoctorChecks } from '../pki/doctor.js';
 export { MANIFEST_FILE } from '../pki/manifest.js';
 export { assertNoRunningSandbox, removeSandboxAddresses, writeSandboxAddresses } from '../state/addresses.js';
-export { startEmbeddedSandbox } from '../state/embedded-sandbox.js';
+export { embeddedFapi, fapiContradiction, startEmbeddedSandbox } from '../state/embedded-sandbox.js';
 export { ensureLocalIdentity, issueLocalIdentity, localIdentityDir, resolveIdentity } from '../state/identity.js';
 export { stateLayout } from '../state/layout.js';
 export { protectStateDir } from '../state/protect.js';

@@ -18,10 +18,16 @@ export function parMismatch(config: ObflowConfig, discovery: DiscoveryAddresses,
   const pushes = parForGeneration(config, discovery.require_pushed_authorization_requests === true);
   const setting = `flow.par "${config.flow.par}"`;
   if (pushes && discovery.pushed_authorization_request_endpoint === undefined) {
+    // FAPI 2.0 pushes whatever flow.par says (auto): the setting to change is the profile, not flow.par.
+    const fapi2 = config.flow.fapi === '2.0';
     return new ObflowError(
       'ERR_PAR_UNAVAILABLE',
-      `${setting} pushes authorization requests, but the bank's discovery (${discoveryUrl}) has no pushed_authorization_request_endpoint`,
-      { hint: 'Set flow.par to "never" (or "auto") for this bank: it does not offer pushed authorization requests (RFC 9126 §5).' },
+      `${fapi2 ? 'flow.fapi "2.0"' : setting} pushes authorization requests, but the bank's discovery (${discoveryUrl}) has no pushed_authorization_request_endpoint`,
+      {
+        hint: fapi2
+          ? 'This bank offers no pushed authorization requests, which FAPI 2.0 requires (Security Profile §5.3.2.2): set flow.fapi to "1-advanced" for it.'
+          : 'Set flow.par to "never" (or "auto") for this bank: it does not offer pushed authorization requests (RFC 9126 §5).',
+      },
     );
   }
   if (!pushes && discovery.require_pushed_authorization_requests === true) {

@@ -169,6 +169,7 @@ export async function manageRegistrationStage(session: Session, action: ManageAc
   const answer = await manageRegistration({
     action,
     tokenEndpoint,
+    ...(registration.fapi === '2.0' ? { issuer: (await session.discovery()).issuer } : {}),
     registration,
     signingKey: () => readSigningKey(session.identity.signing.key),
     kid: session.identity.signing.kid,

@@ -139,8 +139,15 @@ export function idTokenSteps(session: Pick<Session, 'config' | 'dispatcher' | 'n
   ];
 }
 
+/** Whether the consent's redirect must carry iss (RFC 9207 §2.4): under FAPI 2.0, and wherever the bank's discovery
+ *  says authorization_response_iss_parameter_supported (a client "MUST reject" a response without it there). */
+export async function issRequired(session: Pick<Session, 'config' | 'discovery'>): Promise<boolean> {
+  if (session.config.flow.fapi === '2.0') return true;
+  return (await session.discovery()).authorization_response_iss_parameter_supported === true;
+}
+
 async function manualConsent(session: Session): Promise<RunStep> {
-  return manualConsentStep({ ask: session.ask, requireIss: session.config.flow.fapi === '2.0' });
+  return manualConsentStep({ ask: session.ask, requireIss: await issRequired(session) });
 }
 
 async function browserConsent(session: Session): Promise<RunStep> {
@@ -151,7 +158,7 @@ async function browserConsent(session: Session): Promise<RunStep> {
     ...options,
     trustedSpki: session.target.serverCaPem.map(spkiPinOf),
     ignoreHttpsErrors: session.target.insecure,
-    requireIss: session.config.flow.fapi === '2.0',
+    requireIss: await issRequired(session),
     ...(session.onInterrupt === undefined ? {} : { onInterrupt: session.onInterrupt }),
     log: session.log,
   });

@@ -19,6 +19,8 @@ export { CLIENT_ASSERTION_LIFETIME_SECONDS };
 
 export interface ClientTokenInput {
   tokenEndpoint: string;
+  /** The issuer identifier: a FAPI 2.0 client's assertion names it alone as aud (FAPI 2.0 Security Profile §5.3.2.1). */
+  issuer?: string;
   registration: StoredRegistration;
   signingKey: () => Promise<KeyObject>;
   kid: string;
@@ -27,10 +29,12 @@ export interface ClientTokenInput {
   newJti?: () => string;
 }
 
-/** RFC 7523 §3 / OIDC Core §9: iss = sub = client id, aud = the token endpoint, a unique jti, iat, a short exp. */
+/** RFC 7523 §3 / OIDC Core §9: iss = sub = client id, aud = the token endpoint (FAPI 2.0: the issuer), a unique jti,
+ *  iat, a short exp. */
 export async function buildClientAssertion(input: {
   clientId: string;
-  tokenEndpoint: string;
+  /** The token endpoint, or under FAPI 2.0 the issuer identifier. */
+  audience: string;
   signingKey: KeyObject;
   kid: string;
   now: () => Date;
@@ -40,13 +44,21 @@ export async function buildClientAssertion(input: {
   return new SignJWT({
     iss: input.clientId,
     sub: input.clientId,
-    aud: input.tokenEndpoint,
+    aud: input.audience,
     jti: (input.newJti ?? randomUUID)(),
     iat,
     exp: iat + CLIENT_ASSERTION_LIFETIME_SECONDS,
   })
     .setProtectedHeader({ alg: 'PS256', kid: input.kid, typ: 'JWT' })
     .sign(input.signingKey);
+}
+
+/** Whom a client assertion names as aud: the token endpoint (RFC 7523 §3), or for a client registered under FAPI 2.0
+ *  the issuer identifier alone, as its authorization server requires (FAPI 2.0 Security Profile §5.3.2.1). */
+function assertionAudience(input: ClientTokenInput): string {
+  if (input.registration.fapi !== '2.0') return input.tokenEndpoint;
+  if (input.issuer === undefined) throw new TypeError('a FAPI 2.0 client assertion needs the issuer');
+  return input.issuer;
 }
 
 /** The client_credentials grant for the client itself, authenticated as it registered. */
@@ -66,7 +78,7 @@ export async function clientCredentialsToken(input: ClientTokenInput): Promise<s
         'client_assertion',
         await buildClientAssertion({
           clientId: registration.client_id,
-          tokenEndpoint: input.tokenEndpoint,
+          audience: assertionAudience(input),
           signingKey: await input.signingKey(),
           kid: input.kid,
           now: input.now,

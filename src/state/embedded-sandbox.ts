@@ -34,6 +34,8 @@ export interface EmbeddedSandboxOptions {
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
+  const contradiction = fapiContradiction(config, options);
+  if (contradiction !== undefined) throw contradiction;
   const { local } = await resolveIdentity(config);
   if (!local) throw new TypeError('the embedded sandbox runs on the local identity');
   const file = (name: Parameters<typeof readLocalIdentityFile>[1]) => readLocalIdentityFile(local, name);
@@ -134,4 +136,38 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
  */
 export function embeddedFapi(config: Pick<ObflowConfig, 'flow' | 'sandbox'>): ObflowConfig['sandbox']['fapi'] {
   return config.sandbox.fapi === 'interface' && config.flow.fapi === '2.0' ? '2.0' : config.sandbox.fapi;
+}
+
+/**
+ * What a FAPI 2.0 sandbox cannot be started with (docs/sandbox.md, "FAPI modes"), naming both settings: PAR other than
+ * required, or only client_secret_basic accepted. The 2.0 mode comes from `--fapi 2.0` (options.fapi), config
+ * sandbox.fapi "2.0", or flow.fapi "2.0" followed (embeddedFapi). A flag in the pair makes it ERR_USAGE, config alone
+ * ERR_CONFIG_INVALID. (Config sandbox.fapi "2.0" with sandbox.par or sandbox.tokenAuth is the schema's to refuse.)
+ */
+export function fapiContradiction(
+  config: ObflowConfig,
+  options: Pick<EmbeddedSandboxOptions, 'fapi' | 'par' | 'tokenAuthMethods'>,
+): ObflowError | undefined {
+  if ((options.fapi ?? embeddedFapi(config)) !== '2.0') return undefined;
+  const fapi2 =
+    options.fapi !== undefined
+      ? '--fapi 2.0'
+      : config.sandbox.fapi === '2.0'
+        ? 'sandbox.fapi "2.0"'
+        : 'flow.fapi "2.0" (the embedded sandbox follows it)';
+  if (options.par !== undefined && options.par !== 'required') {
+    return new ObflowError('ERR_USAGE', `--par ${options.par} contradicts ${fapi2}, which requires pushed authorization requests`, {
+      hint: 'Leave out --par (FAPI 2.0 implies --par required), or pick another --fapi.',
+    });
+  }
+  const methods = options.tokenAuthMethods ?? config.sandbox.tokenAuth;
+  if (!methods.some((method) => method !== 'client_secret_basic')) {
+    const source = options.tokenAuthMethods !== undefined ? '--token-auth' : 'sandbox.tokenAuth';
+    return new ObflowError(
+      options.tokenAuthMethods !== undefined || options.fapi !== undefined ? 'ERR_USAGE' : 'ERR_CONFIG_INVALID',
+      `${fapi2} accepts private_key_jwt or tls_client_auth, and ${source} has only client_secret_basic`,
+      { hint: 'Add private_key_jwt or tls_client_auth to --token-auth (or sandbox.tokenAuth), or pick another --fapi.' },
+    );
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@
 // key reach the emulator (its discovery says FAPI 2.0), and FAPI 2.0 beside a PAR setting other than required stops
 // with one coded line naming both settings, before anything starts.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -96,6 +96,27 @@ describe('obflow sandbox --fapi', () => {
     const line = result.stderr.split('\n').find((text) => text.startsWith('error:')) ?? '';
     expect(line).toContain('ERR_CONFIG_INVALID');
     expect(line).toMatch(/sandbox\.par.*sandbox\.fapi "2\.0"/);
+  });
+
+  // The sandbox's --fapi is the emulator's mode (sandbox.fapi); the other commands' --fapi (flow.fapi) must not claim it.
+  it('--fapi interface is the emulator’s mode, not the TPP’s flow.fapi (which has no "interface")', async () => {
+    const doc = await discoveryOf(['--fapi', 'interface']);
+    expect(doc.response_types_supported).toEqual(['code', 'code id_token']);
+  }, 60_000);
+
+  it('a TPP configured for FAPI 2.0: the sandbox follows it, and --par off contradicts it (ERR_USAGE naming flow.fapi)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'obflow-fapi-follow-'));
+    try {
+      const config = { bank: { token_endpoint_auth_method: 'private_key_jwt' }, flow: { fapi: '2.0', responseType: 'code' } };
+      writeFileSync(join(folder, 'obflow.config.json'), JSON.stringify(config));
+      const result = await runCli(['sandbox', '--par', 'off'], { cwd: folder });
+      expect(result.code).toBe(2);
+      const line = result.stderr.split('\n').find((text) => text.startsWith('error:')) ?? '';
+      expect(line).toContain('ERR_USAGE');
+      expect(line).toContain('--par off contradicts flow.fapi "2.0" (the embedded sandbox follows it)');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('an unknown --refresh-tokens is a usage error', async () => {

@@ -9,6 +9,7 @@ import * as url from 'node:url';
 import { createContext, runInContext } from 'node:vm';
 import { expect as chaiExpect } from 'chai';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../helpers/errors.js';
 
 import { commandOverrides } from '../../src/cli/flags.js';
 import { configOverrides } from '../../src/config/overrides.js';
@@ -264,14 +265,6 @@ describe('FAPI 2.0 collections', () => {
 
 describe("obflow's consent drivers: iss in the redirect (RFC 9207)", () => {
   const expected = { redirectUri: 'https://tpp.example/cb', state: 's1', issuer: 'https://as.example' };
-  const codeOf = (fn: () => unknown): string => {
-    try {
-      fn();
-    } catch (error) {
-      return (error as ObflowError).code;
-    }
-    return 'none';
-  };
   it('FAPI 2.0 requires it; any profile refuses another issuer', () => {
     const bare = 'https://tpp.example/cb?code=c1&state=s1';
     expect(readConsentRedirect(bare, expected).code).toBe('c1');

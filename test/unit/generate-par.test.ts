@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 import { buildCollections, FLOW_FILE_NAME, loadTemplates } from '../../src/generate/index.js';
 import { parseConfig } from '../../src/config/load.js';
-import { ObflowError } from '../../src/errors.js';
+import type { ObflowError } from '../../src/errors.js';
+import { errorOf } from '../helpers/errors.js';
 import { parForGeneration } from '../../src/pipeline/generate.js';
 import { assertParSetting } from '../../src/pipeline/par.js';
 
@@ -58,16 +59,21 @@ describe('collections with PAR', () => {
 describe('assertParSetting (ERR_PAR_UNAVAILABLE, before any request of the flow)', () => {
   const addresses = { issuer: 'https://as', authorization_endpoint: 'https://as/a', token_endpoint: 'https://as/t' };
   const url = 'https://as/.well-known/openid-configuration';
-  const parsed = (flow: Record<string, unknown>, target = 'bank') =>
+  const parsed = (flow: Record<string, unknown>, target = 'bank', method?: string) =>
     parseConfig(
       target === 'bank'
-        ? { target, flow, bank: { auth_url: 'https://as', sandbox_base_url: 'https://rs' }, identity: BANK_IDENTITY }
+        ? {
+            target,
+            flow,
+            bank: { auth_url: 'https://as', sandbox_base_url: 'https://rs', ...(method ? { token_endpoint_auth_method: method } : {}) },
+            identity: BANK_IDENTITY,
+          }
         : { target, flow },
       'test',
     );
 
   it('always without a PAR endpoint names flow.par and pushed_authorization_request_endpoint', () => {
-    const error = codeOf(() => assertParSetting(parsed({ par: 'always' }), addresses, url));
+    const error = refusalOf(() => assertParSetting(parsed({ par: 'always' }), addresses, url));
     expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
     expect(error.message).toContain('flow.par "always"');
     expect(error.message).toContain('pushed_authorization_request_endpoint');
@@ -78,7 +84,7 @@ describe('assertParSetting (ERR_PAR_UNAVAILABLE, before any request of the flow)
     // Issue 30 item 1: auto pushes where the discovery requires it (the generate stage reads the recorded requirement).
     expect(() => assertParSetting(parsed({ par: 'auto' }), required, url)).not.toThrow();
     for (const par of ['never']) {
-      const error = codeOf(() => assertParSetting(parsed({ par }), required, url));
+      const error = refusalOf(() => assertParSetting(parsed({ par }), required, url));
       expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
       expect(error.message).toContain(`flow.par "${par}"`);
       expect(error.message).toContain('require_pushed_authorization_requests: true');
@@ -86,24 +92,30 @@ describe('assertParSetting (ERR_PAR_UNAVAILABLE, before any request of the flow)
     expect(() => assertParSetting(parsed({ par: 'always' }), required, url)).not.toThrow();
   });
 
+  it('flow.fapi "2.0" against a bank without PAR: names the profile, and the hint the setting to change (not flow.par)', () => {
+    const error = refusalOf(() =>
+      assertParSetting(parsed({ fapi: '2.0', responseType: 'code' }, 'bank', 'private_key_jwt'), addresses, url),
+    );
+    expect(error.code).toBe('ERR_PAR_UNAVAILABLE');
+    expect(error.message).toContain('flow.fapi "2.0"');
+    expect(error.hint).toContain('flow.fapi to "1-advanced"');
+  });
+
   it('the default setting against a bank without PAR: nothing to say', () => {
     expect(() => assertParSetting(parsed({}), addresses, url)).not.toThrow();
   });
 });
 
-function codeOf(fn: () => void): ObflowError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ObflowError) return error;
-    throw error;
-  }
-  throw new Error('expected an ObflowError');
+/** The ObflowError `fn` throws (the test fails when it throws none). */
+function refusalOf(fn: () => void): ObflowError {
+  const error = errorOf(fn);
+  if (error === undefined) throw new Error('expected an ObflowError');
+  return error;
 }
 
 describe('flow.jarm', () => {
   it('with flow.responseType "code id_token" is a configuration error naming flow.jarm', () => {
-    const error = codeOf(() => parseConfig({ flow: { jarm: true } }, 'test'));
+    const error = refusalOf(() => parseConfig({ flow: { jarm: true } }, 'test'));
     expect(error.code).toBe('ERR_CONFIG_INVALID');
     expect(error.message).toContain('flow.jarm');
     expect(() => parseConfig({ flow: { jarm: true, responseType: 'code' } }, 'test')).not.toThrow();

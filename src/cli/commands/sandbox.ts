@@ -77,24 +77,18 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify')
       .example('$0 sandbox --token-auth private_key_jwt,tls_client_auth', 'as the bank today: client_secret_basic refused'),
   handler: async (argv) => {
-    const { core, config } = await openCommand(state, argv);
+    // --fapi here is the emulator's mode (sandbox.fapi), not the TPP's profile (flow.fapi, the flag table's --fapi).
+    const { core, config } = await openCommand(state, { ...argv, fapi: undefined });
     const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
-    // FAPI 2.0 (from the flag or config sandbox.fapi) requires PAR and private_key_jwt or tls_client_auth (docs/sandbox.md,
-    // "FAPI modes"): a flag that contradicts it stops here, naming both settings.
-    const fapi2 = (fapiFlag ?? config.sandbox.fapi) === '2.0' ? (fapiFlag === undefined ? 'sandbox.fapi "2.0"' : '--fapi 2.0') : undefined;
-    if (fapi2 !== undefined && typeof argv.par === 'string' && argv.par !== 'required') {
-      throw new ObflowError('ERR_USAGE', `--par ${argv.par} contradicts ${fapi2}, which requires pushed authorization requests`, {
-        hint: 'Leave out --par (FAPI 2.0 implies --par required), or pick another --fapi.',
-      });
-    }
     const tokenAuth = typeof argv['token-auth'] === 'string' ? parseTokenAuth(argv['token-auth']) : undefined;
-    if (fapi2 !== undefined && !(tokenAuth ?? config.sandbox.tokenAuth).some((method) => method !== 'client_secret_basic')) {
-      throw new ObflowError(
-        'ERR_USAGE',
-        `${fapi2} accepts private_key_jwt or tls_client_auth, and ${tokenAuth ? '--token-auth' : 'sandbox.tokenAuth'} has only client_secret_basic`,
-        { hint: 'Add private_key_jwt or tls_client_auth to --token-auth (or sandbox.tokenAuth), or pick another --fapi.' },
-      );
-    }
+    // FAPI 2.0 (the flag, config sandbox.fapi, or flow.fapi followed) requires PAR and private_key_jwt or
+    // tls_client_auth (docs/sandbox.md, "FAPI modes"): a setting that contradicts it stops here, naming both.
+    const contradiction = core.fapiContradiction(config, {
+      ...(fapiFlag === undefined ? {} : { fapi: fapiFlag }),
+      ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
+      ...(tokenAuth === undefined ? {} : { tokenAuthMethods: tokenAuth }),
+    });
+    if (contradiction !== undefined) throw contradiction;
     // One sandbox per state folder: a second would share the data folder and take the addresses file from the first.
     await core.assertNoRunningSandbox(config.stateDir);
     if (await core.ensureLocalIdentity(config)) state.output.line(`issued a local test identity in ${core.localIdentityDir(config)}`);

@@ -42,7 +42,8 @@ export function consentInputs(
 
 /**
  * `expected.issuer`: the `iss` response parameter (RFC 9207), when the redirect carries it, must be the issuer (§2.4);
- * `expected.requireIss` (FAPI 2.0, flow.fapi "2.0"): it must be there (FAPI 2.0 Security Profile §5.3.2.2, §5.3.3).
+ * `expected.requireIss` (FAPI 2.0, or discovery's authorization_response_iss_parameter_supported): it must be there
+ * (RFC 9207 §2.4; FAPI 2.0 Security Profile §5.3.2.2, §5.3.3).
  */
 export function readConsentRedirect(
   url: string,
@@ -64,7 +65,7 @@ export function readConsentRedirect(
     });
   }
   const params = redirectParameters(parsed.href);
-  checkIssuer(params.get('iss') ?? undefined, expected);
+  checkIssuer(params, expected);
   const error = params.get('error');
   if (error !== null) {
     throw new ObflowError(
@@ -95,15 +96,28 @@ export function readConsentRedirect(
 }
 
 /** RFC 9207 §2.4: an `iss` that is not the issuer means the response may come from another authorization server (a
- *  mix-up, §1): refused before the code is used. FAPI 2.0 requires the parameter. */
-function checkIssuer(iss: string | undefined, expected: { issuer?: string; requireIss?: boolean }): void {
-  if (iss === undefined && expected.requireIss === true) {
-    throw new ObflowError('ERR_REMOTE_RESPONSE', 'the redirect carries no iss parameter, which FAPI 2.0 requires (RFC 9207 §2)', {
-      hint: 'flow.fapi "2.0" needs a bank that sends iss in its authorization responses; set flow.fapi to "1-advanced" for this bank.',
+ *  mix-up, §1): refused before the code (or the error) is used. Required under FAPI 2.0 and where the bank's discovery
+ *  announces it (authorization_response_iss_parameter_supported: RFC 9207 §2.4, "MUST reject"). */
+function checkIssuer(params: URLSearchParams, expected: { issuer?: string; requireIss?: boolean }): void {
+  const iss = params.get('iss') ?? undefined;
+  const issuer = expected.issuer ?? '';
+  if (expected.requireIss === true && issuer === '') {
+    throw new ObflowError('ERR_DISCOVERY_INVALID', "the environment names no issuer to check the redirect's iss parameter against", {
+      hint: "The bank's discovery document must publish issuer; run `obflow environment` again.",
     });
   }
-  if (iss !== undefined && expected.issuer !== undefined && expected.issuer !== '' && iss !== expected.issuer) {
-    throw new ObflowError('ERR_REMOTE_RESPONSE', `the redirect's iss "${iss}" is not the issuer "${expected.issuer}" (RFC 9207 §2.4)`, {
+  if (iss === undefined && expected.requireIss === true) {
+    const answer = params.get('error');
+    throw new ObflowError(
+      'ERR_REMOTE_RESPONSE',
+      `the redirect carries no iss parameter (RFC 9207 §2.4: required under FAPI 2.0 and where discovery announces it)${answer === null ? '' : `; the bank's answer was ${answer}`}`,
+      {
+        hint: 'Without iss the response may come from another authorization server (a mix-up): start the flow again. A bank that never sends it does not meet FAPI 2.0 (set flow.fapi to "1-advanced" for it) or its own discovery.',
+      },
+    );
+  }
+  if (iss !== undefined && issuer !== '' && iss !== issuer) {
+    throw new ObflowError('ERR_REMOTE_RESPONSE', `the redirect's iss "${iss}" is not the issuer "${issuer}" (RFC 9207 §2.4)`, {
       hint: 'The response may come from another authorization server (a mix-up attack); check bank.auth_url, then start the flow again.',
     });
   }
