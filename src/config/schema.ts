@@ -279,7 +279,7 @@ const flow = z
       .default('auto')
       .describe(
         'Pushed authorization requests (RFC 9126) with PKCE S256 in the psu-consent step: always, never, or auto (when the target requires them: ' +
-          'the embedded sandbox with sandbox.par "required"; for a bank, set "always" where its discovery says require_pushed_authorization_requests).',
+          'the discovery register/environment read says require_pushed_authorization_requests, or the embedded sandbox requires them; always under flow.fapi "2.0").',
       ),
     jarm: z
       .boolean()
@@ -306,7 +306,8 @@ const registration = z
       .default(false)
       .describe(
         'Also ask for the refresh_token grant in grant_types (RFC 7591 §2). Off by default: docs/bank-interface.md §2.1 lists ' +
-          'exactly authorization_code and client_credentials, and the bank issues refresh tokens to such clients anyway.',
+          'exactly authorization_code and client_credentials, and the bank issues refresh tokens to such clients anyway ' +
+          '(`obflow sandbox --refresh-tokens as-registered` models a bank that does not).',
       ),
   })
   .describe('The dynamic client registration request (docs/bank-interface.md §2.1); its keys are named after RFC 7591 metadata.');
