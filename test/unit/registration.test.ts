@@ -246,6 +246,10 @@ describe('registration store', () => {
     expect(reused.kind).toBe('reused');
     const dry = await registerClient({ ...common, dryRun: true });
     expect(dry.kind).toBe('dry-run');
+    // A client registered under FAPI 2.0 (response_types ["code"]) is not reused for a FAPI 1 Advanced flow: the
+    // bank is asked again (here: no dispatcher, so the attempt to register is what shows).
+    await writeStoredRegistration(stateDir, { ...record, fapi: '2.0' });
+    await expect(registerClient(common)).rejects.toThrow(/needs a dispatcher/);
   });
 });
 
