@@ -165,7 +165,11 @@ function run(code: string, env: Record<string, string>, location = '') {
   const form: { key: string; value: string }[] = [];
   const tests: { name: string; passed: boolean }[] = [];
   const pm = {
-    environment: { get: (key: string) => values.get(key), set: (key: string, value: unknown) => values.set(key, String(value)) },
+    environment: {
+      get: (key: string) => values.get(key),
+      set: (key: string, value: unknown) => values.set(key, String(value)),
+      unset: (key: string) => values.delete(key),
+    },
     request: {
       headers: { get: () => 'ia-1', remove: () => undefined },
       body: { urlencoded: { add: (pair: { key: string; value: string }) => form.push(pair) } },
@@ -195,7 +199,7 @@ function run(code: string, env: Record<string, string>, location = '') {
   };
   runInContext(code, createContext({ pm, console, require: (name: string) => modules[name] }));
   const field = (key: string) => form.find((pair) => pair.key === key)?.value ?? '';
-  return { field, tests, failed: () => tests.filter((test) => !test.passed).map((test) => test.name) };
+  return { field, tests, env: values, failed: () => tests.filter((test) => !test.passed).map((test) => test.name) };
 }
 
 const headerOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString()) as Record<string, unknown>;
@@ -253,6 +257,10 @@ describe('FAPI 2.0 collections', () => {
     expect(redirect('&iss=https%3A%2F%2Fas.example').tests.map((t) => t.name)).toContain(ISS_TEST);
     expect(redirect('').failed()).toEqual([ISS_TEST]);
     expect(redirect('&iss=https%3A%2F%2Fevil.example').failed()).toContain(ISS_TEST);
+    // RFC 9207 §2.4: without a good iss the code is not used — taken back from the environment; kept with one.
+    expect(redirect('').env.has('auth_code')).toBe(false);
+    expect(redirect('&iss=https%3A%2F%2Fevil.example').env.has('auth_code')).toBe(false);
+    expect(redirect('&iss=https%3A%2F%2Fas.example').env.get('auth_code')).toBe('c1');
     // FAPI 1 Advanced: iss checked only when present (psu-consent.test).
     const advanced = run(
       scriptOf({ par: true }, AUTHORIZE_ITEM, 'test'),
