@@ -5,7 +5,6 @@
 // every FAPI 1 habit (aud = token endpoint, typ JWT, a request not pushed, code id_token), so a pass proves the 2.0
 // collections; the default collections are refused by the same bank.
 
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,10 +13,10 @@ import { environmentValue } from '../../src/environment/index.js';
 import { buildCollections, loadTemplates, STEP_NAMES, stepFileName } from '../../src/generate/index.js';
 import { writeSslClientCertList } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
+import { newmanCli } from '../helpers/newman.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 import { describeRun, prepare, runAll } from './pipeline-helpers.js';
 
-const NEWMAN = join(import.meta.dirname, '..', '..', 'node_modules', 'newman', 'bin', 'newman.js');
 const METHODS = ['private_key_jwt', 'tls_client_auth'] as const;
 const FAPI2 = { flow: { fapi: '2.0', responseType: 'code', request_object_signing_alg: 'PS256' } };
 
@@ -39,18 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.close();
 });
-
-function newmanCli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NEWMAN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('flow.fapi "2.0" against the emulator in its FAPI 2.0 mode', () => {
   it.each(METHODS)('%s: every step passes through obflow, and the whole-flow collection through plain newman', async (method) => {

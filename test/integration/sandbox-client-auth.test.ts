@@ -3,15 +3,14 @@
 // (RFC 8705 §2.1.2: the presented subject DN; permissive tolerates RDN order and the OpenSSL form), only the method
 // registered, and a bank that accepts only private_key_jwt and tls_client_auth (`--token-auth`).
 
-import { createPrivateKey, generateKeyPairSync, randomUUID, X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 
-import { SignJWT } from 'jose';
-import type { JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { SandboxTpp, startTestSandbox, type TestSandbox, type WireResponse } from '../helpers/sandbox-client.js';
+import { signClientAssertion } from '../helpers/client-assertion.js';
 
 let sandbox: TestSandbox;
 let narrow: TestSandbox;
@@ -41,24 +40,9 @@ function tppOf(on: TestSandbox, profile: ProfileName = 'strict-headless'): Sandb
 }
 
 /** A client assertion (RFC 7523 §3) for `tpp`'s client, with claim overrides (undefined deletes) and another key. */
-async function assertion(tpp: SandboxTpp, overrides: Record<string, unknown> = {}, key = identity.pem.signingKey): Promise<string> {
-  const clientId = String(tpp.client?.client_id);
-  const now = Math.floor(Date.now() / 1000);
-  const claims: Record<string, unknown> = {
-    iss: clientId,
-    sub: clientId,
-    aud: tpp.urls.profiles[tpp.profile].token_url,
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 300,
-  };
-  for (const [name, value] of Object.entries(overrides)) {
-    if (value === undefined) delete claims[name];
-    else claims[name] = value;
-  }
-  return new SignJWT(claims as JWTPayload)
-    .setProtectedHeader({ alg: 'PS256', kid: identity.manifest.kid, typ: 'JWT' })
-    .sign(createPrivateKey(key));
+function assertion(tpp: SandboxTpp, overrides: Record<string, unknown> = {}, key = identity.pem.signingKey): Promise<string> {
+  const aud = tpp.urls.profiles[tpp.profile].token_url;
+  return signClientAssertion({ clientId: String(tpp.client?.client_id), aud, key, kid: identity.manifest.kid, overrides, typ: 'JWT' });
 }
 
 function withAssertion(tpp: SandboxTpp, jwt: string): Promise<WireResponse> {

@@ -13,6 +13,7 @@ import type { ProfileName } from '../../src/sandbox/contracts.js';
 import { CLIENT_ASSERTION_TYPE } from '../../src/sandbox/auth/client-auth.js';
 import { BANK_FINANCIAL_ID, SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { AuthorizeOptions, TestSandbox, WireResponse } from '../helpers/sandbox-client.js';
+import { signClientAssertion } from '../helpers/client-assertion.js';
 
 const VERIFIER = `${randomUUID()}-${randomUUID()}`;
 const PKCE = { code_challenge: createHash('sha256').update(VERIFIER, 'ascii').digest('base64url'), code_challenge_method: 'S256' };
@@ -84,22 +85,14 @@ class Fapi2Client {
 
   /** A client assertion (RFC 7523 §3), aud the issuer unless overridden (undefined deletes a claim). */
   assertion(overrides: Record<string, unknown> = {}): Promise<string> {
-    const now = Math.floor(Date.now() / 1000);
-    const claims: Record<string, unknown> = {
-      iss: this.clientId,
-      sub: this.clientId,
+    const { identity } = this.tpp;
+    return signClientAssertion({
+      clientId: this.clientId,
       aud: this.tpp.issuer,
-      jti: randomUUID(),
-      iat: now,
-      exp: now + 300,
-    };
-    for (const [name, value] of Object.entries(overrides)) {
-      if (value === undefined) delete claims[name];
-      else claims[name] = value;
-    }
-    return new SignJWT(claims as JWTPayload)
-      .setProtectedHeader({ alg: 'PS256', kid: this.tpp.identity.manifest.kid })
-      .sign(createPrivateKey(this.tpp.identity.pem.signingKey));
+      key: identity.pem.signingKey,
+      kid: identity.manifest.kid,
+      overrides,
+    });
   }
 
   /** The client authentication parameters of a form (RFC 7523 §2.2 or RFC 8705 §2.1). */

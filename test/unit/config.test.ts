@@ -10,22 +10,13 @@ import { ObflowError } from '../../src/errors.js';
 import { BANK_PRESETS } from '../../src/config/presets.js';
 import { API_VERSIONS } from '../../src/generate/api-versions.js';
 import { tempDirSync } from '../helpers/temp.js';
+import { BANK_IDENTITY } from '../helpers/config-fixtures.js';
 
 function folderWith(config: unknown): string {
   const dir = tempDirSync('obflow-config-');
   writeFileSync(join(dir, 'obflow.config.json'), JSON.stringify(config));
   return dir;
 }
-
-/** An identity block for bank-target configs (the files need not exist unless a test checks them). */
-const BANK_IDENTITY = {
-  softwareStatement: 'ssa.jwt',
-  transport: { cert: 'transport.pem', key: 'transport.key' },
-  signing: { key: 'signing.key', kid: 'k1' },
-  directoryRoots: ['root.pem'],
-  directoryIssuing: ['issuing.pem'],
-  directoryJwks: 'directory.jwks.json',
-};
 
 function codeOf(run: () => unknown): { code: string; message: string } {
   try {

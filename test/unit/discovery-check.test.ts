@@ -10,15 +10,8 @@ import { parseConfig } from '../../src/config/load.js';
 import { discoveryMismatches } from '../../src/pipeline/discovery-check.js';
 import { discoveryRecordPath, savedDiscoveryRequiresPar } from '../../src/pipeline/generate.js';
 import { recordDiscovery } from '../../src/pipeline/par.js';
+import { BANK_IDENTITY as IDENTITY } from '../helpers/config-fixtures.js';
 
-const IDENTITY = {
-  softwareStatement: 'ssa.jwt',
-  transport: { cert: 'transport.pem', key: 'transport.key' },
-  signing: { key: 'signing.key', kid: 'k1' },
-  directoryRoots: ['root.pem'],
-  directoryIssuing: ['issuing.pem'],
-  directoryJwks: 'directory.jwks.json',
-};
 const config = (flow: Record<string, unknown>, stateDir = '.obflow', authUrl = 'https://as.example') =>
   parseConfig(
     {

@@ -20,15 +20,8 @@ import { parForGeneration } from '../../src/pipeline/generate.js';
 import { buildRegistrationClaims } from '../../src/registration/claims.js';
 import { buildRegistrationRequest, type RegisterClientInput } from '../../src/registration/index.js';
 import { readConsentRedirect } from '../../src/run/consent/redirect.js';
+import { BANK_IDENTITY } from '../helpers/config-fixtures.js';
 
-const BANK_IDENTITY = {
-  softwareStatement: 'ssa.jwt',
-  transport: { cert: 'transport.pem', key: 'transport.key' },
-  signing: { key: 'signing.key', kid: 'k1' },
-  directoryRoots: ['root.pem'],
-  directoryIssuing: ['issuing.pem'],
-  directoryJwks: 'directory.jwks.json',
-};
 const bankConfig = (flow: Record<string, unknown>, method = 'private_key_jwt') => ({
   target: 'bank',
   flow,

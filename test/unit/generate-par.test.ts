@@ -9,15 +9,7 @@ import type { ObflowError } from '../../src/errors.js';
 import { errorOf } from '../helpers/errors.js';
 import { parForGeneration } from '../../src/pipeline/generate.js';
 import { assertParSetting } from '../../src/pipeline/par.js';
-
-const BANK_IDENTITY = {
-  softwareStatement: 'ssa.jwt',
-  transport: { cert: 'transport.pem', key: 'transport.key' },
-  signing: { key: 'signing.key', kid: 'k1' },
-  directoryRoots: ['root.pem'],
-  directoryIssuing: ['issuing.pem'],
-  directoryJwks: 'directory.jwks.json',
-};
+import { BANK_IDENTITY } from '../helpers/config-fixtures.js';
 
 type Mode = 'auto' | 'always' | 'never';
 type SandboxPar = 'required' | 'optional' | 'off';

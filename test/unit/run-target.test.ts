@@ -23,6 +23,7 @@ import {
 import { getTestIdentity } from '../helpers/identity.js';
 import { tempDir } from '../helpers/temp.js';
 import { errorOf } from '../helpers/errors.js';
+import { BANK_IDENTITY } from '../helpers/config-fixtures.js';
 
 const urls = {
   auth_url: 'https://127.0.0.1:2/strict-headless',
@@ -36,16 +37,6 @@ const addresses: SandboxAddresses = {
   environment_helper: 'https://127.0.0.1:1/sandbox-helper/v1.0/postman/environment',
   aisp_base_url: 'https://127.0.0.1:1/open-banking/v3.1/aisp',
   profiles: { 'strict-headless': urls },
-};
-
-/** An identity block for bank-target configs (parsed only: the files need not exist). */
-const BANK_IDENTITY = {
-  softwareStatement: 's.jwt',
-  transport: { cert: 'c.pem', key: 'k.pem' },
-  signing: { key: 'k.pem', kid: 'k' },
-  directoryRoots: ['r.pem'],
-  directoryIssuing: ['i.pem'],
-  directoryJwks: 'j.json',
 };
 
 describe('sandbox PSU user', () => {
