@@ -1,9 +1,10 @@
 // The versions of the Account and Transaction API obflow speaks: one vocabulary that the config schema, the flags and
-// the generator import (it lives in generate/, which config already imports, and imports only errors.ts, so `--help`
+// the generator import (it lives in generate/, which config already imports, and imports only errors.ts and flag-list.ts, so `--help`
 // stays light). The emulator has its twin (src/sandbox/contracts.ts AIS_API_VERSIONS, tied to this one by
 // test/unit/sandbox-v4.test.ts): the two rooms meet only on the wire.
 
 import { ObflowError } from '../errors.js';
+import { parseFlagList } from '../flag-list.js';
 
 /** 3.1: docs/bank-interface.md as written (/open-banking/v3.1/aisp); 4.0: OBL Read/Write v4.0 (/open-banking/v4.0/aisp). */
 export const API_VERSIONS = ['3.1', '4.0'] as const;
@@ -21,18 +22,10 @@ export function aisBasePath(version: ApiVersion): string {
 
 /** A comma-separated list of versions (`3.1,4.0`): each known, each once, at least one; else ERR_USAGE listing them. */
 export function parseApiVersions(text: string, flag: string): ApiVersion[] {
-  const items = text
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-  const known: readonly string[] = API_VERSIONS;
-  const unknown = items.filter((item) => !known.includes(item));
-  if (items.length === 0 || unknown.length > 0) {
-    throw new ObflowError('ERR_USAGE', `--${flag} ${unknown.length > 0 ? `names an unknown version: ${unknown.join(', ')}` : 'is empty'}`, {
-      hint: `The versions are ${API_VERSIONS.join(' and ')} (e.g. --${flag} ${API_VERSIONS[API_VERSIONS.length - 1] as string}).`,
-    });
-  }
-  return [...new Set(items)] as ApiVersion[];
+  return parseFlagList(text, flag, API_VERSIONS, {
+    unknownLabel: 'names an unknown version',
+    hint: `The versions are ${API_VERSIONS.join(' and ')} (e.g. --${flag} ${API_VERSIONS[API_VERSIONS.length - 1] as string}).`,
+  });
 }
 
 /** A command that makes one version's files (`generate`, `workspace`): `--api-version 3.1,4.0` is ERR_USAGE. */

@@ -399,6 +399,7 @@ const HELP_PATH_MODULES = [
   'src/config/profiles.ts',
   'src/config/suggest.ts',
   'src/errors.ts',
+  'src/flag-list.ts',
   'src/fs.ts',
   'src/generate/api-versions.ts',
   'src/generate/step-names.ts',

@@ -19,7 +19,7 @@ import {
   type TokenAuthMethod,
 } from '../../sandbox/contracts.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../client-auth.js';
-import { ObflowError } from '../../errors.js';
+import { parseFlagList } from '../../flag-list.js';
 import { aisBasePath } from '../../generate/api-versions.js';
 
 export const sandboxCommand = (state: CommandState): CommandModule => ({
@@ -142,16 +142,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
 
 /** `--token-auth a,b`: each a known method, at least one (a typo would otherwise start a bank that accepts nothing). */
 function parseTokenAuth(text: string): TokenAuthMethod[] {
-  const methods = text
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-  const known: readonly string[] = TOKEN_ENDPOINT_AUTH_METHODS;
-  const unknown = methods.filter((method) => !known.includes(method));
-  if (methods.length === 0 || unknown.length > 0) {
-    throw new ObflowError('ERR_USAGE', `--token-auth ${unknown.length > 0 ? `names unknown methods: ${unknown.join(', ')}` : 'is empty'}`, {
-      hint: `Use one or more of ${known.join(', ')}, comma-separated.`,
-    });
-  }
-  return methods as TokenAuthMethod[];
+  return parseFlagList(text, 'token-auth', TOKEN_ENDPOINT_AUTH_METHODS, {
+    unknownLabel: 'names unknown methods',
+    hint: `Use one or more of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}, comma-separated.`,
+  });
 }

@@ -108,11 +108,14 @@ function checkIssuer(params: URLSearchParams, expected: { issuer?: string; requi
   }
   if (iss === undefined && expected.requireIss === true) {
     const answer = params.get('error');
+    const told = answer === null ? '' : `; the bank's answer was ${answer}`;
     throw new ObflowError(
       'ERR_REMOTE_RESPONSE',
-      `the redirect carries no iss parameter (RFC 9207 §2.4: required under FAPI 2.0 and where discovery announces it)${answer === null ? '' : `; the bank's answer was ${answer}`}`,
+      `the redirect carries no iss parameter (RFC 9207 §2.4: required under FAPI 2.0 and where discovery announces it)${told}`,
       {
-        hint: 'Without iss the response may come from another authorization server (a mix-up): start the flow again. A bank that never sends it does not meet FAPI 2.0 (set flow.fapi to "1-advanced" for it) or its own discovery.',
+        hint:
+          'Without iss the response may come from another authorization server (a mix-up): start the flow again. ' +
+          'A bank that never sends it does not meet FAPI 2.0 (set flow.fapi to "1-advanced" for it) or its own discovery.',
       },
     );
   }
