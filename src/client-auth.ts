@@ -4,7 +4,7 @@
 // own below config/, registration/, generate/ and pipeline/ (all import it), dependency-free: `obflow sandbox
 // --token-auth` checks its value against it, and the command modules load at `--help` time, before any schema
 // (src/config/schema.ts re-exports it). Postman scripts cannot import: client-auth.prerequest.js and discovery.test.js
-// restate the default and the assertion type (templates/scripts/).
+// have the default and the assertion type rendered in from here (the generator's params), byte for byte as before.
 
 /** Client authentication at the token endpoint (OIDC Core §9; RFC 7523; RFC 8705 §2.1), as the registration asks for it. */
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'tls_client_auth'] as const;

@@ -6,7 +6,7 @@
 // endpoint, a fresh jti, iat, a short exp) signed PS256 here with the `signing_key` secret and `signing_kid`;
 // tls_client_auth sends client_id only (RFC 8705 §2.1: the transport certificate is the credential, no secret).
 const env = pm.environment;
-const method = env.get('token_endpoint_auth_method') || 'client_secret_basic';
+const method = env.get('token_endpoint_auth_method') || '{{js defaultAuthMethod}}';
 if (method !== 'client_secret_basic') {
   const uuid = require('uuid');
   const clientId = env.get('_clientId');
@@ -25,7 +25,7 @@ if (method !== 'client_secret_basic') {
     const assertion = obflowPssSign.signJwt(claims, env.get('signing_key'), env.get('signing_kid'));
     // Kept as a secret of the run too, so the runner's redaction knows it wherever the request is reported.
     env.set('client_assertion', assertion);
-    pm.request.body.urlencoded.add({ key: 'client_assertion_type', value: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' });
+    pm.request.body.urlencoded.add({ key: 'client_assertion_type', value: '{{js assertionType}}' });
     pm.request.body.urlencoded.add({ key: 'client_assertion', value: assertion });
   } else if (method !== 'tls_client_auth') {
     throw new Error(

@@ -13,7 +13,7 @@ pm.test('supports response_type ' + env.get('response_type'), function () {
 // As registered (docs/bank-interface.md §2.1: none and client_secret_basic; today's banks: PS256, private_key_jwt or
 // tls_client_auth). OIDC Discovery §3: no token_endpoint_auth_methods_supported means client_secret_basic.
 const requestObjectAlg = env.get('request_object_signing_alg') || 'none';
-const authMethod = env.get('token_endpoint_auth_method') || 'client_secret_basic';
+const authMethod = env.get('token_endpoint_auth_method') || '{{js defaultAuthMethod}}';
 pm.test(
   'accepts ' +
     (requestObjectAlg === 'none' ? 'unsigned' : requestObjectAlg) +

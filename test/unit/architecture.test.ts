@@ -237,6 +237,19 @@ describe('client authentication (src/client-auth.ts)', () => {
     expect(files.flatMap(({ path, text }) => restated(path, text))).toEqual([]);
   });
 
+  // The collections' scripts cannot import: they render the default from the generator's params
+  // ('{{js defaultAuthMethod}}', src/generate/steps/common.ts and discovery.ts). The one line left is OIDC Discovery
+  // §3's own default for a provider that lists no methods — the standard's, not obflow's.
+  const SCRIPTS = join(REPO_ROOT, 'templates', 'scripts');
+  const STANDARD_DEFAULT =
+    "templates/scripts/discovery.test.js: pm.expect(config.token_endpoint_auth_methods_supported || ['client_secret_basic']).to.include(authMethod);";
+  it('is rendered into the collections’ scripts, not restated there', () => {
+    const scripts = readdirSync(SCRIPTS)
+      .filter((file) => file.endsWith('.js'))
+      .flatMap((file) => restated(`templates/scripts/${file}`, readFileSync(join(SCRIPTS, file), 'utf8')));
+    expect(scripts).toEqual([STANDARD_DEFAULT]);
+  });
+
   it('catches a restated default (the check can fail)', () => {
     const offender = [
       "const method = input.tokenEndpointAuthMethod ?? 'client_secret_basic';",

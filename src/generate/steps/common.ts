@@ -1,6 +1,6 @@
 // Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
 
-import { CLIENT_ASSERTION_LIFETIME_SECONDS } from '../../client-auth.js';
+import { CLIENT_ASSERTION_LIFETIME_SECONDS, CLIENT_ASSERTION_TYPE, DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../../client-auth.js';
 import type { ApiVersion } from '../api-versions.js';
 import { aisBasePath, BALANCE_TYPES } from '../api-versions.js';
 import type { Checks, RequestItemSpec, ResponseSchema, ScriptPart, StepContext } from '../model.js';
@@ -105,7 +105,12 @@ export { CLIENT_ASSERTION_LIFETIME_SECONDS };
  *  private_key_jwt assertion's `aud` is the token endpoint (FAPI 1 Advanced, RFC 7523 §3). */
 export const CLIENT_AUTH_PREREQUEST: ScriptPart = {
   template: 'client-auth.prerequest',
-  params: { lifetimeSeconds: CLIENT_ASSERTION_LIFETIME_SECONDS, audienceVariable: 'tokenEndpoint' },
+  params: {
+    lifetimeSeconds: CLIENT_ASSERTION_LIFETIME_SECONDS,
+    audienceVariable: 'tokenEndpoint',
+    defaultAuthMethod: DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD,
+    assertionType: CLIENT_ASSERTION_TYPE,
+  },
 };
 
 /** The client authentication of the context's profile: under FAPI 2.0 the assertion's `aud` is the issuer identifier

@@ -1,5 +1,6 @@
 // Step: discovery (docs/bank-interface.md §4.3): GET the OpenID configuration; its endpoints feed the later steps.
 
+import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../../client-auth.js';
 import type { StepContext, StepSpec } from '../model.js';
 import { authServerHeaders, checks } from './common.js';
 
@@ -18,7 +19,7 @@ export function discoveryStep(context?: Pick<StepContext, 'par' | 'jarm'>): Step
         prerequest: [],
         test: [
           ...checks({ status: 200, echo: 'if-present', schema: 'openid-configuration' }),
-          { template: 'discovery.test' },
+          { template: 'discovery.test', params: { defaultAuthMethod: DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } },
           { template: 'discovery-jwks.test' },
           // Issue 30: what flow.par sends must be offered (RFC 9126 §5, RFC 8414 §2); writes parEndpoint.
           ...(context?.par === true ? [{ template: 'discovery-par.test' }] : []),
