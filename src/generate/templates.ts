@@ -54,12 +54,32 @@ handlebars.registerHelper('json', (value: unknown) => new handlebars.SafeString(
 
 /** Renders one template text; a missing parameter is an error (strict), not an empty string. */
 export function render(template: string, params: Record<string, unknown>): string {
-  let compiled = compiledTemplates.get(template);
+  const text = withLineConditions(template, params);
+  let compiled = compiledTemplates.get(text);
   if (compiled === undefined) {
-    compiled = handlebars.compile(template, { strict: true, noEscape: true });
-    compiledTemplates.set(template, compiled);
+    compiled = handlebars.compile(text, { strict: true, noEscape: true });
+    compiledTemplates.set(text, compiled);
   }
   return compiled(params);
+}
+
+/** A script line that ends `// obflow:if <param>` is rendered (without the marker) only when the param is true: one
+ *  script serves a variant that adds a line or two (flow.jarm's response_mode), and stays lintable JS, which a
+ *  Handlebars block on its own line would not be. A marker naming a missing param is an error, as in strict mode. */
+const LINE_CONDITION = /[ \t]*\/\/ obflow:if (\w+)$/;
+
+export function withLineConditions(template: string, params: Record<string, unknown>): string {
+  if (!template.includes('// obflow:if ')) return template;
+  return template
+    .split('\n')
+    .flatMap((line) => {
+      const marker = LINE_CONDITION.exec(line);
+      if (marker === null) return [line];
+      const name = marker[1] as string;
+      if (!(name in params)) throw new TypeError(`the template's line condition names "${name}", which the params lack`);
+      return params[name] === true ? [line.slice(0, marker.index)] : [];
+    })
+    .join('\n');
 }
 
 /** Each template text compiled once per process: the flow renders the same parts for many items (and the whole-flow

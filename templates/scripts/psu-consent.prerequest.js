@@ -46,6 +46,8 @@ function consentUrl() {
   };
   // FAPI 1 Advanced §5.2.2-10: a strict bank reads only what the request object carries, so login_hint goes in it too.
   if (loginHint !== '') requestClaims.login_hint = loginHint;
+  // JARM (flow.jarm): response_mode=jwt for code (JARM §2.3.1, FAPI 1 Advanced §5.2.2-2). // obflow:if jarm
+  if (responseType === 'code') requestClaims.response_mode = 'jwt'; // obflow:if jarm
   const requestObject =
     env.get('request_object_signing_alg') === 'PS256'
       ? obflowPssSign.signJwt(requestClaims, env.get('signing_key'), env.get('signing_kid'))
@@ -60,6 +62,7 @@ function consentUrl() {
     ['nonce', nonce],
   ];
   if (loginHint !== '') params.push(['login_hint', loginHint]);
+  if (responseType === 'code') params.push(['response_mode', 'jwt']); // obflow:if jarm
   params.push(['request', requestObject]);
   const query = params
     .map(function (pair) {

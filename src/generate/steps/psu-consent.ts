@@ -74,8 +74,9 @@ export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm' | 'fap
           ? [{ template: 'par-interactive.prerequest' }]
           : [
               {
-                template: jarm ? 'psu-consent-jarm.prerequest' : 'psu-consent.prerequest',
-                params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts' },
+                // flow.jarm adds response_mode=jwt (its lines marked `// obflow:if jarm` in the script).
+                template: 'psu-consent.prerequest',
+                params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts', jarm },
               },
             ],
         // JARM (flow.jarm): the response JWT's checks replace the plain redirect's.
