@@ -8,7 +8,14 @@ import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
-import type { AccessTokenInfo, RequestContext, ResourceServerDeps, SandboxClient } from '../../src/sandbox/contracts.js';
+import type {
+  AccessTokenInfo,
+  ConsentRecord,
+  RequestContext,
+  ResourceServerDeps,
+  SandboxClient,
+  SandboxHandler,
+} from '../../src/sandbox/contracts.js';
 import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { accountIdOf } from '../../src/sandbox/data/users.js';
 import { validateConsentRequest } from '../../src/sandbox/resource/consent-request.js';
@@ -18,7 +25,7 @@ import { createResourceHandler } from '../../src/sandbox/resource/index.js';
 import { answerWireError } from '../../src/sandbox/serve.js';
 import { pageLinks, parseBookingFilter, selectTransactions } from '../../src/sandbox/resource/paging.js';
 import { matchRoute } from '../../src/sandbox/resource/routes.js';
-import { openConsentStore } from '../../src/sandbox/store/consents.js';
+import { CONSENT_COLLECTION, openConsentStore } from '../../src/sandbox/store/consents.js';
 import { SandboxDb } from '../../src/sandbox/store/db.js';
 import { responseProblems, schemaProblems } from '../helpers/obie-schemas.js';
 import { tempDirSync } from '../helpers/temp.js';
@@ -91,8 +98,16 @@ const handler = createResourceHandler(deps);
 async function call(
   method: string,
   path: string,
-  options: { token?: string; headers?: Record<string, string>; body?: string; thumbprint?: string } = {},
+  options: {
+    token?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    thumbprint?: string;
+    /** Another handler than the module's (its own deps), and the emulator's clock it runs on. */
+    via?: { handler: SandboxHandler; deps: ResourceServerDeps };
+  } = {},
 ): Promise<Captured & { json: () => Record<string, unknown> }> {
+  const { handler: serve, deps: served } = options.via ?? { handler, deps };
   const headers: Record<string, string> = {
     host: 'bank.example:8443',
     'x-fapi-financial-id': BANK_FINANCIAL_ID,
@@ -106,12 +121,12 @@ async function call(
     peerThumbprint: options.thumbprint ?? 'thumb-1',
     interactionId: 'interaction-1',
     url: new URL(path, 'https://resource.invalid'),
-    now: () => NOW,
+    now: served.now,
   };
   // A refusal is thrown and answered by the server's one mapping (serve.ts), as startSandbox does.
-  await handler(fakeRequest(method, path, headers, options.body ?? ''), res, ctx).catch((error: unknown) => {
+  await serve(fakeRequest(method, path, headers, options.body ?? ''), res, ctx).catch((error: unknown) => {
     if (!isWireError(error)) throw error;
-    answerWireError(res, ctx, error, deps.newId);
+    answerWireError(res, ctx, error, served.newId);
   });
   return { ...captured, json: () => JSON.parse(captured.body) as Record<string, unknown> };
 }
@@ -390,5 +405,103 @@ describe('createResourceHandler (in process)', () => {
       expect(answer.status, `${method} ${path}`).toBeLessThan(500);
       if (answer.body !== '') expect(schemaProblems('OBErrorResponse1', answer.json())).toEqual([]);
     }
+  });
+});
+
+describe('the kept bodies of GET /accounts (issue 34 item 3): never an answer the request would not get without them', () => {
+  // One handler serving both versions on a clock the test moves, as the emulator's clock (time.ts) moves.
+  let clock = NOW.getTime();
+  const keptDeps: ResourceServerDeps = { ...deps, now: () => new Date(clock), apiVersions: ['3.1', '4.0'] };
+  const via = { handler: createResourceHandler(keptDeps), deps: keptDeps };
+  const jo = accountIdOf(SEED, 'jo/business-current');
+  const joSavings = accountIdOf(SEED, 'jo/business-savings');
+  const ids = (answer: { json: () => Record<string, unknown> }): string[] =>
+    (answer.json().Data as { Account: { AccountId: string }[] }).Account.map((account) => account.AccountId);
+
+  async function authorised(name: string, extra: Partial<ConsentRecord> = {}): Promise<{ consentId: string; read: string }> {
+    clock = NOW.getTime();
+    const created = await call('POST', `${BASE}/account-access-consents`, {
+      token: token('cc-a', {}),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Data: { Permissions: ['ReadAccountsBasic', 'ReadBalances'] }, Risk: {} }),
+      via,
+    });
+    const consentId = String((created.json().Data as Record<string, unknown>).ConsentId);
+    await consents.authorise(consentId, 'psu-jo', [jo], NOW);
+    if (Object.keys(extra).length > 0) {
+      const stored = db.collection(CONSENT_COLLECTION);
+      stored.set(consentId, { ...(stored.get(consentId) as ConsentRecord), ...extra });
+    }
+    return { consentId, read: token(name, { grant: 'authorization_code', consentId }) };
+  }
+
+  it("sees another process's commit to the consent (data_version)", async () => {
+    const { consentId, read } = await authorised('kept-dv');
+    expect(ids(await call('GET', `${BASE}/accounts`, { token: read, via }))).toEqual([jo]);
+    expect(ids(await call('GET', `${BASE}/accounts`, { token: read, via }))).toEqual([jo]);
+    // A second connection to the same database, as a second process on the data folder: it adds an account and the
+    // Detail permission.
+    const second = SandboxDb.open(dataDir);
+    try {
+      const stored = second.collection(CONSENT_COLLECTION);
+      const record = stored.get(consentId) as ConsentRecord;
+      stored.set(consentId, { ...record, accountIds: [jo, joSavings], Permissions: [...record.Permissions, 'ReadAccountsDetail'] });
+    } finally {
+      second.close();
+    }
+    const after = await call('GET', `${BASE}/accounts`, { token: read, via });
+    expect(ids(after)).toEqual([jo, joSavings]);
+    expect((after.json().Data as { Account: Record<string, unknown>[] }).Account[0]).toHaveProperty('Account');
+  });
+
+  it('refuses a consent revoked after its list was kept, by this process or another', async () => {
+    const mine = await authorised('kept-revoked');
+    expect((await call('GET', `${BASE}/accounts`, { token: mine.read, via })).status).toBe(200);
+    await consents.revoke(mine.consentId, NOW);
+    expect((await call('GET', `${BASE}/accounts`, { token: mine.read, via })).status).toBe(403);
+
+    const theirs = await authorised('kept-revoked-elsewhere');
+    expect((await call('GET', `${BASE}/accounts`, { token: theirs.read, via })).status).toBe(200);
+    const second = SandboxDb.open(dataDir);
+    try {
+      await openConsentStore(second).revoke(theirs.consentId, NOW);
+    } finally {
+      second.close();
+    }
+    expect((await call('GET', `${BASE}/accounts`, { token: theirs.read, via })).status).toBe(403);
+  });
+
+  it("refuses a token, and a consent, expired by the emulator's clock after the list was kept", async () => {
+    const { read } = await authorised('kept-token-clock');
+    expect((await call('GET', `${BASE}/accounts`, { token: read, via })).status).toBe(200);
+    clock = NOW.getTime() + 3_600_000; // the token's expiresAt
+    expect((await call('GET', `${BASE}/accounts`, { token: read, via })).status).toBe(401);
+
+    const expiring = await authorised('kept-consent-clock', { ExpirationDateTime: '2026-05-01T10:30:00+00:00' });
+    expect((await call('GET', `${BASE}/accounts`, { token: expiring.read, via })).status).toBe(200);
+    clock = NOW.getTime() + 30 * 60_000;
+    expect((await call('GET', `${BASE}/accounts`, { token: expiring.read, via })).status).toBe(403);
+  });
+
+  it("keeps one body per path (so per version) and origin; a profile's tolerance is checked on every read", async () => {
+    const { consentId, read } = await authorised('kept-keys');
+    const v31 = await call('GET', `${BASE}/accounts`, { token: read, via });
+    const v40 = await call('GET', `/open-banking/v4.0/aisp/accounts`, { token: read, via });
+    expect(v40.status).toBe(200);
+    expect(v40.body).not.toBe(v31.body);
+    expect((v40.json().Links as { Self: string }).Self).toBe('https://bank.example:8443/open-banking/v4.0/aisp/accounts');
+    // The same list on v3.1 again, and one account under its own path and Self link.
+    expect((await call('GET', `${BASE}/accounts`, { token: read, via })).body).toBe(v31.body);
+    const one = await call('GET', `${BASE}/accounts/${jo}`, { token: read, via });
+    expect((one.json().Links as { Self: string }).Self).toBe(`https://bank.example:8443${BASE}/accounts/${jo}`);
+    const elsewhere = await call('GET', `${BASE}/accounts`, { token: read, via, headers: { host: 'other.example' } });
+    expect((elsewhere.json().Links as { Self: string }).Self).toBe(`https://other.example${BASE}/accounts`);
+    // The profile: a v4.0 consent on v3.1 is refused unless the token's profile tolerates consent-newer-version
+    // (policy.ts), whatever a more tolerant token's read left kept.
+    const v4 = await authorised('kept-v4-strict', { apiVersion: '4.0' });
+    const tolerant = token('kept-v4-tolerant', { grant: 'authorization_code', consentId: v4.consentId, profile: 'permissive-headless' });
+    expect((await call('GET', `${BASE}/accounts`, { token: tolerant, via, thumbprint: 'thumb-1' })).status).toBe(200);
+    expect((await call('GET', `${BASE}/accounts`, { token: v4.read, via })).status).toBe(403);
+    expect(consentId).not.toBe(v4.consentId);
   });
 });

@@ -19,6 +19,13 @@ export function sendJsonBody(
   res.end(`${JSON.stringify(body)}\n`);
 }
 
+/** sendJsonBody with the body already serialised (the resource server's kept bodies). */
+export function sendJsonText(res: ServerResponse, ctx: RequestContext, status: number, text: string): void {
+  commonHeaders(res, ctx, {});
+  res.statusCode = status;
+  res.end(text);
+}
+
 export function sendEmpty(res: ServerResponse, ctx: RequestContext, status: number, headers: Record<string, string> = {}): void {
   commonHeaders(res, ctx, headers);
   res.statusCode = status;

@@ -14,7 +14,7 @@ import { tolerates } from '../policy.js';
 import { usableConsent } from '../store/consents.js';
 import { isoSeconds } from '../time.js';
 import { validateConsentRequest } from './consent-request.js';
-import { acceptsJson, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody } from './http.js';
+import { acceptsJson, isJsonContentType, requestOrigin, sendEmpty, sendJsonBody, sendJsonText } from './http.js';
 import { PAGE_SIZE, availableRange, pageLinks, parseBookingFilter, selectTransactions } from './paging.js';
 import { AisRefusal, toV4Error } from './refusals.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';
@@ -75,10 +75,45 @@ interface Call {
   ctx: RequestContext;
   url: URL;
   origin: string;
+  bodies: RenderedBodies;
+}
+
+/** Bodies of the account list and of one account kept per answer (at most this many per consent record). */
+const BODIES_PER_CONSENT = 16;
+
+/**
+ * The JSON text of GET /accounts and GET /accounts/{AccountId} answers, kept per consent record: a keep-alive client
+ * reading with one token asks for the same unchanged list on every request, and rendering and stringifying it was a
+ * large share of the emulator's own work per request (docs/notes.md, issue 34 item 3). Keyed by the record object
+ * itself, which the store (store/db.ts) shares between reads and replaces whenever the consent may have changed:
+ * another process's commit (data_version clears the store's cache), this process's writes (a revocation, an
+ * authorisation), eviction. So a changed consent is a new key and its old bodies go with the old record. Within a record
+ * the key names everything else the body depends on: the origin and the path (the Self link; the path names the version
+ * and the route, so the version's shapes). The token's profile changes no body, only the checks. Those checks (token
+ * and its expiry by the emulator's clock, client, certificate binding, profile, consent status and expiry, version,
+ * permissions) run before the cache is consulted, on every request. Transactions (paging) are not kept.
+ */
+type RenderedBodies = WeakMap<ConsentRecord, Map<string, string>>;
+
+function renderedBody(call: AisCall, consent: ConsentRecord, render: () => unknown): string {
+  const key = `${call.origin}${call.url.pathname}`;
+  let bodies = call.bodies.get(consent);
+  if (bodies === undefined) {
+    bodies = new Map();
+    call.bodies.set(consent, bodies);
+  }
+  let text = bodies.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(render())}\n`;
+    if (bodies.size >= BODIES_PER_CONSENT) bodies.delete(bodies.keys().next().value as string);
+    bodies.set(key, text);
+  }
+  return text;
 }
 
 /** Answers every request on the resource origin that startSandbox does not route elsewhere. */
 export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler {
+  const bodies: RenderedBodies = new WeakMap();
   return async (req, res, ctx) => {
     const url = ctx.url;
     const method = (req.method ?? 'GET').toUpperCase();
@@ -97,7 +132,7 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
     }
     // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,
     // answered by index.ts (serve).
-    const call: Call = { version: match.version, req, res, ctx, url, origin: requestOrigin(req) };
+    const call: Call = { version: match.version, req, res, ctx, url, origin: requestOrigin(req), bodies };
     if (match.version === '4.0') {
       await answerV4(() => handle(call, match.route, deps));
       return;
@@ -371,18 +406,28 @@ async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>
   switch (route.kind) {
     case 'accounts':
       need('ReadAccountsBasic', 'ReadAccountsDetail');
-      sendJsonBody(call.res, call.ctx, 200, {
-        Data: { Account: consented.map((account) => shape.account(renderAccount(account, has('ReadAccountsDetail')))) },
-        ...single,
-      });
+      sendJsonText(
+        call.res,
+        call.ctx,
+        200,
+        renderedBody(call, consent, () => ({
+          Data: { Account: consented.map((account) => shape.account(renderAccount(account, has('ReadAccountsDetail')))) },
+          ...single,
+        })),
+      );
       return;
     case 'account': {
       need('ReadAccountsBasic', 'ReadAccountsDetail');
       const account = pick(route.accountId);
-      sendJsonBody(call.res, call.ctx, 200, {
-        Data: { Account: [shape.account(renderAccount(account, has('ReadAccountsDetail')))] },
-        ...single,
-      });
+      sendJsonText(
+        call.res,
+        call.ctx,
+        200,
+        renderedBody(call, consent, () => ({
+          Data: { Account: [shape.account(renderAccount(account, has('ReadAccountsDetail')))] },
+          ...single,
+        })),
+      );
       return;
     }
     case 'balances':
