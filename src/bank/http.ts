@@ -4,7 +4,9 @@
 // problems → ERR_REMOTE_TLS, everything else on the way → ERR_REMOTE_UNREACHABLE (the classification is
 // src/bank/transport-error.ts, shared with the newman runner). What a refusal says: src/bank/answers.ts.
 
-import { request, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
 import { errorCodes, innermostMessage, transportErrorKind } from './transport-error.js';
 
@@ -48,6 +50,8 @@ export async function bankRequest(
   let status: number;
   let text: string;
   try {
+    // undici at the first request (src/pki/tls.ts says why).
+    const { request } = createRequire(import.meta.url)('undici') as typeof Undici;
     const response = await request(url, {
       method: init.method,
       dispatcher: init.dispatcher,

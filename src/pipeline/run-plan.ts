@@ -131,7 +131,8 @@ async function newmanTransport(session: Session): Promise<{ transport: IdentityP
  *  §3.3.2.5): with `code` (JARM, FAPI 2.0) there is no front-channel id_token, so the step is not in the plan — a step
  *  that can never run is neither passed nor skipped, and `--no-skips` must not refuse a flow for what it cannot have. */
 export function idTokenSteps(session: Pick<Session, 'config' | 'dispatcher' | 'now'>): { after: string; step: RunStep }[] {
-  const keys = jwksCache(jsonOver(session.dispatcher));
+  // The dispatcher is read at the first fetch, not here: a plan that never checks an id_token never loads undici.
+  const keys = jwksCache((url) => jsonOver(session.dispatcher)(url));
   const hybrid = session.config.flow.responseType === 'code id_token';
   return [
     ...(hybrid ? [{ after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys, now: session.now }) }] : []),

@@ -98,7 +98,9 @@ export async function openTargetSession(
   const transport = await loadTransportMaterial(identity.transport);
   // Before any connection: TLS would only say "key values mismatch", and the bank's CA would be blamed (exit 3).
   verifyKeyMatch(transport);
-  const dispatcher = createMtlsDispatcher({ transport, serverCa: target.serverCaPem, insecure: target.insecure });
+  // Created at its first use: `obflow run` (newman makes the requests) never loads undici (src/pki/tls.ts).
+  let agent: Agent | undefined;
+  const dispatcher = (): Agent => (agent ??= createMtlsDispatcher({ transport, serverCa: target.serverCaPem, insecure: target.insecure }));
   let discovery: Promise<DiscoveryAddresses> | undefined;
   return {
     config,
@@ -107,7 +109,9 @@ export async function openTargetSession(
     identity,
     transport,
     statement: { jwt, claims },
-    dispatcher,
+    get dispatcher() {
+      return dispatcher();
+    },
     now,
     newId: seams.newId ?? randomUUID,
     log: seams.log ?? (() => undefined),
@@ -115,7 +119,7 @@ export async function openTargetSession(
     ...(seams.onInterrupt === undefined ? {} : { onInterrupt: seams.onInterrupt }),
     env: seams.env ?? process.env,
     discovery: () =>
-      (discovery ??= fetchDiscovery(target.discoveryUrl, dispatcher)
+      (discovery ??= fetchDiscovery(target.discoveryUrl, dispatcher())
         .then(async (addresses) => {
           // Issue 30: flow.par against what the bank requires, and what the config asks offered, before any request of
           // the flow; what it requires recorded for `obflow generate` (flow.par "auto").
@@ -128,6 +132,6 @@ export async function openTargetSession(
           discovery = undefined;
           throw error;
         })),
-    close: () => dispatcher.close(),
+    close: async () => agent?.close(),
   };
 }

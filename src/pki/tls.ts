@@ -2,8 +2,10 @@
 // certificate thumbprint (`x5t#S256`) that certificate-bound tokens carry.
 
 import { X509Certificate, createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 
-import { Agent } from 'undici';
+import type * as Undici from 'undici';
+import type { Agent } from 'undici';
 
 import { ObflowError } from '../errors.js';
 import type { TransportMaterial } from './load.js';
@@ -23,6 +25,7 @@ export interface MtlsDispatcherOptions {
  */
 export function createMtlsDispatcher(options: MtlsDispatcherOptions): Agent {
   const { transport } = options;
+  const { Agent } = loadUndici();
   return new Agent({
     connect: {
       cert: [transport.certPem, ...transport.chainPem].join('\n'),
@@ -31,6 +34,12 @@ export function createMtlsDispatcher(options: MtlsDispatcherOptions): Agent {
       rejectUnauthorized: options.insecure !== true,
     },
   });
+}
+
+/** undici at its first use, not with the module: a command that never calls the bank itself (`obflow run`: newman
+ *  makes the requests) does not hold its ~130 files (issue 34: each MB live at start-up raises the run's peak RSS). */
+function loadUndici(): typeof Undici {
+  return createRequire(import.meta.url)('undici') as typeof Undici;
 }
 
 /** RFC 8705 §3.1 `x5t#S256`: base64url SHA-256 of the certificate's DER encoding. */

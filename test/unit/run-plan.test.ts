@@ -26,6 +26,22 @@ describe('the run plan’s id_token steps', () => {
   });
 });
 
+describe('the run plan’s id_token keys', () => {
+  it('take the session’s dispatcher at their first fetch, not while the plan is built (a run without them never loads undici)', () => {
+    let reads = 0;
+    const session = {
+      config: { flow: { responseType: 'code id_token' } } as ObflowConfig,
+      get dispatcher(): Agent {
+        reads += 1;
+        return new Agent();
+      },
+      now: () => new Date(),
+    };
+    expect(idTokenSteps(session)).toHaveLength(2);
+    expect(reads).toBe(0);
+  });
+});
+
 describe('the consent’s iss parameter (RFC 9207 §2.4)', () => {
   const addresses: DiscoveryAddresses = { issuer: 'https://as', authorization_endpoint: 'https://as/a', token_endpoint: 'https://as/t' };
   const sessionWith = (fapi: '1-advanced' | '2.0', announced: boolean) => ({
