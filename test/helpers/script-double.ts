@@ -50,6 +50,18 @@ export const cryptoJs = {
   enc: { Hex: { name: 'hex', parse: (hex: string) => new WordArray(Buffer.from(hex, 'hex')) }, Base64: { name: 'base64' } },
 };
 
+/** What the scripts `require()` in the Postman sandbox, as the doubles give it. */
+export const SANDBOX_MODULES: Readonly<Record<string, unknown>> = {
+  ajv: Ajv6,
+  'crypto-js': cryptoJs,
+  uuid: { v4: randomUUID },
+  querystring,
+  url,
+  // The sandbox's atob/btoa modules; not globals: the scripts opt out of the legacy globals ('use sandbox2').
+  btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
+  atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
+};
+
 export interface Run {
   env: Map<string, string>;
   tests: { name: string; passed: boolean; error?: string }[];
@@ -162,16 +174,7 @@ export function run(
     expect: chaiExpect,
     execution: { setNextRequest: (name: string | null) => (result.next = name) },
   };
-  const modules: Record<string, unknown> = {
-    ajv: Ajv6,
-    'crypto-js': cryptoJs,
-    uuid: { v4: randomUUID },
-    querystring,
-    url,
-    // The sandbox's atob/btoa modules; not globals: the scripts opt out of the legacy globals ('use sandbox2').
-    btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
-    atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
-  };
+  const modules = SANDBOX_MODULES;
   const escapes = options.escapes;
   const context = createContext({
     ...(escapes === undefined

@@ -3,9 +3,7 @@
 // what registration asks for, and the iss rule of obflow's own consent drivers. The whole flow against a server
 // nobody here wrote: test/integration/oidc-bank.test.ts (its fapi2 rows).
 
-import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
-import * as querystring from 'node:querystring';
-import * as url from 'node:url';
+import { generateKeyPairSync } from 'node:crypto';
 import { createContext, runInContext } from 'node:vm';
 import { expect as chaiExpect } from 'chai';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +19,7 @@ import { buildRegistrationClaims } from '../../src/registration/claims.js';
 import { buildRegistrationRequest, type RegisterClientInput } from '../../src/registration/index.js';
 import { readConsentRedirect } from '../../src/run/consent/redirect.js';
 import { BANK_IDENTITY } from '../helpers/config-fixtures.js';
+import { SANDBOX_MODULES } from '../helpers/script-double.js';
 
 const bankConfig = (flow: Record<string, unknown>, method = 'private_key_jwt') => ({
   target: 'bank',
@@ -138,20 +137,6 @@ function scriptOf(options: { par?: boolean; fapi?: '2.0' }, itemName: string, li
   return item.event?.find((event) => event.listen === listen)?.script.exec.join('\n') ?? '';
 }
 
-class WordArray {
-  constructor(readonly bytes: Buffer) {}
-  toString(encoding: { name: string }): string {
-    return this.bytes.toString(encoding.name === 'hex' ? 'hex' : 'base64');
-  }
-}
-const cryptoJs = {
-  SHA256: (data: string | WordArray) =>
-    new WordArray(
-      typeof data === 'string' ? createHash('sha256').update(data, 'utf8').digest() : createHash('sha256').update(data.bytes).digest(),
-    ),
-  enc: { Hex: { name: 'hex', parse: (hex: string) => new WordArray(Buffer.from(hex, 'hex')) }, Base64: { name: 'base64' } },
-};
-
 /** Runs a script with a pm double: environment, the request's form and headers, the response's Location, pm.test. */
 function run(code: string, env: Record<string, string>, location = '') {
   const values = new Map(Object.entries(env));
@@ -182,15 +167,7 @@ function run(code: string, env: Record<string, string>, location = '') {
     },
     expect: chaiExpect,
   };
-  const modules: Record<string, unknown> = {
-    'crypto-js': cryptoJs,
-    uuid: { v4: randomUUID },
-    querystring,
-    url,
-    btoa: (s: string) => Buffer.from(s, 'binary').toString('base64'),
-    atob: (s: string) => Buffer.from(s, 'base64').toString('binary'),
-  };
-  runInContext(code, createContext({ pm, console, require: (name: string) => modules[name] }));
+  runInContext(code, createContext({ pm, console, require: (name: string) => SANDBOX_MODULES[name] }));
   const field = (key: string) => form.find((pair) => pair.key === key)?.value ?? '';
   return { field, tests, env: values, failed: () => tests.filter((test) => !test.passed).map((test) => test.name) };
 }
