@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEFAULT_REDIRECT_URIS } from '../../src/pki/issue.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
-import { startOidcBank, type OidcBank, type OidcBankProfile } from '../oidc-bank/index.js';
+import type { OidcBank, OidcBankProfile } from '../oidc-bank/index.js';
+import { startBankFor } from '../oidc-bank/target.js';
 
 let identity: TestIdentity;
 let agent: Agent;
@@ -23,11 +24,7 @@ beforeAll(async () => {
     connect: { cert: identity.pem.transportCert, key: identity.pem.transportKey, ca: [identity.pem.rootCa, identity.pem.issuingCa] },
   });
   for (const profile of ['sandbox', 'strict'] as const) {
-    banks[profile] = await startOidcBank({
-      profile,
-      tls: { cert: identity.pem.serverCert, key: identity.pem.serverKey, clientCa: [identity.pem.rootCa, identity.pem.issuingCa] },
-      directoryJwks: identity.directoryJwks,
-    });
+    banks[profile] = await startBankFor(identity, { profile });
   }
 });
 afterAll(async () => {

@@ -16,7 +16,8 @@ import type { PostmanEnvironment } from '../../src/environment/merge.js';
 import type { JsonReport } from '../../src/run/reporters/json.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { runCli } from '../helpers/cli.js';
-import { startOidcBank, type OidcBank, type OidcBankProfile } from '../oidc-bank/index.js';
+import type { OidcBank, OidcBankProfile } from '../oidc-bank/index.js';
+import { startBankFor, writeBankConfig } from '../oidc-bank/target.js';
 import { newmanCli } from '../helpers/newman.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -61,29 +62,13 @@ beforeAll(async () => {
 const lastJson = (stdout: string): Record<string, unknown> =>
   JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
 
-const startBank = (profile: OidcBankProfile, requirePar = false): Promise<OidcBank> =>
-  startOidcBank({
-    profile,
-    requirePar,
-    tls: { cert: identity.pem.serverCert, key: identity.pem.serverKey, clientCa: [identity.pem.rootCa, identity.pem.issuingCa] },
-    directoryJwks: identity.directoryJwks,
-  });
+const startBank = (profile: OidcBankProfile, requirePar = false): Promise<OidcBank> => startBankFor(identity, { profile, requirePar });
 
 /** A folder whose obflow.config.json points target "bank" at `bank`, registering as `row` says. */
 async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectAlg' | 'par' | 'jarm' | 'fapi2'>): Promise<string> {
   const cwd = await tempDir('obflow-oidc-bank-');
-  const config = {
-    target: 'bank',
-    stateDir: join(cwd, 'state'),
-    output: { collections: join(cwd, 'collections'), reports: join(cwd, 'reports') },
-    bank: {
-      name: 'oidc-bank',
-      sandbox_base_url: bank.url,
-      auth_url: bank.url,
-      server_ca: identity.paths.directoryRoots.concat(identity.paths.directoryIssuing),
-      token_endpoint_auth_method: row.auth,
-    },
-    identity: identity.paths,
+  await writeBankConfig(cwd, bank, identity, {
+    bank: { token_endpoint_auth_method: row.auth },
     flow: {
       request_object_signing_alg: row.requestObjectAlg,
       ...(row.par ? { par: 'always' } : {}),
@@ -93,8 +78,7 @@ async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectA
     // oidc-provider allows the refresh_token grant only to a client that registered it (RFC 7591 §2 grant_types);
     // docs/notes.md, Issue 20.
     registration: { refresh_token_grant: true },
-  };
-  await writeFile(join(cwd, 'obflow.config.json'), JSON.stringify(config));
+  });
   return cwd;
 }
 

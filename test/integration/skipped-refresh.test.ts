@@ -4,7 +4,7 @@
 // its summary, the JSON report, JUnit, the HTML page and `report merge`; the read after the refresh is skipped with it
 // (never passed on the old token); `--no-skips` turns the skip into a failure. Through the CLI, as a TPP runs it.
 
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -12,7 +12,8 @@ import { STEP_NAMES } from '../../src/generate/index.js';
 import type { JsonReport } from '../../src/run/reporters/json.js';
 import { runCli } from '../helpers/cli.js';
 import { getTestIdentity } from '../helpers/identity.js';
-import { startOidcBank, type OidcBank } from '../oidc-bank/index.js';
+import type { OidcBank } from '../oidc-bank/index.js';
+import { startBankFor, writeBankConfig } from '../oidc-bank/target.js';
 import { tempDir } from '../helpers/temp.js';
 
 const REASON = /the bank issued no refresh token.*registration\.refresh_token_grant: true/;
@@ -21,26 +22,10 @@ let bank: OidcBank;
 let cwd: string;
 beforeAll(async () => {
   const identity = await getTestIdentity();
-  bank = await startOidcBank({
-    profile: 'sandbox',
-    tls: { cert: identity.pem.serverCert, key: identity.pem.serverKey, clientCa: [identity.pem.rootCa, identity.pem.issuingCa] },
-    directoryJwks: identity.directoryJwks,
-  });
+  bank = await startBankFor(identity, { profile: 'sandbox' });
   cwd = await tempDir('obflow-skipped-');
   // The default registration: no registration.refresh_token_grant.
-  const config = {
-    target: 'bank',
-    stateDir: join(cwd, 'state'),
-    output: { collections: join(cwd, 'collections'), reports: join(cwd, 'reports') },
-    bank: {
-      name: 'oidc-bank',
-      sandbox_base_url: bank.url,
-      auth_url: bank.url,
-      server_ca: identity.paths.directoryRoots.concat(identity.paths.directoryIssuing),
-    },
-    identity: identity.paths,
-  };
-  await writeFile(join(cwd, 'obflow.config.json'), JSON.stringify(config));
+  await writeBankConfig(cwd, bank, identity);
   for (const command of ['register', 'environment', 'generate']) {
     const result = await runCli([command], { cwd });
     expect(result.code, `${command}\n${result.stderr}`).toBe(0);
