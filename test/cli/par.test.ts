@@ -3,28 +3,16 @@
 // flow; flow.par "auto" follows the discovery (environment records require_pushed_authorization_requests, the offline
 // generate reads it) and "always" pushes: register → environment → generate → run all passes every step (14/14).
 
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { STEP_NAMES } from '../../src/generate/index.js';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { runCli, useSandboxProcess } from '../helpers/cli.js';
 import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = tempDirSync('obflow-par-');
+const { cwd } = useSandboxProcess('obflow-par-', ['--par', 'required']);
 const ALWAYS = { OBFLOW_FLOW__PAR: 'always' };
-let sandbox: SandboxProcess | undefined;
-
-beforeAll(async () => {
-  const init = await runCli(['init', '--json'], { cwd });
-  expect(init.code, init.stderr).toBe(0);
-  sandbox = await startSandboxProcess(cwd, ['--par', 'required']);
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.stop();
-  rmSync(cwd, { recursive: true, force: true });
-});
 
 describe('obflow against `obflow sandbox --par required`', () => {
   it('an unknown --par value is a usage error', async () => {

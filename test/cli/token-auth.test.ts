@@ -5,24 +5,12 @@
 
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, useSandboxProcess } from '../helpers/cli.js';
 import { tempDirSync } from '../helpers/temp.js';
 
-const cwd = tempDirSync('obflow-token-auth-');
+const { cwd } = useSandboxProcess('obflow-token-auth-', ['--token-auth', 'private_key_jwt,tls_client_auth']);
 const PKJ = { OBFLOW_BANK__TOKEN_ENDPOINT_AUTH_METHOD: 'private_key_jwt' };
-let sandbox: SandboxProcess | undefined;
-
-beforeAll(async () => {
-  const init = await runCli(['init', '--json'], { cwd });
-  expect(init.code, init.stderr).toBe(0);
-  sandbox = await startSandboxProcess(cwd, ['--token-auth', 'private_key_jwt,tls_client_auth']);
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.stop();
-  rmSync(cwd, { recursive: true, force: true });
-});
 
 describe('obflow against `obflow sandbox --token-auth private_key_jwt,tls_client_auth`', () => {
   it('an unknown --token-auth method is a usage error', async () => {

@@ -2,10 +2,13 @@
 // `obflow sandbox` as its own process.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { tempDirSync } from './temp.js';
 
 export interface CliResult {
   code: number;
@@ -56,6 +59,32 @@ export async function startSandboxProcess(cwd: string, args: readonly string[] =
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGINT');
       await exited;
+    },
+  };
+}
+
+/**
+ * A test file's folder with a local identity (`obflow init`) and `obflow sandbox <args>` running in it as its own
+ * process: started before the file's tests, stopped and the folder removed after. `sandbox` is the running process
+ * (its first line names the addresses).
+ */
+export function useSandboxProcess(prefix: string, args: readonly string[] = []): { cwd: string; readonly sandbox: SandboxProcess } {
+  const cwd = tempDirSync(prefix);
+  let sandbox: SandboxProcess | undefined;
+  beforeAll(async () => {
+    const init = await runCli(['init', '--json'], { cwd });
+    expect(init.code, init.stderr).toBe(0);
+    sandbox = await startSandboxProcess(cwd, args);
+  }, 60_000);
+  afterAll(async () => {
+    await sandbox?.stop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+  return {
+    cwd,
+    get sandbox(): SandboxProcess {
+      if (sandbox === undefined) throw new TypeError('the sandbox process starts in beforeAll');
+      return sandbox;
     },
   };
 }
