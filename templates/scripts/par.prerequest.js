@@ -9,8 +9,6 @@ const uuid = require('uuid');
 const CryptoJS = require('crypto-js');
 const lifetimeSeconds = Number('{{js lifetimeSeconds}}');
 const scope = '{{js scope}}';
-// JARM (flow.jarm): response_mode=jwt for response_type code; '' otherwise.
-const jarm = '{{js jarm}}' === 'true';
 // FAPI 2.0 (flow.fapi): the request object's typ header, oauth-authz-req+jwt (RFC 9101 §10.8); '' otherwise (JWT).
 const typ = '{{js typ}}';
 
@@ -51,7 +49,8 @@ const requestClaims = {
   },
 };
 if (loginHint !== '') requestClaims.login_hint = loginHint;
-if (jarm && responseType === 'code') requestClaims.response_mode = 'jwt';
+// JARM (flow.jarm): response_mode=jwt for code (JARM §2.3.1, FAPI 1 Advanced §5.2.2-2). // obflow:if jarm
+if (responseType === 'code') requestClaims.response_mode = 'jwt'; // obflow:if jarm
 const requestObject =
   env.get('request_object_signing_alg') === 'PS256'
     ? obflowPssSign.signJwt(requestClaims, env.get('signing_key'), env.get('signing_kid'), typ || undefined)
@@ -67,7 +66,7 @@ const params = [
   ['code_challenge_method', 'S256'],
 ];
 if (loginHint !== '') params.push(['login_hint', loginHint]);
-if (jarm && responseType === 'code') params.push(['response_mode', 'jwt']);
+if (responseType === 'code') params.push(['response_mode', 'jwt']); // obflow:if jarm
 params.push(['request', requestObject]);
 params.forEach(function (pair) {
   pm.request.body.urlencoded.add({ key: pair[0], value: pair[1] });

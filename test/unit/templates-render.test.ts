@@ -27,4 +27,13 @@ describe('line conditions', () => {
     expect(flowOf(true)).not.toContain('obflow:if');
     expect(flowOf(false)).not.toContain('response_mode');
   });
+
+  it('flow.jarm with PAR: the pushed request asks response_mode=jwt the same way (its lines marked in par.prerequest)', () => {
+    const flowOf = (jarm: boolean) =>
+      buildCollections({ templates: loadTemplates(), par: true, jarm }).find(
+        (file) => file.fileName === 'psu-consent.postman_collection.json',
+      )?.json ?? '';
+    expect(flowOf(true)).toContain("params.push(['response_mode', 'jwt'])");
+    expect(flowOf(false)).not.toContain('response_mode');
+  });
 });
