@@ -5,7 +5,7 @@
 // of src/generate/variables.ts's INPUT_VARIABLES that name a `flow` key: one table, read here.
 
 import type { ObflowConfig } from '../config/schema.js';
-import { withEnvironmentValues, type PostmanEnvironment } from '../environment/index.js';
+import { environmentValue, withEnvironmentValues, type PostmanEnvironment } from '../environment/index.js';
 import { ObflowError } from '../errors.js';
 import { STEP_NAMES } from '../generate/flow.js';
 import { INPUT_VARIABLES, type FlowInputKey } from '../generate/variables.js';
@@ -99,7 +99,7 @@ export async function planRun(
     collections,
     ...(options.select !== undefined ? { select: options.select } : {}),
     ...(consentStep ? { consentStep } : {}),
-    localAfter: options.collectionStepsOnly === true ? [] : idTokenSteps(session),
+    localAfter: options.collectionStepsOnly === true ? [] : idTokenSteps(session, environmentValue(environment, 'response_type')),
   });
   const newman = await newmanTransport(session);
   try {
@@ -129,11 +129,17 @@ async function newmanTransport(session: Session): Promise<{ transport: IdentityP
  *  exchange, with the bank's keys fetched once per run through the session's mutual-TLS dispatcher. The one after the
  *  consent belongs to the hybrid flow only (`code id_token`: the authorization response's detached signature, OIDC Core
  *  §3.3.2.5): with `code` (JARM, FAPI 2.0) there is no front-channel id_token, so the step is not in the plan — a step
- *  that can never run is neither passed nor skipped, and `--no-skips` must not refuse a flow for what it cannot have. */
-export function idTokenSteps(session: Pick<Session, 'config' | 'dispatcher' | 'now'>): { after: string; step: RunStep }[] {
+ *  that can never run is neither passed nor skipped, and `--no-skips` must not refuse a flow for what it cannot have.
+ *  `responseType` is what this run's environment sends (the saved value, or a flag's): the config may have changed
+ *  since `obflow environment` wrote it, and the step must follow what the bank is actually asked for. */
+export function idTokenSteps(
+  session: Pick<Session, 'dispatcher' | 'now'>,
+  responseType: string | undefined,
+): { after: string; step: RunStep }[] {
   // The dispatcher is read at the first fetch, not here: a plan that never checks an id_token never loads undici.
   const keys = jwksCache((url) => jsonOver(session.dispatcher)(url));
-  const hybrid = session.config.flow.responseType === 'code id_token';
+  // As the collection reads it (psu-consent.prerequest): no response_type is the hybrid default.
+  const hybrid = (responseType ?? '').trim() !== 'code';
   return [
     ...(hybrid ? [{ after: 'psu-consent', step: idTokenStep({ source: 'authorization', keys, now: session.now }) }] : []),
     { after: 'code-exchange', step: idTokenStep({ source: 'token', keys, now: session.now }) },

@@ -11,9 +11,9 @@ import type { DiscoveryAddresses } from '../../src/bank/discovery.js';
 import { errorOf } from '../helpers/errors.js';
 import type { ObflowConfig } from '../../src/config/schema.js';
 
-function planFor(responseType: ObflowConfig['flow']['responseType']): string[] {
-  const config = { flow: { responseType } } as ObflowConfig;
-  return idTokenSteps({ config, dispatcher: new Agent(), now: () => new Date() }).map(({ after, step }) => `${after} → ${step.name}`);
+/** The plan's id_token steps for what the run's environment sends as response_type. */
+function planFor(responseType: string | undefined): string[] {
+  return idTokenSteps({ dispatcher: new Agent(), now: () => new Date() }, responseType).map(({ after, step }) => `${after} → ${step.name}`);
 }
 
 describe('the run plan’s id_token steps', () => {
@@ -24,20 +24,23 @@ describe('the run plan’s id_token steps', () => {
   it('code: only the token endpoint’s id_token; the front channel carries none', () => {
     expect(planFor('code')).toEqual(['code-exchange → id-token-token']);
   });
+
+  it('none in the environment: the collection sends the hybrid default, so its id_token is checked', () => {
+    expect(planFor(undefined)).toEqual(['psu-consent → id-token', 'code-exchange → id-token-token']);
+  });
 });
 
 describe('the run plan’s id_token keys', () => {
   it('take the session’s dispatcher at their first fetch, not while the plan is built (a run without them never loads undici)', () => {
     let reads = 0;
     const session = {
-      config: { flow: { responseType: 'code id_token' } } as ObflowConfig,
       get dispatcher(): Agent {
         reads += 1;
         return new Agent();
       },
       now: () => new Date(),
     };
-    expect(idTokenSteps(session)).toHaveLength(2);
+    expect(idTokenSteps(session, 'code id_token')).toHaveLength(2);
     expect(reads).toBe(0);
   });
 });
