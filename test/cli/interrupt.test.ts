@@ -208,11 +208,25 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
 
   it('register --force, SIGTERM as the bank answers (while the client is being stored): exit 143, registrations whole', async () => {
     const register = start(['register', '--force'], tempDirSync('obflow-interrupt-tmp-'));
+    const stored: string[] = [];
+    void register.line(/^registered client /).then(
+      (line) => stored.push(line),
+      () => undefined,
+    );
     await register.line(/^POST .*\/register → 201/);
     register.child.kill('SIGTERM');
     const ended = await register.exit;
-    expect(ended, ended.stderr).toMatchObject({ code: 143, signal: null });
-    expect(ended.stderr).toMatch(/^interrupted by SIGTERM: .*\(exit 143\)$/m);
+    // The signal races the last milliseconds of the command (storing takes about one): either it lands while the command
+    // works — exit 143 after the cleanups, said on stderr — or the command had already stored the client and said so,
+    // and the signal met the process's own teardown (node's handlers are gone by then: the default action ends it) or
+    // came after the exit (0). Nothing else, and the registrations are whole either way (below).
+    if (ended.code === 143) expect(ended.stderr).toMatch(/^interrupted by SIGTERM: .*\(exit 143\)$/m);
+    else {
+      expect([ended.signal, ended.code], ended.stderr).toSatisfy(([signal, code]: unknown[]) => signal === 'SIGTERM' || code === 0);
+      const stdout = register.child.stdout!;
+      if (!stdout.readableEnded) await new Promise((resolve) => stdout.once('end', resolve));
+      expect(stored, `ended before the client was stored: ${ended.stderr}`).toHaveLength(1);
+    }
     expectNothingHalfWritten(join(cwd, '.obflow'));
     expect(filesUnder(join(cwd, '.obflow', 'registrations')).length).toBeGreaterThan(0);
   });
