@@ -1,7 +1,8 @@
 // `npm start` as a user runs it (identity present: one untimed run first issues it), median of 5, against `obflow demo`
 // run directly by node (what npm and the start-up build check add); `obflow --help` against `node -e 0`; the demo's
 // run step as the demo prints it (`run … (N ms)`: a cold process, newman's loading included); and jo through newman
-// (`obflow demo --psu-user jo`, the case of issue 21) against the default user's demo, wall and peak RSS.
+// (`obflow demo --psu-user jo`, the case of issue 21) against the default user's demo, wall and peak RSS; and the heap
+// policy's CPU (src/cli/heap.ts) beside V8's own sizing (OBFLOW_HEAP=v8), both demos, same rounds.
 // State and collections go to a temporary folder (OBFLOW_STATE_DIR, OBFLOW_OUTPUT__COLLECTIONS), not the checkout's.
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -94,12 +95,23 @@ export async function startRows() {
 export async function joRows(fixture) {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-jo-'));
   const env = { OBFLOW_STATE_DIR: join(tmp, 'state'), OBFLOW_OUTPUT__COLLECTIONS: join(tmp, 'collections') };
-  const demo = (args) => () => timed(process.execPath, [obflowBin, 'demo', ...args], { env, tmp, cwd: repo, usage: true });
+  const demo =
+    (args, heap = {}) =>
+    () =>
+      timed(process.execPath, [obflowBin, 'demo', ...args], { env: { ...env, ...heap }, tmp, cwd: repo, usage: true });
   await demo([])();
   const newmanJo = await plainNewmanAsJo(fixture);
-  const { jo, alex, newman } = await interleaved(3, { jo: demo(['--psu-user', 'jo']), alex: demo([]), newman: newmanJo }).finally(() =>
-    rm(tmp, { recursive: true, force: true }),
-  );
+  // The heap policy (src/cli/heap.ts) beside V8's own sizing, same rounds: what its memory costs in CPU.
+  const v8Heap = { OBFLOW_HEAP: 'v8' };
+  const contenders = {
+    jo: demo(['--psu-user', 'jo']),
+    alex: demo([]),
+    newman: newmanJo,
+    joV8: demo(['--psu-user', 'jo'], v8Heap),
+    alexV8: demo([], v8Heap),
+  };
+  const { jo, alex, newman, joV8, alexV8 } = await interleaved(3, contenders).finally(() => rm(tmp, { recursive: true, force: true }));
+  const cpu = (measured) => median(measured.rounds.map((round) => round.cpuMs));
   const rss = (measured) => median(measured.rounds.map((round) => round.peakRssMiB));
   const list = (values) => values.map(Math.round).join(', ');
   return [
@@ -118,6 +130,19 @@ export async function joRows(fixture) {
       'MiB',
       { figureAtMost: 200 },
       `peak RSS of the demo's process (emulator included) and of newman's (emulator in another process), median of 3 interleaved; rounds (MiB): demo jo ${list(jo.rounds.map((r) => r.peakRssMiB))}, newman jo ${list(newman.rounds.map((r) => r.peakRssMiB))}, demo default user ${list(alex.rounds.map((r) => r.peakRssMiB))}; CPU (ms): newman jo ${list(newman.rounds.map((r) => r.cpuMs))}`,
+    ),
+    ...[
+      ['obflow demo --psu-user jo', jo, joV8],
+      ['obflow demo', alex, alexV8],
+    ].map(([what, lean, v8]) =>
+      row(
+        `heap policy's CPU: ${what}, lean heap / OBFLOW_HEAP=v8`,
+        cpu(lean),
+        cpu(v8),
+        'ms',
+        undefined,
+        `user + system of the process, median of 3 interleaved; rounds (ms): lean ${list(lean.rounds.map((r) => r.cpuMs))}, v8 ${list(v8.rounds.map((r) => r.cpuMs))}; peak RSS (MiB): lean ${list(lean.rounds.map((r) => r.peakRssMiB))}, v8 ${list(v8.rounds.map((r) => r.peakRssMiB))}`,
+      ),
     ),
   ];
 }

@@ -13,12 +13,25 @@ import { removeTemporaryFiles, requestStop, runInterruptCleanups, type Interrupt
 import { enableCompileCache } from './compile-cache.js';
 import { closestName } from '../config/suggest.js';
 import { createOutput } from './output.js';
+import { applyHeapPolicy, heapPolicyName } from './heap.js';
 import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';
 
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+/** `heapEnv`: the environment whose OBFLOW_HEAP sizes V8's heap (src/cli/heap.ts); only obflow's own process passes it. */
+export async function main(
+  argv: readonly string[],
+  io: CliIo = processIo(),
+  options: { heapEnv?: NodeJS.ProcessEnv } = {},
+): Promise<number> {
   const wantsJson = argv.includes('--json');
   const state: CommandState = { io, output: createOutput(io, { json: wantsJson, quiet: argv.includes('--quiet') }) };
+  if (options.heapEnv !== undefined) {
+    try {
+      applyHeapPolicy(heapPolicyName(options.heapEnv, firstPositional(argv)));
+    } catch (error) {
+      return report(error, state);
+    }
+  }
   const modules = commandModules(state);
   const unknown = unknownCommand(argv, modules);
   if (unknown !== undefined) {
@@ -112,15 +125,19 @@ function commandNames(modules: readonly CommandModule[]): string[] {
 
 /** The first positional argument when it names no command (yargs would print the root help for `x --help`). */
 function unknownCommand(argv: readonly string[], modules: readonly CommandModule[]): string | undefined {
-  const names = new Set(commandNames(modules));
+  const first = firstPositional(argv);
+  return first === undefined || new Set(commandNames(modules)).has(first) ? undefined : first;
+}
+
+/** The first argument that is neither a flag nor a global flag's value: the command's name, if any. */
+function firstPositional(argv: readonly string[]): string | undefined {
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? '';
     if (arg === '--config' || arg === '--state-dir') {
       index += 1;
       continue;
     }
-    if (arg.startsWith('-')) continue;
-    return names.has(arg) ? undefined : arg;
+    if (!arg.startsWith('-')) return arg;
   }
   return undefined;
 }
@@ -200,7 +217,7 @@ if (invokedDirectly()) {
     if (error.code === 'EPIPE') process.exit(0);
   });
   installInterruptHandlers(process.argv.includes('--json'));
-  const code = await main(process.argv.slice(2));
+  const code = await main(process.argv.slice(2), processIo(), { heapEnv: process.env });
   // Let pending output drain, then leave even if a dependency keeps a handle open.
   process.exitCode = code;
   setTimeout(() => process.exit(code), 50).unref();

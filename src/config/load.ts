@@ -201,6 +201,8 @@ function toEnvSegment(key: string): string {
 const NOT_CONFIG = new Set([
   'OBFLOW_CONFIG',
   'OBFLOW_DEBUG',
+  // The process's heap policy (src/cli/heap.ts), read before any config is.
+  'OBFLOW_HEAP',
   'OBFLOW_SPECS_DIR',
   'OBFLOW_REQUIRE_PREREQUISITES',
   'OBFLOW_TEST_CHROMIUM',

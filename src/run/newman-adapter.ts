@@ -1,6 +1,6 @@
 // The one adapter over newman: runs a batch of consecutive collection steps as ONE `newman.run` (a folder per step)
 // and turns its untyped emitter events into obflow's run events (src/run/events.ts), unredacted — the runner redacts
-// them. Also what newman needs around a run: the lazy import, the rc-file pinning, the environment back from its
+// them. Also what newman needs around a run: the rc-file pinning, the environment back from its
 // VariableScope, and the audit of the client certificate newman applied to each request.
 
 import type { Agent } from 'node:https';
@@ -13,7 +13,6 @@ import {
   itemSteps,
   requestRecord,
   scriptErrorRecord,
-  withoutWarning,
 } from '../runner-rules.js';
 import { transportErrorKind } from '../bank/transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
@@ -29,16 +28,6 @@ import type {
   NewmanSummary,
   NewmanVariableJson,
 } from './newman-types.js';
-
-let newmanRun: Promise<NewmanRun> | undefined;
-
-/** newman costs ~0.3–0.45 s to import; only `run` pays it (STYLE.md: heavy dependencies lazily). newman 6.2.2 (the
- *  newest) reads every property of node:fs as it loads, fs.F_OK included, which Node.js 24 deprecates at run time: a
- *  DEP0176 line the user cannot act on, silenced for this import only (obflow itself uses fs.constants). */
-export function loadNewman(): Promise<NewmanRun> {
-  newmanRun ??= withoutWarning('DEP0176', () => import('newman')).then((module) => (module.default as unknown as { run: NewmanRun }).run);
-  return newmanRun;
-}
 
 /** Back from newman's VariableScope JSON into a sorted, typed environment; secret-ness never gets lost. */
 export function environmentFromNewman(

@@ -418,6 +418,7 @@ const HELP_PATH_MODULES = [
   'src/generate/step-names.ts',
   'src/interrupt.ts',
   'src/report/defaults.ts',
+  'src/run/channels.ts',
   'src/run/reporters/names.ts',
   'src/sandbox/contracts.ts',
 ];

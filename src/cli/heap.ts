@@ -1,0 +1,81 @@
+// V8's heap in obflow's own process (issue 34). A run is newman executing scripts: every execution serialises its
+// context into the sandbox and back, megabytes of short-lived garbage a page. Left to V8's defaults, the young
+// generation grows to its maximum (32 MiB on Node.js 20, 128 on 24), and the old generation's limit is set at the last
+// full GC while modules load — about twice the loaded heap, above a long paging run's whole peak, so no full GC runs
+// during the paging — and obflow's process peaked ~40 MiB above plain newman's for the same collection
+// (docs/notes.md, "jo's memory"). The `lean` policy, the default:
+//   - the young generation keeps the size it has when the command starts (4 MiB at obflow's entry on Node.js 20, 24
+//     and 26): V8 grows it by --semi-space-growth-factor after a scavenge, and the factor is 1. (A cap at a size
+//     reached later cannot be held from JavaScript: GC observers run after a synchronous burst such as newman's
+//     loading, which grows it 4 → 32 MiB in one go.)
+//   - once newman is loaded (the run's modules are in), the old generation grows by 25 % over what the last full GC
+//     kept (--heap-growing-percent; V8's own factor is up to 4×), and one full GC sets that limit from the live heap
+//     of then. Set from the start instead, it costs more CPU on the default demo: full GCs all through loading.
+// V8 reads both flags as the heap grows, so setting them at run time takes effect. `npm run bench` measures the
+// policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
+// `obflow sandbox` keeps V8's defaults: a server's throughput, not a command's footprint.
+
+import diagnosticsChannel from 'node:diagnostics_channel';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { ObflowError } from '../errors.js';
+import { NEWMAN_LOADED } from '../run/channels.js';
+
+export const HEAP_POLICIES = {
+  lean: { youngGenerationGrowthFactor: 1, oldGenerationGrowingPercent: 25 },
+  v8: undefined,
+} as const;
+
+export type HeapPolicyName = keyof typeof HEAP_POLICIES;
+
+/** Commands that keep V8's defaults whatever OBFLOW_HEAP says. */
+const V8_DEFAULT_COMMANDS: ReadonlySet<string> = new Set(['sandbox']);
+
+/** The policy for this process: OBFLOW_HEAP (lean | v8, default lean), V8's defaults for the commands above. */
+export function heapPolicyName(env: NodeJS.ProcessEnv, command: string | undefined): HeapPolicyName {
+  const wanted = env.OBFLOW_HEAP ?? 'lean';
+  if (!Object.hasOwn(HEAP_POLICIES, wanted)) {
+    throw new ObflowError('ERR_CONFIG_INVALID', `OBFLOW_HEAP=${wanted} is not a heap policy`, {
+      hint: `Set OBFLOW_HEAP to one of ${Object.keys(HEAP_POLICIES).join(', ')}, or unset it (lean).`,
+    });
+  }
+  return command !== undefined && V8_DEFAULT_COMMANDS.has(command) ? 'v8' : (wanted as HeapPolicyName);
+}
+
+/** What the process does to V8; the real one below, a recording one in tests. */
+export interface HeapControl {
+  setFlags(flags: string): void;
+  /** Calls `then` once newman is loaded. */
+  onNewmanLoaded(then: () => void): void;
+  fullGc(): void;
+}
+
+export const processHeap: HeapControl = {
+  setFlags: (flags) => v8.setFlagsFromString(flags),
+  onNewmanLoaded: (then) => {
+    const once = (): void => {
+      diagnosticsChannel.unsubscribe(NEWMAN_LOADED, once);
+      then();
+    };
+    diagnosticsChannel.subscribe(NEWMAN_LOADED, once);
+  },
+  fullGc: () => {
+    // gc() from a context made while --expose-gc is on, which is off again before any other context is made (newman's
+    // script sandboxes never see it). The inspector's collectGarbage would do, but runs later and holds the loop.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    v8.setFlagsFromString('--no-expose-gc');
+    gc();
+  },
+};
+
+/** Applies a policy to this process: call it early, before the modules a command loads (obflow's entry does). */
+export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap): void {
+  const policy = HEAP_POLICIES[name];
+  if (policy === undefined) return;
+  heap.setFlags(`--semi-space-growth-factor=${policy.youngGenerationGrowthFactor}`);
+  heap.onNewmanLoaded(() => {
+    heap.setFlags(`--heap-growing-percent=${policy.oldGenerationGrowingPercent}`);
+    heap.fullGc();
+  });
+}

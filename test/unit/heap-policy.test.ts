@@ -1,0 +1,84 @@
+// The process's heap policy (src/cli/heap.ts, issue 34): which policy a process gets, and what the lean one asks of
+// V8, step by step, through a recording HeapControl. Its effect on a real V8 heap: test/cli/heap.test.ts.
+
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { describe, expect, it } from 'vitest';
+import { applyHeapPolicy, heapPolicyName, type HeapControl } from '../../src/cli/heap.js';
+import { NEWMAN_LOADED } from '../../src/run/channels.js';
+import { loadNewman } from '../../src/run/newman-load.js';
+import { codeOf, errorOf } from '../helpers/errors.js';
+
+/** A HeapControl that records what the policy does. */
+function recordingHeap() {
+  const calls: string[] = [];
+  const loaded: Array<() => void> = [];
+  return {
+    calls,
+    newmanLoaded: () => loaded.forEach((then) => then()),
+    control: {
+      setFlags: (flags: string) => calls.push(flags),
+      onNewmanLoaded: (then: () => void) => loaded.push(then),
+      fullGc: () => calls.push('full gc'),
+    } satisfies HeapControl,
+  };
+}
+
+describe('heapPolicyName', () => {
+  it('is lean unless OBFLOW_HEAP says v8', () => {
+    expect(heapPolicyName({}, 'demo')).toBe('lean');
+    expect(heapPolicyName({ OBFLOW_HEAP: 'lean' }, 'run')).toBe('lean');
+    expect(heapPolicyName({ OBFLOW_HEAP: 'v8' }, 'demo')).toBe('v8');
+    expect(heapPolicyName({}, undefined)).toBe('lean');
+  });
+
+  it("keeps V8's defaults for `obflow sandbox`, a server", () => {
+    expect(heapPolicyName({}, 'sandbox')).toBe('v8');
+    expect(heapPolicyName({ OBFLOW_HEAP: 'lean' }, 'sandbox')).toBe('v8');
+  });
+
+  it('refuses another value with a coded error and a hint naming the policies', () => {
+    const error = errorOf(() => heapPolicyName({ OBFLOW_HEAP: 'small' }, 'demo'));
+    expect(codeOf(() => heapPolicyName({ OBFLOW_HEAP: 'small' }, 'demo'))).toBe('ERR_CONFIG_INVALID');
+    expect(error?.message).toBe('OBFLOW_HEAP=small is not a heap policy');
+    expect(error?.hint).toContain('lean, v8');
+  });
+});
+
+describe('applyHeapPolicy', () => {
+  it('v8: asks nothing of V8', () => {
+    const heap = recordingHeap();
+    applyHeapPolicy('v8', heap.control);
+    heap.newmanLoaded();
+    expect(heap.calls).toEqual([]);
+  });
+
+  it('lean: the young generation grows no more, from the start', () => {
+    const heap = recordingHeap();
+    applyHeapPolicy('lean', heap.control);
+    expect(heap.calls).toEqual(['--semi-space-growth-factor=1']);
+  });
+
+  it('lean: once newman is loaded, the old generation grows by 25 % and one full GC sets its limit', () => {
+    const heap = recordingHeap();
+    applyHeapPolicy('lean', heap.control);
+    heap.newmanLoaded();
+    expect(heap.calls.slice(1)).toEqual(['--heap-growing-percent=25', 'full gc']);
+  });
+});
+
+describe('the channel the policy waits for', () => {
+  it('is published once newman is loaded', async () => {
+    let published = 0;
+    const count = (): void => {
+      published += 1;
+    };
+    diagnosticsChannel.subscribe(NEWMAN_LOADED, count);
+    try {
+      // vitest gives each test file its own modules: this is newman's first load here (loadNewman is memoised).
+      await loadNewman();
+    } finally {
+      diagnosticsChannel.unsubscribe(NEWMAN_LOADED, count);
+    }
+    expect(published).toBe(1);
+  });
+});
