@@ -59,13 +59,13 @@ export function cjsCodeCacheStats(): CjsCodeCacheStats {
  * apply (a runtime without vm's main-context loader for dynamic import(), which a compiled file may use), true once
  * installed. Installing twice is a no-op.
  */
-export function installCjsCodeCache(dir: string): boolean {
+export function installCjsCodeCache(dir: string, heapFlags: readonly string[] = []): boolean {
   const mainContextLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (mainContextLoader === undefined) return false;
   if (installed) return true;
   installed = true;
   const modules = Module as unknown as ModuleInternals;
-  const file = join(dir, cacheFileName());
+  const file = join(dir, cacheFileName(process.execArgv, process.env.NODE_OPTIONS ?? '', heapFlags));
   // Opened at the first CommonJS file: a start that loads none (`obflow --help`) never reads it.
   let cache: OpenCache | undefined;
   const inNodeModules = `${sep}node_modules${sep}`;
@@ -104,10 +104,14 @@ export function installCjsCodeCache(dir: string): boolean {
   return true;
 }
 
-/** One cache per Node.js version, arch and command-line flags: V8 rejects code compiled under other flags (a
- *  `--cpu-prof` or `--max-semi-space-size` start), so one shared file would be rewritten by every alternation. */
-export function cacheFileName(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string {
-  const flags = [...execArgv, nodeOptions].join('\0');
+/** One cache per Node.js version, arch and V8 flags: V8 rejects code compiled under other flags (a `--cpu-prof` or
+ *  `--max-semi-space-size` start, a heap policy's flags), so one shared file would be rewritten by every alternation. */
+export function cacheFileName(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+  heapFlags: readonly string[] = [],
+): string {
+  const flags = [...execArgv, nodeOptions, ...heapFlags].join('\0');
   const suffix = flags === '' ? '' : `-${createHash('sha1').update(flags).digest('hex').slice(0, 8)}`;
   return `cjs-${process.version}-${process.arch}${suffix}.cache`;
 }

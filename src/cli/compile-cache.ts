@@ -7,7 +7,9 @@
 // project); NODE_COMPILE_CACHE names another, NODE_DISABLE_COMPILE_CACHE=1 turns it off. A folder that cannot be
 // written only costs speed. Measured by `npm run bench` (bench/runtimes.js).
 
+import { createHash } from 'node:crypto';
 import module from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installCjsCodeCache } from './cjs-code-cache.js';
 
@@ -19,15 +21,28 @@ export const COMPILE_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cach
 /** Which cache a start uses: Node.js's own, obflow's CommonJS one (Node.js < 22.1), or none (turned off). */
 export type CompileCacheKind = 'module' | 'commonjs' | 'none';
 
-/** Turns the compile cache on: Node.js's where this Node.js has it, else obflow's CommonJS one. */
-export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): CompileCacheKind {
+/**
+ * Turns the compile cache on: Node.js's where this Node.js has it, else obflow's CommonJS one. `heapFlags`: the V8
+ * flags the process's heap policy set (src/cli/heap.ts). V8 rejects code cached under other flags, so each set of
+ * them has a cache of its own: a `obflow sandbox` (V8's defaults) beside `obflow run` (lean) must not undo each other's.
+ */
+export function enableCompileCache(env: NodeJS.ProcessEnv = process.env, heapFlags: readonly string[] = []): CompileCacheKind {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return 'none';
   const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
-  if (typeof enable !== 'function') return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR) ? 'commonjs' : 'none';
+  if (typeof enable !== 'function')
+    return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags) ? 'commonjs' : 'none';
   try {
-    enable(env.NODE_COMPILE_CACHE ? undefined : COMPILE_CACHE_DIR);
+    // A NODE_COMPILE_CACHE folder is the user's: Node.js has turned it on before obflow started.
+    enable(env.NODE_COMPILE_CACHE ? undefined : heapFlagsFolder(COMPILE_CACHE_DIR, heapFlags));
     return 'module';
   } catch {
     return 'none';
   }
+}
+
+/** The module compile cache's folder for a set of heap flags: the folder itself for none, else a subfolder named by them. */
+export function heapFlagsFolder(folder: string, heapFlags: readonly string[]): string {
+  return heapFlags.length === 0
+    ? folder
+    : join(folder, `heap-${createHash('sha1').update(heapFlags.join('\0')).digest('hex').slice(0, 8)}`);
 }

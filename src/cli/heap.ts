@@ -4,15 +4,15 @@
 // full GC while modules load — about twice the loaded heap, above a long paging run's whole peak, so no full GC runs
 // during the paging — and obflow's process peaked ~40 MiB above plain newman's for the same collection
 // (docs/notes.md, "jo's memory"). The `lean` policy, the default:
-//   - the young generation keeps the size it has when the command starts (4 MiB at obflow's entry on Node.js 20, 24
-//     and 26): V8 grows it by --semi-space-growth-factor after a scavenge, and the factor is 1. (A cap at a size
-//     reached later cannot be held from JavaScript: GC observers run after a synchronous burst such as newman's
-//     loading, which grows it 4 → 32 MiB in one go.)
+//   - before the command loads its modules, the young generation is held at the size it has then (4 MiB at obflow's
+//     entry on Node.js 20, 24 and 26): V8 grows it by --semi-space-growth-factor after a scavenge, and the factor is 1;
 //   - once newman is loaded (the run's modules are in), the old generation grows by 25 % over what the last full GC
 //     kept (--heap-growing-percent; V8's own factor is up to 4×), and one full GC sets that limit from the live heap
-//     of then. Set from the start instead, it costs more CPU on the default demo: full GCs all through loading.
-// V8 reads both flags as the heap grows, so setting them at run time takes effect. `npm run bench` measures the
-// policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
+//     of then. Set from the start instead, it costs ~15 % more CPU on the default demo: full GCs all through loading.
+// V8 reads both flags as the heap grows, so setting them at run time takes effect. V8 also rejects code cached under
+// other flags: the compile caches are kept per policy (src/cli/compile-cache.ts), and the late flag is unset again
+// as the process exits, before the caches are written, so what they keep matches the flags of the next start.
+// `npm run bench` measures the policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
 // `obflow sandbox` keeps V8's defaults: a server's throughput, not a command's footprint.
 
 import diagnosticsChannel from 'node:diagnostics_channel';
@@ -42,11 +42,19 @@ export function heapPolicyName(env: NodeJS.ProcessEnv, command: string | undefin
   return command !== undefined && V8_DEFAULT_COMMANDS.has(command) ? 'v8' : (wanted as HeapPolicyName);
 }
 
-/** What the process does to V8; the real one below, a recording one in tests. */
+/** The V8 flags a policy sets at the start, and so the flags its compile caches are kept under (none: V8's own). */
+export function heapFlags(name: HeapPolicyName): string[] {
+  const policy = HEAP_POLICIES[name];
+  return policy === undefined ? [] : [`--semi-space-growth-factor=${policy.youngGenerationGrowthFactor}`];
+}
+
+/** What the policy does to the process; the real one below, a recording one in tests. */
 export interface HeapControl {
   setFlags(flags: string): void;
   /** Calls `then` once newman is loaded. */
   onNewmanLoaded(then: () => void): void;
+  /** Calls `then` as the process exits, before any other exit listener (the compile caches write theirs). */
+  onExit(then: () => void): void;
   fullGc(): void;
 }
 
@@ -59,6 +67,7 @@ export const processHeap: HeapControl = {
     };
     diagnosticsChannel.subscribe(NEWMAN_LOADED, once);
   },
+  onExit: (then) => process.prependListener('exit', then),
   fullGc: () => {
     // gc() from a context made while --expose-gc is on, which is off again before any other context is made (newman's
     // script sandboxes never see it). The inspector's collectGarbage would do, but runs later and holds the loop.
@@ -69,13 +78,14 @@ export const processHeap: HeapControl = {
   },
 };
 
-/** Applies a policy to this process: call it early, before the modules a command loads (obflow's entry does). */
+/** Applies a policy to this process: call it before the modules a command loads (obflow's entry does). */
 export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap): void {
   const policy = HEAP_POLICIES[name];
   if (policy === undefined) return;
-  heap.setFlags(`--semi-space-growth-factor=${policy.youngGenerationGrowthFactor}`);
+  for (const flag of heapFlags(name)) heap.setFlags(flag);
   heap.onNewmanLoaded(() => {
     heap.setFlags(`--heap-growing-percent=${policy.oldGenerationGrowingPercent}`);
     heap.fullGc();
+    heap.onExit(() => heap.setFlags('--heap-growing-percent=0'));
   });
 }

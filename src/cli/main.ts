@@ -13,21 +13,25 @@ import { removeTemporaryFiles, requestStop, runInterruptCleanups, type Interrupt
 import { enableCompileCache } from './compile-cache.js';
 import { closestName } from '../config/suggest.js';
 import { createOutput } from './output.js';
-import { applyHeapPolicy, heapPolicyName } from './heap.js';
+import { applyHeapPolicy, heapFlags, heapPolicyName } from './heap.js';
 import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';
 
-/** `heapEnv`: the environment whose OBFLOW_HEAP sizes V8's heap (src/cli/heap.ts); only obflow's own process passes it. */
+/** `processEnv`: obflow's own process passes its environment, and main sets the process up from it before loading a
+ *  command — V8's heap (OBFLOW_HEAP, src/cli/heap.ts), then the compile cache kept for that heap's flags. */
 export async function main(
   argv: readonly string[],
   io: CliIo = processIo(),
-  options: { heapEnv?: NodeJS.ProcessEnv } = {},
+  options: { processEnv?: NodeJS.ProcessEnv } = {},
 ): Promise<number> {
   const wantsJson = argv.includes('--json');
   const state: CommandState = { io, output: createOutput(io, { json: wantsJson, quiet: argv.includes('--quiet') }) };
-  if (options.heapEnv !== undefined) {
+  if (options.processEnv !== undefined) {
     try {
-      applyHeapPolicy(heapPolicyName(options.heapEnv, firstPositional(argv)));
+      const heap = heapPolicyName(options.processEnv, firstPositional(argv));
+      applyHeapPolicy(heap);
+      // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
+      enableCompileCache(options.processEnv, heapFlags(heap));
     } catch (error) {
       return report(error, state);
     }
@@ -210,14 +214,12 @@ function invokedDirectly(): boolean {
 }
 
 if (invokedDirectly()) {
-  // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
-  enableCompileCache();
   // `obflow … | head`: a closed pipe is the reader's choice, not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
   installInterruptHandlers(process.argv.includes('--json'));
-  const code = await main(process.argv.slice(2), processIo(), { heapEnv: process.env });
+  const code = await main(process.argv.slice(2), processIo(), { processEnv: process.env });
   // Let pending output drain, then leave even if a dependency keeps a handle open.
   process.exitCode = code;
   setTimeout(() => process.exit(code), 50).unref();

@@ -1,9 +1,12 @@
-// The process's heap policy (src/cli/heap.ts, issue 34): which policy a process gets, and what the lean one asks of
-// V8, step by step, through a recording HeapControl. Its effect on a real V8 heap: test/cli/heap.test.ts.
+// The process's heap policy (src/cli/heap.ts, issue 34): which policy a process gets, what each asks of V8 step by
+// step (through a recording HeapControl), and the compile caches kept apart per set of flags. Its effect on a real
+// V8 heap and on the compile cache: test/cli/heap.test.ts.
 
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
-import { applyHeapPolicy, heapPolicyName, type HeapControl } from '../../src/cli/heap.js';
+import { cacheFileName } from '../../src/cli/cjs-code-cache.js';
+import { heapFlagsFolder } from '../../src/cli/compile-cache.js';
+import { applyHeapPolicy, heapFlags, heapPolicyName, type HeapControl } from '../../src/cli/heap.js';
 import { NEWMAN_LOADED } from '../../src/run/channels.js';
 import { loadNewman } from '../../src/run/newman-load.js';
 import { codeOf, errorOf } from '../helpers/errors.js';
@@ -12,12 +15,15 @@ import { codeOf, errorOf } from '../helpers/errors.js';
 function recordingHeap() {
   const calls: string[] = [];
   const loaded: Array<() => void> = [];
+  const exits: Array<() => void> = [];
   return {
     calls,
     newmanLoaded: () => loaded.forEach((then) => then()),
+    exit: () => exits.forEach((then) => then()),
     control: {
       setFlags: (flags: string) => calls.push(flags),
       onNewmanLoaded: (then: () => void) => loaded.push(then),
+      onExit: (then: () => void) => exits.push(then),
       fullGc: () => calls.push('full gc'),
     } satisfies HeapControl,
   };
@@ -49,13 +55,15 @@ describe('applyHeapPolicy', () => {
     const heap = recordingHeap();
     applyHeapPolicy('v8', heap.control);
     heap.newmanLoaded();
+    heap.exit();
     expect(heap.calls).toEqual([]);
   });
 
-  it('lean: the young generation grows no more, from the start', () => {
+  it('lean: from the start, the young generation grows no more', () => {
     const heap = recordingHeap();
     applyHeapPolicy('lean', heap.control);
     expect(heap.calls).toEqual(['--semi-space-growth-factor=1']);
+    expect(heapFlags('lean')).toEqual(heap.calls);
   });
 
   it('lean: once newman is loaded, the old generation grows by 25 % and one full GC sets its limit', () => {
@@ -63,6 +71,28 @@ describe('applyHeapPolicy', () => {
     applyHeapPolicy('lean', heap.control);
     heap.newmanLoaded();
     expect(heap.calls.slice(1)).toEqual(['--heap-growing-percent=25', 'full gc']);
+  });
+
+  it('lean: at exit, the late flag is unset, so the compile caches are written under the flags of a start', () => {
+    const heap = recordingHeap();
+    applyHeapPolicy('lean', heap.control);
+    heap.exit();
+    expect(heap.calls.slice(1)).toEqual([]);
+    heap.newmanLoaded();
+    heap.exit();
+    expect(heap.calls.slice(3)).toEqual(['--heap-growing-percent=0']);
+  });
+});
+
+describe('the compile caches, one per set of heap flags (V8 rejects code cached under other flags)', () => {
+  it('the CommonJS cache file: another name for the lean flags, the same for none', () => {
+    expect(cacheFileName([], '', heapFlags('lean'))).not.toBe(cacheFileName([], '', []));
+    expect(cacheFileName([], '', heapFlags('v8'))).toBe(cacheFileName([], '', []));
+  });
+
+  it("the module cache's folder: a subfolder for the lean flags, the folder itself for none", () => {
+    expect(heapFlagsFolder('/c', heapFlags('v8'))).toBe('/c');
+    expect(heapFlagsFolder('/c', heapFlags('lean'))).toMatch(/^\/c\/heap-[0-9a-f]{8}$/);
   });
 });
 
