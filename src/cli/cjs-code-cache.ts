@@ -55,11 +55,12 @@ export function cjsCodeCacheStats(): CjsCodeCacheStats {
 }
 
 /**
- * Compiles the CommonJS files of node_modules folders with a code cache kept in `dir`. Returns false where it cannot
+ * Compiles the CommonJS files of node_modules folders with a code cache kept in `dir`; `heapFlags` name the cache file
+ * with the V8 flags the heap policy set, and a file compiled while `cacheable()` is false bypasses the cache. Returns false where it cannot
  * apply (a runtime without vm's main-context loader for dynamic import(), which a compiled file may use), true once
  * installed. Installing twice is a no-op.
  */
-export function installCjsCodeCache(dir: string, heapFlags: readonly string[] = []): boolean {
+export function installCjsCodeCache(dir: string, heapFlags: readonly string[] = [], cacheable: () => boolean = () => true): boolean {
   const mainContextLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (mainContextLoader === undefined) return false;
   if (installed) return true;
@@ -73,7 +74,8 @@ export function installCjsCodeCache(dir: string, heapFlags: readonly string[] = 
   const original = modules.prototype._compile;
 
   modules.prototype._compile = function compile(this: CompilingModule, content, filename, format) {
-    if ((format !== undefined && format !== 'commonjs') || !filename.includes(inNodeModules) || content.startsWith('#!')) {
+    // Not cacheable now: V8's flags are not those of a start (src/cli/heap.ts), so code cached now would be rejected.
+    if (!cacheable() || (format !== undefined && format !== 'commonjs') || !filename.includes(inNodeModules) || content.startsWith('#!')) {
       return original.call(this, content, filename, format);
     }
     const hash = createHash('sha1').update(content).digest('base64');

@@ -26,11 +26,15 @@ export type CompileCacheKind = 'module' | 'commonjs' | 'none';
  * flags the process's heap policy set (src/cli/heap.ts). V8 rejects code cached under other flags, so each set of
  * them has a cache of its own: a `obflow sandbox` (V8's defaults) beside `obflow run` (lean) must not undo each other's.
  */
-export function enableCompileCache(env: NodeJS.ProcessEnv = process.env, heapFlags: readonly string[] = []): CompileCacheKind {
+export function enableCompileCache(
+  env: NodeJS.ProcessEnv = process.env,
+  heapFlags: readonly string[] = [],
+  cacheable: () => boolean = () => true,
+): CompileCacheKind {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return 'none';
   const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== 'function')
-    return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags) ? 'commonjs' : 'none';
+    return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable) ? 'commonjs' : 'none';
   try {
     // A NODE_COMPILE_CACHE folder is the user's: Node.js has turned it on before obflow started.
     enable(env.NODE_COMPILE_CACHE ? undefined : heapFlagsFolder(COMPILE_CACHE_DIR, heapFlags));

@@ -10,8 +10,9 @@
 //     kept (--heap-growing-percent; V8's own factor is up to 4×), and one full GC sets that limit from the live heap
 //     of then. Set from the start instead, it costs ~15 % more CPU on the default demo: full GCs all through loading.
 // V8 reads both flags as the heap grows, so setting them at run time takes effect. V8 also rejects code cached under
-// other flags: the compile caches are kept per policy (src/cli/compile-cache.ts), and the late flag is unset again
-// as the process exits, before the caches are written, so what they keep matches the flags of the next start.
+// other flags: the compile caches are kept per policy (src/cli/compile-cache.ts); the late flag is unset again as the
+// process exits, before the caches are written, so what they keep matches the flags of the next start; and the
+// CommonJS files loaded while it is set (handlebars for the report, after the run) bypass obflow's cache.
 // `npm run bench` measures the policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
 // `obflow sandbox` keeps V8's defaults: a server's throughput, not a command's footprint.
 
@@ -78,14 +79,26 @@ export const processHeap: HeapControl = {
   },
 };
 
+/** What a policy in force tells the compile caches: whether V8's flags are still those of the start. */
+export interface AppliedHeapPolicy {
+  flagsAsAtStart(): boolean;
+}
+
 /** Applies a policy to this process: call it before the modules a command loads (obflow's entry does). */
-export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap): void {
+export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap): AppliedHeapPolicy {
   const policy = HEAP_POLICIES[name];
-  if (policy === undefined) return;
-  for (const flag of heapFlags(name)) heap.setFlags(flag);
-  heap.onNewmanLoaded(() => {
-    heap.setFlags(`--heap-growing-percent=${policy.oldGenerationGrowingPercent}`);
-    heap.fullGc();
-    heap.onExit(() => heap.setFlags('--heap-growing-percent=0'));
-  });
+  let asAtStart = true;
+  if (policy !== undefined) {
+    for (const flag of heapFlags(name)) heap.setFlags(flag);
+    heap.onNewmanLoaded(() => {
+      asAtStart = false;
+      heap.setFlags(`--heap-growing-percent=${policy.oldGenerationGrowingPercent}`);
+      heap.fullGc();
+      heap.onExit(() => {
+        heap.setFlags('--heap-growing-percent=0');
+        asAtStart = true;
+      });
+    });
+  }
+  return { flagsAsAtStart: () => asAtStart };
 }

@@ -29,9 +29,9 @@ export async function main(
   if (options.processEnv !== undefined) {
     try {
       const heap = heapPolicyName(options.processEnv, firstPositional(argv));
-      applyHeapPolicy(heap);
+      const applied = applyHeapPolicy(heap);
       // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
-      enableCompileCache(options.processEnv, heapFlags(heap));
+      enableCompileCache(options.processEnv, heapFlags(heap), applied.flagsAsAtStart);
     } catch (error) {
       return report(error, state);
     }

@@ -36,9 +36,9 @@ function project(): string {
     join(scratch, 'load.mjs'),
     [
       "import { createRequire } from 'node:module';",
-      'const [dist, cacheDir] = process.argv.slice(2);',
+      'const [dist, cacheDir, cacheable] = process.argv.slice(2);',
       "const { installCjsCodeCache, cjsCodeCacheStats } = await import(dist + '/cli/cjs-code-cache.js');",
-      'const installed = installCjsCodeCache(cacheDir);',
+      "const installed = installCjsCodeCache(cacheDir, [], () => cacheable !== 'not-cacheable');",
       "const loaded = createRequire(import.meta.url)('fixture');",
       'console.log(JSON.stringify({ installed, loaded, stats: cjsCodeCacheStats() }));',
       '',
@@ -47,8 +47,8 @@ function project(): string {
   return scratch;
 }
 
-function load(dir: string, cacheDir: string) {
-  const run = spawnSync(process.execPath, [join(dir, 'load.mjs'), DIST, cacheDir], { encoding: 'utf8' });
+function load(dir: string, cacheDir: string, ...more: string[]) {
+  const run = spawnSync(process.execPath, [join(dir, 'load.mjs'), DIST, cacheDir, ...more], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as {
     installed: boolean;
@@ -82,6 +82,16 @@ describe('the CommonJS code cache', () => {
     expect(changed.loaded.value).toBe(2);
     expect(changed.stats).toEqual({ hits: 1, misses: 1 });
     expect(load(dir, cacheDir).stats).toEqual({ hits: 2, misses: 0 });
+  });
+
+  // While the heap policy's late flag is set (src/cli/heap.ts), code cached then would be rejected at the next start.
+  it('leaves a file loaded while not cacheable to Node.js: nothing read, nothing written', () => {
+    const dir = project();
+    const cacheDir = join(dir, 'cache');
+    expect(load(dir, cacheDir, 'not-cacheable')).toMatchObject({ loaded: { value: 1 }, stats: { hits: 0, misses: 0 } });
+    expect(existsSync(cacheDir)).toBe(false);
+    expect(load(dir, cacheDir).stats).toEqual({ hits: 0, misses: 2 });
+    expect(load(dir, cacheDir, 'not-cacheable').stats).toEqual({ hits: 0, misses: 0 });
   });
 
   it('leaves files outside node_modules to Node.js: nothing cached for a project file', () => {

@@ -77,12 +77,15 @@ describe('applyHeapPolicy', () => {
 
   it('lean: at exit, the late flag is unset, so the compile caches are written under the flags of a start', () => {
     const heap = recordingHeap();
-    applyHeapPolicy('lean', heap.control);
+    const applied = applyHeapPolicy('lean', heap.control);
     heap.exit();
     expect(heap.calls.slice(1)).toEqual([]);
+    expect(applied.flagsAsAtStart()).toBe(true);
     heap.newmanLoaded();
+    expect(applied.flagsAsAtStart()).toBe(false);
     heap.exit();
     expect(heap.calls.slice(3)).toEqual(['--heap-growing-percent=0']);
+    expect(applied.flagsAsAtStart()).toBe(true);
   });
 });
 
