@@ -3,7 +3,7 @@
 
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { processAlive as alive } from '../src/state/addresses.js';
 
 const PREFIX = 'obflow-tests-';
@@ -22,6 +22,9 @@ async function removeStaleRuns(base: string): Promise<void> {
 export default async function setup(): Promise<() => Promise<void>> {
   const previous = process.env.TMPDIR;
   const base = tmpdir();
+  // vitest runs a global setup once for the root config and again for each project (vitest.config.ts has two): the
+  // first one's folder serves them all (nested ones would push Chromium's socket paths past the 108-byte limit).
+  if (basename(base).startsWith(`${PREFIX}${process.pid}-`)) return async () => undefined;
   await removeStaleRuns(base);
   const dir = await mkdtemp(join(base, `${PREFIX}${process.pid}-`));
   // os.tmpdir() reads TMPDIR on every call; vitest builds the workers' environment from process.env after this setup.
