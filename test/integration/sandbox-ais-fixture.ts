@@ -103,6 +103,11 @@ export function expectStandardHeaders(response: WireResponse, interactionId?: st
 
 /** Starts the file's emulator (seeded, its clock moved by `clock.offset`) and registers `tpp` and `permissive` on it. */
 export function useAisSandbox(): void {
+  // The clock is this module's, and test files may share a worker's modules (vitest.config.ts): the expiry tests of
+  // an earlier file must not have moved this file's clock.
+  beforeAll(() => {
+    clock.offset = 0;
+  });
   sandbox = useTestSandbox({ seed: SEED, now: () => new Date(Date.now() + clock.offset) });
   beforeAll(async () => {
     tpp = await sandbox.tpp('strict-headless');
