@@ -56,9 +56,9 @@ export function cjsCodeCacheStats(): CjsCodeCacheStats {
 
 /**
  * Compiles the CommonJS files of node_modules folders with a code cache kept in `dir`; `heapFlags` name the cache file
- * with the V8 flags the heap policy set, and a file compiled while `cacheable()` is false bypasses the cache. Returns false where it cannot
- * apply (a runtime without vm's main-context loader for dynamic import(), which a compiled file may use), true once
- * installed. Installing twice is a no-op.
+ * with the V8 flags the heap policy set, and a file compiled while `cacheable()` is false bypasses the cache. Returns
+ * false where it cannot apply (a runtime without vm's main-context loader for dynamic import(), which a compiled file
+ * may use), true once installed. Installing twice is a no-op.
  */
 export function installCjsCodeCache(dir: string, heapFlags: readonly string[] = [], cacheable: () => boolean = () => true): boolean {
   const mainContextLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;

@@ -12,7 +12,8 @@
 // V8 reads both flags as the heap grows, so setting them at run time takes effect. V8 also rejects code cached under
 // other flags: the compile caches are kept per policy (src/cli/compile-cache.ts); the late flag is unset again as the
 // process exits, before the caches are written, so what they keep matches the flags of the next start; and the
-// CommonJS files loaded while it is set (handlebars for the report, after the run) bypass obflow's cache.
+// CommonJS files loaded while it is set (during the run: postman-runtime's visualizer loads handlebars) bypass obflow's
+// CommonJS cache.
 // `npm run bench` measures the policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
 // `obflow sandbox` keeps V8's defaults: a server's throughput, not a command's footprint.
 
