@@ -15,7 +15,7 @@ import SkipReasons from './test/reporters/skip-reasons.js';
 const NEEDS_ISOLATION =
   /\bvi\.(?:mock|doMock|unmock|spyOn|stubEnv|stubGlobal|useFakeTimers|hoisted)\b|\bprocess\.chdir\(|\bprocess\.env\.\w+\s*=(?!=)|\bdelete process\.env\b/;
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
-export const ISOLATED = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
+const ISOLATED = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts'))
   .map((file) => `test/${file.split('\\').join('/')}`)
   .filter((file) => NEEDS_ISOLATION.test(readFileSync(join(ROOT, file), 'utf8')))

@@ -113,9 +113,14 @@ export function cacheFileName(
   nodeOptions = process.env.NODE_OPTIONS ?? '',
   heapFlags: readonly string[] = [],
 ): string {
-  const flags = [...execArgv, nodeOptions, ...heapFlags].join('\0');
-  const suffix = flags === '' ? '' : `-${createHash('sha1').update(flags).digest('hex').slice(0, 8)}`;
+  const flags = [...execArgv, nodeOptions, ...heapFlags];
+  const suffix = flags.join('') === '' ? '' : `-${flagsKey(flags)}`;
   return `cjs-${process.version}-${process.arch}${suffix}.cache`;
+}
+
+/** A short name for a set of flags, for the caches kept per set (8 hex digits of their SHA-1). */
+export function flagsKey(flags: readonly string[]): string {
+  return createHash('sha1').update(flags.join('\0')).digest('hex').slice(0, 8);
 }
 
 /** The `require` a CommonJS file gets (what Node.js's makeRequireFunction builds, without policies). */

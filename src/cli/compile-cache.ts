@@ -7,11 +7,10 @@
 // project); NODE_COMPILE_CACHE names another, NODE_DISABLE_COMPILE_CACHE=1 turns it off. A folder that cannot be
 // written only costs speed. Measured by `npm run bench` (bench/runtimes.js).
 
-import { createHash } from 'node:crypto';
 import module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { installCjsCodeCache } from './cjs-code-cache.js';
+import { flagsKey, installCjsCodeCache } from './cjs-code-cache.js';
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string; directory?: string };
 
@@ -46,7 +45,5 @@ export function enableCompileCache(
 
 /** The module compile cache's folder for a set of heap flags: the folder itself for none, else a subfolder named by them. */
 export function heapFlagsFolder(folder: string, heapFlags: readonly string[]): string {
-  return heapFlags.length === 0
-    ? folder
-    : join(folder, `heap-${createHash('sha1').update(heapFlags.join('\0')).digest('hex').slice(0, 8)}`);
+  return heapFlags.length === 0 ? folder : join(folder, `heap-${flagsKey(heapFlags)}`);
 }
