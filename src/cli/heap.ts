@@ -4,8 +4,10 @@
 // full GC while modules load — about twice the loaded heap, above a long paging run's whole peak, so no full GC runs
 // during the paging — and obflow's process peaked ~40 MiB above plain newman's for the same collection
 // (docs/notes.md, "jo's memory"). The `lean` policy, the default:
-//   - before the command loads its modules, the young generation is held at the size it has then (4 MiB at obflow's
-//     entry on Node.js 20, 24 and 26): V8 grows it by --semi-space-growth-factor after a scavenge, and the factor is 1;
+//   - before the command loads its modules, the young generation stops growing: V8 grows it by
+//     --semi-space-growth-factor after a scavenge, and the factor is 1. Node.js 20 holds it at the size it has then
+//     (4 MiB at obflow's entry); 24 and 26 still commit pages to it (6–14 MiB in test/cli/heap.test.ts's probe, where
+//     their defaults reach 128 and 64 MiB);
 //   - once newman is loaded (the run's modules are in), the old generation grows by 25 % over what the last full GC
 //     kept (--heap-growing-percent; V8's own factor is up to 4×), and one full GC sets that limit from the live heap
 //     of then. Set from the start instead, it costs ~15 % more CPU on the default demo: full GCs all through loading.
