@@ -4,10 +4,9 @@
 // problems → ERR_REMOTE_TLS, everything else on the way → ERR_REMOTE_UNREACHABLE (the classification is
 // src/bank/transport-error.ts, shared with the newman runner). What a refusal says: src/bank/answers.ts.
 
-import { createRequire } from 'node:module';
-import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
+import { loadUndiciCore } from '../pki/undici-core.js';
 import { errorCodes, innermostMessage, transportErrorKind } from './transport-error.js';
 
 /** Maps a thrown undici/Node error for a request to `url` into the right ObflowError; other errors pass through. */
@@ -50,9 +49,8 @@ export async function bankRequest(
   let status: number;
   let text: string;
   try {
-    // undici at the first request (src/pki/tls.ts says why).
-    const { request } = createRequire(import.meta.url)('undici') as typeof Undici;
-    const response = await request(url, {
+    // undici at the first request (src/pki/tls.ts says why), only the part obflow's requests use.
+    const response = await loadUndiciCore().request(url, {
       method: init.method,
       dispatcher: init.dispatcher,
       headers: init.headers,

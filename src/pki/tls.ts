@@ -2,13 +2,11 @@
 // certificate thumbprint (`x5t#S256`) that certificate-bound tokens carry.
 
 import { X509Certificate, createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-
-import type * as Undici from 'undici';
 import type { Agent } from 'undici';
 
 import { ObflowError } from '../errors.js';
 import type { TransportMaterial } from './load.js';
+import { loadUndiciCore } from './undici-core.js';
 
 export interface MtlsDispatcherOptions {
   /** The loaded transport certificate and key (loadTransportMaterial). */
@@ -25,7 +23,9 @@ export interface MtlsDispatcherOptions {
  */
 export function createMtlsDispatcher(options: MtlsDispatcherOptions): Agent {
   const { transport } = options;
-  const { Agent } = loadUndici();
+  // undici at the first dispatcher, not with the module: a command that never calls the bank itself (`obflow run`:
+  // newman makes the requests) does not hold its files (issue 34: each MB live at start-up raises the run's peak RSS).
+  const { Agent } = loadUndiciCore();
   return new Agent({
     connect: {
       cert: [transport.certPem, ...transport.chainPem].join('\n'),
@@ -34,12 +34,6 @@ export function createMtlsDispatcher(options: MtlsDispatcherOptions): Agent {
       rejectUnauthorized: options.insecure !== true,
     },
   });
-}
-
-/** undici at its first use, not with the module: a command that never calls the bank itself (`obflow run`: newman
- *  makes the requests) does not hold its ~130 files (issue 34: each MB live at start-up raises the run's peak RSS). */
-function loadUndici(): typeof Undici {
-  return createRequire(import.meta.url)('undici') as typeof Undici;
 }
 
 /** RFC 8705 §3.1 `x5t#S256`: base64url SHA-256 of the certificate's DER encoding. */

@@ -434,7 +434,8 @@ const DEFERRED_PACKAGES = {
   'playwright-core': 'browser consent (src/run/consent/browser.ts)',
   'better-sqlite3': 'the embedded emulator (src/state/embedded-sandbox.ts)',
   yaml: 'reading the OpenAPI files when building collections (src/generate/schemas.ts)',
-  undici: "obflow's own first request to the bank (src/pki/tls.ts, src/bank/http.ts): a run leaves every request to newman",
+  undici:
+    "obflow's own first request to the bank (src/pki/undici-core.ts, for src/pki/tls.ts and src/bank/http.ts): a run leaves every request to newman",
 } as const;
 
 describe('what a start loads (issue 21)', () => {
