@@ -8,14 +8,16 @@
 //     --semi-space-growth-factor after a scavenge, and the factor is 1. Node.js 20 holds it at the size it has then
 //     (4 MiB at obflow's entry); 24 and 26 still commit pages to it (6–14 MiB in test/cli/heap.test.ts's probe, where
 //     their defaults reach 128 and 64 MiB);
-//   - once newman is loaded (the run's modules are in), the old generation grows by 25 % over what the last full GC
-//     kept (--heap-growing-percent; V8's own factor is up to 4×), and one full GC sets that limit from the live heap
-//     of then. Set from the start instead, it costs ~15 % more CPU on the default demo: full GCs all through loading.
+//   - once newman's first run has started (its modules are in, and its script sandbox is made), the old generation
+//     grows by 25 % over what the last full GC kept (--heap-growing-percent; V8's own factor is up to 4×), and one full
+//     GC sets that limit from the live heap of then. Set from the start instead, it costs ~15 % more CPU on the default
+//     demo: full GCs all through loading.
 // V8 reads both flags as the heap grows, so setting them at run time takes effect. V8 also rejects code cached under
 // other flags: the compile caches are kept per policy (src/cli/compile-cache.ts); the late flag is unset again as the
-// process exits, before the caches are written, so what they keep matches the flags of the next start; and the
-// CommonJS files loaded while it is set (during the run: postman-runtime's visualizer loads handlebars) bypass obflow's
-// CommonJS cache.
+// process exits, before the caches are written, so what they keep matches the flags of the next start; and code
+// compiled while it is set bypasses obflow's caches (CommonJS files loaded during the run — postman-runtime's
+// visualizer loads handlebars — and a second run's sandbox boot code). The late flag waits for the run's start, not
+// for newman's loading, so that the first sandbox's boot code is compiled under the start's flags, with its cache.
 // `npm run bench` measures the policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
 // `obflow sandbox` keeps V8's defaults: a server's throughput, not a command's footprint.
 
@@ -23,7 +25,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ObflowError } from '../errors.js';
-import { NEWMAN_LOADED } from '../run/channels.js';
+import { NEWMAN_STARTED } from '../run/channels.js';
 
 export const HEAP_POLICIES = {
   lean: { youngGenerationGrowthFactor: 1, oldGenerationGrowingPercent: 25 },
@@ -55,8 +57,8 @@ export function heapFlags(name: HeapPolicyName): string[] {
 /** What the policy does to the process; the real one below, a recording one in tests. */
 export interface HeapControl {
   setFlags(flags: string): void;
-  /** Calls `then` once newman is loaded. */
-  onNewmanLoaded(then: () => void): void;
+  /** Calls `then` once newman's first run has started (its modules loaded, its script sandbox made). */
+  onNewmanStarted(then: () => void): void;
   /** Calls `then` as the process exits, before any other exit listener (the compile caches write theirs). */
   onExit(then: () => void): void;
   fullGc(): void;
@@ -64,12 +66,12 @@ export interface HeapControl {
 
 export const processHeap: HeapControl = {
   setFlags: (flags) => v8.setFlagsFromString(flags),
-  onNewmanLoaded: (then) => {
+  onNewmanStarted: (then) => {
     const once = (): void => {
-      diagnosticsChannel.unsubscribe(NEWMAN_LOADED, once);
+      diagnosticsChannel.unsubscribe(NEWMAN_STARTED, once);
       then();
     };
-    diagnosticsChannel.subscribe(NEWMAN_LOADED, once);
+    diagnosticsChannel.subscribe(NEWMAN_STARTED, once);
   },
   onExit: (then) => process.prependListener('exit', then),
   fullGc: () => {
@@ -93,7 +95,7 @@ export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = proces
   let asAtStart = true;
   if (policy !== undefined) {
     for (const flag of heapFlags(name)) heap.setFlags(flag);
-    heap.onNewmanLoaded(() => {
+    heap.onNewmanStarted(() => {
       asAtStart = false;
       heap.setFlags(`--heap-growing-percent=${policy.oldGenerationGrowingPercent}`);
       heap.fullGc();

@@ -3,6 +3,7 @@
 // them. Also what newman needs around a run: the rc-file pinning, the environment back from its
 // VariableScope, and the audit of the client certificate newman applied to each request.
 
+import diagnosticsChannel from 'node:diagnostics_channel';
 import type { Agent } from 'node:https';
 import { isSecretKey, sortValues, type PostmanEnvironment, type PostmanEnvironmentValue } from '../environment/merge.js';
 import {
@@ -17,6 +18,7 @@ import {
 import { transportErrorKind } from '../bank/transport-error.js';
 import { certificateMatcher, originOf, type SslClientCert } from './certificates.js';
 import { batchCollection } from './batch-collection.js';
+import { NEWMAN_STARTED } from './channels.js';
 import { zeroDelayAsImmediate } from './zero-delay.js';
 import type { AssertionEvent, RequestEvent, ScriptErrorEvent, SkipEvent, StepBeginEvent } from './events.js';
 import type {
@@ -157,6 +159,15 @@ function parseBody(stream: Buffer | undefined): unknown {
   }
 }
 
+let startedAnnounced = false;
+
+/** NEWMAN_STARTED, at the first run's start in this process (src/run/channels.ts). */
+function announceStarted(): void {
+  if (startedAnnounced) return;
+  startedAnnounced = true;
+  diagnosticsChannel.channel(NEWMAN_STARTED).publish(undefined);
+}
+
 /** Runs one batch; resolves when newman is done (rejects when newman refuses its input). */
 export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: BatchSink): Promise<BatchOutcome> {
   const steps = itemSteps(input.batch);
@@ -184,6 +195,7 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       emitter.on('start', (_error, args) => {
         restore();
         runtime = args?.run;
+        announceStarted();
       });
       emitter.on('beforeItem', (_error, args) => {
         const step = stepOf(args.item);

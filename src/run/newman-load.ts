@@ -1,8 +1,6 @@
-// newman's loading: the lazy import, once per process, announced on NEWMAN_LOADED (src/run/channels.ts).
+// newman's loading: the lazy import, once per process.
 
-import diagnosticsChannel from 'node:diagnostics_channel';
 import { withoutWarning } from '../runner-rules.js';
-import { NEWMAN_LOADED } from './channels.js';
 import type { NewmanRun } from './newman-types.js';
 
 let newmanRun: Promise<NewmanRun> | undefined;
@@ -11,9 +9,6 @@ let newmanRun: Promise<NewmanRun> | undefined;
  *  newest) reads every property of node:fs as it loads, fs.F_OK included, which Node.js 24 deprecates at run time: a
  *  DEP0176 line the user cannot act on, silenced for this import only (obflow itself uses fs.constants). */
 export function loadNewman(): Promise<NewmanRun> {
-  newmanRun ??= withoutWarning('DEP0176', () => import('newman')).then((module) => {
-    diagnosticsChannel.channel(NEWMAN_LOADED).publish(undefined);
-    return (module.default as unknown as { run: NewmanRun }).run;
-  });
+  newmanRun ??= withoutWarning('DEP0176', () => import('newman')).then((module) => (module.default as unknown as { run: NewmanRun }).run);
   return newmanRun;
 }

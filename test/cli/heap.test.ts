@@ -96,11 +96,11 @@ describe('the heap policy on a real V8 heap', () => {
     expect(written()).toEqual(first);
   });
 
-  // obflow's entry wires the policy to its CommonJS cache: once newman is loaded (the late flag set), a CommonJS file
+  // obflow's entry wires the policy to its CommonJS cache: once newman's run has started (the late flag set), a CommonJS file
   // bypasses the cache — code cached then would be rejected by the next start. Node.js ≥ 22.1 uses its own module
   // cache instead (obflow's is not installed there; docs/notes.md "the heap policy" says what is left on it).
   const ownCache = typeof (module as unknown as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
-  it(`main() with the process's environment: ${ownCache ? 'a CommonJS file loaded after newman bypasses the cache' : "Node.js's module cache, obflow's CommonJS cache not installed"}`, () => {
+  it(`main() with the process's environment: ${ownCache ? "a CommonJS file loaded after newman's start bypasses the cache" : "Node.js's module cache, obflow's CommonJS cache not installed"}`, () => {
     const folder = tempDirSync('obflow-heap-main-');
     const pkg = join(folder, 'node_modules', 'fixture');
     mkdirSync(pkg, { recursive: true });
@@ -110,18 +110,18 @@ describe('the heap policy on a real V8 heap', () => {
       "import diagnosticsChannel from 'node:diagnostics_channel';",
       "import { createRequire } from 'node:module';",
       "import { Writable } from 'node:stream';",
-      'const [mainUrl, cacheUrl, channelsUrl, folder, newmanLoaded] = process.argv.slice(1);',
+      'const [mainUrl, cacheUrl, channelsUrl, folder, newmanStarted] = process.argv.slice(1);',
       'const { main } = await import(mainUrl);',
       'const sink = new Writable({ write: (_chunk, _encoding, done) => done() });',
       "const env = { ...process.env, NODE_COMPILE_CACHE: folder + '/cache' };",
       "const code = await main(['--help'], { stdout: sink, stderr: sink, cwd: folder, env }, { processEnv: env });",
-      "if (newmanLoaded === 'yes') diagnosticsChannel.channel((await import(channelsUrl)).NEWMAN_LOADED).publish(undefined);",
+      "if (newmanStarted === 'yes') diagnosticsChannel.channel((await import(channelsUrl)).NEWMAN_STARTED).publish(undefined);",
       "createRequire(folder + '/load.js')('fixture');",
       'console.log(JSON.stringify({ code, stats: (await import(cacheUrl)).cjsCodeCacheStats() }));',
     ].join('\n');
-    const start = (newmanLoaded: 'yes' | 'no') => {
+    const start = (newmanStarted: 'yes' | 'no') => {
       const urls = ['cli/main.js', 'cli/cjs-code-cache.js', 'run/channels.js'].map(distUrl);
-      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, ...urls, folder, newmanLoaded], {
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, ...urls, folder, newmanStarted], {
         encoding: 'utf8',
       });
       expect(result.stderr).toBe('');

@@ -3,6 +3,7 @@
 // V8 heap and on the compile cache: test/cli/heap.test.ts.
 
 import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -16,15 +17,15 @@ const distUrl = (path: string): string => pathToFileURL(join(import.meta.dirname
 /** A HeapControl that records what the policy does. */
 function recordingHeap() {
   const calls: string[] = [];
-  const loaded: Array<() => void> = [];
+  const started: Array<() => void> = [];
   const exits: Array<() => void> = [];
   return {
     calls,
-    newmanLoaded: () => loaded.forEach((then) => then()),
+    newmanStarted: () => started.forEach((then) => then()),
     exit: () => exits.forEach((then) => then()),
     control: {
       setFlags: (flags: string) => calls.push(flags),
-      onNewmanLoaded: (then: () => void) => loaded.push(then),
+      onNewmanStarted: (then: () => void) => started.push(then),
       onExit: (then: () => void) => exits.push(then),
       fullGc: () => calls.push('full gc'),
     } satisfies HeapControl,
@@ -56,7 +57,7 @@ describe('applyHeapPolicy', () => {
   it('v8: asks nothing of V8', () => {
     const heap = recordingHeap();
     applyHeapPolicy('v8', heap.control);
-    heap.newmanLoaded();
+    heap.newmanStarted();
     heap.exit();
     expect(heap.calls).toEqual([]);
   });
@@ -68,10 +69,10 @@ describe('applyHeapPolicy', () => {
     expect(heapFlags('lean')).toEqual(heap.calls);
   });
 
-  it('lean: once newman is loaded, the old generation grows by 25 % and one full GC sets its limit', () => {
+  it("lean: once newman's first run has started, the old generation grows by 25 % and one full GC sets its limit", () => {
     const heap = recordingHeap();
     applyHeapPolicy('lean', heap.control);
-    heap.newmanLoaded();
+    heap.newmanStarted();
     expect(heap.calls.slice(1)).toEqual(['--heap-growing-percent=25', 'full gc']);
   });
 
@@ -81,7 +82,7 @@ describe('applyHeapPolicy', () => {
     heap.exit();
     expect(heap.calls.slice(1)).toEqual([]);
     expect(applied.flagsAsAtStart()).toBe(true);
-    heap.newmanLoaded();
+    heap.newmanStarted();
     expect(applied.flagsAsAtStart()).toBe(false);
     heap.exit();
     expect(heap.calls.slice(3)).toEqual(['--heap-growing-percent=0']);
@@ -102,25 +103,27 @@ describe('the compile caches, one per set of heap flags (V8 rejects code cached 
 });
 
 describe('the channel the policy waits for', () => {
-  // In a process of its own: files may share a worker's modules (vitest.config.ts), and loadNewman loads once.
-  it('is published once newman is loaded', () => {
+  // In a process of its own: files may share a worker's modules (vitest.config.ts), and the channel is published once
+  // per process. A real newman run of an empty collection: newman makes its script sandbox, then starts.
+  it("is published once, at the start of newman's first run, not at its loading", () => {
     const script = [
       "import diagnosticsChannel from 'node:diagnostics_channel';",
-      'const [channels, load] = await Promise.all(process.argv.slice(1).map((url) => import(url)));',
+      'const [channels, load, adapter] = await Promise.all(process.argv.slice(1, 4).map((url) => import(url)));',
       'let published = 0;',
-      'diagnosticsChannel.subscribe(channels.NEWMAN_LOADED, () => (published += 1));',
-      'await load.loadNewman();',
-      'await load.loadNewman();',
-      'console.log(published);',
+      'diagnosticsChannel.subscribe(channels.NEWMAN_STARTED, () => (published += 1));',
+      'const run = await load.loadNewman();',
+      'const afterLoading = published;',
+      "const collection = { info: { name: 'empty', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' }, item: [] };",
+      "const input = { batch: [{ name: 'empty', collection }], environment: { id: 'e', name: 'e', values: [] }, cwd: process.argv[4],",
+      '  sslClientCertList: [], insecure: false, bail: false, timeoutRequest: 1000, reports: [], now: () => new Date() };',
+      'const sink = { event: () => undefined, variable: () => undefined, itemEnd: () => undefined };',
+      'await adapter.runNewmanBatch(run, input, sink);',
+      'await adapter.runNewmanBatch(run, input, sink);',
+      'console.log(JSON.stringify({ afterLoading, afterTwoRuns: published }));',
     ].join('\n');
-    const result = spawnSync(
-      process.execPath,
-      ['--input-type=module', '-e', script, distUrl('run/channels.js'), distUrl('run/newman-load.js')],
-      {
-        encoding: 'utf8',
-      },
-    );
+    const urls = ['run/channels.js', 'run/newman-load.js', 'run/newman-adapter.js'].map(distUrl);
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, ...urls, tmpdir()], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
-    expect(result.stdout.trim()).toBe('1');
+    expect(JSON.parse(result.stdout)).toEqual({ afterLoading: 0, afterTwoRuns: 1 });
   });
 });
