@@ -1,6 +1,8 @@
 // Compiled code kept on disk for the command line (issues 21, 24): V8's code of the modules obflow loads is reused by
 // the next start. Node.js ≥ 22.1 offers it (module.enableCompileCache, every module); on an older Node.js (20) obflow's
-// own hook caches the CommonJS dependencies (src/cli/cjs-code-cache.ts: newman's tree, most of a run's loading).
+// own hook caches the CommonJS dependencies (src/cli/cjs-code-cache.ts: newman's tree, most of a run's loading). On
+// every Node.js, newman's script sandbox's boot code is cached too (src/cli/sandbox-code-cache.ts): neither cache above
+// sees code run with vm.runInContext.
 // Only the obflow process itself turns it on (src/cli/main.ts, when run as the command), never a program that imports
 // obflow. The cache lives with the installation, in node_modules/.cache/obflow-compile-cache of obflow's folder (where
 // tools keep their caches; never the system's temporary folder, which obflow leaves as it found it, nor the user's
@@ -11,6 +13,7 @@ import module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagsKey, installCjsCodeCache } from './cjs-code-cache.js';
+import { installSandboxCodeCache } from './sandbox-code-cache.js';
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string; directory?: string };
 
@@ -31,6 +34,7 @@ export function enableCompileCache(
   cacheable: () => boolean = () => true,
 ): CompileCacheKind {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return 'none';
+  installSandboxCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable);
   const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== 'function')
     return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable) ? 'commonjs' : 'none';

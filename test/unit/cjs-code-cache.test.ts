@@ -149,4 +149,23 @@ describe('the compile cache of a start (src/cli/compile-cache.ts)', () => {
     expect(enable({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toBe('none');
     expect(existsSync(scratch)).toBe(true);
   });
+
+  it("takes newman's sandbox boot code on every Node.js (src/cli/sandbox-code-cache.ts), and not when turned off", () => {
+    scratch = tempDirSync('obflow-compile-cache-');
+    const script = [
+      "import vm from 'node:vm';",
+      `const m = await import(${JSON.stringify(`${DIST}/cli/compile-cache.js`)});`,
+      `const { sandboxCodeCacheStats } = await import(${JSON.stringify(`${DIST}/cli/sandbox-code-cache.js`)});`,
+      'm.enableCompileCache(process.env);',
+      "vm.runInContext('var x = 1;' + ' '.repeat(1024 * 1024), vm.createContext({}));",
+      'console.log(JSON.stringify(sandboxCodeCacheStats()));',
+    ].join('\n');
+    const stats = (env: Record<string, string>) => {
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...env } });
+      expect(run.status, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as unknown;
+    };
+    expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 0, misses: 1, bypassed: 0 });
+    expect(stats({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual({ hits: 0, misses: 0, bypassed: 0 });
+  });
 });
