@@ -159,7 +159,7 @@ function openCache(file: string): OpenCache {
     return {
       index,
       read: ([offset, length]) => {
-        const data = Buffer.alloc(length);
+        const data = Buffer.allocUnsafe(length);
         try {
           return readSync(open, data, 0, length, start + offset) === length ? data : undefined;
         } catch {

@@ -1,7 +1,8 @@
 // The one config schema: it yields the TypeScript type (ObflowConfig), the defaults, and the published JSON Schema
 // (obflow.config.schema.json, generated from it by `obflow config-schema --write` and checked by a test).
 
-import { z } from 'zod';
+import type { input as ZodInput, output as ZodOutput } from 'zod';
+import { z } from './zod.js';
 
 import { DEFAULT_MAX_PAGES } from '../generate/flow-defaults.js';
 import { BANK_PRESET_NAMES } from './presets.js';
@@ -384,8 +385,8 @@ function fapi2Problems(config: {
   return problems;
 }
 
-export type ObflowConfig = z.output<typeof configSchema>;
-export type ObflowConfigInput = z.input<typeof configSchema>;
+export type ObflowConfig = ZodOutput<typeof configSchema>;
+export type ObflowConfigInput = ZodInput<typeof configSchema>;
 export type IdentityConfig = NonNullable<ObflowConfig['identity']>;
 export type BankConfig = NonNullable<ObflowConfig['bank']>;
 

@@ -5,7 +5,8 @@
 
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { z } from 'zod';
+import type { ZodType } from 'zod';
+import { z } from '../config/zod.js';
 import { ObflowError } from '../errors.js';
 import { ensureDirectory, writeFileAtomic } from '../fs.js';
 import { JSON_REPORT_FILE, type JsonReport } from '../run/reporters/json.js';
@@ -86,7 +87,7 @@ const summarySchema = z.object({
   ),
 });
 
-async function readJson<T>(path: string, schema: z.ZodType<T>, what: string): Promise<T> {
+async function readJson<T>(path: string, schema: ZodType<T>, what: string): Promise<T> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -379,6 +379,9 @@ function loadedBy(entry: string, texts: ReadonlyMap<string, string>): { modules:
     const specifiers = [
       ...text.matchAll(/^\s*(?:import|export)\b(?!\s+type\b)[^'";]*?\bfrom\s+'([^']+)'/gm),
       ...text.matchAll(/^\s*import\s+'([^']+)'/gm),
+      // A package required at the module's top level (a statement at column 0) loads with the module, as an import
+      // does (src/config/zod.ts); one required inside a function is deferred, as a dynamic import() is.
+      ...text.matchAll(/^(?:export\s+)?(?:const|let|var)\b[^;]*?\bcreateRequire\(import\.meta\.url\)\('([^']+)'\)/gm),
     ].map((match) => match[1] ?? '');
     for (const specifier of specifiers) {
       if (specifier.startsWith('node:')) continue;
@@ -471,5 +474,15 @@ describe('what a start loads (issue 21)', () => {
       modules: ['src/cli/commands/sandbox.ts', 'src/cli/main.ts', 'src/config/schema.ts'],
       packages: ['@scope/pkg', 'yargs', 'zod'],
     });
+  });
+
+  it("counts a package required at a module's top level, not one required inside a function", () => {
+    const required = new Map([
+      [
+        'src/config/zod.ts',
+        "export const { z } = createRequire(import.meta.url)('zod') as typeof Zod;\nfunction later() {\n  const u = createRequire(import.meta.url)('undici');\n}",
+      ],
+    ]);
+    expect(loadedBy('src/config/zod.ts', required).packages).toEqual(['zod']);
   });
 });
