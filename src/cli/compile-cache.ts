@@ -2,7 +2,8 @@
 // the next start. Node.js ≥ 22.1 offers it (module.enableCompileCache, every module); on an older Node.js (20) obflow's
 // own hook caches the CommonJS dependencies (src/cli/cjs-code-cache.ts: newman's tree, most of a run's loading). On
 // every Node.js, newman's script sandbox's boot code is cached too (src/cli/sandbox-code-cache.ts): neither cache above
-// sees code run with vm.runInContext.
+// sees code run with vm.runInContext; and so is where `require` found each dependency's file (src/cli/resolve-cache.ts),
+// which Node.js's loader looks up again at every start.
 // Only the obflow process itself turns it on (src/cli/main.ts, when run as the command), never a program that imports
 // obflow. The cache lives with the installation, in node_modules/.cache/obflow-compile-cache of obflow's folder (where
 // tools keep their caches; never the system's temporary folder, which obflow leaves as it found it, nor the user's
@@ -13,12 +14,16 @@ import module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagsKey, installCjsCodeCache } from './cjs-code-cache.js';
+import { installResolveCache } from './resolve-cache.js';
 import { installSandboxCodeCache } from './sandbox-code-cache.js';
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string; directory?: string };
 
 /** obflow's folder is two up from this module (dist/cli/compile-cache.js). */
 export const COMPILE_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/obflow-compile-cache', import.meta.url));
+
+/** The lockfile npm keeps in obflow's node_modules: the installation whose resolutions the resolve cache keeps. */
+const INSTALLATION_LOCKFILE = fileURLToPath(new URL('../../node_modules/.package-lock.json', import.meta.url));
 
 /** Which cache a start uses: Node.js's own, obflow's CommonJS one (Node.js < 22.1), or none (turned off). */
 export type CompileCacheKind = 'module' | 'commonjs' | 'none';
@@ -35,6 +40,7 @@ export function enableCompileCache(
 ): CompileCacheKind {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return 'none';
   installSandboxCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable);
+  installResolveCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, INSTALLATION_LOCKFILE);
   const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== 'function')
     return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable) ? 'commonjs' : 'none';

@@ -168,4 +168,24 @@ describe('the compile cache of a start (src/cli/compile-cache.ts)', () => {
     expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 0, misses: 1, bypassed: 0 });
     expect(stats({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual({ hits: 0, misses: 0, bypassed: 0 });
   });
+
+  it('keeps where `require` found the dependencies (src/cli/resolve-cache.ts), and not when turned off', () => {
+    scratch = tempDirSync('obflow-compile-cache-');
+    const script = [
+      "import { createRequire } from 'node:module';",
+      `const m = await import(${JSON.stringify(`${DIST}/cli/compile-cache.js`)});`,
+      `const { resolveCacheStats } = await import(${JSON.stringify(`${DIST}/cli/resolve-cache.js`)});`,
+      'm.enableCompileCache(process.env);',
+      `createRequire(${JSON.stringify(`${DIST}/cli/compile-cache.js`)})('flatted');`,
+      'console.log(JSON.stringify(resolveCacheStats()));',
+    ].join('\n');
+    const stats = (env: Record<string, string>) => {
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...env } });
+      expect(run.status, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as unknown;
+    };
+    expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 0, added: 1 });
+    expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 1, added: 0 });
+    expect(stats({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual({ hits: 0, added: 0 });
+  });
 });

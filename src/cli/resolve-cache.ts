@@ -1,0 +1,124 @@
+// Where `require` found each dependency file last time, kept on disk (issue 34, item 2). A run loads ~1,200 CommonJS
+// files of newman's tree; Node.js finds each one again at every start — stat calls over the node_modules folders, the
+// package.json files read for "main" and "exports", realpath — ~110 ms of `npm start`. This hook answers a `require`
+// of the same request from the same folder with the file it resolved to before (~10 ms for all of them).
+//
+// Safe by its key: the answers hold for one installation — the cache names the installation's lockfile
+// (node_modules/.package-lock.json, which npm rewrites whenever it changes node_modules: its path, size and time),
+// and one that names another is dropped whole. Only what a package's files are resolved to is kept: a request with
+// options (`require.resolve(id, { paths })`), the main module, built-ins, native addons (.node: a kept build per
+// runtime, tools/native.js) and anything outside a node_modules folder go to Node.js every time; a request that fails
+// is never kept. A cache that cannot be read is empty, one that cannot be written is skipped; written at exit when
+// something was added, whole (a temporary beside it, renamed).
+
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import { flagsKey } from './cjs-code-cache.js';
+
+interface ResolvingModule {
+  filename?: string | null;
+}
+
+type ResolveFilename = (request: string, parent: ResolvingModule | undefined, isMain: boolean, options?: unknown) => string;
+
+interface CacheFile {
+  /** The installation the answers hold for (installationKey). */
+  installation: string;
+  /** `<requiring folder>\0<request>` → the file it resolved to. */
+  resolved: Record<string, string>;
+}
+
+export interface ResolveCacheStats {
+  /** Requests answered from the cache. */
+  hits: number;
+  /** Requests resolved by Node.js and kept. */
+  added: number;
+}
+
+const stats: ResolveCacheStats = { hits: 0, added: 0 };
+let installed = false;
+
+/** What this process's resolve cache did so far (for tests and the bench). */
+export function resolveCacheStats(): ResolveCacheStats {
+  return { ...stats };
+}
+
+/**
+ * Answers `require` from the resolutions kept in `dir` while `lockfile` (the installation's node_modules/
+ * .package-lock.json) is the one they were kept under; without a lockfile nothing is cached. Installing twice is a no-op.
+ */
+export function installResolveCache(dir: string, lockfile: string): void {
+  if (installed) return;
+  installed = true;
+  const installation = installationKey(lockfile);
+  if (installation === undefined) return;
+  const file = join(dir, resolveCacheFileName());
+  const resolved = readResolved(file, installation);
+  let changed = false;
+  const modules = Module as unknown as { _resolveFilename: ResolveFilename };
+  const original = modules._resolveFilename;
+  const inNodeModules = `${sep}node_modules${sep}`;
+
+  modules._resolveFilename = function resolveFilename(request, parent, isMain, options) {
+    const from = parent?.filename;
+    if (options !== undefined || isMain || typeof from !== 'string' || from === '') {
+      return original.call(this, request, parent, isMain, options);
+    }
+    const key = `${dirname(from)}\0${request}`;
+    const known = resolved.get(key);
+    if (known !== undefined) {
+      stats.hits += 1;
+      return known;
+    }
+    const found = original.call(this, request, parent, isMain, options);
+    if (found.includes(inNodeModules) && !found.endsWith('.node')) {
+      resolved.set(key, found);
+      stats.added += 1;
+      changed = true;
+    }
+    return found;
+  };
+
+  // Never a throw at exit (the exit code is the command's).
+  process.on('exit', () => {
+    if (!changed) return;
+    const temporary = `${file}.${process.pid}.tmp`;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      const content: CacheFile = { installation, resolved: Object.fromEntries(resolved) };
+      writeFileSync(temporary, JSON.stringify(content));
+      renameSync(temporary, file);
+    } catch {
+      rmSync(temporary, { force: true });
+    }
+  });
+}
+
+/** One cache per Node.js version, arch and command-line flags (`--conditions` or `--preserve-symlinks` resolve
+ *  differently), named as the CommonJS code cache is (cacheFileName). */
+export function resolveCacheFileName(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string {
+  const flags = [...execArgv, nodeOptions];
+  const suffix = flags.join('') === '' ? '' : `-${flagsKey(flags)}`;
+  return `resolve-${process.version}-${process.arch}${suffix}.json`;
+}
+
+/** The installation's name: its lockfile's path, size and modification time; undefined without one. */
+export function installationKey(lockfile: string): string | undefined {
+  try {
+    const { size, mtimeMs } = statSync(lockfile);
+    return `${lockfile}\0${size}\0${mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function readResolved(file: string, installation: string): Map<string, string> {
+  try {
+    const content = JSON.parse(readFileSync(file, 'utf8')) as Partial<CacheFile>;
+    if (content.installation !== installation || typeof content.resolved !== 'object' || content.resolved === null) return new Map();
+    return new Map(Object.entries(content.resolved).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return new Map();
+  }
+}
