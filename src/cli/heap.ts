@@ -4,10 +4,13 @@
 // full GC while modules load — about twice the loaded heap, above a long paging run's whole peak, so no full GC runs
 // during the paging — and obflow's process peaked ~40 MiB above plain newman's for the same collection
 // (docs/notes.md, "jo's memory"). The `lean` policy, the default:
-//   - before the command loads its modules, the young generation stops growing: V8 grows it by
-//     --semi-space-growth-factor after a scavenge, and the factor is 1. Node.js 20 holds it at the size it has then
-//     (4 MiB at obflow's entry); 24 and 26 still commit pages to it (6–14 MiB in test/cli/heap.test.ts's probe, where
-//     their defaults reach 128 and 64 MiB);
+//   - before the command loads its modules, the young generation is grown to 8 MiB and stops growing there: V8 grows
+//     it by --semi-space-growth-factor after a scavenge in which enough survived, and has no run-time setting of its
+//     size, so obflow makes it grow (batches of objects kept alive across scavenges, ~9 ms) and then sets the factor
+//     to 1. Node.js 20 holds it there; 24 and 26 still commit pages to it (12–18 MiB in test/cli/heap.test.ts's
+//     probe), where their defaults reach 128 and 64 MiB (32 on 20). Left at 4 MiB (its size at obflow's entry), the
+//     default demo's GC took ~215 ms of the main thread against ~90 under V8's sizing; at 8 MiB ~145, at 16 MiB ~130
+//     with jo's peak 16 MiB higher (docs/notes.md, "the start's CPU, third pass");
 //   - once newman's first run has started (its modules are in, and its script sandbox is made), the old generation
 //     grows by 25 % over what the last full GC kept (--heap-growing-percent; V8's own factor is up to 4×), and one full
 //     GC sets that limit from the live heap of then. Set from the start instead, it costs ~15 % more CPU on the default
@@ -28,7 +31,7 @@ import { ObflowError } from '../errors.js';
 import { NEWMAN_STARTED } from '../run/channels.js';
 
 export const HEAP_POLICIES = {
-  lean: { youngGenerationGrowthFactor: 1, oldGenerationGrowingPercent: 25 },
+  lean: { youngGenerationMiB: 8, oldGenerationGrowingPercent: 25 },
   v8: undefined,
 } as const;
 
@@ -51,12 +54,14 @@ export function heapPolicyName(env: NodeJS.ProcessEnv, command: string | undefin
 /** The V8 flags a policy sets at the start, and so the flags its compile caches are kept under (none: V8's own). */
 export function heapFlags(name: HeapPolicyName): string[] {
   const policy = HEAP_POLICIES[name];
-  return policy === undefined ? [] : [`--semi-space-growth-factor=${policy.youngGenerationGrowthFactor}`];
+  return policy === undefined ? [] : ['--semi-space-growth-factor=1'];
 }
 
 /** What the policy does to the process; the real one below, a recording one in tests. */
 export interface HeapControl {
   setFlags(flags: string): void;
+  /** Grows the young generation to `mib` MiB (or as far as V8 lets it), under V8's own growth factor. */
+  growYoungGeneration(mib: number): void;
   /** Calls `then` once newman's first run has started (its modules loaded, its script sandbox made). */
   onNewmanStarted(then: () => void): void;
   /** Calls `then` as the process exits, before any other exit listener (the compile caches write theirs). */
@@ -66,6 +71,18 @@ export interface HeapControl {
 
 export const processHeap: HeapControl = {
   setFlags: (flags) => v8.setFlagsFromString(flags),
+  growYoungGeneration: (mib) => {
+    // Batches of small arrays kept alive: each scavenge finds them surviving, and V8 grows the young generation once
+    // what survived exceeds its size (1 → 2 → … MiB). At most ~64 MiB made, whatever V8's maximum is; then garbage.
+    const newSpace = (): number => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+    let kept: number[][][] | undefined = [];
+    for (let batch = 0; batch < 640 && newSpace() < mib * 1024 * 1024; batch += 1) {
+      const arrays: number[][] = new Array<number[]>(1024);
+      for (let index = 0; index < 1024; index += 1) arrays[index] = [index, index + 1, index + 2, index + 3];
+      kept.push(arrays);
+    }
+    kept = undefined;
+  },
   onNewmanStarted: (then) => {
     const once = (): void => {
       diagnosticsChannel.unsubscribe(NEWMAN_STARTED, once);
@@ -94,6 +111,7 @@ export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = proces
   const policy = HEAP_POLICIES[name];
   let asAtStart = true;
   if (policy !== undefined) {
+    heap.growYoungGeneration(policy.youngGenerationMiB);
     for (const flag of heapFlags(name)) heap.setFlags(flag);
     heap.onNewmanStarted(() => {
       asAtStart = false;

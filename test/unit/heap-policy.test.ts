@@ -25,6 +25,7 @@ function recordingHeap() {
     exit: () => exits.forEach((then) => then()),
     control: {
       setFlags: (flags: string) => calls.push(flags),
+      growYoungGeneration: (mib: number) => calls.push(`grow the young generation to ${mib} MiB`),
       onNewmanStarted: (then: () => void) => started.push(then),
       onExit: (then: () => void) => exits.push(then),
       fullGc: () => calls.push('full gc'),
@@ -62,30 +63,30 @@ describe('applyHeapPolicy', () => {
     expect(heap.calls).toEqual([]);
   });
 
-  it('lean: from the start, the young generation grows no more', () => {
+  it('lean: from the start, the young generation is grown to 8 MiB, then grows no more', () => {
     const heap = recordingHeap();
     applyHeapPolicy('lean', heap.control);
-    expect(heap.calls).toEqual(['--semi-space-growth-factor=1']);
-    expect(heapFlags('lean')).toEqual(heap.calls);
+    expect(heap.calls).toEqual(['grow the young generation to 8 MiB', '--semi-space-growth-factor=1']);
+    expect(heapFlags('lean')).toEqual(heap.calls.slice(1));
   });
 
   it("lean: once newman's first run has started, the old generation grows by 25 % and one full GC sets its limit", () => {
     const heap = recordingHeap();
     applyHeapPolicy('lean', heap.control);
     heap.newmanStarted();
-    expect(heap.calls.slice(1)).toEqual(['--heap-growing-percent=25', 'full gc']);
+    expect(heap.calls.slice(2)).toEqual(['--heap-growing-percent=25', 'full gc']);
   });
 
   it('lean: at exit, the late flag is unset, so the compile caches are written under the flags of a start', () => {
     const heap = recordingHeap();
     const applied = applyHeapPolicy('lean', heap.control);
     heap.exit();
-    expect(heap.calls.slice(1)).toEqual([]);
+    expect(heap.calls.slice(2)).toEqual([]);
     expect(applied.flagsAsAtStart()).toBe(true);
     heap.newmanStarted();
     expect(applied.flagsAsAtStart()).toBe(false);
     heap.exit();
-    expect(heap.calls.slice(3)).toEqual(['--heap-growing-percent=0']);
+    expect(heap.calls.slice(4)).toEqual(['--heap-growing-percent=0']);
     expect(applied.flagsAsAtStart()).toBe(true);
   });
 });
