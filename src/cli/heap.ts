@@ -4,10 +4,10 @@
 // full GC while modules load — about twice the loaded heap, above a long paging run's whole peak, so no full GC runs
 // during the paging — and obflow's process peaked ~40 MiB above plain newman's for the same collection
 // (docs/notes.md, "jo's memory"). The `lean` policy, the default:
-//   - before the command loads its modules, the young generation is grown to 8 MiB and stops growing there: V8 grows
-//     it by --semi-space-growth-factor after a scavenge in which enough survived, and has no run-time setting of its
-//     size, so obflow makes it grow (batches of objects kept alive across scavenges, ~9 ms) and then sets the factor
-//     to 1. Node.js 20 holds it there; 24 and 26 still commit pages to it (12–18 MiB in test/cli/heap.test.ts's
+//   - before the command loads its modules, the young generation stops growing, and for a newman run (`run`, `demo`)
+//     it is grown to 8 MiB first: V8 grows it by --semi-space-growth-factor after a scavenge in which enough survived,
+//     and has no run-time setting of its size, so obflow makes it grow (batches of objects kept alive across
+//     scavenges, ~9 ms) and then sets the factor to 1. Node.js 20 holds it there; 24 and 26 still commit pages to it (12–18 MiB in test/cli/heap.test.ts's
 //     probe), where their defaults reach 128 and 64 MiB (32 on 20). Left at 4 MiB (its size at obflow's entry), the
 //     default demo's GC took ~215 ms of the main thread against ~90 under V8's sizing; at 8 MiB ~145, at 16 MiB ~130
 //     with jo's peak 16 MiB higher (docs/notes.md, "the start's CPU, third pass");
@@ -36,6 +36,10 @@ export const HEAP_POLICIES = {
 } as const;
 
 export type HeapPolicyName = keyof typeof HEAP_POLICIES;
+
+/** Commands whose work is a newman run: the young generation is grown for them (for the others, short commands and
+ *  `obflow --help`, the growth would cost more than it saves). */
+const NEWMAN_COMMANDS: ReadonlySet<string> = new Set(['run', 'demo']);
 
 /** Commands that keep V8's defaults whatever OBFLOW_HEAP says. */
 const V8_DEFAULT_COMMANDS: ReadonlySet<string> = new Set(['sandbox']);
@@ -106,12 +110,13 @@ export interface AppliedHeapPolicy {
   flagsAsAtStart(): boolean;
 }
 
-/** Applies a policy to this process: call it before the modules a command loads (obflow's entry does). */
-export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap): AppliedHeapPolicy {
+/** Applies a policy to this process for `command` (the first argument, if any): call it before the modules a command
+ *  loads (obflow's entry does). */
+export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap, command?: string): AppliedHeapPolicy {
   const policy = HEAP_POLICIES[name];
   let asAtStart = true;
   if (policy !== undefined) {
-    heap.growYoungGeneration(policy.youngGenerationMiB);
+    if (command !== undefined && NEWMAN_COMMANDS.has(command)) heap.growYoungGeneration(policy.youngGenerationMiB);
     for (const flag of heapFlags(name)) heap.setFlags(flag);
     heap.onNewmanStarted(() => {
       asAtStart = false;

@@ -13,7 +13,7 @@ import { removeTemporaryFiles, requestStop, runInterruptCleanups, type Interrupt
 import { enableCompileCache } from './compile-cache.js';
 import { closestName } from '../config/suggest.js';
 import { createOutput } from './output.js';
-import { applyHeapPolicy, heapFlags, heapPolicyName } from './heap.js';
+import { applyHeapPolicy, heapFlags, heapPolicyName, processHeap } from './heap.js';
 import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';
 
@@ -28,8 +28,9 @@ export async function main(
   const state: CommandState = { io, output: createOutput(io, { json: wantsJson, quiet: argv.includes('--quiet') }) };
   if (options.processEnv !== undefined) {
     try {
-      const heap = heapPolicyName(options.processEnv, firstPositional(argv));
-      const applied = applyHeapPolicy(heap);
+      const command = firstPositional(argv);
+      const heap = heapPolicyName(options.processEnv, command);
+      const applied = applyHeapPolicy(heap, processHeap, command);
       // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
       enableCompileCache(options.processEnv, heapFlags(heap), applied.flagsAsAtStart);
     } catch (error) {

@@ -54,7 +54,9 @@ export function installResolveCache(dir: string, lockfile: string): void {
   const installation = installationKey(lockfile);
   if (installation === undefined) return;
   const file = join(dir, resolveCacheFileName());
-  const resolved = readResolved(file, installation);
+  // Read at the first `require` from a package: a start that requires none (`obflow --help`) never reads it.
+  let kept: Map<string, string> | undefined;
+  const resolvedNow = (): Map<string, string> => (kept ??= readResolved(file, installation));
   let changed = false;
   const modules = Module as unknown as { _resolveFilename: ResolveFilename };
   const original = modules._resolveFilename;
@@ -66,6 +68,7 @@ export function installResolveCache(dir: string, lockfile: string): void {
       return original.call(this, request, parent, isMain, options);
     }
     const key = `${dirname(from)}\0${request}`;
+    const resolved = resolvedNow();
     const known = resolved.get(key);
     if (known !== undefined) {
       stats.hits += 1;
@@ -82,11 +85,11 @@ export function installResolveCache(dir: string, lockfile: string): void {
 
   // Never a throw at exit (the exit code is the command's).
   process.on('exit', () => {
-    if (!changed) return;
+    if (!changed || kept === undefined) return;
     const temporary = `${file}.${process.pid}.tmp`;
     try {
       mkdirSync(dirname(file), { recursive: true });
-      const content: CacheFile = { installation, resolved: Object.fromEntries(resolved) };
+      const content: CacheFile = { installation, resolved: Object.fromEntries(kept) };
       writeFileSync(temporary, JSON.stringify(content));
       renameSync(temporary, file);
     } catch {

@@ -21,7 +21,7 @@ import v8 from 'node:v8';
 const [heapUrl, policy] = process.argv.slice(1);
 const { applyHeapPolicy } = await import(heapUrl);
 const newSpace = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
-applyHeapPolicy(policy);
+applyHeapPolicy(policy, undefined, 'run');
 const atStart = newSpace();
 let largest = 0;
 const keep = [];

@@ -63,23 +63,33 @@ describe('applyHeapPolicy', () => {
     expect(heap.calls).toEqual([]);
   });
 
-  it('lean: from the start, the young generation is grown to 8 MiB, then grows no more', () => {
-    const heap = recordingHeap();
-    applyHeapPolicy('lean', heap.control);
-    expect(heap.calls).toEqual(['grow the young generation to 8 MiB', '--semi-space-growth-factor=1']);
-    expect(heapFlags('lean')).toEqual(heap.calls.slice(1));
+  it('lean: from the start of a newman run (run, demo), the young generation is grown to 8 MiB, then grows no more', () => {
+    for (const command of ['run', 'demo']) {
+      const heap = recordingHeap();
+      applyHeapPolicy('lean', heap.control, command);
+      expect(heap.calls).toEqual(['grow the young generation to 8 MiB', '--semi-space-growth-factor=1']);
+      expect(heapFlags('lean')).toEqual(heap.calls.slice(1));
+    }
+  });
+
+  it('lean: for another command, or none (`obflow --help`), the young generation only grows no more', () => {
+    for (const command of ['generate', 'register', undefined]) {
+      const heap = recordingHeap();
+      applyHeapPolicy('lean', heap.control, command);
+      expect(heap.calls).toEqual(['--semi-space-growth-factor=1']);
+    }
   });
 
   it("lean: once newman's first run has started, the old generation grows by 25 % and one full GC sets its limit", () => {
     const heap = recordingHeap();
-    applyHeapPolicy('lean', heap.control);
+    applyHeapPolicy('lean', heap.control, 'run');
     heap.newmanStarted();
     expect(heap.calls.slice(2)).toEqual(['--heap-growing-percent=25', 'full gc']);
   });
 
   it('lean: at exit, the late flag is unset, so the compile caches are written under the flags of a start', () => {
     const heap = recordingHeap();
-    const applied = applyHeapPolicy('lean', heap.control);
+    const applied = applyHeapPolicy('lean', heap.control, 'run');
     heap.exit();
     expect(heap.calls.slice(2)).toEqual([]);
     expect(applied.flagsAsAtStart()).toBe(true);
