@@ -64,7 +64,7 @@ export function installResolveCache(dir: string, lockfile: string): void {
 
   modules._resolveFilename = function resolveFilename(request, parent, isMain, options) {
     const from = parent?.filename;
-    if (options !== undefined || isMain || typeof from !== 'string' || from === '') {
+    if (!withoutOptions(options) || isMain || typeof from !== 'string' || from === '') {
       return original.call(this, request, parent, isMain, options);
     }
     const key = `${dirname(from)}\0${request}`;
@@ -96,6 +96,11 @@ export function installResolveCache(dir: string, lockfile: string): void {
       rmSync(temporary, { force: true });
     }
   });
+}
+
+/** No options, or none set (Node.js 24's `require.resolve(id)` passes `{}`): the plain resolution of a request. */
+function withoutOptions(options: unknown): boolean {
+  return options === undefined || (typeof options === 'object' && options !== null && Object.keys(options).length === 0);
 }
 
 /** One cache per Node.js version, arch and command-line flags (`--conditions` or `--preserve-symlinks` resolve
