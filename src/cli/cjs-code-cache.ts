@@ -113,9 +113,14 @@ export function cacheFileName(
   nodeOptions = process.env.NODE_OPTIONS ?? '',
   heapFlags: readonly string[] = [],
 ): string {
-  const flags = [...execArgv, nodeOptions, ...heapFlags];
+  return flagsFileName('cjs', 'cache', [...execArgv, nodeOptions, ...heapFlags]);
+}
+
+/** `<stem>-<Node.js version>-<arch>[-<flagsKey>].<extension>`: the name of a cache kept per Node.js and set of flags
+ *  (no suffix for none), for each of the start's caches (this one, src/cli/sandbox-code-cache.ts, resolve-cache.ts). */
+export function flagsFileName(stem: string, extension: string, flags: readonly string[]): string {
   const suffix = flags.join('') === '' ? '' : `-${flagsKey(flags)}`;
-  return `cjs-${process.version}-${process.arch}${suffix}.cache`;
+  return `${stem}-${process.version}-${process.arch}${suffix}.${extension}`;
 }
 
 /** A short name for a set of flags, for the caches kept per set (8 hex digits of their SHA-1). */

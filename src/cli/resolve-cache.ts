@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { flagsKey } from './cjs-code-cache.js';
+import { flagsFileName } from './cjs-code-cache.js';
 
 interface ResolvingModule {
   filename?: string | null;
@@ -106,9 +106,7 @@ function withoutOptions(options: unknown): boolean {
 /** One cache per Node.js version, arch and command-line flags (`--conditions` or `--preserve-symlinks` resolve
  *  differently), named as the CommonJS code cache is (cacheFileName). */
 export function resolveCacheFileName(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string {
-  const flags = [...execArgv, nodeOptions];
-  const suffix = flags.join('') === '' ? '' : `-${flagsKey(flags)}`;
-  return `resolve-${process.version}-${process.arch}${suffix}.json`;
+  return flagsFileName('resolve', 'json', [...execArgv, nodeOptions]);
 }
 
 /** The installation's name: its lockfile's path, size and modification time; undefined without one. */

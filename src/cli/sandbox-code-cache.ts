@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import vm from 'node:vm';
-import { flagsKey } from './cjs-code-cache.js';
+import { flagsFileName } from './cjs-code-cache.js';
 
 /** Code this large is a sandbox's boot code (postman-sandbox's is 2.4 MB); collection scripts and dispatches are small. */
 export const BOOT_CODE_MIN_LENGTH = 1024 * 1024;
@@ -86,9 +86,7 @@ export function sandboxCacheFileName(
   nodeOptions = process.env.NODE_OPTIONS ?? '',
   heapFlags: readonly string[] = [],
 ): string {
-  const flags = [...execArgv, nodeOptions, ...heapFlags];
-  const suffix = flags.join('') === '' ? '' : `-${flagsKey(flags)}`;
-  return `sandbox-${process.version}-${process.arch}${suffix}.cache`;
+  return flagsFileName('sandbox', 'cache', [...execArgv, nodeOptions, ...heapFlags]);
 }
 
 /** The file: the SHA-1 of the code (base64, 28 bytes), then V8's cached data. Undefined: absent, unreadable, other code. */
