@@ -2,33 +2,21 @@
 // installation's undici has them where undici 7 keeps them (a move would fall back to the index: this test then says
 // so), and loading them holds none of the index's other parts. The requests themselves go over the emulator in the
 // pipeline's integration tests (registration, the environment helper's `?client_id=`, discovery).
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { packageFilesAfter } from '../helpers/package-files.js';
 import type * as UndiciCoreModule from '../../src/pki/undici-core.js';
 
 const CORE = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'pki', 'undici-core.js')).href;
 
-function undiciFilesAfter(call: string): { loadedFrom: string; files: string[] } {
-  const script = [
-    `const { loadUndiciCore } = await import(${JSON.stringify(CORE)});`,
-    `const loadedFrom = ${call};`,
-    "const { createRequire } = await import('node:module');",
-    'const cache = createRequire(import.meta.url).cache;',
-    'const files = Object.keys(cache).filter((file) => /[\\\\/]node_modules[\\\\/]undici[\\\\/]/.test(file)).map((file) => file.replace(/\\\\/g, "/").split("/node_modules/undici/")[1]);',
-    'console.log(JSON.stringify({ loadedFrom, files }));',
-  ].join('\n');
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(child.stderr).toBe('');
-  expect(child.status).toBe(0);
-  return JSON.parse(child.stdout) as { loadedFrom: string; files: string[] };
-}
-
 describe("undici's core for obflow's own requests", () => {
   it("loads the Agent and the request API from undici's own files, without its index", () => {
-    const { loadedFrom, files } = undiciFilesAfter('loadUndiciCore().loadedFrom');
-    expect(loadedFrom).toBe('core');
+    const { files, value } = packageFilesAfter('undici', [
+      `const { loadUndiciCore } = await import(${JSON.stringify(CORE)});`,
+      'value = loadUndiciCore().loadedFrom;',
+    ]);
+    expect(value).toBe('core');
     expect(files).toContain('lib/dispatcher/agent.js');
     expect(files).toContain('lib/api/api-request.js');
     // The index and what only it loads: fetch, WebSocket, the mock layer.
