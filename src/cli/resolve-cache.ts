@@ -5,13 +5,14 @@
 //
 // Safe by its key: the answers hold for one installation — the cache names the installation's lockfile
 // (node_modules/.package-lock.json, which npm rewrites whenever it changes node_modules: its path, size and time),
-// and one that names another is dropped whole. Only what a package's files are resolved to is kept: a request with
+// and one that names another is dropped whole; NODE_PATH, NODE_PRESERVE_SYMLINKS and the command-line flags name the
+// file. Only a request from the installation's folder that resolves into its node_modules is kept: a request with
 // options (`require.resolve(id, { paths })`), the main module, built-ins, native addons (.node: a kept build per
-// runtime, tools/native.js) and anything outside a node_modules folder go to Node.js every time; a request that fails
-// is never kept. A cache that cannot be read is empty, one that cannot be written is skipped; written at exit when
+// runtime, tools/native.js) and a file found elsewhere (a parent folder's node_modules, NODE_PATH) go to Node.js every
+// time; a request that fails is never kept, and a kept file that is gone is resolved by Node.js again. A cache that cannot be read is empty, one that cannot be written is skipped; written at exit when
 // something was added, whole (a temporary beside it, renamed).
 
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { flagsFileName } from './cjs-code-cache.js';
@@ -60,7 +61,9 @@ export function installResolveCache(dir: string, lockfile: string): void {
   let changed = false;
   const modules = Module as unknown as { _resolveFilename: ResolveFilename };
   const original = modules._resolveFilename;
-  const inNodeModules = `${sep}node_modules${sep}`;
+  // The lockfile's node_modules, and the installation's folder: what the lockfile's key answers for.
+  const packages = `${dirname(lockfile)}${sep}`;
+  const installationFolder = `${dirname(dirname(lockfile))}${sep}`;
 
   modules._resolveFilename = function resolveFilename(request, parent, isMain, options) {
     const from = parent?.filename;
@@ -70,12 +73,17 @@ export function installResolveCache(dir: string, lockfile: string): void {
     const key = `${dirname(from)}\0${request}`;
     const resolved = resolvedNow();
     const known = resolved.get(key);
-    if (known !== undefined) {
+    // A kept file that is gone (a tree changed by hand, not by npm) is Node.js's to resolve again, and kept anew.
+    if (known !== undefined && existsSync(known)) {
       stats.hits += 1;
       return known;
     }
+    if (known !== undefined) {
+      resolved.delete(key);
+      changed = true;
+    }
     const found = original.call(this, request, parent, isMain, options);
-    if (found.includes(inNodeModules) && !found.endsWith('.node')) {
+    if (from.startsWith(installationFolder) && found.startsWith(packages) && !found.endsWith('.node')) {
       resolved.set(key, found);
       stats.added += 1;
       changed = true;
@@ -105,8 +113,17 @@ function withoutOptions(options: unknown): boolean {
 
 /** One cache per Node.js version, arch and command-line flags (`--conditions` or `--preserve-symlinks` resolve
  *  differently), named as the CommonJS code cache is (cacheFileName). */
-export function resolveCacheFileName(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string {
-  return flagsFileName('resolve', 'json', [...execArgv, nodeOptions]);
+export function resolveCacheFileName(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  // NODE_PATH adds folders to look in; NODE_PRESERVE_SYMLINKS=1 is --preserve-symlinks.
+  const resolving =
+    [env.NODE_PATH ?? '', env.NODE_PRESERVE_SYMLINKS ?? ''].join('') === ''
+      ? []
+      : [`NODE_PATH=${env.NODE_PATH ?? ''}`, `NODE_PRESERVE_SYMLINKS=${env.NODE_PRESERVE_SYMLINKS ?? ''}`];
+  return flagsFileName('resolve', 'json', [...execArgv, nodeOptions, ...resolving]);
 }
 
 /** The installation's name: its lockfile's path, size and modification time; undefined without one. */

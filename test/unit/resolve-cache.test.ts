@@ -4,7 +4,7 @@
 // kept; without a lockfile nothing is. Each case in processes of their own (the hook is installed once per process)
 // over a fixture installation of its own.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,9 +12,13 @@ import { tempDirSync } from '../helpers/temp.js';
 
 const CACHE = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'cli', 'resolve-cache.js')).href;
 
-/** An installation: a lockfile and two packages, one requiring a file of its own and the other package. */
+/** An installation (a folder of its own in a temporary one): a lockfile and two packages, one requiring a file of its
+ *  own and the other package; beside it, a package in the parent folder's node_modules, which Node.js also finds. */
 function installation(): { root: string; lockfile: string; cache: string } {
-  const root = tempDirSync('obflow-resolve-');
+  const parent = tempDirSync('obflow-resolve-');
+  mkdirSync(join(parent, 'node_modules', 'outer'), { recursive: true });
+  writeFileSync(join(parent, 'node_modules', 'outer', 'index.js'), 'module.exports = 7;\n');
+  const root = join(parent, 'app');
   const write = (path: string, text: string) => {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -59,11 +63,28 @@ describe('the resolve cache', () => {
     expect(inProcess(at, "return require('pkg');")).toEqual({ result: 42, stats: { hits: 3, added: 0 } });
   });
 
-  it('starts afresh when the installation changed (npm rewrote its lockfile)', () => {
+  it('starts afresh when the installation changed (npm rewrote its lockfile: here only its time)', () => {
     const at = installation();
     inProcess(at, "return require('pkg');");
-    writeFileSync(at.lockfile, '{ "lockfileVersion": 3, "packages": {} }\n');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(at.lockfile, later, later);
     expect(inProcess(at, "return require('pkg');")).toEqual({ result: 42, stats: { hits: 0, added: 3 } });
+  });
+
+  it('resolves a kept file that is gone again (a tree changed without npm), and keeps the new answer', () => {
+    const at = installation();
+    inProcess(at, "return require('pkg');");
+    rmSync(join(at.root, 'node_modules', 'dep', 'index.js'));
+    writeFileSync(join(at.root, 'node_modules', 'dep', 'package.json'), '{ "name": "dep", "main": "main.js" }\n');
+    writeFileSync(join(at.root, 'node_modules', 'dep', 'main.js'), 'module.exports = 3;\n');
+    expect(inProcess(at, "return require('pkg');")).toEqual({ result: 43, stats: { hits: 2, added: 1 } });
+    expect(inProcess(at, "return require('pkg');")).toEqual({ result: 43, stats: { hits: 3, added: 0 } });
+  });
+
+  it("keeps nothing found outside the installation's node_modules (a parent folder's)", () => {
+    const at = installation();
+    expect(inProcess(at, "return require('outer');")).toEqual({ result: 7, stats: { hits: 0, added: 0 } });
+    expect(inProcess(at, "return require('outer');")).toEqual({ result: 7, stats: { hits: 0, added: 0 } });
   });
 
   it('keeps no native addon, no request with options and no failed request', () => {
