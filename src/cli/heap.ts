@@ -76,14 +76,20 @@ export interface HeapControl {
 export const processHeap: HeapControl = {
   setFlags: (flags) => v8.setFlagsFromString(flags),
   growYoungGeneration: (mib) => {
-    // Batches of small arrays kept alive: each scavenge finds them surviving, and V8 grows the young generation once
-    // what survived exceeds its size (1 → 2 → … MiB). At most ~64 MiB made, whatever V8's maximum is; then garbage.
+    // Batches of small arrays (~80 KiB each) kept alive: each scavenge finds them surviving, and V8 grows the young
+    // generation once what survived exceeds its size (1 → 2 → … MiB). Where V8 stops short of `mib` (its maximum is
+    // lower: --max-semi-space-size, a small heap), the loop stops once twice what a growth needs went by without one.
     const newSpace = (): number => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
     let kept: number[][][] | undefined = [];
-    for (let batch = 0; batch < 640 && newSpace() < mib * 1024 * 1024; batch += 1) {
+    let size = newSpace();
+    let sinceGrowth = 0;
+    while (size < mib * 1024 * 1024 && sinceGrowth <= (2 * size) / (80 * 1024)) {
       const arrays: number[][] = new Array<number[]>(1024);
       for (let index = 0; index < 1024; index += 1) arrays[index] = [index, index + 1, index + 2, index + 3];
       kept.push(arrays);
+      const now = newSpace();
+      sinceGrowth = now > size ? 0 : sinceGrowth + 1;
+      size = now;
     }
     kept = undefined;
   },

@@ -56,6 +56,31 @@ describe('the heap policy on a real V8 heap', () => {
     expect(probe('v8').largest).toBeGreaterThanOrEqual(32 * MiB);
   });
 
+  // obflow's entry passes the command to the policy: the young generation is grown for a newman run only.
+  it('main(): the young generation grown to 8 MiB for `run`, not for `generate`', () => {
+    const script = [
+      "import v8 from 'node:v8';",
+      "import { Writable } from 'node:stream';",
+      'const { main } = await import(process.argv[1]);',
+      'const sink = new Writable({ write: (_chunk, _encoding, done) => done() });',
+      "const env = { ...process.env, OBFLOW_HEAP: 'lean' };",
+      "const code = await main([process.argv[2], '--help'], { stdout: sink, stderr: sink, cwd: process.cwd(), env }, { processEnv: env });",
+      "const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;",
+      'console.log(JSON.stringify({ code, young }));',
+    ].join('\n');
+    const young = (command: string): number => {
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, distUrl('cli/main.js'), command], {
+        encoding: 'utf8',
+      });
+      expect(result.stderr).toBe('');
+      const { code, young: size } = JSON.parse(result.stdout) as { code: number; young: number };
+      expect(code).toBe(0);
+      return size;
+    };
+    expect(young('run')).toBeGreaterThanOrEqual(8 * MiB);
+    expect(young('generate')).toBeLessThan(8 * MiB);
+  });
+
   it('a policy obflow does not know: one coded line and a hint, exit 2, before any command runs', () => {
     const result = spawnSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), '--help'], {
       encoding: 'utf8',
