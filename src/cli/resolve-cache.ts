@@ -9,8 +9,9 @@
 // file. Only a request from the installation's folder that resolves into its node_modules is kept: a request with
 // options (`require.resolve(id, { paths })`), the main module, built-ins, native addons (.node: a kept build per
 // runtime, tools/native.js) and a file found elsewhere (a parent folder's node_modules, NODE_PATH) go to Node.js every
-// time; a request that fails is never kept, and a kept file that is gone is resolved by Node.js again. A cache that cannot be read is empty, one that cannot be written is skipped; written at exit when
-// something was added, whole (a temporary beside it, renamed).
+// time; a request that fails is never kept, and a kept file that is gone is resolved by Node.js again. A cache that
+// cannot be read is empty, one that cannot be written is skipped; written at exit when something was added or
+// dropped, whole (a temporary beside it, renamed).
 
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
