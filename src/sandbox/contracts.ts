@@ -227,6 +227,10 @@ export interface SandboxOptions {
   directoryJwks: { keys: Record<string, unknown>[] };
   /** Where clients, consents, grants and tokens persist. Required: tests and the demo pass a fresh temp dir. */
   dataDir: string;
+  /** The ID-token signing key (a private RSA JWK with kid, alg PS256) instead of the data folder's keys.json, which is
+   *  then neither read nor written: the demo's emulator starts on a fresh folder each time and keeps its key in the
+   *  state folder (src/state/embedded-sandbox.ts). */
+  idTokenKey?: Record<string, unknown>;
   /** Listen address; the URLs use it too. Default 127.0.0.1. */
   host?: string;
   /** Default 0 for both (tests). `obflow sandbox` may fix them. */

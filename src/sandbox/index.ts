@@ -12,7 +12,8 @@ import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTR
 import { directoryKeySet } from './auth/deps.js';
 import { resolveFapi } from './auth/fapi.js';
 import type { AuthDeps } from './auth/deps.js';
-import { createSigningKey, KEYS_FILE, readSigningKey } from './auth/keys.js';
+import { createSigningKey, KEYS_FILE, readSigningKey, signingKeyFrom } from './auth/keys.js';
+import type { JWK } from 'jose';
 import { PAGE_SKINS } from './auth/pages.js';
 import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls, TokenAuthMethod } from './contracts.js';
 import { AIS_API_VERSIONS, PROFILE_NAMES, TOKEN_AUTH_METHODS } from './contracts.js';
@@ -27,6 +28,7 @@ import { SandboxDb } from './store/db.js';
 
 export type { SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
 export { PAGE_SKIN_NAMES, PROFILE_NAMES, SandboxDataError, SandboxNativeModuleError } from './contracts.js';
+export { newIdTokenKey } from './auth/keys.js';
 
 const DEFAULT_SEED = 'obflow-sandbox';
 /** How often expired rows are pruned while the sandbox runs (besides once at start), unless options say otherwise. */
@@ -88,7 +90,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     consents = openConsentStore(db);
     db.migrateLegacy(dataDir, [...Object.values(AUTH_COLLECTIONS), CONSENT_COLLECTION]);
     while (db.pruneBatch(now().getTime()) > 0);
-    stored = await readSigningKey(dataDir);
+    stored = options.idTokenKey !== undefined ? await signingKeyFrom(options.idTokenKey as JWK) : await readSigningKey(dataDir);
   } catch (error) {
     db.close();
     throw error;

@@ -3,14 +3,16 @@
 // here only when one starts, like newman and playwright-core: no other command pays for it.
 
 import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import type { PageSkinName, SandboxHandle, SandboxOptions } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
 import { onInterrupt } from '../interrupt.js';
+import { ensureDirectory, writeFileAtomic } from '../fs.js';
+import { stateLayout } from './layout.js';
 
 export interface EmbeddedSandboxOptions {
   /** Persist the emulator's state here; default: a fresh temporary folder. */
@@ -77,8 +79,14 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   const disposeInterrupt = onInterrupt(close);
   const fapi = options.fapi ?? embeddedFapi(config);
   const sandboxModule = import('../sandbox/index.js');
-  const starting: Promise<SandboxHandle> = sandboxModule.then(({ startSandbox }) =>
+  // A fresh data folder each start (the demo's) keeps its ID-token key in the state folder: an RSA key is 80–270 ms of
+  // CPU to make, which every demo paid on the start's second core (docs/notes.md, "the start's CPU, third pass").
+  const keptKey = temporary
+    ? sandboxModule.then(({ newIdTokenKey }) => keptIdTokenKey(stateLayout(config.stateDir).embeddedIdTokenKey, newIdTokenKey))
+    : Promise.resolve(undefined);
+  const starting: Promise<SandboxHandle> = Promise.all([sandboxModule, keptKey]).then(([{ startSandbox }, idTokenKey]) =>
     startSandbox({
+      ...(idTokenKey !== undefined ? { idTokenKey } : {}),
       serverCertificate,
       serverKey,
       clientCa: [issuing, root],
@@ -127,6 +135,25 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       cause,
     });
   }
+}
+
+/** The ID-token key kept in `file` (a private RSA JWK with its kid), or a new one written there (0600). A file that
+ *  cannot be read or holds no such key is replaced; one that cannot be written only costs the next start a new key. */
+async function keptIdTokenKey(file: string, newIdTokenKey: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  try {
+    const kept = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    if (kept.kty === 'RSA' && typeof kept.d === 'string' && typeof kept.kid === 'string') return kept;
+  } catch {
+    // Absent or damaged: a new key below.
+  }
+  const key = await newIdTokenKey();
+  try {
+    await ensureDirectory(dirname(file), { secret: true });
+    await writeFileAtomic(file, `${JSON.stringify(key)}\n`, { secret: true });
+  } catch {
+    // Not kept: the next start makes another.
+  }
+  return key;
 }
 
 /**

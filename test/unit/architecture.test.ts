@@ -318,6 +318,7 @@ describe('the state folder', () => {
       'reports',
       'run',
       'sandbox',
+      'sandbox-id-token-key.json',
       'ssl-client-cert-list.json',
       'target-ca.pem',
       'workspace',
