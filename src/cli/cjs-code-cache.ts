@@ -198,13 +198,19 @@ function writeCache(file: string, cache: OpenCache, compiled: Map<string, { scri
   const indexBytes = Buffer.from(JSON.stringify(next), 'utf8');
   const header = Buffer.alloc(4);
   header.writeUInt32BE(indexBytes.length, 0);
+  writeCacheFile(file, Buffer.concat([header, indexBytes, ...parts]));
+}
+
+/** A start cache's file written whole (a temporary beside it, renamed): a reader never sees half of it. Never throws —
+ *  the caches write at exit, where a throw would replace the command's exit code; a read-only installation or a full
+ *  disk leaves the next start without the cache, as without caching. (This cache, sandbox-code-cache, resolve-cache.) */
+export function writeCacheFile(file: string, data: string | Uint8Array): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(temporary, Buffer.concat([header, indexBytes, ...parts]));
+    writeFileSync(temporary, data);
     renameSync(temporary, file);
   } catch {
-    // A read-only installation or a full disk: the next start compiles from source, as without the cache.
     try {
       rmSync(temporary, { force: true });
     } catch {

@@ -13,10 +13,10 @@
 // cannot be read is empty, one that cannot be written is skipped; written at exit when something was added or
 // dropped, whole (a temporary beside it, renamed).
 
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { flagsFileName } from './cjs-code-cache.js';
+import { flagsFileName, writeCacheFile } from './cjs-code-cache.js';
 
 interface ResolvingModule {
   filename?: string | null;
@@ -95,15 +95,8 @@ export function installResolveCache(dir: string, lockfile: string): void {
   // Never a throw at exit (the exit code is the command's).
   process.on('exit', () => {
     if (!changed || kept === undefined) return;
-    const temporary = `${file}.${process.pid}.tmp`;
-    try {
-      mkdirSync(dirname(file), { recursive: true });
-      const content: CacheFile = { installation, resolved: Object.fromEntries(kept) };
-      writeFileSync(temporary, JSON.stringify(content));
-      renameSync(temporary, file);
-    } catch {
-      rmSync(temporary, { force: true });
-    }
+    const content: CacheFile = { installation, resolved: Object.fromEntries(kept) };
+    writeCacheFile(file, JSON.stringify(content));
   });
 }
 

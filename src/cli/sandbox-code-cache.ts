@@ -14,10 +14,10 @@
 // the first sandbox is made) the boot code is compiled as before, and nothing is cached.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import vm from 'node:vm';
-import { flagsFileName } from './cjs-code-cache.js';
+import { flagsFileName, writeCacheFile } from './cjs-code-cache.js';
 
 /** Code this large is a sandbox's boot code (postman-sandbox's is 2.4 MB); collection scripts and dispatches are small. */
 export const BOOT_CODE_MIN_LENGTH = 1024 * 1024;
@@ -72,11 +72,13 @@ export function installSandboxCodeCache(dir: string, heapFlags: readonly string[
   // At exit the code holds what the run compiled too. Never a throw here (the exit code is the command's).
   process.on('exit', () => {
     if (toWrite === undefined) return;
+    let code: Buffer;
     try {
-      writeCache(file, toWrite.hash, toWrite.script.createCachedData());
+      code = toWrite.script.createCachedData();
     } catch {
-      // The cache only costs speed: the next run compiles from source.
+      return; // The cache only costs speed: the next run compiles from source.
     }
+    writeCacheFile(file, Buffer.concat([Buffer.from(toWrite.hash, 'latin1'), code]));
   });
 }
 
@@ -99,15 +101,4 @@ function readCache(file: string, hash: string): Buffer | undefined {
   }
   const named = Buffer.from(hash, 'latin1');
   return data.length > named.length && data.subarray(0, named.length).equals(named) ? data.subarray(named.length) : undefined;
-}
-
-function writeCache(file: string, hash: string, code: Buffer): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(temporary, Buffer.concat([Buffer.from(hash, 'latin1'), code]));
-    renameSync(temporary, file);
-  } catch {
-    rmSync(temporary, { force: true });
-  }
 }

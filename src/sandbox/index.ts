@@ -12,7 +12,7 @@ import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTR
 import { directoryKeySet } from './auth/deps.js';
 import { resolveFapi } from './auth/fapi.js';
 import type { AuthDeps } from './auth/deps.js';
-import { createSigningKey, KEYS_FILE, readSigningKey, signingKeyFrom } from './auth/keys.js';
+import { createSigningKey, KEYS_FILE, readSigningKey, signingKeyOf } from './auth/keys.js';
 import type { JWK } from 'jose';
 import { PAGE_SKINS } from './auth/pages.js';
 import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls, TokenAuthMethod } from './contracts.js';
@@ -90,7 +90,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     consents = openConsentStore(db);
     db.migrateLegacy(dataDir, [...Object.values(AUTH_COLLECTIONS), CONSENT_COLLECTION]);
     while (db.pruneBatch(now().getTime()) > 0);
-    stored = options.idTokenKey !== undefined ? await signingKeyFrom(options.idTokenKey as JWK) : await readSigningKey(dataDir);
+    stored = options.idTokenKey !== undefined ? await signingKeyOf(options.idTokenKey as JWK) : await readSigningKey(dataDir);
   } catch (error) {
     db.close();
     throw error;

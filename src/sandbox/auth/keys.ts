@@ -55,12 +55,8 @@ export async function newIdTokenKey(): Promise<JWK> {
   return { ...exported, kid: await calculateJwkThumbprint(exported), alg: 'PS256', use: 'sig' };
 }
 
-/** The signing key of a private JWK the caller keeps (SandboxOptions.idTokenKey); throws when it is not one. */
-export function signingKeyFrom(privateJwk: JWK): Promise<SigningKey> {
-  return signingKeyOf(privateJwk);
-}
-
-async function signingKeyOf(privateJwk: JWK): Promise<SigningKey> {
+/** The signing key of a private JWK (keys.json's, or SandboxOptions.idTokenKey); throws when it is not one. */
+export async function signingKeyOf(privateJwk: JWK): Promise<SigningKey> {
   const { kty, n, e, d, kid, alg, use } = privateJwk;
   if (kty !== 'RSA' || !n || !e || !d) throw new Error('not an RSA private key');
   if (!kid) throw new Error('the key has no kid');
