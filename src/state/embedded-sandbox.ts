@@ -4,6 +4,7 @@
 
 import { mkdtempSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
+import { importJWK } from 'jose';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
@@ -142,7 +143,11 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
 async function keptIdTokenKey(file: string, newIdTokenKey: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
   try {
     const kept = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-    if (kept.kty === 'RSA' && typeof kept.d === 'string' && typeof kept.kid === 'string') return kept;
+    // A key the emulator would refuse at its start (ERR_SANDBOX_START, with a hint about ports) is replaced here.
+    if (kept.kty === 'RSA' && typeof kept.d === 'string' && typeof kept.kid === 'string') {
+      await importJWK(kept, 'PS256');
+      return kept;
+    }
   } catch {
     // Absent or damaged: a new key below.
   }

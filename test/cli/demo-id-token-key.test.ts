@@ -49,6 +49,9 @@ describe("the demo's emulator and its ID-token key", () => {
   it('replaces a damaged key file with a new key', () => {
     writeFileSync(keyFile, '{ "kty": "RSA" }\n', { mode: 0o600 });
     demo();
+    // Shaped as a key, but not one: the emulator would refuse it at its start.
+    writeFileSync(keyFile, '{ "kty": "RSA", "d": "AQAB", "kid": "x", "n": "AQAB", "e": "AQAB" }\n', { mode: 0o600 });
+    demo();
     const { kid } = JSON.parse(readFileSync(keyFile, 'utf8')) as { kid: string };
     expect(kid).toBeTypeOf('string');
     expect(bankKids()).toEqual([kid]);
