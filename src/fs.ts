@@ -3,7 +3,7 @@
 // The temporary files still in flight are known (pendingTemporaryFiles), so an interrupt can remove them.
 
 import { randomBytes } from 'node:crypto';
-import { renameSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ObflowError } from './errors.js';
@@ -147,4 +147,23 @@ const WRITE_HINT =
 
 function writeFailed(what: string, cause: unknown, reason = (cause as Error).message): ObflowError {
   return new ObflowError('ERR_WRITE_FAILED', `${what}: ${reason}`, { hint: WRITE_HINT, cause });
+}
+
+/** A cache's file written whole (a temporary beside it, renamed): a reader never sees half of it. Never throws — the
+ *  start caches write at exit, where a throw would replace the command's exit code; a read-only installation or a full
+ *  disk leaves the next start without the cache, as without caching. (src/cli/'s cjs-code-cache, sandbox-code-cache and
+ *  resolve-cache; src/report/template-cache.ts.) */
+export function writeCacheFile(file: string, data: string | Uint8Array): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(temporary, data);
+    renameSync(temporary, file);
+  } catch {
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // No folder to hold it: nothing was written.
+    }
+  }
 }

@@ -12,10 +12,11 @@
 // a cache, nor an index of another write's code.
 
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import vm from 'node:vm';
+import { writeCacheFile } from '../fs.js';
 
 /** Where a cached file's code is (offset after the index, length), and the SHA-1 of the source it was compiled from. */
 type IndexEntry = [offset: number, length: number, sourceHash: string];
@@ -199,22 +200,4 @@ function writeCache(file: string, cache: OpenCache, compiled: Map<string, { scri
   const header = Buffer.alloc(4);
   header.writeUInt32BE(indexBytes.length, 0);
   writeCacheFile(file, Buffer.concat([header, indexBytes, ...parts]));
-}
-
-/** A start cache's file written whole (a temporary beside it, renamed): a reader never sees half of it. Never throws —
- *  the caches write at exit, where a throw would replace the command's exit code; a read-only installation or a full
- *  disk leaves the next start without the cache, as without caching. (This cache, sandbox-code-cache, resolve-cache.) */
-export function writeCacheFile(file: string, data: string | Uint8Array): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(temporary, data);
-    renameSync(temporary, file);
-  } catch {
-    try {
-      rmSync(temporary, { force: true });
-    } catch {
-      // No folder to hold it: nothing was written.
-    }
-  }
 }

@@ -2,8 +2,9 @@
 // the next start. Node.js ≥ 22.1 offers it (module.enableCompileCache, every module); on an older Node.js (20) obflow's
 // own hook caches the CommonJS dependencies (src/cli/cjs-code-cache.ts: newman's tree, most of a run's loading). On
 // every Node.js, newman's script sandbox's boot code is cached too (src/cli/sandbox-code-cache.ts): neither cache above
-// sees code run with vm.runInContext; and so is where `require` found each dependency's file (src/cli/resolve-cache.ts),
-// which Node.js's loader looks up again at every start.
+// sees code run with vm.runInContext; so is where `require` found each dependency's file (src/cli/resolve-cache.ts),
+// which Node.js's loader looks up again at every start; and so are the HTML pages' Handlebars templates, compiled again
+// by every run (src/run/reporters/template-cache.ts).
 // Only the obflow process itself turns it on (src/cli/main.ts, when run as the command), never a program that imports
 // obflow. The cache lives with the installation, in node_modules/.cache/obflow-compile-cache of obflow's folder (where
 // tools keep their caches; never the system's temporary folder, which obflow leaves as it found it, nor the user's
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { flagsKey, installCjsCodeCache } from './cjs-code-cache.js';
 import { installResolveCache } from './resolve-cache.js';
 import { installSandboxCodeCache } from './sandbox-code-cache.js';
+import { keepCompiledTemplates } from '../run/reporters/template-cache.js';
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string; directory?: string };
 
@@ -41,6 +43,7 @@ export function enableCompileCache(
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return 'none';
   installSandboxCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable);
   installResolveCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, INSTALLATION_LOCKFILE);
+  keepCompiledTemplates(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR);
   const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== 'function')
     return installCjsCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable) ? 'commonjs' : 'none';

@@ -16,7 +16,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { flagsFileName, writeCacheFile } from './cjs-code-cache.js';
+import { writeCacheFile } from '../fs.js';
+import { flagsFileName } from './cjs-code-cache.js';
 
 interface ResolvingModule {
   filename?: string | null;

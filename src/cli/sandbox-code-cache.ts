@@ -17,7 +17,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
-import { flagsFileName, writeCacheFile } from './cjs-code-cache.js';
+import { writeCacheFile } from '../fs.js';
+import { flagsFileName } from './cjs-code-cache.js';
 
 /** Code this large is a sandbox's boot code (postman-sandbox's is 2.4 MB); collection scripts and dispatches are small. */
 export const BOOT_CODE_MIN_LENGTH = 1024 * 1024;

@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../generate/files.js';
 import { stepsByName, type LegStep, type MergedLeg, type MergedSummary, type SlowerThreshold } from './merge.js';
-import { compileWithTiming, loadTiming, type CompiledTemplate, type TimingPicture } from './timing.js';
+import type { CompiledTemplate } from '../run/reporters/template-cache.js';
+import { compileWithTiming, loadTiming, type TimingPicture } from './timing.js';
 
 const CELL_MARK: Record<LegStep['status'] | 'absent', string> = { passed: '✓', failed: '✗', skipped: '–', 'not-reached': '·', absent: '' };
 

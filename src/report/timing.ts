@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { reportModuleDir } from '../run/reporters/page.js';
+import { compileTemplate, type CompiledTemplate, type HandlebarsInstance } from '../run/reporters/template-cache.js';
 
 export type TimingStatus = 'passed' | 'failed' | 'skipped' | 'not-reached';
 
@@ -25,11 +26,8 @@ interface TimingModule {
   formatMs(ms: number): string;
 }
 
-/** A compiled template: view in, HTML out. */
-export type CompiledTemplate = (view: unknown) => string;
-
 interface ReportTemplatesModule {
-  handlebarsWithTiming(): { compile(source: string, options?: { strict?: boolean }): CompiledTemplate };
+  handlebarsWithTiming(): HandlebarsInstance;
 }
 
 let timing: Promise<TimingModule> | undefined;
@@ -43,5 +41,5 @@ export function loadTiming(): Promise<TimingModule> {
 /** Compiles a page template with the timing partials (`{{> timing picture}}`, `{{> timingCss}}`) registered. */
 export async function compileWithTiming(source: string): Promise<CompiledTemplate> {
   templates ??= import(pathToFileURL(join(reportModuleDir(), 'report.mjs')).href) as Promise<ReportTemplatesModule>;
-  return (await templates).handlebarsWithTiming().compile(source, { strict: false });
+  return compileTemplate((await templates).handlebarsWithTiming(), source, { strict: false });
 }

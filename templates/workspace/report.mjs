@@ -234,9 +234,16 @@ export function utcText(iso) {
   return `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** The model as one self-contained HTML document (the template sits beside this file). */
-export function renderReport(model) {
-  template ??= handlebarsWithTiming().compile(readFileSync(new URL('./report.html.hbs', import.meta.url), 'utf8'), { strict: false });
+/** Handlebars' own compile: the template from its source. */
+function compileFromSource(handlebars, source, options) {
+  return handlebars.compile(source, options);
+}
+
+/** The model as one self-contained HTML document (the template sits beside this file). `compile` makes the template
+ *  from the Handlebars instance (partials registered), the source and the options, once per process: from source here,
+ *  and obflow passes one that keeps the compiled template between runs (its src/run/reporters/template-cache.ts). */
+export function renderReport(model, compile = compileFromSource) {
+  template ??= compile(handlebarsWithTiming(), readFileSync(new URL('./report.html.hbs', import.meta.url), 'utf8'), { strict: false });
   const count = (status) => model.steps.filter((step) => step.status === status).length;
   const view = {
     ...model,

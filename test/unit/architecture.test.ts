@@ -408,7 +408,8 @@ function loadedBy(entry: string, texts: ReadonlyMap<string, string>): { modules:
 }
 
 /** The modules outside src/cli/ that `obflow --help` may load: declarations the command modules' flags need (choices,
- *  defaults) and the entry's own error, interrupt and file helpers — none imports a package. A constant a flag needs
+ *  defaults), the entry's own error, interrupt and file helpers, and the template cache the start names its folder to
+ *  (src/run/reporters/template-cache.ts) — none imports a package. A constant a flag needs
  *  lives in a module like these, never in a schema or an implementation (issue 21: zod's 95 modules came in through
  *  one constant of src/config/schema.ts and made `--help` 0.28 s instead of 0.19 s of CPU). */
 const HELP_PATH_MODULES = [
@@ -424,6 +425,7 @@ const HELP_PATH_MODULES = [
   'src/report/defaults.ts',
   'src/run/channels.ts',
   'src/run/reporters/names.ts',
+  'src/run/reporters/template-cache.ts',
   'src/sandbox/contracts.ts',
 ];
 

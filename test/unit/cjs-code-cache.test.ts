@@ -188,4 +188,28 @@ describe('the compile cache of a start (src/cli/compile-cache.ts)', () => {
     expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 1, added: 0 });
     expect(stats({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual({ hits: 0, added: 0 });
   });
+
+  it("keeps the HTML pages' compiled templates (src/run/reporters/template-cache.ts), and not when turned off", () => {
+    scratch = tempDirSync('obflow-compile-cache-');
+    const script = [
+      "import Handlebars from 'handlebars';",
+      `const m = await import(${JSON.stringify(`${DIST}/cli/compile-cache.js`)});`,
+      `const t = await import(${JSON.stringify(`${DIST}/run/reporters/template-cache.js`)});`,
+      'm.enableCompileCache(process.env);',
+      "t.compileTemplate(Handlebars.create(), '<p>{{x}}</p>');",
+      'console.log(JSON.stringify(t.templateCacheStats()));',
+    ].join('\n');
+    const stats = (env: Record<string, string>) => {
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+        cwd: resolve(DIST, '..'),
+      });
+      expect(run.status, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as unknown;
+    };
+    expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 0, misses: 1 });
+    expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 1, misses: 0 });
+    expect(stats({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual({ hits: 0, misses: 0 });
+  });
 });

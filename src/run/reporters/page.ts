@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../../generate/files.js';
 import type { AccountRow } from '../../runner-rules.js';
 import type { VersionComparison } from './compare-versions.js';
+import { compileTemplate, type CompiledTemplate, type HandlebarsInstance } from './template-cache.js';
 
 export interface ReportAssertion {
   name: string;
@@ -110,7 +111,7 @@ interface ReportModule {
     secrets?: Iterable<string>;
     redact?: (text: string) => string;
   }): ReportCollector;
-  renderReport(model: ReportModel): string;
+  renderReport(model: ReportModel, compile?: (handlebars: HandlebarsInstance, source: string, options: object) => CompiledTemplate): string;
 }
 
 export function reportModuleDir(templatesDir = DEFAULT_TEMPLATES_DIR): string {
@@ -126,7 +127,7 @@ export function loadReportModule(): Promise<ReportModule> {
 }
 
 export async function renderHtmlReport(model: ReportModel): Promise<string> {
-  return (await loadReportModule()).renderReport(model);
+  return (await loadReportModule()).renderReport(model, compileTemplate);
 }
 
 /** obflow's own version (package.json beside templates/). */
