@@ -16,6 +16,7 @@ import { createContext, runLocalStep, stepEnd, type RunContext } from './context
 import type { RunEvent } from './events.js';
 import { environmentFromNewman, runNewmanBatch, type BatchSink } from './newman-adapter.js';
 import { loadNewman } from './newman-load.js';
+import { keepCertificateFiles } from './certificate-files.js';
 import { DEFAULT_REPORTERS, removePreviousReports } from './reporters/index.js';
 import type { RunResult, StepResult } from './result.js';
 import type { RunStep, RunStepsInput } from './steps.js';
@@ -48,10 +49,13 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
     input.sslExtraCaCerts === undefined
       ? undefined
       : new ExtraCaAgent((await readMaterialFile(input.sslExtraCaCerts, 'server CA bundle')).toString('utf8'));
+  // newman reads the client certificate's files before every request: from memory for this run (certificate-files.ts).
+  const releaseCertificateFiles = run === undefined ? undefined : keepCertificateFiles(input.sslClientCertList);
   try {
     const context = createContext(input, run, httpsAgent);
     return await runAll(context);
   } finally {
+    releaseCertificateFiles?.();
     httpsAgent?.destroy();
   }
 }

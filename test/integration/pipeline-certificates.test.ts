@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 import { isObflowError } from '../../src/errors.js';
 import { STEP_NAMES } from '../../src/generate/index.js';
+import { certificateFileStats } from '../../src/run/certificate-files.js';
 import { buildRunPlan, buildSslClientCertList, runSteps, type SslClientCert } from '../../src/run/index.js';
 import { getTestIdentity } from '../helpers/identity.js';
 import { usePreparedSandbox } from './pipeline-helpers.js';
@@ -148,6 +149,18 @@ describe('a PFX transport certificate', () => {
     const before = fixture.sandbox.log.length;
     expect(await codeOf(run([{ ...(pfxList[0] as SslClientCert), passphrase: 'wrong' }]))).toBe('ERR_PFX_PASSPHRASE');
     expect(fixture.sandbox.log.length).toBe(before);
+  });
+});
+
+describe("the list's files (src/run/certificate-files.ts)", () => {
+  it('are read once for the run: newman asks for them before every request and gets them from memory', async () => {
+    const before = certificateFileStats().answered;
+    const result = await run(fixture.prepared.certList);
+    expect(result).toMatchObject({ passed: true });
+    const requests = (result as { steps: { requests: number }[] }).steps.reduce((sum, step) => sum + step.requests, 0);
+    expect(requests).toBeGreaterThan(5);
+    // A key and a certificate for every request (the emulator refuses any request without them).
+    expect(certificateFileStats().answered - before).toBe(2 * requests);
   });
 });
 
