@@ -1,6 +1,8 @@
 // Pure parts of the run: the plan (step order, browser consent slot), the batch collection, the environment coming
 // back from newman (secrets stay secret, sorted), and the demo summary (no secrets, InterimAvailable and counts).
 
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { mergeEnvironment } from '../../src/environment/index.js';
@@ -15,6 +17,8 @@ import {
   type RunStep,
   type StepResult,
 } from '../../src/run/index.js';
+import { removePreviousReports } from '../../src/run/reporters/index.js';
+import { tempDirSync } from '../helpers/temp.js';
 
 const collection = (name: string): object => ({
   info: { name },
@@ -239,5 +243,17 @@ describe('redactSecrets', () => {
     expect(redactSecrets('200 GET /accounts/7020 with pin 0 and "0"', ['0'])).toBe(
       '200 GET /accounts/7020 with pin [redacted] and "[redacted]"',
     );
+  });
+});
+
+describe("removePreviousReports: an earlier run's reports go before a run (issue 32)", () => {
+  it("removes obflow's report files of these steps that are there, and nothing else", async () => {
+    const dir = tempDirSync('obflow-reports-');
+    const ours = ['report.html', 'obflow-run.json', 'discovery.xml', 'discovery--code-exchange.xml', 'psu-consent--code-exchange.xml'];
+    const theirs = ['notes.txt', 'accounts.xml', 'discovery--accounts.xml'];
+    for (const name of [...ours, ...theirs]) writeFileSync(join(dir, name), name);
+    await removePreviousReports(dir, names);
+    expect(readdirSync(dir).sort()).toEqual([...theirs].sort());
+    await expect(removePreviousReports(join(dir, 'missing'), names)).resolves.toBeUndefined();
   });
 });

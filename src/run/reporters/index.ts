@@ -1,7 +1,7 @@
 // The reporters a run can be asked for by name (`obflow run --reporters cli,junit,json`): one row each, a factory
 // building a run subscriber (src/run/events.ts). A new reporter is a new file and one row here.
 
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReporterFactory } from '../events.js';
 import { createCliReporter } from './cli.js';
@@ -30,5 +30,13 @@ export async function removePreviousReports(reportDir: string, steps: readonly s
   const names = new Set([HTML_REPORT_FILE, JSON_REPORT_FILE]);
   for (let first = 0; first < steps.length; first += 1)
     for (let last = first; last < steps.length; last += 1) names.add(junitFileName(steps[first] ?? '', steps[last] ?? ''));
-  await Promise.all([...names].map((name) => rm(join(reportDir, name), { force: true })));
+  // The folder's names once, then only those present removed: not a removal tried for each of the 100-odd possible names.
+  let present: string[];
+  try {
+    present = await readdir(reportDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  await Promise.all(present.filter((name) => names.has(name)).map((name) => rm(join(reportDir, name), { force: true })));
 }
