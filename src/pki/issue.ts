@@ -7,7 +7,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import * as x509 from '@peculiar/x509';
-import { SignJWT, calculateJwkThumbprint } from 'jose';
+import { calculateJwkThumbprint } from 'jose/jwk/thumbprint';
+import { SignJWT } from 'jose/jwt/sign';
 
 import { ObflowError } from '../errors.js';
 import { writeFolderAtomic, type FolderFile } from './files.js';

@@ -4,7 +4,12 @@
 
 import { createPublicKey, type KeyObject, type X509Certificate } from 'node:crypto';
 
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
+import * as joseErrors from 'jose/errors';
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import { createLocalJWKSet } from 'jose/jwks/local';
+import { decodeJwt } from 'jose/jwt/decode';
+import { jwtVerify } from 'jose/jwt/verify';
+import type { JSONWebKeySet } from 'jose';
 
 import { ObflowError } from '../errors.js';
 import {

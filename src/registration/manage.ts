@@ -4,7 +4,7 @@
 // RFC 8705 §2.1). A refusal is one coded line with what obflow sent and what the bank answered.
 
 import { randomUUID, type KeyObject } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { SignJWT } from 'jose/jwt/sign';
 import type { Dispatcher } from 'undici';
 
 import { CLIENT_ASSERTION_LIFETIME_SECONDS, CLIENT_ASSERTION_TYPE } from '../client-auth.js';

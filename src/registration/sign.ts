@@ -2,7 +2,9 @@
 // `--dry-run` view of it: the signed JWT with its decoded header and claims, nothing sent.
 
 import type { KeyObject } from 'node:crypto';
-import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import { decodeJwt } from 'jose/jwt/decode';
+import { SignJWT } from 'jose/jwt/sign';
 import type { RegistrationClaims, RegistrationHeader } from './claims.js';
 
 /** PS256 with RSA-PSS salt length = hash length, as jose implements it (RFC 7518 §3.5). */

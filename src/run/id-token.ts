@@ -5,7 +5,11 @@
 // again after it when the token response carries an id_token; each rule is one assertion of the step's result.
 
 import { createHash } from 'node:crypto';
-import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import { createLocalJWKSet } from 'jose/jwks/local';
+import { compactVerify } from 'jose/jws/compact/verify';
+import { decodeJwt } from 'jose/jwt/decode';
+import type { JSONWebKeySet } from 'jose';
 import type { Dispatcher } from 'undici';
 import { getJson } from '../bank/http.js';
 import { ObflowError } from '../errors.js';

@@ -4,7 +4,7 @@
 
 import { mkdtempSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { importJWK } from 'jose';
+import { importJWK } from 'jose/key/import';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';

@@ -461,6 +461,23 @@ describe('what a start loads (issue 21)', () => {
     expect(packages.filter((name) => name in DEFERRED_PACKAGES)).toEqual([]);
   });
 
+  // jose's index re-exports its JWE side too (encryption, key management, deflate: ~20 modules more of ES module code,
+  // which Node.js 20 compiles at every start); obflow signs and verifies only, through jose's subpath exports.
+  const joseIndexImports = (sources: readonly { path: string; text: string }[]): string[] =>
+    sources.flatMap(({ path, text }) => (/^\s*import\s+(?!type\b)[^;]*?\bfrom\s+'jose'/m.test(text) ? [path] : []));
+
+  it("takes jose's functions from its subpaths, never its index (types only)", () => {
+    expect(joseIndexImports(files)).toEqual([]);
+  });
+
+  it("catches a module that takes a function from jose's index (the check can fail)", () => {
+    const sources = [
+      { path: 'src/a.ts', text: "import type { JWK } from 'jose';\nimport { SignJWT } from 'jose/jwt/sign';" },
+      { path: 'src/b.ts', text: "import { decodeJwt, type JWK } from 'jose';" },
+    ];
+    expect(joseIndexImports(sources)).toEqual(['src/b.ts']);
+  });
+
   it('catches a command module that imports a schema for a constant (the check can fail)', () => {
     const knot = new Map([
       [

@@ -4,7 +4,10 @@
 // login and consent pages (interactive). Refusals are OAuthErrors: back to the client once its redirect URI is
 // verified, else a page at the bank.
 
-import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import * as joseErrors from 'jose/errors';
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import { createLocalJWKSet } from 'jose/jwks/local';
+import { jwtVerify } from 'jose/jwt/verify';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName } from '../contracts.js';

@@ -7,7 +7,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
+import * as joseErrors from 'jose/errors';
+import { createLocalJWKSet } from 'jose/jwks/local';
+import { decodeJwt } from 'jose/jwt/decode';
+import { jwtVerify } from 'jose/jwt/verify';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, RequestContext, SandboxUrls, TokenAuthMethod } from '../contracts.js';

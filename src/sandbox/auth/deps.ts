@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { createLocalJWKSet } from 'jose';
+import { createLocalJWKSet } from 'jose/jwks/local';
 import type { JSONWebKeySet } from 'jose';
 
 import type {

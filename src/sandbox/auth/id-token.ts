@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 
-import { SignJWT } from 'jose';
+import { SignJWT } from 'jose/jwt/sign';
 
 import type { IdTokenFault } from '../contracts.js';
 import type { SigningKey } from './keys.js';

@@ -5,7 +5,10 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { calculateJwkThumbprint } from 'jose/jwk/thumbprint';
+import { exportJWK } from 'jose/key/export';
+import { generateKeyPair } from 'jose/key/generate/keypair';
+import { importJWK } from 'jose/key/import';
 import type { CryptoKey, JWK } from 'jose';
 
 import { SandboxDataError } from '../contracts.js';

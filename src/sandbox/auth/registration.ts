@@ -4,7 +4,11 @@
 
 import type { IncomingMessage } from 'node:http';
 
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import * as joseErrors from 'jose/errors';
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import { createLocalJWKSet } from 'jose/jwks/local';
+import { decodeJwt } from 'jose/jwt/decode';
+import { jwtVerify } from 'jose/jwt/verify';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, RequestContext } from '../contracts.js';
