@@ -11,7 +11,7 @@
 // at exit, only when something new was compiled, atomically (a temporary beside it, renamed): a start never reads half
 // a cache, nor an index of another write's code.
 
-import { createHash } from 'node:crypto';
+import { createHash, hash as digestOf } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join, sep } from 'node:path';
@@ -79,7 +79,7 @@ export function installCjsCodeCache(dir: string, heapFlags: readonly string[] = 
     if (!cacheable() || (format !== undefined && format !== 'commonjs') || !filename.includes(inNodeModules) || content.startsWith('#!')) {
       return original.call(this, content, filename, format);
     }
-    const hash = createHash('sha1').update(content).digest('base64');
+    const hash = digestOf('sha1', content, 'base64');
     cache ??= openCache(file);
     const entry = cache.index.get(filename);
     const cachedData = entry !== undefined && entry[2] === hash ? cache.read(entry) : undefined;

@@ -61,7 +61,8 @@ export function installResolveCache(dir: string, lockfile: string): void {
   let kept: Map<string, string> | undefined;
   const resolvedNow = (): Map<string, string> => (kept ??= readResolved(file, installation));
   let changed = false;
-  const modules = Module as unknown as { _resolveFilename: ResolveFilename };
+  const modules = Module as unknown as { _resolveFilename: ResolveFilename; _cache: Record<string, unknown> };
+  const loaded = modules._cache;
   const original = modules._resolveFilename;
   // The lockfile's node_modules, and the installation's folder: what the lockfile's key answers for.
   const packages = `${dirname(lockfile)}${sep}`;
@@ -75,8 +76,9 @@ export function installResolveCache(dir: string, lockfile: string): void {
     const key = `${dirname(from)}\0${request}`;
     const resolved = resolvedNow();
     const known = resolved.get(key);
-    // A kept file that is gone (a tree changed by hand, not by npm) is Node.js's to resolve again, and kept anew.
-    if (known !== undefined && existsSync(known)) {
+    // A kept file that is gone (a tree changed by hand, not by npm) is Node.js's to resolve again, and kept anew; one
+    // this process loaded already is Node.js's module cache's (it is not read again), and not looked for.
+    if (known !== undefined && (Object.hasOwn(loaded, known) || existsSync(known))) {
       stats.hits += 1;
       return known;
     }
