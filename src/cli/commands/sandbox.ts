@@ -96,9 +96,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       typeof argv['data-dir'] === 'string' ? resolve(state.io.cwd, argv['data-dir']) : core.stateLayout(config.stateDir).sandbox;
     const sandbox = await core.startEmbeddedSandbox(config, {
       dataDir,
-      log: (line) => {
-        if (!state.output.json && !state.output.quiet) state.io.stderr.write(`${line}\n`);
-      },
+      // Quiet or JSON: no request log at all, so the emulator formats no line per request only to drop it.
+      ...(state.output.json || state.output.quiet ? {} : { log: (line: string) => state.io.stderr.write(`${line}\n`) }),
       verbose: argv.verbose === true,
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),

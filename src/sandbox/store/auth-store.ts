@@ -2,7 +2,7 @@
 // protection, DCR v3.2), authorisation codes and PSU interactions ("grants"), and access/refresh tokens. Tokens and
 // codes are stored under the SHA-256 of their value, so the data directory never holds a usable bearer credential.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 import type { AccessTokenInfo, ClientDirectory, ProfileName, SandboxClient, TokenAuthMethod, TokenVerifier } from '../contracts.js';
 import type { Collection, CollectionSpec, SandboxDb } from './db.js';
@@ -95,7 +95,7 @@ export interface TokenRecord {
 }
 
 export function hashSecret(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
+  return hash('sha256', value, 'base64url');
 }
 
 const expiry = (value: { expiresAt: string }): number => Date.parse(value.expiresAt);
