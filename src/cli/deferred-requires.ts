@@ -48,8 +48,9 @@ export function installDeferredRequires(): void {
   installed = true;
   const modules = Module as unknown as { _load: Load };
   const original = modules._load;
+  if (typeof original !== 'function') return;
   const suffixes = DEFERRED.map((deferral) => ({ ...deferral, suffix: `${sep}node_modules${sep}${deferral.parent.split('/').join(sep)}` }));
-  modules._load = function load(this: unknown, request, parent, isMain) {
+  const load: Load = function load(this: unknown, request, parent, isMain) {
     const filename = parent?.filename;
     const deferral =
       typeof filename === 'string' ? suffixes.find((entry) => entry.request === request && filename.endsWith(entry.suffix)) : undefined;
@@ -64,6 +65,11 @@ export function installDeferredRequires(): void {
       return loaded;
     });
   };
+  try {
+    modules._load = load;
+  } catch {
+    // A Node.js whose loader cannot be wrapped: faker loads at the start, as without obflow.
+  }
 }
 
 /** `<namespace>.<name>` → a function calling the package's own (the same function for the same name). */

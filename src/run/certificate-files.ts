@@ -2,20 +2,18 @@
 // the certificate of the sslClientCertList entry a request matches before every request (its request-helpers-presend:
 // `fileResolver.readFile(src)`, newman's SecureFS, whose readFile is node:fs's readFile): 75 reads in the default demo,
 // each four trips through libuv's thread pool that the request waits for — 90–150 ms summed on this machine. For
-// obflow's own runs (src/run/runner.ts) the files the list names are read once at the run's start, after the preflight
-// checked them, and newman's reads of those paths are answered from memory (a copy, on the next tick, as fs.readFile
-// answers); any other file newman reads goes to fs.readFile as before. A run is seconds long: a certificate renewed
-// during one is read by the next. A newman whose resolver is not where this looks keeps reading the files itself.
+// obflow's own runs (src/run/runner.ts) the files the list names are read at the run's start, after the preflight
+// checked them, and newman's reads of those paths are answered from memory until the run ends (a copy, on the next
+// tick, as fs.readFile answers); any other file newman reads goes to fs.readFile as before. A file renewed during a run
+// is read by the next run (a run that starts while another keeps the path reads it afresh, and both get the newer
+// bytes). A newman whose resolver is not where newman-load.ts looks keeps reading the files itself.
 
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { loadNewmanFileResolver } from './newman-load.js';
 import type { SslClientCert } from './certificates.js';
+import type { NewmanFileResolver } from './newman-types.js';
 
 type ReadFileCallback = (error: NodeJS.ErrnoException | null, data?: Buffer) => void;
-
-interface SecureFsPrototype {
-  readFile(this: unknown, path: unknown, ...rest: unknown[]): void;
-}
 
 export interface CertificateFileStats {
   /** Reads newman asked for that were answered from memory. */
@@ -25,7 +23,7 @@ export interface CertificateFileStats {
 /** Path → contents, with how many runs keep it. */
 const kept = new Map<string, { data: Buffer; runs: number }>();
 const stats: CertificateFileStats = { answered: 0 };
-let installed: boolean | undefined;
+const patched = new WeakSet<object>();
 
 /** What this process's runs answered so far (for tests). */
 export function certificateFileStats(): CertificateFileStats {
@@ -33,24 +31,25 @@ export function certificateFileStats(): CertificateFileStats {
 }
 
 /** Keeps the files the list names (key, certificate, PFX) for newman's reads until the returned release is called. */
-export function keepCertificateFiles(list: readonly SslClientCert[]): () => void {
-  if (!install()) return () => undefined;
+export async function keepCertificateFiles(
+  list: readonly SslClientCert[],
+  resolver: Promise<NewmanFileResolver | undefined> = loadNewmanFileResolver(),
+): Promise<() => void> {
+  const fileResolver = await resolver;
+  if (fileResolver === undefined) return () => undefined;
+  answerKeptPaths(fileResolver);
   const paths = [...new Set(list.flatMap((entry) => [entry.key?.src, entry.cert?.src, entry.pfx?.src]))].filter(
     (path): path is string => path !== undefined,
   );
   const mine: string[] = [];
   for (const path of paths) {
-    const entry = kept.get(path);
-    if (entry !== undefined) entry.runs += 1;
-    else {
-      let data: Buffer;
-      try {
-        data = readFileSync(path);
-      } catch {
-        continue; // newman reads it itself, and warns as it does
-      }
-      kept.set(path, { data, runs: 1 });
+    let data: Buffer;
+    try {
+      data = readFileSync(path);
+    } catch {
+      continue; // newman reads it itself, and warns as it does
     }
+    kept.set(path, { data, runs: (kept.get(path)?.runs ?? 0) + 1 });
     mine.push(path);
   }
   let released = false;
@@ -65,17 +64,11 @@ export function keepCertificateFiles(list: readonly SslClientCert[]): () => void
   };
 }
 
-/** newman's file resolver answers kept paths from memory; false where newman's resolver is not what this expects. */
-function install(): boolean {
-  if (installed !== undefined) return installed;
-  let prototype: SecureFsPrototype | undefined;
-  try {
-    const SecureFS = createRequire(import.meta.url)('newman/lib/run/secure-fs.js') as { prototype?: SecureFsPrototype };
-    prototype = typeof SecureFS.prototype?.readFile === 'function' ? SecureFS.prototype : undefined;
-  } catch {
-    prototype = undefined;
-  }
-  if (prototype === undefined) return (installed = false);
+/** The resolver's readFile answers kept paths from memory (installed once per resolver class). */
+function answerKeptPaths(resolver: NewmanFileResolver): void {
+  const prototype = resolver.prototype;
+  if (patched.has(prototype)) return;
+  patched.add(prototype);
   const original = prototype.readFile;
   prototype.readFile = function readFile(this: unknown, path: unknown, ...rest: unknown[]): void {
     const entry = typeof path === 'string' ? kept.get(path) : undefined;
@@ -88,5 +81,4 @@ function install(): boolean {
     const data = Buffer.from(entry.data);
     process.nextTick(() => (callback as ReadFileCallback)(null, data));
   };
-  return (installed = true);
 }

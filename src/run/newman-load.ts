@@ -1,7 +1,8 @@
 // newman's loading: the lazy import, once per process.
 
+import { createRequire } from 'node:module';
 import { withoutWarning } from '../runner-rules.js';
-import type { NewmanRun } from './newman-types.js';
+import type { NewmanFileResolver, NewmanRun } from './newman-types.js';
 
 let newmanRun: Promise<NewmanRun> | undefined;
 
@@ -11,4 +12,17 @@ let newmanRun: Promise<NewmanRun> | undefined;
 export function loadNewman(): Promise<NewmanRun> {
   newmanRun ??= withoutWarning('DEP0176', () => import('newman')).then((module) => (module.default as unknown as { run: NewmanRun }).run);
   return newmanRun;
+}
+
+/** newman's file resolver class (lib/run/secure-fs.js, whose readFile postman-runtime calls for a request's certificate
+ *  files), for src/run/certificate-files.ts; undefined where a newman keeps it elsewhere. Loaded as newman is. */
+export function loadNewmanFileResolver(): Promise<NewmanFileResolver | undefined> {
+  return withoutWarning('DEP0176', async () => {
+    try {
+      const resolver = createRequire(import.meta.url)('newman/lib/run/secure-fs.js') as Partial<NewmanFileResolver> | undefined;
+      return typeof resolver?.prototype?.readFile === 'function' ? (resolver as NewmanFileResolver) : undefined;
+    } catch {
+      return undefined;
+    }
+  });
 }

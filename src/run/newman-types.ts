@@ -95,3 +95,8 @@ export interface NewmanEmitter {
 }
 
 export type NewmanRun = (options: NewmanOptions, callback: (error: Error | null, summary: NewmanSummary) => void) => NewmanEmitter;
+
+/** newman's SecureFS: postman-runtime reads certificate files through its prototype's readFile (node:fs's). */
+export interface NewmanFileResolver {
+  prototype: { readFile(this: unknown, path: unknown, ...rest: unknown[]): void };
+}

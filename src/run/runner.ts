@@ -50,7 +50,7 @@ export async function runSteps(input: RunStepsInput): Promise<RunResult> {
       ? undefined
       : new ExtraCaAgent((await readMaterialFile(input.sslExtraCaCerts, 'server CA bundle')).toString('utf8'));
   // newman reads the client certificate's files before every request: from memory for this run (certificate-files.ts).
-  const releaseCertificateFiles = run === undefined ? undefined : keepCertificateFiles(input.sslClientCertList);
+  const releaseCertificateFiles = run === undefined ? undefined : await keepCertificateFiles(input.sslClientCertList);
   try {
     const context = createContext(input, run, httpsAgent);
     return await runAll(context);

@@ -2,20 +2,16 @@
 // resolver answers the kept paths from memory (the file may be gone meanwhile) and reads every other file, and a kept
 // path once released, from disk; a path two runs keep stays until both release it.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { certificateFileStats, keepCertificateFiles } from '../../src/run/certificate-files.js';
+import { loadNewmanFileResolver } from '../../src/run/newman-load.js';
 import type { SslClientCert } from '../../src/run/certificates.js';
 import { tempDirSync } from '../helpers/temp.js';
 
 type ReadFile = (path: string, ...rest: unknown[]) => void;
-const SecureFS = createRequire(import.meta.url)('newman/lib/run/secure-fs.js') as new (
-  dir: string,
-  insecure: boolean,
-) => {
-  readFile: ReadFile;
-};
+// newman's resolver as obflow loads it (newman-load.ts: under the same DEP0176 guard as newman).
+const SecureFS = (await loadNewmanFileResolver()) as unknown as new (dir: string, insecure: boolean) => { readFile: ReadFile };
 
 /** What newman's resolver gives for `path` (as postman-runtime asks: no options), or the error's code. */
 function newmanRead(path: string, ...options: unknown[]): Promise<string> {
@@ -39,7 +35,7 @@ function pair(): { key: string; cert: string; list: SslClientCert[] } {
 describe('keepCertificateFiles', () => {
   it("answers newman's reads of the list's files from memory until released, then from disk", async () => {
     const { key, cert, list } = pair();
-    const release = keepCertificateFiles(list);
+    const release = await keepCertificateFiles(list);
     rmSync(key);
     writeFileSync(cert, 'RENEWED');
     const before = certificateFileStats().answered;
@@ -56,7 +52,7 @@ describe('keepCertificateFiles', () => {
     const { cert, list } = pair();
     const other = join(cert, '..', 'other.pem');
     writeFileSync(other, 'OTHER');
-    const release = keepCertificateFiles(list);
+    const release = await keepCertificateFiles(list);
     try {
       writeFileSync(cert, 'NEW');
       expect(await newmanRead(other)).toBe('OTHER');
@@ -67,15 +63,17 @@ describe('keepCertificateFiles', () => {
     }
   });
 
-  it('keeps a path two runs keep until both release it; a file missing at the start is read by newman itself', async () => {
+  it('keeps a path two runs keep until both release it, with the bytes the later run read; a file missing at the start is read by newman itself', async () => {
     const { key, list } = pair();
     const missing = join(key, '..', 'missing.pem');
-    const first = keepCertificateFiles([...list, { name: 'gone', matches: ['https://other.example:443/*'], cert: { src: missing } }]);
-    const second = keepCertificateFiles(list);
+    const first = await keepCertificateFiles([...list, { name: 'gone', matches: ['https://other.example:443/*'], cert: { src: missing } }]);
+    writeFileSync(key, 'RENEWED KEY');
+    const second = await keepCertificateFiles(list);
     rmSync(key);
+    expect(await newmanRead(key)).toBe('RENEWED KEY');
     first();
     first();
-    expect(await newmanRead(key)).toBe('KEY');
+    expect(await newmanRead(key)).toBe('RENEWED KEY');
     expect(await newmanRead(missing)).toBe('ENOENT');
     second();
     expect(await newmanRead(key)).toBe('ENOENT');

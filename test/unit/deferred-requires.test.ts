@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tempDirSync } from '../helpers/temp.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DEFERRED = pathToFileURL(join(ROOT, 'dist', 'cli', 'deferred-requires.js')).href;
@@ -23,7 +24,10 @@ interface Outcome {
 /** Loads the dynamic variables (with the stand-in when `defer`), then calls every generator in two passes of a seeded faker. */
 function outcome(defer: boolean): Outcome {
   const script = `
-    // One clock for both processes (faker's dates and postman-collection's timestamps read it).
+    // One clock and one Math.random for both processes (faker's dates and postman-collection's timestamps read the
+    // clock; $randomInt reads Math.random, not faker), reset at each pass like faker's seed.
+    let state = 34;
+    Math.random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
     const FIXED = Date.parse('2026-11-26T07:00:00.000Z');
     globalThis.Date = class extends Date {
       constructor(...args) {
@@ -44,6 +48,7 @@ function outcome(defer: boolean): Outcome {
     const faker = createRequire(${JSON.stringify(join(dirname(VARIABLES), 'probe.js'))})('@faker-js/faker/locale/en');
     const pass = () => {
       faker.seed(34);
+      state = 34;
       return Object.fromEntries(Object.entries(variables).map(([name, variable]) => [name, variable.generator()]));
     };
     const [first, second] = [pass(), pass()];
@@ -81,11 +86,29 @@ describe('deferred requires', () => {
       console.log(JSON.stringify(deferredRequireStats()));
     `;
     const stats = (how: string): unknown => {
-      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, how], { encoding: 'utf8' });
+      const env = { ...process.env, NODE_COMPILE_CACHE: tempDirSync('obflow-deferred-cache-') };
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, how], { encoding: 'utf8', env });
       expect(run.status, run.stderr).toBe(0);
       return JSON.parse(run.stdout);
     };
     expect(stats('start')).toEqual({ deferred: 1, loaded: 0 });
     expect(stats('program')).toEqual({ deferred: 0, loaded: 0 });
+  });
+
+  it('leaves a start working where the loader cannot be wrapped (faker then loads as it would)', () => {
+    const script = `
+      import Module from 'node:module';
+      Object.defineProperty(Module, '_load', { value: Module._load, writable: false });
+      const { installDeferredRequires, deferredRequireStats } = await import(${JSON.stringify(DEFERRED)});
+      installDeferredRequires();
+      const { createRequire } = await import('node:module');
+      const require = createRequire(${JSON.stringify(VARIABLES)});
+      require(${JSON.stringify(VARIABLES)});
+      const faker = Object.keys(require.cache).filter((file) => file.includes('@faker-js')).length;
+      console.log(JSON.stringify({ stats: deferredRequireStats(), faker: faker > 100 }));
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ stats: { deferred: 0, loaded: 0 }, faker: true });
   });
 });

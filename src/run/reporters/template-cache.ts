@@ -8,7 +8,7 @@
 // NODE_DISABLE_COMPILE_CACHE=1), a file that cannot be read, or one that does not evaluate to templates: compiled from
 // source, as before, and kept anew where there is a folder.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInThisContext } from 'node:vm';
@@ -54,17 +54,17 @@ export function templateCacheStats(): TemplateCacheStats {
 }
 
 /**
- * `handlebars.compile(source, options)`, from the kept file when there is one. The instance's string partials are
- * compiled (or evaluated) with the template and registered as compiled ones, as Handlebars would at their first use.
+ * `handlebars.compile(source, options)`, from the kept file when there is one. Every string partial of the instance is
+ * compiled (or evaluated) with the template, used or not, and registered on the instance as a compiled one, which
+ * Handlebars does for a used one at its first use; the callers pass an instance made for the template
+ * (report.mjs handlebarsWithTiming).
  */
 export function compileTemplate(handlebars: HandlebarsInstance, source: string, options: object = {}): CompiledTemplate {
   if (folder === undefined) return handlebars.compile(source, options);
   const partialSources = Object.entries(handlebars.partials)
     .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const key = createHash('sha1')
-    .update(JSON.stringify([handlebars.VERSION, options, source, partialSources]))
-    .digest('hex');
+  const key = hash('sha1', JSON.stringify([handlebars.VERSION, options, source, partialSources]), 'hex');
   const file = join(folder, `handlebars-${key}.json`);
   const kept = readKept(file, partialSources);
   if (kept !== undefined) {
@@ -76,9 +76,10 @@ export function compileTemplate(handlebars: HandlebarsInstance, source: string, 
       // Not templates (a damaged file): compiled from source below, and replaced.
     }
   }
+  // Handlebars' precompile sets defaults on the options it is given (compile works on a copy): a copy each.
   const specs: KeptSpecs = {
-    template: handlebars.precompile(source, options),
-    partials: Object.fromEntries(partialSources.map(([name, text]) => [name, handlebars.precompile(text, options)])),
+    template: handlebars.precompile(source, { ...options }),
+    partials: Object.fromEntries(partialSources.map(([name, text]) => [name, handlebars.precompile(text, { ...options })])),
   };
   const template = instantiate(handlebars, specs, file);
   stats.misses += 1;
