@@ -61,7 +61,7 @@ export async function main(
 
 /** The yargs root over the command modules: global flags, help, strict parsing; errors thrown, never printed. */
 export function cliParser(argv: readonly string[], modules: CommandModule[]): Argv {
-  const root = exampleRows(yargs([...argv]));
+  const root = withoutHelpCache(exampleRows(yargs([...argv])));
   return root
     .scriptName('obflow')
     .usage('$0 <command> [options]\n\nFrom a UK open-banking software statement to verified account data, as Postman collections.')
@@ -103,6 +103,20 @@ function exampleRows(parser: Argv): Argv {
     else for (const [line, text] of command) rows(line, text);
     return parser;
   }) as Argv['example'];
+  return parser;
+}
+
+/**
+ * yargs renders the whole help text of the command it runs (cliui's layout, string widths) right after starting the
+ * command's handler, in case the handler asks for help later (showHelp, getHelp): ~14 ms of every command's start
+ * (issue 34). obflow's handlers never ask, and its parser throws on failure instead of printing help (fail above), so
+ * the parser skips that render; `--help` and usage errors render as before. A yargs without these internals is left
+ * as it is.
+ */
+function withoutHelpCache(parser: Argv): Argv {
+  const internals = parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } };
+  const usage = internals.getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
   return parser;
 }
 

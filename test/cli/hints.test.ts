@@ -70,3 +70,24 @@ describe('hints name commands obflow has', () => {
     expect(failing).toEqual([]);
   });
 });
+
+describe("the parser's help text", () => {
+  type Internals = { getInternalMethods(): { getUsageInstance(): { hasCachedHelpMessage(): boolean } } };
+  const run = async (argv: string[]) => {
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: '/work' };
+    const state: CommandState = { io, output: createOutput(io, { json: false, quiet: true }) };
+    const modules = commandModules(state).map((module): CommandModule => ({ ...module, handler: async () => undefined }));
+    const parser = cliParser(argv, modules);
+    let printed = '';
+    await parser.parseAsync([...argv], {}, (_error, _parsed, output) => {
+      printed = output;
+    });
+    return { printed, cached: (parser as unknown as Internals).getInternalMethods().getUsageInstance().hasCachedHelpMessage() };
+  };
+
+  it('is not rendered for a command that runs (yargs would, ~14 ms of every start), and is for --help', async () => {
+    expect(await run(['generate'])).toEqual({ printed: '', cached: false });
+    const help = await run(['generate', '--help']);
+    expect(help.printed).toContain('obflow generate');
+  });
+});
