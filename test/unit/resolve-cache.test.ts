@@ -81,6 +81,16 @@ describe('the resolve cache', () => {
     expect(inProcess(at, "return require('pkg');")).toEqual({ result: 43, stats: { hits: 3, added: 0 } });
   });
 
+  it('answers a kept file this process already loaded without looking for it, as Node.js answers from its module cache', () => {
+    const at = installation();
+    const dep = join(at.root, 'node_modules', 'dep', 'index.js');
+    // dep from the entry's folder and from pkg's: two kept answers naming one file.
+    expect(inProcess(at, "return [require('dep'), require('pkg')];")).toEqual({ result: [2, 42], stats: { hits: 0, added: 4 } });
+    // Loaded from the entry's folder, then gone from disk: pkg's answer still names the loaded module.
+    const body = `const dep = require('dep'); require('node:fs').rmSync(${JSON.stringify(dep)}); return [dep, require('pkg')];`;
+    expect(inProcess(at, body)).toEqual({ result: [2, 42], stats: { hits: 4, added: 0 } });
+  });
+
   it("keeps nothing found outside the installation's node_modules (a parent folder's)", () => {
     const at = installation();
     expect(inProcess(at, "return require('outer');")).toEqual({ result: 7, stats: { hits: 0, added: 0 } });
