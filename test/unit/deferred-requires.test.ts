@@ -1,12 +1,14 @@
 // Packages a dependency requires at its top level but calls only on demand (src/cli/deferred-requires.ts, issue 34):
 // postman-collection's dynamic variables load none of faker until one is used, and then every one gives faker's own
-// value (faker seeded alike in a process with the stand-in and one without). Each side in a process of its own: the
-// hook is installed once per process.
+// value (faker seeded alike in a process with the stand-in and one without); every package of the table is required
+// by newman's tree where the table says, and none of it loads with the stand-ins; a members stand-in answers as its
+// package does. Each side in a process of its own: the hook is installed once per process.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { membersStandIn } from '../../src/cli/deferred-requires.js';
 import { tempDirSync } from '../helpers/temp.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -61,7 +63,125 @@ function outcome(defer: boolean): Outcome {
   return JSON.parse(run.stdout) as Outcome;
 }
 
+/** What `require('newman')` loads without the stand-ins and not with them: the table's packages and what they require. */
+const NOT_LOADED_WITH_STAND_INS = [
+  '@faker-js/faker',
+  'http-signature',
+  'sshpk',
+  'stream-length',
+  'bluebird',
+  'har-validator',
+  'node-forge',
+  'jose',
+  'handlebars',
+  'postman-collection-transformer',
+];
+
+interface TreeOutcome {
+  /** Per entry (`request` from `parent`): the parent loaded, and how many files of the package are in require's cache. */
+  entries: { request: string; parent: string; parentLoaded: boolean; packageFiles: number }[];
+  /** Files in require's cache per package of NOT_LOADED_WITH_STAND_INS. */
+  packages: Record<string, number>;
+  stats: { deferred: number; loaded: number } | null;
+  /** postman-runtime's visualizer used after the measurement (Handlebars through its stand-in when deferred). */
+  visualized: string;
+  handlebarsFilesAfterUse: number;
+}
+
+/** Requires newman (with the stand-ins when `defer`) and looks at what loaded. */
+function newmanTree(defer: boolean): TreeOutcome {
+  const script = `
+    const deferred = await import(${JSON.stringify(DEFERRED)});
+    if (${defer}) deferred.installDeferredRequires();
+    const { createRequire } = await import('node:module');
+    const require = createRequire(${JSON.stringify(join(ROOT, 'package.json'))});
+    require('newman');
+    const files = Object.keys(require.cache);
+    const filesOf = (name) => files.filter((file) => file.includes('/node_modules/' + name + '/')).length;
+    const packages = Object.fromEntries(${JSON.stringify(NOT_LOADED_WITH_STAND_INS)}.map((name) => [name, filesOf(name)]));
+    const entries = deferred.DEFERRED.map(({ request, parent }) => ({
+      request,
+      parent,
+      parentLoaded: files.some((file) => file.endsWith('/node_modules/' + parent)),
+      packageFiles: filesOf(request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/')),
+    }));
+    const stats = ${defer} ? deferred.deferredRequireStats() : null;
+    let visualized = '';
+    require('postman-runtime/lib/visualizer').processTemplate('<b>{{name}}</b> {{#each pages}}[{{this}}]{{/each}}', { name: 'jo', pages: [1, 2] }, {}, (error, html) => {
+      visualized = error ? String(error) : html;
+    });
+    const handlebarsFilesAfterUse = Object.keys(require.cache).filter((file) => file.includes('/node_modules/handlebars/')).length;
+    console.log(JSON.stringify({ entries, packages, stats, visualized, handlebarsFilesAfterUse }));
+  `;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: ROOT });
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as TreeOutcome;
+}
+
 describe('deferred requires', () => {
+  it("names packages newman's tree requires where the table says, and none of them loads with the stand-ins", () => {
+    const plain = newmanTree(false);
+    const deferred = newmanTree(true);
+    for (const entry of plain.entries) {
+      expect(entry.parentLoaded, `${entry.parent} is loaded by require('newman')`).toBe(true);
+      expect(entry.packageFiles, `${entry.request} is loaded without the stand-ins`).toBeGreaterThan(0);
+    }
+    for (const entry of deferred.entries) {
+      expect(entry.parentLoaded, `${entry.parent} is loaded by require('newman')`).toBe(true);
+      expect(entry.packageFiles, `${entry.request} is not loaded with the stand-ins`).toBe(0);
+    }
+    for (const name of NOT_LOADED_WITH_STAND_INS) {
+      expect(plain.packages[name], `${name} is loaded without the stand-ins`).toBeGreaterThan(0);
+      expect(deferred.packages[name], `${name} is not loaded with the stand-ins`).toBe(0);
+    }
+    expect(deferred.stats?.loaded).toBe(0);
+    expect(deferred.stats?.deferred).toBeGreaterThanOrEqual(deferred.entries.length);
+    // A use loads the package then, through the file that required it, with the same answer.
+    expect(plain.visualized).toBe('<b>jo</b> [1][2]');
+    expect(deferred.visualized).toBe(plain.visualized);
+    expect(deferred.handlebarsFilesAfterUse).toBeGreaterThan(0);
+  });
+
+  it('answers a members stand-in as its package: the same values, `in`, writes, calls with their receiver, `new`', () => {
+    let loads = 0;
+    class Key {
+      constructor(readonly name: string) {}
+    }
+    const real = {
+      Key,
+      version: '1.0.0',
+      sign(this: { version: string }, data: string) {
+        return `${data} signed by ${this.version}`;
+      },
+    };
+    const standIn = membersStandIn(() => {
+      loads += 1;
+      return real;
+    }, false) as typeof real;
+    expect(loads).toBe(0);
+    expect(standIn.Key).toBe(Key);
+    expect(loads).toBe(1);
+    expect('sign' in standIn && !('verify' in standIn)).toBe(true);
+    expect(standIn.sign('page')).toBe('page signed by 1.0.0');
+    (standIn as { version: string }).version = '2.0.0';
+    expect(real.version).toBe('2.0.0');
+    expect(new standIn.Key('k')).toBeInstanceOf(Key);
+    expect(loads).toBe(1);
+
+    const length = Object.assign((body: string, options: object, done: (error: null, length: number) => void) => done(null, body.length), {
+      unit: 'bytes',
+    });
+    const callable = membersStandIn(() => length, true) as typeof length;
+    expect(typeof callable).toBe('function');
+    let measured = -1;
+    callable('four', {}, (_error, value) => (measured = value));
+    expect(measured).toBe(4);
+    expect(callable.unit).toBe('bytes');
+    const made = new (membersStandIn(() => Key, true) as typeof Key)('made');
+    expect(made).toBeInstanceOf(Key);
+    expect(made.name).toBe('made');
+  });
+
   it('leaves faker unloaded until a dynamic variable needs it, then gives every variable faker’s own value', () => {
     const plain = outcome(false);
     const deferred = outcome(true);
