@@ -7,9 +7,9 @@
 //   with a function that loads faker and calls faker's own with the same arguments.
 // - `members`: the file reads the package as `package.member` inside its functions (http-signature's `signRequest` for
 //   a request with that option, postman-runtime's ASAP and JWT auths and its visualizer, newman's v1 collection
-//   conversion): the first read, `in`, write, call or `new` loads the package and is
-//   answered by it (the member read is the package's own value, the same function). A member read at the file's top
-//   level loads the package there, as without the stand-in.
+//   conversion): the first read, `in`, write, call or `new` loads the package and is answered by it (the member read
+//   is the package's own value, the same function); `callable members` for a package that is a function
+//   (stream-length). A member read at the file's top level loads the package there, as without the stand-in.
 // Each loads through Node.js's own require from the same parent, so a use loads the package then, as it would have at
 // the start. Installed on every Node.js by the command line's start (src/cli/main.ts), never by a program that imports
 // obflow. test/unit/deferred-requires.test.ts holds each entry to the tree newman loads (the package is required there
