@@ -72,11 +72,17 @@ export function installDeferredRequires(): void {
   const modules = Module as unknown as { _load: Load };
   const original = modules._load;
   if (typeof original !== 'function') return;
-  const suffixes = DEFERRED.map((deferral) => ({ ...deferral, suffix: `${sep}node_modules${sep}${deferral.parent.split('/').join(sep)}` }));
+  // By request first: every require of the process passes here, and almost none names a deferred package.
+  const byRequest = new Map<string, (Deferral & { suffix: string })[]>();
+  for (const deferral of DEFERRED) {
+    const suffix = `${sep}node_modules${sep}${deferral.parent.split('/').join(sep)}`;
+    byRequest.set(deferral.request, [...(byRequest.get(deferral.request) ?? []), { ...deferral, suffix }]);
+  }
   const load: Load = function load(this: unknown, request, parent, isMain) {
+    const candidates = byRequest.get(request);
     const filename = parent?.filename;
     const deferral =
-      typeof filename === 'string' ? suffixes.find((entry) => entry.request === request && filename.endsWith(entry.suffix)) : undefined;
+      candidates !== undefined && typeof filename === 'string' ? candidates.find((entry) => filename.endsWith(entry.suffix)) : undefined;
     if (deferral === undefined) return original.call(this, request, parent, isMain);
     stats.deferred += 1;
     let loaded: unknown;
