@@ -85,19 +85,14 @@ export function installDeferredRequires(): void {
       candidates !== undefined && typeof filename === 'string' ? candidates.find((entry) => filename.endsWith(entry.suffix)) : undefined;
     if (deferral === undefined) return original.call(this, request, parent, isMain);
     stats.deferred += 1;
-    let loaded: unknown;
-    let done = false;
-    const load = (): unknown => {
-      if (!done) {
-        loaded = original.call(this, request, parent, isMain);
-        done = true;
-        stats.loaded += 1;
-      }
-      return loaded;
+    // Each stand-in calls this once, at its first use.
+    const loadPackage = (): unknown => {
+      stats.loaded += 1;
+      return original.call(this, request, parent, isMain);
     };
     return deferral.shape === 'namespaces'
-      ? namespacesStandIn(load as () => Namespaces)
-      : membersStandIn(load, deferral.shape === 'callable members');
+      ? namespacesStandIn(loadPackage as () => Namespaces)
+      : membersStandIn(loadPackage, deferral.shape === 'callable members');
   };
   try {
     modules._load = load;
@@ -130,6 +125,8 @@ export function membersStandIn(load: () => unknown, callable: boolean): object {
 
 /** `<namespace>.<name>` → a function calling the package's own (the same function for the same name). */
 function namespacesStandIn(load: () => Namespaces): Namespaces {
+  let loaded: Namespaces | undefined;
+  const target = (): Namespaces => (loaded ??= load());
   const namespaces = new Map<string, Record<string, (...args: unknown[]) => unknown>>();
   const namespaceOf = (namespace: string) => {
     const functions = new Map<string, (...args: unknown[]) => unknown>();
@@ -138,7 +135,7 @@ function namespacesStandIn(load: () => Namespaces): Namespaces {
         if (typeof name !== 'string') return undefined;
         let call = functions.get(name);
         if (call === undefined) {
-          call = (...args: unknown[]) => load()[namespace]![name]!(...args);
+          call = (...args: unknown[]) => target()[namespace]![name]!(...args);
           functions.set(name, call);
         }
         return call;
