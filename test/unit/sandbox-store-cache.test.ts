@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { SandboxDb } from '../../src/sandbox/store/db.js';
+import { AuthStore, hashSecret } from '../../src/sandbox/store/auth-store.js';
+import type { StoredClient, TokenRecord } from '../../src/sandbox/store/auth-store.js';
+import { SandboxDb, WalIndexHeader } from '../../src/sandbox/store/db.js';
 import type { Collection } from '../../src/sandbox/store/db.js';
 import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 import { tempDirSync } from '../helpers/temp.js';
@@ -114,5 +116,100 @@ describe("the store's cache never answers with what the database no longer holds
     }).toThrow(TypeError);
     expect(() => read.scopes.push('payments')).toThrow(TypeError);
     expect(tokens.get('t')).toEqual(token());
+  });
+});
+
+// The check that spares the data_version step (db.ts WalIndexHeader): "unchanged" only while no connection committed.
+describe('the WAL-index header tells whether anything was committed since it was last read', () => {
+  it('is unchanged while nothing commits, changed after another connection commits and after this one does', () => {
+    const { dataDir, tokens } = open();
+    tokens.set('t', token());
+    const header = WalIndexHeader.of(join(dataDir, 'sandbox.db'));
+    expect(header.unchanged()).toBe(false);
+    expect(header.unchanged()).toBe(true);
+    expect(tokens.get('t')?.revoked).toBe(false);
+    expect(header.unchanged()).toBe(true);
+    other(dataDir).run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ revoked: true })));
+    expect(header.unchanged()).toBe(false);
+    expect(header.unchanged()).toBe(true);
+    tokens.set('u', token());
+    expect(header.unchanged()).toBe(false);
+    expect(header.unchanged()).toBe(true);
+    header.close();
+  });
+
+  it('without a -shm file (no WAL) and once closed it answers "changed" every time, so every check takes the step', () => {
+    const { dataDir } = open();
+    const missing = WalIndexHeader.of(join(dataDir, 'no-such.db'));
+    expect([missing.unchanged(), missing.unchanged()]).toEqual([false, false]);
+    const header = WalIndexHeader.of(join(dataDir, 'sandbox.db'));
+    header.unchanged();
+    header.close();
+    expect([header.unchanged(), header.unchanged()]).toEqual([false, false]);
+  });
+
+  it('many commits by another connection between reads are each seen (iChange moves with every transaction)', () => {
+    const { dataDir, tokens } = open();
+    tokens.set('t', token());
+    const second = other(dataDir);
+    for (const scopes of [['a'], ['b'], ['c']]) {
+      second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ scopes })));
+      expect(tokens.get('t')?.scopes).toEqual(scopes);
+    }
+  });
+});
+
+// AuthStore.verify keeps the store key of the tokens presented last (issue 34): the token is hashed once, but what the
+// key finds is read and checked on every request.
+describe('a presented token is looked up by its kept key and still checked on every request', () => {
+  const client = {
+    clientId: 'client-1',
+    profile: 'strict-headless',
+    softwareId: 's',
+    orgId: 'o',
+    redirectUris: [],
+    certificateThumbprints: [],
+  };
+  const access = (overrides: Partial<TokenRecord> = {}): TokenRecord => ({
+    kind: 'access',
+    clientId: 'client-1',
+    profile: 'strict-headless',
+    grant: 'authorization_code',
+    scopes: ['accounts'],
+    expiresAt: '2999-01-01T00:00:00.000Z',
+    revoked: false,
+    ...overrides,
+  });
+
+  function store(): { dataDir: string; auth: AuthStore } {
+    const dataDir = tempDirSync('obflow-store-verify-');
+    const db = SandboxDb.open(dataDir);
+    opened.push(db);
+    const auth = new AuthStore(db, () => new Date('2026-01-01T00:00:00.000Z'));
+    auth.clients.set('client-1', client as unknown as StoredClient);
+    return { dataDir, auth };
+  }
+
+  it('a token revoked by another process after it was presented is refused the next time', async () => {
+    const { dataDir, auth } = store();
+    auth.tokens.set(hashSecret('token-a'), access());
+    expect((await auth.verify('token-a'))?.clientId).toBe('client-1');
+    other(dataDir).run(
+      "UPDATE records SET value = ? WHERE collection = 'tokens' AND key = ?",
+      JSON.stringify(access({ revoked: true })),
+      hashSecret('token-a'),
+    );
+    expect(await auth.verify('token-a')).toBeUndefined();
+  });
+
+  it('more tokens than it keeps keys for: every one still verifies, an unknown one does not', async () => {
+    const { auth } = store();
+    const values = Array.from({ length: 300 }, (_, index) => `token-${index}`);
+    for (const value of values) auth.tokens.set(hashSecret(value), access({ scopes: [value] }));
+    for (const round of [1, 2]) {
+      const scopes = await Promise.all(values.map(async (value) => (await auth.verify(value))?.scopes[0]));
+      expect(scopes, `round ${round}`).toEqual(values);
+    }
+    expect(await auth.verify('token-unknown')).toBeUndefined();
   });
 });

@@ -100,6 +100,9 @@ export function hashSecret(value: string): string {
 
 const expiry = (value: { expiresAt: string }): number => Date.parse(value.expiresAt);
 
+/** Access tokens whose store key AuthStore.verify keeps (the oldest dropped first). */
+const PRESENTED_TOKENS = 256;
+
 /** The authorisation side's collections, keyed as before: client id, jti, code hash, interaction uid, token hash. */
 export const AUTH_COLLECTIONS: {
   clients: CollectionSpec<StoredClient>;
@@ -152,8 +155,21 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
     };
   }
 
+  /**
+   * The keys of the access tokens presented last (token → its hash), so a keep-alive client presenting one token on
+   * every request is hashed once, not per request (issue 34). Held in memory only, at most PRESENTED_TOKENS; what a
+   * key finds is still read and checked per request (revoked, expired, its client deleted).
+   */
+  private readonly presented = new Map<string, string>();
+
   async verify(accessToken: string): Promise<AccessTokenInfo | undefined> {
-    const record = this.tokens.get(hashSecret(accessToken));
+    let key = this.presented.get(accessToken);
+    if (key === undefined) {
+      key = hashSecret(accessToken);
+      if (this.presented.size >= PRESENTED_TOKENS) this.presented.delete(this.presented.keys().next().value as string);
+      this.presented.set(accessToken, key);
+    }
+    const record = this.tokens.get(key);
     if (!record || record.kind !== 'access' || record.revoked) return undefined;
     // A deleted registration (DCR DELETE) takes its tokens with it.
     if (!this.clients.has(record.clientId)) return undefined;

@@ -6,7 +6,7 @@
 // operating system's hands before the response leaves, so it survives kill -9 of the sandbox; a power cut may lose the
 // last commits but never corrupts the database (https://www.sqlite.org/wal.html, "Durability").
 
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -60,20 +60,76 @@ function prepare<P extends unknown[] | object, R = unknown>(db: SqliteDatabase, 
  *  writes at open, before anything is read). */
 const CACHE_ENTRIES = 1024;
 
+/** Both copies of the WAL-index header (walformat.html §2.1: 48 bytes each). */
+const WAL_INDEX_HEADER_BYTES = 96;
+
+/**
+ * The WAL-index header (https://www.sqlite.org/walformat.html §2.1, "The WAL-Index Header"), read straight from the
+ * `-shm` file: two 48-byte copies at its start that every commit, by any connection of any process, rewrites (`iChange`
+ * counts transactions; `mxFrame` and the salts move with the WAL). SQLite's own readers compare the same bytes to tell
+ * whether anything changed (the WAL format is shared by every SQLite version on one file, so its layout is fixed), and
+ * `data_version` moves only when they do. So bytes equal to the last ones read mean no connection has committed
+ * since, and the `data_version` step can be skipped: one 96-byte read (~1 µs) instead of a read transaction with its
+ * two POSIX lock calls (~6 µs under the bench's load, docs/notes.md, issue 34).
+ */
+export class WalIndexHeader {
+  private readonly read = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  private readonly seen = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+
+  private constructor(private fd: number | undefined) {}
+
+  /** The header of `databaseFile`'s `-shm` file; one that cannot be opened (no WAL) answers "changed" every time. */
+  static of(databaseFile: string): WalIndexHeader {
+    try {
+      return new WalIndexHeader(openSync(`${databaseFile}-shm`, 'r'));
+    } catch {
+      return new WalIndexHeader(undefined);
+    }
+  }
+
+  /**
+   * False when the header differs from the one this call last saw (or cannot be read): something may have been
+   * committed since. Read before the `data_version` step it guards, so a commit landing between the two is seen by
+   * the step and again by the next call, never missed.
+   */
+  unchanged(): boolean {
+    if (this.fd === undefined) return false;
+    let bytes: number;
+    try {
+      bytes = readSync(this.fd, this.read, 0, WAL_INDEX_HEADER_BYTES, 0);
+    } catch {
+      return false;
+    }
+    if (bytes === WAL_INDEX_HEADER_BYTES && this.read.equals(this.seen)) return true;
+    this.read.copy(this.seen);
+    return false;
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
 /**
  * What every collection of one database shares to keep decoded values correct: SQLite's `PRAGMA data_version`
  * (https://www.sqlite.org/pragma.html#pragma_data_version) changes when *another* connection (a second process on the
  * same data folder, an `sqlite3` shell) commits, and never for this connection's own commits, which Collection
  * applies to its cache itself. One pragma step (~2 µs) replaces a SELECT and a JSON.parse per read (bench: GET
- * /accounts did four of each).
+ * /accounts did four of each); the WAL-index header (above) spares the step itself while nothing was committed.
  */
 class Freshness {
   private readonly versionStatement: Statement<[], unknown>;
   private seen: unknown;
   private readonly caches = new Set<Map<string, unknown>>();
 
-  constructor(db: SqliteDatabase) {
+  constructor(
+    db: SqliteDatabase,
+    private readonly header: WalIndexHeader,
+  ) {
     this.versionStatement = prepare<[], unknown>(db, 'PRAGMA data_version').pluck();
+    this.header.unchanged();
     this.seen = this.versionStatement.get();
   }
 
@@ -109,7 +165,7 @@ class Freshness {
 
   /** Drops every cached value when another connection committed since the last check. */
   check(): void {
-    if (this.pinned) return;
+    if (this.pinned || this.header.unchanged()) return;
     const version = this.versionStatement.get();
     if (version === this.seen) return;
     this.seen = version;
@@ -213,11 +269,14 @@ export class SandboxDb {
   private readonly pruneStatement: Statement<[number, number]>;
   private readonly insertStatement: Statement<Row>;
 
+  private readonly header: WalIndexHeader;
+
   private constructor(
     readonly file: string,
     private readonly db: SqliteDatabase,
   ) {
-    this.freshness = new Freshness(db);
+    this.header = WalIndexHeader.of(file);
+    this.freshness = new Freshness(db, this.header);
     this.pruneStatement = prepare(db, 'DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at < ? LIMIT ?)');
     this.insertStatement = prepare(db, 'INSERT OR REPLACE INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?)');
   }
@@ -318,6 +377,7 @@ export class SandboxDb {
 
   close(): void {
     if (this.db.open) this.db.close();
+    this.header.close();
   }
 }
 
