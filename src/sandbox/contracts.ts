@@ -200,11 +200,29 @@ export interface RequestContext {
   interactionId: string;
   /** The request target, parsed once by the server (index.ts serve) before any handler runs; a target that does not
    *  parse (`//`, `//[`, `/\`) is answered 400 there and never reaches a handler. Handlers read this, never req.url. */
-  url: URL;
-  /** Filled in by handlers so the one-line request log can name the client. */
-  clientId?: string;
+  url: RequestTarget;
+  /** Filled in by handlers so the one-line request log can name the client (undefined until one does). */
+  clientId: string | undefined;
   now(): Date;
 }
+
+/**
+ * A parsed request target as handlers read it: a WHATWG URL, offered without its setters. serve.ts keeps the
+ * resource origin's recent targets parsed and hands the same one to every request for that target (a keep-alive
+ * client asks for the same few paths over and over), so no handler may change it, and this type lets none.
+ */
+export interface RequestTarget {
+  readonly pathname: string;
+  readonly search: string;
+  readonly searchParams: ReadonlySearchParams;
+}
+
+/** URLSearchParams without append, delete, set and sort. */
+export type ReadonlySearchParams = Pick<
+  URLSearchParams,
+  'get' | 'getAll' | 'has' | 'forEach' | 'keys' | 'values' | 'entries' | 'toString'
+> &
+  Iterable<[string, string]>;
 
 export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
 

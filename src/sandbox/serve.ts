@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { errorRedirect } from './auth/authorize.js';
 import { errorPage, type PageSkin } from './auth/pages.js';
-import type { RequestContext, SandboxHandler } from './contracts.js';
+import type { RequestContext, RequestTarget, SandboxHandler } from './contracts.js';
 import { isWireError, ObieError, OAuthError } from './http/errors.js';
 import type { WireError } from './http/errors.js';
 import { BodyTooLargeError, buildContext, errorBody, redirect, sendHtml, sendOAuthError } from './http/io.js';
@@ -25,13 +25,34 @@ export interface ServeSeams {
 /** Placeholder bases: only the path and query of a request target matter to the handlers. */
 const TARGET_BASE = { resource: 'https://resource.invalid', auth: 'https://authorisation.invalid' } as const;
 
-/** The request target as a URL, or undefined when it does not parse (`//`, `//[`, `/\\` read as an empty or bad host). */
-function parseTarget(origin: 'resource' | 'auth', req: IncomingMessage): URL | undefined {
+/** Resource-origin targets kept parsed, at most this many (the oldest dropped first). */
+const KEPT_TARGETS = 256;
+const keptTargets = new Map<string, URL>();
+
+/**
+ * The request target as a URL, or undefined when it does not parse (`//`, `//[`, `/\\` read as an empty or bad host).
+ * The resource origin's are kept and shared: a keep-alive TPP asks for the same few paths over and over, and parsing
+ * one (a WHATWG URL with its buffers) was a measurable share of a GET /accounts (docs/notes.md, issue 34). Handlers
+ * get it as a RequestTarget, which offers no setter. The authorisation origin's targets carry one-off parameters
+ * (state, nonce, request objects) and are parsed each time.
+ */
+function parseTarget(origin: 'resource' | 'auth', req: IncomingMessage): RequestTarget | undefined {
+  const target = req.url ?? '/';
+  if (origin === 'resource') {
+    const kept = keptTargets.get(target);
+    if (kept !== undefined) return kept;
+  }
+  let url: URL;
   try {
-    return new URL(req.url ?? '/', TARGET_BASE[origin]);
+    url = new URL(target, TARGET_BASE[origin]);
   } catch {
     return undefined;
   }
+  if (origin === 'resource') {
+    if (keptTargets.size >= KEPT_TARGETS) keptTargets.delete(keptTargets.keys().next().value as string);
+    keptTargets.set(target, url);
+  }
+  return url;
 }
 
 export function serve(

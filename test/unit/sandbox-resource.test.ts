@@ -121,6 +121,7 @@ async function call(
     peerThumbprint: options.thumbprint ?? 'thumb-1',
     interactionId: 'interaction-1',
     url: new URL(path, 'https://resource.invalid'),
+    clientId: undefined,
     now: served.now,
   };
   // A refusal is thrown and answered by the server's one mapping (serve.ts), as startSandbox does.

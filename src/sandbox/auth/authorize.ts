@@ -10,7 +10,7 @@ import { createLocalJWKSet } from 'jose/jwks/local';
 import { jwtVerify } from 'jose/jwt/verify';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 
-import type { ProfileName } from '../contracts.js';
+import type { ProfileName, ReadonlySearchParams } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
 import { DEFAULT_TEST_USER, userByUsername } from '../data/users.js';
 import { OAuthError } from '../http/errors.js';
@@ -129,7 +129,7 @@ async function authorize(call: IssuerCall<'authorize'>, deps: AuthDeps): Promise
 
 /** RFC 9126 §4: the authorization request names a pushed request (client_id + request_uri); the pushed request was
  *  validated when pushed, so only its reference is checked here. One use only (RFC 9126 §7.3). */
-function pushedRequest(query: URLSearchParams, profile: ProfileName, deps: AuthDeps): ValidatedRequest {
+function pushedRequest(query: ReadonlySearchParams, profile: ProfileName, deps: AuthDeps): ValidatedRequest {
   const fail = (error: string, message: string): never => {
     throw new OAuthError(400, error, message, {}, AT_THE_BANK);
   };
@@ -149,7 +149,7 @@ function pushedRequest(query: URLSearchParams, profile: ProfileName, deps: AuthD
 /** Validates an authorisation request's parameters: from the authorization endpoint's query, or from the body of a
  *  pushed authorization request (`via: 'par'`, RFC 9126 §2.1: validated as the authorization endpoint would). */
 export async function validateAuthorisationRequest(
-  query: URLSearchParams,
+  query: ReadonlySearchParams,
   profile: ProfileName,
   issuer: string,
   deps: AuthDeps,

@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 
-import type { RequestContext } from '../contracts.js';
+import type { RequestContext, RequestTarget } from '../contracts.js';
 
 /** Largest request body any emulator route accepts (a registration JWT with an embedded SSA is a few KB). */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -125,10 +125,23 @@ const REASONS: Record<number, string> = {
  * set here: index.ts (serve) sets it on every resource-origin response before any handler runs.
  */
 export function commonHeaders(res: ServerResponse, ctx: RequestContext, headers: Record<string, string>): void {
-  res.setHeader('Date', ctx.now().toUTCString());
+  res.setHeader('Date', httpDate(ctx.now()));
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  for (const name in headers) res.setHeader(name, headers[name] as string);
+}
+
+/** The last Date header written and the second it names: an IMF-fixdate (RFC 9110 §5.6.7) changes once a second. */
+const lastDate = { second: Number.NaN, text: '' };
+
+/** `now` as an HTTP date, formatted once per second of the emulator's clock rather than once per answer. */
+export function httpDate(now: Date): string {
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastDate.second) {
+    lastDate.second = second;
+    lastDate.text = now.toUTCString();
+  }
+  return lastDate.text;
 }
 
 /** The one OBErrorResponse1 builder: Code ≤ 40 ("401 Unauthorized"), Id ≤ 40, Message ≤ 500, Errors ≥ 1 (OBError1
@@ -178,34 +191,44 @@ const INTERACTION_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 /** The certificate a TLS handshake left on a connection, and its x5t#S256. */
 interface HandshakePeer {
-  /** The handshake's Finished message: unique to each handshake, so it tells whether this one is still current. */
-  finished: Buffer;
+  /**
+   * TLS 1.2: the handshake's Finished message, unique to each handshake, so it tells whether this one is still
+   * current. Undefined under TLS 1.3, whose connections keep their first handshake's certificate: TLS 1.3 forbids
+   * renegotiation (RFC 8446 §4.1.2), and the only later certificate it allows is post-handshake authentication at the
+   * server's request (§4.6.2), which this server never makes (Node.js has no call for it).
+   */
+  finished: Buffer | undefined;
   peer: PeerCertificate | undefined;
   thumbprint: string | undefined;
 }
 
 const handshakePeers = new WeakMap<TLSSocket, HandshakePeer>();
 
+const NO_PEER = { peer: undefined, thumbprint: undefined } as const;
+
 /**
  * The peer certificate as presented on `socket`, read once per handshake rather than once per request:
  * getPeerCertificate converts the whole certificate into an object and the thumbprint hashes its DER, both per call,
  * and a keep-alive connection carries many requests. A TLS 1.2 renegotiation (RFC 5246 §7.4.1) may present another
- * certificate on the same connection; it ends with another Finished message (§7.4.9), so it is read afresh.
+ * certificate on the same connection; it ends with another Finished message (§7.4.9), so it is read afresh. A TLS 1.3
+ * connection's is read once (HandshakePeer.finished): asking for the Finished message makes a Buffer per request.
  */
 function handshakePeer(socket: TLSSocket): Omit<HandshakePeer, 'finished'> {
-  if (typeof socket.getPeerCertificate !== 'function') return { peer: undefined, thumbprint: undefined };
-  const finished = typeof socket.getFinished === 'function' ? socket.getFinished() : undefined;
+  if (typeof socket.getPeerCertificate !== 'function') return NO_PEER;
   const known = handshakePeers.get(socket);
-  if (known !== undefined && finished !== undefined && known.finished.equals(finished)) return known;
+  if (known !== undefined && known.finished === undefined) return known;
+  const finished = typeof socket.getFinished === 'function' ? socket.getFinished() : undefined;
+  if (known?.finished !== undefined && finished !== undefined && known.finished.equals(finished)) return known;
   const raw: PeerCertificate | Record<string, never> = socket.getPeerCertificate();
   const peer = 'raw' in raw && raw.raw ? (raw as PeerCertificate) : undefined;
   const read = { peer, thumbprint: peer ? thumbprintOf(peer.raw) : undefined };
-  if (finished !== undefined) handshakePeers.set(socket, { finished, ...read });
+  if (socket.getProtocol() === 'TLSv1.3') handshakePeers.set(socket, { finished: undefined, ...read });
+  else if (finished !== undefined) handshakePeers.set(socket, { finished, ...read });
   return read;
 }
 
 /** Builds the context of one request: the TLS peer as presented, and the interaction id to echo (FAPI §6.2.1-11). */
-export function buildContext(req: IncomingMessage, now: () => Date, url: URL): RequestContext {
+export function buildContext(req: IncomingMessage, now: () => Date, url: RequestTarget): RequestContext {
   const socket = req.socket as TLSSocket;
   const { peer, thumbprint } = handshakePeer(socket);
   const presented = req.headers['x-fapi-interaction-id'];
@@ -217,6 +240,7 @@ export function buildContext(req: IncomingMessage, now: () => Date, url: URL): R
     peerThumbprint: thumbprint,
     interactionId,
     url,
+    clientId: undefined,
     now,
   };
 }
