@@ -6,7 +6,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { BANK_FINANCIAL_ID, ConsentStateError, isBoundToPresentedCertificate } from '../contracts.js';
-import type { AccessTokenInfo, AisApiVersion, ConsentRecord, RequestContext, ResourceServerDeps, SandboxHandler } from '../contracts.js';
+import type {
+  AccessTokenInfo,
+  AisApiVersion,
+  ConsentRecord,
+  RequestContext,
+  RequestTarget,
+  ResourceServerDeps,
+  SandboxHandler,
+} from '../contracts.js';
 import type { Bank, BankAccount } from '../data/bank.js';
 import { isWireError, ObieError } from '../http/errors.js';
 import { BodyTooLargeError, readBody } from '../http/io.js';
@@ -73,7 +81,7 @@ interface Call {
   req: IncomingMessage;
   res: ServerResponse;
   ctx: RequestContext;
-  url: URL;
+  url: RequestTarget;
   origin: string;
   bodies: RenderedBodies;
 }
@@ -145,7 +153,9 @@ async function handle(call: Call, route: Route, deps: ResourceServerDeps): Promi
   if (!acceptsJson(call.req)) throw new ObieError(406, 'Accept must allow application/json');
   const kind = route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
   const token = await authenticate(call, deps, kind);
-  await dispatch({ ...call, route, token }, deps);
+  // Spelled out rather than spread: a spread of the call made a new hidden class per request (issue 34's profile).
+  const { version, req, res, ctx, url, origin, bodies } = call;
+  await dispatch({ version, req, res, ctx, url, origin, bodies, route, token }, deps);
 }
 
 /**
@@ -243,14 +253,20 @@ async function dispatch(call: AisCall, deps: ResourceServerDeps): Promise<void> 
   const { route } = call;
   switch (route.kind) {
     case 'consent-create':
-      return createConsent({ ...call, route }, deps);
+      return createConsent(withRoute(call, route), deps);
     case 'consent-get':
-      return getConsent({ ...call, route }, deps);
+      return getConsent(withRoute(call, route), deps);
     case 'consent-delete':
-      return deleteConsent({ ...call, route }, deps);
+      return deleteConsent(withRoute(call, route), deps);
     default:
-      return read({ ...call, route }, deps);
+      return read(withRoute(call, route), deps);
   }
+}
+
+/** The call typed by its route as the switch above narrowed it (`route` is `call.route`: the same object, no copy). */
+function withRoute<R extends Route>(call: AisCall, route: R): AisCall<R> {
+  if (call.route !== route) throw new TypeError("withRoute: the route is not the call's own");
+  return call as AisCall<R>;
 }
 
 // ---- account-access-consents (AIS v3.1 "Account Access Consents") --------------------------------------------------

@@ -96,12 +96,18 @@ function segmentValue(segment: string): string {
   }
 }
 
+/** Each template's segments, split once (matchRoute runs on every request and tries every template). */
+const TEMPLATE_SEGMENTS = new Map<string, readonly string[]>(
+  [...IMPLEMENTED_ROUTES.map((row) => row.template), ...UNIMPLEMENTED_PATHS].map((template) => [template, template.slice(1).split('/')]),
+);
+
 /** The decoded value of the template's parameter when `segments` fit it ('' without one), else undefined. */
 function fit(template: string, segments: readonly string[]): string | undefined {
-  const parts = template.slice(1).split('/');
+  const parts = TEMPLATE_SEGMENTS.get(template) ?? template.slice(1).split('/');
   if (parts.length !== segments.length) return undefined;
   let parameter = '';
-  for (const [index, part] of parts.entries()) {
+  for (let index = 0; index < parts.length; index += 1) {
+    const part = parts[index] as string;
     const segment = segments[index] as string;
     if (part.startsWith('{')) parameter = segmentValue(segment);
     else if (part !== segment) return undefined;
