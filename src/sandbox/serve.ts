@@ -10,6 +10,7 @@ import type { RequestContext, RequestTarget, SandboxHandler } from './contracts.
 import { isWireError, ObieError, OAuthError } from './http/errors.js';
 import type { WireError } from './http/errors.js';
 import { BodyTooLargeError, buildContext, errorBody, redirect, sendHtml, sendOAuthError } from './http/io.js';
+import { keepAtMost } from './kept.js';
 import type { RequestLogger } from './http/log.js';
 import { sendEmpty, sendJsonBody } from './resource/http.js';
 
@@ -49,8 +50,7 @@ function parseTarget(origin: 'resource' | 'auth', req: IncomingMessage): Request
     return undefined;
   }
   if (origin === 'resource') {
-    if (keptTargets.size >= KEPT_TARGETS) keptTargets.delete(keptTargets.keys().next().value as string);
-    keptTargets.set(target, url);
+    keepAtMost(keptTargets, KEPT_TARGETS, target, url);
   }
   return url;
 }

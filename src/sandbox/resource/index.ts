@@ -18,6 +18,7 @@ import type {
 import type { Bank, BankAccount } from '../data/bank.js';
 import { isWireError, ObieError } from '../http/errors.js';
 import { BodyTooLargeError, readBody } from '../http/io.js';
+import { keepAtMost } from '../kept.js';
 import { tolerates } from '../policy.js';
 import { usableConsent } from '../store/consents.js';
 import { isoSeconds } from '../time.js';
@@ -113,8 +114,7 @@ function renderedBody(call: AisCall, consent: ConsentRecord, render: () => unkno
   let text = bodies.get(key);
   if (text === undefined) {
     text = `${JSON.stringify(render())}\n`;
-    if (bodies.size >= BODIES_PER_CONSENT) bodies.delete(bodies.keys().next().value as string);
-    bodies.set(key, text);
+    keepAtMost(bodies, BODIES_PER_CONSENT, key, text);
   }
   return text;
 }

@@ -5,6 +5,7 @@
 import { hash } from 'node:crypto';
 
 import type { AccessTokenInfo, ClientDirectory, ProfileName, SandboxClient, TokenAuthMethod, TokenVerifier } from '../contracts.js';
+import { keepAtMost } from '../kept.js';
 import type { Collection, CollectionSpec, SandboxDb } from './db.js';
 
 /** A registered client as the bank keeps it (DCR v3.2 metadata plus what the software statement said). */
@@ -166,8 +167,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
     let key = this.presented.get(accessToken);
     if (key === undefined) {
       key = hashSecret(accessToken);
-      if (this.presented.size >= PRESENTED_TOKENS) this.presented.delete(this.presented.keys().next().value as string);
-      this.presented.set(accessToken, key);
+      keepAtMost(this.presented, PRESENTED_TOKENS, accessToken, key);
     }
     const record = this.tokens.get(key);
     if (!record || record.kind !== 'access' || record.revoked) return undefined;

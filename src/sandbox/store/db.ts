@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 
 import { SandboxDataError, SandboxNativeModuleError } from '../contracts.js';
+import { keepAtMost } from '../kept.js';
 import { keptSqliteAddon, nativeModuleFailure } from './native.js';
 
 const DATABASE_FILE = 'sandbox.db';
@@ -222,8 +223,7 @@ export class Collection<T> {
     const row = this.getStatement.get(this.spec.name, key);
     if (row === undefined) return undefined;
     const value = deepFreeze(JSON.parse(row.value) as T);
-    if (this.cache.size >= CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(key, value);
+    keepAtMost(this.cache, CACHE_ENTRIES, key, value);
     return value;
   }
 
