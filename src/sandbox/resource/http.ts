@@ -35,9 +35,8 @@ export function sendEmpty(res: ServerResponse, ctx: RequestContext, status: numb
 /** RFC 9110 §12.5.1: does the Accept header allow application/json (in UTF-8)? An absent header allows anything. */
 export function acceptsJson(req: IncomingMessage): boolean {
   const accept = req.headers.accept;
-  // What TPPs send on every read, answered without taking the header apart.
-  if (accept === undefined || accept === 'application/json') return true;
-  if (accept.trim() === '') return true;
+  // Absent, empty, or what TPPs send on every read (answered without taking the header apart).
+  if (accept === undefined || accept === 'application/json' || accept.trim() === '') return true;
   return accept.split(',').some((range) => {
     const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
     let q = 1;

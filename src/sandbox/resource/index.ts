@@ -250,23 +250,18 @@ interface AisCall<R extends Route = Route> extends Call {
 }
 
 async function dispatch(call: AisCall, deps: ResourceServerDeps): Promise<void> {
+  // `call.route` is `route`: each branch passes the call on typed by its narrowed route (no copy of the call).
   const { route } = call;
   switch (route.kind) {
     case 'consent-create':
-      return createConsent(withRoute(call, route), deps);
+      return createConsent(call as AisCall<typeof route>, deps);
     case 'consent-get':
-      return getConsent(withRoute(call, route), deps);
+      return getConsent(call as AisCall<typeof route>, deps);
     case 'consent-delete':
-      return deleteConsent(withRoute(call, route), deps);
+      return deleteConsent(call as AisCall<typeof route>, deps);
     default:
-      return read(withRoute(call, route), deps);
+      return read(call as AisCall<typeof route>, deps);
   }
-}
-
-/** The call typed by its route as the switch above narrowed it (`route` is `call.route`: the same object, no copy). */
-function withRoute<R extends Route>(call: AisCall, route: R): AisCall<R> {
-  if (call.route !== route) throw new TypeError("withRoute: the route is not the call's own");
-  return call as AisCall<R>;
 }
 
 // ---- account-access-consents (AIS v3.1 "Account Access Consents") --------------------------------------------------

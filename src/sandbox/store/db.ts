@@ -130,6 +130,7 @@ class Freshness {
     private readonly header: WalIndexHeader,
   ) {
     this.versionStatement = prepare<[], unknown>(db, 'PRAGMA data_version').pluck();
+    // The header first, then the version it stands for (as check() does).
     this.header.unchanged();
     this.seen = this.versionStatement.get();
   }
