@@ -146,10 +146,10 @@ export function idTokenSteps(
   ];
 }
 
-/** Whether the consent's redirect must carry iss (RFC 9207 §2.4): under FAPI 2.0, and wherever the bank's discovery
+/** Whether the consent's redirect must carry iss (RFC 9207 §2.4): where the profile says so (FAPI 2.0), and wherever the bank's discovery
  *  says authorization_response_iss_parameter_supported (a client "MUST reject" a response without it there). */
 export async function issRequired(session: Pick<Session, 'config' | 'discovery'>): Promise<boolean> {
-  if (session.config.flow.fapi === '2.0') return true;
+  if (session.config.flow.fapi.issRequired) return true;
   return (await session.discovery()).authorization_response_iss_parameter_supported === true;
 }
 

@@ -3,6 +3,7 @@
 
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
 import type { TokenEndpointAuthMethod } from '../client-auth.js';
+import type { FapiProfile, ResponseType } from '../fapi-profile.js';
 import { ObflowError } from '../errors.js';
 import type { SoftwareStatementClaims } from '../pki/types.js';
 import { verifyCertificateForStatement } from '../pki/verify.js';
@@ -44,7 +45,7 @@ export interface RegistrationClaims {
   iat: number;
   jti: string;
   /** §2.1's two; `code` alone under FAPI 2.0 (Security Profile §5.3.2.2: no hybrid flow; issue 30). */
-  response_types: ['code', 'code id_token'] | ['code'];
+  response_types: ResponseType[];
   id_token_signed_response_alg: 'PS256';
   software_statement: string;
 }
@@ -73,8 +74,8 @@ export interface BuildRegistrationClaimsInput {
   tlsClientAuthSubjectDn?: string;
   /** Default none (§2.1); PS256 for FAPI 1 Advanced request objects. */
   requestObjectSigningAlg?: 'none' | 'PS256';
-  /** flow.fapi "2.0": response_types ["code"] only (default: §2.1's two). */
-  fapi?: '2.0';
+  /** The FAPI profile's row (flow.fapi): the response_types it registers and when it asks for bound tokens. */
+  fapi: Pick<FapiProfile, 'registration' | 'boundTokens'>;
 }
 
 /**
@@ -116,14 +117,16 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
     redirect_uris: [...(input.redirectUris ?? input.statementClaims.software_redirect_uris ?? [])],
     token_endpoint_auth_method: method,
     ...(method === 'tls_client_auth' ? { tls_client_auth_subject_dn: input.tlsClientAuthSubjectDn ?? '' } : {}),
-    ...(method === 'client_secret_basic' ? {} : { tls_client_certificate_bound_access_tokens: true as const }),
+    ...(input.fapi.boundTokens === 'unless-client-secret-basic' && method === 'client_secret_basic'
+      ? {}
+      : { tls_client_certificate_bound_access_tokens: true as const }),
     aud: input.audience ?? input.authUrl,
     scope: scopeForRoles(input.statementClaims.software_roles ?? []),
     request_object_signing_alg: input.requestObjectSigningAlg ?? 'none',
     exp: iat + lifetime,
     iat,
     jti: input.newJti(),
-    response_types: input.fapi === '2.0' ? ['code'] : ['code', 'code id_token'],
+    response_types: [...input.fapi.registration.responseTypes],
     id_token_signed_response_alg: 'PS256',
     software_statement: input.softwareStatement,
   };

@@ -417,6 +417,7 @@ const HELP_PATH_MODULES = [
   'src/config/profiles.ts',
   'src/config/suggest.ts',
   'src/errors.ts',
+  'src/fapi-profile.ts',
   'src/flag-list.ts',
   'src/fs.ts',
   'src/generate/api-versions.ts',
@@ -426,6 +427,7 @@ const HELP_PATH_MODULES = [
   'src/run/channels.ts',
   'src/run/reporters/names.ts',
   'src/run/reporters/template-cache.ts',
+  'src/sandbox/auth/fapi.ts',
   'src/sandbox/contracts.ts',
 ];
 

@@ -2,6 +2,7 @@
 // start the emulator, register, environment, generate, run every step, summary, stop.
 
 import type { CommandModule } from 'yargs';
+import { FAPI_OPTION, RESPONSE_TYPE_OPTION, SANDBOX_FAPI_OPTION, TOKEN_AUTH_METHOD_OPTION } from '../../fapi-profile.js';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
@@ -19,11 +20,15 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         choices: SANDBOX_PROFILES,
         describe: 'Sandbox client profile (interactive ones consent in Chromium)',
       })
-      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type' })
-      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
+      .option('response-type', RESPONSE_TYPE_OPTION)
+      .option('fapi', FAPI_OPTION)
+      .option('token-auth-method', TOKEN_AUTH_METHOD_OPTION)
+      .option('sandbox-fapi', SANDBOX_FAPI_OPTION)
       .option('api-version', API_VERSION_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
       .example('$0 demo', 'what `npm start` runs')
+      .example('$0 demo --fapi 2.0', 'a FAPI 2.0 client (PAR, PKCE, code, iss, private_key_jwt) against the emulator in its FAPI 2.0 mode')
+      .example('$0 demo --sandbox-fapi 1-advanced', 'the emulator as a certified FAPI 1 Advanced server (plain code only with JARM)')
       .example('$0 demo --api-version 3.1,4.0', 'the flow on AIS v3.1 and v4.0, then v3.1 beside v4.0')
       .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),
   handler: async (argv) => {
@@ -48,7 +53,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     // Ctrl-C / SIGTERM stop the emulator too (startEmbeddedSandbox registers it with the interrupt cleanups).
     const sandbox = await core.startEmbeddedSandbox(config);
     try {
-      out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
+      out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile}, FAPI mode ${sandbox.fapi} ${took()}`);
       const workDir = core.stateLayout(config.stateDir).demo;
       const session = await core.openSession(config, overrides, { addresses: sandbox.urls, workDir, seams: sessionSeams(state) });
       try {

@@ -1,6 +1,7 @@
 // `obflow run [step|all]`: run the collections with newman in one process over mTLS, chaining the environment.
 
 import type { CommandModule } from 'yargs';
+import { FAPI_OPTION, RESPONSE_TYPE_OPTION } from '../../fapi-profile.js';
 import { STEP_NAMES } from '../../generate/step-names.js';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
@@ -26,8 +27,8 @@ export const runCommand = (state: CommandState): CommandModule => ({
       })
       .option('psu-user', { type: 'string', describe: 'Test user who consents (sandbox: alex, sam or jo)' })
       .option('consent-timeout', { type: 'number', describe: 'Seconds the PSU has to finish browser consent (default 300)' })
-      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
-      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
+      .option('response-type', RESPONSE_TYPE_OPTION)
+      .option('fapi', FAPI_OPTION)
       .option('api-version', API_VERSION_OPTION)
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })

@@ -1,6 +1,7 @@
 // Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
 
 import { CLIENT_ASSERTION_LIFETIME_SECONDS, CLIENT_ASSERTION_TYPE, DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../../client-auth.js';
+import type { FapiProfile } from '../../fapi-profile.js';
 import type { ApiVersion } from '../api-versions.js';
 import { aisBasePath, BALANCE_TYPES } from '../api-versions.js';
 import type { Checks, RequestItemSpec, ResponseSchema, ScriptPart, StepContext } from '../model.js';
@@ -113,10 +114,17 @@ export const CLIENT_AUTH_PREREQUEST: ScriptPart = {
   },
 };
 
-/** The client authentication of the context's profile: under FAPI 2.0 the assertion's `aud` is the issuer identifier
- *  alone, at the token and the PAR endpoint (FAPI 2.0 Security Profile §5.3.2.1 has servers accept it; issue 30). */
-export function clientAuthPrerequest(context?: Pick<StepContext, 'fapi2'>): ScriptPart {
-  return context?.fapi2 === true
+/** Whether the profile types its request objects other than the JWT libraries' `JWT` (FapiProfile.requestObjectTyp):
+ *  its collections carry the libraries with a `typ` parameter (collections.ts withTypedJwtLibraries). */
+export function typesRequestObjects(fapi: Pick<FapiProfile, 'requestObjectTyp'>): boolean {
+  return fapi.requestObjectTyp !== 'JWT';
+}
+
+/** The client authentication of the context's profile: the assertion's `aud` is the token endpoint, or the issuer
+ *  identifier alone at the token and the PAR endpoint where the profile says so (FAPI 2.0 Security Profile §5.3.2.1
+ *  has servers accept it; issue 30). */
+export function clientAuthPrerequest(context: Pick<StepContext, 'fapi'>): ScriptPart {
+  return context.fapi.assertionAudience === 'issuer'
     ? { ...CLIENT_AUTH_PREREQUEST, params: { ...CLIENT_AUTH_PREREQUEST.params, audienceVariable: 'issuer' } }
     : CLIENT_AUTH_PREREQUEST;
 }
