@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { SANDBOX_FAPI_OPTION } from '../../src/fapi-profile.js';
 import { FAPI_MODES } from '../../src/sandbox/contracts.js';
 import { configJsonSchema } from '../../src/config/schema.js';
 import { runCli, startSandboxProcess } from '../helpers/cli.js';
@@ -46,7 +47,22 @@ describe('obflow sandbox --fapi', () => {
   it('the flag offers exactly the emulator’s modes, and the config key the same', () => {
     const sandbox = (configJsonSchema().properties as Record<string, { properties: Record<string, { enum?: string[] }> }>).sandbox;
     expect(sandbox?.properties.fapi?.enum).toEqual([...FAPI_MODES]);
+    // obflow's list of the emulator's modes (src/fapi-profile.ts) is the emulator's table's (src/sandbox/auth/fapi.ts).
+    expect(SANDBOX_FAPI_OPTION.choices).toEqual(FAPI_MODES);
   });
+
+  it.each([
+    [[], 'interface'],
+    [['--fapi', '1-advanced'], '1-advanced'],
+    [['--fapi', '2.0'], '2.0'],
+  ] as const)('its start line says the FAPI mode it runs in: %j → %s', async (args, mode) => {
+    const sandbox = await startSandboxProcess(cwd, args);
+    try {
+      expect((JSON.parse(sandbox.firstLine) as { fapi: string }).fapi).toBe(mode);
+    } finally {
+      await sandbox.stop();
+    }
+  }, 60_000);
 
   it('an unknown --fapi is a usage error', async () => {
     const result = await runCli(['sandbox', '--fapi', '3.0'], { cwd });
