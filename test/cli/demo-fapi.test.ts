@@ -65,12 +65,17 @@ describe('obflow demo: each of the emulator’s FAPI modes in one command', () =
 // DCR management (register --show / --update / --delete) authenticates with a client_credentials token; a FAPI 2.0
 // client's assertion names the issuer as aud (FAPI 2.0 Security Profile §5.3.2.1), which the 2.0 sandbox requires.
 describe('obflow register --show / --update / --delete for a FAPI 2.0 client', () => {
-  it('against `obflow sandbox` following flow.fapi "2.0" (its defaults: private_key_jwt, code): each passes', async () => {
+  it('against `obflow sandbox` following flow.fapi "2.0" (its defaults: private_key_jwt, code), also for a client stored with --client-id: each passes', async () => {
     const cwd = folder({ flow: { fapi: '2.0' } });
     const sandbox = await startSandboxProcess(cwd, []);
     try {
       const registered = await runCli(['register', '--json'], { cwd });
       expect(registered.code, registered.stderr).toBe(0);
+      // The same client stored as registered elsewhere (`--client-id`): it keeps the profile it was registered under,
+      // so its assertions still name the issuer.
+      const clientId = (JSON.parse(registered.stdout.trim().split('\n').pop() ?? '{}') as { client_id?: string }).client_id ?? '';
+      const external = await runCli(['register', '--client-id', clientId, '--force', '--json'], { cwd });
+      expect(external.code, external.stderr).toBe(0);
       for (const action of ['--show', '--update', '--delete']) {
         const result = await runCli(['register', action, '--json'], { cwd });
         expect(result.code, `${action}: ${result.stderr}`).toBe(0);
