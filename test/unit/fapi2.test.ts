@@ -273,6 +273,21 @@ describe('FAPI 2.0 collections', () => {
   });
 });
 
+describe('FAPI 1 Advanced collections (the default): iss checked where the bank sends it', () => {
+  // RFC 9207 §2.4: a client that gets iss compares it with the issuer, whatever its profile — a response from another
+  // authorization server (mix-up) must not be taken. Only FAPI 2.0 requires it to be there (above).
+  it('a present iss must be the issuer; an absent one is no check at all', () => {
+    const test = scriptOf({}, AUTHORIZE_ITEM, 'test');
+    const redirect = (query: string) => run(test, { ...ENV, state: 's1' }, `https://tpp.example/cb?code=c1&state=s1${query}`);
+    const ISS_TEST = 'iss (RFC 9207) is the issuer';
+    expect(redirect('&iss=https%3A%2F%2Fas.example').tests.map((t) => t.name)).toContain(ISS_TEST);
+    expect(redirect('&iss=https%3A%2F%2Fas.example').failed()).toEqual([]);
+    expect(redirect('&iss=https%3A%2F%2Fevil.example').failed()).toEqual([ISS_TEST]);
+    expect(redirect('').tests.map((t) => t.name)).not.toContain(ISS_TEST);
+    expect(redirect('').failed()).toEqual([]);
+  });
+});
+
 describe("obflow's consent drivers: iss in the redirect (RFC 9207)", () => {
   const expected = { redirectUri: 'https://tpp.example/cb', state: 's1', issuer: 'https://as.example' };
   it('FAPI 2.0 requires it; any profile refuses another issuer', () => {
