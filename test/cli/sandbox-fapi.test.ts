@@ -55,14 +55,18 @@ describe('obflow sandbox --fapi', () => {
     [[], 'interface'],
     [['--fapi', '1-advanced'], '1-advanced'],
     [['--fapi', '2.0'], '2.0'],
-  ] as const)('its start line says the FAPI mode it runs in: %j → %s', async (args, mode) => {
-    const sandbox = await startSandboxProcess(cwd, args);
-    try {
-      expect((JSON.parse(sandbox.firstLine) as { fapi: string }).fapi).toBe(mode);
-    } finally {
-      await sandbox.stop();
-    }
-  }, 60_000);
+  ] as const)(
+    'its start line says the FAPI mode it runs in: %j → %s',
+    async (args, mode) => {
+      const sandbox = await startSandboxProcess(cwd, args);
+      try {
+        expect((JSON.parse(sandbox.firstLine) as { fapi: string }).fapi).toBe(mode);
+      } finally {
+        await sandbox.stop();
+      }
+    },
+    60_000,
+  );
 
   it('an unknown --fapi is a usage error', async () => {
     const result = await runCli(['sandbox', '--fapi', '3.0'], { cwd });
