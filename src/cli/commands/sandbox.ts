@@ -107,8 +107,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       await sandbox.close();
       throw error;
     }
-    // The addresses, and the FAPI mode the emulator says it runs in (docs/sandbox.md, "FAPI modes").
-    state.output.result({ ...sandbox.urls, fapi: sandbox.fapi });
+    state.output.result(sandbox.urls);
     const { urls } = sandbox;
     state.output.line(`sandbox ready (data in ${dataDir}), FAPI mode ${sandbox.fapi}; Ctrl-C stops it`);
     state.output.line(`  {sandbox_base_url}     ${urls.sandbox_base_url}`);
