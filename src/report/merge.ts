@@ -225,7 +225,14 @@ export function legOf(input: LegInput): MergedLeg {
   const exit = status === undefined ? {} : { exit: status.exit, ...(status.stage !== undefined ? { stage: status.stage } : {}) };
   if (report === undefined) {
     const hint = status?.exit !== 0 ? status?.hint : undefined;
-    return { ...identity, status: 'no-report', reason: exitReason(status ?? { exit: -1 }), ...(hint !== undefined ? { hint } : {}), ...exit, steps: [] };
+    return {
+      ...identity,
+      status: 'no-report',
+      reason: exitReason(status ?? { exit: -1 }),
+      ...(hint !== undefined ? { hint } : {}),
+      ...exit,
+      steps: [],
+    };
   }
   const steps = report.steps.map(stepOf);
   const unfinished = report.passed === undefined;
