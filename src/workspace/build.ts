@@ -8,6 +8,7 @@
 
 import Handlebars from 'handlebars';
 import type { PostmanEnvironment } from '../environment/merge.js';
+import { API_FAMILIES } from '../api-families.js';
 import { aisBasePath, API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
@@ -285,7 +286,10 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
       { label: 'Bank', value: bank },
       { label: 'Client profile', value: input.target.profile },
       { label: 'Client id', value: input.clientId, code: true },
-      { label: 'API version', value: `Account and Transaction API v${input.apiVersion} (${aisBasePath(input.apiVersion)})` },
+      {
+        label: 'API version',
+        value: `${API_FAMILIES.accounts.label} ${API_VERSION_ROWS[input.apiVersion].name} (${aisBasePath(input.apiVersion)})`,
+      },
       { label: 'Built', value: `${input.builtAt} by obflow ${input.obflowVersion}` },
     ],
     apiVersion: input.apiVersion,
