@@ -4,7 +4,7 @@
 // once (src/run/reporters/compare-versions.ts), and the verdict (src/pipeline/verdict.ts) returned for the CLI to
 // render. The legs' report folders are the run's own: what an earlier run over other legs left there goes first.
 
-import { readdir, rmdir } from 'node:fs/promises';
+import { readdir, rmdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { FAMILY_LIST, type ApiFamily } from '../api-families.js';
 import type { Overrides } from '../config/overrides.js';
@@ -87,7 +87,6 @@ export function planLegs(session: Session, versions: readonly ApiVersion[], fami
 export async function runLegsStage(session: Session, options: LegsStageOptions): Promise<LegsVerdict> {
   const families = options.families ?? FAMILY_LIST;
   const legs = planLegs(session, options.versions, families);
-  await removeOtherLegsReports(session, legs, families);
   const compared = comparedLegs(legs);
   const severalVersions = options.versions.length > 1;
   let comparison: VersionComparison | undefined;
@@ -108,6 +107,8 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
       ...options.run,
       environment: saved.environment,
       family: leg.family,
+      // Before the first leg's run begins (its checks passed): the pages of legs this run does not have go.
+      ...(outcomes.length === 0 ? { beforeRun: () => removeOtherLegsReports(session, legs, families) } : {}),
       ...(collections !== undefined ? { collections } : {}),
       ...(compared !== undefined && other !== undefined
         ? {
@@ -190,7 +191,9 @@ async function removeOtherLegsReports(session: Session, legs: readonly Leg[], fa
   );
   const steps = [...new Set(families.concat(FAMILY_LIST).flatMap((family) => family.steps))];
   for (const dir of [...candidates].filter((candidate) => !ours.has(candidate))) {
+    // Only a folder (absent, or a file where a folder would be: not obflow's to touch; the run says so when it writes).
+    if ((await stat(dir).catch(() => undefined))?.isDirectory() !== true) continue;
     await removePreviousReports(dir, steps);
-    if (dir !== root && (await readdir(dir).catch(() => undefined))?.length === 0) await rmdir(dir).catch(() => undefined);
+    if (dir !== root && (await readdir(dir)).length === 0) await rmdir(dir);
   }
 }

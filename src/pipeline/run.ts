@@ -40,6 +40,9 @@ export interface RunStageOptions {
   keepTransactionBodies?: boolean;
   /** …and what this leg's page says of the comparison (src/pipeline/legs.ts; src/run/reporters/html.ts draws it). */
   versionPage?: VersionPage;
+  /** Once the checks passed and the plan is made, just before the run begins (the legs stage clears other legs'
+   *  reports there: a run refused by its checks leaves the folder as it was). */
+  beforeRun?: () => Promise<void>;
 }
 
 export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
@@ -52,6 +55,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const reporters = options.reporters ?? DEFAULT_REPORTERS;
   const { steps, environment, sslClientCertList, caBundle, release } = await planRun(session, options);
   try {
+    await options.beforeRun?.();
     return await runSteps({
       steps,
       environment,
