@@ -101,7 +101,8 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
       options.environment !== undefined
         ? { environment: options.environment, stem: undefined }
         : await readVersionEnvironment(session.config, session.target, leg.version);
-    const other = compared?.find((candidate) => candidate !== leg);
+    // The other compared leg, when this leg is one of the two compared.
+    const other = compared?.includes(leg) === true ? compared.find((candidate) => candidate !== leg) : undefined;
     const earlier = other === undefined ? undefined : outcomes.find((outcome) => outcome.version === other.version);
     const result = await runStage(leg.session, {
       ...options.run,
@@ -110,7 +111,7 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
       // Before the first leg's run begins (its checks passed): the pages of legs this run does not have go.
       ...(outcomes.length === 0 ? { beforeRun: () => removeOtherLegsReports(session, legs, families) } : {}),
       ...(collections !== undefined ? { collections } : {}),
-      ...(compared !== undefined && other !== undefined
+      ...(other !== undefined
         ? {
             // Both legs add up their transactions; the later one's page holds the comparison, the earlier one's links it.
             keepTransactionBodies: true,
