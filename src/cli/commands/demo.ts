@@ -34,10 +34,10 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       });
     }
     const out = state.output;
-    let mark = Date.now();
-    /** Milliseconds since the previous stage line: where the demo's time goes. */
     /** A leg's name before its lines in a run over several (`AIS v4.0: `). */
     const prefix = (leg: { label: string }) => (leg.label === '' ? '' : `${leg.label}: `);
+    let mark = Date.now();
+    /** Milliseconds since the previous stage line: where the demo's time goes. */
     const took = () => {
       const now = Date.now();
       const text = `(${now - mark} ms)`;
