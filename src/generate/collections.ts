@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
 import { writeTemporary, type TemporaryFile } from '../fs.js';
+import { API_FAMILIES } from '../api-families.js';
 import { DEFAULT_FAPI_PROFILE, FAPI_PROFILES, type FapiProfile } from '../fapi-profile.js';
-import { DEFAULT_API_VERSION } from './api-versions.js';
+import { apiLabel, API_VERSION_ROWS, DEFAULT_API_VERSION } from './api-versions.js';
 import type { ApiVersion } from './api-versions.js';
 import { FLOW_FILE_NAME, stepFileName } from './files.js';
 import { buildFlow } from './flow.js';
@@ -226,7 +227,7 @@ function setRawUrls(items: ItemJson[] | undefined, raws: Map<string, string>): v
 
 /** What tells one version's collections from another's: v3.1's are as they always were (golden files); another
  *  version's name it (collection names, descriptions) and have ids of their own (a path prefix), so both can be
- *  imported into one Postman workspace. */
+ *  imported into one Postman workspace. The version's row says each (src/generate/api-versions.ts). */
 interface VersionMarks {
   label: string;
   namePrefix: string;
@@ -234,9 +235,9 @@ interface VersionMarks {
 }
 
 function versionMarks(version: ApiVersion): VersionMarks {
-  return version === '3.1'
-    ? { label: 'AIS v3.1', namePrefix: 'obflow AIS', idPrefix: '' }
-    : { label: `AIS v${version}`, namePrefix: `obflow AIS v${version}`, idPrefix: `v${version}/` };
+  const row = API_VERSION_ROWS[version];
+  const family = API_FAMILIES.accounts;
+  return { label: apiLabel(family, version), namePrefix: row.collectionName(family.short), idPrefix: row.collectionIdPrefix };
 }
 
 function collectionDescription(steps: readonly StepSpec[], marks: VersionMarks): string {

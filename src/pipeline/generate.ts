@@ -4,21 +4,22 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiVersion } from '../generate/api-versions.js';
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
 import { DEFAULT_FAPI_PROFILE, type FapiProfile } from '../fapi-profile.js';
+import { API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
 import { writeFileAtomic } from '../fs.js';
 import { stepFileName } from '../generate/files.js';
-import { STEP_NAMES } from '../generate/flow.js';
 import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampText } from '../generate/stamp.js';
 import { stateLayout } from '../state/layout.js';
 
 /**
- * Where a version's collections live: v3.1's in the output folder itself (as always), another version's in a folder
- * named after it (`collections/v4.0/`), with the same file and folder names, so a newman command differs only in the
- * file it names (docs/collections.md, "Versions").
+ * Where a family's collections of a version live: the family's folder (accounts': the output folder itself) and the
+ * version's (v3.1's: none, as always; another's named after it, `collections/v4.0/`), with the same file and folder
+ * names, so a newman command differs only in the file it names (docs/collections.md, "Versions"; the rows of
+ * src/api-families.ts and src/generate/api-versions.ts).
  */
-export function collectionsDirOf(outDir: string, version: ApiVersion): string {
-  return version === '3.1' ? outDir : join(outDir, `v${version}`);
+export function collectionsDirOf(outDir: string, version: ApiVersion, family: Pick<ApiFamily, 'folder'> = API_FAMILIES.accounts): string {
+  return join(outDir, family.folder, API_VERSION_ROWS[version].collectionsFolder);
 }
 
 /**
@@ -29,19 +30,20 @@ export function collectionsDirOf(outDir: string, version: ApiVersion): string {
  */
 export async function generateStage(
   collectionsDir: string,
-  options: { version?: ApiVersion; par?: boolean; jarm?: boolean; fapi?: FapiProfile } = {},
+  options: { version?: ApiVersion; family?: ApiFamily; par?: boolean; jarm?: boolean; fapi?: FapiProfile } = {},
 ): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
-  const version = options.version ?? '3.1';
-  const outDir = collectionsDirOf(collectionsDir, version);
+  const version = options.version ?? DEFAULT_API_VERSION;
+  const family = options.family ?? API_FAMILIES.accounts;
+  const outDir = collectionsDirOf(collectionsDir, version, family);
   // Only a non-default option enters the fingerprint, so the default collections' stamp stays as it was (and v3.1's
-  // is what it was before versions existed); a profile is named by its name, which says all its row does.
+  // is what it was before versions existed: its row adds nothing); a profile is named by its name, which says all its
+  // row does.
   const generation = {
     ...(options.par === true || options.fapi?.par === 'always' ? { par: true } : {}),
     ...(options.jarm === true ? { jarm: true } : {}),
   };
   const profile = options.fapi === undefined || options.fapi.name === DEFAULT_FAPI_PROFILE ? {} : { fapi: options.fapi.name };
-  const stamped = { ...generation, ...profile };
-  const fingerprint = generatorFingerprint(version === '3.1' ? stamped : { ...stamped, apiVersion: version });
+  const fingerprint = generatorFingerprint({ ...generation, ...profile, ...API_VERSION_ROWS[version].fingerprint });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
   if (files === undefined) {
@@ -58,7 +60,7 @@ export async function generateStage(
   }
   const byName = new Map(files.map((file) => [file.fileName, file.json]));
   const collections: Record<string, object> = {};
-  for (const name of STEP_NAMES) {
+  for (const name of family.steps) {
     const json = byName.get(stepFileName(name));
     if (json !== undefined) collections[name] = JSON.parse(json) as object;
   }

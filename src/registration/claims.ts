@@ -2,6 +2,7 @@
 // that refuse before sending what the bank would refuse (DCR v3.2 §"Request Validation").
 
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
+import { REGULATORY_ROLES, SERVICE_SCOPE } from '../api-families.js';
 import type { TokenEndpointAuthMethod } from '../client-auth.js';
 import type { FapiProfile, ResponseType } from '../fapi-profile.js';
 import { ObflowError } from '../errors.js';
@@ -87,11 +88,11 @@ export function subjectDnOf(certificatePem: string): string {
   return new X509Certificate(certificatePem).subject.split('\n').reverse().join(',');
 }
 
-/** §2.1: AISP → accounts, PISP → payments, plus `openid` ("the service"). Other roles (ASPSP, CBPII) add nothing. */
+/** §2.1: `openid` ("the service"), then each role's scope in the roles table's order (src/api-families.ts
+ *  REGULATORY_ROLES: AISP → accounts, PISP → payments). Other roles (ASPSP, CBPII) add nothing. */
 export function scopeForRoles(roles: readonly string[]): string {
-  const scopes = ['openid'];
-  if (roles.includes('AISP')) scopes.push('accounts');
-  if (roles.includes('PISP')) scopes.push('payments');
+  const scopes: string[] = [SERVICE_SCOPE];
+  for (const [role, { scope }] of Object.entries(REGULATORY_ROLES)) if (scope !== undefined && roles.includes(role)) scopes.push(scope);
   return scopes.join(' ');
 }
 

@@ -16,6 +16,10 @@ interface Variation {
   pattern: RegExp;
   /** The only modules that may write them: the variation's tables. */
   allowedFiles: readonly string[];
+  /** How the table itself writes the values, where that is not `pattern` (the version table keys rows by them). */
+  values?: RegExp;
+  /** The part of src/ the row holds (default: all of it): a room with its own table has its own row. */
+  within?: (path: string) => boolean;
 }
 
 const VARIATIONS: readonly Variation[] = [
@@ -24,6 +28,15 @@ const VARIATIONS: readonly Variation[] = [
     name: 'FAPI profile',
     pattern: /'1-advanced'|'2\.0'/,
     allowedFiles: ['src/fapi-profile.ts', 'src/sandbox/auth/fapi.ts'],
+  },
+  {
+    // The API version (src/generate/api-versions.ts API_VERSION_ROWS): every per-version difference is a field of the
+    // row, so a version is only ever compared there. A comparison, not any mention: a version is also a key of tables.
+    name: 'API version (TPP side)',
+    pattern: /[!=]==?\s*'(?:3\.1|4\.0)'|'(?:3\.1|4\.0)'\s*[!=]==?/,
+    allowedFiles: ['src/generate/api-versions.ts'],
+    values: /'(?:3\.1|4\.0)'/,
+    within: (path) => !path.startsWith('src/sandbox/'),
   },
 ];
 
@@ -40,7 +53,7 @@ const sources: readonly Source[] = readdirSync(SRC, { recursive: true, encoding:
 /** Every line outside the variation's tables that writes one of its values, as `path:line: text`. */
 function outsideTables(variation: Variation, files: readonly Source[]): string[] {
   return files
-    .filter(({ path }) => !variation.allowedFiles.includes(path))
+    .filter(({ path }) => (variation.within?.(path) ?? true) && !variation.allowedFiles.includes(path))
     .flatMap(({ path, text }) =>
       text.split('\n').flatMap((line, index) => (variation.pattern.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : [])),
     );
@@ -55,7 +68,7 @@ describe('each variation is written in its tables only', () => {
     for (const path of variation.allowedFiles) {
       const table = sources.find((source) => source.path === path);
       expect(table, path).toBeDefined();
-      expect(variation.pattern.test(table?.text ?? ''), path).toBe(true);
+      expect((variation.values ?? variation.pattern).test(table?.text ?? ''), path).toBe(true);
     }
   });
 
@@ -72,5 +85,15 @@ describe('each variation is written in its tables only', () => {
       "src/registration/y.ts:1: fapi?: '2.0';",
       "src/sandbox/auth/z.ts:1: if (deps.fapi === '1-advanced') fail();",
     ]);
+  });
+
+  it('catches an API version compared outside its table on the TPP side (the check can fail)', () => {
+    const version = VARIATIONS.find((row) => row.name.startsWith('API version')) as Variation;
+    const offender = "if (version === '4.0') return 'ITAV';\nconst ok = rows[version].balanceType;\nif ('3.1' !== apiVersion) x();";
+    expect(outsideTables(version, [{ path: 'src/run/x.ts', text: offender }])).toEqual([
+      "src/run/x.ts:1: if (version === '4.0') return 'ITAV';",
+      "src/run/x.ts:3: if ('3.1' !== apiVersion) x();",
+    ]);
+    expect(outsideTables(version, [{ path: 'src/generate/api-versions.ts', text: offender }])).toEqual([]);
   });
 });

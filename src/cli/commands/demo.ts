@@ -7,7 +7,6 @@ import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
-import type { ApiVersion } from '../../generate/api-versions.js';
 import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
@@ -40,6 +39,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       });
     }
     const out = state.output;
+    /** A leg's name before its lines in a run over several (`AIS v4.0: `). */
+    const prefix = (leg: { label: string }) => (leg.label === '' ? '' : `${leg.label}: `);
     let mark = Date.now();
     /** Milliseconds since the previous stage line: where the demo's time goes. */
     const took = () => {
@@ -62,53 +63,35 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         out.line(`register     client ${registered.registration.client_id} ${took()}`);
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
-        // `--api-version 3.1,4.0`: the flow once per version (a consent each), each with its own reports folder, then
-        // the two side by side (src/run/reporters/compare-versions.ts).
-        const versions =
-          overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : [config.flow.apiVersion];
-        const legs: { version: ApiVersion; result: Awaited<ReturnType<typeof core.runStage>> }[] = [];
-        for (const version of versions) {
-          const label = versions.length > 1 ? `AIS v${version}: ` : '';
-          const leg = versions.length > 1 ? core.versionSession(session, version) : session;
-          const generated = await core.generateStage(config.output.collections, {
-            version,
+        // `--api-version 3.1,4.0`: a leg per version (a consent each, its own reports folder), then the two side by
+        // side (src/pipeline/legs.ts).
+        const verdict = await core.runLegsStage(session, {
+          versions: core.legVersions(config, overrides),
+          environment,
+          generate: {
+            collectionsDir: config.output.collections,
             par: core.parForGeneration(config),
             jarm: config.flow.jarm,
             fapi: config.flow.fapi,
-          });
-          out.line(
-            `generate     ${label}${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, version)}${generated.written ? '' : ' (current)'} ${took()}`,
-          );
-          const result = await core.runStage(leg, {
-            environment,
-            collections: generated.collections,
-            reporters: ['junit', 'html'],
-            progress: () => undefined,
-            ...liveLineOption(state, core),
-            // Over two versions: each adds up its transactions, and the later one's page compares it with the earlier.
-            ...(versions.length > 1 ? { keepTransactionBodies: true } : {}),
-            ...(versions.length > 1 && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
-          });
-          // Each version of a run over several keeps its chained environment in its own file (a later `obflow run
-          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/environment.ts versionEnvironmentStem).
-          await core.saveEnvironment(
-            leg,
-            result.environment,
-            versions.length > 1 ? core.versionEnvironmentStem(session.target, version) : undefined,
-          );
-          out.line(`run          ${label}newman, ${result.steps.length} steps, reports in ${core.reportsDir(leg.config)} ${took()}`);
-          out.line(`report       ${core.htmlReportPath(leg.config)} ${took()}`);
-          legs.push({ version, result });
-        }
-        const report = await import('../report.js');
-        if (legs.length === 1) {
-          report.reportRun(
-            state,
-            (legs[0] as (typeof legs)[number]).result,
-            { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
-            { apiVersion: config.flow.apiVersion },
-          );
-        } else await report.reportVersionRuns(state, legs, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
+          },
+          run: { reporters: ['junit', 'html'], progress: () => undefined, ...liveLineOption(state, core) },
+          progress: {
+            generated: (leg, generated) =>
+              out.line(
+                `generate     ${prefix(leg)}${generated.paths.length} collections in ${generated.dir}${generated.written ? '' : ' (current)'} ${took()}`,
+              ),
+            ran: (leg, result) => {
+              out.line(
+                `run          ${prefix(leg)}newman, ${result.steps.length} steps, reports in ${core.reportsDir(leg.session.config)} ${took()}`,
+              );
+              out.line(`report       ${core.htmlReportPath(leg.session.config)} ${took()}`);
+            },
+          },
+        });
+        (await import('../report.js')).renderVerdict(state, verdict, {
+          profile: config.sandbox.profile,
+          seconds: (Date.now() - started) / 1000,
+        });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {
         await session.close();

@@ -4,7 +4,8 @@ import type { CommandModule } from 'yargs';
 import { FAPI_OPTION } from '../../fapi-profile.js';
 import type { CommandState } from '../context.js';
 import { openLightCommand } from '../context.js';
-import { API_VERSION_OPTION, assertOneVersion } from '../../generate/api-versions.js';
+import { API_FAMILIES } from '../../api-families.js';
+import { API_VERSION_OPTION, apiLabel, assertOneVersion } from '../../generate/api-versions.js';
 
 export const generateCommand = (state: CommandState): CommandModule => ({
   command: 'generate',
@@ -28,11 +29,12 @@ export const generateCommand = (state: CommandState): CommandModule => ({
       fapi: config.flow.fapi,
     });
     const dir = core.collectionsDirOf(config.output.collections, version);
+    const api = apiLabel(API_FAMILIES.accounts, version);
     state.output.result({ files, written });
     state.output.line(
       written
-        ? `wrote ${files.length} AIS v${version} collections to ${dir}`
-        : `${files.length} AIS v${version} collections in ${dir} are current (same inputs; nothing rewritten)`,
+        ? `wrote ${files.length} ${api} collections to ${dir}`
+        : `${files.length} ${api} collections in ${dir} are current (same inputs; nothing rewritten)`,
     );
   },
 });
