@@ -8,6 +8,8 @@ import {
   buildObflowEnvironment,
   downloadEnvironment,
   environmentPath,
+  environmentValue,
+  withEnvironmentValues,
   readSavedEnvironment,
   writeEnvironment,
   type PostmanEnvironment,
@@ -15,7 +17,8 @@ import {
 import { readSigningKey } from '../pki/verify.js';
 import type { StoredRegistration } from '../registration/index.js';
 import { checkEnvironmentComplete, clientValues } from './client-values.js';
-import { flowInputs } from './run-plan.js';
+import { flowInputs, givenFlowInputs } from './run-plan.js';
+import { checkRegistrationSettings } from './saved-settings.js';
 import type { Session } from './session.js';
 import { type Target } from './target.js';
 
@@ -28,6 +31,8 @@ export async function environmentStage(
   session: Session,
   registration: StoredRegistration,
 ): Promise<{ environment: PostmanEnvironment; path: string }> {
+  // A registration made for other settings than the config's (auth method, FAPI profile, …): named, not written on.
+  await checkRegistrationSettings(session, registration);
   const bank = await downloadEnvironment({
     helperUrl: session.target.environmentHelperUrl,
     clientId: registration.client_id,
@@ -76,13 +81,30 @@ export function versionEnvironmentStem(target: Target, version: ApiVersion): str
   return `${environmentStem(target)}.v${version}`;
 }
 
-/** Saves a run's chained environment: under `stem` (default the environment stage's file). */
+/**
+ * Saves a run's chained environment: under `stem` (default the environment stage's file). The flow inputs a flag of
+ * this run gave (`run all --psu-user jo`) were for this run only: the file keeps what `obflow environment` wrote for
+ * them, so the next run compares the config with that (src/pipeline/saved-settings.ts), not with a one-off flag.
+ */
 export async function saveEnvironment(
   session: Session,
   environment: PostmanEnvironment,
   stem = environmentStem(session.target),
 ): Promise<string> {
-  return writeEnvironment(session.config.stateDir, stem, environment);
+  const given = Object.keys(givenFlowInputs(session));
+  let kept = environment;
+  if (given.length > 0) {
+    const before = await readSavedEnvironment(environmentPath(session.config.stateDir, stem)).catch(() =>
+      readEnvironmentFile(session.config, session.target).catch(() => undefined),
+    );
+    const values: Record<string, string> = {};
+    for (const key of given) {
+      const value = before === undefined ? undefined : environmentValue(before, key);
+      if (value !== undefined) values[key] = value;
+    }
+    kept = withEnvironmentValues(environment, values);
+  }
+  return writeEnvironment(session.config.stateDir, stem, kept);
 }
 
 export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
