@@ -49,7 +49,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     const sandbox = await core.startEmbeddedSandbox(config);
     try {
       out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
-      const workDir = core.stateLayout(config.stateDir).demo;
+      // The demo's own collections: `output.collections` (in a clone, the tracked collections/) stays what generate makes.
+      const { demo: workDir, demoCollections } = core.stateLayout(config.stateDir);
       const session = await core.openSession(config, overrides, { addresses: sandbox.urls, workDir, seams: sessionSeams(state) });
       try {
         const registered = await core.registerStage(session, { force: true });
@@ -65,14 +66,14 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         for (const version of versions) {
           const label = versions.length > 1 ? `AIS v${version}: ` : '';
           const leg = versions.length > 1 ? core.versionSession(session, version) : session;
-          const generated = await core.generateStage(config.output.collections, {
+          const generated = await core.generateStage(demoCollections, {
             version,
             par: core.parForGeneration(config),
             jarm: config.flow.jarm,
             fapi: config.flow.fapi,
           });
           out.line(
-            `generate     ${label}${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, version)}${generated.written ? '' : ' (current)'} ${took()}`,
+            `generate     ${label}${generated.paths.length} collections in ${core.collectionsDirOf(demoCollections, version)}${generated.written ? '' : ' (current)'} ${took()}`,
           );
           const result = await core.runStage(leg, {
             environment,
