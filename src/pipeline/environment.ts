@@ -37,6 +37,11 @@ export async function environmentStage(
     helperUrl: session.target.environmentHelperUrl,
     clientId: registration.client_id,
     ...(registration.client_secret !== undefined ? { clientSecret: registration.client_secret } : {}),
+    // What a 404 tells the user to fix: the client id's source, and the setting naming the helper's path.
+    clientSource: registration.metadata.external === true ? 'external' : 'registered',
+    ...(session.config.target === 'bank' && session.config.bank !== undefined
+      ? { helperPathSetting: { key: 'bank.environment_helper_path', value: session.config.bank.environment_helper_path } }
+      : {}),
     dispatcher: session.dispatcher,
     log: session.log,
   });
