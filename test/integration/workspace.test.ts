@@ -500,6 +500,45 @@ describeWith(chromium, 'the workspace in Chromium', () => {
     expect(counts.guide?.checks).toBeGreaterThan(100);
     expect(counts).toEqual({ guide: counts.guide, report: counts.guide, 'run.sh': counts.guide });
   }, 60_000);
+
+  it("a run the bank refuses (a wrong client secret typed): run.sh and the report page say whose side and what to do, by obflow's own rules", async () => {
+    const dir = join(copied, 'refused');
+    cpSync(plainDir, dir, { recursive: true });
+    rmSync(join(dir, 'reports'), { recursive: true, force: true });
+    // The runner the prompted run installed (installing is that test's subject).
+    symlinkSync(join(promptedDir, 'runner', 'node_modules'), join(dir, 'runner', 'node_modules'));
+    const { keyFile } = registrant();
+    const result = runSh(dir, `${keyFile}\nnot-the-client-secret\n`);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(1);
+    const sentence =
+      "The run stopped at step client-credentials (client-credentials: POST token): the bank refused the request (HTTP 401); the fault is on the client's side.";
+    expect(result.stderr).toContain(`${sentence}\nhint: The bank refused the request (invalid_client`);
+    const { chromium: browserType } = await import('playwright-core');
+    const browser = await browserType.launch({ executablePath: CHROMIUM_PATH });
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(`file://${join(dir, 'reports', 'report.html')}`, { waitUntil: 'load' });
+      expect(await tab.locator('.failure .sentence').innerText()).toBe(sentence);
+      const hint = (await tab.locator('.failure p').nth(1).innerText()).replace(/^What to do:\s*/, '');
+      // The rule's workspace words (src/runner-rules.ts): the secret and key files of this run first, then whoever made it.
+      expect(hint).toBe(
+        "The bank refused the request (invalid_client (unknown client or wrong client secret)), as the standard lets it: the fault is on the client's side " +
+          '(the request, the registration, or a setting this workspace was made with); the bank did not accept the client authentication ' +
+          '(client_secret_basic: the client id and secret; private_key_jwt: the assertion signed with the signing key; tls_client_auth: the ' +
+          'transport certificate): check the client secret and the key files given for this run (run.sh asks for them; in Postman, the ' +
+          'environment and the certificate settings); if they are right, whoever made this workspace registers the client again ' +
+          '(`obflow register --force`, `obflow environment`, then `obflow workspace`). Details: the failed step below, and its checks.',
+      );
+      expect(hint).not.toContain('not-the-client-secret');
+      const technical = tab.locator('.failure details');
+      expect(await technical.getAttribute('open')).toBeNull();
+      expect(await technical.locator('pre').textContent()).toMatch(
+        /✗ client-credentials › client-credentials: POST token: status is 200 — the bank answered 401/,
+      );
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
 
 describe('a private_key_jwt client (signs its client assertion with the signing key): the workspace asks for the key files, never a secret to paste', () => {
