@@ -21,6 +21,7 @@ import { flowInputs, givenFlowInputs } from './run-plan.js';
 import { checkRegistrationSettings } from './saved-settings.js';
 import type { Session } from './session.js';
 import { type Target } from './target.js';
+import { certificateRows, type CertificateRow } from '../workspace/certificates.js';
 
 export function environmentStem(target: Target): string {
   return `${target.name}-${target.profile}`;
@@ -132,4 +133,45 @@ export async function readVersionEnvironment(
   );
   const stem = exists ? own : environmentStem(target);
   return { environment: await readSavedEnvironment(environmentPath(config.stateDir, stem)), stem };
+}
+
+/** What Postman needs to call the bank as obflow's runs do (docs/postman-certificates.md): one client certificate per
+ *  bank origin of the environment (host and port), the transport certificate's files, and the CA files that verify
+ *  the bank's server certificate (Postman's "CA certificates"; empty: the system roots). */
+export interface PostmanCertificates {
+  rows: CertificateRow[];
+  transport: { cert: string; key: string } | { pfx: string };
+  ca: string[];
+}
+
+export function postmanCertificates(
+  session: Pick<Session, 'config' | 'identity'>,
+  environment: Pick<PostmanEnvironment, 'values'>,
+): PostmanCertificates {
+  const { transport } = session.identity;
+  // The embedded sandbox's server certificate is issued by the local test directory (src/pipeline/session.ts).
+  const ca =
+    session.config.target === 'bank'
+      ? (session.config.bank?.server_ca ?? [])
+      : [...session.identity.directoryRoots, ...session.identity.directoryIssuing];
+  return {
+    rows: certificateRows(environment),
+    transport: 'pfx' in transport ? { pfx: transport.pfx } : { cert: transport.cert, key: transport.key },
+    ca,
+  };
+}
+
+/** The secrets a written environment holds, for the line that says to keep it out of version control: the client
+ *  secret (client_secret_basic), the private signing key (private_key_jwt or PS256 request objects), or none
+ *  (tls_client_auth with unsigned request objects: the transport certificate, kept outside it, is the credential). */
+export function environmentSecretsHeld(environment: Pick<PostmanEnvironment, 'values'>): string[] {
+  const held = (key: string) => (environmentValue(environment, key) ?? '') !== '';
+  const named = new Set(['_clientSecret', 'basicToken', 'signing_key']);
+  // Whatever else is a secret and has a value (a bank's helper file may bring its own).
+  const others = environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '' && !named.has(entry.key));
+  return [
+    ...(held('_clientSecret') || held('basicToken') ? ['the client secret'] : []),
+    ...(held('signing_key') ? ['the private signing key'] : []),
+    ...(others.length > 0 ? [`the secret values of ${others.map((entry) => entry.key).join(', ')}`] : []),
+  ];
 }

@@ -96,3 +96,52 @@ describe('obflow environment when the helper answers 404', () => {
     );
   }, 60_000);
 });
+
+describe('what `obflow environment` says it wrote', () => {
+  it.each([
+    ['client_secret_basic', 'it holds the client secret: keep it out of version control'],
+    ['private_key_jwt', 'it holds the private signing key: keep it out of version control'],
+    ['tls_client_auth', 'no client secret or key in it: the transport certificate is the credential'],
+  ])(
+    '%s: what the file holds, and the Postman certificate settings for each host',
+    async (method, holds) => {
+      const config = `${method}.json`;
+      await writeConfig(config, { token_endpoint_auth_method: method });
+      const registered = await obflow(config, ['register']);
+      expect(registered.code, registered.stderr).toBe(0);
+      const result = await obflow(config, ['environment']);
+      expect(result.code, result.stderr).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines.find((line) => line.startsWith('wrote '))).toMatch(
+        new RegExp(`\\(\\d+ variables; ${holds.replace(/[()]/g, '\\$&')}\\)$`),
+      );
+      const origin = (url: string) => new URL(url);
+      const rs = origin(bank.urls.sandbox_base_url);
+      const auth = origin(bank.urls.profiles['strict-headless'].auth_url);
+      const transport = bank.identity.paths.transport as { cert: string; key: string };
+      const files = `CRT file ${transport.cert}, KEY file ${transport.key}`;
+      // One row per bank origin, in the origins' order (bankOriginsOf: sorted), each with its host and port.
+      const rows = [
+        [rs, '  resource server (accounts API)'],
+        [auth, '  authorisation server          '],
+      ] as const;
+      const expected = [...rows]
+        .sort(([a], [b]) => (a.origin < b.origin ? -1 : 1))
+        .map(([url, role]) => `${role}  host ${url.hostname}  port ${url.port}  ${files}`);
+      expect(lines.slice(lines.findIndex((line) => line.startsWith('Postman (')))).toEqual([
+        'Postman (Settings → Certificates → Add Certificate, one per row; host and port exactly as shown; docs/postman-certificates.md):',
+        ...expected,
+        `  CA certificates: on, PEM file ${[...bank.identity.paths.directoryRoots, ...bank.identity.paths.directoryIssuing].join(' + ')} ` +
+          '(Postman takes one file: put them in one, e.g. `cat` them into bank-ca.pem)',
+        '  Settings → General → SSL certificate verification: on',
+      ]);
+      // --json carries the same rows for a script.
+      const json = await obflow(config, ['environment', '--json']);
+      const { postmanCertificates } = JSON.parse(json.stdout) as { postmanCertificates: { rows: { host: string; port: string }[] } };
+      expect(postmanCertificates.rows.map((row) => `${row.host}:${row.port}`).sort()).toEqual(
+        [`${rs.hostname}:${rs.port}`, `${auth.hostname}:${auth.port}`].sort(),
+      );
+    },
+    60_000,
+  );
+});
