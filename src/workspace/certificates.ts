@@ -39,4 +39,3 @@ export function certificateRows(environment: Pick<PostmanEnvironment, 'values'>)
     return { origin, host: url.hostname, port: url.port === '' ? '443' : url.port, role: roles.get(origin) ?? 'bank' };
   });
 }
-
