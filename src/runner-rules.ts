@@ -103,6 +103,9 @@ export interface AccountRow {
   /** InterimAvailable (AIS v3.1 OBReadBalance1). */
   balance?: { amount: string; currency: string; creditDebitIndicator: string };
   transactions?: number;
+  /** The transactions step did not finish (a failed page, the paging guard, a stop): `transactions` counts the pages
+   *  read, not the account's all (src/run/summary.ts). */
+  transactionsPartial?: boolean;
 }
 
 /** The accounts the run read, from the non-secret state variables the steps write (docs/collections.md:
@@ -504,4 +507,16 @@ export function failureOfSteps(
     hint: failureHintOf(request, report, audience),
     detail: failing.map(failureLineOf),
   };
+}
+
+/**
+ * What a run's step count covers, the same words wherever a count is printed (obflow's summary line, a workspace
+ * run's last line): the collection's steps — the whole-flow collection's folders, what Postman and newman run — and
+ * obflow's local steps between them (browser or manual consent, the id_token checks), which only obflow's runner has.
+ * So `demo` (14: 12 + two id_token checks), a `code` flow (13: one) and a workspace (12) say why they differ.
+ */
+export function stepCountNote(collectionSteps: number, localSteps: readonly string[]): string {
+  const collection = `${collectionSteps} collection step${collectionSteps === 1 ? '' : 's'}`;
+  if (localSteps.length === 0) return `${collection}, no local steps`;
+  return `${collection} + ${localSteps.length} local step${localSteps.length === 1 ? '' : 's'} of obflow: ${localSteps.join(', ')}`;
 }

@@ -9,6 +9,7 @@ import { STEP_NAMES } from '../generate/flow.js';
 import { STATE_VARIABLES } from '../generate/variables.js';
 import { verifyValidity } from '../pki/verify.js';
 import { authMethodOf, type StoredRegistration } from '../registration/index.js';
+import { checkBrowserReady } from './browser-check.js';
 import { originOf } from '../run/origin.js';
 import { readStepCollections } from '../run/index.js';
 import { collectionsDirOf } from './generate.js';
@@ -25,6 +26,7 @@ export interface RunCheckOptions {
 /** Every check, cheapest first; nothing has been sent when one throws. */
 export async function checkBeforeRun(session: Session, options: RunCheckOptions, registration: StoredRegistration): Promise<void> {
   checkConsentMode(session.target);
+  await checkBrowserReady(session);
   // A certificate out of its validity window makes the bank's TLS or token endpoint refuse the client (a 401 that
   // reads like a registration problem): `doctor` and `register` name it, and so does `run`, before any request.
   verifyValidity(session.transport.x509, session.now(), 'the transport certificate');

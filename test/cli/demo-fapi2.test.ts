@@ -30,7 +30,9 @@ describe('obflow demo with flow.fapi "2.0"', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     // The step collections plus the token endpoint's id_token check (no front-channel one with `code`).
     const steps = STEP_NAMES.length + 1;
-    expect(result.stdout).toContain(`steps passed: ${steps}/${steps}, 0 skipped`);
+    expect(result.stdout).toContain(
+      `steps passed: ${steps}/${steps} (${STEP_NAMES.length} collection steps + 1 local step of obflow: id-token-token), 0 skipped`,
+    );
   });
 });
 

@@ -353,7 +353,10 @@ describe('the workspace against the emulator', () => {
     prompted = runSh(promptedDir, `${keyFile}\n${clientSecret}\n`);
     expect(prompted.status, `${prompted.stdout}\n${prompted.stderr}`).toBe(0);
     expect(prompted.stdout).toMatch(
-      new RegExp(`^passed: ${STEP_NAMES.length}/${STEP_NAMES.length} steps, (\\d+)/\\1 checks; report: `, 'm'),
+      new RegExp(
+        `^passed: ${STEP_NAMES.length}/${STEP_NAMES.length} steps \\(${STEP_NAMES.length} collection steps, no local steps: obflow's own runs add their local id_token checks\\), (\\d+)/\\1 checks; report: `,
+        'm',
+      ),
     );
     // Asked first, installed after (newman into runner/node_modules: the top folder stays as it was).
     const asked = prompted.stderr.indexOf('Client secret of client');
@@ -399,7 +402,7 @@ describe('the workspace against the emulator', () => {
     // The path the person typed is echoed as usual; the secret is not.
     expect(ran.screen).toContain(keyFile);
     expect(ran.screen.includes(clientSecret)).toBe(false);
-    expect(ran.screen).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+    expect(ran.screen).toMatch(/^passed: (\d+)\/\1 steps \([^)]*\), (\d+)\/\2 checks; report: /m);
   }, 120_000);
 
   it('with --include-secrets, copied to an empty folder, its run.sh asks nothing and runs the whole flow: green', () => {
@@ -411,7 +414,7 @@ describe('the workspace against the emulator', () => {
     const result = runSh(dir, '');
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps \([^)]*\), (\d+)\/\2 checks; report: /m);
   }, 120_000);
 
   it('run.sh without Node.js prints one line saying what to install (exit 2)', () => {
@@ -494,7 +497,7 @@ describeWith(chromium, 'the workspace in Chromium', () => {
     } finally {
       await browser.close();
     }
-    const ran = /^passed: \d+\/(\d+) steps, \d+\/(\d+) checks;/m.exec(prompted?.stdout ?? '');
+    const ran = /^passed: \d+\/(\d+) steps \([^)]*\), \d+\/(\d+) checks;/m.exec(prompted?.stdout ?? '');
     counts['run.sh'] = { steps: Number(ran?.[1]), checks: Number(ran?.[2]) };
     expect(counts.guide?.steps).toBe(STEP_NAMES.length);
     expect(counts.guide?.checks).toBeGreaterThan(100);
@@ -579,7 +582,7 @@ describe('a private_key_jwt client (signs its client assertion with the signing 
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stderr).toContain('Signing key');
     expect(result.stderr).not.toContain('Client secret');
-    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps \([^)]*\), (\d+)\/\2 checks; report: /m);
     const { lines, members } = keyMaterial([readFileSync(keyOf('transport_key'), 'utf8'), readFileSync(keyOf('signing_key'), 'utf8')]);
     for (const [path, bytes] of filesOf(pkjDir)) {
       const text = bytes.toString('utf8');

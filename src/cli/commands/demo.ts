@@ -51,7 +51,12 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
       // The demo's own collections: `output.collections` (in a clone, the tracked collections/) stays what generate makes.
       const { demo: workDir, demoCollections } = core.stateLayout(config.stateDir);
-      const session = await core.openSession(config, overrides, { addresses: sandbox.urls, workDir, seams: sessionSeams(state) });
+      const session = await core.openSession(config, overrides, {
+        addresses: sandbox.urls,
+        workDir,
+        seams: sessionSeams(state),
+        runs: true,
+      });
       try {
         const registered = await core.registerStage(session, { force: true });
         if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
