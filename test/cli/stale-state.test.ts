@@ -4,6 +4,7 @@
 // or bank address changed since `obflow environment`, `init` over an identity, and an expired or not-yet-valid
 // transport certificate: each a coded error before the first request.
 
+import { existsSync } from 'node:fs';
 import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +69,7 @@ describe('against `obflow sandbox` (strict-headless)', () => {
       runCliProcess(argv, { cwd, env: { OBFLOW_OUTPUT__COLLECTIONS: COLLECTIONS_DIR, ...env } });
     // The auth method the stored client and saved environment were made with is client_secret_basic.
     const method = { OBFLOW_BANK__TOKEN_ENDPOINT_AUTH_METHOD: 'private_key_jwt' };
-    for (const argv of [['run', 'all'], ['environment']]) {
+    for (const argv of [['run', 'all'], ['environment'], ['workspace', '--no-run', '--out', join(cwd, 'stale-workspace')]]) {
       const refused = await withEnv(method, ...argv);
       expect(refused.code).toBe(2);
       expect(errorLine(refused)).toBe(
@@ -77,6 +78,7 @@ describe('against `obflow sandbox` (strict-headless)', () => {
       expect(refused.stderr).toContain('hint: Register again for it (`obflow register --force`), then run `obflow environment`');
       expect(refused.stdout).toBe('');
     }
+    expect(existsSync(join(cwd, 'stale-workspace'))).toBe(false);
     // A flow input changed in the config: refused; the same value as a flag of `run` is for this run only.
     const code = { OBFLOW_FLOW__RESPONSE_TYPE: 'code' };
     const responseType = await withEnv(code, 'run', 'all');
