@@ -77,7 +77,6 @@ export function cliParser(argv: readonly string[], modules: CommandModule[]): Ar
     .option('quiet', { type: 'boolean', describe: 'Only problems: errors and failed checks', global: true })
     .option('state-dir', { type: 'string', describe: 'State folder (identity, registrations, secrets)', global: true })
     .command(modules)
-    // Before any handler: a switch given a value it does not take (`--skips=maybe`) is refused, not read as false.
     .middleware(() => checkSwitchValues(argv, (root as unknown as YargsOptions).getOptions().boolean ?? []), true)
     .demandCommand(1, 'Name a command: obflow <command>; `obflow --help` lists them.')
     .example('$0 demo', 'the whole flow against the embedded sandbox (what `npm start` runs)')
