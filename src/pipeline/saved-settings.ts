@@ -49,7 +49,7 @@ const external = (registration: StoredRegistration): boolean => registration.met
 /** A comma-separated list as the message shows it. */
 const listed = (values: readonly string[]): string => values.join(', ');
 
-/** What a registration is made of (DCR v3.2 §2.1 claims; RFC 7591 §2 metadata), compared with the config. */
+/** What a registration is made of (docs/bank-interface.md §2.1 claims; RFC 7591 §2 metadata), compared with the config. */
 const REGISTRATION_ROWS: readonly SettingRow[] = [
   {
     setting: 'bank.token_endpoint_auth_method',
