@@ -24,8 +24,10 @@ export { collectionsDirOf, generateStage, parForGeneration, savedDiscoveryRequir
 export { discoveryDoctorCheck } from './doctor-discovery.js';
 export { externalRegistrationStage, manageRegistrationStage, registerStage, storedRegistration } from './register.js';
 export {
+  environmentSecretsHeld,
   environmentStage,
   environmentStem,
+  postmanCertificates,
   readEnvironmentFile,
   readVersionEnvironment,
   saveEnvironment,

@@ -14,6 +14,9 @@ import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
 import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
 import { basicCredentials } from '../runner-rules.js';
+import { certificateRows, originRoles } from './certificates.js';
+
+export { certificateRows, originRoles, type CertificateRow } from './certificates.js';
 
 export interface WorkspaceFile {
   /** Relative, forward slashes. */
@@ -135,40 +138,6 @@ export function askedSecrets(input: Pick<WorkspaceInput, 'environment' | 'client
 /** The guide's Postman helper computes the Basic value with the very function the runs use, inlined from its source. */
 function basicCredentialsSource(): string {
   return `const basicCredentials = ${basicCredentials.toString()};`;
-}
-
-export interface CertificateRow {
-  origin: string;
-  host: string;
-  port: string;
-  /** Which of the bank's servers it is, for people. */
-  role: string;
-}
-
-/** Which server an origin is, from the environment's addresses (docs/bank-interface.md: resource and auth servers). */
-const ROLES: readonly [key: string, role: string][] = [
-  ['rs', 'resource server (accounts API)'],
-  ['issuer', 'authorisation server'],
-  ['tokenEndpoint', 'token endpoint'],
-  ['authEndpoint', 'authorisation endpoint'],
-];
-
-export function originRoles(environment: Pick<PostmanEnvironment, 'values'>): Map<string, string> {
-  const roles = new Map<string, string>();
-  for (const [key, role] of ROLES) {
-    const origin = originOf(environment.values.find((entry) => entry.key === key)?.value ?? '');
-    if (origin !== undefined && !roles.has(origin)) roles.set(origin, role);
-  }
-  return roles;
-}
-
-/** One row per bank origin the flow calls: Postman matches certificates by host and port. */
-export function certificateRows(environment: Pick<PostmanEnvironment, 'values'>): CertificateRow[] {
-  const roles = originRoles(environment);
-  return bankOriginsOf(environment.values).map((origin) => {
-    const url = new URL(origin);
-    return { origin, host: url.hostname, port: url.port === '' ? '443' : url.port, role: roles.get(origin) ?? 'bank' };
-  });
 }
 
 /** The environment as a workspace ships it: state of earlier runs cleared, secrets emptied unless asked for. */

@@ -1,6 +1,7 @@
 // `obflow demo --api-version 4.0` (issue 29) on a fresh folder: the whole flow against the embedded emulator's AIS
-// v4.0, every step passing, the v4.0 collections written to collections/v4.0/ with v3.1's file names; over 3.1,4.0 a
-// leg each, compared once, each leg's page named and linked; a reports folder holding the last run's pages only.
+// v4.0, every step passing, the v4.0 collections written to v4.0/ of the demo's own collections folder
+// (.obflow/demo/collections/, never the tracked collections/) with v3.1's file names; over 3.1,4.0 a leg each,
+// compared once, each leg's page named and linked; a reports folder holding the last run's pages only.
 
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,16 +15,16 @@ const cwd = tempDirSync('obflow-demo-v4-');
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe('obflow demo --api-version 4.0', () => {
-  it('passes every step, with the v4.0 collections in collections/v4.0/', async () => {
+  it("passes every step, with the v4.0 collections in the demo's collections/v4.0/", async () => {
     const result = await runCli(['demo', '--api-version', '4.0'], { cwd });
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toContain(`collections in ${join(cwd, 'collections', 'v4.0')}`);
+    expect(result.stdout).toContain(`collections in ${join(cwd, '.obflow', 'demo', 'collections', 'v4.0')}`);
     expect(result.stdout).toMatch(/steps passed: (\d+)\/\1\b/);
     // The summary labels balances with v4.0's code.
     expect(result.stdout).toMatch(/: -?\d+\.\d+ [A-Z]{3} \(ITAV\), \d+ transactions\n/);
     expect(result.stdout).not.toContain('(InterimAvailable)');
     expect(
-      readdirSync(join(cwd, 'collections', 'v4.0'))
+      readdirSync(join(cwd, '.obflow', 'demo', 'collections', 'v4.0'))
         .filter((name) => name.endsWith('.json'))
         .sort(),
     ).toEqual([...STEP_NAMES.map(stepFileName), 'obflow-ais.postman_collection.json'].sort());

@@ -310,6 +310,7 @@ describe('the state folder', () => {
     expect(segments).toEqual([
       '.gitignore',
       'addresses.json',
+      'collections',
       'demo',
       'discovery-requirements.json',
       'environments',

@@ -55,8 +55,14 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     const sandbox = await core.startEmbeddedSandbox(config);
     try {
       out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile}, FAPI mode ${sandbox.fapi} ${took()}`);
-      const workDir = core.stateLayout(config.stateDir).demo;
-      const session = await core.openSession(config, overrides, { addresses: sandbox.urls, workDir, seams: sessionSeams(state) });
+      // The demo's own collections: `output.collections` (in a clone, the tracked collections/) stays what generate makes.
+      const { demo: workDir, demoCollections } = core.stateLayout(config.stateDir);
+      const session = await core.openSession(config, overrides, {
+        addresses: sandbox.urls,
+        workDir,
+        seams: sessionSeams(state),
+        runs: true,
+      });
       try {
         const registered = await core.registerStage(session, { force: true });
         if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
@@ -69,7 +75,7 @@ export const demoCommand = (state: CommandState): CommandModule => ({
           versions: core.legVersions(config, overrides),
           environment,
           generate: {
-            collectionsDir: config.output.collections,
+            collectionsDir: demoCollections,
             par: core.parForGeneration(config),
             jarm: config.flow.jarm,
             fapi: config.flow.fapi,
