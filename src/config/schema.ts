@@ -28,6 +28,10 @@ export type FapiProfile = (typeof FAPI_PROFILES)[number];
 /** PS256 request objects (FAPI 1 Advanced Part 2 §5.2.2) or unsigned ones (docs/bank-interface.md §2.1). */
 export const REQUEST_OBJECT_SIGNING_ALGS = ['none', 'PS256'] as const;
 
+/** The API families the embedded emulator can serve (`obflow sandbox --apis`): twin of the emulator's
+ *  API_FAMILY_NAMES (src/sandbox/contracts.ts), tied by test/unit/sandbox-families.test.ts. */
+export const SANDBOX_APIS = ['accounts', 'payments', 'funds'] as const;
+
 const path = (description: string) => z.string().min(1).describe(description);
 /** A bank address: mutual TLS needs https. */
 const httpsUrl = (description: string) =>
@@ -134,6 +138,14 @@ const sandbox = z
       .default([...API_VERSIONS])
       .describe(
         'Versions of the Account and Transaction API the emulator serves side by side (3.1: /open-banking/v3.1/aisp, 4.0: /open-banking/v4.0/aisp); 3.1 alone is docs/bank-interface.md exactly.',
+      ),
+    apis: z
+      .array(z.enum(SANDBOX_APIS))
+      .min(1)
+      .default(['accounts'])
+      .describe(
+        'API families the emulator serves: accounts (AIS), payments (PISP domestic payments, /pisp), funds (CBPII confirmation of funds, /cbpii); ' +
+          'accounts alone is docs/bank-interface.md exactly.',
       ),
     par: z
       .enum(['required', 'optional', 'off'])

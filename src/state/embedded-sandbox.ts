@@ -34,6 +34,8 @@ export interface EmbeddedSandboxOptions {
   fapi?: SandboxOptions['fapi'];
   /** `obflow sandbox --refresh-tokens`: refresh tokens only to clients that registered them (default: always). */
   refreshTokens?: SandboxOptions['refreshTokens'];
+  /** `obflow sandbox --apis`: the API families served (default: config sandbox.apis). */
+  apis?: SandboxOptions['apis'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -102,6 +104,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
       tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
       apiVersions: config.sandbox.apiVersions,
+      apis: options.apis ?? config.sandbox.apis,
       // config.sandbox.par is already "required" under config sandbox.fapi "2.0"; FAPI 2.0 (flag or followed) implies it.
       par: options.par ?? (fapi === '2.0' ? 'required' : config.sandbox.par),
       fapi,

@@ -6,11 +6,13 @@ import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
 import {
+  API_FAMILY_NAMES,
   FAPI_MODES,
   ID_TOKEN_FAULTS,
   PAGE_SKIN_NAMES,
   PAR_MODES,
   REFRESH_TOKEN_MODES,
+  type ApiFamilyName,
   type FapiMode,
   type IdTokenFault,
   type PageSkinName,
@@ -35,6 +37,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         type: 'string',
         describe:
           'Account and Transaction API versions to serve side by side, comma-separated (3.1, 4.0; default: sandbox.apiVersions, else both)',
+      })
+      .option('apis', {
+        type: 'string',
+        describe: 'API families to serve, comma-separated (accounts, payments, funds; default: sandbox.apis, else accounts)',
       })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
       .option('page-skin', {
@@ -72,6 +78,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
+      .example(
+        '$0 sandbox --apis accounts,payments,funds',
+        'also domestic payments (PISP) and confirmation of funds (CBPII), v3.1 and v4.0',
+      )
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
       .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")
       .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify')
@@ -81,6 +91,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     const { core, config } = await openCommand(state, { ...argv, fapi: undefined });
     const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
     const tokenAuth = typeof argv['token-auth'] === 'string' ? parseTokenAuth(argv['token-auth']) : undefined;
+    const apis = typeof argv.apis === 'string' ? parseApis(argv.apis) : undefined;
     // FAPI 2.0 (the flag, config sandbox.fapi, or flow.fapi followed) requires PAR and private_key_jwt or
     // tls_client_auth (docs/sandbox.md, "FAPI modes"): a setting that contradicts it stops here, naming both.
     const contradiction = core.fapiContradiction(config, {
@@ -102,6 +113,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
       ...(tokenAuth === undefined ? {} : { tokenAuthMethods: tokenAuth }),
+      ...(apis === undefined ? {} : { apis }),
       ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
       ...(fapiFlag === undefined ? {} : { fapi: fapiFlag }),
       ...(typeof argv['refresh-tokens'] === 'string' ? { refreshTokens: argv['refresh-tokens'] as RefreshTokenMode } : {}),
@@ -138,6 +150,14 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     state.output.line('sandbox stopped');
   },
 });
+
+/** `--apis a,b`: each a known API family, at least one (an unknown name would otherwise start a bank without it). */
+function parseApis(text: string): ApiFamilyName[] {
+  return parseFlagList(text, 'apis', API_FAMILY_NAMES, {
+    unknownLabel: 'names unknown API families',
+    hint: `Use one or more of ${API_FAMILY_NAMES.join(', ')}, comma-separated.`,
+  });
+}
 
 /** `--token-auth a,b`: each a known method, at least one (a typo would otherwise start a bank that accepts nothing). */
 function parseTokenAuth(text: string): TokenAuthMethod[] {
