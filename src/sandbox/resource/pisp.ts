@@ -30,7 +30,7 @@ type Call<K extends PaymentRoute['kind'] = PaymentRoute['kind']> = OperationCall
  * debtor's account has been completed"). One rejected for want of funds is RJCT with AM04 (InsufficientFunds) on v4.0,
  * whose StatusReason v3.1.11 does not have. payment-details lists the later status (its v4.0 enum has no RCVD).
  */
-const PAYMENT_STATUS: Readonly<
+export const PAYMENT_STATUS: Readonly<
   Record<
     AisApiVersion,
     { received: string; settled: string; rejected: string; rejectedReason?: { StatusReasonCode: string; StatusReasonDescription: string } }
