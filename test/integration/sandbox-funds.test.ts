@@ -79,6 +79,15 @@ describe.each(VERSIONS)('confirmation of funds, v%s', (version) => {
     expectAnswer(version, 'POST', '/funds-confirmations', 201, atLimit);
     expect(atLimit.json<{ Data: Json }>().Data).toMatchObject({ ConsentId: consentId, FundsAvailable: true, Reference: 'Purchase 1' });
     expect((await confirm(limit + 1)).json<{ Data: Json }>().Data.FundsAvailable).toBe(false);
+    // "The CBPII must … specify the ConsentId in the request payload": the one its token was issued for.
+    const another = await tpp.post(
+      `${tpp.cbpii(version)}/funds-confirmations`,
+      checker,
+      { Data: { ConsentId: 'fcc-another', Reference: 'Purchase 1', InstructedAmount: { Amount: '1.00', Currency: 'GBP' } } },
+      { key: null, signature: false },
+    );
+    expectAnswer(version, 'POST', '/funds-confirmations', 400, another);
+    expect(another.json<{ Errors: Json[] }>().Errors[0]?.Path).toBe('Data.ConsentId');
     // Funds Confirmation v4.0: "ASPSP must reject the request when Amount is in a different currency".
     const euros = await confirm(100, 'EUR');
     expectAnswer(version, 'POST', '/funds-confirmations', 400, euros);

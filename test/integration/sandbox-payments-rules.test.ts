@@ -305,6 +305,16 @@ describe.each(VERSIONS)('v%s', (version) => {
       expect((await tpp.authorize({ consentId: aisConsent, scope: 'openid payments' })).params.get('error')).toBe('invalid_scope');
     });
 
+    it('an operation refuses a token of the other grant (401, no body)', async () => {
+      const tpp = await PaymentsTpp.open(sandbox);
+      const request = paymentConsentRequest(version);
+      const { consentId, token } = await tpp.paymentConsent(version, request);
+      const refused = await tpp.post(`${tpp.pisp(version)}/domestic-payments`, token, tpp.paymentRequest(consentId, request));
+      expect(refused.status).toBe(401);
+      expect(refused.text).toBe('');
+      expect(refused.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    });
+
     it("another client's consent and payment, and the other version's, do not exist (400 NotFound)", async () => {
       const tpp = await PaymentsTpp.open(sandbox);
       const request = paymentConsentRequest(version);
