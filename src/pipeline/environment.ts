@@ -3,7 +3,7 @@
 
 import { access, rm } from 'node:fs/promises';
 import type { ObflowConfig } from '../config/schema.js';
-import { API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
+import { API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import {
   buildObflowEnvironment,
   downloadEnvironment,
@@ -73,7 +73,7 @@ export async function environmentStage(
  * continues v4.0's consent, not the version that ran last.
  */
 export function versionEnvironmentStem(target: Target, version: ApiVersion): string {
-  return `${environmentStem(target)}.v${version}`;
+  return `${environmentStem(target)}${API_VERSION_ROWS[version].environmentSuffix}`;
 }
 
 /** Saves a run's chained environment: under `stem` (default the environment stage's file). */

@@ -58,7 +58,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     apiVersion: session.config.flow.apiVersion,
     ...(parForGeneration(session.config, await savedDiscoveryRequiresPar(session.config)) ? { par: true } : {}),
     ...(session.config.flow.jarm ? { jarm: true } : {}),
-    ...(session.config.flow.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+    fapi: session.config.flow.fapi,
   });
   let run: RunResult | undefined;
   let reportHtml: string | undefined;

@@ -2,7 +2,7 @@
 // transaction count, steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
 
 import type { PostmanEnvironment } from '../environment/merge.js';
-import { BALANCE_TYPES, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
+import { API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
 import { accountLabels, accountsFromValues, type AccountRow } from '../runner-rules.js';
 import { skipReasonOf, stepStatus, type ExecutionRecord, type StepResult } from './result.js';
 
@@ -53,7 +53,7 @@ export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = D
     const balance =
       account.balance === undefined
         ? 'balance n/a'
-        : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (${BALANCE_TYPES[apiVersion]})`;
+        : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (${API_VERSION_ROWS[apiVersion].balanceType})`;
     const transactions = account.transactions === undefined ? 'transactions n/a' : `${account.transactions} transactions`;
     return `${account.accountId}${account.label !== undefined ? ` ${account.label}` : ''}: ${balance}, ${transactions}`;
   });

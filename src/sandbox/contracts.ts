@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate } from 'node:tls';
 
 import type { Bank } from './data/bank.js';
+import type { FapiMode } from './auth/fapi.js';
 
 /** The four client profiles of the sandbox (docs/bank-interface.md §1): each has its own issuer / {auth_url}. */
 export const PROFILE_NAMES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
@@ -43,6 +44,8 @@ export interface SandboxUrls {
 
 export interface SandboxHandle {
   urls: SandboxUrls;
+  /** The FAPI mode it runs in (SandboxOptions.fapi resolved), for its start line. */
+  fapi: FapiMode;
   close(): Promise<void>;
 }
 
@@ -381,9 +384,8 @@ export type ParMode = (typeof PAR_MODES)[number];
 export const REFRESH_TOKEN_MODES = ['always', 'as-registered'] as const;
 export type RefreshTokenMode = (typeof REFRESH_TOKEN_MODES)[number];
 
-/** FAPI at the emulator (docs/sandbox.md, "FAPI modes"). */
-export const FAPI_MODES = ['interface', '1-advanced', '2.0'] as const;
-export type FapiMode = (typeof FAPI_MODES)[number];
+/** FAPI at the emulator (docs/sandbox.md, "FAPI modes"): the modes are its table's (src/sandbox/auth/fapi.ts). */
+export { FAPI_MODES, type FapiMode } from './auth/fapi.js';
 
 /**
  * Client authentication at the token endpoint (OIDC Core §9; RFC 7523 §2.2; RFC 8705 §2.1), as a client registers it

@@ -197,6 +197,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
 
   return {
     urls,
+    fapi: fapi.fapi.name,
     async close() {
       pruner.stop();
       await Promise.all([closeServer(resourceServer), closeServer(authServer)]);

@@ -8,7 +8,8 @@
 
 import Handlebars from 'handlebars';
 import type { PostmanEnvironment } from '../environment/merge.js';
-import { aisBasePath, API_VERSIONS, BALANCE_TYPES, type ApiVersion } from '../generate/api-versions.js';
+import { API_FAMILIES } from '../api-families.js';
+import { aisBasePath, API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
 import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
@@ -258,13 +259,14 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const asks = input.includeSecrets ? undefined : askedSecrets(input);
   const hasCa = input.serverCaPem.length > 0;
   const bank = input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name;
+  const { reportBalanceType } = API_VERSION_ROWS[input.apiVersion];
   const manifest = {
     meta: {
       bank,
       profile: input.target.profile,
       obflowVersion: input.obflowVersion,
       // The report's accounts header names the balance as the version does (report.mjs; absent: InterimAvailable).
-      ...(input.apiVersion === '3.1' ? {} : { balanceType: BALANCE_TYPES[input.apiVersion] }),
+      ...(reportBalanceType !== undefined ? { balanceType: reportBalanceType } : {}),
     },
     collection: `collections/${input.flowCollection}`,
     environment: WORKSPACE_PATHS.environment,
@@ -284,7 +286,10 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
       { label: 'Bank', value: bank },
       { label: 'Client profile', value: input.target.profile },
       { label: 'Client id', value: input.clientId, code: true },
-      { label: 'API version', value: `Account and Transaction API v${input.apiVersion} (${aisBasePath(input.apiVersion)})` },
+      {
+        label: 'API version',
+        value: `${API_FAMILIES.accounts.label} ${API_VERSION_ROWS[input.apiVersion].name} (${aisBasePath(input.apiVersion)})`,
+      },
       { label: 'Built', value: `${input.builtAt} by obflow ${input.obflowVersion}` },
     ],
     apiVersion: input.apiVersion,

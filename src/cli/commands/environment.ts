@@ -1,6 +1,7 @@
 // `obflow environment`: download the bank's helper environment for the client and merge it with obflow's variables.
 
 import type { CommandModule } from 'yargs';
+import { FAPI_OPTION, RESPONSE_TYPE_OPTION } from '../../fapi-profile.js';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
 
@@ -10,8 +11,8 @@ export const environmentCommand = (state: CommandState): CommandModule => ({
   builder: (yargs) =>
     yargs
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
-      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
-      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
+      .option('response-type', RESPONSE_TYPE_OPTION)
+      .option('fapi', FAPI_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents (login_hint)' })
       .example('$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json')
       .example('$0 environment --response-type code', 'plain authorization code flow'),

@@ -5,15 +5,14 @@ import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
+import { SANDBOX_FAPI_OPTION, type SandboxFapiMode } from '../../fapi-profile.js';
 import {
   API_FAMILY_NAMES,
-  FAPI_MODES,
   ID_TOKEN_FAULTS,
   PAGE_SKIN_NAMES,
   PAR_MODES,
   REFRESH_TOKEN_MODES,
   type ApiFamilyName,
-  type FapiMode,
   type IdTokenFault,
   type PageSkinName,
   type ParMode,
@@ -61,13 +60,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         choices: PAR_MODES,
         describe: 'Pushed authorization requests (RFC 9126): required, optional, or off (default: config sandbox.par)',
       })
-      .option('fapi', {
-        // A string, so yargs keeps "2.0" as written (not the number 2).
-        type: 'string',
-        choices: FAPI_MODES,
-        describe:
-          'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
-      })
+      .option('fapi', SANDBOX_FAPI_OPTION)
       .option('refresh-tokens', {
         choices: REFRESH_TOKEN_MODES,
         describe:
@@ -89,7 +82,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
   handler: async (argv) => {
     // --fapi here is the emulator's mode (sandbox.fapi), not the TPP's profile (flow.fapi, the flag table's --fapi).
     const { core, config } = await openCommand(state, { ...argv, fapi: undefined });
-    const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
+    const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as SandboxFapiMode) : undefined;
     const tokenAuth = typeof argv['token-auth'] === 'string' ? parseTokenAuth(argv['token-auth']) : undefined;
     const apis = typeof argv.apis === 'string' ? parseApis(argv.apis) : undefined;
     // FAPI 2.0 (the flag, config sandbox.fapi, or flow.fapi followed) requires PAR and private_key_jwt or
@@ -128,7 +121,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     }
     state.output.result(sandbox.urls);
     const { urls } = sandbox;
-    state.output.line(`sandbox ready (data in ${dataDir}); Ctrl-C stops it`);
+    state.output.line(`sandbox ready (data in ${dataDir}), FAPI mode ${sandbox.fapi}; Ctrl-C stops it`);
     state.output.line(`  {sandbox_base_url}     ${urls.sandbox_base_url}`);
     state.output.line(`  registration           ${urls.registration_endpoint}`);
     state.output.line(`  environment helper     ${urls.environment_helper}?client_id=…`);

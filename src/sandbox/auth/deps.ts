@@ -9,7 +9,6 @@ import type { JSONWebKeySet } from 'jose';
 
 import type {
   ConsentStore,
-  FapiMode,
   IdTokenFault,
   ParMode,
   RefreshTokenMode,
@@ -20,6 +19,7 @@ import type {
 } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
+import type { FapiModeRow } from './fapi.js';
 import type { SigningKey } from './keys.js';
 import type { AuthRoute, IssuerRoute } from './routes.js';
 import type { PageSkin } from './pages.js';
@@ -47,8 +47,8 @@ export interface AuthDeps {
   tokenAuthMethods: readonly TokenAuthMethod[];
   /** Pushed authorization requests (SandboxOptions.par); absent: off. */
   par?: ParMode;
-  /** The FAPI profile (SandboxOptions.fapi); absent: `interface`. */
-  fapi?: FapiMode;
+  /** The FAPI mode's row (SandboxOptions.fapi resolved, src/sandbox/auth/fapi.ts): what the mode changes. */
+  fapi: FapiModeRow;
   /** SandboxOptions.refreshTokens; absent: `always`. */
   refreshTokens?: RefreshTokenMode;
   urls: SandboxUrls;

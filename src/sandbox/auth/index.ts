@@ -64,7 +64,7 @@ async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
         jwksUri: `${issuer}/jwks`,
         registrationEndpoint: deps.urls.registration_endpoint,
       };
-      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints, deps.tokenAuthMethods, deps.par ?? 'off', deps.fapi ?? 'interface'), {
+      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints, deps.tokenAuthMethods, deps.par ?? 'off', deps.fapi), {
         'Cache-Control': 'public, max-age=300',
       });
       return;
