@@ -14,8 +14,8 @@ import { isoSeconds } from '../time.js';
 import type { OperationCall, OperationHandler } from './operation.js';
 import { validateFundsConfirmation, validateFundsConsent } from './payment-request.js';
 import { AisRefusal } from './refusals.js';
-import { consentStatusV4 } from './render-v4.js';
 import type { FundsRoute } from './routes.js';
+import { createdOn, VERSION_ROWS } from './versions.js';
 import type { ResourceDeps } from './deps.js';
 
 type Call = OperationCall<FundsRoute>;
@@ -30,7 +30,7 @@ const notFound = (what: string): ObieError =>
  * profile tolerates consent-newer-version (as for account-access consents, docs/sandbox-ais.md).
  */
 function servesVersion(consent: AnyConsentRecord, version: AisApiVersion, token: AccessTokenInfo): boolean {
-  return (consent.apiVersion ?? '3.1') <= version || tolerates(token.profile, 'consent-newer-version');
+  return VERSION_ROWS[createdOn(consent)].rank <= VERSION_ROWS[version].rank || tolerates(token.profile, 'consent-newer-version');
 }
 
 function isFundsConsent(consent: AnyConsentRecord): consent is FundsConsentRecord {
@@ -48,13 +48,7 @@ function ownConsent(call: Call, consentId: string | undefined, deps: ResourceDep
 /** OBFundsConfirmationConsentResponse1 of the version (v4.0: the status as OBInternalConsentStatus1Code, EXPD past its
  *  ExpirationDateTime, with StatusReason where the code has one). */
 function consentBody(call: Call, consent: FundsConsentRecord): Record<string, unknown> {
-  const status =
-    call.version === '4.0'
-      ? (({ code, reason }) => ({
-          Status: code,
-          ...(reason === undefined ? {} : { StatusReason: [{ StatusReasonCode: reason.code, StatusReasonDescription: reason.name }] }),
-        }))(consentStatusV4(consent, call.ctx.now()))
-      : { Status: consent.Status };
+  const status = VERSION_ROWS[call.version].consentStatus(consent, call.ctx.now());
   return {
     Data: {
       ConsentId: consent.ConsentId,
@@ -141,11 +135,7 @@ export const FUNDS_HANDLERS: { readonly [K in FundsRoute['kind']]: OperationHand
       if (!use.usable && use.reason === 'expired') throw new AisRefusal('consent-expired', version, 'The consent has expired');
       if (!use.usable) throw new AisRefusal('consent-not-authorised', version, `The consent is ${consent.Status}`);
       if (!servesVersion(consent, version, token))
-        throw new AisRefusal(
-          'consent-other-version',
-          version,
-          `The consent was created on v${consent.apiVersion ?? '3.1'}, not for v${version}`,
-        );
+        throw new AisRefusal('consent-other-version', version, `The consent was created on v${createdOn(consent)}, not for v${version}`);
       const account = deps.bank.accounts().find((candidate) => candidate.accountId === consent.accountIds?.[0]);
       return {
         status: 201,

@@ -17,9 +17,10 @@ import type { IdempotencyScope } from '../idempotency.js';
 import { tolerates } from '../policy.js';
 import { signResponse, verifyRequestSignature } from '../signing.js';
 import { acceptsJson, isJsonContentType } from './http.js';
-import { AisRefusal, toV4Error } from './refusals.js';
+import { AisRefusal } from './refusals.js';
 import type { RefusalKind } from './refusals.js';
 import type { Operation } from './routes.js';
+import { VERSION_ROWS } from './versions.js';
 import type { ResourceDeps } from './deps.js';
 
 // RFC 7231 IMF-fixdate, as the files' x-fapi-auth-date pattern writes it.
@@ -219,7 +220,7 @@ async function refuse<R>(request: OperationRequest<R>, error: unknown, deps: Res
   else if (isWireError(error)) throw error;
   else if (error instanceof BodyTooLargeError)
     refusal = new ObieError(
-      version === '4.0' ? 400 : 413,
+      VERSION_ROWS[version].tooLargeStatus,
       error.message,
       [{ ErrorCode: 'UK.OBIE.Resource.InvalidFormat', Message: error.message }],
       { Connection: 'close' },
@@ -230,7 +231,7 @@ async function refuse<R>(request: OperationRequest<R>, error: unknown, deps: Res
     );
     refusal = ObieError.of(500, 'UK.OBIE.UnexpectedError', 'the sandbox failed to process this request');
   }
-  const worded = version === '4.0' ? toV4Error(refusal) : refusal;
+  const worded = VERSION_ROWS[version].worded(refusal);
   if (!operation.signedResponse || worded.errors.length === 0) throw worded;
   const body = errorBody(worded.status, worded.reference === 'interaction' ? ctx.interactionId : deps.newId(), worded.message, [
     ...worded.errors,

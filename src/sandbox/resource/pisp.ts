@@ -16,8 +16,8 @@ import { isoSeconds } from '../time.js';
 import type { Answer, OperationCall, OperationHandler } from './operation.js';
 import { firstDifference, validatePayment, validatePaymentConsent } from './payment-request.js';
 import { AisRefusal } from './refusals.js';
-import { consentStatusV4 } from './render-v4.js';
 import type { PaymentRoute } from './routes.js';
+import { createdOn, VERSION_ROWS } from './versions.js';
 import type { ResourceDeps } from './deps.js';
 
 type Json = Record<string, unknown>;
@@ -60,7 +60,7 @@ function base(call: Call): string {
 function ownConsent(call: Call, consentId: string | undefined, deps: ResourceDeps): PaymentConsentRecord | undefined {
   const consent = consentId === undefined ? undefined : deps.records.consents.read(consentId);
   if (consent === undefined || consent.clientId !== call.token.clientId || !isPaymentConsent(consent)) return undefined;
-  return (consent.apiVersion ?? '3.1') === call.version ? consent : undefined;
+  return createdOn(consent) === call.version ? consent : undefined;
 }
 
 function isPaymentConsent(consent: AnyConsentRecord): consent is PaymentConsentRecord {
@@ -80,13 +80,7 @@ function accountOf(deps: ResourceDeps, accountId: string | undefined): BankAccou
 /** OBWriteDomesticConsentResponse5 of the version: the request's members as sent, the bank's around them. */
 function consentBody(call: Call, consent: PaymentConsentRecord, deps: ResourceDeps): Json {
   const { Initiation, ReadRefundAccount, Authorisation, SCASupportData } = consent.Data;
-  const status =
-    call.version === '4.0'
-      ? (({ code, reason }) => ({
-          Status: code,
-          ...(reason === undefined ? {} : { StatusReason: [{ StatusReasonCode: reason.code, StatusReasonDescription: reason.name }] }),
-        }))(consentStatusV4(consent, call.ctx.now()))
-      : { Status: consent.Status };
+  const status = VERSION_ROWS[call.version].consentStatus(consent, call.ctx.now());
   return {
     Data: {
       ConsentId: consent.ConsentId,
