@@ -65,7 +65,7 @@ function consentBody(call: Call, consent: FundsConsentRecord): Record<string, un
   };
 }
 
-export const FUNDS_HANDLERS: { readonly [K in FundsRoute['kind']]: OperationHandler<FundsRoute> } = {
+export const FUNDS_HANDLERS: { readonly [K in FundsRoute['kind']]: OperationHandler<Extract<FundsRoute, { kind: K }>> } = {
   'funds-consent-create': {
     run(call, deps) {
       const now = call.ctx.now();
@@ -89,14 +89,14 @@ export const FUNDS_HANDLERS: { readonly [K in FundsRoute['kind']]: OperationHand
   },
   'funds-consent-get': {
     run(call, deps) {
-      const consent = ownConsent(call, (call.route as Extract<FundsRoute, { consentId: string }>).consentId, deps);
+      const consent = ownConsent(call, call.route.consentId, deps);
       if (consent === undefined) throw notFound('ConsentId');
       return { status: 200, body: consentBody(call, consent) };
     },
   },
   'funds-consent-delete': {
     run(call, deps) {
-      const consentId = (call.route as Extract<FundsRoute, { consentId: string }>).consentId;
+      const consentId = call.route.consentId;
       if (ownConsent(call, consentId, deps) === undefined) throw notFound('ConsentId');
       // CBPII "DELETE /funds-confirmation-consents/{ConsentId}": the CBPII deletes the resource; it is kept Revoked so
       // the tokens issued under it stop working, and no longer exists for the client (as account-access consents).

@@ -37,7 +37,7 @@ import { runOperation } from './operation.js';
 import type { OperationHandler } from './operation.js';
 import { PAYMENT_HANDLERS } from './pisp.js';
 import { AIS_BASE_PATHS, FUNDS_OPERATIONS, PAYMENT_OPERATIONS } from './routes.js';
-import type { PaymentRoute, Route } from './routes.js';
+import type { FundsRoute, PaymentRoute, Route } from './routes.js';
 import type { ResourceDeps } from './deps.js';
 
 // RFC 7231 IMF-fixdate as the v3.1.1 x-fapi-customer-last-logged-time parameter pattern writes it.
@@ -158,7 +158,7 @@ export function createResourceHandler(deps: ResourceDeps): SandboxHandler {
     if (match.family === 'funds') {
       const { route, version } = match;
       const request = { family: FAMILIES.funds, version, route, operation: FUNDS_OPERATIONS[route.kind], req, res, ctx, origin };
-      await runOperation(request, FUNDS_HANDLERS[route.kind], deps);
+      await runOperation(request, FUNDS_HANDLERS[route.kind] as OperationHandler<FundsRoute>, deps);
       return;
     }
     // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,

@@ -280,16 +280,22 @@ function readInitiation(read: Reader, value: unknown): { initiation: Json; amoun
   // The creditor may bank anywhere (any scheme); the debtor account is one of this bank's, named as it names them.
   read.cashAccount(initiation.CreditorAccount, 'Data.Initiation.CreditorAccount', members.cashAccount, true, ACCOUNT_SCHEMES, true);
   read.cashAccount(initiation.DebtorAccount, 'Data.Initiation.DebtorAccount', members.cashAccount, false, DEBTOR_SCHEMES, false);
+  return amountMinor === undefined ? undefined : { initiation: keptInitiation(read, initiation), amountMinor };
+}
+
+/** The Initiation as it is kept and compared: its nested objects the bank reads without the members the version does
+ *  not define, where the profile drops them (payment-unknown-fields; refused otherwise, so nothing to drop). */
+function keptInitiation(read: Reader, initiation: Json): Json {
+  if (!read.dropUnknown) return initiation;
+  const members = PAYMENT_MEMBERS[read.version];
   const kept: Json = { ...initiation };
-  // Nested members as the reader kept them (unknown ones dropped where tolerated).
   for (const [name, nested] of [
     ['InstructedAmount', members.instructedAmount],
     ['CreditorAccount', members.cashAccount],
     ['DebtorAccount', members.cashAccount],
-  ] as const) {
-    if (initiation[name] !== undefined && read.dropUnknown) kept[name] = onlyMembers(initiation[name], nested);
-  }
-  return amountMinor === undefined ? undefined : { initiation: kept, amountMinor };
+  ] as const)
+    if (initiation[name] !== undefined) kept[name] = onlyMembers(initiation[name], nested);
+  return kept;
 }
 
 function onlyMembers(value: unknown, members: readonly string[]): unknown {
@@ -318,15 +324,7 @@ export function validatePayment(body: unknown, version: AisApiVersion, profile: 
   const initiation = data === undefined ? undefined : read.object(data.Initiation, 'Data.Initiation', members.initiation, true);
   if (read.errors.length > 0 || consentId === undefined || initiation === undefined || risk === undefined)
     return { ok: false, errors: read.errors };
-  const kept: Json = { ...initiation };
-  if (read.dropUnknown)
-    for (const [name, nested] of [
-      ['InstructedAmount', members.instructedAmount],
-      ['CreditorAccount', members.cashAccount],
-      ['DebtorAccount', members.cashAccount],
-    ] as const)
-      if (initiation[name] !== undefined) kept[name] = onlyMembers(initiation[name], nested);
-  return { ok: true, value: { ConsentId: consentId, Initiation: kept, Risk: risk } };
+  return { ok: true, value: { ConsentId: consentId, Initiation: keptInitiation(read, initiation), Risk: risk } };
 }
 
 /** The first path at which `given` differs from `kept` (JSON values; member order aside), or undefined when equal. */
