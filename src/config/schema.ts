@@ -31,6 +31,10 @@ export const KEY_NAMING_RULE =
   '(token_endpoint_auth_method, request_object_signing_alg, registration.refresh_token_grant for the refresh_token grant). ' +
   "obflow's own keys are camelCase (stateDir, flow.responseType). A key in the other spelling is refused with the right one named.";
 
+/** The API families the embedded emulator can serve (`obflow sandbox --apis`): twin of the emulator's
+ *  API_FAMILY_NAMES (src/sandbox/contracts.ts), tied by test/unit/sandbox-families.test.ts. */
+export const SANDBOX_APIS = ['accounts', 'payments', 'funds'] as const;
+
 const path = (description: string) => z.string().min(1).describe(description);
 /** A bank address: mutual TLS needs https. */
 const httpsUrl = (description: string) =>
@@ -138,6 +142,14 @@ const sandbox = z
       .default([...API_VERSIONS])
       .describe(
         'Versions of the Account and Transaction API the emulator serves side by side (3.1: /open-banking/v3.1/aisp, 4.0: /open-banking/v4.0/aisp); 3.1 alone is docs/bank-interface.md exactly.',
+      ),
+    apis: z
+      .array(z.enum(SANDBOX_APIS))
+      .min(1)
+      .default(['accounts'])
+      .describe(
+        'API families the emulator serves: accounts (AIS), payments (PISP domestic payments, /pisp), funds (CBPII confirmation of funds, /cbpii); ' +
+          'accounts alone is docs/bank-interface.md exactly.',
       ),
     par: z
       .enum(['required', 'optional', 'off'])

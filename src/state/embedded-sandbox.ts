@@ -36,6 +36,8 @@ export interface EmbeddedSandboxOptions {
   fapi?: SandboxFapiMode;
   /** `obflow sandbox --refresh-tokens`: refresh tokens only to clients that registered them (default: always). */
   refreshTokens?: SandboxOptions['refreshTokens'];
+  /** `obflow sandbox --apis`: the API families served (default: config sandbox.apis). */
+  apis?: SandboxOptions['apis'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -105,6 +107,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
       tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
       apiVersions: config.sandbox.apiVersions,
+      apis: options.apis ?? config.sandbox.apis,
       // config.sandbox.par is already "required" under a config sandbox.fapi that requires it; the mode (flag or
       // followed) implies it.
       par: options.par ?? (certified?.par === 'always' ? 'required' : config.sandbox.par),

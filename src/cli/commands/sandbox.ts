@@ -7,10 +7,12 @@ import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
 import { SANDBOX_FAPI_OPTION, type SandboxFapiMode } from '../../fapi-profile.js';
 import {
+  API_FAMILY_NAMES,
   ID_TOKEN_FAULTS,
   PAGE_SKIN_NAMES,
   PAR_MODES,
   REFRESH_TOKEN_MODES,
+  type ApiFamilyName,
   type IdTokenFault,
   type PageSkinName,
   type ParMode,
@@ -34,6 +36,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         type: 'string',
         describe:
           'Account and Transaction API versions to serve side by side, comma-separated (3.1, 4.0; default: sandbox.apiVersions, else both)',
+      })
+      .option('apis', {
+        type: 'string',
+        describe: 'API families to serve, comma-separated (accounts, payments, funds; default: sandbox.apis, else accounts)',
       })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
       .option('page-skin', {
@@ -65,6 +71,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
+      .example(
+        '$0 sandbox --apis accounts,payments,funds',
+        'also domestic payments (PISP) and confirmation of funds (CBPII), v3.1 and v4.0',
+      )
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
       .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")
       .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify')
@@ -74,6 +84,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     const { core, config } = await openCommand(state, { ...argv, fapi: undefined });
     const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as SandboxFapiMode) : undefined;
     const tokenAuth = typeof argv['token-auth'] === 'string' ? parseTokenAuth(argv['token-auth']) : undefined;
+    const apis = typeof argv.apis === 'string' ? parseApis(argv.apis) : undefined;
     // FAPI 2.0 (the flag, config sandbox.fapi, or flow.fapi followed) requires PAR and private_key_jwt or
     // tls_client_auth (docs/sandbox.md, "FAPI modes"): a setting that contradicts it stops here, naming both.
     const contradiction = core.fapiContradiction(config, {
@@ -95,6 +106,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
       ...(tokenAuth === undefined ? {} : { tokenAuthMethods: tokenAuth }),
+      ...(apis === undefined ? {} : { apis }),
       ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
       ...(fapiFlag === undefined ? {} : { fapi: fapiFlag }),
       ...(typeof argv['refresh-tokens'] === 'string' ? { refreshTokens: argv['refresh-tokens'] as RefreshTokenMode } : {}),
@@ -131,6 +143,14 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     state.output.line('sandbox stopped');
   },
 });
+
+/** `--apis a,b`: each a known API family, at least one (an unknown name would otherwise start a bank without it). */
+function parseApis(text: string): ApiFamilyName[] {
+  return parseFlagList(text, 'apis', API_FAMILY_NAMES, {
+    unknownLabel: 'names unknown API families',
+    hint: `Use one or more of ${API_FAMILY_NAMES.join(', ')}, comma-separated.`,
+  });
+}
 
 /** `--token-auth a,b`: each a known method, at least one (a typo would otherwise start a bank that accepts nothing). */
 function parseTokenAuth(text: string): TokenAuthMethod[] {

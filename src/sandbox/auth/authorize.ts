@@ -12,7 +12,9 @@ import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, ReadonlySearchParams } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
+import { consentKindRow } from '../consent-kinds.js';
 import { DEFAULT_TEST_USER, userByUsername } from '../data/users.js';
+import { FAMILY_ROWS } from '../families.js';
 import { OAuthError } from '../http/errors.js';
 import type { OAuthDelivery } from '../http/errors.js';
 import { oauthErrorDescription, redirect } from '../http/io.js';
@@ -285,7 +287,9 @@ export async function validateAuthorisationRequest(
     fail('invalid_scope', 'scope must include openid');
   const beyond = scopes.filter((s) => !client.scopes.includes(s));
   if (beyond.length > 0) fail('invalid_scope', `scope ${beyond.join(' ')} was not registered by this client`);
-  if (!scopes.some((s) => s === 'accounts' || s === 'payments')) fail('invalid_scope', 'scope must include accounts');
+  // The API family the consent is for names the scope its token needs (families.ts): accounts, payments, fundsconfirmations.
+  const familyScopes = FAMILY_ROWS.map((family) => family.scope);
+  if (!scopes.some((s) => familyScopes.includes(s))) fail('invalid_scope', 'scope must include accounts');
 
   // FAPI 1 Baseline Part 1 §5.2.2.3: state is required only when the scope lacks openid (nonce protects the rest, and
   // FAPI 1 Advanced §5.2.2.1 asks for s_hash only "if the client supplied a value for state").
@@ -319,6 +323,10 @@ export async function validateAuthorisationRequest(
     fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
   if (!use.usable && use.reason === 'expired')
     fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime ?? ''}`);
+  // The consent's kind names the scope (consent-kinds.ts): a payment consent is authorised with payments, a funds
+  // check with fundsconfirmations, account access with accounts (OB R/W Data API Profile, "Scopes & Grant Types").
+  const kindScope = consentKindRow(consent).scope;
+  if (!scopes.includes(kindScope)) fail('invalid_scope', `scope must include ${kindScope} for consent ${intentId}`);
 
   // RFC 7636: optional here (OB does not require PKCE), enforced at the token endpoint once asked for. S256 only
   // (FAPI 1 Baseline §5.2.2-7) unless the profile tolerates plain.
@@ -509,7 +517,15 @@ async function answerHeadless(
       {},
       backTo(request, responseIss(deps, call.issuer.auth_url)),
     );
-  const accountIds = deps.bank.accountsOf(user.psuId).map((account) => account.accountId);
+  // Which of the user's accounts (consent-kinds.ts): all of them for account access; for a payment or a funds check the
+  // account the consent names (which must be theirs, else the consent is rejected) or their first GBP current account.
+  const consent = await deps.consents.get(request.consentId);
+  const choice = consent === undefined ? undefined : consentKindRow(consent).accounts(consent, user.psuId, deps.bank);
+  if (choice?.choose === 'none') return rejectAuthorisation(request, deps, call.issuer.auth_url, choice.reason);
+  const accounts = choice === undefined || consent === undefined ? [] : (consentKindRow(consent).headless(choice) ?? []);
+  if (accounts.length === 0)
+    return rejectAuthorisation(request, deps, call.issuer.auth_url, `${user.username} holds no account this consent can use`);
+  const accountIds = accounts.map((account) => account.accountId);
   redirect(call.res, await completeAuthorisation(call.issuer.auth_url, request, user.psuId, accountIds, deps));
 }
 
@@ -594,12 +610,18 @@ export async function completeAuthorisation(
   return withParams(redirectUri, request.responseType === 'code' ? 'query' : 'fragment', params);
 }
 
-/** The PSU said no (OIDC Core §3.1.2.6 access_denied): the consent becomes Rejected, and the client is told. */
-export async function rejectAuthorisation(request: AuthorisationRequestRecord, deps: AuthDeps, issuer: string): Promise<never> {
+/** The PSU said no (OIDC Core §3.1.2.6 access_denied), or the consent cannot be given (`why`: it names an account the
+ *  PSU does not hold): the consent becomes Rejected, and the client is told. */
+export async function rejectAuthorisation(
+  request: AuthorisationRequestRecord,
+  deps: AuthDeps,
+  issuer: string,
+  why = 'the customer cancelled the authorisation',
+): Promise<never> {
   try {
     await deps.consents.reject(request.consentId, deps.now());
   } catch (error) {
     if (!(error instanceof ConsentStateError)) throw error;
   }
-  throw new OAuthError(400, 'access_denied', 'the customer cancelled the authorisation', {}, backTo(request, responseIss(deps, issuer)));
+  throw new OAuthError(400, 'access_denied', why, {}, backTo(request, responseIss(deps, issuer)));
 }

@@ -38,6 +38,9 @@ export interface AuthDeps {
   /** The ID-token key; generated in the background on a first start (RSA key generation is the slow part of
    *  start-up), so the first requests need not wait for it. */
   signingKey(): Promise<SigningKey>;
+  /** The bank's message-signing key (x-jws-signature of the signed answers), when a served API signs: published in
+   *  every issuer's JWKS beside the ID-token key. */
+  messageSigningKey?: (() => Promise<SigningKey>) | undefined;
   /** Issue deliberately wrong id_tokens (SandboxOptions.idTokenFault); undefined: correct ones. */
   idTokenFault?: IdTokenFault | undefined;
   /** The client authentication methods this bank accepts (SandboxOptions.tokenAuthMethods, resolved). */

@@ -16,6 +16,7 @@ import type { TokenAuthMethod } from '../contracts.js';
 import { BANK_FINANCIAL_ID, isBoundToPresentedCertificate, PROFILE_NAMES, TOKEN_AUTH_METHODS } from '../contracts.js';
 import { OAuthError } from '../http/errors.js';
 import { mediaType, readBody, sendJson, subjectCn } from '../http/io.js';
+import { scopesForRoles } from '../families.js';
 import { tolerates } from '../policy.js';
 import type { StoredClient } from '../store/auth-store.js';
 import type { AuthCall, AuthDeps } from './deps.js';
@@ -48,14 +49,9 @@ interface StatementClaims {
   clientName?: string;
 }
 
-/** Scopes a software statement's roles allow (OB: accounts for AISP, payments for PISP), plus openid. */
-export function scopesForRoles(roles: string[]): string[] {
-  const scopes = ['openid'];
-  if (roles.includes('AISP')) scopes.push('accounts');
-  if (roles.includes('PISP')) scopes.push('payments');
-  if (roles.includes('CBPII')) scopes.push('fundsconfirmations');
-  return scopes;
-}
+/** Scopes a software statement's roles allow (OB: accounts for AISP, payments for PISP, fundsconfirmations for
+ *  CBPII), plus openid: the API family table's (families.ts). */
+export { scopesForRoles };
 
 export async function handleRegistration(call: AuthCall<{ kind: 'registration' }>, deps: AuthDeps): Promise<void> {
   const { req, res, ctx } = call;
