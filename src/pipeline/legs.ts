@@ -6,7 +6,7 @@
 
 import { readdir, rmdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { FAMILY_LIST, type ApiFamily } from '../api-families.js';
+import { familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
 import type { Overrides } from '../config/overrides.js';
 import type { ObflowConfig } from '../config/schema.js';
 import type { FapiProfile } from '../fapi-profile.js';
@@ -22,7 +22,7 @@ import {
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { removePreviousReports } from '../run/reporters/index.js';
 import type { RunResult } from '../run/result.js';
-import { readVersionEnvironment, saveEnvironment, versionEnvironmentStem } from './environment.js';
+import { familyEnvironmentStem, readFamilyEnvironment, saveEnvironment } from './environment.js';
 import { collectionsDirOf, generateStage } from './generate.js';
 import { reportsDir, runStage, type RunStageOptions } from './run.js';
 import type { Session } from './session.js';
@@ -49,7 +49,7 @@ export interface LegProgress {
 export interface LegsStageOptions {
   /** The versions, each a leg (one: the session's own, its reports where they always were). */
   versions: readonly ApiVersion[];
-  /** The families inside each version's leg (default: every row of src/api-families.ts). */
+  /** The families inside each version's leg (default: flow.apis, in the table's order). */
   families?: readonly ApiFamily[];
   /** The environment every leg starts from (the demo's, just written); absent: each version's saved one
    *  (src/pipeline/environment.ts readVersionEnvironment). */
@@ -86,7 +86,11 @@ export function planLegs(session: Session, versions: readonly ApiVersion[], fami
 }
 
 export async function runLegsStage(session: Session, options: LegsStageOptions): Promise<LegsVerdict> {
-  const families = options.families ?? FAMILY_LIST;
+  const listed = options.families ?? familiesOf(session.config.flow.apis);
+  // `obflow run <step>`: the families that have the step (a step none has is the first leg's ERR_STEP_UNKNOWN).
+  const select = options.run.select ?? 'all';
+  const having = listed.filter((family) => select === 'all' || family.steps.includes(select));
+  const families = having.length > 0 ? having : listed;
   const legs = planLegs(session, options.versions, families);
   const compared = comparedLegs(legs);
   const severalVersions = options.versions.length > 1;
@@ -95,13 +99,13 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
   for (const leg of legs) {
     options.progress?.begin?.(leg);
     const collections = options.generate === undefined ? undefined : await generateLeg(leg, options.generate, options.progress);
-    // The leg's chained environment: the one given, else the version's own when a run over several left one, else the
-    // environment stage's; a run over several saves each version's to its own file (a later `obflow run <step>
-    // --api-version 4.0` continues v4.0's consent).
+    // The leg's chained environment: the one given, else the family's or the version's own when an earlier run left
+    // one, else the environment stage's; a run over several versions saves each version's to its own file (a later
+    // `obflow run <step> --api-version 4.0` continues v4.0's consent), another family than accounts to its own.
     const saved =
       options.environment !== undefined
         ? { environment: options.environment, stem: undefined }
-        : await readVersionEnvironment(session.config, session.target, leg.version);
+        : await readFamilyEnvironment(session.config, session.target, leg.version, leg.family, severalVersions);
     // The other compared leg, when this leg is one of the two compared.
     const other = compared?.includes(leg) === true ? compared.find((candidate) => candidate !== leg) : undefined;
     const earlier = other === undefined ? undefined : outcomes.find((outcome) => outcome.version === other.version);
@@ -131,7 +135,9 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
     await saveEnvironment(
       leg.session,
       result.environment,
-      severalVersions ? versionEnvironmentStem(session.target, leg.version) : saved.stem,
+      severalVersions || leg.family.folder !== ''
+        ? familyEnvironmentStem(session.target, leg.version, leg.family, severalVersions)
+        : saved.stem,
     );
     options.progress?.ran?.(leg, result);
     outcomes.push({ version: leg.version, family: leg.family, label: leg.label, result, summary: summaryOf(result) });

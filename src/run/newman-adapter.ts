@@ -253,6 +253,7 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       });
       // What an assertion or a script error says is read as every workspace reads it (src/runner-rules.ts).
       emitter.on('assertion', (error, args) => {
+        skips.asserted();
         if (error !== null && error !== undefined) skips.failed();
         sink.event({ type: 'assertion', step: stepOf(args.item), ...assertionRecord(error, args) });
       });

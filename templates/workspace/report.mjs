@@ -25,10 +25,11 @@ export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, itemSteps 
  * @typedef {ReportMeta & { passed: boolean, steps: ReportStep[], accounts: ReportAccount[], totals: { steps: number, requests: number, assertions: number, localChecks: number, failed: number, skipped: number } }} ReportModel
  */
 
-/** A step's verdict: failed, skipped (it sent no request, each skipped with its reason), passed. */
+/** A step's verdict: failed, skipped (it checked nothing: each request skipped, or answered that the bank does not offer
+ *  it, with its reason), passed. */
 function statusOf(step) {
   if (!step.passed) return 'failed';
-  const checked = step.requests.some((request) => request.method !== '' || request.assertions.length > 0);
+  const checked = step.requests.some((request) => request.assertions.length > 0);
   return step.skipped.length > 0 && !checked ? 'skipped' : 'passed';
 }
 
@@ -189,6 +190,7 @@ export function attachNewman(emitter, collector, stepOf) {
     collector.request({ ...record, step: stepOf(record.item), error: record.error?.message });
   });
   emitter.on('assertion', (error, args) => {
+    skips.asserted();
     if (error !== null && error !== undefined) skips.failed();
     const { item, name, status, message } = assertionRecord(error, args ?? {});
     if (status === 'skipped') return;
