@@ -17,7 +17,6 @@ import type { Bank, BankAccount } from './data/bank.js';
 import { identifies } from './data/identification.js';
 import { familyOfConsentKind } from './families.js';
 import { mandateLines } from './mandate-lines.js';
-import { consentEndsAt } from './store/consents.js';
 
 /**
  * Which accounts the PSU may authorise the consent for: `many` (tick any of them), `one` (pick one), `fixed` (the one
@@ -48,7 +47,7 @@ export interface ConsentKindRow {
   accessTokenSeconds?(consent: AnyConsentRecord, now: Date): number;
 }
 
-/** An open-ended VRP consent's tokens: ten years, as good as for ever for a sandbox (the store needs an end). */
+/** A VRP consent's tokens: ten years, as good as for ever for a sandbox (the store needs an end). */
 export const OPEN_ENDED_TOKEN_SECONDS = 10 * 366 * 24 * 3600;
 
 /** The account a payment or funds-confirmation consent names, or the PSU's choice among their GBP accounts. */
@@ -127,12 +126,10 @@ const ROWS: Readonly<Record<ConsentKind, ConsentKindRow>> = {
     headless: singleAccount,
     lines: (consent) => mandateLines(consent as VrpConsentRecord),
     // VRP profile v4.0, "Consent Re-authentication": "The access token issued by the ASPSP must be valid for the same
-    // length of time as the VRP consent" (and "should not be set to expire at 90 days"); at least an hour.
-    accessTokenSeconds: (consent, now) => {
-      const ends = consentEndsAt(consent);
-      const seconds = ends === undefined ? OPEN_ENDED_TOKEN_SECONDS : Math.floor((ends - now.getTime()) / 1000);
-      return Math.max(seconds, 3600);
-    },
+    // length of time as the VRP consent" ("should not be set to expire at 90 days"). It is given as long as the consent
+    // is kept, so a payment after ValidToDateTime, or under a revoked consent, is refused by the consent's own rule
+    // (U014 naming ValidToDateTime, U009) rather than a bare 401.
+    accessTokenSeconds: () => OPEN_ENDED_TOKEN_SECONDS,
   },
 };
 

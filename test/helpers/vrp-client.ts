@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 
 import { OB_IAT, PaymentsTpp, paymentsIdentity } from './payments-client.js';
 import type { SendOptions, Version } from './payments-client.js';
-import type { SandboxFixture, WireResponse } from './sandbox-client.js';
+import type { AuthorizeOptions, AuthorizeResult, SandboxFixture, WireResponse } from './sandbox-client.js';
 import type { TestSandbox } from './sandbox-client.js';
 import { CREDITOR, vrpConsentRequest } from './vrp-requests.js';
 
@@ -46,13 +46,15 @@ export class VrpTpp extends PaymentsTpp {
   clock: BankClock | undefined;
 
   static async openVrp(
-    fixture: SandboxFixture | TestSandbox,
+    fixture: Pick<TestSandbox, 'urls'> & Partial<Pick<SandboxFixture, 'track'>>,
     clock?: BankClock,
     profile: PaymentsTpp['profile'] = 'strict-headless',
   ): Promise<VrpTpp> {
     const tpp = new VrpTpp(fixture.urls, await paymentsIdentity(), profile);
-    if ('track' in fixture) fixture.track(tpp);
+    fixture.track?.(tpp);
     tpp.clock = clock;
+    // The software statement and the registration JWT carry real times: registered at real time, the clock moves on.
+    clock?.reset();
     await tpp.register({ scope: 'openid accounts payments fundsconfirmations' });
     return tpp;
   }
@@ -62,6 +64,14 @@ export class VrpTpp extends PaymentsTpp {
       return super.post(url, token, body, options);
     const iat = Math.floor(this.clock.now().getTime() / 1000) - 1;
     return super.post(url, token, body, { ...options, signature: { [OB_IAT]: iat, ...(options.signature ?? {}) } });
+  }
+
+  /** The authorisation request with its request object's iat, nbf and exp of the bank's clock (RFC 9101 §4: the bank
+   *  refuses one that has expired by its clock). */
+  override authorize(options: AuthorizeOptions): Promise<AuthorizeResult> {
+    if (this.clock === undefined) return super.authorize(options);
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    return super.authorize({ ...options, objectClaims: { iat: now, nbf: now, exp: now + 300, ...(options.objectClaims ?? {}) } });
   }
 
   /** POST /domestic-vrp-consents with a fresh client-credentials token; throws unless 201. */
@@ -80,9 +90,10 @@ export class VrpTpp extends PaymentsTpp {
   async mandate(
     version: Version,
     request: Json = vrpConsentRequest(version),
+    user?: 'alex' | 'sam' | 'jo',
   ): Promise<{ consentId: string; payer: string; request: Json }> {
     const { consentId } = await this.vrpConsent(version, request);
-    const payer = await this.authorised(consentId, 'openid payments');
+    const payer = await this.authorised(consentId, 'openid payments', user);
     return { consentId, payer, request };
   }
 
