@@ -29,6 +29,8 @@ export interface VrpVersionRow {
   /** Whether the refusal must name the ControlParameters member in Path: v4.0 domestic-vrps "must … pass in the control
    *  parameter field that caused the error"; v3.1.11 only recommends Path (OBError1 "Recommended but optional"). */
   limitPathRequired: boolean;
+  /** Whether the version's schemas are the v4.0 files' (`obie-v4-…`) and its errors the v4.0 shape. */
+  v4Files: boolean;
   /** FundsAvailable of a funds confirmation the account covers (OBPAFundsAvailableResult1, both files). */
   fundsAvailable: string;
 }
@@ -40,6 +42,7 @@ export const VRP_VERSION_ROWS: Readonly<Record<ApiVersion, VrpVersionRow>> = {
     paymentNotMade: { vrp: ['Rejected'], cvrp: ['Rejected'] },
     limitCode: 'UK.OBIE.Rules.FailsControlParameters',
     limitPathRequired: false,
+    v4Files: false,
     fundsAvailable: 'Available',
   },
   '4.0': {
@@ -48,6 +51,7 @@ export const VRP_VERSION_ROWS: Readonly<Record<ApiVersion, VrpVersionRow>> = {
     paymentNotMade: { vrp: ['RJCT', 'CANC', 'BLCK'], cvrp: ['RJCT', 'BLCK'] },
     limitCode: 'U014',
     limitPathRequired: true,
+    v4Files: true,
     fundsAvailable: 'Available',
   },
 };
@@ -71,7 +75,7 @@ export function vrp(context: Pick<StepContext, 'apiVersion'> & { vrp?: VrpSettin
   if (!(type.versions as readonly string[]).includes(context.apiVersion))
     throw new TypeError(`VRPType ${settings.type} is not defined by the v${context.apiVersion} files (the config refuses it)`);
   const row = VRP_VERSION_ROWS[context.apiVersion];
-  const file = familyVersion(API_FAMILIES.vrp, context.apiVersion, context.apiVersion !== '3.1', `obie-${type.schema}-error`);
+  const file = familyVersion(API_FAMILIES.vrp, context.apiVersion, row.v4Files, `obie-${type.schema}-error`);
   return {
     ...row,
     ...file,
