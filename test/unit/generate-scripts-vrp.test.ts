@@ -79,6 +79,13 @@ describe.each(['3.1', '4.0'] as const)("the mandate walk's refusals, v%s", (vers
     expect(refused.failed().filter((name) => !name.includes('x-jws-signature'))).toEqual([]);
     // A bank that makes the payment past the limit fails the check.
     expect(run(script, { env, response: made('10.01') }).failed()).toEqual(expect.arrayContaining([overMax]));
+    // A 201 that names no payment is still no refusal.
+    expect(run(script, { env, response: { code: 201, headers: JSON_HEADERS, body: {} } }).failed()).toContain(overMax);
+    // A refusal that still names a payment made one.
+    const naming = refusal(code, 'Data.ControlParameters.MaximumIndividualAmount.Amount');
+    expect(run(script, { env, response: { ...naming, body: { ...naming.body, Data: { DomesticVRPId: 'vrp-2' } } } }).failed()).toContain(
+      overMax,
+    );
     // A refusal for another reason (another code) is not the limit's.
     expect(run(script, { env, response: refusal('UK.OBIE.Field.Invalid', undefined) }).failed()).toContain(
       `the refusal of 10.01 GBP (MaximumIndividualAmount) carries ${code}`,
