@@ -3,6 +3,8 @@
 // limit fails it), a payment inside the limits passes only when made for the amount sent, and a payment under the
 // deleted consent must be refused. docs/notes.md lists what was deleted to see each fail.
 
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_FAMILIES } from '../../src/api-families.js';
 import { VRP_CONTROL_DEFAULTS } from '../../src/config/vrp.js';
@@ -10,7 +12,9 @@ import { buildCollections } from '../../src/generate/collections.js';
 import { flowFileName } from '../../src/generate/files.js';
 import { loadTemplates } from '../../src/generate/templates.js';
 import type { VrpSettings } from '../../src/generate/vrp-plan.js';
+import { collectionsDirOf } from '../../src/pipeline/generate.js';
 import { run, type PmItem } from '../helpers/script-double.js';
+import { REPO_ROOT } from '../helpers/prerequisites.js';
 
 const templates = loadTemplates();
 
@@ -143,4 +147,20 @@ describe('a commercial mandate (CVRP1, v4.0)', () => {
       '10.00 GBP inside the limits is made: InstructedAmount as sent, Status not RJCT or BLCK',
     );
   });
+});
+
+describe('golden files', () => {
+  it.each(['3.1', '4.0'] as const)(
+    'collections/vrp (v%s) holds exactly the VRP collections of the default mandate (update: npm run collections:update)',
+    (apiVersion) => {
+      const dir = collectionsDirOf(join(REPO_ROOT, 'collections'), apiVersion, API_FAMILIES.vrp);
+      const files = buildCollections({ templates, family: API_FAMILIES.vrp, apiVersion });
+      expect(
+        readdirSync(dir)
+          .filter((name) => name.endsWith('.json'))
+          .sort(),
+      ).toEqual(files.map((file) => file.fileName).sort());
+      for (const file of files) expect(readFileSync(join(dir, file.fileName), 'utf8'), file.fileName).toBe(file.json);
+    },
+  );
 });
