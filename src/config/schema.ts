@@ -33,7 +33,7 @@ import {
   vrpTypeVersionProblem,
   type PeriodTypeName,
   type VrpTypeName,
-} from './vrp.js';
+} from '../generate/vrp-types.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../client-auth.js';
@@ -377,7 +377,7 @@ const funds = z
 
 // The VRP family's mandate (docs/collections.md, "Variable recurring payments"): the standard's
 // OBDomesticVRPControlParameters under its own names (a standard's names keep their spelling, KEY_NAMING_RULE); the rules
-// between members are controlParameterProblems (src/config/vrp.ts), run in configProblems below.
+// between members are controlParameterProblems (src/generate/vrp-types.ts), run in configProblems below.
 const vrpMoney = z.strictObject({
   Amount: z.string().describe('A positive decimal with at most 5 decimals, as text (OBActiveCurrencyAndAmount_SimpleType), e.g. "10.00".'),
   Currency: currency.describe('ActiveOrHistoricCurrencyCode, e.g. "GBP" (one currency for the whole mandate).'),
@@ -570,7 +570,7 @@ function configProblems(config: ParsedConfig, fapi: FapiProfile): Problem[] {
     }
   }
   // Issue 30: JARM collections ask response_mode=jwt for code only.
-  // The mandate's rules, and a VRPType the version's files define (src/config/vrp.ts).
+  // The mandate's rules, and a VRPType the version's files define (src/generate/vrp-types.ts).
   if (config.flow.apis.includes('vrp')) {
     const vrpProblems = [
       vrpTypeVersionProblem(config.flow.vrp.type, [config.flow.apiVersion]),

@@ -8,7 +8,7 @@
 // know — those limits are listed, not walked (the emulator's own tests move its clock through every period:
 // test/integration/sandbox-vrp-limits.test.ts). docs/collections.md, "The mandate walk".
 
-import { VRP_CONTROL_DEFAULTS, DEFAULT_VRP_TYPE, type VrpControlParameters, type VrpTypeName } from '../config/vrp.js';
+import { VRP_CONTROL_DEFAULTS, DEFAULT_VRP_TYPE, type VrpControlParameters, type VrpTypeName } from './vrp-types.js';
 
 /** flow.vrp as the generator takes it. */
 export interface VrpSettings {

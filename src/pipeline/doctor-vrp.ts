@@ -4,13 +4,17 @@
 // commercial type (OBL cVRP v4.0) also needs the bank to be in the cVRP scheme. Pure: the doctor command prints them.
 
 import type { ObflowConfig } from '../config/schema.js';
-import { VRP_TYPES } from '../config/vrp.js';
+import { VRP_TYPES } from '../generate/vrp-types.js';
 import { planMandate } from '../generate/vrp-plan.js';
 
 /** What each VRPType's file leaves unsure before the consent (one row per file, VRP_TYPES schema). */
 const UNSURE_BY_FILE = {
-  vrp: 'whether the bank serves VRP and this VRPType: discovery advertises neither, the answer to POST /domestic-vrp-consents says (a 4xx refusal, or 404 where it has not implemented VRP)',
-  cvrp: 'whether the bank offers commercial VRP (OBL cVRP v4.0) and this cVRP type: discovery advertises neither, and a bank outside the cVRP scheme refuses the consent; POST /domestic-vrp-consents says',
+  vrp:
+    'whether the bank serves VRP and this VRPType: discovery advertises neither, the answer to POST /domestic-vrp-consents says ' +
+    '(a 4xx refusal, or 404 where it has not implemented VRP)',
+  cvrp:
+    'whether the bank offers commercial VRP (OBL cVRP v4.0) and this cVRP type: discovery advertises neither, and a bank outside ' +
+    'the cVRP scheme refuses the consent; POST /domestic-vrp-consents says',
 } as const satisfies Record<'vrp' | 'cvrp', string>;
 
 /** The notes for `config` at `now` (none when flow.apis has no vrp). */

@@ -4,7 +4,7 @@
 // once (src/run/reporters/compare-versions.ts), and the verdict (src/pipeline/verdict.ts) returned for the CLI to
 // render. The legs' report folders are the run's own: what an earlier run over other legs left there goes first.
 
-import { vrpTypeVersionProblem } from '../config/vrp.js';
+import { vrpTypeVersionProblem } from '../generate/vrp-types.js';
 import { ObflowError } from '../errors.js';
 import { readdir, rmdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { VRP_CONTROL_DEFAULTS } from '../../src/config/vrp.js';
+import { VRP_CONTROL_DEFAULTS } from '../../src/generate/vrp-types.js';
 import { vrpDoctorNotes } from '../../src/pipeline/doctor-vrp.js';
 
 const NOW = new Date('2026-11-28T12:00:00Z');

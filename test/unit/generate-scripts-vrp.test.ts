@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_FAMILIES } from '../../src/api-families.js';
-import { VRP_CONTROL_DEFAULTS } from '../../src/config/vrp.js';
+import { VRP_CONTROL_DEFAULTS } from '../../src/generate/vrp-types.js';
 import { buildCollections } from '../../src/generate/collections.js';
 import { flowFileName } from '../../src/generate/files.js';
 import { loadTemplates } from '../../src/generate/templates.js';

@@ -17,7 +17,7 @@ import {
 } from '../../src/generate/collections.js';
 import { ObflowError } from '../../src/errors.js';
 import { API_FAMILIES } from '../../src/api-families.js';
-import { VRP_CONTROL_DEFAULTS } from '../../src/config/vrp.js';
+import { VRP_CONTROL_DEFAULTS } from '../../src/generate/vrp-types.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { buildSchemaFiles, deriveSchemas, errorCodeCategories, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';

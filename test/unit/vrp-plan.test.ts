@@ -1,9 +1,9 @@
-// The VRP family's config rules (src/config/vrp.ts, through the config schema) and the mandate walk's plan
+// The VRP family's config rules (src/generate/vrp-types.ts, through the config schema) and the mandate walk's plan
 // (src/generate/vrp-plan.ts): each rule a case that fails when its code is removed (docs/notes.md lists the deletions).
 
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
-import { VRP_CONTROL_DEFAULTS, VRP_TYPES, type VrpControlParameters } from '../../src/config/vrp.js';
+import { VRP_CONTROL_DEFAULTS, VRP_TYPES, type VrpControlParameters } from '../../src/generate/vrp-types.js';
 import { ObflowError } from '../../src/errors.js';
 import { legVersions } from '../../src/pipeline/legs.js';
 import { planMandate, WALK_MAX_MADE, type VrpPlan } from '../../src/generate/vrp-plan.js';

@@ -4,7 +4,7 @@
 // family's (payments-common.ts).
 
 import { API_FAMILIES } from '../../api-families.js';
-import { VRP_TYPES } from '../../config/vrp.js';
+import { VRP_TYPES } from '../vrp-types.js';
 import type { ApiVersion } from '../api-versions.js';
 import type { RequestBody, ResponseSchema, ScriptPart, StepContext } from '../model.js';
 import { DEFAULT_VRP_SETTINGS, type VrpSettings } from '../vrp-plan.js';

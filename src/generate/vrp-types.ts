@@ -1,10 +1,8 @@
 // The values of the VRP family a person may change (flow.vrp: the VRPType and the consent's ControlParameters), as
 // tables: which VRPTypes each API version's files define and what each type requires of the ControlParameters, the
 // period types and alignments, the defaults, and the rules a mandate is held to before any request (config schema,
-// src/config/schema.ts). Imports only payment.ts (the amount rule): the config, the generator's mandate walk
-// (src/generate/vrp-plan.ts) and the tests read it.
-
-import { paymentAmountProblem } from './payment.js';
+// src/config/schema.ts). Imports nothing: the config, the generator's mandate walk (src/generate/vrp-plan.ts), the
+// doctor and the tests read it.
 
 /** An API version as the VRP files number them (src/generate/api-versions.ts holds the version rows; this module stays
  *  free of the generator so the config schema imports it alone). */
@@ -94,6 +92,16 @@ export interface VrpProblem {
   message: string;
 }
 
+/** Why a text is not an amount of a mandate: OBActiveCurrencyAndAmount_SimpleType's digits, more than zero, and at
+ *  most two decimals (the walk counts in pennies, src/generate/vrp-plan.ts, as the bank does in GBP). */
+export function vrpAmountProblem(amount: string): string | undefined {
+  if (!/^\d{1,13}(\.\d{1,5})?$/.test(amount))
+    return 'must be a decimal amount of at most 13 digits and 5 decimals, as text (OBActiveCurrencyAndAmount_SimpleType), e.g. "10.00"';
+  if (!/[1-9]/.test(amount)) return 'must be more than zero';
+  if (/\.\d{3,}$/.test(amount)) return 'must have at most 2 decimals (the mandate walk counts in pennies)';
+  return undefined;
+}
+
 /** Whether a row is defined by a version's files. */
 export function vrpTypeServes(type: VrpTypeName, version: VrpApiVersion): boolean {
   return (VRP_TYPES[type].versions as readonly string[]).includes(version);
@@ -128,10 +136,7 @@ export function controlParameterProblems(type: VrpTypeName, control: Partial<Vrp
   const currency = control.MaximumIndividualAmount?.Currency;
   const amount = (value: VrpAmount | undefined, path: string[]) => {
     if (value === undefined) return;
-    const problem =
-      paymentAmountProblem(value.Amount) ??
-      // The walk counts in pennies (src/generate/vrp-plan.ts), as the bank does in GBP.
-      (/\.\d{3,}$/.test(value.Amount) ? 'must have at most 2 decimals (the mandate walk counts in pennies)' : undefined);
+    const problem = vrpAmountProblem(value.Amount);
     if (problem !== undefined) problems.push({ path: [...path, 'Amount'], message: problem });
     if (currency !== undefined && value.Currency !== currency)
       problems.push({
