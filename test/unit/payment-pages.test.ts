@@ -8,6 +8,7 @@ import { mergeLegs } from '../../src/report/merge.js';
 import { renderMergedPage } from '../../src/report/merge-render.js';
 import { comparePayments, formatPaymentComparison, STATUS_CODES } from '../../src/run/reporters/compare-payments.js';
 import { buildJsonReport } from '../../src/run/index.js';
+import { withOutcomeProperties } from '../../src/run/reporters/junit.js';
 import { renderHtmlReport, type ReportModel } from '../../src/run/reporters/page.js';
 import { buildRunSummary, formatRunSummary } from '../../src/run/summary.js';
 import type { PaymentRow } from '../../src/runner-rules.js';
@@ -136,5 +137,21 @@ describe('the payment on v3.1 beside v4.0', () => {
     expect(verdict.passed).toBe(false);
     expect(verdict.error?.code).toBe('ERR_VERSIONS_DIFFER');
     expect(verdict.error?.message).toContain(field);
+  });
+});
+
+describe('the payment in JUnit', () => {
+  it('a suite of properties after the run: ids, amount, statuses, signature counts', () => {
+    const xml = withOutcomeProperties('<?xml version="1.0"?>\n<testsuites name="x">\n</testsuites>\n', {
+      payment,
+      funds: { checks: [{ amount: '1.00', currency: 'GBP', available: true }] },
+    });
+    expect(xml).toContain('<testsuite name="obflow: what the run paid and checked" tests="0"');
+    expect(xml).toContain('<property name="payment.DomesticPaymentId" value="dp-1"/>');
+    expect(xml).toContain('<property name="payment.Status" value="AcceptedSettlementCompleted"/>');
+    expect(xml).toContain('<property name="payment.bankSignaturesVerified" value="13"/>');
+    expect(xml).toContain('<property name="funds.check1" value="1.00 GBP FundsAvailable true"/>');
+    expect(xml.trimEnd().endsWith('</testsuites>')).toBe(true);
+    expect(withOutcomeProperties('<testsuites/>\n', {})).toBe('<testsuites/>\n');
   });
 });
