@@ -6,9 +6,8 @@
 // Node.js's vm.runInContext does (a vm.Script, then script.runInContext with the same options), with the cached code.
 // Any other vm.runInContext call (uvm's dispatches, a few hundred bytes each) goes to Node.js's own, untouched.
 //
-// Safe as the CommonJS cache is (src/cli/cjs-code-cache.ts): the cache names the SHA-1 of the code it was made from,
-// and code V8 rejects (another V8, other flags) is compiled as usual and cached anew; one file per Node.js version,
-// arch and V8 flags, written at exit only when this process compiled the code from source, whole (a temporary beside
+// Safe by its key: the cache names the SHA-1 of the code it was made from, and code V8 rejects (another V8, other
+// flags) is compiled as usual and cached anew; one file per Node.js version, arch and V8 flags, written at exit only when this process compiled the code from source, whole (a temporary beside
 // it, renamed); a cache that cannot be read is absent, one that cannot be written is skipped. While V8's flags are not
 // those of the start (the heap policy's late flag, src/cli/heap.ts: set once newman's first run has started, so after
 // the first sandbox is made) the boot code is compiled as before, and nothing is cached.
@@ -18,7 +17,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { writeCacheFile } from '../fs.js';
-import { flagsFileName } from './cjs-code-cache.js';
 
 /** Code this large is a sandbox's boot code (postman-sandbox's is 2.4 MB); collection scripts and dispatches are small. */
 export const BOOT_CODE_MIN_LENGTH = 1024 * 1024;
@@ -83,13 +81,20 @@ export function installSandboxCodeCache(dir: string, heapFlags: readonly string[
   });
 }
 
-/** One cache per Node.js version, arch and V8 flags, as the CommonJS cache's (cacheFileName). */
+/** One cache per Node.js version, arch and V8 flags (V8 rejects code compiled under other flags: a `--cpu-prof` start, a
+ *  heap policy's flags): `sandbox-<Node.js version>-<arch>[-<flagsKey>].cache`, no suffix for none. */
 export function sandboxCacheFileName(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
   heapFlags: readonly string[] = [],
 ): string {
-  return flagsFileName('sandbox', 'cache', [...execArgv, nodeOptions, ...heapFlags]);
+  const flags = [...execArgv, nodeOptions, ...heapFlags];
+  return `sandbox-${process.version}-${process.arch}${flags.join('') === '' ? '' : `-${flagsKey(flags)}`}.cache`;
+}
+
+/** A short name for a set of flags, for the caches kept per set (8 hex digits of their SHA-1). */
+export function flagsKey(flags: readonly string[]): string {
+  return createHash('sha1').update(flags.join('\0')).digest('hex').slice(0, 8);
 }
 
 /** The file: the SHA-1 of the code (base64, 28 bytes), then V8's cached data. Undefined: absent, unreadable, other code. */

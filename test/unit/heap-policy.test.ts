@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cacheFileName } from '../../src/cli/cjs-code-cache.js';
 import { heapFlagsFolder } from '../../src/cli/compile-cache.js';
 import { applyHeapPolicy, heapFlags, heapPolicyName, type HeapControl } from '../../src/cli/heap.js';
 import { codeOf, errorOf } from '../helpers/errors.js';
@@ -102,11 +101,6 @@ describe('applyHeapPolicy', () => {
 });
 
 describe('the compile caches, one per set of heap flags (V8 rejects code cached under other flags)', () => {
-  it('the CommonJS cache file: another name for the lean flags, the same for none', () => {
-    expect(cacheFileName([], '', heapFlags('lean'))).not.toBe(cacheFileName([], '', []));
-    expect(cacheFileName([], '', heapFlags('v8'))).toBe(cacheFileName([], '', []));
-  });
-
   it("the module cache's folder: a subfolder for the lean flags, the folder itself for none", () => {
     expect(heapFlagsFolder('/c', heapFlags('v8'))).toBe('/c');
     expect(heapFlagsFolder('/c', heapFlags('lean'))).toMatch(/^\/c\/heap-[0-9a-f]{8}$/);
