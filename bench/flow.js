@@ -102,7 +102,8 @@ export async function flowRows(fixture) {
         newmanFlow.ms,
         bare.ms,
         's',
-        { ratioAtMost: 1.5 },
+        // 1.48–1.73 over the benches of one code (docs/notes.md): a bound of 1.5 split them between met and missed.
+        { ratioAtMost: 1.8 },
         `without scripts (ms): ${ms(bare.all)}`,
       ),
   );
@@ -142,7 +143,7 @@ export async function flowRows(fixture) {
         obflowPages.ms,
         newmanPages.ms,
         's',
-        { ratioAtMost: 1.15 },
+        { ratioAtMost: 1.2 },
         pagesNote,
       ),
   );

@@ -25,9 +25,14 @@ export async function startRows(fixture) {
   const env = { OBFLOW_STATE_DIR: join(tmp, 'state'), OBFLOW_OUTPUT__COLLECTIONS: join(tmp, 'collections') };
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   await timed(npm, ['start'], { env, tmp });
-  const { start, demo, newman, help, node } = await interleaved(5, {
+  const demoWith = (extra) => () =>
+    timed(process.execPath, [obflowBin, 'demo'], { env: { ...env, ...extra }, tmp, cwd: repo, usage: true });
+  const { start, demo, uncached, newman, help, node } = await interleaved(5, {
     start: () => timed(npm, ['start'], { env, tmp }),
-    demo: () => timed(process.execPath, [obflowBin, 'demo'], { env, tmp, cwd: repo, usage: true }),
+    demo: demoWith({}),
+    // obflow's compile caches (src/cli/compile-cache.ts: Node.js's module cache where it has one, newman's sandbox boot
+    // code, the report's templates) off: what they earn, beside the demo with them.
+    uncached: demoWith({ NODE_DISABLE_COMPILE_CACHE: '1' }),
     newman: plainNewman(fixture, fixture.environment),
     help: () => timed(process.execPath, [obflowBin, '--help'], { tmp }),
     node: () => timed(process.execPath, ['-e', '0'], { tmp }),
@@ -41,12 +46,22 @@ export async function startRows(fixture) {
       newman.ms,
       's',
       // npm start does what plain newman does (the whole flow's requests, newman's start) and more: the emulator's
-      // start in its process, registration, the environment, the collections, the reports.
-      { ratioAtMost: 1.4 },
+      // start in its process, registration, the environment, the collections, the reports (docs/notes.md, "the bench
+      // in ratios": each bound sits above the spread of the same commit's benches).
+      { ratioAtMost: 1.5 },
       `rounds (ms): npm start ${list(start.all)}; plain newman ${list(newman.all)}; obflow demo ${list(demo.all)}`,
     ),
     // Information: what npm and the start-up build check add to the demo.
     row('npm start (median of 5) / obflow demo', start.ms, demo.ms, 's'),
+    // Information: what the compile caches earn (CPU survives load where walls do not).
+    row(
+      "obflow demo's own CPU: compile caches on / NODE_DISABLE_COMPILE_CACHE=1",
+      median(demo.rounds.map((round) => round.cpuMs)),
+      median(uncached.rounds.map((round) => round.cpuMs)),
+      'ms',
+      undefined,
+      `rounds (ms of CPU): on ${list(demo.rounds.map((round) => round.cpuMs))}; off ${list(uncached.rounds.map((round) => round.cpuMs))}; walls (ms): on ${list(demo.all)}; off ${list(uncached.all)}`,
+    ),
     // Information: CPU survives load where walls do not.
     row(
       "obflow demo's own CPU (median of 5) / plain newman's",
@@ -61,7 +76,7 @@ export async function startRows(fixture) {
       help.ms,
       node.ms,
       'ms',
-      { ratioAtMost: 3.5 },
+      { ratioAtMost: 4 },
       `rounds (ms): --help ${list(help.all)}; node -e 0 ${list(node.all)}`,
     ),
   ];
@@ -83,7 +98,7 @@ export async function startRows(fixture) {
         median(runSteps),
         newman.ms,
         'ms',
-        { ratioAtMost: 1.1 },
+        { ratioAtMost: 1.2 },
         `obflow demo's own \`run … (N ms)\` line, a cold process (newman loaded inside it); rounds (ms): ${runSteps.join(', ')}`,
       ),
     );
@@ -125,7 +140,9 @@ export async function joRows(fixture) {
       jo.ms,
       newman.ms,
       's',
-      { ratioAtMost: 1.3 },
+      // The demo's process also runs the emulator that builds jo's 10,250 transactions; newman's emulator is another
+      // process, on the other core.
+      { ratioAtMost: 1.8 },
       `median of 3 interleaved; rounds (ms): jo ${list(jo.all)}, plain newman as jo ${list(newman.all)}, default user's demo ${list(alex.all)}; CPU (ms): jo ${list(jo.rounds.map((r) => r.cpuMs))}, default user ${list(alex.rounds.map((r) => r.cpuMs))}`,
     ),
     row(
@@ -133,8 +150,9 @@ export async function joRows(fixture) {
       rss(jo),
       rss(newman),
       'MiB',
-      // The demo's process holds the emulator too (its bank of 10,250 transactions); newman's does not.
-      { ratioAtMost: 1.2 },
+      // The demo's process holds the emulator too (its bank of 10,250 transactions); newman's does not. Under V8's own
+      // heap sizing (OBFLOW_HEAP=v8, the row below) it reads 1.2–1.4: the heap policy is what meets this bound.
+      { ratioAtMost: 1.15 },
       `peak RSS of the demo's process (emulator included) and of newman's (emulator in another process), median of 3 interleaved; rounds (MiB): demo jo ${list(jo.rounds.map((r) => r.peakRssMiB))}, newman jo ${list(newman.rounds.map((r) => r.peakRssMiB))}, demo default user ${list(alex.rounds.map((r) => r.peakRssMiB))}; CPU (ms): newman jo ${list(newman.rounds.map((r) => r.cpuMs))}`,
     ),
     // Information: what the heap policy does for that row — the same demo under V8's own sizing, beside plain newman.

@@ -17,10 +17,10 @@
 //     demo: full GCs all through loading.
 // V8 reads both flags as the heap grows, so setting them at run time takes effect. V8 also rejects code cached under
 // other flags: the compile caches are kept per policy (src/cli/compile-cache.ts); the late flag is unset again as the
-// process exits, before the caches are written, so what they keep matches the flags of the next start; and code
-// compiled while it is set bypasses obflow's caches (CommonJS files loaded during the run — postman-runtime's
-// visualizer loads handlebars — and a second run's sandbox boot code). The late flag waits for the run's start, not
-// for newman's loading, so that the first sandbox's boot code is compiled under the start's flags, with its cache.
+// process exits, before the caches are written, so what they keep matches the flags of the next start; and boot code
+// compiled while it is set (a second run's sandbox) bypasses obflow's sandbox code cache (src/cli/sandbox-code-cache.ts).
+// The late flag waits for the run's start, not for newman's loading, so that the first sandbox's boot code is
+// compiled under the start's flags, with its cache.
 // `npm run bench` measures the policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
 // `obflow sandbox` keeps V8's defaults: a server's throughput, not a command's footprint.
 

@@ -105,6 +105,19 @@ function occurrences(bytes: Buffer, text: string): Array<{ offset: number; pageT
   return found;
 }
 
+/** What SQLite's own check says of `file` (read-only, a connection of its own). */
+function sqliteCheck(file: string, check: 'integrity_check' | 'quick_check'): unknown {
+  const db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() });
+  keep.push(db);
+  const statement = db.prepare(`PRAGMA ${check}`).pluck();
+  keep.push(statement);
+  try {
+    return statement.get();
+  } finally {
+    db.close();
+  }
+}
+
 /** A small seeded generator (mulberry32): the same damage on every run. */
 function seeded(seed: number): () => number {
   let state = seed;
@@ -151,12 +164,7 @@ describe('damage written into sandbox.db', () => {
       expect(inTable?.pageType).toBe(13);
       bytes.write('"n":43,', inTable!.offset);
     });
-    const check = new Database(copy.file, { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() });
-    keep.push(check);
-    const statement = check.prepare('PRAGMA integrity_check').pluck();
-    keep.push(statement);
-    expect(statement.get()).toBe('ok');
-    check.close();
+    expect(sqliteCheck(copy.file, 'integrity_check')).toBe('ok');
     const refusal = refusalOf(copy.dataDir);
     expect(refusal.file).toBe(copy.file);
     expect(refusal.problem).toMatch(/^row \d+ \(tokens\) is not what was written: it fails its checksum/);
@@ -171,12 +179,7 @@ describe('damage written into sandbox.db', () => {
       expect(inIndex).toHaveLength(1);
       bytes.write(keyOf(9042).slice(-4), inIndex[0]!.offset + 4);
     });
-    const check = new Database(copy.file, { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() });
-    keep.push(check);
-    const statement = check.prepare('PRAGMA quick_check').pluck();
-    keep.push(statement);
-    expect(statement.get()).toBe('ok');
-    check.close();
+    expect(sqliteCheck(copy.file, 'quick_check')).toBe('ok');
     expect(refusalOf(copy.dataDir).problem).toMatch(/index|row/);
   });
 });
