@@ -148,8 +148,8 @@ export async function emulatorRows(fixture) {
         { ratioAtLeast: 0.5 },
         note,
       ),
-      // The p99 of each server's rounds (the median round's), the same load client and connections.
-      row('emulator: p99 latency / bare node:https', emulator.p99, baseline.p99, 'ms', { ratioAtMost: 3 }),
+      // The median of each server's rounds' p99, same load client and connections (bare's reads 27–63 ms under load).
+      row('emulator: p99 latency / bare node:https', emulator.p99, baseline.p99, 'ms', { ratioAtMost: 4 }),
       // Information: server against server, which load on the machine moves less than req/s (the bare rounds are bound
       // by the load client, whose CPU per request is a few times the bare server's: in the note above).
       ...(emulatorRounds.every((r) => r.cpuUs !== undefined) && bareRounds.every((r) => r.cpuUs !== undefined)
