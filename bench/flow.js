@@ -76,7 +76,9 @@ export async function flowRows(fixture) {
   const same = (other, name) => sameRequests(rawFlow.requests, other, name);
   const flowNote = `${count} requests; times of ${ROUNDS} rounds (ms): obflow ${ms(obflowAll.all)}, newman ${ms(newmanFlow.all)}, raw ${ms(rawFlow.all)}`;
   const obflowDiff = same(obflowAll, 'obflow run all');
-  rows.push(obflowDiff ?? row('whole flow: obflow run all / raw undici', obflowAll.ms, rawFlow.ms, 's', { ratioAtMost: 6 }, flowNote));
+  // newman's own start and scripts are most of it (newman / raw reads 5.8–6.6): 5.0–7.3 over the benches of one code
+  // (docs/notes.md), where a bound of 6 split them; obflow beside newman itself is the row below.
+  rows.push(obflowDiff ?? row('whole flow: obflow run all / raw undici', obflowAll.ms, rawFlow.ms, 's', { ratioAtMost: 8 }, flowNote));
   const newmanDiff = same(newmanFlow, 'newman run');
   rows.push(newmanDiff ?? row('whole flow: newman run / raw undici', newmanFlow.ms, rawFlow.ms, 's'));
   // obflow's runner beside plain newman running the same whole-flow collection, same requests, same run.
