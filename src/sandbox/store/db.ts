@@ -317,9 +317,10 @@ export class SandboxDb {
       else if (version.value !== SCHEMA_VERSION)
         throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
       // Every row against its checksum, once, before anything is served: a damaged row is refused now, whichever
-      // request would have read it (a row read later is checked again as it is read: verified).
+      // request would have read it (a row read later is checked again as it is read: verified). The iterator is a
+      // native object too (RETAINED).
       const rows = prepare<[], StoredRow & { rowid: number }>(db, `SELECT rowid, ${STORED_COLUMNS} FROM records`);
-      for (const row of rows.iterate()) verified(file, row);
+      for (const row of retain(rows.iterate())) verified(file, row);
     } catch (cause) {
       db?.close();
       // better-sqlite3 loads its addon on the first `new Database`: one built for another Node.js is not damaged data.
