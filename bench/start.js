@@ -30,8 +30,8 @@ export async function startRows(fixture) {
   const { start, demo, uncached, newman, help, node } = await interleaved(5, {
     start: () => timed(npm, ['start'], { env, tmp }),
     demo: demoWith({}),
-    // obflow's compile caches (src/cli/compile-cache.ts: Node.js's module cache where it has one, newman's sandbox boot
-    // code, the report's templates) off: what they earn, beside the demo with them.
+    // obflow's compile caches (src/cli/compile-cache.ts: Node.js's module cache where it has one, the report's
+    // templates) off: what they earn, beside the demo with them.
     uncached: demoWith({ NODE_DISABLE_COMPILE_CACHE: '1' }),
     newman: plainNewman(fixture, fixture.environment),
     help: () => timed(process.execPath, [obflowBin, '--help'], { tmp }),

@@ -1,8 +1,7 @@
 // Compiled code kept on disk for the command line: V8's code of the modules obflow loads is reused by the next start.
-// Node.js ≥ 22.1 offers it for every module (module.enableCompileCache); Node.js 20 has no such API, and obflow does not
-// patch its module loader to add one (docs/notes.md, "the start without the loader patches"). On every Node.js,
-// newman's script sandbox's boot code is cached too (src/cli/sandbox-code-cache.ts: Node.js's cache does not see code
-// run with vm.runInContext), and so are the HTML pages' Handlebars templates, compiled again by every run
+// Node.js ≥ 22.1 offers it for every module (module.enableCompileCache); Node.js 20 has no such API, and obflow patches
+// neither its module loader nor node:vm to add one (docs/notes.md, "the start without the loader patches"). On every
+// Node.js the HTML pages' Handlebars templates are kept too, compiled again by every run otherwise
 // (src/run/reporters/template-cache.ts).
 // Only the obflow process itself turns it on (src/cli/main.ts, when run as the command), never a program that imports
 // obflow. The cache lives with the installation, in node_modules/.cache/obflow-compile-cache of obflow's folder (where
@@ -10,10 +9,10 @@
 // project); NODE_COMPILE_CACHE names another, NODE_DISABLE_COMPILE_CACHE=1 turns it off. A folder that cannot be
 // written only costs speed. Measured by `npm run bench` (bench/runtimes.js).
 
+import { createHash } from 'node:crypto';
 import module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flagsKey, installSandboxCodeCache } from './sandbox-code-cache.js';
 import { keepCompiledTemplates } from '../run/reporters/template-cache.js';
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string; directory?: string };
@@ -29,13 +28,8 @@ export type CompileCacheKind = 'module' | 'none';
  * code cached under other flags, so each set of them has a cache of its own: a `obflow sandbox` (V8's defaults) beside
  * `obflow run` (lean) must not undo each other's.
  */
-export function enableCompileCache(
-  env: NodeJS.ProcessEnv = process.env,
-  heapFlags: readonly string[] = [],
-  cacheable: () => boolean = () => true,
-): CompileCacheKind {
+export function enableCompileCache(env: NodeJS.ProcessEnv = process.env, heapFlags: readonly string[] = []): CompileCacheKind {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return 'none';
-  installSandboxCodeCache(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR, heapFlags, cacheable);
   keepCompiledTemplates(env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR);
   const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== 'function') return 'none';
@@ -51,4 +45,9 @@ export function enableCompileCache(
 /** The module compile cache's folder for a set of heap flags: the folder itself for none, else a subfolder named by them. */
 export function heapFlagsFolder(folder: string, heapFlags: readonly string[]): string {
   return heapFlags.length === 0 ? folder : join(folder, `heap-${flagsKey(heapFlags)}`);
+}
+
+/** A short name for a set of flags (8 hex digits of their SHA-1). */
+function flagsKey(flags: readonly string[]): string {
+  return createHash('sha1').update(flags.join('\0')).digest('hex').slice(0, 8);
 }

@@ -30,9 +30,9 @@ export async function main(
     try {
       const command = firstPositional(argv);
       const heap = heapPolicyName(options.processEnv, command);
-      const applied = applyHeapPolicy(heap, processHeap, command);
+      applyHeapPolicy(heap, processHeap, command);
       // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
-      enableCompileCache(options.processEnv, heapFlags(heap), applied.flagsAsAtStart);
+      enableCompileCache(options.processEnv, heapFlags(heap));
     } catch (error) {
       return report(error, state);
     }

@@ -1,7 +1,6 @@
 // The compile caches a start turns on (src/cli/compile-cache.ts): Node.js's own module cache where Node.js offers it
-// (none on Node.js 20: obflow patches no module loader to add one), newman's sandbox boot code and the HTML pages'
-// templates on every Node.js, and none of them with NODE_DISABLE_COMPILE_CACHE=1. Each case is a child process: the
-// caches are installed once per process.
+// (none on Node.js 20: obflow patches no module loader to add one), the HTML pages' templates on every Node.js, and
+// neither with NODE_DISABLE_COMPILE_CACHE=1. Each case is a child process: the caches are turned on once per process.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
@@ -41,20 +40,6 @@ describe('the compile caches of a start', () => {
     expect(kind({ NODE_COMPILE_CACHE: scratch })).toBe(offered ? 'module' : 'none');
     expect(kind({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toBe('none');
     expect(existsSync(scratch)).toBe(true);
-  });
-
-  it("takes newman's sandbox boot code on every Node.js (src/cli/sandbox-code-cache.ts), and not when turned off", () => {
-    scratch = tempDirSync('obflow-compile-cache-');
-    const lines = [
-      "const vm = (await import('node:vm')).default;",
-      `const { sandboxCodeCacheStats } = await import(${JSON.stringify(`${DIST}/cli/sandbox-code-cache.js`)});`,
-      'm.enableCompileCache(process.env);',
-      "vm.runInContext('var x = 1;' + ' '.repeat(1024 * 1024), vm.createContext({}));",
-      'console.log(JSON.stringify(sandboxCodeCacheStats()));',
-    ];
-    const stats = (env: Record<string, string>) => JSON.parse(started(lines, env)) as unknown;
-    expect(stats({ NODE_COMPILE_CACHE: scratch })).toEqual({ hits: 0, misses: 1, bypassed: 0 });
-    expect(stats({ NODE_COMPILE_CACHE: scratch, NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual({ hits: 0, misses: 0, bypassed: 0 });
   });
 
   it("keeps the HTML pages' compiled templates (src/run/reporters/template-cache.ts), and not when turned off", () => {

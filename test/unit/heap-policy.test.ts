@@ -86,17 +86,14 @@ describe('applyHeapPolicy', () => {
     expect(heap.calls.slice(2)).toEqual(['--heap-growing-percent=25', 'full gc']);
   });
 
-  it('lean: at exit, the late flag is unset, so the compile caches are written under the flags of a start', () => {
+  it("lean: at exit, the late flag is unset, so Node.js's compile cache is written under the flags of a start", () => {
     const heap = recordingHeap();
-    const applied = applyHeapPolicy('lean', heap.control, 'run');
+    applyHeapPolicy('lean', heap.control, 'run');
     heap.exit();
     expect(heap.calls.slice(2)).toEqual([]);
-    expect(applied.flagsAsAtStart()).toBe(true);
     heap.newmanStarted();
-    expect(applied.flagsAsAtStart()).toBe(false);
     heap.exit();
     expect(heap.calls.slice(4)).toEqual(['--heap-growing-percent=0']);
-    expect(applied.flagsAsAtStart()).toBe(true);
   });
 });
 
