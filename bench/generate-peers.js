@@ -1,5 +1,5 @@
 // `obflow generate` cold (a process writing every collection into an empty folder) against `node -e 0` (a process that
-// does nothing), and against the best-known generators of Postman collections, Portman (≥ 5× faster) and
+// does nothing), and against the best-known generators of Postman collections, Portman (≥ 4× faster) and
 // openapi-to-postmanv2, converting the OBIE AIS v3.1.11 OpenAPI file (each a process, start included, median of 3,
 // interleaved). The peers are installed by the bench on first use into bench/.cache/peers (gitignored), never
 // as obflow's dependencies; the spec is read from OBFLOW_SPECS_DIR (default <repo>/../shared/specs). Either missing →
@@ -149,8 +149,9 @@ async function measureIn(tmp) {
       obflow.ms,
       portman.ms,
       'ms',
-      { ratioAtMost: 0.2 },
-      `${work.replace('PEER', 'Portman')}; ≥ 5× faster is ratio ≤ 0.2; Portman rounds (ms): ${ms(portman.all)}`,
+      // 0.12–0.18 over the benches of one code, under load.
+      { ratioAtMost: 0.25 },
+      `${work.replace('PEER', 'Portman')}; ≥ 4× faster is ratio ≤ 0.25; Portman rounds (ms): ${ms(portman.all)}`,
     ),
     row(
       'generate: obflow / openapi-to-postmanv2 (different work, below)',

@@ -46,9 +46,10 @@ export async function startRows(fixture) {
       newman.ms,
       's',
       // npm start does what plain newman does (the whole flow's requests, newman's start) and more: the emulator's
-      // start in its process, registration, the environment, the collections, the reports (docs/notes.md, "the bench
-      // in ratios": each bound sits above the spread of the same commit's benches).
-      { ratioAtMost: 1.5 },
+      // start in its process, registration, the environment, the collections, the reports. Walls of a CPU-bound and a
+      // half-waiting process part under load: one code read 1.03–1.67 at loads 2–12 (docs/notes.md, "the bench in
+      // ratios"); the CPU row below is the tighter guard.
+      { ratioAtMost: 2 },
       `rounds (ms): npm start ${list(start.all)}; plain newman ${list(newman.all)}; obflow demo ${list(demo.all)}`,
     ),
     // Information: what npm and the start-up build check add to the demo.
@@ -62,13 +63,13 @@ export async function startRows(fixture) {
       undefined,
       `rounds (ms of CPU): on ${list(demo.rounds.map((round) => round.cpuMs))}; off ${list(uncached.rounds.map((round) => round.cpuMs))}; walls (ms): on ${list(demo.all)}; off ${list(uncached.all)}`,
     ),
-    // Information: CPU survives load where walls do not.
+    // CPU survives load where walls do not: 1.18–1.39 over the benches of one code.
     row(
       "obflow demo's own CPU (median of 5) / plain newman's",
       median(demo.rounds.map((round) => round.cpuMs)),
       median(newman.rounds.map((round) => round.cpuMs)),
       'ms',
-      undefined,
+      { ratioAtMost: 1.6 },
       `user + system of the process; rounds (ms): demo ${list(demo.rounds.map((round) => round.cpuMs))}; newman ${list(newman.rounds.map((round) => round.cpuMs))}`,
     ),
     row(
@@ -98,7 +99,8 @@ export async function startRows(fixture) {
         median(runSteps),
         newman.ms,
         'ms',
-        { ratioAtMost: 1.2 },
+        // 0.66–1.15 over the benches of one code.
+        { ratioAtMost: 1.5 },
         `obflow demo's own \`run … (N ms)\` line, a cold process (newman loaded inside it); rounds (ms): ${runSteps.join(', ')}`,
       ),
     );
