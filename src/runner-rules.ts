@@ -1,6 +1,7 @@
 // The rules obflow's runner (src/run/) and every workspace's own runner (templates/workspace/run.mjs, report.mjs)
 // share, typed once here: what a secret is and how it is redacted, which step an item belongs to, the accounts a run
-// read and their labels, and what newman's request/assertion/script events say. tools/build.js copies this module's
+// read and their labels, what newman's request/assertion/script events say, and whose side a failed run's first
+// failing check puts the fault on, with what to do (obflow's CLI and report page, and a workspace's report and run.sh). tools/build.js copies this module's
 // compiled output to templates/workspace/rules.mjs (generated, not checked in), which report.mjs imports and every
 // workspace ships. So this file imports nothing: its output must stand alone on plain Node.js.
 
@@ -102,6 +103,9 @@ export interface AccountRow {
   /** InterimAvailable (AIS v3.1 OBReadBalance1). */
   balance?: { amount: string; currency: string; creditDebitIndicator: string };
   transactions?: number;
+  /** The transactions step did not finish (a failed page, the paging guard, a stop): `transactions` counts the pages
+   *  read, not the account's all (src/run/summary.ts). */
+  transactionsPartial?: boolean;
 }
 
 /** The accounts the run read, from the non-secret state variables the steps write (docs/collections.md:
@@ -262,4 +266,257 @@ export async function withoutWarning<T>(code: string, load: () => Promise<T>): P
   } finally {
     if (process.emitWarning === filtered) process.emitWarning = emitWarning;
   }
+}
+
+// ---- Whose side a failure is on, and what to do (issue 22; src/run/verdict.ts for obflow's run, failureOfSteps for a
+// workspace's). The same rows for both; only the words for who acts differ (a workspace's reader has no obflow). ----
+
+/** `answer`: the bank's answer broke a rule of the standard. `refused`: the bank refused the request with an error
+ *  answer (the standard lets it: the fault is on the client's side, its request, registration or settings).
+ *  `setting`: the request went out with a variable no setting filled. */
+export type FailureSide = 'answer' | 'refused' | 'setting';
+
+/** Who reads the hint: obflow's user (who runs obflow's commands), or a workspace's (who runs run.sh or Postman, and
+ *  asks whoever made the workspace for what only obflow can change). */
+export type FailureAudience = 'obflow' | 'workspace';
+
+/** A failed check: its name and message. */
+export interface CheckFailure {
+  test: string;
+  message: string;
+}
+
+/** The side of a request's first failing check, with what the bank's answer said. */
+export interface FailureSideInfo {
+  side: FailureSide;
+  /** The status of the request's last answer, when it got one. */
+  status?: number;
+  /** What the bank's error answer says (`invalid_client (…)`, `UK.OBIE.Field.Missing (…)`), when it refused. */
+  bankError?: string;
+  /** The variables the request went out without (`{{name}}` left in its URL), when a setting is missing. */
+  missing?: string[];
+}
+
+/** The status check's message when the answer has another status (templates/scripts/check-status.test.js with
+ *  lib-error-answer.js): `the bank answered 401 invalid_client (…), not 200`. */
+const REFUSAL = /^the bank answered (\d{3})(?: (.*))?, not \d{3}$/s;
+
+/** The authorization endpoint's error redirect (RFC 6749 §4.1.2.1) as templates/scripts/psu-consent.test.js reports
+ *  it: the bank refusing the request in a 302/303, not in a 4xx (issue 30 item 6). */
+const ERROR_REDIRECT_TEST = 'no error in the redirect';
+const ERROR_REDIRECT = /^(.*?): expected '[^']*' to equal undefined$/s;
+
+/** `{{name}}` that newman left in a URL: no variable of that name had a value. */
+const UNRESOLVED = /\{\{([^{}]+)\}\}/g;
+
+/** Pure: the side of a request's first failing check, from the check, the answer's status and the request's URL. */
+export function failureSideOf(first: CheckFailure, status: number | undefined, url: string | undefined): FailureSideInfo {
+  const missing = [...new Set([...(url ?? '').matchAll(UNRESOLVED)].map((match) => match[1] ?? ''))];
+  const withStatus = status !== undefined ? { status } : {};
+  if (missing.length > 0) return { ...withStatus, side: 'setting', missing };
+  if (first.test === ERROR_REDIRECT_TEST) {
+    const bankError = ERROR_REDIRECT.exec(first.message)?.[1]?.trim();
+    return { ...withStatus, side: 'refused', ...(bankError !== undefined && bankError !== '' ? { bankError } : {}) };
+  }
+  const refusal = REFUSAL.exec(first.message);
+  const answered = refusal !== null ? Number(refusal[1]) : status;
+  // 4xx: the standard's way to refuse a request (RFC 9110 §15.5); a 5xx or an unexpected 2xx/3xx is the bank's own.
+  if (answered !== undefined && answered >= 400 && answered < 500) {
+    const bankError = refusal?.[2]?.trim();
+    return { status: answered, side: 'refused', ...(bankError !== undefined && bankError !== '' ? { bankError } : {}) };
+  }
+  return { ...withStatus, side: 'answer' };
+}
+
+/** What a refusal's error code says to look at (RFC 6749 §5.2, RFC 6750 §3.1, OBIE error codes). `hint` is obflow's
+ *  user's; a workspace's reader gets `workspace`, else "whoever made this workspace: <hint>". */
+const REFUSAL_HINTS: readonly { error: RegExp; hint: string; workspace?: string }[] = [
+  {
+    error: /^invalid_client\b/,
+    hint:
+      'the bank did not accept the client authentication obflow sent as registered (client_secret_basic: the id and secret; private_key_jwt: ' +
+      "the assertion signed with the statement's signing key and kid; tls_client_auth: the transport certificate's subject DN): " +
+      'register again (`obflow register --force`) and run `obflow environment`',
+    workspace:
+      'the bank did not accept the client authentication (client_secret_basic: the client id and secret; private_key_jwt: the assertion ' +
+      'signed with the signing key; tls_client_auth: the transport certificate): check the client secret and the key files given for ' +
+      'this run (run.sh asks for them; in Postman, the environment and the certificate settings); if they are right, whoever made ' +
+      'this workspace registers the client again (`obflow register --force`, `obflow environment`, then `obflow workspace`)',
+  },
+  {
+    error: /^invalid_grant\b/,
+    hint: 'the code or refresh token was refused (expired, used once already, or issued for another redirect URI or client): run the flow again from the consent',
+    workspace:
+      'the code or refresh token was refused (expired, used once already, or issued for another redirect URI or client): run the whole flow again',
+  },
+  {
+    error: /^(unauthorized_client|invalid_scope|unsupported_grant_type|unsupported_response_type)\b/,
+    hint: "the client is not registered for this grant, scope or response type: compare the registration with the bank's discovery document",
+  },
+  // Issue 30 item 6: the standard's answers to what obflow sent, each naming the setting to change.
+  {
+    error: /response_mode/,
+    hint:
+      'the bank allows flow.responseType "code" only with JARM (FAPI 1 Advanced §5.2.2-2): set flow.jarm to true and run ' +
+      '`obflow generate` again, or set flow.responseType to "code id_token"',
+  },
+  {
+    error: /code.?challenge|code_verifier|PKCE/i,
+    hint: 'the bank requires PKCE (RFC 7636; FAPI 2.0 asks S256): obflow sends it with pushed authorization requests, so set flow.par to "always" and run `obflow generate` again',
+  },
+  {
+    error: /Pushed Authorization Request|pushed authorization request|require_pushed_authorization_requests/i,
+    hint: 'the bank requires pushed authorization requests (RFC 9126): set flow.par to "always" and run `obflow generate` again',
+  },
+  {
+    error: /invalid_token\b/,
+    hint: 'the access token was refused (expired, or bound to another client or certificate): run the steps before this one again',
+    workspace: 'the access token was refused (expired, or bound to another client or certificate): run the whole flow again',
+  },
+  {
+    error: /^UK\.OBIE\./,
+    hint: "the bank names the field or header it refused (OBIE error codes): fix obflow's request or the setting behind it",
+    workspace: 'the bank names the field or header it refused (OBIE error codes): tell whoever made this workspace, with this report',
+  },
+];
+
+/** The words for who sent the request and who changes it, per audience. */
+const AUDIENCE = {
+  obflow: {
+    request: "obflow's request",
+    side: "obflow's side",
+    sideWhat: "obflow's side (its request, the registration or a setting)",
+    specific: (row: { hint: string; workspace?: string }) => row.hint,
+    setting: 'set it in the environment (or the config) and run again',
+  },
+  workspace: {
+    request: 'the request',
+    side: "the client's side",
+    sideWhat: "the client's side (the request, the registration, or a setting this workspace was made with)",
+    specific: (row: { hint: string; workspace?: string }) =>
+      row.workspace ?? `whoever made this workspace: ${row.hint}, then make it again (\`obflow workspace\`)`,
+    setting: "whoever made this workspace sets it (`obflow environment`, then `obflow workspace`), or set it in Postman's environment",
+  },
+} as const;
+
+/** What to do about a failed run, naming the side of its first failing request ("Details: <report>" at the end). */
+export function failureHintOf(
+  request: (FailureSideInfo & { first: CheckFailure }) | undefined,
+  report: string,
+  audience: FailureAudience = 'obflow',
+): string {
+  const words = AUDIENCE[audience];
+  if (request === undefined) return `Read ${report}.`;
+  if (request.side === 'setting')
+    return `A setting is missing: the request went out with ${(request.missing ?? []).map((name) => `{{${name}}}`).join(', ')} unresolved; ${words.setting}.`;
+  if (request.side === 'refused') {
+    const row = REFUSAL_HINTS.find((candidate) => candidate.error.test(request.bankError ?? ''));
+    const specific = row === undefined ? undefined : words.specific(row);
+    return (
+      `The bank refused ${words.request}${request.bankError !== undefined ? ` (${request.bankError})` : ''}, as the standard lets it: ` +
+      `the fault is on ${words.sideWhat}${specific !== undefined ? `; ${specific}` : ''}. ` +
+      `Details: ${report}.`
+    );
+  }
+  const tellBank = audience === 'workspace' ? ' Tell the bank, with the time of the run and the failing check.' : '';
+  return `The bank's answer broke a rule of the standard (${request.first.test}): the fault is on the bank's side.${tellBank} Details: ${report}.`;
+}
+
+/** The plain first sentence of a failed run: where it stopped, whose side. */
+export function failureSentenceOf(where: string, request: FailureSideInfo | undefined, audience: FailureAudience = 'obflow'): string {
+  const words = AUDIENCE[audience];
+  if (request === undefined) return `The run stopped at ${where}: a check failed.`;
+  if (request.side === 'setting') return `The run stopped at ${where}: a setting is missing, so the request went out incomplete.`;
+  if (request.side === 'refused')
+    return `The run stopped at ${where}: the bank refused ${words.request}${request.status !== undefined ? ` (HTTP ${request.status})` : ''}; the fault is on ${words.side}.`;
+  return `The run stopped at ${where}: the bank's answer broke a rule of the standard; the fault is on the bank's side.`;
+}
+
+/** One line for a failing request: where, the first failing check, how many more. */
+export function failureLineOf(request: { step: string; item: string; first: CheckFailure; more: number }): string {
+  const more = request.more > 0 ? ` (+${request.more} more failing check${request.more === 1 ? '' : 's'})` : '';
+  return `✗ ${request.step} › ${request.item}: ${request.first.test}${request.first.message !== '' ? ` — ${request.first.message}` : ''}${more}`;
+}
+
+/** A step of a report model (templates/workspace/report.mjs): what failureOfSteps reads. */
+export interface ReportedStep {
+  name: string;
+  status: string;
+  requests: readonly {
+    item: string;
+    method: string;
+    origin: string;
+    path: string;
+    status?: number;
+    error?: string;
+    assertions: readonly { name: string; passed: boolean; message?: string }[];
+  }[];
+}
+
+/** A failed run for people: the plain sentence, what to do, and the technical lines to fold under them. */
+export interface FailureText {
+  step: string;
+  sentence: string;
+  hint: string;
+  detail: string[];
+}
+
+/**
+ * The failure of a run as a report model lists it (a workspace's run: its steps with their requests and checks,
+ * already redacted), in the words of `audience`: the first failed step, its first request without an answer (the bank
+ * not reached) or with a failed check (whose side, by failureSideOf). Undefined when no step failed.
+ */
+export function failureOfSteps(
+  steps: readonly ReportedStep[],
+  report: string,
+  audience: FailureAudience = 'workspace',
+): FailureText | undefined {
+  const step = steps.find((candidate) => candidate.status === 'failed');
+  if (step === undefined) return undefined;
+  const unanswered = step.requests.find((request) => request.method !== '' && request.error !== undefined);
+  if (unanswered !== undefined) {
+    return {
+      step: step.name,
+      sentence: `The run stopped at step ${step.name}: the bank at ${unanswered.origin} did not answer (${unanswered.error ?? ''}), so nothing was checked there.`,
+      hint:
+        `Check that this machine reaches ${unanswered.origin} (network, VPN or proxy) and that the bank is up; a failed secure ` +
+        "connection means the bank's CA or the transport certificate and key given for this run are not the ones registered.",
+      detail: [`${unanswered.item}: ${unanswered.error ?? ''}`],
+    };
+  }
+  const failing = step.requests.flatMap((request) => {
+    const failed = request.assertions.filter((assertion) => !assertion.passed);
+    const first = failed[0];
+    if (first === undefined) return [];
+    const check = { test: first.name, message: first.message ?? '' };
+    return [
+      {
+        step: step.name,
+        item: request.item,
+        first: check,
+        more: failed.length - 1,
+        ...failureSideOf(check, request.status, `${request.origin}${request.path}`),
+      },
+    ];
+  });
+  const request = failing[0];
+  const where = request !== undefined ? `step ${step.name} (${request.item})` : `step ${step.name}`;
+  return {
+    step: step.name,
+    sentence: failureSentenceOf(where, request, audience),
+    hint: failureHintOf(request, report, audience),
+    detail: failing.map(failureLineOf),
+  };
+}
+
+/**
+ * What a run's step count covers, the same words wherever a count is printed (obflow's summary line, a workspace
+ * run's last line): the collection's steps — the whole-flow collection's folders, what Postman and newman run — and
+ * obflow's local steps between them (browser or manual consent, the id_token checks), which only obflow's runner has.
+ * So `demo` (14: 12 + two id_token checks), a `code` flow (13: one) and a workspace (12) say why they differ.
+ */
+export function stepCountNote(collectionSteps: number, localSteps: readonly string[]): string {
+  const collection = `${collectionSteps} collection step${collectionSteps === 1 ? '' : 's'}`;
+  if (localSteps.length === 0) return `${collection}, no local steps`;
+  return `${collection} + ${localSteps.length} local step${localSteps.length === 1 ? '' : 's'} of obflow: ${localSteps.join(', ')}`;
 }

@@ -1,5 +1,6 @@
-// `npm run docs:images`: the README's three pictures from real runs — `obflow sandbox` on free ports, init, register,
-// environment, `obflow workspace` (which runs the flow and writes the HTML report); then a CI matrix's night: legs run
+// `npm run docs:images`: the README's pictures from real runs — `obflow sandbox` on free ports, init, register,
+// environment, `obflow workspace` (which runs the flow and writes the HTML report; its guide's per-host certificate
+// table is docs/postman-certificates.md's picture); then a CI matrix's night: legs run
 // as the recipes run them (examples/ci/: `--reporters json,html`, a leg-status file each), one against a second
 // sandbox started with `--id-token-fault wrong-intent-id`, one that "died" at registration, merged by `obflow report
 // merge` against the previous night's summary. Chromium (Debian's, through playwright-core; OBFLOW_TEST_CHROMIUM names
@@ -71,6 +72,17 @@ try {
     // The guide from the flow picture through the certificate table.
     await page.locator('#flow').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(images, 'workspace-guide.png'), fullPage: true, clip: { x: 0, y: 0, width: 1100, height: 1900 } });
+    // The per-host client certificate table for this run's own hosts and files (docs/postman-certificates.md): from its
+    // heading to the SSL verification paragraph.
+    const pageTop = (selector) =>
+      page.locator(selector).evaluate((element) => element.getBoundingClientRect().top + element.ownerDocument.defaultView.scrollY);
+    const top = (await pageTop('#certificates')) - 8;
+    const certificates = { top, height: (await pageTop('#secrets')) - top - 8 };
+    await page.screenshot({
+      path: join(images, 'postman-certificates.png'),
+      fullPage: true,
+      clip: { x: 0, y: certificates.top, width: 1100, height: certificates.height },
+    });
     await page.goto(`file://${join(workspace, 'reports', 'report.html')}`);
     // One step opened, as a reader would: its requests and checks.
     await page
@@ -130,7 +142,8 @@ try {
     await page.goto(`file://${join(night('tonight'), 'faultybank-strict-headless-headless', 'reports', 'report.html')}`);
     await page.screenshot({ path: join(images, 'run-report-failed.png'), fullPage: true, clip: { x: 0, y: 0, width: 1100, height: 1250 } });
     console.log(
-      `wrote ${join(images, 'workspace-guide.png')}, ${join(images, 'run-report.png')}, ${join(images, 'report-merge.png')} and ${join(images, 'run-report-failed.png')}`,
+      `wrote ${join(images, 'workspace-guide.png')}, ${join(images, 'postman-certificates.png')}, ${join(images, 'run-report.png')}, ` +
+        `${join(images, 'report-merge.png')} and ${join(images, 'run-report-failed.png')}`,
     );
   } finally {
     await browser.close();

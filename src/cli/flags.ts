@@ -12,8 +12,12 @@ const FLAGS = {
   'resource-port': ['sandbox', 'resourcePort'],
   'auth-port': ['sandbox', 'authPort'],
   'response-type': ['flow', 'responseType'],
-  // Issue 30: the FAPI profile; the config schema refuses what 2.0 cannot work with, flags and file alike.
+  // Issue 30: the FAPI profile (src/fapi-profile.ts); the config schema refuses what it cannot work with, flags and
+  // file alike, and fills what it implies where nothing is set.
   fapi: ['flow', 'fapi'],
+  // `obflow demo`: the TPP's client authentication (as bank.token_endpoint_auth_method) and the emulator's FAPI mode.
+  'token-auth-method': ['bank', 'token_endpoint_auth_method'],
+  'sandbox-fapi': ['sandbox', 'fapi'],
   consent: ['flow', 'consent'],
   'psu-user': ['flow', 'psuUser'],
   'consent-timeout': ['flow', 'browser', 'timeoutSeconds'],

@@ -2,11 +2,11 @@
 // The obflow command line: a yargs root over command modules. This is the only place that turns errors into
 // `error:`/`hint:` lines and exit codes: 0 ok, 1 checks failed, 2 usage or configuration, 3 remote refused/unreachable.
 
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
-import { EXIT_CODES, isObflowError } from '../errors.js';
+import { EXIT_CODES, isObflowError, ObflowError } from '../errors.js';
 import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
 import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from '../interrupt.js';
@@ -36,6 +36,13 @@ export async function main(
     } catch (error) {
       return report(error, state);
     }
+  }
+  // `obflow --version` (no command): the version of package.json, exit 0 — not "Name a command".
+  if (argv.includes('--version') && firstPositional(argv) === undefined) {
+    const version = packageVersion();
+    state.output.result({ version });
+    state.output.line(version);
+    return EXIT_CODES.ok;
   }
   const modules = commandModules(state);
   const unknown = unknownCommand(argv, modules);
@@ -68,6 +75,7 @@ export function cliParser(argv: readonly string[], modules: CommandModule[]): Ar
     .option('quiet', { type: 'boolean', describe: 'Only problems: errors and failed checks', global: true })
     .option('state-dir', { type: 'string', describe: 'State folder (identity, registrations, secrets)', global: true })
     .command(modules)
+    .middleware(() => checkSwitchValues(argv, (root as unknown as YargsOptions).getOptions().boolean ?? []), true)
     .demandCommand(1, 'Name a command: obflow <command>; `obflow --help` lists them.')
     .example('$0 demo', 'the whole flow against the embedded sandbox (what `npm start` runs)')
     .example('$0 doctor --config obflow.config.json', "check a real bank's prerequisites")
@@ -124,7 +132,25 @@ class UsageError extends Error {
 
 /** yargs' "Unknown argument(s): a, b" with the flag each most likely meant, from the flags of the command parsed. */
 interface YargsOptions {
-  getOptions(): { key: Record<string, unknown> };
+  getOptions(): { key: Record<string, unknown>; boolean?: string[] };
+}
+
+/**
+ * yargs reads any value but `true` of a boolean flag as false: `run all --skips=maybe` ran as `--no-skips`, while the
+ * same word in OBFLOW_FLOW__ALLOW_SKIPS is refused (src/config/load.ts). Every switch of the command parsed (and the
+ * global ones) takes no value, or true or false: anything else is ERR_USAGE naming the flag.
+ */
+function checkSwitchValues(argv: readonly string[], switches: readonly string[]): void {
+  for (const arg of argv) {
+    if (arg === '--') return;
+    const given = /^--(?:no-)?([^=]+)=(.*)$/s.exec(arg);
+    if (given === null) continue;
+    const [, name = '', value = ''] = given;
+    if (!switches.includes(name) || value === 'true' || value === 'false') continue;
+    throw new ObflowError('ERR_USAGE', `--${name} is a switch (true or false), not "${value}"`, {
+      hint: `Use --${name} or --no-${name} (or --${name}=true / --${name}=false).`,
+    });
+  }
 }
 
 function withFlagSuggestions(message: string, options: Record<string, unknown>): string {
@@ -149,6 +175,12 @@ function unknownCommand(argv: readonly string[], modules: readonly CommandModule
 }
 
 /** The first argument that is neither a flag nor a global flag's value: the command's name, if any. */
+/** obflow's version: package.json's, two folders up from this module (src/cli/ and dist/cli/ alike). */
+function packageVersion(): string {
+  const json = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof json.version === 'string' ? json.version : 'unknown';
+}
+
 function firstPositional(argv: readonly string[]): string | undefined {
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? '';

@@ -38,11 +38,85 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const envLayer = resolvePaths(readEnvironment(options.env), options.cwd);
   const flagLayer = resolvePaths(options.flags ?? {}, options.cwd);
   const merged = mergeLayers(mergeLayers(fileLayer, envLayer), flagLayer);
+  checkIdentityLayer(merged, envLayer);
   // Defaults that are paths resolve from the config file's folder (or cwd), like any other relative path.
   const baseDir = configFile ? dirname(configFile) : options.cwd;
   const config = resolveDefaults(parseConfig(merged, configFile ?? 'configuration'), baseDir);
   if (options.checkFiles !== false) checkFilesExist(config);
   return { config, configFile };
+}
+
+/** Every leaf an identity needs, as the config names it (`transport` is a PEM pair or a PFX, src/config/schema.ts). */
+const IDENTITY_LEAVES = [
+  'softwareStatement',
+  'transport.cert',
+  'transport.key',
+  'signing.key',
+  'signing.kid',
+  'directoryRoots',
+  'directoryIssuing',
+  'directoryJwks',
+] as const;
+
+/** The dotted keys of a layer's identity that are set, each as the user set it: OBFLOW_… when the environment did. */
+function identityKeysSet(identity: Layer, envLayer: Layer): string[] {
+  const set: string[] = [];
+  const walk = (node: Layer, path: string[]): void => {
+    for (const [key, value] of Object.entries(node)) {
+      if (value === undefined) continue;
+      if (isPlainObject(value)) walk(value, [...path, key]);
+      else {
+        const segments = ['identity', ...path, key];
+        set.push(getPath(envLayer, segments) === undefined ? segments.join('.') : ENV_PREFIX + segments.map(toEnvSegment).join('__'));
+      }
+    }
+  };
+  walk(identity, []);
+  return set;
+}
+
+/**
+ * An identity the run would not use, or could not: refused with one line before anything reads a file.
+ * - `target: sandbox` uses the local test identity (`obflow init`, `.obflow/identity/`): the embedded emulator trusts
+ *   only the local test directory that issued it (its CAs verify the client certificate, its JWKS the statement), so a
+ *   directory-issued identity cannot register there, and checking or presenting it there would test something else
+ *   than the config says (docs/pipeline.md, "The session and the state folder").
+ * - an identity is every file the directory issued or none: a partial one names the keys missing, not the schema's
+ *   words for each (README, "A real bank").
+ */
+function checkIdentityLayer(merged: Layer, envLayer: Layer): void {
+  const identity = merged.identity;
+  if (!isPlainObject(identity)) return;
+  const set = identityKeysSet(identity, envLayer);
+  if (set.length === 0) return;
+  const target = merged.target ?? 'sandbox';
+  if (target === 'sandbox') {
+    throw new ObflowError(
+      'ERR_CONFIG_INVALID',
+      `identity is set (${set.join(', ')}), but target is "sandbox": the embedded emulator trusts only the local test directory and ` +
+        'registers the local test identity it issued (`obflow init`, .obflow/identity/), so this identity would not be used',
+      {
+        hint:
+          'To use your own identity, set target to "bank" with the bank\'s addresses (README, "A real bank"); for the embedded ' +
+          "sandbox, unset the identity (the OBFLOW_IDENTITY__* variables, or the config's identity section).",
+      },
+    );
+  }
+  const pfx = getPath(identity, ['transport', 'pfx']) !== undefined;
+  const missing = IDENTITY_LEAVES.filter((leaf) => !(pfx && leaf.startsWith('transport.')))
+    .filter((leaf) => getPath(identity, leaf.split('.')) === undefined)
+    .map((leaf) => `identity.${leaf}`);
+  if (missing.length === 0) return;
+  throw new ObflowError(
+    'ERR_CONFIG_INVALID',
+    `identity is incomplete: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing (${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set)`,
+    {
+      hint:
+        `Set ${missing.length === 1 ? 'it' : 'each'} (${missing.map((key) => ENV_PREFIX + key.split('.').map(toEnvSegment).join('__')).join(', ')}, ` +
+        "or in the config's identity section): an identity is the statement, the transport certificate and key (or a PFX), the " +
+        'signing key and kid, and the directory\'s root and issuing CAs and JWKS (README, "A real bank").',
+    },
+  );
 }
 
 /** Every problem of a layer in one coded error: one line, the problems in order, each naming its key path (a user

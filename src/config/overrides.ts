@@ -2,12 +2,18 @@
 // and hands it to the config loader (flags over file and OBFLOW_*) and to the session (flow inputs given for this run).
 
 import type { ApiVersion } from '../generate/api-versions.js';
-import type { ObflowConfig } from './schema.js';
+import type { FapiProfileName } from '../fapi-profile.js';
+import type { BankConfig, ObflowConfig } from './schema.js';
 
 export interface ConfigOverrides {
   stateDir?: string;
-  sandbox?: Partial<Pick<ObflowConfig['sandbox'], 'profile' | 'seed' | 'resourcePort' | 'authPort' | 'apiVersions'>>;
-  flow?: Partial<Omit<ObflowConfig['flow'], 'browser'>> & { browser?: Partial<ObflowConfig['flow']['browser']> };
+  sandbox?: Partial<Pick<ObflowConfig['sandbox'], 'profile' | 'seed' | 'resourcePort' | 'authPort' | 'apiVersions' | 'fapi'>>;
+  bank?: Partial<Pick<BankConfig, 'token_endpoint_auth_method'>>;
+  /** flow.fapi is the profile's name here; the config resolves it to the row. */
+  flow?: Partial<Omit<ObflowConfig['flow'], 'browser' | 'fapi'>> & {
+    fapi?: FapiProfileName;
+    browser?: Partial<ObflowConfig['flow']['browser']>;
+  };
   output?: Partial<ObflowConfig['output']>;
 }
 

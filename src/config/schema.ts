@@ -7,7 +7,17 @@ import { z } from './zod.js';
 import { DEFAULT_MAX_PAGES } from '../generate/flow-defaults.js';
 import { BANK_PRESET_NAMES } from './presets.js';
 import { SANDBOX_PROFILES } from './profiles.js';
-import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD, TOKEN_ENDPOINT_AUTH_METHODS } from '../client-auth.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../client-auth.js';
+import {
+  DEFAULT_FAPI_PROFILE,
+  FAPI_PROFILE_NAMES,
+  FAPI_PROFILES,
+  profileOfSandboxMode,
+  REQUEST_OBJECT_SIGNING_ALGS,
+  RESPONSE_TYPES,
+  SANDBOX_FAPI_MODES,
+  type FapiProfile,
+} from '../fapi-profile.js';
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../generate/api-versions.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
@@ -21,12 +31,9 @@ export const KEY_NAMING_RULE =
   '(token_endpoint_auth_method, request_object_signing_alg, registration.refresh_token_grant for the refresh_token grant). ' +
   "obflow's own keys are camelCase (stateDir, flow.responseType). A key in the other spelling is refused with the right one named.";
 
-/** The FAPI profiles flow.fapi names (issue 30): FAPI 1 Advanced (the default) and the FAPI 2.0 Security Profile. */
-export const FAPI_PROFILES = ['1-advanced', '2.0'] as const;
-export type FapiProfile = (typeof FAPI_PROFILES)[number];
-
-/** PS256 request objects (FAPI 1 Advanced Part 2 §5.2.2) or unsigned ones (docs/bank-interface.md §2.1). */
-export const REQUEST_OBJECT_SIGNING_ALGS = ['none', 'PS256'] as const;
+/** The API families the embedded emulator can serve (`obflow sandbox --apis`): twin of the emulator's
+ *  API_FAMILY_NAMES (src/sandbox/contracts.ts), tied by test/unit/sandbox-families.test.ts. */
+export const SANDBOX_APIS = ['accounts', 'payments', 'funds'] as const;
 
 const path = (description: string) => z.string().min(1).describe(description);
 /** A bank address: mutual TLS needs https. */
@@ -92,13 +99,14 @@ const bank = z
       .min(1)
       .optional()
       .describe('The `aud` of the registration JWT when the bank expects another form than {auth_url} (the model bank: its issuer id).'),
+    // No schema default: left out, it follows flow.fapi (resolvedConfig below).
     token_endpoint_auth_method: z
       .enum([...TOKEN_ENDPOINT_AUTH_METHODS, 'auto'])
-      .default(DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD)
+      .optional()
       .describe(
         'How obflow authenticates at the token endpoint, and registers: client_secret_basic (docs/bank-interface.md §2.1), ' +
           "private_key_jwt, tls_client_auth, or auto (the first of private_key_jwt, tls_client_auth, client_secret_basic the bank's discovery lists). " +
-          'Also applies to the embedded sandbox.',
+          'Default: the FAPI profile\'s (client_secret_basic; private_key_jwt under flow.fapi "2.0"). Also applies to the embedded sandbox.',
       ),
     tls_client_auth_subject_dn: z
       .string()
@@ -135,6 +143,14 @@ const sandbox = z
       .describe(
         'Versions of the Account and Transaction API the emulator serves side by side (3.1: /open-banking/v3.1/aisp, 4.0: /open-banking/v4.0/aisp); 3.1 alone is docs/bank-interface.md exactly.',
       ),
+    apis: z
+      .array(z.enum(SANDBOX_APIS))
+      .min(1)
+      .default(['accounts'])
+      .describe(
+        'API families the emulator serves: accounts (AIS), payments (PISP domestic payments, /pisp), funds (CBPII confirmation of funds, /cbpii); ' +
+          'accounts alone is docs/bank-interface.md exactly.',
+      ),
     par: z
       .enum(['required', 'optional', 'off'])
       .optional()
@@ -142,36 +158,38 @@ const sandbox = z
         'Pushed authorization requests (RFC 9126) at `obflow sandbox`: required (as FAPI 2.0 banks), optional, or off (default: off; required under sandbox.fapi "2.0").',
       ),
     fapi: z
-      .enum(['interface', '1-advanced', '2.0'])
+      .enum(SANDBOX_FAPI_MODES)
       .default('interface')
       .describe(
         'FAPI profile of `obflow sandbox` (docs/sandbox.md, "FAPI modes"): interface (the bank interface as written), ' +
           '1-advanced (code only with JARM), or 2.0 (Security Profile: PAR, PKCE, code, iss).',
       ),
   })
-  // Issue 30: FAPI 2.0 requires PAR, so sandbox.par is absent (then "required") or "required"; said once, naming both.
+  // A mode certified for a profile that pushes every request (FAPI 2.0) requires PAR, so sandbox.par is absent (then
+  // "required") or "required"; a list of methods with none the profile allows leaves no client in. Said once, naming both.
   .transform((value, ctx) => {
     const { par, ...rest } = value;
-    if (value.fapi === '2.0' && par !== undefined && par !== 'required') {
+    const certified = profileOfSandboxMode(value.fapi);
+    const mode = `sandbox.fapi "${value.fapi}"`;
+    if (certified?.par === 'always' && par !== undefined && par !== 'required') {
       ctx.issues.push({
         code: 'custom',
         input: par,
         path: ['par'],
-        message: `is "${par}", but sandbox.fapi "2.0" requires pushed authorization requests: leave sandbox.par out or set it to "required"`,
+        message: `is "${par}", but ${mode} requires pushed authorization requests (${certified.clause.par}): leave sandbox.par out or set it to "required"`,
       });
       return z.NEVER;
     }
-    // FAPI 2.0 Security Profile §5.3.2.1: private_key_jwt or tls_client_auth; a list with neither leaves no client in.
-    if (value.fapi === '2.0' && !value.tokenAuth.some((method) => method !== 'client_secret_basic')) {
+    if (certified !== undefined && !value.tokenAuth.some((method) => certified.authMethods.includes(method))) {
       ctx.issues.push({
         code: 'custom',
         input: value.tokenAuth,
         path: ['tokenAuth'],
-        message: 'has only client_secret_basic, but sandbox.fapi "2.0" accepts private_key_jwt or tls_client_auth: add one of them',
+        message: `has only ${value.tokenAuth.join(', ')}, but ${mode} accepts ${certified.authMethods.join(' or ')} (${certified.clause.authMethods}): add one of them`,
       });
       return z.NEVER;
     }
-    const resolved: 'required' | 'optional' | 'off' = par ?? (value.fapi === '2.0' ? 'required' : 'off');
+    const resolved: 'required' | 'optional' | 'off' = par ?? (certified?.par === 'always' ? 'required' : 'off');
     return { ...rest, par: resolved };
   })
   .describe('The embedded bank emulator.');
@@ -246,7 +264,11 @@ const browser = z
 
 const flow = z
   .strictObject({
-    responseType: z.enum(['code id_token', 'code']).default('code id_token').describe('OIDC response type of the PSU consent.'),
+    // No schema default: left out, it follows flow.fapi (resolvedConfig below).
+    responseType: z
+      .enum(RESPONSE_TYPES)
+      .optional()
+      .describe('OIDC response type of the PSU consent (default: the FAPI profile\'s: "code id_token"; "code" under flow.fapi "2.0").'),
     consent: z
       .enum(['auto', 'headless', 'browser', 'manual'])
       .default('auto')
@@ -257,9 +279,10 @@ const flow = z
     psuUser: z.string().min(1).optional().describe('Test user who consents (login_hint; the browser logs in as them).'),
     request_object_signing_alg: z
       .enum(REQUEST_OBJECT_SIGNING_ALGS)
-      .default('none')
+      .optional()
       .describe(
-        'The request object of the consent URL: none (docs/bank-interface.md §2.1) or PS256 (FAPI 1 Advanced Part 2 §5.2.2), registered as request_object_signing_alg.',
+        'The request object of the consent URL: none (docs/bank-interface.md §2.1) or PS256 (FAPI 1 Advanced Part 2 §5.2.2), registered as request_object_signing_alg ' +
+          '(default: the FAPI profile\'s: none; PS256 under flow.fapi "2.0").',
       ),
     apiVersion: z
       .enum(API_VERSIONS)
@@ -289,12 +312,12 @@ const flow = z
         'JARM for responseType "code" (FAPI 1 Advanced §5.2.2-2): ask response_mode=jwt and verify the response JWT (signature, iss, aud, exp) before taking the code.',
       ),
     fapi: z
-      .enum(FAPI_PROFILES)
-      .default('1-advanced')
+      .enum(FAPI_PROFILE_NAMES)
+      .default(DEFAULT_FAPI_PROFILE)
       .describe(
-        'The FAPI profile the flow speaks: 1-advanced (FAPI 1 Advanced, as today) or 2.0 (FAPI 2.0 Security Profile: PAR + PKCE S256, ' +
+        'The FAPI profile the flow speaks (src/fapi-profile.ts): 1-advanced (FAPI 1 Advanced, as today) or 2.0 (FAPI 2.0 Security Profile: PAR + PKCE S256, ' +
           'responseType "code", the iss response parameter of RFC 9207 checked, private_key_jwt or tls_client_auth, certificate-bound tokens, ' +
-          'client assertions with aud = the issuer).',
+          'client assertions with aud = the issuer, PS256 request objects). A setting left out follows the profile; one that contradicts it is refused.',
       ),
     browser: browser.prefault({}),
   })
@@ -320,7 +343,7 @@ const output = z
   })
   .describe('Output folders; relative to the config file.');
 
-export const configSchema = z
+const configObject = z
   .strictObject({
     $schema: z.string().optional(),
     target: z
@@ -335,54 +358,83 @@ export const configSchema = z
     registration: registration.prefault({}),
     output: output.prefault({}),
   })
-  .superRefine((config, ctx) => {
-    if (config.target === 'bank') {
-      if (!config.bank) ctx.addIssue({ code: 'custom', path: ['bank'], message: 'is required when target is "bank"' });
-      if (!config.identity) ctx.addIssue({ code: 'custom', path: ['identity'], message: 'is required when target is "bank"' });
-      if (config.bank && config.bank.auth_url === undefined)
-        ctx.addIssue({ code: 'custom', path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
-    }
-    // Issue 30: JARM collections ask response_mode=jwt for code only.
-    if (config.flow.jarm && config.flow.responseType !== 'code')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['flow', 'jarm'],
-        message: 'asks JARM for flow.responseType "code" only; set flow.responseType to "code"',
-      });
-    for (const problem of fapi2Problems(config)) ctx.addIssue({ code: 'custom', path: ['flow', 'fapi'], message: problem });
-  })
   .describe(`obflow configuration (obflow.config.json). ${KEY_NAMING_RULE}`);
+type ParsedConfig = ZodOutput<typeof configObject>;
+
+export const configSchema = configObject.transform((config, ctx) => {
+  const fapi = FAPI_PROFILES[config.flow.fapi];
+  const problems = [...configProblems(config, fapi), ...fapiProblems(config, fapi)];
+  for (const { path, message } of problems) ctx.issues.push({ code: 'custom', input: config, path, message });
+  return problems.length > 0 ? z.NEVER : resolvedConfig(config, fapi);
+});
+
+interface Problem {
+  path: string[];
+  message: string;
+}
+
+function configProblems(config: ParsedConfig, fapi: FapiProfile): Problem[] {
+  const problems: Problem[] = [];
+  if (config.target === 'bank') {
+    if (!config.bank) problems.push({ path: ['bank'], message: 'is required when target is "bank"' });
+    if (!config.identity) problems.push({ path: ['identity'], message: 'is required when target is "bank"' });
+    if (config.bank && config.bank.auth_url === undefined)
+      problems.push({ path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
+  }
+  // Issue 30: JARM collections ask response_mode=jwt for code only.
+  if (config.flow.jarm && (config.flow.responseType ?? fapi.defaults.responseType) !== 'code')
+    problems.push({ path: ['flow', 'jarm'], message: 'asks JARM for flow.responseType "code" only; set flow.responseType to "code"' });
+  return problems;
+}
 
 /**
- * What flow.fapi "2.0" cannot work with (issue 30, "Bad input"), each naming both settings: the FAPI 2.0 Security
- * Profile allows only `code` (§5.3.2.2-1: no hybrid flow), pushed authorization requests (§5.3.2.2-2) and
- * private_key_jwt or tls_client_auth (§5.3.2.1-1, -3).
+ * What the FAPI profile cannot work with (issue 30, "Bad input"), each naming both settings: a response type, a
+ * client authentication method or JARM the row does not allow, flow.par "never" under a profile that always pushes.
+ * Only what the user set is refused: a key left out follows the profile (resolvedConfig), as oidc-provider's FAPI
+ * profiles fill what their clients leave unset.
  */
-function fapi2Problems(config: {
-  flow: { fapi: FapiProfile; responseType: string; par: string; jarm: boolean };
-  bank?: { token_endpoint_auth_method: string } | undefined;
-}): string[] {
-  if (config.flow.fapi !== '2.0') return [];
-  const problems: string[] = [];
-  const method = config.bank?.token_endpoint_auth_method ?? DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD;
-  if (config.flow.responseType !== 'code')
-    problems.push(
-      `"2.0" allows flow.responseType "code" only (FAPI 2.0 Security Profile §5.3.2.2: no hybrid flow), not "${config.flow.responseType}"; set flow.responseType to "code"`,
+function fapiProblems(config: ParsedConfig, fapi: FapiProfile): Problem[] {
+  const problems: Problem[] = [];
+  const problem = (message: string) => problems.push({ path: ['flow', 'fapi'], message: `"${fapi.name}" ${message}` });
+  const { responseType } = config.flow;
+  const method = config.bank?.token_endpoint_auth_method;
+  if (responseType !== undefined && !fapi.responseTypes.includes(responseType))
+    problem(
+      `allows flow.responseType ${quoted(fapi.responseTypes)} only (${fapi.clause.responseTypes}), not "${responseType}"; set flow.responseType to "${fapi.defaults.responseType}" or leave it out`,
     );
-  if (config.flow.par === 'never')
-    problems.push(
-      '"2.0" needs pushed authorization requests (FAPI 2.0 Security Profile §5.3.2.2), not flow.par "never"; set flow.par to "auto" or "always"',
+  if (fapi.par === 'always' && config.flow.par === 'never')
+    problem(`needs pushed authorization requests (${fapi.clause.par}), not flow.par "never"; set flow.par to "auto" or "always"`);
+  if (method !== undefined && method !== 'auto' && !fapi.authMethods.includes(method))
+    problem(
+      `allows ${fapi.authMethods.join(' or ')} only (${fapi.clause.authMethods}), not bank.token_endpoint_auth_method "${method}"; ` +
+        'set bank.token_endpoint_auth_method to one of them or leave it out',
     );
-  if (method === 'client_secret_basic')
-    problems.push(
-      '"2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), ' +
-        'not bank.token_endpoint_auth_method "client_secret_basic" (the default); set bank.token_endpoint_auth_method',
-    );
-  if (config.flow.jarm)
-    problems.push(
-      '"2.0" here is plain code with the iss response parameter (RFC 9207); flow.jarm is for "1-advanced": set flow.jarm to false',
-    );
+  if (config.flow.jarm && !fapi.jarm) {
+    const jarmProfiles = FAPI_PROFILE_NAMES.filter((name) => FAPI_PROFILES[name].jarm);
+    problem(`does not take flow.jarm (${fapi.clause.jarm}); flow.jarm is for ${quoted(jarmProfiles)}: set flow.jarm to false`);
+  }
   return problems;
+}
+
+const quoted = (values: readonly string[]): string => values.map((value) => `"${value}"`).join(' or ');
+
+/** The config as the stages take it: flow.fapi is the profile's row, and every key the profile implies where the user
+ *  set nothing (flow.responseType, flow.request_object_signing_alg, bank.token_endpoint_auth_method) is the row's. */
+function resolvedConfig(config: ParsedConfig, fapi: FapiProfile) {
+  const { defaults } = fapi;
+  return {
+    ...config,
+    bank:
+      config.bank === undefined
+        ? undefined
+        : { ...config.bank, token_endpoint_auth_method: config.bank.token_endpoint_auth_method ?? defaults.tokenEndpointAuthMethod },
+    flow: {
+      ...config.flow,
+      fapi,
+      responseType: config.flow.responseType ?? defaults.responseType,
+      request_object_signing_alg: config.flow.request_object_signing_alg ?? defaults.requestObjectSigningAlg,
+    },
+  };
 }
 
 export type ObflowConfig = ZodOutput<typeof configSchema>;

@@ -8,13 +8,15 @@ import { join } from 'node:path';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
 import { writeTemporary, type TemporaryFile } from '../fs.js';
-import { DEFAULT_API_VERSION } from './api-versions.js';
+import { API_FAMILIES } from '../api-families.js';
+import { DEFAULT_FAPI_PROFILE, FAPI_PROFILES, type FapiProfile } from '../fapi-profile.js';
+import { apiLabel, API_VERSION_ROWS, DEFAULT_API_VERSION } from './api-versions.js';
 import type { ApiVersion } from './api-versions.js';
 import { FLOW_FILE_NAME, stepFileName } from './files.js';
 import { buildFlow } from './flow.js';
 import { uuidV5 } from './ids.js';
 import type { RequestItemSpec, ResponseSchema, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
-import { STATUS_PART } from './steps/common.js';
+import { STATUS_PART, typesRequestObjects } from './steps/common.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from './steps/unsupported.js';
 import { render, type Templates } from './templates.js';
 
@@ -36,8 +38,8 @@ export interface GenerateOptions {
   par?: boolean;
   /** JARM for response_type code (StepContext.jarm); default off. */
   jarm?: boolean;
-  /** The FAPI 2.0 Security Profile (StepContext.fapi2, flow.fapi "2.0"); absent: FAPI 1 Advanced (the default). */
-  fapi?: '2.0';
+  /** The FAPI profile's row (StepContext.fapi, flow.fapi); absent: the default profile's (FAPI 1 Advanced). */
+  fapi?: FapiProfile;
 }
 
 export interface BuildOptions extends GenerateOptions {
@@ -225,7 +227,7 @@ function setRawUrls(items: ItemJson[] | undefined, raws: Map<string, string>): v
 
 /** What tells one version's collections from another's: v3.1's are as they always were (golden files); another
  *  version's name it (collection names, descriptions) and have ids of their own (a path prefix), so both can be
- *  imported into one Postman workspace. */
+ *  imported into one Postman workspace. The version's row says each (src/generate/api-versions.ts). */
 interface VersionMarks {
   label: string;
   namePrefix: string;
@@ -233,9 +235,9 @@ interface VersionMarks {
 }
 
 function versionMarks(version: ApiVersion): VersionMarks {
-  return version === '3.1'
-    ? { label: 'AIS v3.1', namePrefix: 'obflow AIS', idPrefix: '' }
-    : { label: `AIS v${version}`, namePrefix: `obflow AIS v${version}`, idPrefix: `v${version}/` };
+  const row = API_VERSION_ROWS[version];
+  const family = API_FAMILIES.accounts;
+  return { label: apiLabel(family, version), namePrefix: row.collectionName(family.short), idPrefix: row.collectionIdPrefix };
 }
 
 function collectionDescription(steps: readonly StepSpec[], marks: VersionMarks): string {
@@ -287,17 +289,18 @@ function toFile(
 
 /** Pure: every collection file for these options (templates already loaded). */
 export function buildCollections(options: BuildOptions): GeneratedFile[] {
+  const fapi = options.fapi ?? FAPI_PROFILES[DEFAULT_FAPI_PROFILE];
   const context: StepContext = {
     apiVersion: options.apiVersion ?? DEFAULT_API_VERSION,
     permissions: options.permissions ?? DEFAULT_PERMISSIONS,
     unsupported: options.unsupported ?? DEFAULT_UNSUPPORTED_CALLS,
-    ...(options.par === true ? { par: true } : {}),
+    // A profile that pushes every authorization request (FAPI 2.0 Security Profile §5.3.2.2) pushes whatever flow.par says.
+    ...(options.par === true || fapi.par === 'always' ? { par: true } : {}),
     ...(options.jarm === true ? { jarm: true } : {}),
-    // FAPI 2.0 pushes every authorization request (Security Profile §5.3.2.2).
-    ...(options.fapi === '2.0' ? { par: true, fapi2: true } : {}),
+    fapi,
   };
   const steps = buildFlow(context);
-  const templates = context.fapi2 === true ? withTypedJwtLibraries(options.templates) : options.templates;
+  const templates = typesRequestObjects(fapi) ? withTypedJwtLibraries(options.templates) : options.templates;
   const marks = versionMarks(context.apiVersion);
   const files = steps.map((step) =>
     toFile(stepFileName(step.name), `${marks.namePrefix} — ${step.title}`, [step], false, templates, marks),
@@ -307,10 +310,11 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
 }
 
 /**
- * FAPI 2.0's collections (flow.fapi "2.0"): the JWT libraries take an optional `typ` for the header, so the request
- * object says `typ: oauth-authz-req+jwt` (RFC 9101 §10.8) while the client assertion keeps `JWT`. A build-time edit of
- * the two libraries, not a parameter in their text: the default collections (the golden files) carry them byte for
- * byte as they are. Each edit must match exactly once, so a change to a library cannot silently undo it.
+ * The collections of a profile that types its request objects (FAPI 2.0): the JWT libraries take an optional `typ`
+ * for the header, so the request object says `typ: oauth-authz-req+jwt` (RFC 9101 §10.8) while the client assertion
+ * keeps `JWT`. A build-time edit of the two libraries, not a parameter in their text: the default collections (the
+ * golden files) carry them byte for byte as they are. Each edit must match exactly once, so a change to a library
+ * cannot silently undo it.
  */
 export function withTypedJwtLibraries(templates: Templates): Templates {
   const edit = (name: string, pairs: readonly (readonly [string, string])[]): string => {

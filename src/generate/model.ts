@@ -1,6 +1,7 @@
 // The data a flow step is made of: request items with their script parts. Steps return these; collections.ts turns
 // them into Postman items. No I/O, no SDK here.
 
+import type { FapiProfile } from '../fapi-profile.js';
 import type { ApiVersion } from './api-versions.js';
 import type { SchemaName } from './schemas.js';
 
@@ -64,10 +65,9 @@ export interface StepContext {
   /** JARM for response_type code (flow.jarm, issue 30): response_mode=jwt asked, the response JWT verified before the
    *  code is taken. Absent: off (the default collections). */
   jarm?: boolean;
-  /** The FAPI 2.0 Security Profile (flow.fapi "2.0", issue 30): PAR always, request objects typed
-   *  oauth-authz-req+jwt, the iss response parameter required (RFC 9207), client assertions with aud = the issuer.
-   *  Absent: FAPI 1 Advanced (the default collections). */
-  fapi2?: boolean;
+  /** The FAPI profile's row (flow.fapi, src/fapi-profile.ts): the steps read the request object's typ, whether iss is
+   *  required in the redirect (RFC 9207) and whom a client assertion names as aud from it. */
+  fapi: FapiProfile;
 }
 
 export interface UnsupportedCall {

@@ -5,8 +5,17 @@
 
 import type { ObflowConfig } from '../config/schema.js';
 import type { DiscoveryAddresses } from '../bank/discovery.js';
-import { ObflowError } from '../errors.js';
+import { isObflowError, ObflowError, type ErrorCode } from '../errors.js';
+import { DEFAULT_FAPI_PROFILE } from '../fapi-profile.js';
 import { parForGeneration } from './generate.js';
+
+/** The codes of a discovery that was read and contradicts the config (par.ts's and this module's): a stage that reads
+ *  discovery as best effort still stops on them. */
+const MISMATCH_CODES: readonly ErrorCode[] = ['ERR_PAR_UNAVAILABLE', 'ERR_DISCOVERY_MISMATCH'];
+
+export function isDiscoveryMismatch(error: unknown): boolean {
+  return isObflowError(error) && MISMATCH_CODES.includes(error.code);
+}
 
 function mismatch(message: string, hint: string): ObflowError {
   return new ObflowError('ERR_DISCOVERY_MISMATCH', message, { hint });
@@ -34,11 +43,12 @@ export function discoveryMismatches(config: ObflowConfig, discovery: DiscoveryAd
         'Set flow.par to "never" for this bank (FAPI requires S256 with PAR; a bank without it cannot take pushed requests from obflow).',
       ),
     );
-  if (config.flow.fapi === '2.0' && discovery.authorization_response_iss_parameter_supported !== true)
+  const { fapi } = config.flow;
+  if (fapi.issRequired && discovery.authorization_response_iss_parameter_supported !== true)
     problems.push(
       mismatch(
-        `flow.fapi "2.0" requires the iss authorization response parameter (RFC 9207), but ${where} does not say authorization_response_iss_parameter_supported: true`,
-        'Set flow.fapi to "1-advanced" for this bank: it does not speak FAPI 2.0 (or ask the bank whether it sends iss).',
+        `${fapi.setting} requires the iss authorization response parameter (RFC 9207), but ${where} does not say authorization_response_iss_parameter_supported: true`,
+        `Set flow.fapi to "${DEFAULT_FAPI_PROFILE}" for this bank: it does not speak FAPI ${fapi.name} (or ask the bank whether it sends iss).`,
       ),
     );
   return problems;

@@ -44,7 +44,7 @@ export async function discoveryDoctorCheck(config: ObflowConfig, overrides: Over
       const offered = [
         parForGeneration(config, discovery.require_pushed_authorization_requests === true) ? 'PAR' : '',
         config.flow.jarm ? 'JARM' : '',
-        config.flow.fapi === '2.0' ? 'FAPI 2.0 (iss)' : '',
+        config.flow.fapi.issRequired ? `FAPI ${config.flow.fapi.name} (iss)` : '',
       ].filter(Boolean);
       return { name: DISCOVERY_CHECK_NAME, ok: true, detail: `${url}${offered.length > 0 ? `: ${offered.join(', ')}` : ''}` };
     }

@@ -3,11 +3,13 @@
 
 import { access, rm } from 'node:fs/promises';
 import type { ObflowConfig } from '../config/schema.js';
-import { API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
+import { API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import {
   buildObflowEnvironment,
   downloadEnvironment,
   environmentPath,
+  environmentValue,
+  withEnvironmentValues,
   readSavedEnvironment,
   writeEnvironment,
   type PostmanEnvironment,
@@ -15,9 +17,11 @@ import {
 import { readSigningKey } from '../pki/verify.js';
 import type { StoredRegistration } from '../registration/index.js';
 import { checkEnvironmentComplete, clientValues } from './client-values.js';
-import { flowInputs } from './run-plan.js';
+import { flowInputs, givenFlowInputs } from './run-plan.js';
+import { checkRegistrationSettings } from './saved-settings.js';
 import type { Session } from './session.js';
 import { type Target } from './target.js';
+import { certificateRows, type CertificateRow } from '../workspace/certificates.js';
 
 export function environmentStem(target: Target): string {
   return `${target.name}-${target.profile}`;
@@ -28,10 +32,17 @@ export async function environmentStage(
   session: Session,
   registration: StoredRegistration,
 ): Promise<{ environment: PostmanEnvironment; path: string }> {
+  // A registration made for other settings than the config's (auth method, FAPI profile, …): named, not written on.
+  await checkRegistrationSettings(session, registration);
   const bank = await downloadEnvironment({
     helperUrl: session.target.environmentHelperUrl,
     clientId: registration.client_id,
     ...(registration.client_secret !== undefined ? { clientSecret: registration.client_secret } : {}),
+    // What a 404 tells the user to fix: the client id's source, and the setting naming the helper's path.
+    clientSource: registration.metadata.external === true ? 'external' : 'registered',
+    ...(session.config.target === 'bank' && session.config.bank !== undefined
+      ? { helperPathSetting: { key: 'bank.environment_helper_path', value: session.config.bank.environment_helper_path } }
+      : {}),
     dispatcher: session.dispatcher,
     log: session.log,
   });
@@ -73,16 +84,33 @@ export async function environmentStage(
  * continues v4.0's consent, not the version that ran last.
  */
 export function versionEnvironmentStem(target: Target, version: ApiVersion): string {
-  return `${environmentStem(target)}.v${version}`;
+  return `${environmentStem(target)}${API_VERSION_ROWS[version].environmentSuffix}`;
 }
 
-/** Saves a run's chained environment: under `stem` (default the environment stage's file). */
+/**
+ * Saves a run's chained environment: under `stem` (default the environment stage's file). The flow inputs a flag of
+ * this run gave (`run all --psu-user jo`) were for this run only: the file keeps what `obflow environment` wrote for
+ * them, so the next run compares the config with that (src/pipeline/saved-settings.ts), not with a one-off flag.
+ */
 export async function saveEnvironment(
   session: Session,
   environment: PostmanEnvironment,
   stem = environmentStem(session.target),
 ): Promise<string> {
-  return writeEnvironment(session.config.stateDir, stem, environment);
+  const given = Object.keys(givenFlowInputs(session));
+  let kept = environment;
+  if (given.length > 0) {
+    const before = await readSavedEnvironment(environmentPath(session.config.stateDir, stem)).catch(() =>
+      readEnvironmentFile(session.config, session.target).catch(() => undefined),
+    );
+    const values: Record<string, string> = {};
+    for (const key of given) {
+      const value = before === undefined ? undefined : environmentValue(before, key);
+      if (value !== undefined) values[key] = value;
+    }
+    kept = withEnvironmentValues(environment, values);
+  }
+  return writeEnvironment(session.config.stateDir, stem, kept);
 }
 
 export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
@@ -105,4 +133,45 @@ export async function readVersionEnvironment(
   );
   const stem = exists ? own : environmentStem(target);
   return { environment: await readSavedEnvironment(environmentPath(config.stateDir, stem)), stem };
+}
+
+/** What Postman needs to call the bank as obflow's runs do (docs/postman-certificates.md): one client certificate per
+ *  bank origin of the environment (host and port), the transport certificate's files, and the CA files that verify
+ *  the bank's server certificate (Postman's "CA certificates"; empty: the system roots). */
+export interface PostmanCertificates {
+  rows: CertificateRow[];
+  transport: { cert: string; key: string } | { pfx: string };
+  ca: string[];
+}
+
+export function postmanCertificates(
+  session: Pick<Session, 'config' | 'identity'>,
+  environment: Pick<PostmanEnvironment, 'values'>,
+): PostmanCertificates {
+  const { transport } = session.identity;
+  // The embedded sandbox's server certificate is issued by the local test directory (src/pipeline/session.ts).
+  const ca =
+    session.config.target === 'bank'
+      ? (session.config.bank?.server_ca ?? [])
+      : [...session.identity.directoryRoots, ...session.identity.directoryIssuing];
+  return {
+    rows: certificateRows(environment),
+    transport: 'pfx' in transport ? { pfx: transport.pfx } : { cert: transport.cert, key: transport.key },
+    ca,
+  };
+}
+
+/** The secrets a written environment holds, for the line that says to keep it out of version control: the client
+ *  secret (client_secret_basic), the private signing key (private_key_jwt or PS256 request objects), or none
+ *  (tls_client_auth with unsigned request objects: the transport certificate, kept outside it, is the credential). */
+export function environmentSecretsHeld(environment: Pick<PostmanEnvironment, 'values'>): string[] {
+  const held = (key: string) => (environmentValue(environment, key) ?? '') !== '';
+  const named = new Set(['_clientSecret', 'basicToken', 'signing_key']);
+  // Whatever else is a secret and has a value (a bank's helper file may bring its own).
+  const others = environment.values.filter((entry) => entry.type === 'secret' && entry.value !== '' && !named.has(entry.key));
+  return [
+    ...(held('_clientSecret') || held('basicToken') ? ['the client secret'] : []),
+    ...(held('signing_key') ? ['the private signing key'] : []),
+    ...(others.length > 0 ? [`the secret values of ${others.map((entry) => entry.key).join(', ')}`] : []),
+  ];
 }

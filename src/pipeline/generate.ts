@@ -4,20 +4,22 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiVersion } from '../generate/api-versions.js';
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
+import { DEFAULT_FAPI_PROFILE, type FapiProfile } from '../fapi-profile.js';
+import { API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
 import { writeFileAtomic } from '../fs.js';
 import { stepFileName } from '../generate/files.js';
-import { STEP_NAMES } from '../generate/flow.js';
 import { currentCollections, GENERATED_STAMP_FILE, generatorFingerprint, stampText } from '../generate/stamp.js';
 import { stateLayout } from '../state/layout.js';
 
 /**
- * Where a version's collections live: v3.1's in the output folder itself (as always), another version's in a folder
- * named after it (`collections/v4.0/`), with the same file and folder names, so a newman command differs only in the
- * file it names (docs/collections.md, "Versions").
+ * Where a family's collections of a version live: the family's folder (accounts': the output folder itself) and the
+ * version's (v3.1's: none, as always; another's named after it, `collections/v4.0/`), with the same file and folder
+ * names, so a newman command differs only in the file it names (docs/collections.md, "Versions"; the rows of
+ * src/api-families.ts and src/generate/api-versions.ts).
  */
-export function collectionsDirOf(outDir: string, version: ApiVersion): string {
-  return version === '3.1' ? outDir : join(outDir, `v${version}`);
+export function collectionsDirOf(outDir: string, version: ApiVersion, family: Pick<ApiFamily, 'folder'> = API_FAMILIES.accounts): string {
+  return join(outDir, family.folder, API_VERSION_ROWS[version].collectionsFolder);
 }
 
 /**
@@ -28,30 +30,37 @@ export function collectionsDirOf(outDir: string, version: ApiVersion): string {
  */
 export async function generateStage(
   collectionsDir: string,
-  options: { version?: ApiVersion; par?: boolean; jarm?: boolean; fapi?: '1-advanced' | '2.0' } = {},
+  options: { version?: ApiVersion; family?: ApiFamily; par?: boolean; jarm?: boolean; fapi?: FapiProfile } = {},
 ): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
-  const version = options.version ?? '3.1';
-  const outDir = collectionsDirOf(collectionsDir, version);
+  const version = options.version ?? DEFAULT_API_VERSION;
+  const family = options.family ?? API_FAMILIES.accounts;
+  const outDir = collectionsDirOf(collectionsDir, version, family);
   // Only a non-default option enters the fingerprint, so the default collections' stamp stays as it was (and v3.1's
-  // is what it was before versions existed).
+  // is what it was before versions existed: its row adds nothing); a profile is named by its name, which says all its
+  // row does.
   const generation = {
-    ...(options.par === true || options.fapi === '2.0' ? { par: true } : {}),
+    ...(options.par === true || options.fapi?.par === 'always' ? { par: true } : {}),
     ...(options.jarm === true ? { jarm: true } : {}),
-    ...(options.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
   };
-  const fingerprint = generatorFingerprint(version === '3.1' ? generation : { ...generation, apiVersion: version });
+  const profile = options.fapi === undefined || options.fapi.name === DEFAULT_FAPI_PROFILE ? {} : { fapi: options.fapi.name };
+  const fingerprint = generatorFingerprint({ ...generation, ...profile, ...API_VERSION_ROWS[version].fingerprint });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
   if (files === undefined) {
     const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
-    files = buildCollections({ templates: loadTemplates(), apiVersion: version, ...generation });
+    files = buildCollections({
+      templates: loadTemplates(),
+      apiVersion: version,
+      ...generation,
+      ...(options.fapi === undefined ? {} : { fapi: options.fapi }),
+    });
     await writeCollections(outDir, files);
     // After the collections: a stamp never names files that are not all written.
     await writeFileAtomic(join(outDir, GENERATED_STAMP_FILE), stampText(fingerprint, files));
   }
   const byName = new Map(files.map((file) => [file.fileName, file.json]));
   const collections: Record<string, object> = {};
-  for (const name of STEP_NAMES) {
+  for (const name of family.steps) {
     const json = byName.get(stepFileName(name));
     if (json !== undefined) collections[name] = JSON.parse(json) as object;
   }
@@ -59,22 +68,22 @@ export async function generateStage(
 }
 
 /**
- * flow.par resolved for generation (issue 30): "always" and "never" as they say; "auto" pushes under FAPI 2.0, for the
- * embedded sandbox with sandbox.par "required", and where the bank's discovery says require_pushed_authorization_requests
- * (`discoveryRequires`: what the last discovery read recorded, savedDiscoveryRequiresPar — `obflow generate` itself is
- * offline).
+ * flow.par resolved for generation (issue 30): "always" and "never" as they say; "auto" pushes under a profile that
+ * always pushes (FAPI 2.0), for the embedded sandbox with sandbox.par "required", and where the bank's discovery says
+ * require_pushed_authorization_requests (`discoveryRequires`: what the last discovery read recorded,
+ * savedDiscoveryRequiresPar — `obflow generate` itself is offline).
  */
 export function parForGeneration(
   config: {
     target: string;
-    flow: { par: 'auto' | 'always' | 'never'; fapi?: '1-advanced' | '2.0' };
+    flow: { par: 'auto' | 'always' | 'never'; fapi: Pick<FapiProfile, 'par'> };
     sandbox: { par: 'required' | 'optional' | 'off' };
   },
   discoveryRequires = false,
 ): boolean {
   if (config.flow.par !== 'auto') return config.flow.par === 'always';
   // FAPI 2.0 Security Profile §5.3.2.2: pushed authorization requests always ("never" is a config error with 2.0).
-  if (config.flow.fapi === '2.0' || discoveryRequires) return true;
+  if (config.flow.fapi.par === 'always' || discoveryRequires) return true;
   return config.target === 'sandbox' && config.sandbox.par === 'required';
 }
 

@@ -19,13 +19,15 @@ export { ensureLocalIdentity, issueLocalIdentity, localIdentityDir, resolveIdent
 export { stateLayout } from '../state/layout.js';
 export { protectStateDir } from '../state/protect.js';
 export { openSession, type Session } from './session.js';
-export { versionSession } from './versions.js';
+export { legVersions, runLegsStage, type Leg } from './legs.js';
 export { collectionsDirOf, generateStage, parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
 export { discoveryDoctorCheck } from './doctor-discovery.js';
 export { externalRegistrationStage, manageRegistrationStage, registerStage, storedRegistration } from './register.js';
 export {
+  environmentSecretsHeld,
   environmentStage,
   environmentStem,
+  postmanCertificates,
   readEnvironmentFile,
   readVersionEnvironment,
   saveEnvironment,

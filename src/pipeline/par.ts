@@ -4,6 +4,7 @@
 import type { ObflowConfig } from '../config/schema.js';
 import type { DiscoveryAddresses } from '../bank/discovery.js';
 import { ObflowError } from '../errors.js';
+import { DEFAULT_FAPI_PROFILE } from '../fapi-profile.js';
 import { writeFileAtomic } from '../fs.js';
 import { discoveryRecordPath, parForGeneration, type DiscoveryRecord } from './generate.js';
 
@@ -18,14 +19,16 @@ export function parMismatch(config: ObflowConfig, discovery: DiscoveryAddresses,
   const pushes = parForGeneration(config, discovery.require_pushed_authorization_requests === true);
   const setting = `flow.par "${config.flow.par}"`;
   if (pushes && discovery.pushed_authorization_request_endpoint === undefined) {
-    // FAPI 2.0 pushes whatever flow.par says (auto): the setting to change is the profile, not flow.par.
-    const fapi2 = config.flow.fapi === '2.0';
+    // A profile that always pushes (FAPI 2.0) does so whatever flow.par says (auto): the setting to change is the
+    // profile, not flow.par.
+    const { fapi } = config.flow;
+    const byProfile = fapi.par === 'always';
     return new ObflowError(
       'ERR_PAR_UNAVAILABLE',
-      `${fapi2 ? 'flow.fapi "2.0"' : setting} pushes authorization requests, but the bank's discovery (${discoveryUrl}) has no pushed_authorization_request_endpoint`,
+      `${byProfile ? fapi.setting : setting} pushes authorization requests, but the bank's discovery (${discoveryUrl}) has no pushed_authorization_request_endpoint`,
       {
-        hint: fapi2
-          ? 'This bank offers no pushed authorization requests, which FAPI 2.0 requires (Security Profile §5.3.2.2): set flow.fapi to "1-advanced" for it.'
+        hint: byProfile
+          ? `This bank offers no pushed authorization requests, which the profile requires (${fapi.clause.par}): set flow.fapi to "${DEFAULT_FAPI_PROFILE}" for it.`
           : 'Set flow.par to "never" (or "auto") for this bank: it does not offer pushed authorization requests (RFC 9126 §5).',
       },
     );

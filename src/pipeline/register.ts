@@ -5,7 +5,6 @@
 // GET / PUT / DELETE /register/{ClientId}; what of the bank's record may be shown is decided here, not by the CLI.
 
 import { access, constants, mkdir, rm } from 'node:fs/promises';
-import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
 import { readSigningKey } from '../pki/verify.js';
@@ -14,11 +13,13 @@ import {
   buildRegistrationRequest,
   chooseAuthMethod,
   manageRegistration,
+  profileOfRegistration,
   readStoredRegistration,
   registerClient,
   registrationPath,
   requireStoredRegistration,
   shownRegistration,
+  storedProfile,
   writeStoredRegistration,
   type ManageAction,
   type RegisterClientInput,
@@ -28,6 +29,7 @@ import {
   type TokenEndpointAuthMethod,
 } from '../registration/index.js';
 import { stateLayout } from '../state/layout.js';
+import { isDiscoveryMismatch } from './discovery-check.js';
 import type { Session } from './session.js';
 
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
@@ -58,7 +60,7 @@ export async function registerInput(session: Session, options: { force?: boolean
       ? { tlsClientAuthSubjectDn: session.config.bank.tls_client_auth_subject_dn }
       : {}),
     requestObjectSigningAlg: session.config.flow.request_object_signing_alg,
-    ...(session.config.flow.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+    fapi: session.config.flow.fapi,
     authMethodsSupported: () => authMethodsSupported(session),
     dispatcher: session.dispatcher,
     now: session.now,
@@ -69,21 +71,23 @@ export async function registerInput(session: Session, options: { force?: boolean
   };
 }
 
-/** What the bank's discovery lists in token_endpoint_auth_methods_supported. Best effort unless the setting is `auto`
- *  (which needs it): a discovery that cannot be read here leaves the choice to the bank, whose refusal names it, and
- *  the environment stage reports discovery problems with their own code. */
+/** What the bank's discovery lists in token_endpoint_auth_methods_supported, asked before a registration is built.
+ *  Reading it is best effort unless the setting is `auto` (which needs it): a discovery that cannot be read here
+ *  leaves the choice to the bank, whose refusal names it. A discovery that was read and contradicts the config (the
+ *  session's checks: PAR, iss, JARM, PKCE; docs/errors.md) stops the registration before anything is sent or stored. */
 async function authMethodsSupported(session: Session): Promise<readonly string[] | undefined> {
   try {
     return (await session.discovery()).token_endpoint_auth_methods_supported;
   } catch (error) {
-    if (tokenAuthSetting(session.config) === 'auto') throw error;
+    if (tokenAuthSetting(session.config) === 'auto' || isDiscoveryMismatch(error)) throw error;
     return undefined;
   }
 }
 
-/** bank.token_endpoint_auth_method (also read with the embedded sandbox); without a bank section, the default (§2.1). */
+/** bank.token_endpoint_auth_method (also read with the embedded sandbox); without a bank section, the FAPI profile's
+ *  default (client_secret_basic, §2.1, under FAPI 1 Advanced). */
 export function tokenAuthSetting(config: ObflowConfig): TokenEndpointAuthMethod | 'auto' {
-  return config.bank?.token_endpoint_auth_method ?? DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD;
+  return config.bank?.token_endpoint_auth_method ?? config.flow.fapi.defaults.tokenEndpointAuthMethod;
 }
 
 export async function storedRegistration(session: Session): Promise<StoredRegistration> {
@@ -142,6 +146,8 @@ export async function externalRegistrationStage(
     ...(method === 'client_secret_basic' ? { client_secret: client.clientSecret ?? '' } : {}),
     token_endpoint_auth_method: method,
     request_object_signing_alg: session.config.flow.request_object_signing_alg,
+    // Registered elsewhere for this config's profile: its assertions name the audience that profile's bank requires.
+    ...storedProfile(session.config.flow.fapi),
     // What obflow knows of the client; the bank's own record stays with the bank (`register --show`).
     metadata: { client_id: client.clientId, token_endpoint_auth_method: method, external: true },
   };
@@ -169,7 +175,7 @@ export async function manageRegistrationStage(session: Session, action: ManageAc
   const answer = await manageRegistration({
     action,
     tokenEndpoint,
-    ...(registration.fapi === '2.0' ? { issuer: (await session.discovery()).issuer } : {}),
+    ...(profileOfRegistration(registration).assertionAudience === 'issuer' ? { issuer: (await session.discovery()).issuer } : {}),
     registration,
     signingKey: () => readSigningKey(session.identity.signing.key),
     kid: session.identity.signing.kid,

@@ -1,5 +1,6 @@
 // What `obflow run` checks before its first request (issue #32 item 4), so stale or wrong state is named instead of
-// run on: the saved environment was made for this target and client, the transport certificate is valid now, the
+// run on: the saved environment was made for this target and client, and the registration and environment for the
+// settings the config names now (src/pipeline/saved-settings.ts), the transport certificate is valid now, the
 // consent mode is one the profile can do, and a single step's inputs from earlier steps are in the environment.
 
 import type { PostmanEnvironment } from '../environment/index.js';
@@ -8,9 +9,11 @@ import { STEP_NAMES } from '../generate/flow.js';
 import { STATE_VARIABLES } from '../generate/variables.js';
 import { verifyValidity } from '../pki/verify.js';
 import { authMethodOf, type StoredRegistration } from '../registration/index.js';
+import { checkBrowserReady } from './browser-check.js';
 import { originOf } from '../run/origin.js';
 import { readStepCollections } from '../run/index.js';
 import { collectionsDirOf } from './generate.js';
+import { checkSavedSettings } from './saved-settings.js';
 import type { Session } from './session.js';
 import type { Target } from './target.js';
 
@@ -23,10 +26,13 @@ export interface RunCheckOptions {
 /** Every check, cheapest first; nothing has been sent when one throws. */
 export async function checkBeforeRun(session: Session, options: RunCheckOptions, registration: StoredRegistration): Promise<void> {
   checkConsentMode(session.target);
+  await checkBrowserReady(session);
   // A certificate out of its validity window makes the bank's TLS or token endpoint refuse the client (a 401 that
   // reads like a registration problem): `doctor` and `register` name it, and so does `run`, before any request.
   verifyValidity(session.transport.x509, session.now(), 'the transport certificate');
   checkEnvironmentTarget(options.environment, session.target, registration);
+  // A setting changed since `register` or `environment` (the auth method, the FAPI profile, the response type, …).
+  await checkSavedSettings(session, registration, options.environment);
   const select = options.select ?? 'all';
   if (select !== 'all' && (STEP_NAMES as readonly string[]).includes(select)) {
     // The collections of the version this run speaks (v4.0's in collections/v4.0/, src/pipeline/generate.ts).

@@ -4,10 +4,10 @@
 // PEM copy of a legacy PFX, the bank's CA). runStage (src/pipeline/run.ts) runs it. The flow inputs are the rows
 // of src/generate/variables.ts's INPUT_VARIABLES that name a `flow` key: one table, read here.
 
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
 import type { ObflowConfig } from '../config/schema.js';
 import { environmentValue, withEnvironmentValues, type PostmanEnvironment } from '../environment/index.js';
 import { ObflowError } from '../errors.js';
-import { STEP_NAMES } from '../generate/flow.js';
 import { INPUT_VARIABLES, type FlowInputKey } from '../generate/variables.js';
 import type { IdentityPaths } from '../pki/types.js';
 import { browserConsentStep, spkiPinOf } from '../run/consent/browser.js';
@@ -74,7 +74,14 @@ export interface RunPlan {
 /** The plan of one run of the session: steps, environment, certificate list and CA (written to the run folder). */
 export async function planRun(
   session: Session,
-  options: { environment: PostmanEnvironment; select?: string; collections?: Record<string, object>; collectionStepsOnly?: boolean },
+  options: {
+    environment: PostmanEnvironment;
+    select?: string;
+    collections?: Record<string, object>;
+    collectionStepsOnly?: boolean;
+    /** The API family whose steps run (default accounts, the only row so far: src/api-families.ts). */
+    family?: ApiFamily;
+  },
 ): Promise<RunPlan> {
   const { config, target } = session;
   const state = stateLayout(config.stateDir);
@@ -88,14 +95,15 @@ export async function planRun(
     });
   }
   // Only the steps this run needs: `run accounts` must not fail on another step's missing file.
+  const family = options.family ?? API_FAMILIES.accounts;
   const wanted =
-    options.select === undefined || options.select === 'all' ? STEP_NAMES : STEP_NAMES.filter((name) => name === options.select);
+    options.select === undefined || options.select === 'all' ? family.steps : family.steps.filter((name) => name === options.select);
   const collections =
-    options.collections ?? (await readStepCollections(collectionsDirOf(config.output.collections, config.flow.apiVersion), wanted));
+    options.collections ?? (await readStepCollections(collectionsDirOf(config.output.collections, config.flow.apiVersion, family), wanted));
   const consentStep =
     target.consent === 'browser' ? await browserConsent(session) : target.consent === 'manual' ? await manualConsent(session) : undefined;
   const steps: RunStep[] = buildRunPlan({
-    stepNames: STEP_NAMES,
+    stepNames: family.steps,
     collections,
     ...(options.select !== undefined ? { select: options.select } : {}),
     ...(consentStep ? { consentStep } : {}),
@@ -146,10 +154,10 @@ export function idTokenSteps(
   ];
 }
 
-/** Whether the consent's redirect must carry iss (RFC 9207 §2.4): under FAPI 2.0, and wherever the bank's discovery
+/** Whether the consent's redirect must carry iss (RFC 9207 §2.4): where the profile says so (FAPI 2.0), and wherever the bank's discovery
  *  says authorization_response_iss_parameter_supported (a client "MUST reject" a response without it there). */
 export async function issRequired(session: Pick<Session, 'config' | 'discovery'>): Promise<boolean> {
-  if (session.config.flow.fapi === '2.0') return true;
+  if (session.config.flow.fapi.issRequired) return true;
   return (await session.discovery()).authorization_response_iss_parameter_supported === true;
 }
 

@@ -2,11 +2,12 @@
 // session's transport with the reporters asked for; where its reports go.
 
 import { join } from 'node:path';
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
 import type { ObflowConfig } from '../config/schema.js';
 import type { PostmanEnvironment } from '../environment/index.js';
 import { ensureDirectory } from '../fs.js';
 import { SECRET_VARIABLE_KEYS } from '../generate/variables.js';
-import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber, type VersionRun } from '../run/index.js';
+import { DEFAULT_REPORTERS, runSteps, type ReporterName, type RunResult, type RunSubscriber, type VersionPage } from '../run/index.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { stateLayout } from '../state/layout.js';
 import { storedRegistration } from './register.js';
@@ -33,10 +34,15 @@ export interface RunStageOptions {
   /** Only the collections' steps, as a workspace's own runner runs them (no local id_token steps): the report a
    *  workspace ships counts what its run.sh will count (src/pipeline/workspace.ts). */
   collectionStepsOnly?: boolean;
+  /** The API family whose steps run (default accounts, the only row so far: src/api-families.ts). */
+  family?: ApiFamily;
   /** A run over two API versions: keep the transaction pages' bodies (the comparison adds them up). */
   keepTransactionBodies?: boolean;
-  /** …and the other version's finished run, for the later version's page (src/run/reporters/html.ts). */
-  compareWith?: VersionRun;
+  /** …and what this leg's page says of the comparison (src/pipeline/legs.ts; src/run/reporters/html.ts draws it). */
+  versionPage?: VersionPage;
+  /** Once the checks passed and the plan is made, just before the run begins (the legs stage clears other legs'
+   *  reports there: a run refused by its checks leaves the folder as it was). */
+  beforeRun?: () => Promise<void>;
 }
 
 export async function runStage(session: Session, options: RunStageOptions): Promise<RunResult> {
@@ -49,6 +55,7 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
   const reporters = options.reporters ?? DEFAULT_REPORTERS;
   const { steps, environment, sslClientCertList, caBundle, release } = await planRun(session, options);
   try {
+    await options.beforeRun?.();
     return await runSteps({
       steps,
       environment,
@@ -65,9 +72,16 @@ export async function runStage(session: Session, options: RunStageOptions): Prom
       ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
       // The session loaded and checked the transport material: the preflight does not read it again.
       transportMaterial: session.transport,
-      target: { name: target.name, profile: target.profile, consent: target.consent, apiVersion: config.flow.apiVersion },
+      target: {
+        name: target.name,
+        profile: target.profile,
+        consent: target.consent,
+        apiVersion: config.flow.apiVersion,
+        families: [(options.family ?? API_FAMILIES.accounts).name],
+        fapi: config.flow.fapi.name,
+      },
       ...(options.keepTransactionBodies === true ? { keepTransactionBodies: true } : {}),
-      ...(options.compareWith !== undefined ? { compareWith: options.compareWith } : {}),
+      ...(options.versionPage !== undefined ? { versionPage: options.versionPage } : {}),
     });
   } finally {
     // The PEM copy of a legacy PFX's key goes with the run (src/pipeline/transport-copy.ts).

@@ -15,6 +15,7 @@ import { readDirectoryJwks, readSoftwareStatement, verifyKeyMatch, verifySoftwar
 import { readSandboxAddresses, type SandboxAddresses } from '../state/addresses.js';
 import { readLocalIdentityFile, resolveIdentity, type ResolvedIdentity } from '../state/identity.js';
 import { protectStateDir } from '../state/protect.js';
+import { checkBrowserReady } from './browser-check.js';
 import { bankTarget, sandboxTarget, type Target } from './target.js';
 
 export interface SessionSeams {
@@ -55,6 +56,9 @@ export interface OpenSessionOptions {
    *  comes from the state folder. */
   workDir?: string;
   seams?: Partial<SessionSeams>;
+  /** The command registers and runs the flow in one go (the demo): what the run needs that no request can fix — the
+   *  browser for browser consent — is checked now, before the first request (src/pipeline/browser-check.ts). */
+  runs?: boolean;
 }
 
 /** The command's session: target, identity and mTLS resolved from the config (flags already applied) at once. */
@@ -62,6 +66,7 @@ export async function openSession(config: ObflowConfig, overrides: Overrides = {
   const { target, identity } = await resolveTarget(config, options.addresses);
   if (overrides.insecure === true) target.insecure = true;
   const sessionConfig = options.workDir === undefined ? config : { ...config, stateDir: options.workDir };
+  if (options.runs === true) await checkBrowserReady({ config, target, env: options.seams?.env ?? process.env });
   await protectStateDir(sessionConfig.stateDir);
   return openTargetSession(sessionConfig, target, identity.paths, options.seams, overrides);
 }

@@ -17,6 +17,8 @@ import type { Session } from './session.js';
 import { environmentStem, readEnvironmentFile } from './environment.js';
 import { storedRegistration } from './register.js';
 import { runStage } from './run.js';
+import { checkEnvironmentTarget } from './run-checks.js';
+import { checkSavedSettings } from './saved-settings.js';
 import { sandboxPsuUser } from './target.js';
 
 export interface WorkspaceOptions {
@@ -52,13 +54,16 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   // Missing registration → ERR_NOT_REGISTERED, missing environment → ERR_FILE_MISSING: before anything is written.
   const registration = await storedRegistration(session);
   const environment = await readEnvironmentFile(session.config, session.target);
+  // What the workspace ships must be what the config names (with --no-run no run checks it): ERR_ENVIRONMENT_STALE.
+  checkEnvironmentTarget(environment, session.target, registration);
+  await checkSavedSettings(session, registration, environment);
   // The same collections `obflow generate` writes for this config: its version, PAR and JARM (src/pipeline/generate.ts).
   const collections = buildCollections({
     templates: loadTemplates(),
     apiVersion: session.config.flow.apiVersion,
     ...(parForGeneration(session.config, await savedDiscoveryRequiresPar(session.config)) ? { par: true } : {}),
     ...(session.config.flow.jarm ? { jarm: true } : {}),
-    ...(session.config.flow.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+    fapi: session.config.flow.fapi,
   });
   let run: RunResult | undefined;
   let reportHtml: string | undefined;

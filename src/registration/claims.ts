@@ -2,7 +2,9 @@
 // that refuse before sending what the bank would refuse (DCR v3.2 §"Request Validation").
 
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
+import { REGULATORY_ROLES, SERVICE_SCOPE } from '../api-families.js';
 import type { TokenEndpointAuthMethod } from '../client-auth.js';
+import type { FapiProfile, ResponseType } from '../fapi-profile.js';
 import { ObflowError } from '../errors.js';
 import type { SoftwareStatementClaims } from '../pki/types.js';
 import { verifyCertificateForStatement } from '../pki/verify.js';
@@ -44,7 +46,7 @@ export interface RegistrationClaims {
   iat: number;
   jti: string;
   /** §2.1's two; `code` alone under FAPI 2.0 (Security Profile §5.3.2.2: no hybrid flow; issue 30). */
-  response_types: ['code', 'code id_token'] | ['code'];
+  response_types: ResponseType[];
   id_token_signed_response_alg: 'PS256';
   software_statement: string;
 }
@@ -73,8 +75,8 @@ export interface BuildRegistrationClaimsInput {
   tlsClientAuthSubjectDn?: string;
   /** Default none (§2.1); PS256 for FAPI 1 Advanced request objects. */
   requestObjectSigningAlg?: 'none' | 'PS256';
-  /** flow.fapi "2.0": response_types ["code"] only (default: §2.1's two). */
-  fapi?: '2.0';
+  /** The FAPI profile's row (flow.fapi): the response_types it registers and when it asks for bound tokens. */
+  fapi: Pick<FapiProfile, 'registration' | 'boundTokens'>;
 }
 
 /**
@@ -86,11 +88,11 @@ export function subjectDnOf(certificatePem: string): string {
   return new X509Certificate(certificatePem).subject.split('\n').reverse().join(',');
 }
 
-/** §2.1: AISP → accounts, PISP → payments, plus `openid` ("the service"). Other roles (ASPSP, CBPII) add nothing. */
+/** §2.1: `openid` ("the service"), then each role's scope in the roles table's order (src/api-families.ts
+ *  REGULATORY_ROLES: AISP → accounts, PISP → payments). Other roles (ASPSP, CBPII) add nothing. */
 export function scopeForRoles(roles: readonly string[]): string {
-  const scopes = ['openid'];
-  if (roles.includes('AISP')) scopes.push('accounts');
-  if (roles.includes('PISP')) scopes.push('payments');
+  const scopes: string[] = [SERVICE_SCOPE];
+  for (const [role, { scope }] of Object.entries(REGULATORY_ROLES)) if (scope !== undefined && roles.includes(role)) scopes.push(scope);
   return scopes.join(' ');
 }
 
@@ -116,14 +118,16 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
     redirect_uris: [...(input.redirectUris ?? input.statementClaims.software_redirect_uris ?? [])],
     token_endpoint_auth_method: method,
     ...(method === 'tls_client_auth' ? { tls_client_auth_subject_dn: input.tlsClientAuthSubjectDn ?? '' } : {}),
-    ...(method === 'client_secret_basic' ? {} : { tls_client_certificate_bound_access_tokens: true as const }),
+    ...(input.fapi.boundTokens === 'unless-client-secret-basic' && method === 'client_secret_basic'
+      ? {}
+      : { tls_client_certificate_bound_access_tokens: true as const }),
     aud: input.audience ?? input.authUrl,
     scope: scopeForRoles(input.statementClaims.software_roles ?? []),
     request_object_signing_alg: input.requestObjectSigningAlg ?? 'none',
     exp: iat + lifetime,
     iat,
     jti: input.newJti(),
-    response_types: input.fapi === '2.0' ? ['code'] : ['code', 'code id_token'],
+    response_types: [...input.fapi.registration.responseTypes],
     id_token_signed_response_alg: 'PS256',
     software_statement: input.softwareStatement,
   };

@@ -4,6 +4,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { ObflowError } from '../errors.js';
+import { DEFAULT_FAPI_PROFILE, type FapiProfile } from '../fapi-profile.js';
 import { chooseAuthMethod } from './auth-method.js';
 import {
   buildRegistrationClaims,
@@ -14,7 +15,15 @@ import {
 } from './claims.js';
 import { postRegistration } from './register.js';
 import { buildSignedRegistration, type SignedRegistration } from './sign.js';
-import { authMethodOf, readStoredRegistration, registrationPath, writeStoredRegistration, type StoredRegistration } from './store.js';
+import {
+  authMethodOf,
+  profileOfRegistration,
+  readStoredRegistration,
+  registrationPath,
+  storedProfile,
+  writeStoredRegistration,
+  type StoredRegistration,
+} from './store.js';
 
 export * from './auth-method.js';
 export * from './claims.js';
@@ -42,8 +51,9 @@ export interface RegisterClientInput {
   tlsClientAuthSubjectDn?: string;
   /** flow.request_object_signing_alg; default none. */
   requestObjectSigningAlg?: 'none' | 'PS256';
-  /** flow.fapi "2.0": registers response_types ["code"] only, and a registration for the other profile is not reused. */
-  fapi?: '2.0';
+  /** The FAPI profile's row (flow.fapi): what registration asks (response_types, bound tokens), the methods it allows;
+   *  a registration made under another profile is not reused. */
+  fapi: FapiProfile;
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -80,7 +90,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
       stored.auth_url === input.authUrl &&
       (setting === 'auto' || authMethodOf(stored) === setting) &&
       (stored.request_object_signing_alg ?? 'none') === (input.requestObjectSigningAlg ?? 'none') &&
-      stored.fapi === input.fapi
+      profileOfRegistration(stored) === input.fapi
     ) {
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
@@ -108,7 +118,7 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
     ...(typeof response.client_secret === 'string' ? { client_secret: response.client_secret } : {}),
     token_endpoint_auth_method: claims.token_endpoint_auth_method,
     request_object_signing_alg: claims.request_object_signing_alg,
-    ...(input.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+    ...storedProfile(input.fapi),
     metadata: response,
   };
   const path = await writeStoredRegistration(input.stateDir, registration);
@@ -125,13 +135,16 @@ export async function buildRegistrationRequest(
   // A dry run shows what would be sent and asks the bank nothing, unless `auto` needs its list to decide.
   const supported = input.dryRun === true && setting !== 'auto' ? undefined : await input.authMethodsSupported?.();
   const method = chooseAuthMethod(setting, supported);
-  if (input.fapi === '2.0' && method === 'client_secret_basic') {
-    // `auto` against a bank that lists neither private_key_jwt nor tls_client_auth (the config check refuses the rest).
+  const { fapi } = input;
+  if (!fapi.authMethods.includes(method)) {
+    // `auto` against a bank that lists none of the profile's methods (the config check refuses a method set by name).
     throw new ObflowError(
       'ERR_CONFIG_INVALID',
-      'flow.fapi "2.0" allows private_key_jwt or tls_client_auth only (FAPI 2.0 Security Profile §5.3.2.1), ' +
-        'but bank.token_endpoint_auth_method "auto" chose client_secret_basic from the bank\'s discovery',
-      { hint: 'Set bank.token_endpoint_auth_method to private_key_jwt or tls_client_auth, or flow.fapi to "1-advanced" for this bank.' },
+      `${fapi.setting} allows ${fapi.authMethods.join(' or ')} only (${fapi.clause.authMethods}), ` +
+        `but bank.token_endpoint_auth_method "${setting}" chose ${method} from the bank's discovery`,
+      {
+        hint: `Set bank.token_endpoint_auth_method to ${fapi.authMethods.join(' or ')}, or flow.fapi to "${DEFAULT_FAPI_PROFILE}" for this bank.`,
+      },
     );
   }
   const claims = buildRegistrationClaims({
@@ -147,7 +160,7 @@ export async function buildRegistrationRequest(
     tokenEndpointAuthMethod: method,
     ...(method === 'tls_client_auth' ? { tlsClientAuthSubjectDn: tlsSubjectDn(input) } : {}),
     ...(input.requestObjectSigningAlg !== undefined ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
-    ...(input.fapi === '2.0' ? { fapi: '2.0' as const } : {}),
+    fapi,
   });
   checkRegistrationLocally({
     claims,

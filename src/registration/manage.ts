@@ -12,14 +12,15 @@ import { ObflowError } from '../errors.js';
 import { basicCredentials, SECRET_KEY_PATTERN } from '../runner-rules.js';
 import { oauthErrorOf } from '../bank/answers.js';
 import { bankRequest } from '../bank/http.js';
-import { authMethodOf, type StoredRegistration } from './store.js';
+import { authMethodOf, profileOfRegistration, type StoredRegistration } from './store.js';
 
 // Lifetime of obflow's own client assertions (RFC 7523 §3: a short exp; the assertion is single use): src/client-auth.ts.
 export { CLIENT_ASSERTION_LIFETIME_SECONDS };
 
 export interface ClientTokenInput {
   tokenEndpoint: string;
-  /** The issuer identifier: a FAPI 2.0 client's assertion names it alone as aud (FAPI 2.0 Security Profile §5.3.2.1). */
+  /** The issuer identifier: the assertion of a client registered under a profile that says so (FAPI 2.0) names it
+   *  alone as aud (FAPI 2.0 Security Profile §5.3.2.1). */
   issuer?: string;
   registration: StoredRegistration;
   signingKey: () => Promise<KeyObject>;
@@ -53,11 +54,12 @@ export async function buildClientAssertion(input: {
     .sign(input.signingKey);
 }
 
-/** Whom a client assertion names as aud: the token endpoint (RFC 7523 §3), or for a client registered under FAPI 2.0
- *  the issuer identifier alone, as its authorization server requires (FAPI 2.0 Security Profile §5.3.2.1). */
+/** Whom a client assertion names as aud, as the profile the client registered under says: the token endpoint (RFC
+ *  7523 §3), or the issuer identifier alone, as a FAPI 2.0 server requires (FAPI 2.0 Security Profile §5.3.2.1). */
 function assertionAudience(input: ClientTokenInput): string {
-  if (input.registration.fapi !== '2.0') return input.tokenEndpoint;
-  if (input.issuer === undefined) throw new TypeError('a FAPI 2.0 client assertion needs the issuer');
+  const fapi = profileOfRegistration(input.registration);
+  if (fapi.assertionAudience === 'token-endpoint') return input.tokenEndpoint;
+  if (input.issuer === undefined) throw new TypeError(`a ${fapi.setting} client assertion needs the issuer`);
   return input.issuer;
 }
 

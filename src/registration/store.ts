@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import { ObflowError } from '../errors.js';
+import { DEFAULT_FAPI_PROFILE, FAPI_PROFILES, type FapiProfile, type FapiProfileName } from '../fapi-profile.js';
 import { writeFileAtomic } from '../fs.js';
 import { stateLayout, type RegistrationKey } from '../state/layout.js';
 import type { TokenEndpointAuthMethod } from './claims.js';
@@ -26,10 +27,21 @@ export interface StoredRegistration {
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
   /** How its request objects are signed, as registered (absent in older files: none). */
   request_object_signing_alg?: 'none' | 'PS256';
-  /** "2.0" when registered for FAPI 2.0 (response_types ["code"] only; issue 30); absent: FAPI 1 Advanced. */
-  fapi?: '2.0';
+  /** The FAPI profile it was registered under (flow.fapi); absent: the default profile (FAPI 1 Advanced), as every
+   *  file written before the setting, and every default-profile registration since (byte for byte as before). */
+  fapi?: FapiProfileName;
   /** The bank's full registration response (RFC 7591 §3.2.1). */
   metadata: RegistrationResponse;
+}
+
+/** The row of the profile a stored client was registered under (what its bank requires of its assertions). */
+export function profileOfRegistration(registration: Pick<StoredRegistration, 'fapi'>): FapiProfile {
+  return FAPI_PROFILES[registration.fapi ?? DEFAULT_FAPI_PROFILE];
+}
+
+/** The stored form of a profile: its name, left out for the default profile. */
+export function storedProfile(fapi: FapiProfile): Pick<StoredRegistration, 'fapi'> {
+  return fapi.name === DEFAULT_FAPI_PROFILE ? {} : { fapi: fapi.name };
 }
 
 export function registrationPath(stateDir: string, key: RegistrationKey): string {

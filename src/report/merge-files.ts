@@ -32,9 +32,17 @@ const runReportSchema = z.object({
   startedAt: z.string(),
   finishedAt: z.string().optional(),
   target: z
-    .object({ name: z.string(), profile: z.string().optional(), consent: z.string().optional(), apiVersion: z.string().optional() })
+    .object({
+      name: z.string(),
+      profile: z.string().optional(),
+      consent: z.string().optional(),
+      apiVersion: z.string().optional(),
+      families: z.array(z.string()).optional(),
+      fapi: z.string().optional(),
+    })
     .optional(),
   passed: z.boolean().optional(),
+  failure: z.object({ step: z.string(), sentence: z.string(), hint: z.string() }).optional(),
   steps: z.array(
     z.object({
       name: z.string(),
@@ -62,9 +70,12 @@ const legStatusSchema = z.object({
   profile: z.string(),
   consent: z.string(),
   apiVersion: z.string().optional(),
+  families: z.array(z.string()).optional(),
+  fapi: z.string().optional(),
   exit: z.number().int(),
   stage: z.string().optional(),
   error: z.string().optional(),
+  hint: z.string().optional(),
 });
 const stepSchema = z.object({
   name: z.string(),

@@ -30,7 +30,7 @@ export function timingRows(
   return summary.legs
     .filter((leg) => leg.status !== 'no-report')
     .map((leg) => ({
-      label: leg.id,
+      label: leg.label,
       segments: leg.steps
         .filter((step) => step.ms !== undefined)
         .map((step) => ({ step: step.name, ms: step.ms ?? 0, status: step.status })),
@@ -63,7 +63,7 @@ export function mergedPageView(summary: MergedSummary, timing: TimingPicture, fo
           mark: CELL_MARK[status],
           link: step === undefined ? undefined : stepLink(leg, name),
           title:
-            `${leg.id}: ${name} ${step === undefined ? 'not in this leg' : status === 'not-reached' ? 'not reached' : status}` +
+            `${leg.label}: ${name} ${step === undefined ? 'not in this leg' : status === 'not-reached' ? 'not reached' : status}` +
             `${step?.reason !== undefined ? `: ${step.reason}` : ''}${step?.ms !== undefined ? ` (${formatMs(step.ms)})` : ''}`,
           failures: (step?.failures ?? []).slice(0, 3),
           more: Math.max(0, (step?.failures.length ?? 0) - 3),
@@ -192,8 +192,16 @@ const MD_MARK: Record<LegStep['status'] | 'absent', string> = {
   absent: '·',
 };
 
-/** Markdown cell text: no pipe or newline breaks the table. */
-const md = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+/** Text from a leg's report or status in Markdown: GitHub renders HTML there, so HTML's special characters become
+ *  entities (a `<script>` in an error stays text); Markdown's own are escaped with a backslash (CommonMark §2.4), so
+ *  no `*`, `_` or `[` formats or links anything and no pipe breaks the table; a newline becomes a space. */
+export const md = (text: string): string =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~]/g, '\\$&')
+    .replace(/\s*\n\s*/g, ' ');
 
 /** The grid, the failures with their rules, and what changed, for a CI job summary (GitHub renders Markdown there, not
  *  the page's inline SVG and CSS). */
@@ -205,7 +213,7 @@ export function mergedMarkdown(summary: MergedSummary): string {
     `|---|${summary.steps.map(() => ':-:').join('|')}|`,
     ...summary.legs.map(
       (leg) =>
-        `| ${md(leg.id)}${leg.status === 'no-report' ? ` — ${md(leg.reason ?? '')}` : ''} | ${cellsOf(
+        `| ${md(leg.label)}${leg.status === 'no-report' ? ` — ${md(leg.reason ?? '')}` : ''} | ${cellsOf(
           leg,
           summary.steps,
           (_name, step) => MD_MARK[step?.status ?? 'absent'],
@@ -217,11 +225,18 @@ export function mergedMarkdown(summary: MergedSummary): string {
   const failing = summary.legs.flatMap((leg) =>
     leg.steps.flatMap((step) =>
       step.failures.map(
-        (f) => `- **${md(leg.id)}** · ${md(step.name)}: ${md(f.check)}${f.message !== undefined ? ` — ${md(f.message)}` : ''}`,
+        (f) => `- **${md(leg.label)}** · ${md(step.name)}: ${md(f.check)}${f.message !== undefined ? ` — ${md(f.message)}` : ''}`,
       ),
     ),
   );
   if (failing.length > 0) lines.push('', '### Failed checks', '', ...failing);
+  // Each failing leg's error with its hint: whose side, and what to do (never the error alone, which reads as the bank's).
+  const advice = summary.legs.flatMap((leg) =>
+    leg.status !== 'passed' && (leg.reason !== undefined || leg.hint !== undefined)
+      ? [`- **${md(leg.label)}**: ${md(leg.reason ?? 'failed')}${leg.hint !== undefined ? ` — what to do: ${md(leg.hint)}` : ''}`]
+      : [],
+  );
+  if (advice.length > 0) lines.push('', '### What to do', '', ...advice);
   const changes = summary.changes;
   if (changes !== undefined) {
     const where = (change: { leg: string; step?: string }) =>

@@ -4,7 +4,9 @@
 // the rule they name, each step's time — and, against the previous night's summary, what changed. Data in, data out:
 // reading, rendering and writing are src/report/merge-files.ts and merge-render.ts.
 
+import { API_FAMILIES, FAMILY_LIST, type ApiFamily } from '../api-families.js';
 import { ObflowError } from '../errors.js';
+import { apiLabel, DEFAULT_API_VERSION, knownVersionRow } from '../generate/api-versions.js';
 import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';
 import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
 
@@ -38,6 +40,10 @@ export interface LegStatus {
   consent: string;
   /** The AIS version the leg ran (issue 29): a version axis of the matrix. */
   apiVersion?: string;
+  /** The API families the leg covered (src/api-families.ts; absent: accounts, the only one before families existed). */
+  families?: string[];
+  /** The FAPI profile the leg followed (flow.fapi), when the script says. */
+  fapi?: string;
   /** The exit code of the script's last obflow command (0 when every command passed). */
   exit: number;
   /** The command that ended the script (`sandbox`, `doctor`, `register`, `environment`, `generate`, `run`). */
@@ -45,6 +51,8 @@ export interface LegStatus {
   /** That command's own `error:` line (`CODE what is wrong`), when it printed one: the real cause, over the exit
    *  code's general reason. */
   error?: string;
+  /** …and its `hint:` line: whose side, and what to do (src/errors.ts: every error has one). */
+  hint?: string;
 }
 
 export type LegVerdict = 'passed' | 'failed' | 'no-report';
@@ -53,6 +61,11 @@ export interface MergedLeg {
   /** `bank / profile / consent` (`/ AIS v4.0` for another version than v3.1): unique in a merge, the key a later night
    *  compares by. */
   id: string;
+  /** How the page names the leg: `bank / profile / consent` and its marks. */
+  label: string;
+  /** Everything else that tells it from another leg of the same bank, profile and consent mode: its API families with
+   *  the version (`AIS v4.0`), its FAPI profile (`FAPI 2.0`) when its report or status says. */
+  marks: string[];
   bank: string;
   profile: string;
   consent: string;
@@ -61,6 +74,8 @@ export interface MergedLeg {
   status: LegVerdict;
   /** Why a leg failed without a failing step, or has no report (from its exit code: LEG_EXIT_REASONS). */
   reason?: string;
+  /** What to do about it, whose side: the failed command's `hint:` line, or the failed run's (its report's). */
+  hint?: string;
   exit?: number;
   stage?: string;
   startedAt?: string;
@@ -148,7 +163,8 @@ function failuresOf(step: JsonReportStep): LegFailure[] {
   for (const assertion of step.preRequestAssertions)
     if (assertion.status === 'failed') failures.push(failure(assertion.item, assertion.name, assertion.message));
   for (const request of step.requests) {
-    if (request.failure !== undefined) failures.push(failure(request.item, `${request.method} got an answer`, request.failure.message));
+    // A request that got no answer (refused connection, TLS failure, timeout): nothing was checked, nothing answered.
+    if (request.failure !== undefined) failures.push(failure(request.item, `no answer to ${request.method}`, request.failure.message));
     for (const assertion of request.assertions)
       if (assertion.status === 'failed') failures.push(failure(request.item, assertion.name, assertion.message));
   }
@@ -169,6 +185,13 @@ function stepOf(step: JsonReportStep): LegStep {
   };
 }
 
+/** The families a leg names, as rows (a name this obflow does not know stands for itself); none named: accounts, the
+ *  only family before families existed. */
+function familiesOf(names: readonly string[] | undefined): Pick<ApiFamily, 'short'>[] {
+  if (names === undefined || names.length === 0) return [API_FAMILIES.accounts];
+  return names.map((name) => FAMILY_LIST.find((family) => family.name === name) ?? { short: name });
+}
+
 /** One leg from its report and/or its status file: the status file names the leg (the CI matrix's labels), the
  *  report its steps; a non-zero exit fails a leg whose report passed. */
 export function legOf(input: LegInput): MergedLeg {
@@ -177,20 +200,39 @@ export function legOf(input: LegInput): MergedLeg {
   const bank = status?.bank ?? report?.target?.name ?? 'unknown';
   const profile = status?.profile ?? report?.target?.profile ?? '';
   const consent = status?.consent ?? report?.target?.consent ?? '';
-  // A leg of another AIS version than v3.1 (the interface as written) says so in its name: `bank / profile / consent /
-  // AIS v4.0` beside the v3.1 leg's `bank / profile / consent` (issue 29).
+  // A leg of another AIS version than v3.1 (the interface as written) says so in its id: `bank / profile / consent /
+  // AIS v4.0` beside the v3.1 leg's `bank / profile / consent` (issue 29; the version's row, legMark). A version this
+  // obflow does not know is named as it is.
   const apiVersion = status?.apiVersion ?? report?.target?.apiVersion;
-  const named = apiVersion !== undefined && apiVersion !== '3.1' ? apiVersion : undefined;
+  const families = familiesOf(status?.families ?? report?.target?.families);
+  const short = families.map((family) => family.short).join('+');
+  const row = knownVersionRow(apiVersion ?? DEFAULT_API_VERSION);
+  const mark = row === undefined ? `${short} v${apiVersion ?? ''}` : row.legMark(short);
+  const fapi = status?.fapi ?? report?.target?.fapi;
+  const marks: string[] = [
+    row === undefined ? `${short} v${apiVersion ?? ''}` : families.map((family) => apiLabel(family, row.version)).join(', '),
+    ...(fapi !== undefined ? [`FAPI ${fapi}`] : []),
+  ];
   const identity = {
-    id: [bank, profile, consent, ...(named === undefined ? [] : [`AIS v${named}`])].join(' / '),
+    id: [bank, profile, consent, ...(mark === undefined ? [] : [mark])].join(' / '),
+    label: `${[bank, profile, consent].join(' / ')} · ${marks.join(' · ')}`,
+    marks,
     bank,
     profile,
     consent,
-    ...(named === undefined ? {} : { apiVersion: named }),
+    ...(mark === undefined || apiVersion === undefined ? {} : { apiVersion }),
   };
   const exit = status === undefined ? {} : { exit: status.exit, ...(status.stage !== undefined ? { stage: status.stage } : {}) };
   if (report === undefined) {
-    return { ...identity, status: 'no-report', reason: exitReason(status ?? { exit: -1 }), ...exit, steps: [] };
+    const hint = status?.exit !== 0 ? status?.hint : undefined;
+    return {
+      ...identity,
+      status: 'no-report',
+      reason: exitReason(status ?? { exit: -1 }),
+      ...(hint !== undefined ? { hint } : {}),
+      ...exit,
+      steps: [],
+    };
   }
   const steps = report.steps.map(stepOf);
   const unfinished = report.passed === undefined;
@@ -201,10 +243,13 @@ export function legOf(input: LegInput): MergedLeg {
     : passed || !exitFailed || report.passed === false
       ? undefined
       : exitReason(status);
+  // What to do: the failed run's own hint (its report's verdict, src/run/verdict.ts), else the failed command's.
+  const hint = report.passed === false ? report.failure?.hint : exitFailed ? status.hint : undefined;
   return {
     ...identity,
     status: passed ? 'passed' : 'failed',
     ...(reason !== undefined ? { reason } : {}),
+    ...(hint !== undefined ? { hint } : {}),
     ...exit,
     ...(report.startedAt !== '' ? { startedAt: report.startedAt } : {}),
     ...(report.finishedAt !== undefined ? { finishedAt: report.finishedAt } : {}),

@@ -42,7 +42,7 @@ export function createContext(input: RunStepsInput, run: NewmanRun | undefined, 
       log,
       redact: redactor.text,
       ...(input.verbose === true ? { verbose: true } : {}),
-      ...(input.compareWith !== undefined ? { compareWith: input.compareWith } : {}),
+      ...(input.versionPage !== undefined ? { versionPage: input.versionPage } : {}),
     }),
   );
   const tally = createTally();

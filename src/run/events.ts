@@ -15,7 +15,7 @@
 //
 // Shape stability: other rooms build on these types (HTML report, workspace). Change them additively only.
 
-import type { ApiVersion } from '../generate/api-versions.js';
+import type { ReportComparison } from './reporters/page.js';
 import type { RunResult, StepResult, TransportFailure } from './result.js';
 
 export type { ExecutionRecord, RunResult, StepFailure, StepResult, TransportFailure } from './result.js';
@@ -33,6 +33,10 @@ export interface RunTargetInfo {
   consent?: string;
   /** The Account and Transaction API version the run spoke (3.1, 4.0): a CI matrix may have a version axis. */
   apiVersion?: string;
+  /** The API families the run covered (src/api-families.ts: accounts): a later matrix may have a family axis. */
+  families?: string[];
+  /** The FAPI profile the run followed (flow.fapi: 1-advanced, 2.0). */
+  fapi?: string;
 }
 
 /** The run begins: what it plans to do. Sent once, before anything else. */
@@ -179,15 +183,17 @@ export interface ReporterContext {
   verbose?: boolean;
   /** Redacts every secret the run has seen so far: call it when writing, not when building the reporter. */
   redact: (text: string) => string;
-  /** The other version's finished run of a run over two (`--api-version 3.1,4.0`): the html page gets the two side
-   *  by side (src/run/reporters/compare-versions.ts). */
-  compareWith?: VersionRun;
+  /** A leg of a run over several API versions (`--api-version 3.1,4.0`): what its page says of the comparison. */
+  versionPage?: VersionPage;
 }
 
-/** One API version's finished run, as the comparison of two reads it. */
-export interface VersionRun {
-  version: ApiVersion;
-  result: RunResult;
+/** A leg's page in a run over several API versions (src/pipeline/legs.ts decides; the html reporter draws). */
+export interface VersionPage {
+  /** The leg whose page holds the comparison: given this run's result when it ends, the stage's comparison of it with
+   *  the other version's run (computed once, by the stage: src/run/reporters/compare-versions.ts). */
+  comparison?: (result: RunResult) => ReportComparison | undefined;
+  /** A leg whose page does not hold it: the page that does (its version, and the address from this page). */
+  comparedIn?: { version: string; href: string };
 }
 
 export type ReporterFactory = (context: ReporterContext) => RunSubscriber;

@@ -4,7 +4,7 @@
 import type { PostmanEnvironment } from '../environment/merge.js';
 import type { TransportMaterial } from '../pki/load.js';
 import type { SslClientCert } from './certificates.js';
-import type { RunSubscriber, RunTargetInfo, VersionRun } from './events.js';
+import type { RunSubscriber, RunTargetInfo, VersionPage } from './events.js';
 import type { ReporterName } from './reporters/names.js';
 
 /** One rule a local step checked (e.g. an id_token claim): an assertion of the step's result. */
@@ -86,6 +86,6 @@ export interface RunStepsInput {
    *  each account's transactions to compare them (src/run/reporters/compare-versions.ts). Off by default: a transaction
    *  page is then neither parsed twice nor held for the run. */
   keepTransactionBodies?: boolean;
-  /** The other version's finished run of a run over two: the html reporter shows the two side by side. */
-  compareWith?: VersionRun;
+  /** A leg of a run over several API versions: what its page says of the comparison (ReporterContext.versionPage). */
+  versionPage?: VersionPage;
 }

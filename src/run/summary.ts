@@ -2,8 +2,10 @@
 // transaction count, steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
 
 import type { PostmanEnvironment } from '../environment/merge.js';
-import { BALANCE_TYPES, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
-import { accountLabels, accountsFromValues, type AccountRow } from '../runner-rules.js';
+import { API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
+import { STEP_NAMES } from '../generate/step-names.js';
+import { STATE_VARIABLES } from '../generate/variables.js';
+import { accountLabels, accountsFromValues, stepCountNote, type AccountRow } from '../runner-rules.js';
 import { skipReasonOf, stepStatus, type ExecutionRecord, type StepResult } from './result.js';
 
 /** One account the run read: the report page's row, read as every workspace reads it (src/runner-rules.ts). */
@@ -13,6 +15,9 @@ export interface RunSummary {
   accounts: AccountSummary[];
   /** Steps by verdict: `skipped` ones did not run (their reasons in `skips`), `total` is the plan's. */
   steps: { passed: number; skipped: number; total: number; failed?: string };
+  /** What `total` covers: the collection's steps, and obflow's local steps (consent in a browser or by hand, the
+   *  id_token checks) by name. */
+  counted: { collection: number; local: string[] };
   /** Each skipped step and why it did not run (empty when none was). */
   skips: { step: string; reason: string }[];
 }
@@ -21,25 +26,61 @@ export interface RunSummary {
  *  read no accounts, and the state an earlier run left must not pass for this one's. */
 const ACCOUNTS_STEP = 'accounts';
 
+/** The steps that write a state variable (src/generate/variables.ts, one row per variable). */
+const writersOf = (key: string): readonly string[] => STATE_VARIABLES.find((variable) => variable.key === key)?.writtenBy ?? [];
+
+/**
+ * An account's balance and transaction count as this run read them. A value whose writing step the plan has but the
+ * run never reached is an earlier run's (the saved environment carries it): not shown as this one's. A transactions
+ * step that began and did not pass (a failed page, the paging guard, a stop) read some pages only: its count is
+ * marked partial, never passed off as the account's total.
+ */
+function thisRunsValues(
+  accounts: readonly AccountRow[],
+  steps: readonly StepResult[],
+  planned: readonly string[] | undefined,
+): AccountRow[] {
+  if (planned === undefined) return [...accounts];
+  const reached = new Map(steps.map((step) => [step.name, step]));
+  const notReached = (key: string) => {
+    const writers = writersOf(key);
+    return writers.some((step) => planned.includes(step)) && !writers.some((step) => reached.has(step));
+  };
+  const staleBalance = notReached('interim_balances');
+  const staleCount = notReached('transaction_counts');
+  const partial = writersOf('transaction_counts').some((step) => reached.get(step)?.passed === false);
+  return accounts.map(({ balance, transactions, ...account }) => ({
+    ...account,
+    ...(balance !== undefined && !staleBalance ? { balance } : {}),
+    ...(transactions !== undefined && !staleCount ? { transactions, ...(partial ? { transactionsPartial: true } : {}) } : {}),
+  }));
+}
+
 export function buildRunSummary(input: {
   environment: PostmanEnvironment;
   steps: readonly StepResult[];
   executions?: readonly ExecutionRecord[];
-  totalSteps?: number;
   /** Every step of the run's plan (RunResult.planned). */
   planned?: readonly string[];
 }): RunSummary {
   const labels = new Map((input.executions ?? []).flatMap((execution) => accountLabels(execution.json)));
   const unreached = input.planned?.includes(ACCOUNTS_STEP) === true && !input.steps.some((step) => step.name === ACCOUNTS_STEP);
-  const accounts = unreached ? [] : accountsFromValues(input.environment.values, labels);
+  const accounts = unreached ? [] : thisRunsValues(accountsFromValues(input.environment.values, labels), input.steps, input.planned);
   const failed = input.steps.find((step) => !step.passed);
   const skipped = input.steps.filter((step) => stepStatus(step) === 'skipped');
+  // The plan's steps are the flow's collection steps (src/generate/step-names.ts) and obflow's local ones between them.
+  const plan = input.planned ?? input.steps.map((step) => step.name);
+  const collection = new Set<string>(STEP_NAMES);
   return {
     accounts,
+    counted: {
+      collection: plan.filter((name) => collection.has(name)).length,
+      local: plan.filter((name) => !collection.has(name)),
+    },
     steps: {
       passed: input.steps.filter((step) => stepStatus(step) === 'passed').length,
       skipped: skipped.length,
-      total: input.totalSteps ?? input.planned?.length ?? input.steps.length,
+      total: plan.length,
       ...(failed !== undefined ? { failed: failed.name } : {}),
     },
     skips: skipped.map((step) => ({ step: step.name, reason: skipReasonOf(step) })),
@@ -47,18 +88,24 @@ export function buildRunSummary(input: {
 }
 
 /** Plain lines for the terminal: one per account (its balance labelled with the version's code: InterimAvailable in
- *  v3.1, ITAV in v4.0), then the steps line (it always says how many were skipped). */
+ *  v3.1, ITAV in v4.0), then the steps line (it always says what the count covers and how many were skipped). */
 export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = DEFAULT_API_VERSION): string[] {
   const lines = summary.accounts.map((account) => {
     const balance =
       account.balance === undefined
         ? 'balance n/a'
-        : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (${BALANCE_TYPES[apiVersion]})`;
-    const transactions = account.transactions === undefined ? 'transactions n/a' : `${account.transactions} transactions`;
+        : `${account.balance.creditDebitIndicator === 'Debit' ? '-' : ''}${account.balance.amount} ${account.balance.currency} (${API_VERSION_ROWS[apiVersion].balanceType})`;
+    const transactions =
+      account.transactions === undefined
+        ? 'transactions n/a'
+        : account.transactionsPartial === true
+          ? `${account.transactions} transactions read before the run stopped (not all of them)`
+          : `${account.transactions} transactions`;
     return `${account.accountId}${account.label !== undefined ? ` ${account.label}` : ''}: ${balance}, ${transactions}`;
   });
   lines.push(
-    `steps passed: ${summary.steps.passed}/${summary.steps.total}, ${summary.steps.skipped} skipped` +
+    `steps passed: ${summary.steps.passed}/${summary.steps.total} (${stepCountNote(summary.counted.collection, summary.counted.local)}), ` +
+      `${summary.steps.skipped} skipped` +
       `${summary.skips.length > 0 ? ` (${summary.skips.map((skip) => skip.step).join(', ')})` : ''}` +
       `${summary.steps.failed !== undefined ? ` (failed: ${summary.steps.failed})` : ''}`,
   );

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate } from 'node:tls';
 
 import type { Bank } from './data/bank.js';
+import type { FapiMode } from './auth/fapi.js';
 
 /** The four client profiles of the sandbox (docs/bank-interface.md §1): each has its own issuer / {auth_url}. */
 export const PROFILE_NAMES = ['strict-headless', 'strict-interactive', 'permissive-headless', 'permissive-interactive'] as const;
@@ -43,6 +44,8 @@ export interface SandboxUrls {
 
 export interface SandboxHandle {
   urls: SandboxUrls;
+  /** The FAPI mode it runs in (SandboxOptions.fapi resolved), for its start line. */
+  fapi: FapiMode;
   close(): Promise<void>;
 }
 
@@ -67,38 +70,93 @@ export interface PostmanEnvironment {
   _postman_variable_scope: 'environment';
 }
 
-// ---- Consents (AIS v3.1 account-access-consents) --------------------------------------------------------------
+// ---- Consents (account-access, domestic-payment and funds-confirmation consents) ---------------------------------
 
-export type ConsentStatus = 'AwaitingAuthorisation' | 'Authorised' | 'Rejected' | 'Revoked';
+/**
+ * The status of a consent of any kind, in the v3.1 names (each version's own words come from its table, e.g.
+ * resource/v4-codes.ts CONSENT_STATUS): AwaitingAuthorisation → Authorised | Rejected; Authorised → Consumed (a
+ * payment consent its payment used, PISP v3.1.11 / v4.0 "COND") or Revoked (deleted by the TPP). store/consents.ts
+ * holds which transitions each kind has.
+ */
+export type ConsentStatus = 'AwaitingAuthorisation' | 'Authorised' | 'Rejected' | 'Revoked' | 'Consumed';
 
-/** One account-access consent as the bank stores it. Field names on the wire are the OBIE ones. */
-export interface ConsentRecord {
+/** The kinds of consent the bank keeps, one per API family (families.ts): what the PSU authorises at the pages. */
+export const CONSENT_KINDS = ['account-access', 'domestic-payment', 'funds-confirmation'] as const;
+export type ConsentKind = (typeof CONSENT_KINDS)[number];
+
+/** What every consent has, whatever its kind. Field names on the wire are the OBIE ones. */
+export interface ConsentCommon {
   ConsentId: string;
   /** The client (TPP registration) that created it with a client-credentials token. */
   clientId: string;
   Status: ConsentStatus;
-  Permissions: string[];
   CreationDateTime: string;
   StatusUpdateDateTime: string;
   ExpirationDateTime?: string;
-  TransactionFromDateTime?: string;
-  TransactionToDateTime?: string;
-  /** Set when the PSU authorises: which test user, and which of their accounts they selected. */
+  /** Set when the PSU authorises: which test user, and which of their accounts they selected (for a payment or a
+   *  funds-confirmation consent, the one account it debits or checks). */
   psuId?: string;
   accountIds?: string[];
-  /** The AIS version it was created on; absent: 3.1 (consents stored before v4.0 was served). */
+  /** The API version it was created on; absent: 3.1 (consents stored before v4.0 was served). */
   apiVersion?: AisApiVersion;
 }
 
+/** One account-access consent (AIS v3.1 account-access-consents) as the bank stores it. */
+export interface ConsentRecord extends ConsentCommon {
+  /** Absent on account-access consents (every consent stored before other kinds existed is one). */
+  kind?: 'account-access';
+  Permissions: string[];
+  TransactionFromDateTime?: string;
+  TransactionToDateTime?: string;
+}
+
+/** An OBCashAccount: the account identification a payment or funds-confirmation consent names. */
+export interface CashAccount {
+  SchemeName: string;
+  Identification: string;
+  Name?: string;
+  SecondaryIdentification?: string;
+}
+
+/**
+ * One domestic-payment consent (PISP domestic-payment-consents): the request as the TPP sent it (every member the
+ * version defines; the response "contains the full original payload from the request", v4.0 domestic-payment-consents
+ * "Domestic Payment Consent - Response"), and what the bank derived from it.
+ */
+export interface PaymentConsentRecord extends ConsentCommon {
+  kind: 'domestic-payment';
+  /** OBWriteDomesticConsent4 Data less ConsentId-like members: ReadRefundAccount?, Initiation, Authorisation?, SCASupportData?. */
+  Data: Record<string, unknown>;
+  Risk: Record<string, unknown>;
+  /** InstructedAmount in minor units (pence): the funds checks and the debit use it. */
+  amountMinor: number;
+  /** The payment made with it (Consumed). */
+  paymentId?: string;
+}
+
+/** One funds-confirmation consent (CBPII funds-confirmation-consents). */
+export interface FundsConsentRecord extends ConsentCommon {
+  kind: 'funds-confirmation';
+  DebtorAccount: CashAccount;
+}
+
+export type AnyConsentRecord = ConsentRecord | PaymentConsentRecord | FundsConsentRecord;
+
+/** The kind of a stored consent (a record without `kind` is an account-access consent). */
+export function consentKindOf(consent: AnyConsentRecord): ConsentKind {
+  return consent.kind ?? 'account-access';
+}
+
 export interface ConsentStore {
-  create(record: ConsentRecord): Promise<ConsentRecord>;
-  get(consentId: string): Promise<ConsentRecord | undefined>;
+  create(record: AnyConsentRecord): Promise<AnyConsentRecord>;
+  get(consentId: string): Promise<AnyConsentRecord | undefined>;
   /** AwaitingAuthorisation → Authorised. Throws ConsentStateError from any other state. */
-  authorise(consentId: string, psuId: string, accountIds: string[], now: Date): Promise<ConsentRecord>;
+  authorise(consentId: string, psuId: string, accountIds: string[], now: Date): Promise<AnyConsentRecord>;
   /** AwaitingAuthorisation → Rejected (PSU cancelled). Throws ConsentStateError from any other state. */
-  reject(consentId: string, now: Date): Promise<ConsentRecord>;
-  /** Authorised or AwaitingAuthorisation → Revoked (DELETE by the TPP). Throws ConsentStateError otherwise. */
-  revoke(consentId: string, now: Date): Promise<ConsentRecord>;
+  reject(consentId: string, now: Date): Promise<AnyConsentRecord>;
+  /** Authorised or AwaitingAuthorisation → Revoked (DELETE by the TPP), for the kinds that have it. Throws
+   *  ConsentStateError otherwise. */
+  revoke(consentId: string, now: Date): Promise<AnyConsentRecord>;
 }
 
 export class ConsentStateError extends Error {
@@ -149,6 +207,9 @@ export interface SandboxClient {
   redirectUris: string[];
   /** SHA-256 thumbprints (base64url, as x5t#S256) of transport certificates allowed for this client. */
   certificateThumbprints: string[];
+  /** The software statement's public keys (software_jwks): the keys a signed request's `kid` must name (OB R/W Data
+   *  API Profile v4.0, "Message Signing": the key is one lodged with the Trust Anchor for this software statement). */
+  signingKeys: { keys: Record<string, unknown>[] };
 }
 
 export interface ClientDirectory {
@@ -234,6 +295,14 @@ export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, ctx: Re
 export const AIS_API_VERSIONS = ['3.1', '4.0'] as const;
 export type AisApiVersion = (typeof AIS_API_VERSIONS)[number];
 
+/**
+ * The API families the emulator can serve (families.ts has one row each: base paths, routes, scope, role, consent
+ * kind): `accounts` (AIS, the interface's), `payments` (PISP domestic payments), `funds` (CBPII confirmation of funds).
+ * Twin of the config's SANDBOX_APIS (src/config/schema.ts), tied by test/unit/sandbox-families.test.ts.
+ */
+export const API_FAMILY_NAMES = ['accounts', 'payments', 'funds'] as const;
+export type ApiFamilyName = (typeof API_FAMILY_NAMES)[number];
+
 /** Options of startSandbox; every seam injectable, every field has a default in index.ts. */
 export interface SandboxOptions {
   /** Server certificate and key (PEM), from the local trust directory. */
@@ -278,6 +347,14 @@ export interface SandboxOptions {
   /** The AIS versions served, each under /open-banking/v<version>/aisp; default both (AIS_API_VERSIONS). Another
    *  version's paths answer 404, as any path the bank does not implement. */
   apiVersions?: readonly AisApiVersion[];
+  /** The API families served (`obflow sandbox --apis`), each under its base path of every served version; default
+   *  `accounts` alone, the interface's account-only bank: another family's paths answer 404, as any path the bank
+   *  does not implement. */
+  apis?: readonly ApiFamilyName[];
+  /** The bank's message-signing key (a private RSA JWK with kid, alg PS256) instead of the one kept in keys.json, as
+   *  idTokenKey is for the ID-token key. Without it, and with idTokenKey given, a serving of `payments` makes one for
+   *  this run only. */
+  messageSigningKey?: Record<string, unknown>;
   /** Serve v4.0 with one value deliberately different from v3.1 (docs/sandbox-ais.md, "Version drift"), so a TPP's
    *  comparison of the two versions can be tested. Default: the same bank on both. */
   versionDrift?: VersionDrift;
@@ -307,9 +384,8 @@ export type ParMode = (typeof PAR_MODES)[number];
 export const REFRESH_TOKEN_MODES = ['always', 'as-registered'] as const;
 export type RefreshTokenMode = (typeof REFRESH_TOKEN_MODES)[number];
 
-/** FAPI at the emulator (docs/sandbox.md, "FAPI modes"). */
-export const FAPI_MODES = ['interface', '1-advanced', '2.0'] as const;
-export type FapiMode = (typeof FAPI_MODES)[number];
+/** FAPI at the emulator (docs/sandbox.md, "FAPI modes"): the modes are its table's (src/sandbox/auth/fapi.ts). */
+export { FAPI_MODES, type FapiMode } from './auth/fapi.js';
 
 /**
  * Client authentication at the token endpoint (OIDC Core §9; RFC 7523 §2.2; RFC 8705 §2.1), as a client registers it
@@ -347,4 +423,6 @@ export interface ResourceServerDeps {
   apiVersions: readonly AisApiVersion[];
   /** SandboxOptions.versionDrift. */
   versionDrift?: VersionDrift;
+  /** The API families served (SandboxOptions.apis). */
+  apis: readonly ApiFamilyName[];
 }

@@ -12,19 +12,25 @@ import { authRouteOnResourceOrigin, createAuthHandler, ENVIRONMENT_PATH, REGISTR
 import { directoryKeySet } from './auth/deps.js';
 import { resolveFapi } from './auth/fapi.js';
 import type { AuthDeps } from './auth/deps.js';
-import { createSigningKey, KEYS_FILE, readSigningKey, signingKeyOf } from './auth/keys.js';
+import { completeKeys, KEYS_FILE, newIdTokenKey, readKeys, signingKeyOf } from './auth/keys.js';
+import type { SigningKey, StoredKeys } from './auth/keys.js';
 import type { JWK } from 'jose';
 import { PAGE_SKINS } from './auth/pages.js';
-import type { ProfileName, SandboxHandle, SandboxOptions, SandboxUrls, TokenAuthMethod } from './contracts.js';
-import { AIS_API_VERSIONS, PROFILE_NAMES, TOKEN_AUTH_METHODS } from './contracts.js';
+import type { ApiFamilyName, ProfileName, SandboxHandle, SandboxOptions, SandboxUrls, TokenAuthMethod } from './contracts.js';
+import { AIS_API_VERSIONS, API_FAMILY_NAMES, BANK_FINANCIAL_ID, PROFILE_NAMES, TOKEN_AUTH_METHODS } from './contracts.js';
 import { createBank, startOfUtcDay } from './data/bank.js';
+import type { ResourceRecords } from './resource/deps.js';
+import { signsAnswers } from './families.js';
 import { ObieError } from './http/errors.js';
+import { IdempotencyKeys } from './idempotency.js';
 import { createRequestLogger } from './http/log.js';
 import { createResourceHandler, isV4Path } from './resource/index.js';
 import { serve } from './serve.js';
 import { AUTH_COLLECTIONS, AuthStore } from './store/auth-store.js';
 import { CONSENT_COLLECTION, openConsentStore } from './store/consents.js';
 import { SandboxDb } from './store/db.js';
+import { PAYMENT_ORDER_COLLECTION } from './store/payment-orders.js';
+import { Postings, withPostings } from './store/postings.js';
 
 export type { SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
 export { PAGE_SKIN_NAMES, PROFILE_NAMES, SandboxDataError, SandboxNativeModuleError } from './contracts.js';
@@ -82,22 +88,41 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const dataDir = options.dataDir;
   // keys.json is written on a first start: beside it, sandbox.db is a store that held data, never a new one.
   const db = SandboxDb.open(dataDir, { startedBefore: [KEYS_FILE] });
+  const apis = apisOf(options.apis);
+  // The message-signing key is needed (and published) only where a served API signs its answers (families.ts).
+  const signing = signsAnswers(apis);
   let store: AuthStore;
   let consents: ReturnType<typeof openConsentStore>;
-  let stored: Awaited<ReturnType<typeof readSigningKey>>;
+  let records: ResourceRecords;
+  let given: { idToken?: SigningKey; messageSigning?: SigningKey };
+  let stored: StoredKeys | undefined;
   try {
     store = new AuthStore(db, now);
     consents = openConsentStore(db);
+    records = {
+      transaction: (work) => db.transaction(work),
+      consents,
+      idempotency: new IdempotencyKeys(db),
+      postings: new Postings(db),
+      paymentOrders: db.collection(PAYMENT_ORDER_COLLECTION),
+    };
     db.migrateLegacy(dataDir, [...Object.values(AUTH_COLLECTIONS), CONSENT_COLLECTION]);
     while (db.pruneBatch(now().getTime()) > 0);
-    stored = options.idTokenKey !== undefined ? await signingKeyOf(options.idTokenKey as JWK) : await readSigningKey(dataDir);
+    given = {
+      ...(options.idTokenKey !== undefined ? { idToken: await signingKeyOf(options.idTokenKey as JWK) } : {}),
+      ...(options.messageSigningKey !== undefined ? { messageSigning: await signingKeyOf(options.messageSigningKey as JWK) } : {}),
+    };
+    // A given ID-token key leaves keys.json alone (neither read nor written), the message-signing key with it.
+    stored = given.idToken === undefined ? await readKeys(dataDir) : undefined;
   } catch (error) {
     db.close();
     throw error;
   }
-  // A first start generates the key in the background; a failure surfaces on the first request that needs it, not as
-  // an unhandled rejection.
-  const key = stored ? Promise.resolve(stored) : createSigningKey(dataDir);
+  // A first start generates the keys in the background; a failure surfaces on the first request that needs one, not
+  // as an unhandled rejection.
+  const keys = keysOf(dataDir, given, stored, signing);
+  keys.catch(() => undefined);
+  const key = keys.then((ready) => ready.idToken);
   key.catch(() => undefined);
   await Promise.all([listen(resourceServer, options.resourcePort ?? 0, host), listen(authServer, options.authPort ?? 0, host)]).catch(
     async (error: unknown) => {
@@ -112,12 +137,14 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
   const urls = buildUrls(host, (resourceServer.address() as AddressInfo).port, (authServer.address() as AddressInfo).port);
   // One bank for both sides: the consent page offers exactly the accounts the resource server serves. The generated
   // history ends at the start of the day the sandbox started, so a day's runs see the same data.
-  const bank = createBank(seed, startOfUtcDay(now()));
+  // What payments post is laid over the generated ledgers (store/postings.ts): the seeded bank stays the seed's.
+  const bank = withPostings(createBank(seed, startOfUtcDay(now())), records.postings);
   const pageSkin = PAGE_SKINS[options.pageSkin ?? 'default'];
   const deps: AuthDeps = {
     store,
     consents,
     signingKey: () => key,
+    ...(signing ? { messageSigningKey: () => keys.then((ready) => messageKeyOf(ready)) } : {}),
     urls,
     directoryKeys: directoryKeySet(options.directoryJwks),
     bank,
@@ -137,6 +164,12 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
     now,
     newId,
     apiVersions,
+    apis,
+    records,
+    messageSigner: async () => {
+      const signer = messageKeyOf(await keys);
+      return { kid: signer.kid, privateKey: signer.privateKey, iss: BANK_FINANCIAL_ID };
+    },
     ...(options.versionDrift !== undefined ? { versionDrift: options.versionDrift } : {}),
   });
   const auth = createAuthHandler(deps);
@@ -147,7 +180,8 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
       // Every resource-origin route (registration, helper, AIS) is mutual TLS with a directory certificate.
       if (!ctx.peerAuthorized) {
         // AIS v4.0 defines no body for a 401 (its 401Error response has no content).
-        if (isV4Path(ctx.url.pathname, apiVersions)) throw new ObieError(401, 'a client certificate from the trust directory is required');
+        if (isV4Path(ctx.url.pathname, apis, apiVersions))
+          throw new ObieError(401, 'a client certificate from the trust directory is required');
         throw ObieError.of(
           401,
           'UK.OBIE.Unauthorised',
@@ -163,6 +197,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
 
   return {
     urls,
+    fapi: fapi.fapi.name,
     async close() {
       pruner.stop();
       await Promise.all([closeServer(resourceServer), closeServer(authServer)]);
@@ -256,6 +291,44 @@ function apiVersionsOf(versions: SandboxOptions['apiVersions']): NonNullable<San
   for (const version of versions) if (!AIS_API_VERSIONS.includes(version)) throw new TypeError(`unknown AIS version ${String(version)}`);
   if (versions.length === 0) throw new TypeError('startSandbox: apiVersions is empty');
   return AIS_API_VERSIONS.filter((version) => versions.includes(version));
+}
+
+/** The API families to serve, each once, in API_FAMILY_NAMES order; none given → `accounts` alone (the interface's
+ *  account-only bank). */
+function apisOf(apis: SandboxOptions['apis']): readonly ApiFamilyName[] {
+  if (apis === undefined) return ['accounts'];
+  for (const name of apis) if (!API_FAMILY_NAMES.includes(name)) throw new TypeError(`unknown API family ${String(name)}`);
+  if (apis.length === 0) throw new TypeError('startSandbox: apis is empty');
+  return API_FAMILY_NAMES.filter((name) => apis.includes(name));
+}
+
+/**
+ * The bank's keys once ready: those given (SandboxOptions.idTokenKey, messageSigningKey), those keys.json holds, and
+ * the rest generated — written to keys.json beside the stored ones, unless an ID-token key was given (keys.json is then
+ * not the bank's: a message-signing key is made for this run only).
+ */
+async function keysOf(
+  dataDir: string,
+  given: { idToken?: SigningKey; messageSigning?: SigningKey },
+  stored: StoredKeys | undefined,
+  signing: boolean,
+): Promise<{ idToken: SigningKey; messageSigning: SigningKey | undefined }> {
+  const wanted = signing && given.messageSigning === undefined;
+  if (given.idToken !== undefined)
+    return {
+      idToken: given.idToken,
+      messageSigning: given.messageSigning ?? (wanted ? await signingKeyOf(await newIdTokenKey()) : undefined),
+    };
+  const ready =
+    stored !== undefined && (!wanted || stored.messageSigning !== undefined)
+      ? stored
+      : await completeKeys(dataDir, stored, { messageSigning: wanted });
+  return { idToken: ready.idToken, messageSigning: given.messageSigning ?? (signing ? ready.messageSigning : undefined) };
+}
+
+function messageKeyOf(keys: { messageSigning: SigningKey | undefined }): SigningKey {
+  if (keys.messageSigning === undefined) throw new TypeError('no message-signing key: no served API signs its answers');
+  return keys.messageSigning;
 }
 
 /** The accepted methods, each once, in the given order; none given (or an empty list) → all three. */

@@ -175,6 +175,26 @@ export const TOLERANCES = [
     relaxes: 'AIS v3.1 ISODateTime; RFC 3339 §5.6',
     accepts: 'consent date-times without a time-zone offset (read as UTC)',
   },
+  // ---- Payments and funds confirmation (docs/sandbox-payments.md) -----------------------------------------------
+  {
+    name: 'payment-unknown-fields',
+    profiles: PERMISSIVE,
+    relaxes:
+      'OBIE PISP v3.1.11 / v4.0 OBWriteDomesticConsent4, OBWriteDomestic2; CBPII OBFundsConfirmationConsent1, OBFundsConfirmation1 (no further properties)',
+    accepts: 'unknown members in a payment or funds-confirmation request (dropped: neither kept, compared nor echoed)',
+  },
+  {
+    name: 'idempotency-key-optional',
+    profiles: PERMISSIVE,
+    relaxes: 'OB R/W Data API Profile v4.0 Idempotency; PISP x-idempotency-key (required)',
+    accepts: 'a payment consent or payment POST without x-idempotency-key (each such POST creates a resource)',
+  },
+  {
+    name: 'signature-iat-skew',
+    profiles: PERMISSIVE,
+    relaxes: 'OB R/W Data API Profile v4.0 Message Signing, Process for Verifying a Signature (iat in the past)',
+    accepts: "a request signature whose http://openbanking.org.uk/iat is up to 60 seconds ahead of the bank's clock",
+  },
 ] as const satisfies readonly Tolerance[];
 
 export type ToleranceName = (typeof TOLERANCES)[number]['name'];

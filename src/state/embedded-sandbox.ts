@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ObflowConfig } from '../config/schema.js';
 import { ObflowError } from '../errors.js';
+import { profileOfSandboxMode, type SandboxFapiMode } from '../fapi-profile.js';
 import type { PageSkinName, SandboxHandle, SandboxOptions } from '../sandbox/contracts.js';
 import { readLocalIdentityFile, resolveIdentity } from './identity.js';
 import { onInterrupt } from '../interrupt.js';
@@ -30,10 +31,13 @@ export interface EmbeddedSandboxOptions {
   tokenAuthMethods?: SandboxOptions['tokenAuthMethods'];
   /** `obflow sandbox --par`: pushed authorization requests (default: config sandbox.par). */
   par?: SandboxOptions['par'];
-  /** `obflow sandbox --fapi`: the FAPI profile (default: config sandbox.fapi); 2.0 implies PAR required. */
-  fapi?: SandboxOptions['fapi'];
+  /** `obflow sandbox --fapi`: the emulator's FAPI mode (default: embeddedFapi); a mode certified for a profile that
+   *  always pushes (2.0) implies PAR required. */
+  fapi?: SandboxFapiMode;
   /** `obflow sandbox --refresh-tokens`: refresh tokens only to clients that registered them (default: always). */
   refreshTokens?: SandboxOptions['refreshTokens'];
+  /** `obflow sandbox --apis`: the API families served (default: config sandbox.apis). */
+  apis?: SandboxOptions['apis'];
 }
 
 export async function startEmbeddedSandbox(config: ObflowConfig, options: EmbeddedSandboxOptions = {}): Promise<SandboxHandle> {
@@ -79,6 +83,7 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
   };
   const disposeInterrupt = onInterrupt(close);
   const fapi = options.fapi ?? embeddedFapi(config);
+  const certified = profileOfSandboxMode(fapi);
   const sandboxModule = import('../sandbox/index.js');
   // A fresh data folder each start (the demo's) keeps its ID-token key in the state folder: an RSA key is 80–270 ms of
   // CPU to make, which every demo paid on the start's second core (docs/notes.md, "the start's CPU, third pass").
@@ -102,15 +107,17 @@ export async function startEmbeddedSandbox(config: ObflowConfig, options: Embedd
       ...(options.idTokenFault ? { idTokenFault: options.idTokenFault } : {}),
       tokenAuthMethods: options.tokenAuthMethods ?? config.sandbox.tokenAuth,
       apiVersions: config.sandbox.apiVersions,
-      // config.sandbox.par is already "required" under config sandbox.fapi "2.0"; FAPI 2.0 (flag or followed) implies it.
-      par: options.par ?? (fapi === '2.0' ? 'required' : config.sandbox.par),
+      apis: options.apis ?? config.sandbox.apis,
+      // config.sandbox.par is already "required" under a config sandbox.fapi that requires it; the mode (flag or
+      // followed) implies it.
+      par: options.par ?? (certified?.par === 'always' ? 'required' : config.sandbox.par),
       fapi,
       ...(options.refreshTokens ? { refreshTokens: options.refreshTokens } : {}),
     }),
   );
   try {
     const handle = await starting;
-    return { urls: handle.urls, close };
+    return { urls: handle.urls, fapi: handle.fapi, close };
   } catch (cause) {
     disposeInterrupt();
     await removeTemporary();
@@ -162,43 +169,47 @@ async function keptIdTokenKey(file: string, newIdTokenKey: () => Promise<Record<
 }
 
 /**
- * The embedded sandbox's FAPI profile when no flag names one: config sandbox.fapi, except that a TPP configured for
- * FAPI 2.0 (flow.fapi "2.0") meets a FAPI 2.0 sandbox while sandbox.fapi is left at the interface's default — the demo
- * of a 2.0 client needs a 2.0 bank (PAR, iss), and the interface mode offers neither.
+ * The embedded sandbox's FAPI mode when no flag names one: config sandbox.fapi, except that while it is left at the
+ * interface (which holds a client to no profile) it is the mode the TPP's profile needs (FapiProfile.embeddedSandbox):
+ * a FAPI 2.0 client meets a FAPI 2.0 sandbox — the interface mode offers no PAR endpoint and no iss.
  */
-export function embeddedFapi(config: Pick<ObflowConfig, 'flow' | 'sandbox'>): ObflowConfig['sandbox']['fapi'] {
-  return config.sandbox.fapi === 'interface' && config.flow.fapi === '2.0' ? '2.0' : config.sandbox.fapi;
+export function embeddedFapi(config: Pick<ObflowConfig, 'flow' | 'sandbox'>): SandboxFapiMode {
+  return profileOfSandboxMode(config.sandbox.fapi) === undefined ? config.flow.fapi.embeddedSandbox : config.sandbox.fapi;
 }
 
 /**
- * What a FAPI 2.0 sandbox cannot be started with (docs/sandbox.md, "FAPI modes"), naming both settings: PAR other than
- * required, or only client_secret_basic accepted. The 2.0 mode comes from `--fapi 2.0` (options.fapi), config
- * sandbox.fapi "2.0", or flow.fapi "2.0" followed (embeddedFapi). A flag in the pair makes it ERR_USAGE, config alone
- * ERR_CONFIG_INVALID. (Config sandbox.fapi "2.0" with sandbox.par or sandbox.tokenAuth is the schema's to refuse.)
+ * What the sandbox's FAPI mode cannot be started with (docs/sandbox.md, "FAPI modes"), naming both settings: a mode
+ * certified for a profile requires what its row says of the bank's clients — PAR when it always pushes (2.0), one of
+ * its client authentication methods. The mode comes from `--fapi` (options.fapi), config sandbox.fapi, or flow.fapi
+ * followed (embeddedFapi). A flag in the pair makes it ERR_USAGE, config alone ERR_CONFIG_INVALID. (Config
+ * sandbox.fapi with sandbox.par or sandbox.tokenAuth is the schema's to refuse.)
  */
 export function fapiContradiction(
   config: ObflowConfig,
   options: Pick<EmbeddedSandboxOptions, 'fapi' | 'par' | 'tokenAuthMethods'>,
 ): ObflowError | undefined {
-  if ((options.fapi ?? embeddedFapi(config)) !== '2.0') return undefined;
-  const fapi2 =
+  const mode = options.fapi ?? embeddedFapi(config);
+  const certified = profileOfSandboxMode(mode);
+  if (certified === undefined) return undefined;
+  const named =
     options.fapi !== undefined
-      ? '--fapi 2.0'
-      : config.sandbox.fapi === '2.0'
-        ? 'sandbox.fapi "2.0"'
-        : 'flow.fapi "2.0" (the embedded sandbox follows it)';
-  if (options.par !== undefined && options.par !== 'required') {
-    return new ObflowError('ERR_USAGE', `--par ${options.par} contradicts ${fapi2}, which requires pushed authorization requests`, {
-      hint: 'Leave out --par (FAPI 2.0 implies --par required), or pick another --fapi.',
+      ? `--fapi ${mode}`
+      : config.sandbox.fapi === mode
+        ? `sandbox.fapi "${mode}"`
+        : `${config.flow.fapi.setting} (the embedded sandbox follows it)`;
+  if (certified.par === 'always' && options.par !== undefined && options.par !== 'required') {
+    return new ObflowError('ERR_USAGE', `--par ${options.par} contradicts ${named}, which requires pushed authorization requests`, {
+      hint: `Leave out --par (FAPI ${mode} implies --par required), or pick another --fapi.`,
     });
   }
   const methods = options.tokenAuthMethods ?? config.sandbox.tokenAuth;
-  if (!methods.some((method) => method !== 'client_secret_basic')) {
+  if (!methods.some((method) => certified.authMethods.includes(method))) {
     const source = options.tokenAuthMethods !== undefined ? '--token-auth' : 'sandbox.tokenAuth';
+    const allowed = certified.authMethods.join(' or ');
     return new ObflowError(
       options.tokenAuthMethods !== undefined || options.fapi !== undefined ? 'ERR_USAGE' : 'ERR_CONFIG_INVALID',
-      `${fapi2} accepts private_key_jwt or tls_client_auth, and ${source} has only client_secret_basic`,
-      { hint: 'Add private_key_jwt or tls_client_auth to --token-auth (or sandbox.tokenAuth), or pick another --fapi.' },
+      `${named} accepts ${allowed}, and ${source} has only ${methods.join(', ')}`,
+      { hint: `Add ${allowed} to --token-auth (or sandbox.tokenAuth), or pick another --fapi.` },
     );
   }
   return undefined;

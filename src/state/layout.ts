@@ -37,6 +37,8 @@ export interface StateLayout {
   sandboxAddresses: string;
   /** The demo's own registrations, environment and run files: `npm start` never replaces a step-by-step session's. */
   demo: string;
+  /** The collections the demo generates and runs: never `output.collections` (in a clone, the tracked `collections/`). */
+  demoCollections: string;
   /** The ID-token signing key the embedded emulator keeps between starts on a fresh data folder (the demo's; 0600). */
   embeddedIdTokenKey: string;
   /** `obflow workspace`'s default folder for a target (environment stem). */
@@ -69,6 +71,7 @@ export function stateLayout(stateDir: string): StateLayout {
     sandbox,
     sandboxAddresses: join(sandbox, 'addresses.json'),
     demo: join(stateDir, 'demo'),
+    demoCollections: join(stateDir, 'demo', 'collections'),
     embeddedIdTokenKey: join(stateDir, 'demo', 'sandbox-id-token-key.json'),
     workspace: (stem) => join(stateDir, 'workspace', safe(stem)),
     workspaceReport: join(run, 'workspace-report'),

@@ -8,11 +8,15 @@
 
 import Handlebars from 'handlebars';
 import type { PostmanEnvironment } from '../environment/merge.js';
-import { aisBasePath, API_VERSIONS, BALANCE_TYPES, type ApiVersion } from '../generate/api-versions.js';
+import { API_FAMILIES } from '../api-families.js';
+import { aisBasePath, API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
 import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
 import { basicCredentials } from '../runner-rules.js';
+import { certificateRows, originRoles } from './certificates.js';
+
+export { certificateRows, originRoles, type CertificateRow } from './certificates.js';
 
 export interface WorkspaceFile {
   /** Relative, forward slashes. */
@@ -136,40 +140,6 @@ function basicCredentialsSource(): string {
   return `const basicCredentials = ${basicCredentials.toString()};`;
 }
 
-export interface CertificateRow {
-  origin: string;
-  host: string;
-  port: string;
-  /** Which of the bank's servers it is, for people. */
-  role: string;
-}
-
-/** Which server an origin is, from the environment's addresses (docs/bank-interface.md: resource and auth servers). */
-const ROLES: readonly [key: string, role: string][] = [
-  ['rs', 'resource server (accounts API)'],
-  ['issuer', 'authorisation server'],
-  ['tokenEndpoint', 'token endpoint'],
-  ['authEndpoint', 'authorisation endpoint'],
-];
-
-export function originRoles(environment: Pick<PostmanEnvironment, 'values'>): Map<string, string> {
-  const roles = new Map<string, string>();
-  for (const [key, role] of ROLES) {
-    const origin = originOf(environment.values.find((entry) => entry.key === key)?.value ?? '');
-    if (origin !== undefined && !roles.has(origin)) roles.set(origin, role);
-  }
-  return roles;
-}
-
-/** One row per bank origin the flow calls: Postman matches certificates by host and port. */
-export function certificateRows(environment: Pick<PostmanEnvironment, 'values'>): CertificateRow[] {
-  const roles = originRoles(environment);
-  return bankOriginsOf(environment.values).map((origin) => {
-    const url = new URL(origin);
-    return { origin, host: url.hostname, port: url.port === '' ? '443' : url.port, role: roles.get(origin) ?? 'bank' };
-  });
-}
-
 /** The environment as a workspace ships it: state of earlier runs cleared, secrets emptied unless asked for. */
 export function workspaceEnvironment(environment: PostmanEnvironment, includeSecrets: boolean): PostmanEnvironment {
   const state = new Map(STATE_VARIABLES.map((spec) => [spec.key, spec.default]));
@@ -258,13 +228,14 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const asks = input.includeSecrets ? undefined : askedSecrets(input);
   const hasCa = input.serverCaPem.length > 0;
   const bank = input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name;
+  const { reportBalanceType } = API_VERSION_ROWS[input.apiVersion];
   const manifest = {
     meta: {
       bank,
       profile: input.target.profile,
       obflowVersion: input.obflowVersion,
       // The report's accounts header names the balance as the version does (report.mjs; absent: InterimAvailable).
-      ...(input.apiVersion === '3.1' ? {} : { balanceType: BALANCE_TYPES[input.apiVersion] }),
+      ...(reportBalanceType !== undefined ? { balanceType: reportBalanceType } : {}),
     },
     collection: `collections/${input.flowCollection}`,
     environment: WORKSPACE_PATHS.environment,
@@ -284,7 +255,10 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
       { label: 'Bank', value: bank },
       { label: 'Client profile', value: input.target.profile },
       { label: 'Client id', value: input.clientId, code: true },
-      { label: 'API version', value: `Account and Transaction API v${input.apiVersion} (${aisBasePath(input.apiVersion)})` },
+      {
+        label: 'API version',
+        value: `${API_FAMILIES.accounts.label} ${API_VERSION_ROWS[input.apiVersion].name} (${aisBasePath(input.apiVersion)})`,
+      },
       { label: 'Built', value: `${input.builtAt} by obflow ${input.obflowVersion}` },
     ],
     apiVersion: input.apiVersion,

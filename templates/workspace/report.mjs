@@ -18,7 +18,7 @@ export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, itemSteps 
  * @typedef {{ item: string, method: string, origin: string, path: string, status?: number, ms?: number, error?: string, assertions: ReportAssertion[] }} ReportRequest
  * @typedef {'passed' | 'failed' | 'skipped' | 'not-reached'} ReportStepStatus
  * @typedef {{ name: string, passed: boolean, status: ReportStepStatus, skipReason?: string, local?: boolean, ms?: number, requests: ReportRequest[], skipped: { item: string, reason: string }[] }} ReportStep
- * @typedef {{ accountId: string, label?: string, balance?: { amount: string, currency: string, creditDebitIndicator: string }, transactions?: number }} ReportAccount
+ * @typedef {{ accountId: string, label?: string, balance?: { amount: string, currency: string, creditDebitIndicator: string }, transactions?: number, transactionsPartial?: boolean }} ReportAccount
  * @typedef {{ step: string, sentence: string, hint: string, detail: string[] }} ReportFailure
  * @typedef {{ bank: string, profile: string, obflowVersion: string, ranAt: string, runner: string, failure?: ReportFailure }} ReportMeta
  * @typedef {ReportMeta & { complete?: boolean, order?: string[] }} ReportMetaInput
@@ -277,7 +277,12 @@ export function renderReport(model, compile = compileFromSource) {
         account.balance === undefined
           ? 'n/a'
           : `${account.balance.creditDebitIndicator === 'Debit' ? '−' : ''}${account.balance.amount} ${account.balance.currency}`,
-      count: account.transactions === undefined ? 'n/a' : String(account.transactions),
+      count:
+        account.transactions === undefined
+          ? 'n/a'
+          : account.transactionsPartial === true
+            ? `${account.transactions} (read before the run stopped: not all)`
+            : String(account.transactions),
     })),
   };
   return template(view);

@@ -51,7 +51,7 @@ if (!existsSync(join(here, 'node_modules', 'newman', 'package.json'))) {
 // Both need node_modules (handlebars, newman): imported once the checks above passed.
 const { ACCOUNTS_LIST, accountLabels, accountsFromValues, attachNewman, createReportCollector, foldersOf, itemSteps, renderReport } =
   await import('./report.mjs');
-const { withoutWarning } = await import('./rules.mjs');
+const { failureOfSteps, stepCountNote, withoutWarning } = await import('./rules.mjs');
 // newman reads fs.F_OK as it loads, which Node.js 24 deprecates (DEP0176): not a line for the person running this.
 const { default: newman } = await withoutWarning('DEP0176', () => import('newman'));
 const collection = JSON.parse(readFileSync(file(manifest.collection), 'utf8'));
@@ -141,21 +141,22 @@ for (const account of model.accounts)
   );
 mkdirSync(join(root, 'reports'), { recursive: true });
 const target = join(root, 'reports', 'report.html');
-writeFileSync(`${target}.tmp`, renderReport(model));
+// Whose side a failure is on and what to do, by the rows obflow's own report uses (rules.mjs failureOfSteps): the
+// page opens with it, and the last lines here say it too.
+const failure = failureOfSteps(model.steps, 'the failed step below, and its checks');
+writeFileSync(`${target}.tmp`, renderReport(failure === undefined ? model : { ...model, failure }));
 renameSync(`${target}.tmp`, target);
 // One count on every page (index.html, the report, this line): steps as the run plan lists them (the collection's
-// folders), checks as newman's assertions.
+// folders), checks as newman's assertions; what the count covers in the words obflow's summary uses (rules.mjs).
 const planned = foldersOf(collection).length;
 const passedSteps = model.steps.filter((step) => step.passed === true).length;
 console.log(
-  `${failed ? 'FAILED' : 'passed'}: ${passedSteps}/${planned} steps, ${model.totals.assertions - model.totals.failed}/${model.totals.assertions} checks; report: ${target}`,
+  `${failed ? 'FAILED' : 'passed'}: ${passedSteps}/${planned} steps (${stepCountNote(planned, [])}: obflow's own runs add their local ` +
+    `id_token checks), ${model.totals.assertions - model.totals.failed}/${model.totals.assertions} checks; report: ${target}`,
 );
-// A client secret typed wrong shows as the token endpoint's 401 (RFC 6749 §5.2 invalid_client): say which answer to check.
-const tokenEndpoint = environment.values.find((entry) => entry.key === 'tokenEndpoint')?.value;
-const firstFailed = model.steps.find((step) => step.passed === false);
-if (
-  given.asked.includes('clientSecret') &&
-  firstFailed?.requests.some((request) => request.status === 401 && `${request.origin}${request.path}` === tokenEndpoint)
-)
-  console.error('hint: the bank refused the client (401 at its token endpoint): check the client secret you typed and run again.');
+const told = failureOfSteps(model.steps, `the report, ${target}`);
+if (told !== undefined) {
+  console.error(told.sentence);
+  console.error(`hint: ${told.hint}`);
+}
 process.exitCode = failed ? 1 : 0;

@@ -137,7 +137,9 @@ describe('obflow commands against `obflow sandbox`', () => {
     // Besides the steps: one line per account, the steps summary and where the reports are; never a check.
     expect(lines.length).toBeLessThanOrEqual(stepLines.length + 10);
     expect(lines.filter((line) => /^\s+[✓✗]/.test(line))).toEqual([]);
-    expect(lines).toContain(`steps passed: ${STEP_NAMES.length + 2}/${STEP_NAMES.length + 2}, 0 skipped`);
+    expect(lines).toContain(
+      `steps passed: ${STEP_NAMES.length + 2}/${STEP_NAMES.length + 2} (${STEP_NAMES.length} collection steps + 2 local steps of obflow: id-token, id-token-token), 0 skipped`,
+    );
 
     const verbose = await runCli(['run', 'all', '--verbose', '--out-collections', 'collections'], { cwd });
     expect(verbose.code, verbose.stderr).toBe(0);

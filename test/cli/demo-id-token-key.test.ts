@@ -16,7 +16,7 @@ const keyFile = join(cwd, '.obflow', 'demo', 'sandbox-id-token-key.json');
 function demo(): void {
   const result = spawnSync(process.execPath, [MAIN, 'demo'], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   expect(result.status, result.stderr).toBe(0);
-  expect(result.stdout).toMatch(/^steps passed: (\d+)\/\1, 0 skipped$/m);
+  expect(result.stdout).toMatch(/^steps passed: (\d+)\/\1 \([^)]*\), 0 skipped$/m);
 }
 
 /** The kids of the bank JWKS the demo's environment holds. */

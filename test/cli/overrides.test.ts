@@ -46,6 +46,10 @@ describe('flags → overrides', () => {
     ],
     ['demo --profile permissive-interactive --psu-user jo', { sandbox: { profile: 'permissive-interactive' }, flow: { psuUser: 'jo' } }],
     [
+      'demo --fapi 2.0 --token-auth-method tls_client_auth --sandbox-fapi 2.0',
+      { flow: { fapi: '2.0' }, bank: { token_endpoint_auth_method: 'tls_client_auth' }, sandbox: { fapi: '2.0' } },
+    ],
+    [
       'sandbox --resource-port 8443 --auth-port 9443 --seed s1 --data-dir d --verbose',
       { sandbox: { resourcePort: 8443, authPort: 9443, seed: 's1' } },
     ],

@@ -3,7 +3,7 @@
 // a sandbox test user. Each ends with one coded line and the exit code of its class, before any request.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,10 +55,15 @@ afterAll(async () => {
 describe('obflow run: refusals before any request', () => {
   it('after `obflow sandbox` restarts on new ports, the saved environment is stale: ERR_ENVIRONMENT_STALE (exit 2); a fresh environment runs', async () => {
     const before = await startSandboxAgain();
+    // A page an earlier run over two versions left: a refused run leaves the reports folder as it was.
+    const earlier = join(cwd, '.obflow', 'reports', 'v4.0');
+    mkdirSync(earlier, { recursive: true });
+    writeFileSync(join(earlier, 'report.html'), '<title>an earlier leg, passed</title>\n');
     const stale = await cli(['run', 'all', '--quiet']);
     expect(stale.code, stale.stderr).toBe(2);
     expect(stale.stderr).toMatch(/^error: ERR_ENVIRONMENT_STALE/);
     expect(stale.stderr).toContain('obflow environment');
+    expect(readdirSync(earlier)).toEqual(['report.html']);
     // The emulator forgot its clients with its process: register again, download again, and the run passes.
     for (const command of [['register', '--force'], ['environment']]) {
       const result = await cli([...command, '--quiet']);
@@ -66,6 +71,8 @@ describe('obflow run: refusals before any request', () => {
     }
     const fresh = await cli(['run', 'all', '--quiet']);
     expect(fresh.code, `${before.sandbox_base_url}\n${fresh.stderr}`).toBe(0);
+    // The run over one version that ran removed the earlier leg's page, and its folder with it.
+    expect(existsSync(earlier)).toBe(false);
   });
 });
 

@@ -2,13 +2,16 @@
 // key reach the emulator (its discovery says FAPI 2.0), and FAPI 2.0 beside a PAR setting other than required stops
 // with one coded line naming both settings, before anything starts.
 
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { SANDBOX_FAPI_OPTION } from '../../src/fapi-profile.js';
 import { FAPI_MODES } from '../../src/sandbox/contracts.js';
 import { configJsonSchema } from '../../src/config/schema.js';
 import { runCli, startSandboxProcess } from '../helpers/cli.js';
@@ -23,6 +26,25 @@ beforeAll(async () => {
 afterAll(() => {
   rmSync(cwd, { recursive: true, force: true });
 });
+
+/** The line `obflow sandbox <args>` (built dist/, its own process, as a user starts it) says once it is ready. */
+async function readyLine(args: readonly string[]): Promise<string> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js'), 'sandbox', ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OBFLOW_'))),
+  });
+  try {
+    for await (const line of createInterface({ input: child.stdout })) if (line.startsWith('sandbox ready')) return line;
+    return '';
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
+  }
+}
 
 /** The strict-headless issuer's discovery document of `obflow sandbox` started with `args` and `env`. */
 async function discoveryOf(args: readonly string[], env: Record<string, string> = {}): Promise<Record<string, unknown>> {
@@ -46,7 +68,23 @@ describe('obflow sandbox --fapi', () => {
   it('the flag offers exactly the emulator’s modes, and the config key the same', () => {
     const sandbox = (configJsonSchema().properties as Record<string, { properties: Record<string, { enum?: string[] }> }>).sandbox;
     expect(sandbox?.properties.fapi?.enum).toEqual([...FAPI_MODES]);
+    // obflow's list of the emulator's modes (src/fapi-profile.ts) is the emulator's table's (src/sandbox/auth/fapi.ts).
+    expect(SANDBOX_FAPI_OPTION.choices).toEqual(FAPI_MODES);
   });
+
+  it.each([
+    [[], 'interface'],
+    [['--fapi', '1-advanced'], '1-advanced'],
+    [['--fapi', '2.0'], '2.0'],
+  ] as const)(
+    'its start line says the FAPI mode it runs in: %j → %s',
+    async (args, mode) => {
+      expect(await readyLine(args)).toMatch(
+        new RegExp(`^sandbox ready \\(data in .+\\), FAPI mode ${mode.replace('.', '\\.')}; Ctrl-C stops it$`),
+      );
+    },
+    60_000,
+  );
 
   it('an unknown --fapi is a usage error', async () => {
     const result = await runCli(['sandbox', '--fapi', '3.0'], { cwd });

@@ -4,6 +4,7 @@
 // or bank address changed since `obflow environment`, `init` over an identity, and an expired or not-yet-valid
 // transport certificate: each a coded error before the first request.
 
+import { existsSync } from 'node:fs';
 import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,34 @@ describe('against `obflow sandbox` (strict-headless)', () => {
     passed(await obflow('run', 'all'));
     passed(await obflow('run', 'accounts'));
   }, 120_000);
+
+  it('a setting changed since `register` or `environment` is named with both values, never run on with the saved one', async () => {
+    const { client_id: client } = JSON.parse(await registrationFile()) as { client_id: string };
+    const withEnv = (env: Record<string, string>, ...argv: string[]) =>
+      runCliProcess(argv, { cwd, env: { OBFLOW_OUTPUT__COLLECTIONS: COLLECTIONS_DIR, ...env } });
+    // The auth method the stored client and saved environment were made with is client_secret_basic.
+    const method = { OBFLOW_BANK__TOKEN_ENDPOINT_AUTH_METHOD: 'private_key_jwt' };
+    for (const argv of [['run', 'all'], ['environment'], ['workspace', '--no-run', '--out', join(cwd, 'stale-workspace')]]) {
+      const refused = await withEnv(method, ...argv);
+      expect(refused.code).toBe(2);
+      expect(errorLine(refused)).toBe(
+        `error: ERR_ENVIRONMENT_STALE bank.token_endpoint_auth_method is private_key_jwt, but the stored registration (client ${client}) was made with client_secret_basic; nothing was sent`,
+      );
+      expect(refused.stderr).toContain('hint: Register again for it (`obflow register --force`), then run `obflow environment`');
+      expect(refused.stdout).toBe('');
+    }
+    expect(existsSync(join(cwd, 'stale-workspace'))).toBe(false);
+    // A flow input changed in the config: refused; the same value as a flag of `run` is for this run only.
+    const code = { OBFLOW_FLOW__RESPONSE_TYPE: 'code' };
+    const responseType = await withEnv(code, 'run', 'all');
+    expect([responseType.code, errorLine(responseType)]).toEqual([
+      2,
+      'error: ERR_ENVIRONMENT_STALE flow.responseType is code, but the saved environment was made with code id_token; nothing was sent',
+    ]);
+    passed(await withEnv(code, 'run', 'discovery', '--response-type', 'code'));
+    // …and the saved environment keeps what `obflow environment` wrote: the next plain run is not refused for the flag.
+    passed(await withEnv({}, 'run', 'discovery'));
+  }, 60_000);
 
   it.each(['browser', 'manual'])('--consent %s at a headless profile is a usage error before the run', async (mode) => {
     const result = await obflow('run', 'all', '--consent', mode);
@@ -161,6 +190,43 @@ describe('against the emulator configured as a bank', () => {
     await bank?.close();
     await rm(cwd, { recursive: true, force: true });
   });
+
+  it('another auth method in the config: refused by run and environment, used once registered again', async () => {
+    const urls = bank?.urls.profiles;
+    if (urls === undefined) throw new Error('no emulator');
+    const write = (method: string) =>
+      writeFile(
+        join(cwd, 'bank.json'),
+        JSON.stringify({
+          ...config(urls['strict-headless'].auth_url),
+          bank: { ...config(urls['strict-headless'].auth_url).bank, token_endpoint_auth_method: method },
+        }),
+      );
+    await write('private_key_jwt');
+    passed(await obflow('register', '--force'));
+    passed(await obflow('environment'));
+    const { client_id: client } = JSON.parse(
+      await readFile(join(cwd, '.obflow', 'registrations', (await readdir(join(cwd, '.obflow', 'registrations')))[0] ?? ''), 'utf8'),
+    ) as { client_id: string };
+    await write('tls_client_auth');
+    for (const argv of [['run', 'all'], ['environment']]) {
+      const refused = await obflow(...argv);
+      expect(refused.code).toBe(2);
+      expect(errorLine(refused)).toBe(
+        `error: ERR_ENVIRONMENT_STALE bank.token_endpoint_auth_method is tls_client_auth, but the stored registration (client ${client}) was made with private_key_jwt; nothing was sent`,
+      );
+      expect(refused.stdout).toBe('');
+    }
+    // As the hint says: register again, environment again; then the run uses tls_client_auth.
+    passed(await obflow('register', '--force'));
+    passed(await obflow('environment'));
+    const run = await obflow('run', 'all');
+    passed(run);
+    const saved = JSON.parse(await readFile(join(cwd, '.obflow', 'environments', 'emulator-sandbox.postman_environment.json'), 'utf8')) as {
+      values: { key: string; value: string }[];
+    };
+    expect(saved.values.find((entry) => entry.key === 'token_endpoint_auth_method')?.value).toBe('tls_client_auth');
+  }, 180_000);
 
   it("bank.auth_url's path changed since `obflow environment` (another profile on the same host): stale, named, not run", async () => {
     const urls = bank?.urls.profiles;

@@ -8,6 +8,8 @@ import { randomUUID, X509Certificate } from 'node:crypto';
 
 import type { ToleranceName } from '../../src/sandbox/policy.js';
 import type { TestIdentity } from './identity.js';
+import { paymentConsentRequest } from './payments-client.js';
+import type { SendOptions, PaymentsTpp } from './payments-client.js';
 import { BANK_FINANCIAL_ID, mtlsAgent, SandboxTpp, type AuthorizeOptions, type WireResponse } from './sandbox-client.js';
 
 /** The answer to one attempt: accepted or not, and what the bank said (for the failure message). */
@@ -25,6 +27,8 @@ export interface AttemptContext {
   second: TestIdentity;
   /** A registered client of the profile at a sandbox started with `fapi: '1-advanced'` (rows that only hold there). */
   advanced: SandboxTpp;
+  /** A registered client of the profile whose statement has the PISP and CBPII roles (payments and funds rows). */
+  payer: PaymentsTpp;
 }
 
 export type Attempt = (context: AttemptContext) => Promise<Answer>;
@@ -110,6 +114,16 @@ function tlsClientAuthWithDn(dn: (rfc4514: string) => string): Attempt {
       { authorization: null },
     );
     return answered(response, 200);
+  };
+}
+
+/** POST /domestic-payment-consents (v4.0) with the request `change` makes, sent as `options` say: accepted with 201. */
+function creatingPaymentConsent(change: (request: Record<string, unknown>) => void, options: SendOptions = {}): Attempt {
+  return async ({ payer }) => {
+    const token = await payer.clientCredentials('payments');
+    const request = paymentConsentRequest('4.0');
+    change(request);
+    return answered(await payer.post(`${payer.pisp('4.0')}/domestic-payment-consents`, token, request, options), 201);
   };
 }
 
@@ -212,6 +226,16 @@ export const POLICY_PAIRS: Record<ToleranceName, readonly Attempt[]> = {
   'last-logged-time-format': [readingAccounts({ 'x-fapi-customer-last-logged-time': '2025-01-02T10:00:00Z' })],
   'consent-unknown-fields': [creatingConsent({ Colour: 'blue' })],
   'consent-local-time': [creatingConsent({ TransactionFromDateTime: '2025-01-02T00:00:00' })],
+  // PISP OBWriteDomesticConsent4 (v4.0, closed objects): a member the version does not define.
+  'payment-unknown-fields': [
+    creatingPaymentConsent((request) => Object.assign((request.Data as { Initiation: object }).Initiation, { Colour: 'blue' })),
+  ],
+  // OB R/W Data API Profile v4.0 "Idempotency" and the file's x-idempotency-key (required): none sent.
+  'idempotency-key-optional': [creatingPaymentConsent(() => undefined, { key: null })],
+  // "Message Signing": iat in the past; this one is 30 seconds ahead of the bank's clock.
+  'signature-iat-skew': [
+    creatingPaymentConsent(() => undefined, { signature: { 'http://openbanking.org.uk/iat': Math.floor(Date.now() / 1000) + 30 } }),
+  ],
   // OBL Operational Guidelines v4.0 (Backward and Forward Compatibility): a consent created on v4.0 read on v3.1.
   'consent-newer-version': [
     async ({ tpp }) => {

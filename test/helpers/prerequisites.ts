@@ -130,6 +130,13 @@ export const SPEC_FILES = {
   codesetIso: 'obl-iso-external-codeset.csv',
   /** The official model-bank AIS collection (issue 9's sequence test). */
   oblModelBank: 'obl/obl-modelbank-ais-v3.1.x.postman_collection.json',
+  /** Payment Initiation and Confirmation of Funds, v3.1.11 and v4.0 (the emulator's payments and funds families). */
+  pisp3111: 'obie-payment-initiation-v3.1.11.yaml',
+  pisp40: 'obie-payment-initiation-v4.0.yaml',
+  cbpii3111: 'obie-confirmation-funds-v3.1.11.yaml',
+  cbpii40: 'obie-confirmation-funds-v4.0.yaml',
+  /** The official model bank's payment, VRP and CBPII sequences (extract under obl/). */
+  oblModelBankPayments: 'obl/obl-modelbank-payments.postman_collection.json',
 } as const;
 
 /** A prerequisite on files under SPECS_DIR (`what` names them for people): missing when any of them is absent. */
@@ -156,6 +163,16 @@ export const obieV4Specs: Prerequisite = specFiles(
   SPEC_FILES.obie40,
   SPEC_FILES.codesetInternal,
   SPEC_FILES.codesetIso,
+);
+
+/** The Payment Initiation and Confirmation of Funds files of both versions, and the v4.0 code sets their errors use. */
+export const obiePaymentSpecs: Prerequisite = specFiles(
+  'the OBIE Payment Initiation and Confirmation of Funds OpenAPI files (v3.1.11, v4.0) and the v4.0 code sets',
+  SPEC_FILES.pisp3111,
+  SPEC_FILES.pisp40,
+  SPEC_FILES.cbpii3111,
+  SPEC_FILES.cbpii40,
+  SPEC_FILES.codesetInternal,
 );
 
 /** The official model bank's AIS collection (the extract under obl/ of the specs folder). */

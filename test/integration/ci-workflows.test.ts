@@ -471,7 +471,14 @@ describe("the users' CI recipes (examples/ci)", () => {
         exit: 2,
         stage: 'doctor',
         error: expect.stringMatching(/^ERR_CONFIG_NOT_FOUND config file \S*banks\/nobank\/strict-headless\.json does not exist$/),
+        // …with its hint: whose side, what to do (the merged page shows it beside the error).
+        hint: expect.stringMatching(/\S/),
       });
+      const { hint } = JSON.parse(
+        readFileSync(join(work, 'out', 'nobank-strict-headless-headless', 'reports', 'obflow-leg.json'), 'utf8'),
+      ) as {
+        hint: string;
+      };
       const mergeEnv = { ...env, LEGS: asObject(gitlabMerge.variables).LEGS as string };
       const first = await bash(gitlabMergeScript, mergeEnv);
       // A leg failed: the job fails with the merge's exit code, and still keeps tonight's summary for the next night.
@@ -497,6 +504,7 @@ describe("the users' CI recipes (examples/ci)", () => {
         ],
         ['sandbox / strict-headless / headless', 'passed', undefined],
       ]);
+      expect((tonight.legs[0] as { hint?: string }).hint).toBe(hint);
       expect(tonight.changes).toBeUndefined();
       expect(readFileSync(join(work, 'obflow-previous', 'obflow-merged.json'), 'utf8')).toBe(
         readFileSync(join(work, 'merged', 'obflow-merged.json'), 'utf8'),

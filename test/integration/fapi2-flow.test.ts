@@ -9,6 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { FAPI_PROFILES } from '../../src/fapi-profile.js';
+
 import { environmentValue } from '../../src/environment/index.js';
 import { buildCollections, loadTemplates, STEP_NAMES, stepFileName } from '../../src/generate/index.js';
 import { writeSslClientCertList } from '../../src/run/index.js';
@@ -28,7 +30,7 @@ let wholeFlow = '';
 beforeAll(async () => {
   identity = await getTestIdentity();
   sandbox = await startTestSandbox({ fapi: '2.0' });
-  const files = buildCollections({ templates: loadTemplates(), fapi: '2.0' });
+  const files = buildCollections({ templates: loadTemplates(), fapi: FAPI_PROFILES['2.0'] });
   for (const name of STEP_NAMES) {
     const file = files.find((candidate) => candidate.fileName === stepFileName(name));
     if (file) fapi2Collections[name] = JSON.parse(file.json) as object;

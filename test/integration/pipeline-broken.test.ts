@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { request, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runFailureError } from '../../src/cli/report.js';
+import { runFailureError } from '../../src/pipeline/verdict.js';
 import { withEnvironmentValues } from '../../src/environment/index.js';
 import { bankOriginsOf, buildSslClientCertList, type RunResult } from '../../src/run/index.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';

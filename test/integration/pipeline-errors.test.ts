@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 
-import { runFailureError } from '../../src/cli/report.js';
+import { runFailureError } from '../../src/pipeline/verdict.js';
 import { environmentValue, withEnvironmentValues } from '../../src/environment/index.js';
 import { STEP_NAMES, SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
 import { bankOriginsOf, buildRunPlan, buildSslClientCertList, runSteps } from '../../src/run/index.js';

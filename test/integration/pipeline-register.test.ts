@@ -8,6 +8,8 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { FAPI_PROFILES } from '../../src/fapi-profile.js';
+
 import { downloadEnvironment, environmentValue, buildObflowEnvironment, writeEnvironment } from '../../src/environment/index.js';
 import { fetchDiscovery } from '../../src/bank/discovery.js';
 import { isObflowError } from '../../src/errors.js';
@@ -53,6 +55,7 @@ async function input(overrides: Partial<RegisterClientInput> = {}): Promise<Regi
     softwareStatement: identity.softwareStatement,
     statementClaims: decodeJwt(identity.softwareStatement) as unknown as StatementClaims,
     tokenEndpointAuthMethod: 'client_secret_basic',
+    fapi: FAPI_PROFILES['1-advanced'],
     signingKey: createPrivateKey(identity.pem.signingKey),
     kid: identity.manifest.kid,
     transportCertificatePem: identity.pem.transportCert,

@@ -56,7 +56,9 @@ describe('run all (headless)', () => {
     expect(summary.steps).toEqual({ passed: STEP_NAMES.length, skipped: 0, total: STEP_NAMES.length });
     const lines = formatRunSummary(summary).join('\n');
     // The summary always says how many were skipped.
-    expect(lines).toContain(`steps passed: ${STEP_NAMES.length}/${STEP_NAMES.length}, 0 skipped`);
+    expect(lines).toContain(
+      `steps passed: ${STEP_NAMES.length}/${STEP_NAMES.length} (${STEP_NAMES.length} collection steps, no local steps), 0 skipped`,
+    );
 
     // No secret of the run appears in any report or in the summary.
     const secrets = result.environment.values

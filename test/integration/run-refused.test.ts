@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { runFailureError, runFailureLines } from '../../src/cli/report.js';
+import { runFailureError, runFailureLines } from '../../src/pipeline/verdict.js';
 import { environmentValue, withEnvironmentValues } from '../../src/environment/index.js';
 import { SECRET_VARIABLE_KEYS, STEP_NAMES } from '../../src/generate/index.js';
 import { buildRunPlan, runSteps } from '../../src/run/index.js';

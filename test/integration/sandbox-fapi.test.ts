@@ -412,6 +412,21 @@ describe('--fapi 2.0: refusals, the same in every profile', () => {
     expect(errorOf(pushed.response).error_description).toContain('oauth-authz-req+jwt');
   });
 
+  // RFC 9101 §10.8: the typ is what keeps another kind of JWT from being read as a request object, so it is refused
+  // before anything in the object counts — a body of client_id and request alone (RFC 9101 §5) is refused for its typ,
+  // not for the redirect_uri it lacks.
+  it.each(['private_key_jwt', 'tls_client_auth'] as const)(
+    '%s: a pushed body of client_id and a request object typed JWT is invalid_request_object, the typ refused first',
+    async (method) => {
+      const client = await fapi2Client('strict-headless', method);
+      const { request } = await typedRequestObject(client, 'JWT');
+      const pushed = await client.post(`${client.tpp.issuer}/par`, { ...(await client.auth()), client_id: client.clientId, request });
+      expect(pushed.status).toBe(400);
+      expect(errorOf(pushed)).toMatchObject({ error: 'invalid_request_object' });
+      expect(errorOf(pushed).error_description).toContain('oauth-authz-req+jwt');
+    },
+  );
+
   it('a request object typed application/oauth-authz-req+jwt, or without typ, is accepted (RFC 7515 §4.1.9)', async () => {
     const client = await fapi2Client();
     for (const typ of ['application/oauth-authz-req+jwt', undefined]) {

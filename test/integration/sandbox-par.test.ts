@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { PUSHED_REQUEST_TTL_SECONDS } from '../../src/sandbox/auth/par.js';
 import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
 
@@ -101,6 +102,29 @@ describe('the pushed authorization request endpoint (RFC 9126 §2)', () => {
     const again = await tpp.fetch('GET', pushed.url ?? '');
     expect(again.status).toBe(400);
     expect(again.text).toContain('invalid_request_uri');
+  });
+
+  // RFC 9126 §2.2 (expires_in) and §4: a pushed request lives PUSHED_REQUEST_TTL_SECONDS; after it, its request_uri is
+  // invalid_request_uri like an unknown one. A sandbox of its own, on a clock the test moves.
+  it('a request_uri expires: used within its lifetime it is taken, after it it is invalid_request_uri', async () => {
+    let offset = 0;
+    const clocked = await startTestSandbox({ par: 'required', now: () => new Date(Date.now() + offset) });
+    try {
+      const tpp = await tppAt(clocked);
+      const [inTime, late] = [
+        await tpp.push({ responseType: 'code', consentId: await tpp.createConsent(), objectClaims: PKCE }),
+        await tpp.push({ responseType: 'code', consentId: await tpp.createConsent(), objectClaims: PKCE }),
+      ];
+      expect(inTime.response.json<{ expires_in: number }>().expires_in).toBe(PUSHED_REQUEST_TTL_SECONDS);
+      offset = (PUSHED_REQUEST_TTL_SECONDS - 5) * 1000;
+      expect((await tpp.fetch('GET', inTime.url ?? '')).status).toBe(303);
+      offset = (PUSHED_REQUEST_TTL_SECONDS + 1) * 1000;
+      const expired = await tpp.fetch('GET', late.url ?? '');
+      expect(expired.status).toBe(400);
+      expect(expired.text).toContain('invalid_request_uri');
+    } finally {
+      await clocked.close();
+    }
   });
 
   it("another client's request_uri is invalid_request_uri", async () => {

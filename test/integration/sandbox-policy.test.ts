@@ -10,6 +10,7 @@ import type * as Policy from '../../src/sandbox/policy.js';
 import { TOLERANCES, type ToleranceName } from '../../src/sandbox/policy.js';
 import { getTestIdentity, issueVariantIdentity, type TestIdentity } from '../helpers/identity.js';
 import { POLICY_ALONGSIDE, POLICY_PAIRS, type Answer, type Attempt } from '../helpers/policy-pairs.js';
+import { PaymentsTpp, paymentsIdentity } from '../helpers/payments-client.js';
 import { SandboxTpp, startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
 
 /** The rows this test has flipped: for them the emulator's handlers read the table the other way round. */
@@ -32,6 +33,7 @@ let sibling: TestIdentity;
 let second: TestIdentity;
 const tpps = new Map<ProfileName, SandboxTpp>();
 const advancedTpps = new Map<ProfileName, SandboxTpp>();
+const payers = new Map<ProfileName, PaymentsTpp>();
 
 beforeAll(async () => {
   const identity = await getTestIdentity();
@@ -39,11 +41,18 @@ beforeAll(async () => {
   // Same software statement id and organisation (CN, OU), another key and certificate from the same directory.
   sibling = await issueVariantIdentity({ softwareId: identity.manifest.software_id, orgId: identity.manifest.org_id });
   // PAR offered (not required), for the par-pkce-optional row; every other row's attempt is a plain request.
-  [sandbox, advancedSandbox] = await Promise.all([startTestSandbox({ par: 'optional' }), startTestSandbox({ fapi: '1-advanced' })]);
+  // Payments and funds served too, for their rows (docs/sandbox-payments.md).
+  [sandbox, advancedSandbox] = await Promise.all([
+    startTestSandbox({ par: 'optional', apis: ['accounts', 'payments', 'funds'] }),
+    startTestSandbox({ fapi: '1-advanced' }),
+  ]);
   for (const profile of ['strict-headless', 'permissive-headless'] as const) {
     const tpp = new SandboxTpp(sandbox.urls, sandbox.identity, profile);
     await tpp.register();
     tpps.set(profile, tpp);
+    const payer = new PaymentsTpp(sandbox.urls, await paymentsIdentity(), profile);
+    await payer.register({ scope: 'openid accounts payments fundsconfirmations' });
+    payers.set(profile, payer);
     const advanced = new SandboxTpp(advancedSandbox.urls, advancedSandbox.identity, profile);
     await advanced.register();
     advancedTpps.set(profile, advanced);
@@ -52,15 +61,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   flipped.clear();
-  await Promise.all([...tpps.values(), ...advancedTpps.values()].map((tpp) => tpp.close()));
+  await Promise.all([...tpps.values(), ...advancedTpps.values(), ...payers.values()].map((tpp) => tpp.close()));
   await Promise.all([sandbox?.close(), advancedSandbox?.close()]);
 });
 
 async function attempt(run: Attempt, profile: ProfileName): Promise<Answer> {
   const tpp = tpps.get(profile);
   const advanced = advancedTpps.get(profile);
-  if (tpp === undefined || advanced === undefined) throw new TypeError(profile);
-  return run({ tpp, sibling, second, advanced });
+  const payer = payers.get(profile);
+  if (tpp === undefined || advanced === undefined || payer === undefined) throw new TypeError(profile);
+  return run({ tpp, sibling, second, advanced, payer });
 }
 
 describe('each tolerance row: strict refuses, permissive accepts, and flipping the row swaps the answers', () => {

@@ -43,7 +43,9 @@ describe('a bank that issues no refresh token', () => {
     expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines.find((line) => line.startsWith('– refresh'))).toMatch(new RegExp(`^– refresh {2}skipped: ${REASON.source}`));
-    expect(lines).toContain(`steps passed: ${STEP_NAMES.length + 1}/${STEP_NAMES.length + 2}, 1 skipped (refresh)`);
+    expect(lines).toContain(
+      `steps passed: ${STEP_NAMES.length + 1}/${STEP_NAMES.length + 2} (${STEP_NAMES.length} collection steps + 2 local steps of obflow: id-token, id-token-token), 1 skipped (refresh)`,
+    );
     // Never a request with the old token passed off as the refreshed one: no refresh grant, one accounts read only.
     const calls = bank.log.slice(from);
     expect(calls).not.toContain('grant refresh_token');

@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 /** One version's leg as the CLI runs it over two: its own reports folder, the transaction pages kept, the html page
- *  of the later one fed the earlier run. */
+ *  of the later one given the comparison with the earlier run. */
 function runVersion(
   prepared: Prepared,
   version: ApiVersion,
@@ -55,7 +55,17 @@ function runVersion(
     log: () => undefined,
     target: { name: 'sandbox', profile: 'strict-headless', apiVersion: version },
     keepTransactionBodies: true,
-    ...(earlier !== undefined ? { compareWith: earlier } : {}),
+    // The page of the later leg gets the comparison as the legs stage hands it over (src/pipeline/legs.ts).
+    ...(earlier !== undefined
+      ? {
+          versionPage: {
+            comparison: (own: RunResult) => ({
+              ...compareVersions(legOfRun(earlier.version, earlier.result), legOfRun(version, own)),
+              other: { version: earlier.version, href: `../v${earlier.version}/report.html` },
+            }),
+          },
+        }
+      : {}),
   });
 }
 

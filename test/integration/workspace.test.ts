@@ -353,7 +353,10 @@ describe('the workspace against the emulator', () => {
     prompted = runSh(promptedDir, `${keyFile}\n${clientSecret}\n`);
     expect(prompted.status, `${prompted.stdout}\n${prompted.stderr}`).toBe(0);
     expect(prompted.stdout).toMatch(
-      new RegExp(`^passed: ${STEP_NAMES.length}/${STEP_NAMES.length} steps, (\\d+)/\\1 checks; report: `, 'm'),
+      new RegExp(
+        `^passed: ${STEP_NAMES.length}/${STEP_NAMES.length} steps \\(${STEP_NAMES.length} collection steps, no local steps: obflow's own runs add their local id_token checks\\), (\\d+)/\\1 checks; report: `,
+        'm',
+      ),
     );
     // Asked first, installed after (newman into runner/node_modules: the top folder stays as it was).
     const asked = prompted.stderr.indexOf('Client secret of client');
@@ -399,7 +402,7 @@ describe('the workspace against the emulator', () => {
     // The path the person typed is echoed as usual; the secret is not.
     expect(ran.screen).toContain(keyFile);
     expect(ran.screen.includes(clientSecret)).toBe(false);
-    expect(ran.screen).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+    expect(ran.screen).toMatch(/^passed: (\d+)\/\1 steps \([^)]*\), (\d+)\/\2 checks; report: /m);
   }, 120_000);
 
   it('with --include-secrets, copied to an empty folder, its run.sh asks nothing and runs the whole flow: green', () => {
@@ -411,7 +414,7 @@ describe('the workspace against the emulator', () => {
     const result = runSh(dir, '');
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps \([^)]*\), (\d+)\/\2 checks; report: /m);
   }, 120_000);
 
   it('run.sh without Node.js prints one line saying what to install (exit 2)', () => {
@@ -494,12 +497,51 @@ describeWith(chromium, 'the workspace in Chromium', () => {
     } finally {
       await browser.close();
     }
-    const ran = /^passed: \d+\/(\d+) steps, \d+\/(\d+) checks;/m.exec(prompted?.stdout ?? '');
+    const ran = /^passed: \d+\/(\d+) steps \([^)]*\), \d+\/(\d+) checks;/m.exec(prompted?.stdout ?? '');
     counts['run.sh'] = { steps: Number(ran?.[1]), checks: Number(ran?.[2]) };
     expect(counts.guide?.steps).toBe(STEP_NAMES.length);
     expect(counts.guide?.checks).toBeGreaterThan(100);
     expect(counts).toEqual({ guide: counts.guide, report: counts.guide, 'run.sh': counts.guide });
   }, 60_000);
+
+  it("a run the bank refuses (a wrong client secret typed): run.sh and the report page say whose side and what to do, by obflow's own rules", async () => {
+    const dir = join(copied, 'refused');
+    cpSync(plainDir, dir, { recursive: true });
+    rmSync(join(dir, 'reports'), { recursive: true, force: true });
+    // The runner the prompted run installed (installing is that test's subject).
+    symlinkSync(join(promptedDir, 'runner', 'node_modules'), join(dir, 'runner', 'node_modules'));
+    const { keyFile } = registrant();
+    const result = runSh(dir, `${keyFile}\nnot-the-client-secret\n`);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(1);
+    const sentence =
+      "The run stopped at step client-credentials (client-credentials: POST token): the bank refused the request (HTTP 401); the fault is on the client's side.";
+    expect(result.stderr).toContain(`${sentence}\nhint: The bank refused the request (invalid_client`);
+    const { chromium: browserType } = await import('playwright-core');
+    const browser = await browserType.launch({ executablePath: CHROMIUM_PATH });
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(`file://${join(dir, 'reports', 'report.html')}`, { waitUntil: 'load' });
+      expect(await tab.locator('.failure .sentence').innerText()).toBe(sentence);
+      const hint = (await tab.locator('.failure p').nth(1).innerText()).replace(/^What to do:\s*/, '');
+      // The rule's workspace words (src/runner-rules.ts): the secret and key files of this run first, then whoever made it.
+      expect(hint).toBe(
+        "The bank refused the request (invalid_client (unknown client or wrong client secret)), as the standard lets it: the fault is on the client's side " +
+          '(the request, the registration, or a setting this workspace was made with); the bank did not accept the client authentication ' +
+          '(client_secret_basic: the client id and secret; private_key_jwt: the assertion signed with the signing key; tls_client_auth: the ' +
+          'transport certificate): check the client secret and the key files given for this run (run.sh asks for them; in Postman, the ' +
+          'environment and the certificate settings); if they are right, whoever made this workspace registers the client again ' +
+          '(`obflow register --force`, `obflow environment`, then `obflow workspace`). Details: the failed step below, and its checks.',
+      );
+      expect(hint).not.toContain('not-the-client-secret');
+      const technical = tab.locator('.failure details');
+      expect(await technical.getAttribute('open')).toBeNull();
+      expect(await technical.locator('pre').textContent()).toMatch(
+        /✗ client-credentials › client-credentials: POST token: status is 200 — the bank answered 401/,
+      );
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
 
 describe('a private_key_jwt client (signs its client assertion with the signing key): the workspace asks for the key files, never a secret to paste', () => {
@@ -540,7 +582,7 @@ describe('a private_key_jwt client (signs its client assertion with the signing 
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stderr).toContain('Signing key');
     expect(result.stderr).not.toContain('Client secret');
-    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps, (\d+)\/\2 checks; report: /m);
+    expect(result.stdout).toMatch(/^passed: (\d+)\/\1 steps \([^)]*\), (\d+)\/\2 checks; report: /m);
     const { lines, members } = keyMaterial([readFileSync(keyOf('transport_key'), 'utf8'), readFileSync(keyOf('signing_key'), 'utf8')]);
     for (const [path, bytes] of filesOf(pkjDir)) {
       const text = bytes.toString('utf8');

@@ -10,6 +10,8 @@ import { runInNewContext } from 'node:vm';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { FAPI_PROFILES } from '../../src/fapi-profile.js';
+
 import { buildObflowEnvironment, isSecretKey } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
 import { workspaceEnvironment } from '../../src/workspace/build.js';
@@ -30,6 +32,7 @@ const base = () => ({
   now: () => new Date(1_800_000_000_000),
   newJti: () => 'jti-1',
   tokenEndpointAuthMethod: 'client_secret_basic' as const,
+  fapi: FAPI_PROFILES['1-advanced'],
 });
 
 describe('registration claims per method (DCR v3.2)', () => {

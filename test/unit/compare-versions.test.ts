@@ -8,13 +8,17 @@ import { describe, expect, it } from 'vitest';
 
 import type { CommandState } from '../../src/cli/context.js';
 import { createOutput } from '../../src/cli/output.js';
-import { reportVersionRuns } from '../../src/cli/report.js';
+import { renderVerdict } from '../../src/cli/report.js';
+import { API_FAMILIES } from '../../src/api-families.js';
 import { isObflowError } from '../../src/errors.js';
+import type { ApiVersion } from '../../src/generate/api-versions.js';
+import { legsVerdict, summaryOf } from '../../src/pipeline/verdict.js';
 import type { RunResult } from '../../src/run/result.js';
 
 import {
   compareVersions,
   formatComparison,
+  legOfRun,
   transactionSums,
   V4_FIELD_NAMES,
   V4_VALUES,
@@ -131,7 +135,28 @@ it("its mapping tables are the emulator's (twins: the two rooms meet only on the
   }
 });
 
-describe('reportVersionRuns (demo/run --api-version 3.1,4.0)', () => {
+/** What the legs stage returns for two finished legs (src/pipeline/legs.ts: compared once, then the verdict), rendered
+ *  as the CLI renders it. */
+function reportVersionRuns(
+  state: CommandState,
+  legs: readonly { version: ApiVersion; result: RunResult }[],
+  extra: Record<string, unknown> = {},
+  options: { allowSkips?: boolean } = {},
+): Promise<void> {
+  const [a, b] = legs;
+  const comparison =
+    a !== undefined && b !== undefined ? compareVersions(legOfRun(a.version, a.result), legOfRun(b.version, b.result)) : undefined;
+  const outcomes = legs.map(({ version, result }) => ({
+    version,
+    family: API_FAMILIES.accounts,
+    label: `AIS v${version}`,
+    result,
+    summary: summaryOf(result),
+  }));
+  return Promise.resolve().then(() => renderVerdict(state, legsVerdict(outcomes, { comparison, ...options }), extra));
+}
+
+describe('the verdict of a run over v3.1 and v4.0 (demo/run --api-version 3.1,4.0), as the CLI renders it', () => {
   const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: '/work' };
   const state: CommandState = { io, output: createOutput(io, { json: false, quiet: true }) };
   const runOf = (leg: VersionLeg, base: string): RunResult => ({
@@ -166,6 +191,34 @@ describe('reportVersionRuns (demo/run --api-version 3.1,4.0)', () => {
     const caught: unknown = await reportVersionRuns(state, legs(drift), {}).catch((error: unknown) => error);
     expect(isObflowError(caught) && caught.code).toBe('ERR_VERSIONS_DIFFER');
     expect((caught as Error).message).toContain('account a1 Balance.Amount is 10.00 on v3.1, 10.01 on v4.0');
+  });
+
+  it('--json says "passed": false whenever the verdict is a failure: versions that differ, a refused skip', async () => {
+    const stdout = new PassThrough();
+    const json = { ...io, stdout };
+    const machine: CommandState = { io: json, output: createOutput(json, { json: true, quiet: false }) };
+    const lastResult = (): { passed?: unknown; comparison?: { differences: unknown[] } } =>
+      JSON.parse(
+        String(stdout.read() ?? '')
+          .trim()
+          .split('\n')
+          .pop() ?? '{}',
+      ) as { passed?: unknown };
+    const drift = { ...v40, balances: { a1: { Amount: '10.01', Currency: 'GBP', CreditDebitIndicator: 'Credit' } } };
+    const legs = [
+      { version: '3.1' as const, result: runOf(v31, 'https://rs/open-banking/v3.1/aisp') },
+      { version: '4.0' as const, result: runOf(drift, 'https://rs/open-banking/v4.0/aisp') },
+    ];
+    const caught: unknown = await reportVersionRuns(machine, legs).catch((error: unknown) => error);
+    expect(isObflowError(caught) && caught.code).toBe('ERR_VERSIONS_DIFFER');
+    const outcome = lastResult();
+    expect(outcome.comparison?.differences).toHaveLength(1);
+    expect(outcome.passed).toBe(false);
+    await reportVersionRuns(machine, [
+      legs[0] as (typeof legs)[number],
+      { version: '4.0', result: runOf(v40, 'https://rs/open-banking/v4.0/aisp') },
+    ]);
+    expect(lastResult().passed).toBe(true);
   });
 
   it('--no-skips: a step skipped on one version fails the run as ERR_RUN_SKIPPED naming the version; without it, passes', async () => {

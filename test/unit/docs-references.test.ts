@@ -2,8 +2,8 @@
 // section of that file, `docs/<file>.md#anchor` a heading of that file; the bank's contract and the newman findings are
 // cited from the repository only (docs/bank-interface.md, docs/pipeline.md#newman-findings), never from outside it.
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
@@ -57,5 +57,29 @@ describe("citations of the repo's docs", () => {
     );
     expect(cited.length).toBeGreaterThan(0);
     expect(cited.filter(({ file, anchor }) => !anchorsOf(doc(`docs/${file}`)).has(anchor))).toEqual([]);
+  });
+
+  it('docs/<file>.md cited in src/ and test/ is a file of docs/; every relative link of the README and docs/ resolves', () => {
+    const cited = files.flatMap(({ path, text }) =>
+      [...text.matchAll(/docs\/([\w-]+\.md)\b/g)].map((match) => ({ path, file: match[1] ?? '' })),
+    );
+    expect(cited.length).toBeGreaterThan(0);
+    expect(cited.filter(({ file }) => !existsSync(join(REPO_ROOT, 'docs', file)))).toEqual([]);
+    // Relative links of the Markdown pages (a document or a picture), resolved from the page's own folder.
+    const pages = [
+      'README.md',
+      ...readdirSync(join(REPO_ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ];
+    const links = pages.flatMap((page) =>
+      [...doc(page).matchAll(/\]\(([\w./-]+\.(?:md|png))(?:#[\w-]+)?\)/g)].map((match) => ({
+        page,
+        target: join(dirname(page), match[1] ?? ''),
+      })),
+    );
+    expect(links).toContainEqual({ page: 'README.md', target: 'docs/postman-certificates.md' });
+    expect(links).toContainEqual({ page: 'docs/postman-certificates.md', target: 'docs/images/postman-certificates.png' });
+    expect(links.filter(({ target }) => !existsSync(join(REPO_ROOT, target)))).toEqual([]);
   });
 });

@@ -7,6 +7,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createContext, runInContext } from 'node:vm';
 import { expect as chaiExpect } from 'chai';
 import { describe, expect, it } from 'vitest';
+
+import { FAPI_PROFILES, type FapiProfile } from '../../src/fapi-profile.js';
 import { codeOf } from '../helpers/errors.js';
 
 import { commandOverrides } from '../../src/cli/flags.js';
@@ -15,6 +17,7 @@ import { loadConfig, parseConfig } from '../../src/config/load.js';
 import { ObflowError } from '../../src/errors.js';
 import { buildCollections, FLOW_FILE_NAME, loadTemplates } from '../../src/generate/index.js';
 import { parForGeneration } from '../../src/pipeline/generate.js';
+import { tokenAuthSetting } from '../../src/pipeline/register.js';
 import { buildRegistrationClaims } from '../../src/registration/claims.js';
 import { buildRegistrationRequest, type RegisterClientInput } from '../../src/registration/index.js';
 import { readConsentRedirect } from '../../src/run/consent/redirect.js';
@@ -42,27 +45,46 @@ function configError(raw: unknown): ObflowError {
 describe('flow.fapi "2.0": a configuration that cannot work is ERR_CONFIG_INVALID naming both settings', () => {
   it('accepts 2.0 with code, PAR auto or always, private_key_jwt, tls_client_auth or auto; 1-advanced is the default', () => {
     for (const method of ['private_key_jwt', 'tls_client_auth', 'auto'])
-      expect(parseConfig(bankConfig(FAPI2, method), 'test').flow.fapi).toBe('2.0');
+      expect(parseConfig(bankConfig(FAPI2, method), 'test').flow.fapi).toBe(FAPI_PROFILES['2.0']);
     expect(parseConfig(bankConfig({ ...FAPI2, par: 'always' }), 'test').flow.par).toBe('always');
-    expect(parseConfig({}, 'test').flow.fapi).toBe('1-advanced');
+    expect(parseConfig({}, 'test').flow.fapi).toBe(FAPI_PROFILES['1-advanced']);
   });
 
-  it('client_secret_basic (named or the default)', () => {
-    for (const raw of [bankConfig(FAPI2, 'client_secret_basic'), { flow: FAPI2 }]) {
-      const error = configError(raw);
-      expect(error.code).toBe('ERR_CONFIG_INVALID');
-      expect(error.message).toContain('flow.fapi "2.0"');
-      expect(error.message).toContain('bank.token_endpoint_auth_method "client_secret_basic"');
-    }
+  it('client_secret_basic named: refused naming both settings, and never called a default', () => {
+    const error = configError(bankConfig(FAPI2, 'client_secret_basic'));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toContain('flow.fapi "2.0"');
+    expect(error.message).toContain('bank.token_endpoint_auth_method "client_secret_basic"');
+    expect(error.message).not.toContain('default');
   });
 
-  it('responseType "code id_token" (named or the default)', () => {
-    for (const flow of [{ fapi: '2.0', responseType: 'code id_token' }, { fapi: '2.0' }]) {
-      const error = configError(bankConfig(flow));
-      expect(error.message).toContain('flow.fapi "2.0"');
-      expect(error.message).toContain('flow.responseType "code"');
-      expect(error.message).toContain('"code id_token"');
+  it('responseType "code id_token" named: refused naming both settings, and never called a default', () => {
+    const error = configError(bankConfig({ fapi: '2.0', responseType: 'code id_token' }));
+    expect(error.message).toContain('flow.fapi "2.0"');
+    expect(error.message).toContain('flow.responseType "code"');
+    expect(error.message).toContain('"code id_token"');
+    expect(error.message).not.toContain('default');
+  });
+
+  // oidc-provider's rule: a profile sets what the user left unset; only an explicit contradiction is refused.
+  it("what the user left out follows the profile: code, private_key_jwt, PS256 under 2.0; §2.1's under 1-advanced", () => {
+    for (const raw of [{ flow: { fapi: '2.0' } }, { flow: { fapi: '2.0' }, bank: { name: 'b' } }]) {
+      const config = parseConfig(raw, 'test');
+      expect(config.flow.responseType).toBe('code');
+      expect(config.flow.request_object_signing_alg).toBe('PS256');
+      expect(tokenAuthSetting(config)).toBe('private_key_jwt');
     }
+    expect(parseConfig({ flow: { fapi: '2.0' }, bank: { name: 'b' } }, 'test').bank?.token_endpoint_auth_method).toBe('private_key_jwt');
+    const fapi1 = parseConfig({ bank: { name: 'b' } }, 'test');
+    expect([fapi1.flow.responseType, fapi1.flow.request_object_signing_alg, tokenAuthSetting(fapi1)]).toEqual([
+      'code id_token',
+      'none',
+      'client_secret_basic',
+    ]);
+    expect(tokenAuthSetting(parseConfig({}, 'test'))).toBe('client_secret_basic');
+    // What the user set stays theirs, where the profile allows it.
+    const set = parseConfig(bankConfig({ fapi: '2.0', request_object_signing_alg: 'none' }, 'tls_client_auth'), 'test');
+    expect([set.flow.request_object_signing_alg, tokenAuthSetting(set)]).toEqual(['none', 'tls_client_auth']);
   });
 
   it('flow.par "never", and flow.jarm', () => {
@@ -83,12 +105,15 @@ describe('flow.fapi "2.0": a configuration that cannot work is ERR_CONFIG_INVALI
     expect(error).toBeInstanceOf(ObflowError);
     expect((error as ObflowError).code).toBe('ERR_CONFIG_INVALID');
     expect((error as ObflowError).message).toMatch(/flow\.fapi "2\.0".*flow\.responseType "code"/);
-    expect((error as ObflowError).message).toContain('bank.token_endpoint_auth_method');
+    // The auth method was not set: it follows the profile, and is not named.
+    expect((error as ObflowError).message).not.toContain('bank.token_endpoint_auth_method');
   });
 
   it('PAR "auto" pushes under 2.0 wherever the target is', () => {
-    expect(parForGeneration({ target: 'bank', flow: { par: 'auto', fapi: '2.0' }, sandbox: { par: 'off' } })).toBe(true);
-    expect(parForGeneration({ target: 'bank', flow: { par: 'auto', fapi: '1-advanced' }, sandbox: { par: 'off' } })).toBe(false);
+    expect(parForGeneration({ target: 'bank', flow: { par: 'auto', fapi: FAPI_PROFILES['2.0'] }, sandbox: { par: 'off' } })).toBe(true);
+    expect(parForGeneration({ target: 'bank', flow: { par: 'auto', fapi: FAPI_PROFILES['1-advanced'] }, sandbox: { par: 'off' } })).toBe(
+      false,
+    );
   });
 });
 
@@ -100,16 +125,23 @@ describe('registration under 2.0', () => {
     now: () => new Date(0),
     newJti: () => 'jti',
     tokenEndpointAuthMethod: 'private_key_jwt' as const,
+    fapi: FAPI_PROFILES['1-advanced'],
   };
+  const fapi2 = FAPI_PROFILES['2.0'];
   it('asks response_types ["code"] only (no hybrid flow); FAPI 1 Advanced keeps §2.1\'s two', () => {
-    expect(buildRegistrationClaims({ ...input, fapi: '2.0' }).response_types).toEqual(['code']);
+    expect(buildRegistrationClaims({ ...input, fapi: fapi2 }).response_types).toEqual(['code']);
     expect(buildRegistrationClaims(input).response_types).toEqual(['code', 'code id_token']);
-    expect(buildRegistrationClaims({ ...input, fapi: '2.0' }).tls_client_certificate_bound_access_tokens).toBe(true);
+    expect(buildRegistrationClaims({ ...input, fapi: fapi2 }).tls_client_certificate_bound_access_tokens).toBe(true);
+  });
+  it('asks certificate-bound tokens with every method under 2.0 (the row), with all but client_secret_basic under 1-advanced', () => {
+    const basic = { ...input, tokenEndpointAuthMethod: 'client_secret_basic' as const };
+    expect(buildRegistrationClaims({ ...basic, fapi: fapi2 }).tls_client_certificate_bound_access_tokens).toBe(true);
+    expect(buildRegistrationClaims(basic).tls_client_certificate_bound_access_tokens).toBeUndefined();
   });
   it('token auth "auto" that lands on client_secret_basic (all the bank lists) is ERR_CONFIG_INVALID naming both', async () => {
     const request = buildRegistrationRequest({
       ...input,
-      fapi: '2.0',
+      fapi: FAPI_PROFILES['2.0'],
       tokenEndpointAuthMethod: 'auto',
       authMethodsSupported: () => Promise.resolve(['client_secret_basic']),
     } as unknown as RegisterClientInput);
@@ -128,7 +160,7 @@ interface PmItem {
   event?: { listen: string; script: { exec: string[] } }[];
 }
 const templates = loadTemplates();
-function scriptOf(options: { par?: boolean; fapi?: '2.0' }, itemName: string, listen: 'prerequest' | 'test'): string {
+function scriptOf(options: { par?: boolean; fapi?: FapiProfile }, itemName: string, listen: 'prerequest' | 'test'): string {
   const flow = JSON.parse(buildCollections({ templates, ...options }).find((file) => file.fileName === FLOW_FILE_NAME)?.json ?? '{}') as {
     item: PmItem[];
   };
@@ -194,7 +226,7 @@ const AUTHORIZE_ITEM = 'psu-consent: GET authorization endpoint';
 describe('FAPI 2.0 collections', () => {
   it('the pushed request object is typed oauth-authz-req+jwt (PS256 and none); the client assertion stays JWT with aud = the issuer', () => {
     for (const alg of ['PS256', 'none']) {
-      const pushed = run(scriptOf({ fapi: '2.0' }, PAR_ITEM, 'prerequest'), { ...ENV, request_object_signing_alg: alg });
+      const pushed = run(scriptOf({ fapi: FAPI_PROFILES['2.0'] }, PAR_ITEM, 'prerequest'), { ...ENV, request_object_signing_alg: alg });
       expect(headerOf(pushed.field('request'))).toMatchObject({ alg, typ: 'oauth-authz-req+jwt' });
       expect(pushed.field('code_challenge_method')).toBe('S256');
       const assertion = pushed.field('client_assertion');
@@ -202,7 +234,7 @@ describe('FAPI 2.0 collections', () => {
       expect(claimsOf(assertion).aud).toBe('https://as.example');
     }
     // Every token request of the flow too (FAPI 2.0 Security Profile §5.3.2.1 has the server accept the issuer).
-    const exchange = run(scriptOf({ fapi: '2.0' }, 'code-exchange: POST token', 'prerequest'), ENV);
+    const exchange = run(scriptOf({ fapi: FAPI_PROFILES['2.0'] }, 'code-exchange: POST token', 'prerequest'), ENV);
     expect(claimsOf(exchange.field('client_assertion')).aud).toBe('https://as.example');
   });
 
@@ -220,7 +252,7 @@ describe('FAPI 2.0 collections', () => {
   });
 
   it('the redirect must carry iss, equal to the issuer (RFC 9207)', () => {
-    const test = scriptOf({ fapi: '2.0' }, AUTHORIZE_ITEM, 'test');
+    const test = scriptOf({ fapi: FAPI_PROFILES['2.0'] }, AUTHORIZE_ITEM, 'test');
     const redirect = (query: string) => run(test, { ...ENV, state: 's1' }, `https://tpp.example/cb?code=c1&state=s1${query}`);
     const ISS_TEST = 'iss (RFC 9207 §2) is in the redirect and is the issuer (FAPI 2.0)';
     expect(redirect('&iss=https%3A%2F%2Fas.example').failed()).toEqual([]);
@@ -238,6 +270,21 @@ describe('FAPI 2.0 collections', () => {
       'https://tpp.example/cb?code=c1&state=s1',
     );
     expect(advanced.failed()).toEqual([]);
+  });
+});
+
+describe('FAPI 1 Advanced collections (the default): iss checked where the bank sends it', () => {
+  // RFC 9207 §2.4: a client that gets iss compares it with the issuer, whatever its profile — a response from another
+  // authorization server (mix-up) must not be taken. Only FAPI 2.0 requires it to be there (above).
+  it('a present iss must be the issuer; an absent one is no check at all', () => {
+    const test = scriptOf({}, AUTHORIZE_ITEM, 'test');
+    const redirect = (query: string) => run(test, { ...ENV, state: 's1' }, `https://tpp.example/cb?code=c1&state=s1${query}`);
+    const ISS_TEST = 'iss (RFC 9207) is the issuer';
+    expect(redirect('&iss=https%3A%2F%2Fas.example').tests.map((t) => t.name)).toContain(ISS_TEST);
+    expect(redirect('&iss=https%3A%2F%2Fas.example').failed()).toEqual([]);
+    expect(redirect('&iss=https%3A%2F%2Fevil.example').failed()).toEqual([ISS_TEST]);
+    expect(redirect('').tests.map((t) => t.name)).not.toContain(ISS_TEST);
+    expect(redirect('').failed()).toEqual([]);
   });
 });
 

@@ -3,6 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 
+import { FAPI_PROFILES } from '../../src/fapi-profile.js';
+
 import { buildCollections, FLOW_FILE_NAME, loadTemplates } from '../../src/generate/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { ObflowError } from '../../src/errors.js';
@@ -13,7 +15,11 @@ import { BANK_IDENTITY } from '../helpers/config-fixtures.js';
 
 type Mode = 'auto' | 'always' | 'never';
 type SandboxPar = 'required' | 'optional' | 'off';
-const config = (target: string, par: Mode, sandboxPar: SandboxPar = 'off') => ({ target, flow: { par }, sandbox: { par: sandboxPar } });
+const config = (target: string, par: Mode, sandboxPar: SandboxPar = 'off') => ({
+  target,
+  flow: { par, fapi: FAPI_PROFILES['1-advanced'] },
+  sandbox: { par: sandboxPar },
+});
 
 describe('parForGeneration', () => {
   it('always and never as they say; auto only for the embedded sandbox that requires PAR', () => {

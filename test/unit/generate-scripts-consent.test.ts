@@ -141,11 +141,15 @@ describe('psu-consent test: the redirect', () => {
   it('verifies the id_token signature (RSA-PSS in plain JS): a changed claim, another key, an unknown kid fail', () => {
     const signatureTest =
       'id_token signature verifies with the jwks_uri key named by kid (OIDC Core §3.1.3.7 item 6, FAPI 1 Advanced §5.2.2.1)';
-    const good = idToken();
+    // One exp, read from the clock once: the other token's differs from it by a second whatever the clock does
+    // meanwhile (two reads of the clock a tick apart made the two tokens' claims the same, and the test fail).
+    const exp = Math.floor(Date.now() / 1000) + 300;
+    const good = idToken({ exp });
     expect(run(test, { env, response: redirect({ code: 'code-1', id_token: good, state: 'state-1' }) }).passed()).toContain(signatureTest);
     // The claims of another token under this token's signature: every claim check passes, only the signature fails.
     const [header, , signature] = good.split('.');
-    const otherClaims = idToken({ exp: Math.floor(Date.now() / 1000) + 299 }).split('.')[1];
+    const otherClaims = idToken({ exp: exp - 1 }).split('.')[1];
+    expect(otherClaims).not.toBe(good.split('.')[1]);
     const swapped = run(test, {
       env,
       response: redirect({ code: 'code-1', id_token: `${header}.${otherClaims}.${signature}`, state: 'state-1' }),

@@ -5,6 +5,8 @@ import { stat } from 'node:fs/promises';
 import { decodeJwt, importJWK, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { FAPI_PROFILES } from '../../src/fapi-profile.js';
+
 import { ObflowError, isObflowError } from '../../src/errors.js';
 import { transportError } from '../../src/bank/http.js';
 import {
@@ -47,6 +49,7 @@ function claims(overrides: Partial<Parameters<typeof buildRegistrationClaims>[0]
     now,
     newJti: jti,
     tokenEndpointAuthMethod: 'client_secret_basic',
+    fapi: FAPI_PROFILES['1-advanced'],
     ...overrides,
   });
 }
@@ -240,6 +243,7 @@ describe('registration store', () => {
       now,
       newJti: jti,
       tokenEndpointAuthMethod: 'client_secret_basic' as const,
+      fapi: FAPI_PROFILES['1-advanced'],
     };
     // Stored and not forced → reused without any network (no dispatcher given).
     const reused = await registerClient(common);

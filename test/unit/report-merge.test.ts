@@ -178,13 +178,15 @@ describe('a leg from its report and its status file', () => {
     request.assertions = [];
     request.failure = { kind: 'unreachable', item: request.item, origin: 'https://127.0.0.1:1', message: 'connect ECONNREFUSED' };
     expect(legOf({ source: 'u', report: unreachable }).steps[0]?.failures).toEqual([
-      { item: 'discovery request', check: 'GET got an answer', message: 'connect ECONNREFUSED' },
+      { item: 'discovery request', check: 'no answer to GET', message: 'connect ECONNREFUSED' },
     ]);
   });
 
   it('a leg with only a status file is a row of its own, with the reason from its exit code and command', () => {
     expect(legOf(crashed)).toEqual({
       id: 'otherbank / strict-headless / headless',
+      label: 'otherbank / strict-headless / headless · AIS v3.1',
+      marks: ['AIS v3.1'],
       bank: 'otherbank',
       profile: 'strict-headless',
       consent: 'headless',
@@ -354,10 +356,10 @@ describe('the merged outputs', () => {
   it('Markdown for a job summary: the grid, the failed checks, what changed', () => {
     const text = mergedMarkdown(summary);
     expect(text).toContain('## obflow: 1 of 3 legs passed — 1 failed, 1 without a report');
-    expect(text).toContain('| examplebank / strict-headless / headless | ✅ | ❌ | ⏸️ | ⏸️ |');
-    expect(text).toContain('| otherbank / strict-headless / headless — exit 3 at obflow register');
+    expect(text).toContain('| examplebank / strict-headless / headless · AIS v3.1 | ✅ | ❌ | ⏸️ | ⏸️ |');
+    expect(text).toContain('| otherbank / strict-headless / headless · AIS v3.1 — exit 3 at obflow register');
     expect(text).toContain(
-      '- **examplebank / strict-headless / headless** · psu-consent: id_token openbanking_intent_id is the consent id — expected x to equal y',
+      '- **examplebank / strict-headless / headless · AIS v3.1** · psu-consent: id\\_token openbanking\\_intent\\_id is the consent id — expected x to equal y',
     );
     expect(text).toContain('- new legs: examplebank / strict-headless / headless; otherbank / strict-headless / headless');
   });
@@ -366,8 +368,8 @@ describe('the merged outputs', () => {
     const { timingPicture } = await loadTiming();
     const picture = timingPicture(timingRows(summary), { steps: summary.steps, labelWidth: 300 });
     expect(picture.rows.map((row) => [row.label, row.total])).toEqual([
-      ['examplebank / strict-headless / headless', '3 s'],
-      ['sandbox / strict-headless / headless', '7 s'],
+      ['examplebank / strict-headless / headless · AIS v3.1', '3 s'],
+      ['sandbox / strict-headless / headless · AIS v3.1', '7 s'],
     ]);
     const [discovery, consent] = picture.rows[0]?.segments ?? [];
     // The longest leg (7 s) fills the bar: 1 s of it is a seventh.
@@ -377,7 +379,7 @@ describe('the merged outputs', () => {
     expect(consent).toMatchObject({
       status: 'failed',
       fill: '#d93025',
-      title: 'examplebank / strict-headless / headless — 2. psu-consent: 2 s (failed)',
+      title: 'examplebank / strict-headless / headless · AIS v3.1 — 2. psu-consent: 2 s (failed)',
     });
     expect(discovery?.fill).not.toBe('#d93025');
   });
@@ -386,7 +388,7 @@ describe('the merged outputs', () => {
     const html = await renderMergedPage(summary);
     expect(html).toBe(await renderMergedPage(summary));
     expect(html).toContain(
-      '<td class="cell failed" data-step="psu-consent" title="examplebank / strict-headless / headless: psu-consent failed (2 s)"><a href="legs/examplebank/report.html#step-psu-consent">✗</a></td>',
+      '<td class="cell failed" data-step="psu-consent" title="examplebank / strict-headless / headless · AIS v3.1: psu-consent failed (2 s)"><a href="legs/examplebank/report.html#step-psu-consent">✗</a></td>',
     );
     expect(html).toContain('<span class="check">id_token openbanking_intent_id is the consent id</span>');
     expect(html).toMatch(/<td class="reason" colspan="4">exit 3 at obflow register: the bank refused/);

@@ -13,6 +13,7 @@ import { EventDispatch } from '../../src/run/dispatch.js';
 import { Redactor } from '../../src/run/redaction.js';
 import { createCliReporter, progressLines } from '../../src/run/reporters/cli.js';
 import { buildJsonReport, type RunEvent, type RunSubscriber } from '../../src/run/index.js';
+import { transportHint } from '../../src/run/verdict.js';
 import { tempDirSync } from '../helpers/temp.js';
 
 const TOKEN = 'eyJhbGciOiJQUzI1NiJ9.payload.signature';
@@ -249,6 +250,45 @@ describe('views of the events', () => {
     });
     expect(report.steps[0]?.requests[0]).not.toHaveProperty('json');
     expect(report).toMatchObject({ version: 1, passed: true, origins: ['https://bank.example:8443'] });
+    expect(report).not.toHaveProperty('failure');
+  });
+
+  it("the JSON report of a failed run carries the CLI's sentence and hint (a merged page shows them: whose side, what to do)", () => {
+    const transport = {
+      kind: 'unreachable' as const,
+      item: 'accounts: GET',
+      origin: 'https://bank.example:8443',
+      message: 'connect ECONNREFUSED',
+    };
+    const failed = {
+      name: 'accounts',
+      passed: false,
+      requests: 1,
+      assertions: { total: 0, failed: 0 },
+      failures: [],
+      reports: [],
+      transport,
+    };
+    const report = buildJsonReport([
+      { type: 'start', startedAt: at, steps: [{ name: 'accounts', kind: 'collection' }], origins: ['https://bank.example:8443'] },
+      {
+        type: 'done',
+        finishedAt: at,
+        result: {
+          passed: false,
+          failedStep: 'accounts',
+          steps: [failed],
+          transport: { step: 'accounts', ...transport },
+          environment,
+          executions: [],
+        },
+      },
+    ]);
+    expect(report.failure).toEqual({
+      step: 'accounts',
+      sentence: expect.stringContaining('the bank at https://bank.example:8443 did not answer') as string,
+      hint: transportHint('unreachable'),
+    });
   });
 });
 

@@ -5,6 +5,8 @@
 // (RFC 9207 §2.4), and readConsentRedirect refuses what that rule refuses.
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
+
+import { FAPI_PROFILES } from '../../src/fapi-profile.js';
 import { idTokenSteps, issRequired } from '../../src/pipeline/run-plan.js';
 import { readConsentRedirect } from '../../src/run/consent/redirect.js';
 import type { DiscoveryAddresses } from '../../src/bank/discovery.js';
@@ -48,7 +50,7 @@ describe('the run plan’s id_token keys', () => {
 describe('the consent’s iss parameter (RFC 9207 §2.4)', () => {
   const addresses: DiscoveryAddresses = { issuer: 'https://as', authorization_endpoint: 'https://as/a', token_endpoint: 'https://as/t' };
   const sessionWith = (fapi: '1-advanced' | '2.0', announced: boolean) => ({
-    config: { flow: { fapi } } as ObflowConfig,
+    config: { flow: { fapi: FAPI_PROFILES[fapi] } } as unknown as ObflowConfig,
     discovery: async () => ({ ...addresses, ...(announced ? { authorization_response_iss_parameter_supported: true } : {}) }),
   });
 

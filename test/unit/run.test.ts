@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import { mergeEnvironment } from '../../src/environment/index.js';
 import { isObflowError } from '../../src/errors.js';
+import { STEP_NAMES } from '../../src/generate/step-names.js';
 import {
   batchCollection,
   buildRunPlan,
@@ -155,7 +156,10 @@ describe('buildRunSummary', () => {
   ];
 
   it('lists accounts with InterimAvailable balance, transaction count and label; counts steps', () => {
-    const summary = buildRunSummary({ environment, steps, executions, totalSteps: 11 });
+    // The plan: ten collection steps (not the balances step: the balances are read from this run's state) and one
+    // local step of obflow (the token endpoint's id_token check).
+    const planned = [...STEP_NAMES.filter((name) => name !== 'account-balances' && name !== 'refresh'), 'id-token-token'];
+    const summary = buildRunSummary({ environment, steps, executions, planned });
     expect(summary).toEqual({
       accounts: [
         {
@@ -172,13 +176,14 @@ describe('buildRunSummary', () => {
         },
       ],
       steps: { passed: 2, skipped: 0, total: 11 },
+      counted: { collection: 10, local: ['id-token-token'] },
       skips: [],
     });
     const lines = formatRunSummary(summary);
     expect(lines).toEqual([
       '111 Bills: 10.50 GBP (InterimAvailable), 240 transactions',
       '222 Savings: -3.00 GBP (InterimAvailable), 36 transactions',
-      'steps passed: 2/11, 0 skipped',
+      'steps passed: 2/11 (10 collection steps + 1 local step of obflow: id-token-token), 0 skipped',
     ]);
     expect(lines.join('\n')).not.toContain('very-secret-token');
     // AIS v4.0 names the same balance by its ISO 20022 code (issue 29).
@@ -191,8 +196,13 @@ describe('buildRunSummary', () => {
   it('names the failed step and survives missing state', () => {
     const failed = [...steps.slice(0, 1), { ...(steps[1] as StepResult), passed: false }];
     const summary = buildRunSummary({ environment: mergeEnvironment({ name: 'n' }), steps: failed });
-    expect(summary).toEqual({ accounts: [], steps: { passed: 1, skipped: 0, total: 2, failed: 'transactions' }, skips: [] });
-    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2, 0 skipped (failed: transactions)']);
+    expect(summary).toEqual({
+      accounts: [],
+      steps: { passed: 1, skipped: 0, total: 2, failed: 'transactions' },
+      counted: { collection: 2, local: [] },
+      skips: [],
+    });
+    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2 (2 collection steps, no local steps), 0 skipped (failed: transactions)']);
   });
 
   it("a run that stopped before the accounts step lists no accounts: an earlier run's state is not this run's", () => {
@@ -203,6 +213,43 @@ describe('buildRunSummary', () => {
     expect(buildRunSummary({ environment, steps: [discovery], planned }).steps.total).toBe(3);
     // A single later step reads the saved state on purpose (`run transactions`).
     expect(buildRunSummary({ environment, steps: [steps[1] as StepResult], planned: ['transactions'] }).accounts).toHaveLength(1);
+  });
+
+  it("a run that stopped in the transactions step says its counts are partial; one that never reached a step shows none of an earlier run's values", () => {
+    const environment = mergeEnvironment({
+      name: 'n',
+      flow: {
+        account_ids: '["111"]',
+        interim_balances: JSON.stringify({ '111': { Amount: '10.50', Currency: 'GBP', CreditDebitIndicator: 'Credit' } }),
+        transaction_counts: JSON.stringify({ '111': 300 }),
+      },
+    });
+    const step = (name: string, passed = true): StepResult => ({ ...(steps[0] as StepResult), name, passed });
+    const planned = ['accounts', 'account-balances', 'transactions', 'unsupported'];
+    // The transactions step began and failed (a page refused, the paging guard, a stop): 300 read, not the account's all.
+    const stopped = buildRunSummary({
+      environment,
+      steps: [step('accounts'), step('account-balances'), step('transactions', false)],
+      planned,
+    });
+    expect(stopped.accounts).toEqual([
+      {
+        accountId: '111',
+        balance: { amount: '10.50', currency: 'GBP', creditDebitIndicator: 'Credit' },
+        transactions: 300,
+        transactionsPartial: true,
+      },
+    ]);
+    expect(formatRunSummary(stopped)[0]).toBe(
+      '111: 10.50 GBP (InterimAvailable), 300 transactions read before the run stopped (not all of them)',
+    );
+    // Stopped before the balances and transactions steps: their values in the saved environment are an earlier run's.
+    const early = buildRunSummary({ environment, steps: [step('accounts', false)], planned });
+    expect(early.accounts).toEqual([{ accountId: '111' }]);
+    expect(formatRunSummary(early)[0]).toBe('111: balance n/a, transactions n/a');
+    // A whole run: the count as read.
+    const whole = buildRunSummary({ environment, steps: planned.map((name) => step(name)), planned });
+    expect(formatRunSummary(whole)[0]).toBe('111: 10.50 GBP (InterimAvailable), 300 transactions');
   });
 
   it('counts a step none of whose requests went out as skipped, with its reason, never as passed', () => {
@@ -216,7 +263,7 @@ describe('buildRunSummary', () => {
     const summary = buildRunSummary({ environment: mergeEnvironment({ name: 'n' }), steps: [steps[0] as StepResult, skipped] });
     expect(summary.steps).toEqual({ passed: 1, skipped: 1, total: 2 });
     expect(summary.skips).toEqual([{ step: 'refresh', reason: 'the bank issued no refresh token' }]);
-    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2, 1 skipped (refresh)']);
+    expect(formatRunSummary(summary)).toEqual(['steps passed: 1/2 (2 collection steps, no local steps), 1 skipped (refresh)']);
   });
 
   it('never reads a value typed secret', () => {

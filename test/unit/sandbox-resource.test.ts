@@ -8,14 +8,7 @@ import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { BANK_FINANCIAL_ID } from '../../src/sandbox/contracts.js';
-import type {
-  AccessTokenInfo,
-  ConsentRecord,
-  RequestContext,
-  ResourceServerDeps,
-  SandboxClient,
-  SandboxHandler,
-} from '../../src/sandbox/contracts.js';
+import type { AccessTokenInfo, ConsentRecord, RequestContext, SandboxClient, SandboxHandler } from '../../src/sandbox/contracts.js';
 import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { accountIdOf } from '../../src/sandbox/data/users.js';
 import { validateConsentRequest } from '../../src/sandbox/resource/consent-request.js';
@@ -26,9 +19,13 @@ import { answerWireError } from '../../src/sandbox/serve.js';
 import { pageLinks, parseBookingFilter, selectTransactions } from '../../src/sandbox/resource/paging.js';
 import { matchRoute } from '../../src/sandbox/resource/routes.js';
 import { CONSENT_COLLECTION, openConsentStore } from '../../src/sandbox/store/consents.js';
+import { IdempotencyKeys } from '../../src/sandbox/idempotency.js';
+import { PAYMENT_ORDER_COLLECTION } from '../../src/sandbox/store/payment-orders.js';
+import { Postings } from '../../src/sandbox/store/postings.js';
 import { SandboxDb } from '../../src/sandbox/store/db.js';
 import { responseProblems, schemaProblems } from '../helpers/obie-schemas.js';
 import { tempDirSync } from '../helpers/temp.js';
+import type { ResourceDeps } from '../../src/sandbox/resource/deps.js';
 
 const BASE = '/open-banking/v3.1/aisp';
 const NOW = new Date('2026-05-01T10:00:00Z');
@@ -81,10 +78,11 @@ const client = (clientId: string): SandboxClient => ({
   orgId: 'o',
   redirectUris: [],
   certificateThumbprints: [],
+  signingKeys: { keys: [] },
 });
 const consents = openConsentStore(db);
 let ids = 0;
-const deps: ResourceServerDeps = {
+const deps: ResourceDeps = {
   consents,
   tokens: { verify: async (token) => tokens.get(token) },
   clients: { get: async (clientId) => (clientId.startsWith('client-') ? client(clientId) : undefined) },
@@ -92,6 +90,15 @@ const deps: ResourceServerDeps = {
   now: () => NOW,
   newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
   apiVersions: ['3.1'],
+  apis: ['accounts'],
+  records: {
+    transaction: (work) => db.transaction(work),
+    consents,
+    idempotency: new IdempotencyKeys(db),
+    postings: new Postings(db),
+    paymentOrders: db.collection(PAYMENT_ORDER_COLLECTION),
+  },
+  messageSigner: () => Promise.reject(new TypeError('no signed API is served here')),
 };
 const handler = createResourceHandler(deps);
 
@@ -104,7 +111,7 @@ async function call(
     body?: string;
     thumbprint?: string;
     /** Another handler than the module's (its own deps), and the emulator's clock it runs on. */
-    via?: { handler: SandboxHandler; deps: ResourceServerDeps };
+    via?: { handler: SandboxHandler; deps: ResourceDeps };
   } = {},
 ): Promise<Captured & { json: () => Record<string, unknown> }> {
   const { handler: serve, deps: served } = options.via ?? { handler, deps };
@@ -412,7 +419,7 @@ describe('createResourceHandler (in process)', () => {
 describe('the kept bodies of GET /accounts (issue 34 item 3): never an answer the request would not get without them', () => {
   // One handler serving both versions on a clock the test moves, as the emulator's clock (time.ts) moves.
   let clock = NOW.getTime();
-  const keptDeps: ResourceServerDeps = { ...deps, now: () => new Date(clock), apiVersions: ['3.1', '4.0'] };
+  const keptDeps: ResourceDeps = { ...deps, now: () => new Date(clock), apiVersions: ['3.1', '4.0'] };
   const via = { handler: createResourceHandler(keptDeps), deps: keptDeps };
   const jo = accountIdOf(SEED, 'jo/business-current');
   const joSavings = accountIdOf(SEED, 'jo/business-savings');

@@ -42,7 +42,7 @@ it('the emulator serves the versions the TPP side names (twin lists)', () => {
 describe('refusals as data', () => {
   it('a v4.0 refusal whose code is of another category than its status is an emulator bug, not an answer', () => {
     expect(() => toV4Error(ObieError.of(403, 'UK.OBIE.Field.Invalid', 'x'))).toThrow(TypeError);
-    expect(() => toV4Error(ObieError.of(400, 'UK.OBIE.Resource.ConsentMismatch', 'x'))).toThrow(TypeError);
+    expect(() => toV4Error(ObieError.of(400, 'UK.OBIE.Rules.AfterCutOffDateTime', 'x'))).toThrow(TypeError);
     expect(toV4Error(ObieError.of(400, 'UK.OBIE.Field.Invalid', 'x')).errors[0]?.ErrorCode).toBe('U002');
   });
 

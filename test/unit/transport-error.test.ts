@@ -1,11 +1,11 @@
 // One transport-error classification for the whole TPP side (src/bank/transport-error.ts): one table of Node/undici errors,
 // run through every surface that classifies them — the bare kind, registration/environment download
-// (bank/http.ts transportError) and a run's failed request (cli/report.ts runFailureError) — each ending in the
+// (bank/http.ts transportError) and a run's failed request (pipeline/verdict.ts runFailureError) — each ending in the
 // error code the CLI prints: ERR_REMOTE_TLS or ERR_REMOTE_UNREACHABLE.
 
 import { describe, expect, it } from 'vitest';
 
-import { runFailureError } from '../../src/cli/report.js';
+import { runFailureError } from '../../src/pipeline/verdict.js';
 import { isObflowError } from '../../src/errors.js';
 import { transportError } from '../../src/bank/http.js';
 import type { RunResult } from '../../src/run/index.js';

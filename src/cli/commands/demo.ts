@@ -2,11 +2,11 @@
 // start the emulator, register, environment, generate, run every step, summary, stop.
 
 import type { CommandModule } from 'yargs';
+import { FAPI_OPTION, RESPONSE_TYPE_OPTION, SANDBOX_FAPI_OPTION, TOKEN_AUTH_METHOD_OPTION } from '../../fapi-profile.js';
 import { ObflowError } from '../../errors.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
-import type { ApiVersion } from '../../generate/api-versions.js';
 import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
 export const demoCommand = (state: CommandState): CommandModule => ({
@@ -19,11 +19,15 @@ export const demoCommand = (state: CommandState): CommandModule => ({
         choices: SANDBOX_PROFILES,
         describe: 'Sandbox client profile (interactive ones consent in Chromium)',
       })
-      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type' })
-      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
+      .option('response-type', RESPONSE_TYPE_OPTION)
+      .option('fapi', FAPI_OPTION)
+      .option('token-auth-method', TOKEN_AUTH_METHOD_OPTION)
+      .option('sandbox-fapi', SANDBOX_FAPI_OPTION)
       .option('api-version', API_VERSION_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
       .example('$0 demo', 'what `npm start` runs')
+      .example('$0 demo --fapi 2.0', 'a FAPI 2.0 client (PAR, PKCE, code, iss, private_key_jwt) against the emulator in its FAPI 2.0 mode')
+      .example('$0 demo --sandbox-fapi 1-advanced', 'the emulator as a certified FAPI 1 Advanced server (plain code only with JARM)')
       .example('$0 demo --api-version 3.1,4.0', 'the flow on AIS v3.1 and v4.0, then v3.1 beside v4.0')
       .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),
   handler: async (argv) => {
@@ -35,6 +39,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       });
     }
     const out = state.output;
+    /** A leg's name before its lines in a run over several (`AIS v4.0: `). */
+    const prefix = (leg: { label: string }) => (leg.label === '' ? '' : `${leg.label}: `);
     let mark = Date.now();
     /** Milliseconds since the previous stage line: where the demo's time goes. */
     const took = () => {
@@ -48,62 +54,50 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     // Ctrl-C / SIGTERM stop the emulator too (startEmbeddedSandbox registers it with the interrupt cleanups).
     const sandbox = await core.startEmbeddedSandbox(config);
     try {
-      out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile} ${took()}`);
-      const workDir = core.stateLayout(config.stateDir).demo;
-      const session = await core.openSession(config, overrides, { addresses: sandbox.urls, workDir, seams: sessionSeams(state) });
+      out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile}, FAPI mode ${sandbox.fapi} ${took()}`);
+      // The demo's own collections: `output.collections` (in a clone, the tracked collections/) stays what generate makes.
+      const { demo: workDir, demoCollections } = core.stateLayout(config.stateDir);
+      const session = await core.openSession(config, overrides, {
+        addresses: sandbox.urls,
+        workDir,
+        seams: sessionSeams(state),
+        runs: true,
+      });
       try {
         const registered = await core.registerStage(session, { force: true });
         if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
         out.line(`register     client ${registered.registration.client_id} ${took()}`);
         const { environment, path } = await core.environmentStage(session, registered.registration);
         out.line(`environment  ${path} ${took()}`);
-        // `--api-version 3.1,4.0`: the flow once per version (a consent each), each with its own reports folder, then
-        // the two side by side (src/run/reporters/compare-versions.ts).
-        const versions =
-          overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : [config.flow.apiVersion];
-        const legs: { version: ApiVersion; result: Awaited<ReturnType<typeof core.runStage>> }[] = [];
-        for (const version of versions) {
-          const label = versions.length > 1 ? `AIS v${version}: ` : '';
-          const leg = versions.length > 1 ? core.versionSession(session, version) : session;
-          const generated = await core.generateStage(config.output.collections, {
-            version,
+        // `--api-version 3.1,4.0`: a leg per version (a consent each, its own reports folder), then the two side by
+        // side (src/pipeline/legs.ts).
+        const verdict = await core.runLegsStage(session, {
+          versions: core.legVersions(config, overrides),
+          environment,
+          generate: {
+            collectionsDir: demoCollections,
             par: core.parForGeneration(config),
             jarm: config.flow.jarm,
             fapi: config.flow.fapi,
-          });
-          out.line(
-            `generate     ${label}${generated.paths.length} collections in ${core.collectionsDirOf(config.output.collections, version)}${generated.written ? '' : ' (current)'} ${took()}`,
-          );
-          const result = await core.runStage(leg, {
-            environment,
-            collections: generated.collections,
-            reporters: ['junit', 'html'],
-            progress: () => undefined,
-            ...liveLineOption(state, core),
-            // Over two versions: each adds up its transactions, and the later one's page compares it with the earlier.
-            ...(versions.length > 1 ? { keepTransactionBodies: true } : {}),
-            ...(versions.length > 1 && legs[0] !== undefined ? { compareWith: legs[0] } : {}),
-          });
-          // Each version of a run over several keeps its chained environment in its own file (a later `obflow run
-          // <step> --api-version 4.0` continues v4.0's consent, src/pipeline/environment.ts versionEnvironmentStem).
-          await core.saveEnvironment(
-            leg,
-            result.environment,
-            versions.length > 1 ? core.versionEnvironmentStem(session.target, version) : undefined,
-          );
-          out.line(`run          ${label}newman, ${result.steps.length} steps, reports in ${core.reportsDir(leg.config)} ${took()}`);
-          out.line(`report       ${core.htmlReportPath(leg.config)} ${took()}`);
-          legs.push({ version, result });
-        }
-        const report = await import('../report.js');
-        if (legs.length === 1) {
-          report.reportRun(
-            state,
-            (legs[0] as (typeof legs)[number]).result,
-            { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 },
-            { apiVersion: config.flow.apiVersion },
-          );
-        } else await report.reportVersionRuns(state, legs, { profile: config.sandbox.profile, seconds: (Date.now() - started) / 1000 });
+          },
+          run: { reporters: ['junit', 'html'], progress: () => undefined, ...liveLineOption(state, core) },
+          progress: {
+            generated: (leg, generated) =>
+              out.line(
+                `generate     ${prefix(leg)}${generated.paths.length} collections in ${generated.dir}${generated.written ? '' : ' (current)'} ${took()}`,
+              ),
+            ran: (leg, result) => {
+              out.line(
+                `run          ${prefix(leg)}newman, ${result.steps.length} steps, reports in ${core.reportsDir(leg.session.config)} ${took()}`,
+              );
+              out.line(`report       ${core.htmlReportPath(leg.session.config)} ${took()}`);
+            },
+          },
+        });
+        (await import('../report.js')).renderVerdict(state, verdict, {
+          profile: config.sandbox.profile,
+          seconds: (Date.now() - started) / 1000,
+        });
         out.line(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {
         await session.close();

@@ -1,6 +1,9 @@
 // `obflow environment`: download the bank's helper environment for the client and merge it with obflow's variables.
 
+import { isAbsolute, relative } from 'node:path';
 import type { CommandModule } from 'yargs';
+import { FAPI_OPTION, RESPONSE_TYPE_OPTION } from '../../fapi-profile.js';
+import type { PostmanCertificates } from '../../pipeline/environment.js';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
 
@@ -10,8 +13,8 @@ export const environmentCommand = (state: CommandState): CommandModule => ({
   builder: (yargs) =>
     yargs
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
-      .option('response-type', { type: 'string', choices: ['code id_token', 'code'], describe: 'OIDC response type of the PSU consent' })
-      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
+      .option('response-type', RESPONSE_TYPE_OPTION)
+      .option('fapi', FAPI_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents (login_hint)' })
       .example('$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json')
       .example('$0 environment --response-type code', 'plain authorization code flow'),
@@ -20,12 +23,41 @@ export const environmentCommand = (state: CommandState): CommandModule => ({
     const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {
       const { path, environment } = await core.environmentStage(session, await core.storedRegistration(session));
-      state.output.result({ file: path, variables: environment.values.length });
+      const certificates = core.postmanCertificates(session, environment);
+      state.output.result({ file: path, variables: environment.values.length, postmanCertificates: certificates });
+      const held = core.environmentSecretsHeld(environment);
       state.output.line(
-        `wrote ${path} (${environment.values.length} variables; it holds the client secret: keep it out of version control)`,
+        `wrote ${path} (${environment.values.length} variables; ` +
+          (held.length === 0
+            ? 'no client secret or key in it: the transport certificate is the credential)'
+            : `it holds ${held.join(' and ')}: keep it out of version control)`),
       );
+      for (const line of postmanLines(certificates, state.io.cwd)) state.output.line(line);
     } finally {
       await session.close();
     }
   },
 });
+
+/** The client certificate settings for the Postman app, one row per bank origin (docs/postman-certificates.md): what
+ *  the workspace's guide shows, for this config's own hosts and files. Paths relative to the working folder. */
+export function postmanLines(certificates: PostmanCertificates, cwd: string): string[] {
+  const shown = (path: string) => {
+    const near = relative(cwd, path);
+    return near !== '' && !near.startsWith('..') && !isAbsolute(near) ? near : path;
+  };
+  const files =
+    'pfx' in certificates.transport
+      ? `PFX file ${shown(certificates.transport.pfx)} (its passphrase in Postman's Passphrase field)`
+      : `CRT file ${shown(certificates.transport.cert)}, KEY file ${shown(certificates.transport.key)}`;
+  const width = Math.max(...certificates.rows.map((row) => row.role.length));
+  return [
+    'Postman (Settings → Certificates → Add Certificate, one per row; host and port exactly as shown; docs/postman-certificates.md):',
+    ...certificates.rows.map((row) => `  ${row.role.padEnd(width)}  host ${row.host}  port ${row.port}  ${files}`),
+    certificates.ca.length === 0
+      ? "  CA certificates: off (the bank's server certificate is from a public CA your system trusts)"
+      : `  CA certificates: on, PEM file ${certificates.ca.map(shown).join(' + ')}` +
+        (certificates.ca.length > 1 ? ' (Postman takes one file: put them in one, e.g. `cat` them into bank-ca.pem)' : ''),
+    '  Settings → General → SSL certificate verification: on',
+  ];
+}

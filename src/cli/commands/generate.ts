@@ -1,9 +1,11 @@
 // `obflow generate`: write the Postman v2.1 collections (one per flow step + the whole flow), deterministically.
 
 import type { CommandModule } from 'yargs';
+import { FAPI_OPTION } from '../../fapi-profile.js';
 import type { CommandState } from '../context.js';
 import { openLightCommand } from '../context.js';
-import { API_VERSION_OPTION, assertOneVersion } from '../../generate/api-versions.js';
+import { API_FAMILIES } from '../../api-families.js';
+import { API_VERSION_OPTION, apiLabel, assertOneVersion } from '../../generate/api-versions.js';
 
 export const generateCommand = (state: CommandState): CommandModule => ({
   command: 'generate',
@@ -11,7 +13,7 @@ export const generateCommand = (state: CommandState): CommandModule => ({
   builder: (yargs) =>
     yargs
       .option('api-version', API_VERSION_OPTION)
-      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
+      .option('fapi', FAPI_OPTION)
       .option('out-collections', { type: 'string', describe: 'Output folder (default: collections)' })
       .example('$0 generate', 'write collections/*.postman_collection.json')
       .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON')
@@ -27,11 +29,12 @@ export const generateCommand = (state: CommandState): CommandModule => ({
       fapi: config.flow.fapi,
     });
     const dir = core.collectionsDirOf(config.output.collections, version);
+    const api = apiLabel(API_FAMILIES.accounts, version);
     state.output.result({ files, written });
     state.output.line(
       written
-        ? `wrote ${files.length} AIS v${version} collections to ${dir}`
-        : `${files.length} AIS v${version} collections in ${dir} are current (same inputs; nothing rewritten)`,
+        ? `wrote ${files.length} ${api} collections to ${dir}`
+        : `${files.length} ${api} collections in ${dir} are current (same inputs; nothing rewritten)`,
     );
   },
 });

@@ -1,6 +1,7 @@
 // `obflow register`: dynamic client registration v3.2 with a PS256-signed JWT over mTLS; stores the client (0600).
 
 import type { CommandModule } from 'yargs';
+import { FAPI_OPTION } from '../../fapi-profile.js';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
 import { readFile } from 'node:fs/promises';
@@ -31,7 +32,7 @@ export const registerCommand = (state: CommandState): CommandModule => ({
         describe: 'Register again (or, with --client-id, store another client) even if a client is stored for this statement and target',
       })
       .option('profile', { type: 'string', describe: 'Sandbox client profile (strict|permissive)-(headless|interactive)' })
-      .option('fapi', { type: 'string', choices: ['1-advanced', '2.0'], describe: 'FAPI profile (flow.fapi): 1-advanced (default) or 2.0' })
+      .option('fapi', FAPI_OPTION)
       .option('client-id', {
         type: 'string',
         describe: 'Store a client registered elsewhere (portal, CI secret) without calling the bank; its secret from OBFLOW_CLIENT_SECRET',

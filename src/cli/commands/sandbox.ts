@@ -5,13 +5,14 @@ import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
+import { SANDBOX_FAPI_OPTION, type SandboxFapiMode } from '../../fapi-profile.js';
 import {
-  FAPI_MODES,
+  API_FAMILY_NAMES,
   ID_TOKEN_FAULTS,
   PAGE_SKIN_NAMES,
   PAR_MODES,
   REFRESH_TOKEN_MODES,
-  type FapiMode,
+  type ApiFamilyName,
   type IdTokenFault,
   type PageSkinName,
   type ParMode,
@@ -36,6 +37,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         describe:
           'Account and Transaction API versions to serve side by side, comma-separated (3.1, 4.0; default: sandbox.apiVersions, else both)',
       })
+      .option('apis', {
+        type: 'string',
+        describe: 'API families to serve, comma-separated (accounts, payments, funds; default: sandbox.apis, else accounts)',
+      })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
       .option('page-skin', {
         type: 'string',
@@ -55,13 +60,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
         choices: PAR_MODES,
         describe: 'Pushed authorization requests (RFC 9126): required, optional, or off (default: config sandbox.par)',
       })
-      .option('fapi', {
-        // A string, so yargs keeps "2.0" as written (not the number 2).
-        type: 'string',
-        choices: FAPI_MODES,
-        describe:
-          'FAPI profile: interface (the bank interface), 1-advanced (code only with JARM), 2.0 (implies --par required; default: config sandbox.fapi)',
-      })
+      .option('fapi', SANDBOX_FAPI_OPTION)
       .option('refresh-tokens', {
         choices: REFRESH_TOKEN_MODES,
         describe:
@@ -72,6 +71,10 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
+      .example(
+        '$0 sandbox --apis accounts,payments,funds',
+        'also domestic payments (PISP) and confirmation of funds (CBPII), v3.1 and v4.0',
+      )
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
       .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")
       .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify')
@@ -79,8 +82,9 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
   handler: async (argv) => {
     // --fapi here is the emulator's mode (sandbox.fapi), not the TPP's profile (flow.fapi, the flag table's --fapi).
     const { core, config } = await openCommand(state, { ...argv, fapi: undefined });
-    const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as FapiMode) : undefined;
+    const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as SandboxFapiMode) : undefined;
     const tokenAuth = typeof argv['token-auth'] === 'string' ? parseTokenAuth(argv['token-auth']) : undefined;
+    const apis = typeof argv.apis === 'string' ? parseApis(argv.apis) : undefined;
     // FAPI 2.0 (the flag, config sandbox.fapi, or flow.fapi followed) requires PAR and private_key_jwt or
     // tls_client_auth (docs/sandbox.md, "FAPI modes"): a setting that contradicts it stops here, naming both.
     const contradiction = core.fapiContradiction(config, {
@@ -102,6 +106,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       ...(typeof argv['page-skin'] === 'string' ? { pageSkin: argv['page-skin'] as PageSkinName } : {}),
       ...(typeof argv['id-token-fault'] === 'string' ? { idTokenFault: argv['id-token-fault'] as IdTokenFault } : {}),
       ...(tokenAuth === undefined ? {} : { tokenAuthMethods: tokenAuth }),
+      ...(apis === undefined ? {} : { apis }),
       ...(typeof argv.par === 'string' ? { par: argv.par as ParMode } : {}),
       ...(fapiFlag === undefined ? {} : { fapi: fapiFlag }),
       ...(typeof argv['refresh-tokens'] === 'string' ? { refreshTokens: argv['refresh-tokens'] as RefreshTokenMode } : {}),
@@ -116,7 +121,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     }
     state.output.result(sandbox.urls);
     const { urls } = sandbox;
-    state.output.line(`sandbox ready (data in ${dataDir}); Ctrl-C stops it`);
+    state.output.line(`sandbox ready (data in ${dataDir}), FAPI mode ${sandbox.fapi}; Ctrl-C stops it`);
     state.output.line(`  {sandbox_base_url}     ${urls.sandbox_base_url}`);
     state.output.line(`  registration           ${urls.registration_endpoint}`);
     state.output.line(`  environment helper     ${urls.environment_helper}?client_id=…`);
@@ -138,6 +143,14 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
     state.output.line('sandbox stopped');
   },
 });
+
+/** `--apis a,b`: each a known API family, at least one (an unknown name would otherwise start a bank without it). */
+function parseApis(text: string): ApiFamilyName[] {
+  return parseFlagList(text, 'apis', API_FAMILY_NAMES, {
+    unknownLabel: 'names unknown API families',
+    hint: `Use one or more of ${API_FAMILY_NAMES.join(', ')}, comma-separated.`,
+  });
+}
 
 /** `--token-auth a,b`: each a known method, at least one (a typo would otherwise start a bank that accepts nothing). */
 function parseTokenAuth(text: string): TokenAuthMethod[] {

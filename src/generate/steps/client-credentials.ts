@@ -3,7 +3,7 @@
 import type { StepContext, StepSpec } from '../model.js';
 import { checks, clientAuthPrerequest, tokenPost } from './common.js';
 
-export function clientCredentialsStep(context?: Pick<StepContext, 'fapi2'>): StepSpec {
+export function clientCredentialsStep(context: Pick<StepContext, 'fapi'>): StepSpec {
   return {
     name: 'client-credentials',
     title: 'Client credentials token',

@@ -3,7 +3,7 @@
 import type { StepContext, StepSpec } from '../model.js';
 import { checks, clientAuthPrerequest, tokenPost } from './common.js';
 
-export function codeExchangeStep(context?: Pick<StepContext, 'par' | 'fapi2'>): StepSpec {
+export function codeExchangeStep(context: Pick<StepContext, 'par' | 'fapi'>): StepSpec {
   return {
     name: 'code-exchange',
     title: 'Code exchange',
@@ -19,7 +19,7 @@ export function codeExchangeStep(context?: Pick<StepContext, 'par' | 'fapi2'>): 
           ['code', '{{auth_code}}'],
           ['redirect_uri', '{{redirectUrl}}'],
           // RFC 7636 §4.5: the verifier of the pushed request's code_challenge (flow.par).
-          ...(context?.par === true ? [['code_verifier', '{{code_verifier}}'] as const] : []),
+          ...(context.par === true ? [['code_verifier', '{{code_verifier}}'] as const] : []),
         ]),
         prerequest: [clientAuthPrerequest(context)],
         test: [

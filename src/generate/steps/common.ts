@@ -1,8 +1,9 @@
 // Pieces every step uses: the AIS base URL, the headers of each kind of call, the standard checks part.
 
 import { CLIENT_ASSERTION_LIFETIME_SECONDS, CLIENT_ASSERTION_TYPE, DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../../client-auth.js';
-import type { ApiVersion } from '../api-versions.js';
-import { aisBasePath, BALANCE_TYPES } from '../api-versions.js';
+import { API_FAMILIES } from '../../api-families.js';
+import type { FapiProfile } from '../../fapi-profile.js';
+import { aisBasePath, apiLabel, API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../api-versions.js';
 import type { Checks, RequestItemSpec, ResponseSchema, ScriptPart, StepContext } from '../model.js';
 import type { V31SchemaName, V4SchemaName } from '../schemas.js';
 
@@ -13,9 +14,11 @@ export function v4SchemaOf(name: V31SchemaName): V4SchemaName {
 }
 
 /** AIS v3.1 base path on the resource server (docs/bank-interface.md §4.5). */
-export const AIS_BASE = '{{rs}}/open-banking/v3.1/aisp';
+export const AIS_BASE = `{{rs}}${aisBasePath(DEFAULT_API_VERSION)}`;
 
-/** What a step writes differently per API version: one row per version, the steps ask `ais(context)`. */
+/** What a step writes differently per API version: one row per version, the steps ask `ais(context)`. The version's
+ *  own facts (path, label, balance type, awaiting status) come from its row in src/generate/api-versions.ts; what only
+ *  the collections need (a header, the schemas, the error shape) is here. */
 export interface AisVersion {
   /** `{{rs}}` and the version's base path (its OpenAPI file's `servers`). */
   base: string;
@@ -33,25 +36,21 @@ export interface AisVersion {
   awaitingStatus: string;
 }
 
+/** The version's row as the AIS steps read it. */
+function aisVersion(version: ApiVersion, own: Pick<AisVersion, 'financialId' | 'schema' | 'errors'>): AisVersion {
+  const row = API_VERSION_ROWS[version];
+  return {
+    base: `{{rs}}${aisBasePath(version)}`,
+    label: apiLabel(API_FAMILIES.accounts, version),
+    ...own,
+    balanceType: row.balanceType,
+    awaitingStatus: row.awaitingStatus,
+  };
+}
+
 export const AIS_VERSIONS: Readonly<Record<ApiVersion, AisVersion>> = {
-  '3.1': {
-    base: AIS_BASE,
-    label: 'AIS v3.1',
-    financialId: true,
-    schema: (name) => name,
-    errors: 'obie',
-    balanceType: BALANCE_TYPES['3.1'],
-    awaitingStatus: 'AwaitingAuthorisation',
-  },
-  '4.0': {
-    base: `{{rs}}${aisBasePath('4.0')}`,
-    label: 'AIS v4.0',
-    financialId: false,
-    schema: v4SchemaOf,
-    errors: 'obie-v4',
-    balanceType: BALANCE_TYPES['4.0'],
-    awaitingStatus: 'AWAU',
-  },
+  '3.1': aisVersion('3.1', { financialId: true, schema: (name) => name, errors: 'obie' }),
+  '4.0': aisVersion('4.0', { financialId: false, schema: v4SchemaOf, errors: 'obie-v4' }),
 };
 
 /** The row of the context's version. */
@@ -67,7 +66,7 @@ export const AIS_CONTENT_TYPE = 'application/json; charset=utf-8';
  *  script; the echo checks read the header as sent (templates/scripts/check-echo.test.js). */
 export function aisHeaders(
   tokenVariable: 'access_token' | 'client_credentials_token',
-  version: AisVersion = AIS_VERSIONS['3.1'],
+  version: AisVersion = AIS_VERSIONS[DEFAULT_API_VERSION],
 ): readonly (readonly [string, string])[] {
   return [
     ['Accept', 'application/json'],
@@ -113,10 +112,17 @@ export const CLIENT_AUTH_PREREQUEST: ScriptPart = {
   },
 };
 
-/** The client authentication of the context's profile: under FAPI 2.0 the assertion's `aud` is the issuer identifier
- *  alone, at the token and the PAR endpoint (FAPI 2.0 Security Profile §5.3.2.1 has servers accept it; issue 30). */
-export function clientAuthPrerequest(context?: Pick<StepContext, 'fapi2'>): ScriptPart {
-  return context?.fapi2 === true
+/** Whether the profile types its request objects other than the JWT libraries' `JWT` (FapiProfile.requestObjectTyp):
+ *  its collections carry the libraries with a `typ` parameter (collections.ts withTypedJwtLibraries). */
+export function typesRequestObjects(fapi: Pick<FapiProfile, 'requestObjectTyp'>): boolean {
+  return fapi.requestObjectTyp !== 'JWT';
+}
+
+/** The client authentication of the context's profile: the assertion's `aud` is the token endpoint, or the issuer
+ *  identifier alone at the token and the PAR endpoint where the profile says so (FAPI 2.0 Security Profile §5.3.2.1
+ *  has servers accept it; issue 30). */
+export function clientAuthPrerequest(context: Pick<StepContext, 'fapi'>): ScriptPart {
+  return context.fapi.assertionAudience === 'issuer'
     ? { ...CLIENT_AUTH_PREREQUEST, params: { ...CLIENT_AUTH_PREREQUEST.params, audienceVariable: 'issuer' } }
     : CLIENT_AUTH_PREREQUEST;
 }
@@ -174,7 +180,7 @@ export function aisRead(
 /** GET /accounts with the PSU's token, checked as every AIS Accounts read is; `test` is what the step adds. */
 export function accountsRead(
   test: ScriptPart,
-  context: Pick<StepContext, 'apiVersion'> = { apiVersion: '3.1' },
+  context: Pick<StepContext, 'apiVersion'> = { apiVersion: DEFAULT_API_VERSION },
 ): Pick<RequestItemSpec, 'method' | 'url' | 'headers' | 'prerequest' | 'test'> {
   return { ...aisRead(context, '/accounts', 'obie-accounts', [test]), prerequest: [] };
 }

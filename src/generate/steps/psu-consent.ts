@@ -3,15 +3,16 @@
 // and GET it without following redirects; headless: read code (+ id_token, or JARM's response) from Location;
 // interactive: see psu-consent.test.
 
+import type { FapiProfile } from '../../fapi-profile.js';
 import type { RequestItemSpec, StepContext, StepSpec } from '../model.js';
-import { authServerHeaders, checks, clientAuthPrerequest } from './common.js';
+import { authServerHeaders, checks, clientAuthPrerequest, typesRequestObjects } from './common.js';
 
 /** Request object lifetime: the strict profile allows exp at most 60 minutes ahead (FAPI 1 Advanced §5.2.2 item 13). */
 export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
 
 /** RFC 9126 §2 (flow.par): the request the consent URL would carry, pushed with the client's authentication; its
  *  test writes consent_url = authEndpoint + client_id + request_uri. */
-function pushedRequestItem(jarm: boolean, fapi2: boolean): RequestItemSpec {
+function pushedRequestItem(jarm: boolean, fapi: FapiProfile): RequestItemSpec {
   return {
     name: 'psu-consent: POST pushed authorization request',
     description:
@@ -24,24 +25,24 @@ function pushedRequestItem(jarm: boolean, fapi2: boolean): RequestItemSpec {
     prerequest: [
       {
         template: 'par.prerequest',
-        // FAPI 2.0: the request object typed as RFC 9101 §10.8 recommends (withTypedJwtLibraries); '' keeps `JWT`.
+        // The profile's request object typ (FAPI 2.0: as RFC 9101 §10.8 recommends, withTypedJwtLibraries); '' keeps `JWT`.
         params: {
           lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS,
           scope: 'openid accounts',
           jarm,
-          typ: fapi2 ? 'oauth-authz-req+jwt' : '',
+          typ: typesRequestObjects(fapi) ? fapi.requestObjectTyp : '',
         },
       },
-      clientAuthPrerequest({ fapi2 }),
+      clientAuthPrerequest({ fapi }),
     ],
     test: [...checks({ status: 201, echo: 'if-present', errors: 'oauth' }), { template: 'par.test' }],
   };
 }
 
-export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm' | 'fapi2'>): StepSpec {
-  const par = context?.par === true;
-  const jarm = context?.jarm === true;
-  const fapi2 = context?.fapi2 === true;
+export function psuConsentStep(context: Pick<StepContext, 'par' | 'jarm' | 'fapi'>): StepSpec {
+  const par = context.par === true;
+  const jarm = context.jarm === true;
+  const { fapi } = context;
   const step: StepSpec = {
     name: 'psu-consent',
     title: 'PSU consent',
@@ -84,7 +85,7 @@ export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm' | 'fap
           ...checks({ echo: 'if-present' }),
           { template: jarm ? 'psu-consent-jarm.test' : 'psu-consent.test' },
           // FAPI 2.0: the iss response parameter is required, not only checked when present (RFC 9207 §2.4).
-          ...(fapi2 ? [{ template: 'psu-consent-iss.test' }] : []),
+          ...(fapi.issRequired ? [{ template: 'psu-consent-iss.test' }] : []),
           { template: 'id-token-signature.test' },
         ],
       },
@@ -95,6 +96,6 @@ export function psuConsentStep(context?: Pick<StepContext, 'par' | 'jarm' | 'fap
   return {
     ...step,
     description: `${step.description} With PAR (flow.par): the request is first pushed to parEndpoint (RFC 9126) and consent_url carries client_id and request_uri only.`,
-    items: [jwks as RequestItemSpec, pushedRequestItem(jarm, fapi2), authorize as RequestItemSpec],
+    items: [jwks as RequestItemSpec, pushedRequestItem(jarm, fapi), authorize as RequestItemSpec],
   };
 }

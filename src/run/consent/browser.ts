@@ -5,7 +5,6 @@
 // (a route answers it locally: its host need not resolve), reads code, id_token and state from the query or the
 // fragment, checks state, and the code exchange goes on.
 
-import { access, constants } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { ObflowError } from '../../errors.js';
 import { consentInputs, readConsentRedirect } from './redirect.js';
@@ -13,7 +12,7 @@ import { runScript } from './script-driver.js';
 import { type ConsentScript, type CredentialName } from './script.js';
 import type { PostmanEnvironment } from '../../environment/merge.js';
 import type { RunStep } from '../steps.js';
-import { CHROMIUM_FLAGS, DEFAULT_CHROMIUM, hasDisplay } from './chromium.js';
+import { assertBrowserReady, CHROMIUM_FLAGS } from './chromium.js';
 
 export { CHROMIUM_FLAGS, DEFAULT_CHROMIUM, hasDisplay, spkiPinOf } from './chromium.js';
 
@@ -73,20 +72,7 @@ class Stop {
 }
 
 export async function consentInBrowser(input: BrowserConsentInput): Promise<BrowserConsentResult> {
-  const executablePath = input.executablePath ?? DEFAULT_CHROMIUM;
-  try {
-    await access(executablePath, constants.X_OK);
-  } catch {
-    throw new ObflowError('ERR_BROWSER_MISSING', `no Chromium at ${executablePath}`, {
-      hint: 'Install it (`apt-get install -y chromium`), or use --consent manual (open the consent URL in any browser, paste the redirect back).',
-    });
-  }
-  const headless = input.headless ?? input.script !== undefined;
-  if (!headless && !hasDisplay(input.env ?? process.env)) {
-    throw new ObflowError('ERR_BROWSER_NO_DISPLAY', 'no display to show the consent page on (DISPLAY and WAYLAND_DISPLAY are unset)', {
-      hint: "Use --consent manual (open the consent URL in any browser, paste the redirect back), or describe the bank's pages in flow.browser.script to run headless.",
-    });
-  }
+  const { executablePath, headless } = await assertBrowserReady(input);
   const { chromium } = await import('playwright-core');
   const args: string[] = [...CHROMIUM_FLAGS];
   if (input.trustedSpki !== undefined && input.trustedSpki.length > 0)

@@ -4,8 +4,9 @@
 // field and both values. Pure: two finished runs in, a comparison out (the CLI prints it; the later version's
 // report.html shows it as its "v3.1 beside v4.0" section, src/run/reporters/html.ts).
 
+import type { ApiFamilyName } from '../../api-families.js';
 import { environmentValue, type PostmanEnvironment } from '../../environment/index.js';
-import { BALANCE_TYPES, type ApiVersion } from '../../generate/api-versions.js';
+import { API_VERSION_ROWS, type ApiVersion } from '../../generate/api-versions.js';
 import { TRANSACTION_PAGE } from '../../runner-rules.js';
 
 /**
@@ -20,8 +21,14 @@ export const V4_VALUES: Readonly<Record<string, Readonly<Record<string, string>>
   'Balance.Type': { InterimAvailable: 'ITAV' },
 };
 
-/** The balance type each version's collections accept (docs/collections.md, "Versions"). */
-const BALANCE_TYPE = BALANCE_TYPES;
+/** The two versions the comparison sets side by side, in its columns' order: its tables map the first's names and
+ *  codes to the second's (a run over both compares them: src/pipeline/legs.ts). */
+export const COMPARED_VERSIONS = { first: '3.1', second: '4.0' } as const satisfies Readonly<Record<'first' | 'second', ApiVersion>>;
+/** The family whose legs it compares: it reads accounts, balances and transactions (src/api-families.ts). */
+export const COMPARED_FAMILY: ApiFamilyName = 'accounts';
+
+/** The balance type each version's collections accept (docs/collections.md, "Versions"): the version's row. */
+const balanceType = (version: ApiVersion): string => API_VERSION_ROWS[version].balanceType;
 
 /** One version's run, as the comparison reads it. */
 export interface VersionLeg {
@@ -202,16 +209,16 @@ export function compareVersions(v31: VersionLeg, v40: VersionLeg): VersionCompar
     note(
       id,
       'Balance.Type',
-      BALANCE_TYPE[v31.version],
-      BALANCE_TYPE[v40.version],
-      V4_VALUES['Balance.Type']?.[BALANCE_TYPE[v31.version]] === BALANCE_TYPE[v40.version],
+      balanceType(v31.version),
+      balanceType(v40.version),
+      V4_VALUES['Balance.Type']?.[balanceType(v31.version)] === balanceType(v40.version),
     );
     note(id, 'transactions', v31.transactions[id], v40.transactions[id], false);
     note(id, 'transactions.sum', v31.sums[id], v40.sums[id], false);
     const money = (balance: typeof balanceA, version: ApiVersion): string =>
       balance === undefined
         ? ABSENT
-        : `${balance.CreditDebitIndicator === 'Debit' ? '-' : ''}${balance.Amount} ${balance.Currency} (${BALANCE_TYPE[version]})`;
+        : `${balance.CreditDebitIndicator === 'Debit' ? '-' : ''}${balance.Amount} ${balance.Currency} (${balanceType(version)})`;
     rows.push({
       account: id,
       balance: { v31: money(balanceA, v31.version), v40: money(balanceB, v40.version) },

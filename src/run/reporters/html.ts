@@ -5,17 +5,10 @@
 
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
-import { compareVersions, legOfRun } from './compare-versions.js';
-import { API_VERSIONS, BALANCE_TYPES, type ApiVersion } from '../../generate/api-versions.js';
-import {
-  loadReportModule,
-  obflowVersion,
-  renderHtmlReport,
-  type ReportCollector,
-  type ReportComparison,
-  type ReportModel,
-} from './page.js';
-import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber } from '../events.js';
+import { FAMILY_LIST } from '../../api-families.js';
+import { apiLabel, knownVersionRow } from '../../generate/api-versions.js';
+import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from './page.js';
+import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber, RunTargetInfo } from '../events.js';
 import { buildRunSummary } from '../summary.js';
 import { failureSummary } from '../verdict.js';
 
@@ -95,17 +88,22 @@ export function reportSubscriber(
               obflowVersion: obflowVersion(),
               ranAt: start?.startedAt ?? event.finishedAt,
               runner,
-              // AIS v4.0 names the balance by its ISO 20022 code.
-              ...(start?.target?.apiVersion === '4.0' ? { balanceType: BALANCE_TYPES['4.0'] } : {}),
+              // The page names the API and version it ran (two legs' pages side by side are told apart), and the
+              // balance as the version does (ITAV in AIS v4.0: its row's reportBalanceType).
+              ...apiMeta(start?.target),
               ...(failure !== undefined ? { failure } : {}),
               order,
               complete: order.every((name) => result.steps.some((step) => step.name === name)),
             },
             summary.accounts,
           );
-          const comparison = versionsSection(context, start, result);
-          // A difference the v4.0 code mapping does not explain is a failed check of the page (as of the CLI's run).
+          // A run over several versions: the leg that holds the comparison gets it from the stage (computed once
+          // there, src/pipeline/legs.ts); a difference the v4.0 code mapping does not explain fails the page, as it
+          // fails the CLI's run. The other leg's page links to it.
+          const page = context.versionPage;
+          const comparison = page?.comparison?.(result);
           if (comparison !== undefined) model = { ...model, comparison, passed: model.passed && comparison.differences.length === 0 };
+          if (page?.comparedIn !== undefined) model = { ...model, comparedIn: page.comparedIn };
           break;
         }
       }
@@ -116,27 +114,16 @@ export function reportSubscriber(
   };
 }
 
-/**
- * The "v3.1 beside v4.0" section of the later version's page in a run over both (`--api-version 3.1,4.0`): this run
- * and the other version's (ReporterContext.compareWith), compared as the CLI compares them. Undefined otherwise.
- */
-function versionsSection(
-  context: ReporterContext,
-  start: RunStartEvent | undefined,
-  result: Parameters<typeof legOfRun>[1],
-): ReportComparison | undefined {
-  const other = context.compareWith;
-  const own = start?.target?.apiVersion ?? '3.1';
-  const version = API_VERSIONS.find((candidate) => candidate === own);
-  if (other === undefined || version === undefined || version === other.version) return undefined;
-  const legs = new Map<ApiVersion, ReturnType<typeof legOfRun>>([
-    [version, legOfRun(version, result)],
-    [other.version, legOfRun(other.version, other.result)],
-  ]);
-  const v31 = legs.get('3.1');
-  const v40 = legs.get('4.0');
-  if (v31 === undefined || v40 === undefined) return undefined;
-  return { ...compareVersions(v31, v40), other: { version: other.version, href: `../v${other.version}/${HTML_REPORT_FILE}` } };
+/** The page's API label (`AIS v4.0`, each family the run covered) and the balance type its version names, from the
+ *  run's target: the version's row (src/generate/api-versions.ts) and the families' (src/api-families.ts). */
+function apiMeta(target: RunTargetInfo | undefined): { api?: string; balanceType?: string } {
+  const row = knownVersionRow(target?.apiVersion);
+  if (row === undefined) return {};
+  const families = (target?.families ?? []).flatMap((name) => FAMILY_LIST.filter((family) => family.name === name));
+  return {
+    ...(families.length > 0 ? { api: families.map((family) => apiLabel(family, row.version)).join(', ') } : {}),
+    ...(row.reportBalanceType !== undefined ? { balanceType: row.reportBalanceType } : {}),
+  };
 }
 
 export const htmlReporter = (context: ReporterContext): RunSubscriber =>

@@ -8,6 +8,7 @@ import { writeFileAtomic } from '../../fs.js';
 import { REDACTED } from '../redaction.js';
 import type { AssertionEvent, ReporterFactory, RequestEvent, RunEvent, RunStartEvent, RunTargetInfo, StepKind } from '../events.js';
 import { skipReasonOf, stepStatus } from '../result.js';
+import { failureSummary } from '../verdict.js';
 
 export const JSON_REPORT_FILE = 'obflow-run.json';
 
@@ -46,6 +47,8 @@ export interface JsonReport {
   origins: string[];
   passed?: boolean;
   failedStep?: string;
+  /** A failed run for people, as the CLI says it (src/run/verdict.ts): where it stopped and whose side, and what to do. */
+  failure?: { step: string; sentence: string; hint: string };
   steps: JsonReportStep[];
 }
 
@@ -124,13 +127,16 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
       case 'script':
         stepOf(event.step).scriptErrors.push({ item: event.item, listen: event.listen, name: event.name, message: event.message });
         break;
-      case 'done':
+      case 'done': {
+        const failure = failureSummary(event.result, 'the failed step in this run’s report');
         Object.assign(report, {
           finishedAt: event.finishedAt,
           passed: event.result.passed,
           ...(event.result.failedStep !== undefined ? { failedStep: event.result.failedStep } : {}),
+          ...(failure !== undefined ? { failure: { step: failure.step, sentence: failure.sentence, hint: failure.hint } } : {}),
         });
         break;
+      }
       default:
     }
   }

@@ -58,6 +58,9 @@ export interface ReportMeta {
   runner: string;
   /** The balance type the run read, as its API version names it (ITAV on AIS v4.0); absent: InterimAvailable. */
   balanceType?: string;
+  /** The API and version the run spoke (`AIS v4.0`), named in the page's title and header; absent where the runner
+   *  does not say (a workspace's run). */
+  api?: string;
   /** A failed run for people: the plain first sentence, what to do (the CLI's hint, src/run/verdict.ts), the technical
    *  lines folded under them. */
   failure?: { step: string; sentence: string; hint: string; detail: string[] };
@@ -77,8 +80,11 @@ export interface ReportComparison extends VersionComparison {
 
 export interface ReportModel extends ReportMeta {
   passed: boolean;
-  /** The "v3.1 beside v4.0" section (src/run/reporters/compare-versions.ts); only in a run over both versions. */
+  /** The "v3.1 beside v4.0" section (src/run/reporters/compare-versions.ts); only in a run over both versions, on the
+   *  page of the leg that ran last. */
   comparison?: ReportComparison;
+  /** …and on the other leg's page, a link to that section. */
+  comparedIn?: { version: string; href: string };
   steps: ReportStep[];
   accounts: ReportAccount[];
   /** `assertions`: the checks newman counts (what a workspace counts); `localChecks`: obflow's own (id_token). */

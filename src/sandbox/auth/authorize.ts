@@ -12,7 +12,9 @@ import type { JSONWebKeySet, JWTPayload } from 'jose';
 
 import type { ProfileName, ReadonlySearchParams } from '../contracts.js';
 import { ConsentStateError } from '../contracts.js';
+import { consentKindRow } from '../consent-kinds.js';
 import { DEFAULT_TEST_USER, userByUsername } from '../data/users.js';
+import { FAMILY_ROWS } from '../families.js';
 import { OAuthError } from '../http/errors.js';
 import type { OAuthDelivery } from '../http/errors.js';
 import { oauthErrorDescription, redirect } from '../http/io.js';
@@ -22,7 +24,7 @@ import { hashSecret } from '../store/auth-store.js';
 import { usableConsent } from '../store/consents.js';
 import type { AuthDeps, IssuerCall } from './deps.js';
 import { randomToken, seconds } from './deps.js';
-import { isRequestObjectTyp, REQUEST_OBJECT_TYP } from './fapi.js';
+import { isTyp } from './fapi.js';
 import { signAuthorisationResponse, signIdToken } from './id-token.js';
 
 /** Authorisation codes live 10 minutes at most (RFC 6749 §4.1.2). */
@@ -87,10 +89,10 @@ export async function answeringJarmErrors(
   }
 }
 
-/** RFC 9207 §2: under FAPI 2.0 (Security Profile §5.3.2.2) every authorization response, success or error, carries the
- *  issuer as `iss`; the interface and 1-advanced send none (a JARM response carries it inside its JWT). */
+/** RFC 9207 §2: in a mode that sends it (FAPI 2.0, Security Profile §5.3.2.2) every authorization response, success or
+ *  error, carries the issuer as `iss`; the others send none (a JARM response carries it inside its JWT). */
 export function responseIss(deps: Pick<AuthDeps, 'fapi'>, issuer: string): string | undefined {
-  return deps.fapi === '2.0' ? issuer : undefined;
+  return deps.fapi.iss ? issuer : undefined;
 }
 
 /** RFC 6749 §4.1.2.1: an error before the redirect URI is verified is shown to the user at the bank, never redirected. */
@@ -162,9 +164,9 @@ export async function validateAuthorisationRequest(
     throw new OAuthError(400, error, message, {}, redirectable ? target : AT_THE_BANK);
   };
   const may = (name: Parameters<typeof tolerates>[1]): boolean => tolerates(profile, name);
-  // FAPI 2.0 Security Profile: its rules hold in every profile, and FAPI 1 Advanced's request-object, query-copy and
-  // nonce rules give way to PAR and PKCE (a 2.0 client may push plain parameters).
-  const fapi2 = deps.fapi === '2.0';
+  // The FAPI mode's rules hold in every profile (docs/sandbox.md, "FAPI modes"); under FAPI 2.0, FAPI 1 Advanced's
+  // request-object, query-copy and nonce rules give way to PAR and PKCE (a 2.0 client may push plain parameters).
+  const { fapi } = deps;
   for (const name of new Set(query.keys())) {
     if (query.getAll(name).length > 1) fail('invalid_request', `parameter ${name} is repeated`, false);
   }
@@ -179,13 +181,18 @@ export async function validateAuthorisationRequest(
     fail('invalid_request', 'request_uri must not be sent to the pushed authorization request endpoint (RFC 9126 §2.1)', false);
   if (query.has('request_uri')) fail('request_uri_not_supported', 'request_uri is not supported; send the request object by value', false);
 
-  // Request object (OIDC Core §6.1): decode now, verify after the redirect target is known so errors can go back.
+  // Request object (OIDC Core §6.1): decode now, verify after the redirect target is known so errors can go back. A
+  // typ the mode refuses is refused first, before anything in the object is read (RFC 9101 §10.8: explicit typing is
+  // what keeps another kind of JWT from being taken for a request object), so its redirect_uri is never trusted.
   const requestJwt = query.get('request');
+  const typ = requestJwt ? requestObjectTyp(requestJwt) : undefined;
+  if (fapi.requestObjectTyp !== undefined && typ !== undefined && !isTyp(typ, fapi.requestObjectTyp))
+    fail('invalid_request_object', `the request object's typ must be ${fapi.requestObjectTyp}, not ${typ} (RFC 9101 §4)`, false);
   let object: JWTPayload | undefined;
   let objectError: string | undefined;
   if (requestJwt) {
     try {
-      object = await readRequestObject(requestJwt, client, issuer, profile, deps.now(), fapi2);
+      object = await readRequestObject(requestJwt, client, issuer, profile, deps.now());
     } catch (error) {
       objectError = error instanceof OAuthError ? error.message : 'the request object is not a valid JWT';
       object = undefined;
@@ -245,8 +252,11 @@ export async function validateAuthorisationRequest(
   }
   if (!responseType) fail('unsupported_response_type', `response_type must be code or code id_token, not ${rawResponseType}`);
   // FAPI 2.0 Security Profile §5.3.2.2: the authorization code flow only, no hybrid (RFC 6749 §4.1.2.1's error).
-  if (fapi2 && responseType !== 'code')
-    fail('unsupported_response_type', `response_type must be code under FAPI 2.0, not ${responseType ?? ''} (Security Profile §5.3.2.2)`);
+  if (responseType !== undefined && !fapi.responseTypes.includes(responseType))
+    fail(
+      'unsupported_response_type',
+      `response_type must be ${fapi.responseTypes.join(' or ')} under FAPI ${fapi.name}, not ${responseType} (Security Profile §5.3.2.2)`,
+    );
   if (object && queryResponseType !== null && normaliseResponseType(queryResponseType) !== responseType) {
     fail('invalid_request', 'response_type differs between the query and the request object');
   }
@@ -258,9 +268,9 @@ export async function validateAuthorisationRequest(
     fail('unauthorized_client', 'this client did not register the authorization_code grant');
 
   if (objectError !== undefined) fail('invalid_request_object', objectError);
-  if (!object && !fapi2 && !may('request-object-optional'))
+  if (!object && fapi.fapi1RequestRules && !may('request-object-optional'))
     fail('invalid_request', 'a request object (request=) is required by this profile');
-  if (!fapi2 && !may('query-copies-optional')) {
+  if (fapi.fapi1RequestRules && !may('query-copies-optional')) {
     // OIDC Core §6.1: response_type, client_id and scope must also be in the query when a request object is used.
     if (!queryClientId || !queryResponseType || !query.get('scope'))
       fail('invalid_request', 'client_id, response_type and scope must also be query parameters');
@@ -277,7 +287,9 @@ export async function validateAuthorisationRequest(
     fail('invalid_scope', 'scope must include openid');
   const beyond = scopes.filter((s) => !client.scopes.includes(s));
   if (beyond.length > 0) fail('invalid_scope', `scope ${beyond.join(' ')} was not registered by this client`);
-  if (!scopes.some((s) => s === 'accounts' || s === 'payments')) fail('invalid_scope', 'scope must include accounts');
+  // The API family the consent is for names the scope its token needs (families.ts): accounts, payments, fundsconfirmations.
+  const familyScopes = FAMILY_ROWS.map((family) => family.scope);
+  if (!scopes.some((s) => familyScopes.includes(s))) fail('invalid_scope', 'scope must include accounts');
 
   // FAPI 1 Baseline Part 1 §5.2.2.3: state is required only when the scope lacks openid (nonce protects the rest, and
   // FAPI 1 Advanced §5.2.2.1 asks for s_hash only "if the client supplied a value for state").
@@ -290,14 +302,14 @@ export async function validateAuthorisationRequest(
     fail('invalid_request', `response_mode ${requestedMode} is not supported with response_type ${responseType ?? ''}`);
   if (jarm && responseType !== 'code') fail('invalid_request', 'response_mode jwt is supported with response_type code only');
   // FAPI 1 Advanced Part 2 §5.2.2-2: code only with JARM. The words are oidc-provider's, as certified servers answer.
-  if (deps.fapi === '1-advanced' && responseType === 'code' && !jarm && !may('code-without-jarm'))
+  if (fapi.plainCodeNeedsJarm && responseType === 'code' && !jarm && !may('code-without-jarm'))
     fail(
       'invalid_request',
       'requested response_mode is not allowed for this client or request: FAPI 1 Advanced takes code only with response_mode jwt (Part 2 §5.2.2-2)',
     );
   const nonce = param('nonce');
   // OIDC Core §3.3.2.11 requires nonce for the hybrid flow; FAPI 1 §5.2.2.2 always (tolerance nonce-optional).
-  if (nonce === undefined && ((!fapi2 && !may('nonce-optional')) || responseType === 'code id_token'))
+  if (nonce === undefined && ((fapi.fapi1RequestRules && !may('nonce-optional')) || responseType === 'code id_token'))
     fail('invalid_request', 'nonce is required');
 
   const intentId = intentIdOf(param('claims'), may('intent-id-not-essential'), fail);
@@ -311,6 +323,10 @@ export async function validateAuthorisationRequest(
     fail('invalid_request', `consent ${intentId} is ${consent.Status}, not AwaitingAuthorisation`);
   if (!use.usable && use.reason === 'expired')
     fail('invalid_request', `consent ${intentId} expired at ${consent.ExpirationDateTime ?? ''}`);
+  // The consent's kind names the scope (consent-kinds.ts): a payment consent is authorised with payments, a funds
+  // check with fundsconfirmations, account access with accounts (OB R/W Data API Profile, "Scopes & Grant Types").
+  const kindScope = consentKindRow(consent).scope;
+  if (!scopes.includes(kindScope)) fail('invalid_scope', `scope must include ${kindScope} for consent ${intentId}`);
 
   // RFC 7636: optional here (OB does not require PKCE), enforced at the token endpoint once asked for. S256 only
   // (FAPI 1 Baseline §5.2.2-7) unless the profile tolerates plain.
@@ -318,10 +334,12 @@ export async function validateAuthorisationRequest(
   const method = param('code_challenge_method') ?? (challenge === undefined ? undefined : 'plain');
   let pkce: Pkce | undefined;
   // FAPI 2.0 Security Profile §5.3.2.2: PKCE with S256 required, in every profile (RFC 7636 §4.4.1's words).
-  if (fapi2 && challenge === undefined) fail('invalid_request', 'code challenge required: FAPI 2.0 requires PKCE with S256');
+  const plainAllowed = fapi.pkce === 'per-profile' && may('pkce-plain');
+  if (fapi.pkce === 'S256-required' && challenge === undefined)
+    fail('invalid_request', `code challenge required: FAPI ${fapi.name} requires PKCE with S256`);
   if (challenge !== undefined) {
-    if (method !== 'S256' && (fapi2 || !may('pkce-plain') || method !== 'plain'))
-      fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${!fapi2 && may('pkce-plain') ? '' : ' (S256 only)'}`);
+    if (method !== 'S256' && (!plainAllowed || method !== 'plain'))
+      fail('invalid_request', `code_challenge_method ${method ?? ''} is not supported${plainAllowed ? '' : ' (S256 only)'}`);
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) fail('invalid_request', 'code_challenge must be 43 to 128 unreserved characters');
     pkce = { challenge, method: method as Pkce['method'] };
   } else if (method !== undefined) {
@@ -344,28 +362,24 @@ export async function validateAuthorisationRequest(
   return { request, client, ...(loginHint === undefined ? {} : { loginHint }) };
 }
 
+/** A request object's `typ` header (RFC 9101 §4); undefined when it names none or is no JWT (readRequestObject says so). */
+function requestObjectTyp(jwt: string): string | undefined {
+  try {
+    return decodeProtectedHeader(jwt).typ;
+  } catch {
+    return undefined;
+  }
+}
+
 /** OIDC Core §6.1 / FAPI 1 §5.2.2: `alg: none` (the sandbox registration's choice) or PS256 with the statement's keys. */
-async function readRequestObject(
-  jwt: string,
-  client: StoredClient,
-  issuer: string,
-  profile: ProfileName,
-  now: Date,
-  fapi2: boolean,
-): Promise<JWTPayload> {
+async function readRequestObject(jwt: string, client: StoredClient, issuer: string, profile: ProfileName, now: Date): Promise<JWTPayload> {
   const invalid = (message: string): OAuthError => new OAuthError(400, 'invalid_request_object', message);
   let alg: string | undefined;
-  let typ: string | undefined;
   try {
-    ({ alg, typ } = decodeProtectedHeader(jwt));
+    ({ alg } = decodeProtectedHeader(jwt));
   } catch {
     throw invalid('the request object is not a JWT');
   }
-  // RFC 9101 §4 / §10.8 (explicit typing against cross-JWT confusion; FAPI 2.0 Message Signing requires it): under
-  // FAPI 2.0 a request object that names its type names oauth-authz-req+jwt. One without typ is still accepted, as the
-  // Security Profile asks no request object at all.
-  if (fapi2 && typ !== undefined && !isRequestObjectTyp(typ))
-    throw invalid(`the request object's typ must be ${REQUEST_OBJECT_TYP}, not ${typ} (RFC 9101 §4)`);
   let payload: JWTPayload;
   if (alg === 'none') {
     // OIDC Registration §2: a client that registered a signing algorithm has every other request object refused.
@@ -503,7 +517,15 @@ async function answerHeadless(
       {},
       backTo(request, responseIss(deps, call.issuer.auth_url)),
     );
-  const accountIds = deps.bank.accountsOf(user.psuId).map((account) => account.accountId);
+  // Which of the user's accounts (consent-kinds.ts): all of them for account access; for a payment or a funds check the
+  // account the consent names (which must be theirs, else the consent is rejected) or their first GBP current account.
+  const consent = await deps.consents.get(request.consentId);
+  const choice = consent === undefined ? undefined : consentKindRow(consent).accounts(consent, user.psuId, deps.bank);
+  if (choice?.choose === 'none') return rejectAuthorisation(request, deps, call.issuer.auth_url, choice.reason);
+  const accounts = choice === undefined || consent === undefined ? [] : (consentKindRow(consent).headless(choice) ?? []);
+  if (accounts.length === 0)
+    return rejectAuthorisation(request, deps, call.issuer.auth_url, `${user.username} holds no account this consent can use`);
+  const accountIds = accounts.map((account) => account.accountId);
   redirect(call.res, await completeAuthorisation(call.issuer.auth_url, request, user.psuId, accountIds, deps));
 }
 
@@ -588,12 +610,18 @@ export async function completeAuthorisation(
   return withParams(redirectUri, request.responseType === 'code' ? 'query' : 'fragment', params);
 }
 
-/** The PSU said no (OIDC Core §3.1.2.6 access_denied): the consent becomes Rejected, and the client is told. */
-export async function rejectAuthorisation(request: AuthorisationRequestRecord, deps: AuthDeps, issuer: string): Promise<never> {
+/** The PSU said no (OIDC Core §3.1.2.6 access_denied), or the consent cannot be given (`why`: it names an account the
+ *  PSU does not hold): the consent becomes Rejected, and the client is told. */
+export async function rejectAuthorisation(
+  request: AuthorisationRequestRecord,
+  deps: AuthDeps,
+  issuer: string,
+  why = 'the customer cancelled the authorisation',
+): Promise<never> {
   try {
     await deps.consents.reject(request.consentId, deps.now());
   } catch (error) {
     if (!(error instanceof ConsentStateError)) throw error;
   }
-  throw new OAuthError(400, 'access_denied', 'the customer cancelled the authorisation', {}, backTo(request, responseIss(deps, issuer)));
+  throw new OAuthError(400, 'access_denied', why, {}, backTo(request, responseIss(deps, issuer)));
 }

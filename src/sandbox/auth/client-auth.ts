@@ -164,7 +164,7 @@ async function byAssertion(
   // RFC 7523 §3 / OIDC Core §9: aud is the token endpoint (the issuer is accepted too, as most servers do). FAPI 2.0
   // Security Profile §5.3.2.1 (final, after the audience-injection finding): the issuer identifier alone, as a string,
   // at every endpoint (token and PAR), in every profile; oidc-provider's FAPI 2.0 profile answers the same.
-  if (deps.fapi === '2.0') {
+  if (deps.fapi.assertionAudience === 'issuer-only') {
     if (claims.aud !== issuer.auth_url)
       throw refuse(`aud must be the issuer identifier ${issuer.auth_url} as a string (FAPI 2.0 Security Profile §5.3.2.1)`);
   }

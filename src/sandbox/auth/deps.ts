@@ -9,7 +9,6 @@ import type { JSONWebKeySet } from 'jose';
 
 import type {
   ConsentStore,
-  FapiMode,
   IdTokenFault,
   ParMode,
   RefreshTokenMode,
@@ -20,6 +19,7 @@ import type {
 } from '../contracts.js';
 import type { Bank } from '../data/bank.js';
 import type { AuthStore } from '../store/auth-store.js';
+import type { FapiModeRow } from './fapi.js';
 import type { SigningKey } from './keys.js';
 import type { AuthRoute, IssuerRoute } from './routes.js';
 import type { PageSkin } from './pages.js';
@@ -38,14 +38,17 @@ export interface AuthDeps {
   /** The ID-token key; generated in the background on a first start (RSA key generation is the slow part of
    *  start-up), so the first requests need not wait for it. */
   signingKey(): Promise<SigningKey>;
+  /** The bank's message-signing key (x-jws-signature of the signed answers), when a served API signs: published in
+   *  every issuer's JWKS beside the ID-token key. */
+  messageSigningKey?: (() => Promise<SigningKey>) | undefined;
   /** Issue deliberately wrong id_tokens (SandboxOptions.idTokenFault); undefined: correct ones. */
   idTokenFault?: IdTokenFault | undefined;
   /** The client authentication methods this bank accepts (SandboxOptions.tokenAuthMethods, resolved). */
   tokenAuthMethods: readonly TokenAuthMethod[];
   /** Pushed authorization requests (SandboxOptions.par); absent: off. */
   par?: ParMode;
-  /** The FAPI profile (SandboxOptions.fapi); absent: `interface`. */
-  fapi?: FapiMode;
+  /** The FAPI mode's row (SandboxOptions.fapi resolved, src/sandbox/auth/fapi.ts): what the mode changes. */
+  fapi: FapiModeRow;
   /** SandboxOptions.refreshTokens; absent: `always`. */
   refreshTokens?: RefreshTokenMode;
   urls: SandboxUrls;

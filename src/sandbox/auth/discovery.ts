@@ -3,8 +3,9 @@
 // openbanking_intent_id and acr claims, `none` among the request-object algorithms, the client authentication methods
 // this bank accepts (client_secret_basic, private_key_jwt, tls_client_auth unless narrowed), PS256.
 
-import type { FapiMode, ParMode, Profile, TokenAuthMethod } from '../contracts.js';
+import type { ParMode, Profile, TokenAuthMethod } from '../contracts.js';
 import { tolerates } from '../policy.js';
+import { FAPI_MODE_ROWS, type FapiModeRow } from './fapi.js';
 
 export interface IssuerEndpoints {
   issuer: string;
@@ -19,9 +20,8 @@ export function buildDiscovery(
   endpoints: IssuerEndpoints,
   tokenAuthMethods: readonly TokenAuthMethod[],
   par: ParMode = 'off',
-  fapi: FapiMode = 'interface',
+  fapi: FapiModeRow = FAPI_MODE_ROWS.interface,
 ): Record<string, unknown> {
-  const fapi2 = fapi === '2.0';
   // RFC 9126 §5 (when `--par` offers it); RFC 8414 §2 code_challenge_methods_supported beside it, as FAPI 2.0 clients
   // read it. Left out with PAR off, so the default document stays as it was.
   const pushed =
@@ -31,7 +31,8 @@ export function buildDiscovery(
           pushed_authorization_request_endpoint: `${endpoints.issuer}/par`,
           require_pushed_authorization_requests: par === 'required',
           // FAPI 2.0 Security Profile §5.3.2.2: S256 only, in every profile.
-          code_challenge_methods_supported: !fapi2 && tolerates(profile.name, 'pkce-plain') ? ['S256', 'plain'] : ['S256'],
+          code_challenge_methods_supported:
+            fapi.pkce === 'per-profile' && tolerates(profile.name, 'pkce-plain') ? ['S256', 'plain'] : ['S256'],
         };
   return {
     issuer: endpoints.issuer,
@@ -40,10 +41,9 @@ export function buildDiscovery(
     jwks_uri: endpoints.jwksUri,
     registration_endpoint: endpoints.registrationEndpoint,
     scopes_supported: ['openid', 'accounts', 'payments'],
-    // FAPI 2.0 Security Profile §5.3.2.2: code only (no hybrid, so no fragment either).
-    response_types_supported: fapi2 ? ['code'] : ['code', 'code id_token'],
-    // JARM (issue 30): jwt for code, the response signed PS256 with the jwks_uri key.
-    response_modes_supported: fapi2 ? ['query', 'jwt', 'query.jwt'] : ['query', 'fragment', 'jwt', 'query.jwt'],
+    // The mode's (FAPI 2.0 Security Profile §5.3.2.2: code only, no hybrid, so no fragment either).
+    response_types_supported: [...fapi.responseTypes],
+    response_modes_supported: [...fapi.discovery.responseModes],
     authorization_signing_alg_values_supported: ['PS256'],
     grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
     subject_types_supported: ['public'],
@@ -64,9 +64,9 @@ export function buildDiscovery(
     token_endpoint_auth_methods_supported: tokenAuthMethods.flatMap((method) =>
       method === 'client_secret_basic' && tolerates(profile.name, 'client-secret-post') ? [method, 'client_secret_post'] : [method],
     ),
-    tls_client_certificate_bound_access_tokens: true,
+    tls_client_certificate_bound_access_tokens: fapi.boundTokens,
     ...pushed,
     // RFC 9207 §3: every authorization response carries iss (FAPI 2.0 Security Profile §5.3.2.2).
-    ...(fapi2 ? { authorization_response_iss_parameter_supported: true } : {}),
+    ...(fapi.discovery.issParameter ? { authorization_response_iss_parameter_supported: true } : {}),
   };
 }

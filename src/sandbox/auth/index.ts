@@ -64,14 +64,19 @@ async function dispatchIssuer(call: IssuerCall, deps: AuthDeps): Promise<void> {
         jwksUri: `${issuer}/jwks`,
         registrationEndpoint: deps.urls.registration_endpoint,
       };
-      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints, deps.tokenAuthMethods, deps.par ?? 'off', deps.fapi ?? 'interface'), {
+      sendJson(call.res, 200, buildDiscovery(call.profile, endpoints, deps.tokenAuthMethods, deps.par ?? 'off', deps.fapi), {
         'Cache-Control': 'public, max-age=300',
       });
       return;
     }
-    case 'jwks':
-      sendJson(call.res, 200, { keys: [(await deps.signingKey()).publicJwk] }, { 'Cache-Control': 'public, max-age=300' });
+    case 'jwks': {
+      // The ID-token key, and the message-signing key beside it where a served API signs its answers (OB R/W Data API
+      // Profile v4.0, "Message Signing", Key Stores: the ASPSP's public key where TPPs can retrieve it).
+      const keys = [(await deps.signingKey()).publicJwk];
+      if (deps.messageSigningKey !== undefined) keys.push((await deps.messageSigningKey()).publicJwk);
+      sendJson(call.res, 200, { keys }, { 'Cache-Control': 'public, max-age=300' });
       return;
+    }
     case 'authorize':
       return handleAuthorize(on(route), deps);
     case 'token':

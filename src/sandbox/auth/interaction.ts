@@ -1,10 +1,13 @@
 // The interactive profiles' PSU journey after the authorisation request was validated: log in as a test user, see
-// the consent's permissions, pick accounts, Confirm (code to the redirect URI) or Cancel (access_denied, consent
-// Rejected). The interaction id is in the path and in a cookie, so the journey stays in the browser that began it.
+// what the consent is for (its permissions; a payment's amount, payee and reference; a funds check's account), pick
+// accounts (or the one to pay from), Confirm (code to the redirect URI) or Cancel (access_denied, consent Rejected).
+// The interaction id is in the path and in a cookie, so the journey stays in the browser that began it.
 
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
+import { consentKindRow, permissionsOf } from '../consent-kinds.js';
+import type { BankAccount } from '../data/bank.js';
 import { TEST_USERS, userByPsuId, userByUsername } from '../data/users.js';
 import { pageError } from '../http/errors.js';
 import { mediaType, parseForm, readBody, redirect, sendHtml } from '../http/io.js';
@@ -78,10 +81,20 @@ async function interact(call: IssuerCall<'interaction'>, deps: AuthDeps): Promis
     // Throws the access_denied error that goes back to the client.
     return rejectAuthorisation(request, deps, issuer);
   }
-  const offered = new Set(accountsOf(interaction.psuId, deps).map((a) => a.accountId));
+  // What the consent lets the PSU choose (consent-kinds.ts): any of their accounts, one, or the one it names.
+  const consent = await deps.consents.get(interaction.consentId);
+  const choice = consent === undefined ? undefined : consentKindRow(consent).accounts(consent, interaction.psuId, deps.bank);
+  if (choice?.choose === 'none') {
+    // The consent names an account the PSU does not hold: it is rejected (PISP v4.0 domestic-payment-consents, OBDomestic2).
+    deps.store.interactions.delete(uid);
+    return rejectAuthorisation(request, deps, issuer, choice.reason);
+  }
+  const offered = new Set((choice?.accounts ?? []).map((a) => a.accountId));
   const chosen = [...new Set(form.getAll('account'))];
-  if (chosen.length === 0 || chosen.some((id) => !offered.has(id))) {
-    sendHtml(res, 400, await renderConsent(interaction, base, clientName, deps, 'Choose at least one of your accounts, or Cancel.'));
+  const single = choice !== undefined && choice.choose !== 'many';
+  if (chosen.length === 0 || (single && chosen.length !== 1) || chosen.some((id) => !offered.has(id))) {
+    const error = single ? 'Choose one of your accounts, or Cancel.' : 'Choose at least one of your accounts, or Cancel.';
+    sendHtml(res, 400, await renderConsent(interaction, base, clientName, deps, error));
     return;
   }
   deps.store.interactions.delete(uid);
@@ -97,14 +110,20 @@ async function renderConsent(
 ): Promise<string> {
   const consent = await deps.consents.get(interaction.consentId);
   const user = userByPsuId(interaction.psuId ?? '') ?? TEST_USERS[0];
+  const row = consent === undefined ? undefined : consentKindRow(consent);
+  const choice = consent === undefined || row === undefined ? undefined : row.accounts(consent, interaction.psuId ?? '', deps.bank);
+  const problem = choice?.choose === 'none' ? `This cannot go ahead: ${choice.reason}.` : undefined;
   return consentPage({
     action: `${base}/confirm`,
     clientName,
     userName: user?.displayName ?? '',
-    permissions: consent?.Permissions ?? [],
-    accounts: accountsOf(interaction.psuId ?? '', deps),
+    purpose: row?.page ?? 'account-access',
+    permissions: consent === undefined ? [] : permissionsOf(consent),
+    lines: consent === undefined || row === undefined ? [] : row.lines(consent),
+    choose: choice === undefined || choice.choose === 'none' ? 'many' : choice.choose,
+    accounts: labelled(choice === undefined || choice.choose === 'none' ? [] : choice.accounts),
     ...(consent?.ExpirationDateTime === undefined ? {} : { expires: consent.ExpirationDateTime }),
-    ...(error === undefined ? {} : { error }),
+    ...(error === undefined && problem === undefined ? {} : { error: error ?? problem ?? '' }),
     ...skinOf(deps),
   });
 }
@@ -113,10 +132,10 @@ function skinOf(deps: AuthDeps): { skin?: PageSkin } {
   return deps.pageSkin === undefined ? {} : { skin: deps.pageSkin };
 }
 
-/** The PSU's accounts as the consent page offers them: the nickname they gave it (OBAccount Nickname), the kind of
+/** The accounts as the consent page offers them: the nickname the PSU gave it (OBAccount Nickname), the kind of
  *  account, and the last four digits of its account number, as a bank's own pages name accounts. */
-function accountsOf(psuId: string, deps: AuthDeps): ConsentAccount[] {
-  return deps.bank.accountsOf(psuId).map((account) => ({
+function labelled(accounts: readonly BankAccount[]): ConsentAccount[] {
+  return accounts.map((account) => ({
     accountId: account.accountId,
     label: `${account.nickname} (${account.kind}) ending ${account.accountNumber.slice(-4)}`,
   }));

@@ -1,6 +1,8 @@
-// The bank's ID-token signing key (PS256, RSA 2048): generated on first start and kept in the data directory's
-// keys.json ({"id-token": <private JWK>}), so a restarted sandbox keeps verifying the ID tokens it issued before;
-// published per issuer at {auth_url}/jwks. A keys.json that cannot be used stops the start (SandboxDataError).
+// The bank's signing keys (PS256, RSA 2048): the ID-token key, and — once the bank serves an API whose answers are
+// signed (families.ts) — its message-signing key (x-jws-signature, signing.ts). Generated on a first start and kept in
+// the data directory's keys.json ({"id-token": <private JWK>, "message-signing": <private JWK>}), so a restarted sandbox
+// keeps the keys TPPs verify its ID tokens and answers with; both published per issuer at {auth_url}/jwks. A keys.json
+// that cannot be used stops the start (SandboxDataError).
 
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,9 +24,25 @@ export interface SigningKey {
 /** The ID-token key's file in the data folder; its presence also shows the folder was started before (store/db.ts). */
 export const KEYS_FILE = 'keys.json';
 
+/** The keys keys.json holds, by name: "id-token", and "message-signing" once a signed API was served. */
+export const KEY_NAMES = { idToken: 'id-token', messageSigning: 'message-signing' } as const;
+
+/** What keys.json holds: the private JWKs as stored (kept as they are when a key is added) and the keys they make. */
+export interface StoredKeys {
+  jwks: Record<string, JWK>;
+  idToken: SigningKey;
+  messageSigning: SigningKey | undefined;
+}
+
 /** The stored key, or undefined when there is none yet. Throws SandboxDataError when keys.json exists but is not a
  *  usable PS256 private key (damaged, truncated, edited). */
 export async function readSigningKey(dataDir: string): Promise<SigningKey | undefined> {
+  return (await readKeys(dataDir))?.idToken;
+}
+
+/** keys.json, or undefined when there is none yet. Throws SandboxDataError when it exists but holds no usable ID-token
+ *  key, or a message-signing key that is not usable. */
+export async function readKeys(dataDir: string): Promise<StoredKeys | undefined> {
   const file = join(dataDir, KEYS_FILE);
   let text: string;
   try {
@@ -35,10 +53,18 @@ export async function readSigningKey(dataDir: string): Promise<SigningKey | unde
   }
   try {
     const parsed: unknown = JSON.parse(text);
-    const jwk =
-      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>)['id-token'] : undefined;
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+    const jwks = parsed as Record<string, JWK>;
+    const jwk = jwks[KEY_NAMES.idToken];
     if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) throw new Error('no "id-token" key object');
-    return await signingKeyOf(jwk as JWK);
+    const message = jwks[KEY_NAMES.messageSigning];
+    if (message !== undefined && (message === null || typeof message !== 'object' || Array.isArray(message)))
+      throw new Error('"message-signing" is not a key object');
+    return {
+      jwks,
+      idToken: await signingKeyOf(jwk),
+      messageSigning: message === undefined ? undefined : await signingKeyOf(message),
+    };
   } catch (cause) {
     throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
   }
@@ -46,12 +72,32 @@ export async function readSigningKey(dataDir: string): Promise<SigningKey | unde
 
 /** Generates the key and writes keys.json durably (temporary file, fsync, rename, fsync of the folder). */
 export async function createSigningKey(dataDir: string): Promise<SigningKey> {
-  const privateJwk = await newIdTokenKey();
-  writeDurably(join(dataDir, KEYS_FILE), JSON.stringify({ 'id-token': privateJwk }));
-  return signingKeyOf(privateJwk);
+  return (await completeKeys(dataDir, undefined, { messageSigning: false })).idToken;
 }
 
-/** A new ID-token signing key (PS256, RSA 2048) as a private JWK with its kid: 80–270 ms of CPU for the prime search. */
+/**
+ * The keys `stored` lacks, generated and written to keys.json with the ones it had (one durable write, never two
+ * generations racing for the file): the ID-token key on a first start, the message-signing key once `wanted`.
+ */
+export async function completeKeys(
+  dataDir: string,
+  stored: StoredKeys | undefined,
+  wanted: { messageSigning: boolean },
+): Promise<{ idToken: SigningKey; messageSigning: SigningKey | undefined }> {
+  const jwks: Record<string, JWK> = { ...(stored?.jwks ?? {}) };
+  const added = async (name: string): Promise<SigningKey> => {
+    const jwk = await newIdTokenKey();
+    jwks[name] = jwk;
+    return signingKeyOf(jwk);
+  };
+  const idToken = stored?.idToken ?? (await added(KEY_NAMES.idToken));
+  const messageSigning = stored?.messageSigning ?? (wanted.messageSigning ? await added(KEY_NAMES.messageSigning) : undefined);
+  if (Object.keys(jwks).length !== Object.keys(stored?.jwks ?? {}).length) writeDurably(join(dataDir, KEYS_FILE), JSON.stringify(jwks));
+  return { idToken, messageSigning };
+}
+
+/** A new signing key (PS256, RSA 2048) as a private JWK with its kid: 80–270 ms of CPU for the prime search. The ID-token
+ *  key and the message-signing key are both made here. */
 export async function newIdTokenKey(): Promise<JWK> {
   const pair = await generateKeyPair('PS256', { modulusLength: 2048, extractable: true });
   const exported = await exportJWK(pair.privateKey);

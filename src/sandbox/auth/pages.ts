@@ -29,6 +29,12 @@ export interface PageSkin {
   login: string;
   consentHeading: string;
   accountsLegend: string;
+  /** A payment consent's page: its heading and the legend of the account it is paid from. */
+  paymentHeading: string;
+  payFromLegend: string;
+  /** A funds-confirmation consent's page. */
+  fundsHeading: string;
+  fundsLegend: string;
   accountIdPrefix: string;
   confirm: string;
   cancel: string;
@@ -46,6 +52,10 @@ export const PAGE_SKINS = {
     password: { id: 'password', label: 'Password' },
     accountIdPrefix: 'account-',
     accountsLegend: 'Choose the accounts to share',
+    paymentHeading: 'Confirm this payment',
+    payFromLegend: 'Pay from',
+    fundsHeading: 'Allow funds checks',
+    fundsLegend: 'The account to check',
     confirm: 'Confirm',
     cancel: 'Cancel',
     alert: 'class="alert" role="alert"',
@@ -60,6 +70,10 @@ export const PAGE_SKINS = {
     password: { id: 'passcode', label: 'Passcode' },
     accountIdPrefix: 'acct-',
     accountsLegend: 'Accounts this provider may see',
+    paymentHeading: 'Review this payment',
+    payFromLegend: 'Account to pay from',
+    fundsHeading: 'Review this funds check request',
+    fundsLegend: 'Account this provider may check',
     confirm: 'Allow access',
     cancel: 'Do not allow',
     alert: 'class="alert notice-error" aria-live="assertive"',
@@ -124,7 +138,12 @@ export interface ConsentPageInput {
   action: string;
   clientName: string;
   userName: string;
+  /** What the consent is for (consent-kinds.ts): account access lists `permissions`; a payment or a funds check shows
+   *  `lines` and lets the PSU pick one account (`choose: 'one'`) or shows the one the consent names (`fixed`). */
+  purpose?: 'account-access' | 'payment' | 'funds';
   permissions: string[];
+  lines?: readonly { label: string; value: string }[];
+  choose?: 'many' | 'one' | 'fixed';
   expires?: string;
   accounts: ConsentAccount[];
   error?: string;
@@ -158,6 +177,8 @@ const PERMISSION_TEXT: Record<string, string> = {
 
 export function consentPage(input: ConsentPageInput): string {
   const skin = input.skin ?? PAGE_SKINS.default;
+  const purpose = input.purpose ?? 'account-access';
+  if (purpose !== 'account-access') return agreementPage(input, purpose, skin);
   const alert = input.error ? `<p ${skin.alert}>${escapeHtml(input.error)}</p>\n` : '';
   const permissions = input.permissions
     .map((p) => `<li>${escapeHtml(PERMISSION_TEXT[p] ?? p)} <span class="muted">(${escapeHtml(p)})</span></li>`)
@@ -181,6 +202,43 @@ ${permissions}
 ${expires}${alert}<form method="post" action="${escapeHtml(input.action)}">
 <fieldset>
 <legend>${escapeHtml(skin.accountsLegend)}</legend>
+${accounts}
+</fieldset>
+<button type="submit" name="action" value="confirm" class="primary">${escapeHtml(skin.confirm)}</button>
+<button type="submit" name="action" value="cancel" class="secondary" formnovalidate>${escapeHtml(skin.cancel)}</button>
+</form>`,
+    skin,
+  );
+}
+
+/** A payment's or a funds check's page: what the PSU agrees to as lines (amount, payee, reference; the account and
+ *  how long), and the one account it concerns: a radio per GBP account, or the account the consent names, checked. */
+function agreementPage(input: ConsentPageInput, purpose: 'payment' | 'funds', skin: PageSkin): string {
+  const alert = input.error ? `<p ${skin.alert}>${escapeHtml(input.error)}</p>\n` : '';
+  const payment = purpose === 'payment';
+  const lines = (input.lines ?? []).map((line) => `<dt>${escapeHtml(line.label)}</dt><dd>${escapeHtml(line.value)}</dd>`).join('\n');
+  const fixed = input.choose === 'fixed';
+  const checked = fixed ? ' checked' : '';
+  const accounts = input.accounts
+    .map((a, i) => {
+      const id = `${skin.accountIdPrefix}${i}`;
+      return `<label for="${id}"><input type="radio" id="${id}" name="account" value="${escapeHtml(a.accountId)}"${checked} required> ${escapeHtml(a.label)}</label>`;
+    })
+    .join('\n');
+  const heading = payment ? skin.paymentHeading : skin.fundsHeading;
+  const intro = payment
+    ? 'would like to make this payment from your account:'
+    : 'would like to check whether you have enough money for a payment:';
+  return layout(
+    payment ? 'Confirm payment' : 'Confirm funds checks',
+    `<h1>${escapeHtml(heading)}</h1>
+<p>Hello ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> ${intro}</p>
+<dl>
+${lines}
+</dl>
+${alert}<form method="post" action="${escapeHtml(input.action)}">
+<fieldset>
+<legend>${escapeHtml(payment ? skin.payFromLegend : skin.fundsLegend)}</legend>
 ${accounts}
 </fieldset>
 <button type="submit" name="action" value="confirm" class="primary">${escapeHtml(skin.confirm)}</button>

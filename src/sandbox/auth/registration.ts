@@ -16,9 +16,11 @@ import type { TokenAuthMethod } from '../contracts.js';
 import { BANK_FINANCIAL_ID, isBoundToPresentedCertificate, PROFILE_NAMES, TOKEN_AUTH_METHODS } from '../contracts.js';
 import { OAuthError } from '../http/errors.js';
 import { mediaType, readBody, sendJson, subjectCn } from '../http/io.js';
+import { scopesForRoles } from '../families.js';
 import { tolerates } from '../policy.js';
 import type { StoredClient } from '../store/auth-store.js';
 import type { AuthCall, AuthDeps } from './deps.js';
+import type { FapiModeRow } from './fapi.js';
 import { randomToken, seconds } from './deps.js';
 
 /** Clock skew tolerated on the registration JWT's iat/exp (seconds). */
@@ -47,14 +49,9 @@ interface StatementClaims {
   clientName?: string;
 }
 
-/** Scopes a software statement's roles allow (OB: accounts for AISP, payments for PISP), plus openid. */
-export function scopesForRoles(roles: string[]): string[] {
-  const scopes = ['openid'];
-  if (roles.includes('AISP')) scopes.push('accounts');
-  if (roles.includes('PISP')) scopes.push('payments');
-  if (roles.includes('CBPII')) scopes.push('fundsconfirmations');
-  return scopes;
-}
+/** Scopes a software statement's roles allow (OB: accounts for AISP, payments for PISP, fundsconfirmations for
+ *  CBPII), plus openid: the API family table's (families.ts). */
+export { scopesForRoles };
 
 export async function handleRegistration(call: AuthCall<{ kind: 'registration' }>, deps: AuthDeps): Promise<void> {
   const { req, res, ctx } = call;
@@ -151,7 +148,7 @@ async function register(body: string, ctx: RequestContext, deps: AuthDeps, exist
     statement,
     tolerates(profile, 'registration-defaults'),
     deps.tokenAuthMethods,
-    deps.fapi === '2.0',
+    deps.fapi,
     deps.refreshTokens !== 'as-registered',
   );
   // exp is bounded above (iat ≤ now + tolerance, exp ≤ iat + 24 h), so this is a valid date.
@@ -270,7 +267,6 @@ interface AcceptedMetadata {
 }
 
 const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'];
-const RESPONSE_TYPES = ['code', 'code id_token'];
 
 /**
  * Maps the request's claims to client metadata (DCR v3.2 OBRegistrationProperties1). Every claim the bank's table
@@ -282,7 +278,7 @@ function acceptMetadata(
   statement: StatementClaims,
   defaults: boolean,
   accepted: readonly TokenAuthMethod[],
-  fapi2 = false,
+  fapi: Pick<FapiModeRow, 'responseTypes'>,
   refreshAlways = true,
 ): AcceptedMetadata {
   const fixed = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
@@ -309,10 +305,9 @@ function acceptMetadata(
   }
 
   const grantTypes = listClaim(claims, 'grant_types', GRANT_TYPES, defaults, ['authorization_code', 'client_credentials']);
-  // FAPI 2.0 Security Profile §5.3.2.2: code only, so a client asking the hybrid flow is refused (RFC 7591 §3.2.2).
-  const responseTypes = fapi2
-    ? listClaim(claims, 'response_types', ['code'], defaults, ['code'])
-    : listClaim(claims, 'response_types', RESPONSE_TYPES, defaults, ['code', 'code id_token']);
+  // The mode's response types (FAPI 2.0 Security Profile §5.3.2.2: code only, so a client asking the hybrid flow is
+  // refused, RFC 7591 §3.2.2); all of them where a missing claim is filled in.
+  const responseTypes = listClaim(claims, 'response_types', fapi.responseTypes, defaults, [...fapi.responseTypes]);
   // The bank grants refresh_token with authorization_code whether asked or not (the §2.1 registration does not ask),
   // unless `--refresh-tokens as-registered`: then only a client that registered it gets refresh tokens (token.ts).
   if (refreshAlways && grantTypes.includes('authorization_code') && !grantTypes.includes('refresh_token')) grantTypes.push('refresh_token');
@@ -380,7 +375,7 @@ function acceptAuthMethod(claims: JWTPayload, defaults: boolean, accepted: reado
   return method;
 }
 
-function listClaim(claims: JWTPayload, name: string, allowed: string[], defaults: boolean, fallback: string[]): string[] {
+function listClaim(claims: JWTPayload, name: string, allowed: readonly string[], defaults: boolean, fallback: string[]): string[] {
   const value = claims[name];
   if (value === undefined) {
     if (!defaults) throw refused('invalid_client_metadata', `${name} is required`);

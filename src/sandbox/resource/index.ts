@@ -1,18 +1,21 @@
 // The bank emulator's resource server: UK Open Banking Read/Write API v3.1 and v4.0 side by side (each under its own
-// base path, as served: SandboxOptions.apiVersions), Account and Transaction API — account-access-consents (client
-// credentials) and the account reads (authorization code) over the one seeded bank, with each version's headers,
-// status codes, payload shapes and OBErrorResponse1 bodies. docs/sandbox-ais.md describes it.
+// base path, as served: SandboxOptions.apiVersions), dispatched by API family (families.ts, as served:
+// SandboxOptions.apis). The Account and Transaction API is here — account-access-consents (client credentials) and
+// the account reads (authorization code) over the one seeded bank, with each version's headers, status codes, payload
+// shapes and OBErrorResponse1 bodies (docs/sandbox-ais.md); payments (pisp.ts) and funds confirmation (cbpii.ts) run
+// through operation.ts (docs/sandbox-payments.md).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { BANK_FINANCIAL_ID, ConsentStateError, isBoundToPresentedCertificate } from '../contracts.js';
+import { BANK_FINANCIAL_ID, ConsentStateError, consentKindOf, isBoundToPresentedCertificate } from '../contracts.js';
 import type {
   AccessTokenInfo,
   AisApiVersion,
+  AnyConsentRecord,
+  ApiFamilyName,
   ConsentRecord,
   RequestContext,
   RequestTarget,
-  ResourceServerDeps,
   SandboxHandler,
 } from '../contracts.js';
 import type { Bank, BankAccount } from '../data/bank.js';
@@ -28,8 +31,14 @@ import { PAGE_SIZE, availableRange, pageLinks, parseBookingFilter, selectTransac
 import { AisRefusal, toV4Error } from './refusals.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';
 import { accountV4, balanceV4, consentDataV4, transactionV4 } from './render-v4.js';
-import { AIS_BASE_PATHS, matchRoute, versionOf } from './routes.js';
-import type { Route } from './routes.js';
+import { FAMILIES, isUnderVersion, matchResource } from '../families.js';
+import { FUNDS_HANDLERS } from './cbpii.js';
+import { runOperation } from './operation.js';
+import type { OperationHandler } from './operation.js';
+import { PAYMENT_HANDLERS } from './pisp.js';
+import { AIS_BASE_PATHS, FUNDS_OPERATIONS, PAYMENT_OPERATIONS } from './routes.js';
+import type { FundsRoute, PaymentRoute, Route } from './routes.js';
+import type { ResourceDeps } from './deps.js';
 
 // RFC 7231 IMF-fixdate as the v3.1.1 x-fapi-customer-last-logged-time parameter pattern writes it.
 const HTTP_DATE =
@@ -53,7 +62,7 @@ const SHAPES: Readonly<Record<AisApiVersion, { account: Shape; balance: Shape; t
 };
 
 /** The version's shapes, with SandboxOptions.versionDrift applied on v4.0 (a test seam: one value differs). */
-function shapesOf(version: AisApiVersion, deps: ResourceServerDeps): (typeof SHAPES)[AisApiVersion] {
+function shapesOf(version: AisApiVersion, deps: ResourceDeps): (typeof SHAPES)[AisApiVersion] {
   const shapes = SHAPES[version];
   if (version !== '4.0' || deps.versionDrift === undefined) return shapes;
   if (deps.versionDrift === 'account-nickname')
@@ -120,12 +129,12 @@ function renderedBody(call: AisCall, consent: ConsentRecord, render: () => unkno
 }
 
 /** Answers every request on the resource origin that startSandbox does not route elsewhere. */
-export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler {
+export function createResourceHandler(deps: ResourceDeps): SandboxHandler {
   const bodies: RenderedBodies = new WeakMap();
   return async (req, res, ctx) => {
     const url = ctx.url;
     const method = (req.method ?? 'GET').toUpperCase();
-    const match = matchRoute(method, url.pathname, deps.apiVersions);
+    const match = matchResource(method, url.pathname, deps.apis, deps.apiVersions);
     // OBIE Read/Write Data API Profile, "HTTP Status Codes": "If an ASPSP has not implemented an API endpoint, it must
     // respond with a 404 (Not Found) for requests to that URL." An endpoint of the standard this bank does not offer is
     // answered exactly as a path of no standard: before authentication, and without a body (the OpenAPI files' 404Error
@@ -138,9 +147,23 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
       sendEmpty(res, ctx, 405, { Allow: match.allow.join(', ') });
       return;
     }
+    const origin = requestOrigin(req);
+    // The families beyond AIS run through one request path (operation.ts), each operation one handler of its table.
+    if (match.family === 'payments') {
+      const { route, version } = match;
+      const request = { family: FAMILIES.payments, version, route, operation: PAYMENT_OPERATIONS[route.kind], req, res, ctx, origin };
+      await runOperation(request, PAYMENT_HANDLERS[route.kind] as OperationHandler<PaymentRoute>, deps);
+      return;
+    }
+    if (match.family === 'funds') {
+      const { route, version } = match;
+      const request = { family: FAMILIES.funds, version, route, operation: FUNDS_OPERATIONS[route.kind], req, res, ctx, origin };
+      await runOperation(request, FUNDS_HANDLERS[route.kind] as OperationHandler<FundsRoute>, deps);
+      return;
+    }
     // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,
     // answered by index.ts (serve).
-    const call: Call = { version: match.version, req, res, ctx, url, origin: requestOrigin(req), bodies };
+    const call: Call = { version: match.version, req, res, ctx, url, origin, bodies };
     if (match.version === '4.0') {
       await answerV4(() => handle(call, match.route, deps));
       return;
@@ -149,7 +172,7 @@ export function createResourceHandler(deps: ResourceServerDeps): SandboxHandler 
   };
 }
 
-async function handle(call: Call, route: Route, deps: ResourceServerDeps): Promise<void> {
+async function handle(call: Call, route: Route, deps: ResourceDeps): Promise<void> {
   if (!acceptsJson(call.req)) throw new ObieError(406, 'Accept must allow application/json');
   const kind = route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
   const token = await authenticate(call, deps, kind);
@@ -182,9 +205,10 @@ async function answerV4(run: () => Promise<void>): Promise<void> {
   }
 }
 
-/** Whether `pathname` is on a served v4.0 base path (the resource origin's mutual-TLS refusal has no body there). */
-export function isV4Path(pathname: string, versions: readonly AisApiVersion[]): boolean {
-  return versionOf(pathname, versions) === '4.0';
+/** Whether `pathname` is on a served family's v4.0 base path (the resource origin's mutual-TLS refusal has no body
+ *  there: the v4.0 files' 401Error has no content). */
+export function isV4Path(pathname: string, apis: readonly ApiFamilyName[], versions: readonly AisApiVersion[]): boolean {
+  return isUnderVersion(pathname, '4.0', apis, versions);
 }
 
 /**
@@ -193,11 +217,7 @@ export function isV4Path(pathname: string, versions: readonly AisApiVersion[]): 
  * access-token-unbound). x-fapi-financial-id (AIS v3.1.1 marks it required) must name this bank (tolerance
  * financial-id-optional).
  */
-async function authenticate(
-  call: Call,
-  deps: ResourceServerDeps,
-  kind: 'client_credentials' | 'authorization_code',
-): Promise<AccessTokenInfo> {
+async function authenticate(call: Call, deps: ResourceDeps, kind: 'client_credentials' | 'authorization_code'): Promise<AccessTokenInfo> {
   const { req, ctx } = call;
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
@@ -249,7 +269,7 @@ interface AisCall<R extends Route = Route> extends Call {
   token: AccessTokenInfo;
 }
 
-async function dispatch(call: AisCall, deps: ResourceServerDeps): Promise<void> {
+async function dispatch(call: AisCall, deps: ResourceDeps): Promise<void> {
   // `call.route` is `route`: each branch passes the call on typed by its narrowed route (no copy of the call).
   const { route } = call;
   switch (route.kind) {
@@ -289,7 +309,7 @@ function consentBody(call: Call, consent: ConsentRecord): Record<string, unknown
   };
 }
 
-async function createConsent(call: AisCall<Extract<Route, { kind: 'consent-create' }>>, deps: ResourceServerDeps): Promise<void> {
+async function createConsent(call: AisCall<Extract<Route, { kind: 'consent-create' }>>, deps: ResourceDeps): Promise<void> {
   const { token } = call;
   if (!isJsonContentType(call.req)) throw new ObieError(415, 'Content-Type must be application/json');
   const text = await readBody(call.req);
@@ -318,8 +338,14 @@ async function createConsent(call: AisCall<Extract<Route, { kind: 'consent-creat
   if (result.request.ExpirationDateTime !== undefined) record.ExpirationDateTime = result.request.ExpirationDateTime;
   if (result.request.TransactionFromDateTime !== undefined) record.TransactionFromDateTime = result.request.TransactionFromDateTime;
   if (result.request.TransactionToDateTime !== undefined) record.TransactionToDateTime = result.request.TransactionToDateTime;
-  const created = await deps.consents.create(record);
-  sendJsonBody(call.res, call.ctx, 201, consentBody(call, created));
+  await deps.consents.create(record);
+  sendJsonBody(call.res, call.ctx, 201, consentBody(call, record));
+}
+
+/** The consent when it is an account-access consent: a consent of another kind (a payment's, a funds confirmation's)
+ *  is no consent of the AIS API. */
+function accountAccess(consent: AnyConsentRecord | undefined): ConsentRecord | undefined {
+  return consent !== undefined && consentKindOf(consent) === 'account-access' ? (consent as ConsentRecord) : undefined;
 }
 
 /**
@@ -336,9 +362,9 @@ function servesVersion(consent: ConsentRecord, version: AisApiVersion, token: Ac
 
 /** The consent as this client may see it: another client's consent, one it deleted, or one of a newer version on an
  *  older one does not exist for it. */
-async function ownConsent(call: AisCall, deps: ResourceServerDeps, consentId: string): Promise<ConsentRecord> {
+async function ownConsent(call: AisCall, deps: ResourceDeps, consentId: string): Promise<ConsentRecord> {
   const { token } = call;
-  const consent = await deps.consents.get(consentId);
+  const consent = accountAccess(await deps.consents.get(consentId));
   // DELETE removes the resource (AIS v3.1 "DELETE /account-access-consents/{ConsentId}"); the store keeps it as
   // Revoked only so tokens issued under it stop working. Status Revoked in the standard means revoked at the ASPSP.
   if (!consent || consent.clientId !== token.clientId || consent.Status === 'Revoked') throw notFound('ConsentId');
@@ -352,11 +378,11 @@ async function ownConsent(call: AisCall, deps: ResourceServerDeps, consentId: st
   return consent;
 }
 
-async function getConsent(call: AisCall<Extract<Route, { kind: 'consent-get' }>>, deps: ResourceServerDeps): Promise<void> {
+async function getConsent(call: AisCall<Extract<Route, { kind: 'consent-get' }>>, deps: ResourceDeps): Promise<void> {
   sendJsonBody(call.res, call.ctx, 200, consentBody(call, await ownConsent(call, deps, call.route.consentId)));
 }
 
-async function deleteConsent(call: AisCall<Extract<Route, { kind: 'consent-delete' }>>, deps: ResourceServerDeps): Promise<void> {
+async function deleteConsent(call: AisCall<Extract<Route, { kind: 'consent-delete' }>>, deps: ResourceDeps): Promise<void> {
   const { consentId } = call.route;
   await ownConsent(call, deps, consentId);
   try {
@@ -374,11 +400,11 @@ async function deleteConsent(call: AisCall<Extract<Route, { kind: 'consent-delet
 
 // ---- reads (AIS v3.1 Accounts, Balances, Transactions) --------------------------------------------------------------
 
-async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>, deps: ResourceServerDeps): Promise<void> {
+async function read(call: AisCall<Exclude<Route, { kind: `consent-${string}` }>>, deps: ResourceDeps): Promise<void> {
   const { route, token } = call;
   const { bank } = deps;
   const now = call.ctx.now();
-  const consent = token.consentId === undefined ? undefined : await deps.consents.get(token.consentId);
+  const consent = token.consentId === undefined ? undefined : accountAccess(await deps.consents.get(token.consentId));
   const { version } = call;
   if (!consent || consent.clientId !== token.clientId)
     throw new AisRefusal('consent-not-authorised', version, 'The token is not linked to a consent of this client');

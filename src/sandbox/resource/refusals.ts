@@ -1,5 +1,5 @@
-// AIS refusals per version, as data: what a refusal that is not a plain field error (a consent that cannot serve the
-// read, a permission it lacks) answers on each version, and how a v3.1 refusal becomes its v4.0 twin. v4.0 error
+// Refusals per version, as data: what a refusal that is not a plain field error (a consent that cannot serve the
+// read, a permission it lacks, an idempotency key reused with another body) answers on each version, and how a v3.1 refusal becomes its v4.0 twin. v4.0 error
 // bodies carry OBExternalStatusReason1Code values whose HTTP category (OB Internal code set) matches the status;
 // where the v4.0 OpenAPI defines no body for a status (401, 404, 405, 406, 415, 429), none is sent, and where it
 // defines one (400, 403, 500), one is.
@@ -44,6 +44,19 @@ export const REFUSALS = {
   'scope-missing': {
     '3.1': { status: 403, errorCode: 'UK.OBIE.UnexpectedError' },
     '4.0': { status: 403, errorCode: 'UK.OBIE.Reauthenticate' },
+  },
+  // OB R/W Data API Profile v4.0, "Idempotency": a key reused with another body must not modify the resource; the
+  // answer is the files'. POST /domestic-payment-consents documents no 409 in either file: 400 naming the header.
+  'consent-key-reused': {
+    '3.1': { status: 400, errorCode: 'UK.OBIE.Header.Invalid' },
+    '4.0': { status: 400, errorCode: 'UK.OBIE.Header.Invalid' },
+  },
+  // POST /domestic-payments: v3.1.11 documents no 409 (400 naming the header); v4.0 adds 409 (409Error, an
+  // OBErrorResponse1) and the code set gives U029 (UK.OBIE.Rules.ResourceAlreadyExists, "a resource with same
+  // parameters already exists") the 409 category.
+  'payment-key-reused': {
+    '3.1': { status: 400, errorCode: 'UK.OBIE.Header.Invalid' },
+    '4.0': { status: 409, errorCode: 'UK.OBIE.Rules.ResourceAlreadyExists' },
   },
 } as const satisfies Record<string, { '3.1': RefusalAnswer; '4.0': { status: number; errorCode: V31ErrorCode | undefined } }>;
 

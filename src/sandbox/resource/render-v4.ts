@@ -2,8 +2,9 @@
 // v4.0 field names and ISO 20022 code values of src/sandbox/resource/v4-codes.ts. One function per payload; the
 // mappings are the tables, not branches here.
 
-import type { ConsentRecord } from '../contracts.js';
-import { ACCOUNT_CATEGORY, ACCOUNT_TYPE_CODE, BALANCE_TYPE, CONSENT_STATUS, ENTRY_STATUS } from './v4-codes.js';
+import { consentKindOf } from '../contracts.js';
+import type { AnyConsentRecord, ConsentKind, ConsentStatus } from '../contracts.js';
+import { ACCOUNT_CATEGORY, ACCOUNT_TYPE_CODE, BALANCE_TYPE, CONSENT_STATUS, ENTRY_STATUS, PAYMENT_CONSENT_STATUS } from './v4-codes.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,15 +39,26 @@ export function transactionV4(v31: Json): Json {
   return out;
 }
 
+type StatusRow = { readonly code: string; readonly reason: { readonly code: string; readonly name: string } | undefined };
+
+/** Each kind's v4.0 status words (v4-codes.ts): a payment consent's, or the AIS ones (CBPII has the same). */
+const STATUS_OF_KIND: Readonly<Record<ConsentKind, Readonly<Partial<Record<ConsentStatus | 'Expired', StatusRow>>>>> = {
+  'account-access': CONSENT_STATUS,
+  'funds-confirmation': CONSENT_STATUS,
+  'domestic-payment': PAYMENT_CONSENT_STATUS,
+};
+
 /** The consent's v4.0 status at `now`: a consent past its ExpirationDateTime is EXPD (v3.1 has no such status). */
-export function consentStatusV4(consent: ConsentRecord, now: Date): (typeof CONSENT_STATUS)[keyof typeof CONSENT_STATUS] {
+export function consentStatusV4(consent: AnyConsentRecord, now: Date): StatusRow {
   const expired =
     consent.Status === 'Authorised' && consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime();
-  return CONSENT_STATUS[expired ? 'Expired' : consent.Status];
+  const row = STATUS_OF_KIND[consentKindOf(consent)][expired ? 'Expired' : consent.Status];
+  if (row === undefined) throw new TypeError(`no v4.0 status for a ${consentKindOf(consent)} consent ${consent.Status}`);
+  return row;
 }
 
 /** OBReadConsentResponse1 Data (v4.0): Status as OBInternalConsentStatus1Code, with its StatusReason when it has one. */
-export function consentDataV4(v31: Json, consent: ConsentRecord, now: Date): Json {
+export function consentDataV4(v31: Json, consent: AnyConsentRecord, now: Date): Json {
   const status = consentStatusV4(consent, now);
   const { ConsentId, CreationDateTime, Status: _status, StatusUpdateDateTime, ...rest } = v31;
   return {

@@ -1,6 +1,7 @@
-// Route table of the AIS resource server (pure): which operation a (method, path) names on which served version
-// (v3.1, v4.0: the same paths under their own base), which methods a path allows (405), and which paths are endpoints
-// of the standard this bank does not implement (404, as unknown paths).
+// Route tables of the resource server (pure), one per API family (families.ts holds the rows that name them): which
+// operation a (method, path) names, which methods a path allows (405), and which paths are endpoints of the standard
+// this bank does not implement (404, as unknown paths). AIS (v3.1, v4.0: the same paths under their own base), PISP
+// domestic payments and CBPII confirmation of funds; each table is tied to its OpenAPI files by a test.
 
 import type { AisApiVersion } from '../contracts.js';
 
@@ -30,7 +31,21 @@ export type RouteMatch =
 /** RFC 9110 §9.3.2: HEAD wherever GET is (Node's server sends the headers of the GET answer without its body). */
 const READ = ['GET', 'HEAD'] as const;
 
-type Build = (parameter: string) => Route;
+type Build<R = Route> = (parameter: string) => R;
+
+/** One family's route table: its operations by OpenAPI path template (relative to the base path) and method, and the
+ *  standard's other paths, which this bank does not implement. */
+export interface RouteTable<R> {
+  implemented: readonly { template: string; methods: Readonly<Record<string, Build<R>>> }[];
+  unimplemented: readonly string[];
+}
+
+/** What a path relative to a family's base names in its table. */
+export type TableMatch<R> =
+  | { outcome: 'route'; route: R }
+  | { outcome: 'method-not-allowed'; allow: string[] }
+  | { outcome: 'not-implemented'; template: string }
+  | { outcome: 'not-found' };
 
 /**
  * The operations this bank implements, by OpenAPI path template (relative to the AIS base path) and method. A
@@ -84,7 +99,130 @@ export const UNIMPLEMENTED_PATHS: readonly string[] = [
   '/transactions',
 ];
 
-function reads(build: Build): Record<string, Build> {
+export const AIS_ROUTES: RouteTable<Route> = { implemented: IMPLEMENTED_ROUTES, unimplemented: UNIMPLEMENTED_PATHS };
+
+// ---- PISP: domestic payments (v3.1.11 and v4.0 obie-payment-initiation files: the same paths and methods) ----------
+
+export type PaymentRoute =
+  | { kind: 'payment-consent-create' }
+  | { kind: 'payment-consent-get'; consentId: string }
+  | { kind: 'payment-consent-funds'; consentId: string }
+  | { kind: 'payment-create' }
+  | { kind: 'payment-get'; paymentId: string }
+  | { kind: 'payment-details'; paymentId: string };
+
+/**
+ * How each PISP operation is called, as both OpenAPI files (v3.1.11, v4.0) and the v4.0 pages' endpoint tables say
+ * (pisp/domestic-payment-consents.md, domestic-payments.md "Endpoints"): the grant of its security scheme
+ * (TPPOAuth2Security: client credentials, PSUOAuth2Security: authorization code), whether the request carries
+ * x-jws-signature and x-idempotency-key (both `required: true` where present) and whether the answer is signed
+ * (x-jws-signature among the response headers). test/unit/sandbox-families.test.ts reads them back from the files.
+ */
+export interface Operation {
+  grant: 'client_credentials' | 'authorization_code';
+  signedRequest: boolean;
+  signedResponse: boolean;
+  idempotent: boolean;
+}
+
+export const PAYMENT_OPERATIONS: Readonly<Record<PaymentRoute['kind'], Operation>> = {
+  'payment-consent-create': { grant: 'client_credentials', signedRequest: true, signedResponse: true, idempotent: true },
+  'payment-consent-get': { grant: 'client_credentials', signedRequest: false, signedResponse: true, idempotent: false },
+  'payment-consent-funds': { grant: 'authorization_code', signedRequest: false, signedResponse: true, idempotent: false },
+  'payment-create': { grant: 'authorization_code', signedRequest: true, signedResponse: true, idempotent: true },
+  'payment-get': { grant: 'client_credentials', signedRequest: false, signedResponse: true, idempotent: false },
+  'payment-details': { grant: 'client_credentials', signedRequest: false, signedResponse: true, idempotent: false },
+};
+
+export const PAYMENT_ROUTES: RouteTable<PaymentRoute> = {
+  implemented: [
+    { template: '/domestic-payment-consents', methods: { POST: () => ({ kind: 'payment-consent-create' }) } },
+    { template: '/domestic-payment-consents/{ConsentId}', methods: reads((consentId) => ({ kind: 'payment-consent-get', consentId })) },
+    {
+      template: '/domestic-payment-consents/{ConsentId}/funds-confirmation',
+      methods: reads((consentId) => ({ kind: 'payment-consent-funds', consentId })),
+    },
+    { template: '/domestic-payments', methods: { POST: () => ({ kind: 'payment-create' }) } },
+    { template: '/domestic-payments/{DomesticPaymentId}', methods: reads((paymentId) => ({ kind: 'payment-get', paymentId })) },
+    {
+      template: '/domestic-payments/{DomesticPaymentId}/payment-details',
+      methods: reads((paymentId) => ({ kind: 'payment-details', paymentId })),
+    },
+  ],
+  // The rest of the Payment Initiation API (international, scheduled, standing orders, file payments): OBIE R/W Data
+  // API Profile, "400 (Bad Request) v/s 404 (Not Found)": "If an ASPSP has not implemented an API endpoint, it must
+  // respond with a 404 (Not Found) for requests to that URL" — its own example is GET /domestic-scheduled-payments.
+  unimplemented: [
+    '/domestic-scheduled-payment-consents',
+    '/domestic-scheduled-payment-consents/{ConsentId}',
+    '/domestic-scheduled-payments',
+    '/domestic-scheduled-payments/{DomesticScheduledPaymentId}',
+    '/domestic-scheduled-payments/{DomesticScheduledPaymentId}/payment-details',
+    '/domestic-standing-order-consents',
+    '/domestic-standing-order-consents/{ConsentId}',
+    '/domestic-standing-orders',
+    '/domestic-standing-orders/{DomesticStandingOrderId}',
+    '/domestic-standing-orders/{DomesticStandingOrderId}/payment-details',
+    '/file-payment-consents',
+    '/file-payment-consents/{ConsentId}',
+    '/file-payment-consents/{ConsentId}/file',
+    '/file-payments',
+    '/file-payments/{FilePaymentId}',
+    '/file-payments/{FilePaymentId}/payment-details',
+    '/file-payments/{FilePaymentId}/report-file',
+    '/international-payment-consents',
+    '/international-payment-consents/{ConsentId}',
+    '/international-payment-consents/{ConsentId}/funds-confirmation',
+    '/international-payments',
+    '/international-payments/{InternationalPaymentId}',
+    '/international-payments/{InternationalPaymentId}/payment-details',
+    '/international-scheduled-payment-consents',
+    '/international-scheduled-payment-consents/{ConsentId}',
+    '/international-scheduled-payment-consents/{ConsentId}/funds-confirmation',
+    '/international-scheduled-payments',
+    '/international-scheduled-payments/{InternationalScheduledPaymentId}',
+    '/international-scheduled-payments/{InternationalScheduledPaymentId}/payment-details',
+    '/international-standing-order-consents',
+    '/international-standing-order-consents/{ConsentId}',
+    '/international-standing-orders',
+    '/international-standing-orders/{InternationalStandingOrderPaymentId}',
+    '/international-standing-orders/{InternationalStandingOrderPaymentId}/payment-details',
+  ],
+};
+
+// ---- CBPII: confirmation of funds (v3.1.11 and v4.0 obie-confirmation-funds files) ---------------------------------
+
+export type FundsRoute =
+  | { kind: 'funds-consent-create' }
+  | { kind: 'funds-consent-get'; consentId: string }
+  | { kind: 'funds-consent-delete'; consentId: string }
+  | { kind: 'funds-confirm' };
+
+/** CBPII operations: neither file has x-jws-signature or x-idempotency-key on them, nor a signed answer (the v4.0
+ *  pages' endpoint tables: "Message Signing No", "Idempotency Key No"). */
+export const FUNDS_OPERATIONS: Readonly<Record<FundsRoute['kind'], Operation>> = {
+  'funds-consent-create': { grant: 'client_credentials', signedRequest: false, signedResponse: false, idempotent: false },
+  'funds-consent-get': { grant: 'client_credentials', signedRequest: false, signedResponse: false, idempotent: false },
+  'funds-consent-delete': { grant: 'client_credentials', signedRequest: false, signedResponse: false, idempotent: false },
+  'funds-confirm': { grant: 'authorization_code', signedRequest: false, signedResponse: false, idempotent: false },
+};
+
+export const FUNDS_ROUTES: RouteTable<FundsRoute> = {
+  implemented: [
+    { template: '/funds-confirmation-consents', methods: { POST: () => ({ kind: 'funds-consent-create' }) } },
+    {
+      template: '/funds-confirmation-consents/{ConsentId}',
+      methods: {
+        ...reads((consentId) => ({ kind: 'funds-consent-get', consentId })),
+        DELETE: (consentId) => ({ kind: 'funds-consent-delete', consentId }),
+      },
+    },
+    { template: '/funds-confirmations', methods: { POST: () => ({ kind: 'funds-confirm' }) } },
+  ],
+  unimplemented: [],
+};
+
+function reads<R>(build: Build<R>): Record<string, Build<R>> {
   return Object.fromEntries(READ.map((method) => [method, build]));
 }
 
@@ -96,9 +234,11 @@ function segmentValue(segment: string): string {
   }
 }
 
-/** Each template's segments, split once (matchRoute runs on every request and tries every template). */
+/** Each template's segments, split once (matching runs on every request and tries every template). */
 const TEMPLATE_SEGMENTS = new Map<string, readonly string[]>(
-  [...IMPLEMENTED_ROUTES.map((row) => row.template), ...UNIMPLEMENTED_PATHS].map((template) => [template, template.slice(1).split('/')]),
+  [AIS_ROUTES, PAYMENT_ROUTES, FUNDS_ROUTES]
+    .flatMap((table: RouteTable<unknown>) => [...table.implemented.map((row) => row.template), ...table.unimplemented])
+    .map((template) => [template, template.slice(1).split('/')]),
 );
 
 /** The decoded value of the template's parameter when `segments` fit it ('' without one), else undefined. */
@@ -115,28 +255,32 @@ function fit(template: string, segments: readonly string[]): string | undefined 
   return parameter;
 }
 
+/** Matches a path relative to a family's base path (`/accounts/1`, no query) against its table. */
+export function matchTable<R>(table: RouteTable<R>, method: string, relative: string): TableMatch<R> {
+  const segments = relative.slice(1).split('/');
+  if (!relative.startsWith('/') || segments.some((segment) => segment === '')) return { outcome: 'not-found' };
+  const upper = method.toUpperCase();
+  for (const row of table.implemented) {
+    const parameter = fit(row.template, segments);
+    if (parameter === undefined) continue;
+    const build = row.methods[upper];
+    return build ? { outcome: 'route', route: build(parameter) } : { outcome: 'method-not-allowed', allow: Object.keys(row.methods) };
+  }
+  const template = table.unimplemented.find((candidate) => fit(candidate, segments) !== undefined);
+  return template === undefined ? { outcome: 'not-found' } : { outcome: 'not-implemented', template };
+}
+
 /** The served version whose base path `pathname` is under, if any. */
 export function versionOf(pathname: string, versions: readonly AisApiVersion[]): AisApiVersion | undefined {
   return versions.find((version) => pathname.startsWith(`${AIS_BASE_PATHS[version]}/`));
 }
 
-/** Matches a request path (no query) on the resource origin; anything outside a served version's AIS base path is
- *  not found (another version's paths included: `--api-versions 3.1` is exactly the v3.1 interface). */
+/** Matches a request path (no query) on the resource origin against the AIS table; anything outside a served
+ *  version's AIS base path is not found (another version's paths included: `--api-versions 3.1` is exactly the v3.1
+ *  interface). */
 export function matchRoute(method: string, pathname: string, versions: readonly AisApiVersion[] = ['3.1']): RouteMatch {
   const version = versionOf(pathname, versions);
   if (version === undefined) return { outcome: 'not-found' };
-  const base = AIS_BASE_PATHS[version];
-  const segments = pathname.slice(base.length + 1).split('/');
-  if (segments.some((segment) => segment === '')) return { outcome: 'not-found' };
-  const upper = method.toUpperCase();
-  for (const row of IMPLEMENTED_ROUTES) {
-    const parameter = fit(row.template, segments);
-    if (parameter === undefined) continue;
-    const build = row.methods[upper];
-    return build
-      ? { outcome: 'route', route: build(parameter), version }
-      : { outcome: 'method-not-allowed', allow: Object.keys(row.methods) };
-  }
-  const template = UNIMPLEMENTED_PATHS.find((candidate) => fit(candidate, segments) !== undefined);
-  return template === undefined ? { outcome: 'not-found' } : { outcome: 'not-implemented', template };
+  const match = matchTable(AIS_ROUTES, method, pathname.slice(AIS_BASE_PATHS[version].length));
+  return match.outcome === 'route' ? { ...match, version } : match;
 }

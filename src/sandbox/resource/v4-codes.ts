@@ -37,7 +37,8 @@ export const ENTRY_STATUS = { Booked: 'BOOK', Pending: 'PDNG', Rejected: 'RJCT' 
 /**
  * v3.1 consent Status (OBExternalRequestStatus1Code) → v4.0 OBInternalConsentStatus1Code, with the StatusReason the
  * consent carries in that status (OBExternalStatusReason1Code value and its code-set name), or none. A consent past
- * its ExpirationDateTime reads EXPD (the code set: "marked as expired after expiry of validity date").
+ * its ExpirationDateTime reads EXPD (the code set: "marked as expired after expiry of validity date"). Account-access
+ * and funds-confirmation consents (the CBPII v4.0 Status enum is the AIS one).
  */
 export const CONSENT_STATUS = {
   AwaitingAuthorisation: { code: 'AWAU', reason: { code: 'U036', name: 'Authorisation not completed' } },
@@ -45,6 +46,15 @@ export const CONSENT_STATUS = {
   Rejected: { code: 'RJCT', reason: { code: 'U037', name: 'Authorisation failed' } },
   Revoked: { code: 'CANC', reason: undefined },
   Expired: { code: 'EXPD', reason: undefined },
+} as const satisfies Record<string, { code: string; reason: { code: string; name: string } | undefined }>;
+
+/** A domestic-payment consent's v4.0 Status (OBWriteDomesticConsentResponse5: AWAU, RJCT, AUTH, COND): the AIS rows
+ *  it shares, and Consumed → COND ("consumed after payment request is submitted by the PISP") with U038. */
+export const PAYMENT_CONSENT_STATUS = {
+  AwaitingAuthorisation: CONSENT_STATUS.AwaitingAuthorisation,
+  Authorised: CONSENT_STATUS.Authorised,
+  Rejected: CONSENT_STATUS.Rejected,
+  Consumed: { code: 'COND', reason: { code: 'U038', name: 'Consent consumed successfully' } },
 } as const satisfies Record<string, { code: string; reason: { code: string; name: string } | undefined }>;
 
 /**
@@ -59,10 +69,20 @@ export const ERROR_CODE = {
   'UK.OBIE.Field.Unexpected': { code: 'U005', category: '400' },
   'UK.OBIE.Header.Invalid': { code: 'U006', category: '400' },
   'UK.OBIE.Header.Missing': { code: 'U007', category: '400' },
+  'UK.OBIE.Resource.ConsentMismatch': { code: 'U008', category: '400' },
   'UK.OBIE.Resource.InvalidConsentStatus': { code: 'U009', category: '400' },
   'UK.OBIE.Resource.InvalidFormat': { code: 'U010', category: '400' },
   'UK.OBIE.Resource.NotFound': { code: 'U011', category: '400' },
+  'UK.OBIE.Signature.Invalid': { code: 'U015', category: '400' },
+  'UK.OBIE.Signature.InvalidClaim': { code: 'U016', category: '400' },
+  'UK.OBIE.Signature.MissingClaim': { code: 'U017', category: '400' },
+  'UK.OBIE.Signature.Malformed': { code: 'U018', category: '400' },
+  'UK.OBIE.Signature.Missing': { code: 'U019', category: '400' },
+  'UK.OBIE.Unsupported.Currency': { code: 'U023', category: '400' },
+  'UK.OBIE.Unsupported.Scheme': { code: 'U027', category: '400' },
   'UK.OBIE.Reauthenticate': { code: 'U028', category: '403' },
+  // No v3.1 file has this code (v3.1 answers a reused idempotency key 400, refusals.ts): the code set's name of U029.
+  'UK.OBIE.Rules.ResourceAlreadyExists': { code: 'U029', category: '409' },
   'UK.OBIE.UnexpectedError': { code: 'U000', category: '5xx' },
 } as const satisfies Record<string, { code: string; category: string }>;
 

@@ -9,7 +9,7 @@ import { keepAtMost } from '../kept.js';
 import type { Collection, CollectionSpec, SandboxDb } from './db.js';
 
 /** A registered client as the bank keeps it (DCR v3.2 metadata plus what the software statement said). */
-export interface StoredClient extends SandboxClient {
+export interface StoredClient extends Omit<SandboxClient, 'signingKeys'> {
   /** '' for a client whose method has no secret (private_key_jwt, tls_client_auth): it matches nothing. */
   clientSecret: string;
   /** As registered; absent in clients stored before the methods existed: client_secret_basic. */
@@ -145,7 +145,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
   async get(clientId: string): Promise<SandboxClient | undefined> {
     const client = this.clients.get(clientId);
     if (!client) return undefined;
-    // The resource side sees the public view only, never the secret or the statement's keys.
+    // The resource side sees the public view only, never the secret; the statement's public keys verify signed requests.
     return {
       clientId: client.clientId,
       profile: client.profile,
@@ -153,6 +153,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
       orgId: client.orgId,
       redirectUris: [...client.redirectUris],
       certificateThumbprints: [...client.certificateThumbprints],
+      signingKeys: client.softwareJwks,
     };
   }
 

@@ -1,69 +1,123 @@
-// Account-access consents (AIS v3.1) persisted in the data directory; the status machine lives here so the resource
-// side (create, GET, DELETE) and the authorisation side (PSU confirms or cancels) share one set of rules:
-// AwaitingAuthorisation → Authorised | Rejected; AwaitingAuthorisation | Authorised → Revoked; terminal otherwise.
+// Consents of every kind (account-access, domestic-payment, funds-confirmation) persisted in the data directory, with
+// the one state machine the resource side (create, GET, DELETE, a payment that uses one up) and the authorisation side
+// (the PSU confirms or cancels) share. Which transitions a kind has is a table (CONSENT_TRANSITIONS), so a new kind
+// (VRP consents) is one more row: AwaitingAuthorisation → Authorised | Rejected; then Revoked (deleted by the TPP) for
+// the long-lived kinds, Consumed (its payment made) for a single payment; terminal otherwise.
 
-import { ConsentStateError } from '../contracts.js';
-import type { ConsentRecord, ConsentStatus, ConsentStore } from '../contracts.js';
+import { ConsentStateError, consentKindOf } from '../contracts.js';
+import type { AnyConsentRecord, ConsentKind, ConsentStatus, ConsentStore } from '../contracts.js';
 import { isoSeconds } from '../time.js';
-import type { CollectionSpec, SandboxDb } from './db.js';
+import type { Collection, CollectionSpec, SandboxDb } from './db.js';
 
-/** Consents expire at their ExpirationDateTime (AIS v3.1 "Consent Elements"); one without it is kept. */
-export const CONSENT_COLLECTION: CollectionSpec<ConsentRecord> = {
+/** What can happen to a consent: the PSU authorises or rejects it, the TPP deletes it, a payment uses it up. */
+export type ConsentAction = 'authorise' | 'reject' | 'revoke' | 'consume';
+
+interface Transition {
+  from: readonly ConsentStatus[];
+  to: ConsentStatus;
+}
+
+const AUTHORISE: Transition = { from: ['AwaitingAuthorisation'], to: 'Authorised' };
+const REJECT: Transition = { from: ['AwaitingAuthorisation'], to: 'Rejected' };
+const REVOKE: Transition = { from: ['AwaitingAuthorisation', 'Authorised'], to: 'Revoked' };
+
+/**
+ * The transitions of each kind. account-access (AIS v3.1 "Consent Status") and funds-confirmation (CBPII v3.1.11 /
+ * v4.0 "Funds Confirmation Consent Status": AWAU, AUTH, RJCT, CANC) are deleted by the TPP; a domestic-payment consent
+ * (PISP "Payment Order Consent" state model: AWAU → AUTH → COND, or RJCT) has no DELETE and is consumed by its payment.
+ */
+export const CONSENT_TRANSITIONS: Readonly<Record<ConsentKind, Readonly<Partial<Record<ConsentAction, Transition>>>>> = {
+  'account-access': { authorise: AUTHORISE, reject: REJECT, revoke: REVOKE },
+  'domestic-payment': { authorise: AUTHORISE, reject: REJECT, consume: { from: ['Authorised'], to: 'Consumed' } },
+  'funds-confirmation': { authorise: AUTHORISE, reject: REJECT, revoke: REVOKE },
+};
+
+/** Consents expire at their ExpirationDateTime (AIS v3.1 "Consent Elements", CBPII ExpirationDateTime); one without
+ *  it (a payment consent, an open-ended one) is kept. */
+export const CONSENT_COLLECTION: CollectionSpec<AnyConsentRecord> = {
   name: 'consents',
   expiresAt: (consent) => (consent.ExpirationDateTime === undefined ? undefined : Date.parse(consent.ExpirationDateTime)),
 };
 
-export function openConsentStore(db: SandboxDb): ConsentStore {
-  const consents = db.collection(CONSENT_COLLECTION);
+/**
+ * The consents of one data directory. The async ConsentStore methods serve the authorisation side; `read`, `insert`
+ * and `transition` are synchronous for the resource side's transactions (SandboxDb.transaction), where a payment and
+ * the consent it consumes are committed together.
+ */
+export class ConsentBook implements ConsentStore {
+  private readonly consents: Collection<AnyConsentRecord>;
 
-  function transition(
-    consentId: string,
-    from: ConsentStatus[],
-    to: ConsentStatus,
-    now: Date,
-    extra: Partial<ConsentRecord> = {},
-  ): ConsentRecord {
-    const current = consents.get(consentId);
-    if (!current) throw new ConsentStateError(consentId, 'missing', to);
-    if (!from.includes(current.Status)) throw new ConsentStateError(consentId, current.Status, to);
-    const next: ConsentRecord = { ...current, ...extra, Status: to, StatusUpdateDateTime: isoSeconds(now) };
-    consents.set(consentId, next);
+  constructor(db: SandboxDb) {
+    this.consents = db.collection(CONSENT_COLLECTION);
+  }
+
+  read(consentId: string): AnyConsentRecord | undefined {
+    return this.consents.get(consentId);
+  }
+
+  insert(record: AnyConsentRecord): AnyConsentRecord {
+    if (this.consents.has(record.ConsentId)) throw new TypeError(`consent ${record.ConsentId} exists`);
+    this.consents.set(record.ConsentId, record);
+    return record;
+  }
+
+  /** Applies `action` as the consent's kind allows it, else throws ConsentStateError (the state it is in). */
+  transition(consentId: string, action: ConsentAction, now: Date, extra: Partial<AnyConsentRecord> = {}): AnyConsentRecord {
+    const current = this.consents.get(consentId);
+    const rule = current === undefined ? undefined : CONSENT_TRANSITIONS[consentKindOf(current)][action];
+    const wanted = rule?.to ?? TARGET[action];
+    if (!current) throw new ConsentStateError(consentId, 'missing', wanted);
+    if (!rule || !rule.from.includes(current.Status)) throw new ConsentStateError(consentId, current.Status, wanted);
+    const next = { ...current, ...extra, Status: rule.to, StatusUpdateDateTime: isoSeconds(now) } as AnyConsentRecord;
+    this.consents.set(consentId, next);
     return next;
   }
 
-  return {
-    async create(record) {
-      if (consents.get(record.ConsentId)) throw new TypeError(`consent ${record.ConsentId} exists`);
-      consents.set(record.ConsentId, record);
-      return record;
-    },
-    async get(consentId) {
-      return consents.get(consentId);
-    },
-    async authorise(consentId, psuId, accountIds, now) {
-      return transition(consentId, ['AwaitingAuthorisation'], 'Authorised', now, { psuId, accountIds: [...accountIds] });
-    },
-    async reject(consentId, now) {
-      return transition(consentId, ['AwaitingAuthorisation'], 'Rejected', now);
-    },
-    async revoke(consentId, now) {
-      return transition(consentId, ['AwaitingAuthorisation', 'Authorised'], 'Revoked', now);
-    },
-  };
+  async create(record: AnyConsentRecord): Promise<AnyConsentRecord> {
+    return this.insert(record);
+  }
+
+  async get(consentId: string): Promise<AnyConsentRecord | undefined> {
+    return this.read(consentId);
+  }
+
+  async authorise(consentId: string, psuId: string, accountIds: string[], now: Date): Promise<AnyConsentRecord> {
+    return this.transition(consentId, 'authorise', now, { psuId, accountIds: [...accountIds] });
+  }
+
+  async reject(consentId: string, now: Date): Promise<AnyConsentRecord> {
+    return this.transition(consentId, 'reject', now);
+  }
+
+  async revoke(consentId: string, now: Date): Promise<AnyConsentRecord> {
+    return this.transition(consentId, 'revoke', now);
+  }
+}
+
+/** The status an action leads to, for the error of a kind that lacks it. */
+const TARGET: Readonly<Record<ConsentAction, ConsentStatus>> = {
+  authorise: 'Authorised',
+  reject: 'Rejected',
+  revoke: 'Revoked',
+  consume: 'Consumed',
+};
+
+export function openConsentStore(db: SandboxDb): ConsentBook {
+  return new ConsentBook(db);
 }
 
 /** Why a consent cannot serve a step, or that it can: the one rule every side applies (authorization endpoint, consent
- *  pages, token endpoint, resource reads). */
+ *  pages, token endpoint, resource reads, payments). */
 export type ConsentUse =
-  | { usable: true; consent: ConsentRecord }
-  | { usable: false; reason: 'missing' | 'status' | 'expired'; consent: ConsentRecord | undefined };
+  | { usable: true; consent: AnyConsentRecord }
+  | { usable: false; reason: 'missing' | 'status' | 'expired'; consent: AnyConsentRecord | undefined };
 
 /**
  * A consent is usable at `now` for a step that needs it in `status` (default Authorised) when it exists, is in that
  * status and has not passed its ExpirationDateTime (AIS v3.1 "Consent Elements": the consent ends at that time,
  * whatever tokens the TPP still holds).
  */
-export function usableConsent(consent: ConsentRecord | undefined, now: Date, status: ConsentStatus = 'Authorised'): ConsentUse {
+export function usableConsent(consent: AnyConsentRecord | undefined, now: Date, status: ConsentStatus = 'Authorised'): ConsentUse {
   if (!consent) return { usable: false, reason: 'missing', consent };
   if (consent.Status !== status) return { usable: false, reason: 'status', consent };
   if (consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime())

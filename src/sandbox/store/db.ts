@@ -357,6 +357,28 @@ export class SandboxDb {
     for (const spec of present) rmSync(join(dataDir, `${spec.name}.json`), { force: true });
   }
 
+  /**
+   * Runs `work` as one write transaction (BEGIN IMMEDIATE: the write lock is taken first, so no other connection
+   * commits in between): its reads see every commit of any connection (the cached values are checked afresh inside),
+   * and its writes are committed together before it returns, or none is when it throws. A payment, the consent it uses
+   * up, its debit and its idempotency key are one such transaction (docs/sandbox-payments.md, "Idempotency").
+   */
+  transaction<T>(work: () => T): T {
+    this.freshness.unpin();
+    try {
+      return this.db
+        .transaction(() => {
+          this.freshness.check();
+          return work();
+        })
+        .immediate();
+    } catch (error) {
+      // Rolled back: a value read inside after a write of it is not committed, so no cached value is kept.
+      this.freshness.clear();
+      throw error;
+    }
+  }
+
   /** Deletes at most one batch of rows expired before `now - PRUNE_AFTER_EXPIRY_MS`; returns how many. */
   pruneBatch(now: number): number {
     const changes = this.pruneStatement.run(now - PRUNE_AFTER_EXPIRY_MS, PRUNE_BATCH).changes;
