@@ -180,7 +180,8 @@ export const TOLERANCES = [
     name: 'payment-unknown-fields',
     profiles: PERMISSIVE,
     relaxes:
-      'OBIE PISP v3.1.11 / v4.0 OBWriteDomesticConsent4, OBWriteDomestic2; CBPII OBFundsConfirmationConsent1, OBFundsConfirmation1; VRP OBDomesticVRPConsentRequest, OBDomesticVRPRequest, OBVRPFundsConfirmationRequest (no further properties)',
+      'OBIE PISP v3.1.11 / v4.0 OBWriteDomesticConsent4, OBWriteDomestic2; CBPII OBFundsConfirmationConsent1, OBFundsConfirmation1; ' +
+      'VRP OBDomesticVRPConsentRequest, OBDomesticVRPRequest, OBVRPFundsConfirmationRequest (no further properties)',
     accepts: 'unknown members in a payment, VRP or funds-confirmation request (dropped: neither kept, compared nor echoed)',
   },
   {
