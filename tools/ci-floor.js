@@ -1,7 +1,11 @@
-// CI that cannot shrink (issue 31 item 7): checks one CI pass's vitest JSON report against what the pass must have
-// run — each test file it names exists and ran (a named file that is gone, renamed or failed to load is a failure, not
-// a smaller pass), and at least as many tests ran as the pass's floor in tools/ci-floors.json. vitest itself exits 0
-// when some of the files it was given do not exist, and nothing else notices a pass that lost tests.
+// CI that cannot shrink: checks one CI pass's vitest JSON report against what the pass must have run — each test file
+// it names exists and ran (a named file that is gone, renamed or failed to load is a failure, not a smaller pass), and
+// at least as many tests ran as the pass's floor in tools/ci-floors.json. vitest itself exits 0 when some of the files
+// it was given do not exist, and nothing else notices a pass that lost tests.
+//
+// Floors follow the suite: a pass that ran more than its floor plus the file's `slack` fails too ("the floor lags the
+// suite"), so the change that adds tests raises the floor with them and a floor never falls so far behind the count
+// that tests could vanish unnoticed (a floor of 1,200 under a suite of 1,408 let 200 go).
 //
 //   node tools/ci-floor.js <vitest.json> <floor> [--files a.test.ts b.test.ts …]
 //       <floor>: a key of tools/ci-floors.json ("every test", "end-to-end"), or "none" (a CI_TEST_FILES trial run:
@@ -40,8 +44,12 @@ export function ranIn(report, allowed = new Set()) {
   return { ran: ran + excused, excused, files };
 }
 
-/** The problems of one pass (empty when it holds): named files missing or not run, fewer tests than the floor. */
-export function problemsOf(report, { floor, files = [], allowed = new Set(), exists = (path) => existsSync(resolve(root, path)) }) {
+/** The problems of one pass (empty when it holds): named files missing or not run, fewer tests than the floor, or more
+ *  than the floor plus the slack (the floor lags). */
+export function problemsOf(
+  report,
+  { floor, slack, files = [], allowed = new Set(), exists = (path) => existsSync(resolve(root, path)), raise = '' },
+) {
   const problems = [];
   const { ran, excused, files: reported } = ranIn(report, allowed);
   for (const file of files) {
@@ -52,6 +60,12 @@ export function problemsOf(report, { floor, files = [], allowed = new Set(), exi
   }
   if (floor !== undefined && ran < floor) {
     problems.push(`${ran} tests ran, fewer than the floor of ${floor}: the pass shrank (tests removed, files not collected)`);
+  }
+  if (floor !== undefined && slack !== undefined && ran > floor + slack) {
+    problems.push(
+      `${ran} tests ran, more than the floor of ${floor} plus its slack of ${slack}: the floor lags the suite; raise it with the ` +
+        `change that added the tests (${raise || 'node tools/ci-floor.js --raise <vitest.json> <floor>'}) and commit tools/ci-floors.json`,
+    );
   }
   return { ran, excused, problems };
 }
@@ -100,8 +114,10 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
       .map((id) => id.trim())
       .filter((id) => id !== ''),
   );
-  const { ran, excused, problems } = problemsOf(readJson(file, 'no vitest JSON report at'), { floor, files, allowed });
-  for (const problem of problems) console.log(`CI shrank: ${problem}`);
+  const slack = name === 'none' ? undefined : floors.slack;
+  const raise = `node tools/ci-floor.js --raise ${file} '${name}'`;
+  const { ran, excused, problems } = problemsOf(readJson(file, 'no vitest JSON report at'), { floor, slack, files, allowed, raise });
+  for (const problem of problems) console.log(`CI ${problem.includes('the floor lags') ? 'floor' : 'shrank'}: ${problem}`);
   const leave = excused > 0 ? ` (${excused} of them skipped for an allowed prerequisite)` : '';
   console.log(
     `${name === 'none' ? 'no floor (a trial on named files)' : name}: ${ran} tests ran${leave}${floor === undefined ? '' : `, floor ${floor}`}`,

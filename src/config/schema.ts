@@ -35,7 +35,7 @@ export const KEY_NAMING_RULE =
 
 /** The API families the embedded emulator can serve (`obflow sandbox --apis`): twin of the emulator's
  *  API_FAMILY_NAMES (src/sandbox/contracts.ts), tied by test/unit/sandbox-families.test.ts. */
-export const SANDBOX_APIS = ['accounts', 'payments', 'funds'] as const;
+export const SANDBOX_APIS = ['accounts', 'payments', 'funds', 'vrp'] as const;
 
 const path = (description: string) => z.string().min(1).describe(description);
 /** A bank address: mutual TLS needs https. */
@@ -155,7 +155,8 @@ const sandbox = z
       .min(1)
       .default(['accounts'])
       .describe(
-        'API families the emulator serves: accounts (AIS), payments (PISP domestic payments, /pisp), funds (CBPII confirmation of funds, /cbpii); ' +
+        'API families the emulator serves: accounts (AIS), payments (PISP domestic payments, /pisp), funds (CBPII confirmation of funds, /cbpii), ' +
+          'vrp (domestic variable recurring payments, sweeping and commercial, /pisp); ' +
           'accounts alone is docs/bank-interface.md exactly.',
       ),
     par: z

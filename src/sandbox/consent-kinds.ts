@@ -1,13 +1,22 @@
 // What the PSU's authorisation does with each kind of consent, one row per kind (the authorisation side's seam:
 // auth/authorize.ts and auth/interaction.ts ask the row, never the kind): the scope the authorisation request must
 // carry, which of the PSU's accounts the consent may be authorised for (and how many), what the headless default user
-// picks, and what the consent page shows. A VRP consent is one more row.
+// picks, what the consent page shows, and how long the access token of an authorised consent lasts.
 
-import type { AnyConsentRecord, CashAccount, ConsentKind, ConsentRecord, FundsConsentRecord, PaymentConsentRecord } from './contracts.js';
+import type {
+  AnyConsentRecord,
+  CashAccount,
+  ConsentKind,
+  ConsentRecord,
+  FundsConsentRecord,
+  PaymentConsentRecord,
+  VrpConsentRecord,
+} from './contracts.js';
 import { consentKindOf } from './contracts.js';
 import type { Bank, BankAccount } from './data/bank.js';
 import { identifies } from './data/identification.js';
 import { familyOfConsentKind } from './families.js';
+import { mandateLines } from './mandate-lines.js';
 
 /**
  * Which accounts the PSU may authorise the consent for: `many` (tick any of them), `one` (pick one), `fixed` (the one
@@ -28,13 +37,18 @@ export interface ConsentKindRow {
   /** The scope an authorisation request for it must carry (its family's). */
   scope: string;
   /** The page's heading and account legend, by the skin's words. */
-  page: 'account-access' | 'payment' | 'funds';
+  page: 'account-access' | 'payment' | 'funds' | 'mandate';
   accounts(consent: AnyConsentRecord, psuId: string, bank: Bank): AccountChoice;
   /** What the headless default user authorises: every account offered, the fixed one, or the first GBP current account. */
   headless(choice: AccountChoice): readonly BankAccount[] | undefined;
   /** The consent page's lines (the permissions of an account-access consent are listed by the page itself). */
   lines(consent: AnyConsentRecord): ConsentLine[];
+  /** How long an access token of the authorised consent lasts, in seconds from `now` (absent: the bank's default). */
+  accessTokenSeconds?(consent: AnyConsentRecord, now: Date): number;
 }
+
+/** A VRP consent's tokens: ten years, as good as for ever for a sandbox (the store needs an end). */
+export const OPEN_ENDED_TOKEN_SECONDS = 10 * 366 * 24 * 3600;
 
 /** The account a payment or funds-confirmation consent names, or the PSU's choice among their GBP accounts. */
 function namedOrChosen(named: CashAccount | undefined, psuId: string, bank: Bank): AccountChoice {
@@ -96,6 +110,26 @@ const ROWS: Readonly<Record<ConsentKind, ConsentKindRow>> = {
       { label: 'Account', value: cashAccountText((consent as FundsConsentRecord).DebtorAccount) },
       { label: 'Until', value: consent.ExpirationDateTime ?? 'you withdraw it' },
     ],
+  },
+  'domestic-vrp': {
+    kind: 'domestic-vrp',
+    scope: familyOfConsentKind('domestic-vrp').scope,
+    page: 'mandate',
+    // VRP profile v4.0, "Step 3: Authorise Consent": "The ASPSP provides an interface for the PSU to select the debtor
+    // accounts to be used" — one account here; the consent's DebtorAccount when it names one (which must be the PSU's).
+    accounts: (consent, psuId, bank) =>
+      namedOrChosen(
+        ((consent as VrpConsentRecord).Data.Initiation as { DebtorAccount?: CashAccount } | undefined)?.DebtorAccount,
+        psuId,
+        bank,
+      ),
+    headless: singleAccount,
+    lines: (consent) => mandateLines(consent as VrpConsentRecord),
+    // VRP profile v4.0, "Consent Re-authentication": "The access token issued by the ASPSP must be valid for the same
+    // length of time as the VRP consent" ("should not be set to expire at 90 days"). It is given as long as the consent
+    // is kept, so a payment after ValidToDateTime, or under a revoked consent, is refused by the consent's own rule
+    // (U014 naming ValidToDateTime, U009) rather than a bare 401.
+    accessTokenSeconds: () => OPEN_ENDED_TOKEN_SECONDS,
   },
 };
 

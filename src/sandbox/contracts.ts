@@ -81,7 +81,7 @@ export interface PostmanEnvironment {
 export type ConsentStatus = 'AwaitingAuthorisation' | 'Authorised' | 'Rejected' | 'Revoked' | 'Consumed';
 
 /** The kinds of consent the bank keeps, one per API family (families.ts): what the PSU authorises at the pages. */
-export const CONSENT_KINDS = ['account-access', 'domestic-payment', 'funds-confirmation'] as const;
+export const CONSENT_KINDS = ['account-access', 'domestic-payment', 'funds-confirmation', 'domestic-vrp'] as const;
 export type ConsentKind = (typeof CONSENT_KINDS)[number];
 
 /** What every consent has, whatever its kind. Field names on the wire are the OBIE ones. */
@@ -140,7 +140,37 @@ export interface FundsConsentRecord extends ConsentCommon {
   DebtorAccount: CashAccount;
 }
 
-export type AnyConsentRecord = ConsentRecord | PaymentConsentRecord | FundsConsentRecord;
+/**
+ * A variable recurring payment mandate's limits, read once from its ControlParameters when the consent is created (VRP
+ * v4.0 domestic-vrp-consents, OBDomesticVRPControlParameters; the same in v3.1.11), amounts in minor units: what every
+ * payment under it is checked against (resource/vrp-limits.ts).
+ */
+export interface VrpMandate {
+  /** VRPType: the types of payment it allows (UK.OBIE.VRPType.*). */
+  vrpTypes: string[];
+  /** PSUAuthenticationMethods (UK.OBIE.SCA, UK.OBIE.SCANotRequired). */
+  authenticationMethods: string[];
+  /** PSUInteractionTypes (InSession, OffSession); absent: any. */
+  interactionTypes?: string[];
+  /** ValidFromDateTime / ValidToDateTime as instants (UTC ISO); absent: from creation, open-ended. */
+  validFrom?: string;
+  validTo?: string;
+  /** The currency of MaximumIndividualAmount and every periodic limit. */
+  currency: string;
+  maximumIndividualMinor: number;
+  periodicLimits: { PeriodType: string; PeriodAlignment: string; amountMinor: number }[];
+}
+
+/** One domestic VRP consent (VRP domestic-vrp-consents): the request as kept (the answer echoes it), and its mandate. */
+export interface VrpConsentRecord extends ConsentCommon {
+  kind: 'domestic-vrp';
+  /** OBDomesticVRPConsentRequest Data: ReadRefundAccount?, ControlParameters, Initiation. */
+  Data: Record<string, unknown>;
+  Risk: Record<string, unknown>;
+  mandate: VrpMandate;
+}
+
+export type AnyConsentRecord = ConsentRecord | PaymentConsentRecord | FundsConsentRecord | VrpConsentRecord;
 
 /** The kind of a stored consent (a record without `kind` is an account-access consent). */
 export function consentKindOf(consent: AnyConsentRecord): ConsentKind {
@@ -297,10 +327,11 @@ export type AisApiVersion = (typeof AIS_API_VERSIONS)[number];
 
 /**
  * The API families the emulator can serve (families.ts has one row each: base paths, routes, scope, role, consent
- * kind): `accounts` (AIS, the interface's), `payments` (PISP domestic payments), `funds` (CBPII confirmation of funds).
- * Twin of the config's SANDBOX_APIS (src/config/schema.ts), tied by test/unit/sandbox-families.test.ts.
+ * kind): `accounts` (AIS, the interface's), `payments` (PISP domestic payments), `funds` (CBPII confirmation of funds),
+ * `vrp` (domestic variable recurring payments, sweeping and commercial). Twin of the config's SANDBOX_APIS
+ * (src/config/schema.ts), tied by test/unit/sandbox-families.test.ts.
  */
-export const API_FAMILY_NAMES = ['accounts', 'payments', 'funds'] as const;
+export const API_FAMILY_NAMES = ['accounts', 'payments', 'funds', 'vrp'] as const;
 export type ApiFamilyName = (typeof API_FAMILY_NAMES)[number];
 
 /** Options of startSandbox; every seam injectable, every field has a default in index.ts. */

@@ -1,9 +1,10 @@
 // The API families of the bank, one row each (pure data): what the resource server dispatches by, what registration
 // grants a software statement's roles, and what the PSU's authorisation checks a consent against. A family has a base
 // path per served version (its OpenAPI files' `servers`), its route table (resource/routes.ts), the OAuth scope and
-// the OB role it needs, and the kind of consent it works under. VRP is one more row: base paths under /pisp, its
-// table (domestic-vrp-consents, domestic-vrps), scope payments, role PISP, its consent kind. docs/sandbox.md,
-// "API families"; SandboxOptions.apis picks which are served.
+// the OB role it needs, and the kind of consent it works under. VRP is one more row: base paths under /pisp beside
+// the domestic payments (the VRP files' servers), its table (domestic-vrp-consents, domestic-vrps), scope payments
+// (VRP profile v4.0, "Scopes"), role PISP, its consent kind. docs/sandbox.md, "API families"; SandboxOptions.apis
+// picks which are served.
 
 import type { AisApiVersion, ApiFamilyName, ConsentKind } from './contracts.js';
 import {
@@ -14,8 +15,10 @@ import {
   matchTable,
   PAYMENT_OPERATIONS,
   PAYMENT_ROUTES,
+  VRP_OPERATIONS,
+  VRP_ROUTES,
 } from './resource/routes.js';
-import type { FundsRoute, Operation, PaymentRoute, Route, RouteTable } from './resource/routes.js';
+import type { FundsRoute, Operation, PaymentRoute, Route, RouteTable, VrpRoute } from './resource/routes.js';
 
 export interface ApiFamily<R> {
   name: ApiFamilyName;
@@ -66,14 +69,25 @@ export const FAMILIES = {
     routes: FUNDS_ROUTES,
     operations: FUNDS_OPERATIONS,
   },
+  vrp: {
+    name: 'vrp',
+    role: 'PISP',
+    scope: 'payments',
+    consentKind: 'domestic-vrp',
+    consentIdPrefix: 'vrc-',
+    basePaths: { '3.1': '/open-banking/v3.1/pisp', '4.0': '/open-banking/v4.0/pisp' },
+    routes: VRP_ROUTES,
+    operations: VRP_OPERATIONS,
+  },
 } as const satisfies {
   accounts: ApiFamily<Route>;
   payments: ApiFamily<PaymentRoute>;
   funds: ApiFamily<FundsRoute>;
+  vrp: ApiFamily<VrpRoute>;
 };
 
 /** The rows in API_FAMILY_NAMES order. */
-export const FAMILY_ROWS: readonly ApiFamily<unknown>[] = [FAMILIES.accounts, FAMILIES.payments, FAMILIES.funds];
+export const FAMILY_ROWS: readonly ApiFamily<unknown>[] = [FAMILIES.accounts, FAMILIES.payments, FAMILIES.funds, FAMILIES.vrp];
 
 /** Whether any served family signs an answer (x-jws-signature): the bank then needs its message-signing key. */
 export function signsAnswers(apis: readonly ApiFamilyName[]): boolean {
@@ -90,7 +104,8 @@ export function familyOfConsentKind(kind: ConsentKind): ApiFamily<unknown> {
 /** The scopes a software statement's roles allow, openid first (DCR v3.2: a client registers only scopes its roles
  *  give it; OB R/W Data API Profile, "Pre-conditions for TPPs"). */
 export function scopesForRoles(roles: readonly string[]): string[] {
-  return ['openid', ...FAMILY_ROWS.filter((family) => roles.includes(family.role)).map((family) => family.scope)];
+  // Two families of one role share its scope (payments and vrp: PISP, payments): listed once.
+  return [...new Set(['openid', ...FAMILY_ROWS.filter((family) => roles.includes(family.role)).map((family) => family.scope)])];
 }
 
 /** What a request path names among the served families and versions. */
@@ -98,6 +113,7 @@ export type FamilyMatch =
   | { outcome: 'route'; family: 'accounts'; version: AisApiVersion; route: Route }
   | { outcome: 'route'; family: 'payments'; version: AisApiVersion; route: PaymentRoute }
   | { outcome: 'route'; family: 'funds'; version: AisApiVersion; route: FundsRoute }
+  | { outcome: 'route'; family: 'vrp'; version: AisApiVersion; route: VrpRoute }
   | { outcome: 'method-not-allowed'; allow: string[] }
   | { outcome: 'not-implemented'; family: ApiFamilyName; template: string }
   | { outcome: 'not-found' };
@@ -136,6 +152,8 @@ const MATCHERS: Readonly<Record<ApiFamilyName, Matcher>> = {
     inTable(FAMILIES.payments.routes, method, relative, 'payments', (route) => ({ outcome: 'route', family: 'payments', version, route })),
   funds: (method, relative, version) =>
     inTable(FAMILIES.funds.routes, method, relative, 'funds', (route) => ({ outcome: 'route', family: 'funds', version, route })),
+  vrp: (method, relative, version) =>
+    inTable(FAMILIES.vrp.routes, method, relative, 'vrp', (route) => ({ outcome: 'route', family: 'vrp', version, route })),
 };
 
 function inTable<R>(

@@ -31,6 +31,7 @@ import { CONSENT_COLLECTION, openConsentStore } from './store/consents.js';
 import { SandboxDb } from './store/db.js';
 import { PAYMENT_ORDER_COLLECTION } from './store/payment-orders.js';
 import { Postings, withPostings } from './store/postings.js';
+import { VrpPayments } from './store/vrp-payments.js';
 
 export type { SandboxHandle, SandboxOptions, SandboxUrls } from './contracts.js';
 export { PAGE_SKIN_NAMES, PROFILE_NAMES, SandboxDataError, SandboxNativeModuleError } from './contracts.js';
@@ -105,6 +106,7 @@ export async function startSandbox(options: SandboxOptions): Promise<SandboxHand
       idempotency: new IdempotencyKeys(db),
       postings: new Postings(db),
       paymentOrders: db.collection(PAYMENT_ORDER_COLLECTION),
+      vrpPayments: new VrpPayments(db),
     };
     db.migrateLegacy(dataDir, [...Object.values(AUTH_COLLECTIONS), CONSENT_COLLECTION]);
     while (db.pruneBatch(now().getTime()) > 0);

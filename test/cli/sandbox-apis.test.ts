@@ -29,9 +29,9 @@ const flagged = useSandboxProcess('obflow-apis-', ['--apis', 'accounts,payments,
 
 describe('obflow sandbox --apis', () => {
   it('an unknown family is a usage error naming it', async () => {
-    const result = await runCli(['sandbox', '--apis', 'accounts,vrp'], { cwd: tempDirSync('obflow-apis-bad-') });
+    const result = await runCli(['sandbox', '--apis', 'accounts,cards'], { cwd: tempDirSync('obflow-apis-bad-') });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/ERR_USAGE.*vrp/);
+    expect(result.stderr).toMatch(/ERR_USAGE.*cards/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -1,4 +1,4 @@
-// Validates the emulator's payments (PISP) and funds-confirmation (CBPII) answers against the official OpenAPI file of
+// Validates the emulator's payments (PISP), funds-confirmation (CBPII) and VRP answers against the official OpenAPI file of
 // their version (v3.1.11 or v4.0, read from OBFLOW_SPECS_DIR): the documented body for (method, path template, status)
 // with ajv, every ErrorCode one the version allows (v3.1.11: its OBError1 ErrorCode list; v4.0: an
 // OBExternalStatusReason1Code of the status's HTTP category), and the response headers the file marks required
@@ -12,15 +12,24 @@ import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 
 import { inHttpCategory, statusReason } from './obie-v4.js';
-import { obiePaymentSpecs, presentOrSkipAtTheEnd, SPEC_FILES, specPath } from './prerequisites.js';
+import { obiePaymentSpecs, obieVrpSpecs, presentOrSkipAtTheEnd, SPEC_FILES, specPath } from './prerequisites.js';
 
-export type PaymentApi = 'pisp' | 'cbpii';
+/** pisp, cbpii; vrp (domestic VRP) and cvrp (the OBL commercial VRP file, v4.0 only). */
+export type PaymentApi = 'pisp' | 'cbpii' | 'vrp' | 'cvrp';
 export type ApiVersion = '3.1' | '4.0';
 
-const FILES: Readonly<Record<PaymentApi, Record<ApiVersion, string>>> = {
+const FILES: Readonly<Record<PaymentApi, Partial<Record<ApiVersion, string>>>> = {
   pisp: { '3.1': SPEC_FILES.pisp3111, '4.0': SPEC_FILES.pisp40 },
   cbpii: { '3.1': SPEC_FILES.cbpii3111, '4.0': SPEC_FILES.cbpii40 },
+  vrp: { '3.1': SPEC_FILES.vrp3111, '4.0': SPEC_FILES.vrp40 },
+  cvrp: { '4.0': SPEC_FILES.cvrp40 },
 };
+
+function fileOf(api: PaymentApi, version: ApiVersion): string {
+  const file = FILES[api][version];
+  if (file === undefined) throw new TypeError(`no ${api} file of v${version}`);
+  return file;
+}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -38,7 +47,7 @@ const asObject = (value: Json | undefined): JsonObject | undefined =>
 
 /** The parsed OpenAPI file of (api, version). */
 export function openApiDoc(api: PaymentApi, version: ApiVersion): JsonObject {
-  return load(FILES[api][version]).doc;
+  return load(fileOf(api, version)).doc;
 }
 
 function load(file: string): Loaded {
@@ -84,8 +93,8 @@ export function apiProblems(
   text: string,
   headers: Record<string, string | string[] | undefined> = {},
 ): string[] {
-  if (!presentOrSkipAtTheEnd(obiePaymentSpecs)) return [];
-  const file = FILES[api][version];
+  if (!presentOrSkipAtTheEnd(api === 'vrp' || api === 'cvrp' ? obieVrpSpecs : obiePaymentSpecs)) return [];
+  const file = fileOf(api, version);
   const spec = load(file);
   const where = `${api} v${version} ${method} ${template} ${status}`;
   const operation = asObject(asObject(asObject(spec.doc.paths)?.[template])?.[method.toLowerCase()]);

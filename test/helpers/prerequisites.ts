@@ -135,6 +135,13 @@ export const SPEC_FILES = {
   pisp40: 'obie-payment-initiation-v4.0.yaml',
   cbpii3111: 'obie-confirmation-funds-v3.1.11.yaml',
   cbpii40: 'obie-confirmation-funds-v4.0.yaml',
+  /** Domestic VRP, v3.1.11 and v4.0, and the OBL commercial VRP (cVRP) v4.0 file (the emulator's vrp family). */
+  vrp3111: 'obie-vrp-v3.1.11.yaml',
+  vrp40: 'obie-vrp-v4.0.yaml',
+  cvrp40: 'obl-cvrp-v4.0.yaml',
+  /** The OBL v4.0 VRP pages (their endpoint tables name each operation's grant). */
+  vrpConsentsPage: 'obl-docs-v4.0/vrp--domestic-vrp-consents.md',
+  vrpPaymentsPage: 'obl-docs-v4.0/vrp--domestic-vrps.md',
   /** The official model bank's payment, VRP and CBPII sequences (extract under obl/). */
   oblModelBankPayments: 'obl/obl-modelbank-payments.postman_collection.json',
 } as const;
@@ -172,6 +179,17 @@ export const obiePaymentSpecs: Prerequisite = specFiles(
   SPEC_FILES.pisp40,
   SPEC_FILES.cbpii3111,
   SPEC_FILES.cbpii40,
+  SPEC_FILES.codesetInternal,
+);
+
+/** The VRP files of both versions, the cVRP file, the v4.0 VRP pages and the code set their v4.0 errors use. */
+export const obieVrpSpecs: Prerequisite = specFiles(
+  'the OBIE VRP OpenAPI files (v3.1.11, v4.0), the OBL cVRP v4.0 file, the v4.0 VRP pages and the v4.0 code set',
+  SPEC_FILES.vrp3111,
+  SPEC_FILES.vrp40,
+  SPEC_FILES.cvrp40,
+  SPEC_FILES.vrpConsentsPage,
+  SPEC_FILES.vrpPaymentsPage,
   SPEC_FILES.codesetInternal,
 );
 

@@ -65,7 +65,7 @@ const OUT_OF_SCOPE: Readonly<Record<string, string>> = {
 
 /** Not run at all (also docs/sandbox-payments.md). */
 const NOT_RUN = [
-  'the VRP folders (v4.0 and v3.1.11 "VRP Flow - Variable Recurring Payments Headless"): this bank serves no VRP yet (its paths answer 404)',
+  'the VRP folders (v4.0 and v3.1.11 "VRP Flow - Variable Recurring Payments Headless"): official-vrp-sequence.test.ts runs them',
   "the model bank's message-signing helper itself ({{rs}}/o3/v1.0/message-signature-detached): it is handed the TPP's private key; a stand-in in this test signs with the test identity's key instead",
 ] as const;
 

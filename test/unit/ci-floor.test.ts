@@ -1,6 +1,6 @@
-// CI that cannot shrink (tools/ci-floor.js, issue 31 item 7): a pass fails when a test file it names is missing or did
-// not run, or when fewer tests ran than its floor in tools/ci-floors.json; and .ci/run and the GitHub workflow apply it
-// to every pass.
+// CI that cannot shrink (tools/ci-floor.js): a pass fails when a test file it names is missing or did not run, when
+// fewer tests ran than its floor in tools/ci-floors.json, or when more ran than the floor plus its slack (the floor lags
+// the suite); and .ci/run and the GitHub workflow apply it to every pass.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,6 +75,20 @@ describe('tools/ci-floor.js', () => {
     expect(floor([join(dir, 'absent.json'), 'every test']).status).toBe(1);
   });
 
+  it('fails a pass that ran more than its floor plus the slack: the floor lags the suite, and the line says how to raise it', () => {
+    writeFileSync(FLOORS, JSON.stringify({ slack: 1, floors: { 'every test': 3, 'end-to-end': 1 } }));
+    const four = report({ [A]: [ok('a'), ok('b'), ok('c'), ok('d')] });
+    expect(floor([four, 'every test']).status).toBe(0);
+    const five = report({ [A]: [ok('a'), ok('b'), ok('c'), ok('d'), ok('e')] });
+    const lagging = floor([five, 'every test']);
+    expect(lagging.status).toBe(1);
+    expect(lagging.stdout).toContain('CI floor: 5 tests ran, more than the floor of 3 plus its slack of 1: the floor lags the suite');
+    expect(lagging.stdout).toContain(`node tools/ci-floor.js --raise ${five} 'every test'`);
+    // A trial on named files checks no count either way.
+    expect(floor([five, 'none', '--files', A]).status).toBe(0);
+    writeFileSync(FLOORS, JSON.stringify({ floors: { 'every test': 3, 'end-to-end': 1 } }));
+  });
+
   it('--raise moves a floor up to what a report ran, never down', () => {
     writeFileSync(FLOORS, JSON.stringify({ floors: { 'every test': 3, 'end-to-end': 1 } }));
     expect(floor(['--raise', report({ [A]: [ok('a'), ok('b'), ok('c'), ok('d')] }), 'every test']).status).toBe(0);
@@ -86,17 +100,24 @@ describe('tools/ci-floor.js', () => {
 
 describe('every CI pass is held to a floor', () => {
   const ciRun = readFileSync(join(REPO_ROOT, '.ci', 'run'), 'utf8');
-  const floors = JSON.parse(readFileSync(join(REPO_ROOT, 'tools', 'ci-floors.json'), 'utf8')) as { floors: Record<string, number> };
+  const floors = JSON.parse(readFileSync(join(REPO_ROOT, 'tools', 'ci-floors.json'), 'utf8')) as {
+    slack: number;
+    floors: Record<string, number>;
+  };
 
-  it('.ci/run checks each pass: the full passes against "every test", the end-to-end pass against its named files', () => {
+  it('.ci/run checks each pass: the full pass against "every test", the runtime and end-to-end passes against theirs and their named files', () => {
     expect(ciRun).toMatch(/node tools\/ci-floor\.js "test-results\/vitest\.json" "\$floor" --files "\$\{named\[@\]\}"/);
     expect(ciRun).toContain('floor="every test"');
+    expect(ciRun).toContain('floor="runtime"');
     expect(ciRun).toContain('floor="end-to-end"');
-    expect(Object.keys(floors.floors).sort()).toEqual(['end-to-end', 'every test']);
+    expect(Object.keys(floors.floors).sort()).toEqual(['end-to-end', 'every test', 'runtime']);
   });
 
-  it('the floors are not trivially low', () => {
+  it('the floors are not trivially low, and follow the suite within a small slack', () => {
     expect(floors.floors['every test']).toBeGreaterThanOrEqual(1000);
+    expect(floors.floors['runtime']).toBeGreaterThanOrEqual(1000);
     expect(floors.floors['end-to-end']).toBeGreaterThanOrEqual(30);
+    expect(floors.slack).toBeGreaterThan(0);
+    expect(floors.slack).toBeLessThanOrEqual(20);
   });
 });

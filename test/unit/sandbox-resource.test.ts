@@ -22,6 +22,7 @@ import { CONSENT_COLLECTION, openConsentStore } from '../../src/sandbox/store/co
 import { IdempotencyKeys } from '../../src/sandbox/idempotency.js';
 import { PAYMENT_ORDER_COLLECTION } from '../../src/sandbox/store/payment-orders.js';
 import { Postings } from '../../src/sandbox/store/postings.js';
+import { VrpPayments } from '../../src/sandbox/store/vrp-payments.js';
 import { SandboxDb } from '../../src/sandbox/store/db.js';
 import { responseProblems, schemaProblems } from '../helpers/obie-schemas.js';
 import { tempDirSync } from '../helpers/temp.js';
@@ -97,6 +98,7 @@ const deps: ResourceDeps = {
     idempotency: new IdempotencyKeys(db),
     postings: new Postings(db),
     paymentOrders: db.collection(PAYMENT_ORDER_COLLECTION),
+    vrpPayments: new VrpPayments(db),
   },
   messageSigner: () => Promise.reject(new TypeError('no signed API is served here')),
 };

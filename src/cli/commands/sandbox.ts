@@ -39,7 +39,7 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       })
       .option('apis', {
         type: 'string',
-        describe: 'API families to serve, comma-separated (accounts, payments, funds; default: sandbox.apis, else accounts)',
+        describe: 'API families to serve, comma-separated (accounts, payments, funds, vrp; default: sandbox.apis, else accounts)',
       })
       .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
       .option('page-skin', {
@@ -72,8 +72,8 @@ export const sandboxCommand = (state: CommandState): CommandModule => ({
       .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
       .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
       .example(
-        '$0 sandbox --apis accounts,payments,funds',
-        'also domestic payments (PISP) and confirmation of funds (CBPII), v3.1 and v4.0',
+        '$0 sandbox --apis accounts,payments,funds,vrp',
+        'also domestic payments (PISP), confirmation of funds (CBPII) and variable recurring payments, v3.1 and v4.0',
       )
       .example('$0 sandbox --json', 'one JSON line naming every address once ready')
       .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")

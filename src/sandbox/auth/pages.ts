@@ -35,6 +35,9 @@ export interface PageSkin {
   /** A funds-confirmation consent's page. */
   fundsHeading: string;
   fundsLegend: string;
+  /** A VRP consent's page: the mandate and the account its payments are made from. */
+  mandateHeading: string;
+  mandateLegend: string;
   accountIdPrefix: string;
   confirm: string;
   cancel: string;
@@ -56,6 +59,8 @@ export const PAGE_SKINS = {
     payFromLegend: 'Pay from',
     fundsHeading: 'Allow funds checks',
     fundsLegend: 'The account to check',
+    mandateHeading: 'Set up variable recurring payments',
+    mandateLegend: 'Pay from',
     confirm: 'Confirm',
     cancel: 'Cancel',
     alert: 'class="alert" role="alert"',
@@ -74,6 +79,8 @@ export const PAGE_SKINS = {
     payFromLegend: 'Account to pay from',
     fundsHeading: 'Review this funds check request',
     fundsLegend: 'Account this provider may check',
+    mandateHeading: 'Review this payment mandate',
+    mandateLegend: 'Account the payments come from',
     confirm: 'Allow access',
     cancel: 'Do not allow',
     alert: 'class="alert notice-error" aria-live="assertive"',
@@ -140,7 +147,7 @@ export interface ConsentPageInput {
   userName: string;
   /** What the consent is for (consent-kinds.ts): account access lists `permissions`; a payment or a funds check shows
    *  `lines` and lets the PSU pick one account (`choose: 'one'`) or shows the one the consent names (`fixed`). */
-  purpose?: 'account-access' | 'payment' | 'funds';
+  purpose?: 'account-access' | AgreementPurpose;
   permissions: string[];
   lines?: readonly { label: string; value: string }[];
   choose?: 'many' | 'one' | 'fixed';
@@ -211,11 +218,40 @@ ${accounts}
   );
 }
 
-/** A payment's or a funds check's page: what the PSU agrees to as lines (amount, payee, reference; the account and
- *  how long), and the one account it concerns: a radio per GBP account, or the account the consent names, checked. */
-function agreementPage(input: ConsentPageInput, purpose: 'payment' | 'funds', skin: PageSkin): string {
+/** The pages where the PSU agrees to something other than account access, one row each: the page title, the skin's
+ *  heading and account legend, and the sentence after the TPP's name. */
+type AgreementPurpose = 'payment' | 'funds' | 'mandate';
+const AGREEMENTS: Readonly<
+  Record<AgreementPurpose, { title: string; heading: (skin: PageSkin) => string; legend: (skin: PageSkin) => string; intro: string }>
+> = {
+  payment: {
+    title: 'Confirm payment',
+    heading: (skin) => skin.paymentHeading,
+    legend: (skin) => skin.payFromLegend,
+    intro: 'would like to make this payment from your account:',
+  },
+  funds: {
+    title: 'Confirm funds checks',
+    heading: (skin) => skin.fundsHeading,
+    legend: (skin) => skin.fundsLegend,
+    intro: 'would like to check whether you have enough money for a payment:',
+  },
+  // VRP profile v4.0, "Step 3: Authorise Consent": "The PSU reviews the debtor account(s) at this stage (and other
+  // control parameters …)".
+  mandate: {
+    title: 'Confirm payment mandate',
+    heading: (skin) => skin.mandateHeading,
+    legend: (skin) => skin.mandateLegend,
+    intro: 'would like to make payments from your account whenever needed, within these limits:',
+  },
+};
+
+/** A payment's, a funds check's or a payment mandate's page: what the PSU agrees to as lines (amount, payee, reference;
+ *  the account and how long; each limit), and the one account it concerns: a radio per GBP account, or the account the
+ *  consent names, checked. */
+function agreementPage(input: ConsentPageInput, purpose: AgreementPurpose, skin: PageSkin): string {
   const alert = input.error ? `<p ${skin.alert}>${escapeHtml(input.error)}</p>\n` : '';
-  const payment = purpose === 'payment';
+  const agreement = AGREEMENTS[purpose];
   const lines = (input.lines ?? []).map((line) => `<dt>${escapeHtml(line.label)}</dt><dd>${escapeHtml(line.value)}</dd>`).join('\n');
   const fixed = input.choose === 'fixed';
   const checked = fixed ? ' checked' : '';
@@ -225,20 +261,16 @@ function agreementPage(input: ConsentPageInput, purpose: 'payment' | 'funds', sk
       return `<label for="${id}"><input type="radio" id="${id}" name="account" value="${escapeHtml(a.accountId)}"${checked} required> ${escapeHtml(a.label)}</label>`;
     })
     .join('\n');
-  const heading = payment ? skin.paymentHeading : skin.fundsHeading;
-  const intro = payment
-    ? 'would like to make this payment from your account:'
-    : 'would like to check whether you have enough money for a payment:';
   return layout(
-    payment ? 'Confirm payment' : 'Confirm funds checks',
-    `<h1>${escapeHtml(heading)}</h1>
-<p>Hello ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> ${intro}</p>
+    agreement.title,
+    `<h1>${escapeHtml(agreement.heading(skin))}</h1>
+<p>Hello ${escapeHtml(input.userName)}. <strong>${escapeHtml(input.clientName)}</strong> ${agreement.intro}</p>
 <dl>
 ${lines}
 </dl>
 ${alert}<form method="post" action="${escapeHtml(input.action)}">
 <fieldset>
-<legend>${escapeHtml(payment ? skin.payFromLegend : skin.fundsLegend)}</legend>
+<legend>${escapeHtml(agreement.legend(skin))}</legend>
 ${accounts}
 </fieldset>
 <button type="submit" name="action" value="confirm" class="primary">${escapeHtml(skin.confirm)}</button>

@@ -6,7 +6,8 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-import type { ProfileName, RequestContext } from '../contracts.js';
+import type { AnyConsentRecord, ProfileName, RequestContext } from '../contracts.js';
+import { consentKindRow } from '../consent-kinds.js';
 import { OAuthError } from '../http/errors.js';
 import { mediaType, parseForm, readBody, sendJson, subjectCn } from '../http/io.js';
 import { tolerates } from '../policy.js';
@@ -153,11 +154,12 @@ async function authorizationCode(
     consentId: record.consentId,
     codeHash,
   };
-  const accessToken = issue(deps, { kind: 'access', ...base }, ctx, ACCESS_TOKEN_TTL_SECONDS);
+  const lifetime = accessTokenSeconds(use.consent, now);
+  const accessToken = issue(deps, { kind: 'access', ...base }, ctx, lifetime);
   const body: Record<string, unknown> = {
     access_token: accessToken,
     token_type: 'Bearer',
-    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    expires_in: lifetime,
     scope: record.scopes.join(' '),
   };
   if (client.grantTypes.includes('refresh_token'))
@@ -226,14 +228,21 @@ async function refreshToken(
     ...(record.consentId === undefined ? {} : { consentId: record.consentId }),
     ...(record.codeHash === undefined ? {} : { codeHash: record.codeHash }),
   };
-  const accessToken = issue(deps, fields, ctx, ACCESS_TOKEN_TTL_SECONDS);
+  const lifetime = accessTokenSeconds(use.consent, now);
+  const accessToken = issue(deps, fields, ctx, lifetime);
   return {
     access_token: accessToken,
     token_type: 'Bearer',
-    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    expires_in: lifetime,
     scope: scopes.join(' '),
     refresh_token: value,
   };
+}
+
+/** How long an access token of `consent` lasts: its kind's row says (a VRP consent's token lasts as long as the consent,
+ *  consent-kinds.ts), else ACCESS_TOKEN_TTL_SECONDS. */
+function accessTokenSeconds(consent: AnyConsentRecord, now: Date): number {
+  return consentKindRow(consent).accessTokenSeconds?.(consent, now) ?? ACCESS_TOKEN_TTL_SECONDS;
 }
 
 function issue(

@@ -9,15 +9,18 @@ import type { ConsentBook } from '../store/consents.js';
 import type { Collection } from '../store/db.js';
 import type { PaymentOrderRecord } from '../store/payment-orders.js';
 import type { Postings } from '../store/postings.js';
+import type { VrpPayments } from '../store/vrp-payments.js';
 
 /** The resource side's stores beyond AIS reads: consents of every kind (synchronous, for transactions), idempotency
- *  keys, postings (the balance overlay) and payment orders; `transaction` commits a set of writes together. */
+ *  keys, postings (the balance overlay), payment orders and VRP payments; `transaction` commits a set of writes
+ *  together. */
 export interface ResourceRecords {
   transaction<T>(work: () => T): T;
   consents: ConsentBook;
   idempotency: IdempotencyKeys;
   postings: Postings;
   paymentOrders: Collection<PaymentOrderRecord>;
+  vrpPayments: VrpPayments;
 }
 
 export interface ResourceDeps extends ResourceServerDeps {

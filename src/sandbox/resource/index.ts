@@ -2,8 +2,8 @@
 // base path, as served: SandboxOptions.apiVersions), dispatched by API family (families.ts, as served:
 // SandboxOptions.apis). The Account and Transaction API is here — account-access-consents (client credentials) and
 // the account reads (authorization code) over the one seeded bank, with each version's headers, status codes, payload
-// shapes and OBErrorResponse1 bodies (docs/sandbox-ais.md); payments (pisp.ts) and funds confirmation (cbpii.ts) run
-// through operation.ts (docs/sandbox-payments.md).
+// shapes and OBErrorResponse1 bodies (docs/sandbox-ais.md); payments (pisp.ts), funds confirmation (cbpii.ts) and VRP
+// (vrp.ts) run through operation.ts (docs/sandbox-payments.md, docs/sandbox-vrp.md).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -36,8 +36,9 @@ import { FUNDS_HANDLERS } from './cbpii.js';
 import { runOperation } from './operation.js';
 import type { OperationHandler } from './operation.js';
 import { PAYMENT_HANDLERS } from './pisp.js';
-import { AIS_BASE_PATHS, FUNDS_OPERATIONS, PAYMENT_OPERATIONS } from './routes.js';
-import type { FundsRoute, PaymentRoute, Route } from './routes.js';
+import { AIS_BASE_PATHS, FUNDS_OPERATIONS, PAYMENT_OPERATIONS, VRP_OPERATIONS } from './routes.js';
+import type { FundsRoute, PaymentRoute, Route, VrpRoute } from './routes.js';
+import { VRP_HANDLERS } from './vrp.js';
 import type { ResourceDeps } from './deps.js';
 
 // RFC 7231 IMF-fixdate as the v3.1.1 x-fapi-customer-last-logged-time parameter pattern writes it.
@@ -159,6 +160,12 @@ export function createResourceHandler(deps: ResourceDeps): SandboxHandler {
       const { route, version } = match;
       const request = { family: FAMILIES.funds, version, route, operation: FUNDS_OPERATIONS[route.kind], req, res, ctx, origin };
       await runOperation(request, FUNDS_HANDLERS[route.kind] as OperationHandler<FundsRoute>, deps);
+      return;
+    }
+    if (match.family === 'vrp') {
+      const { route, version } = match;
+      const request = { family: FAMILIES.vrp, version, route, operation: VRP_OPERATIONS[route.kind], req, res, ctx, origin };
+      await runOperation(request, VRP_HANDLERS[route.kind] as OperationHandler<VrpRoute>, deps);
       return;
     }
     // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,

@@ -110,7 +110,7 @@ export const BANK_CURRENCY = 'GBP';
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: ObError[] };
 
 /** A body's members read against one version's tables, collecting every fault (AIS consent requests do the same). */
-class Reader {
+export class Reader {
   readonly errors: ObError[] = [];
   constructor(
     readonly version: AisApiVersion,
@@ -160,8 +160,15 @@ class Reader {
   amount(value: unknown, path: string): number | undefined {
     const amount = this.object(value, path, PAYMENT_MEMBERS[this.version].instructedAmount, true);
     if (amount === undefined) return undefined;
-    const text = amount.Amount;
-    const currency = amount.Currency;
+    return this.money(amount.Amount, amount.Currency, path, 'bank');
+  }
+
+  /**
+   * An Amount and a Currency (at `path`.Amount, `path`.Currency) in minor units, or undefined after a fault. `currency`
+   * 'bank': it must be the bank's currency (GBP); 'any': any ISO 4217 code (a VRP payment's currency is compared with
+   * its mandate's, resource/vrp-limits.ts), counted in two decimals as GBP is.
+   */
+  money(text: unknown, currency: unknown, path: string, accept: 'bank' | 'any'): number | undefined {
     let ok = true;
     if (typeof text !== 'string' || !AMOUNT.test(text)) {
       this.fail(
@@ -178,7 +185,7 @@ class Reader {
         `${path}.Currency must be an ISO 4217 code`,
       );
       ok = false;
-    } else if (currency !== BANK_CURRENCY) {
+    } else if (accept === 'bank' && currency !== BANK_CURRENCY) {
       // Funds Confirmation v4.0: "ASPSP must reject the request when Amount is in a different currency than the
       // currency of the underlying account"; every account here is in GBP, and a domestic payment is too.
       this.fail(
@@ -211,12 +218,13 @@ class Reader {
     required: boolean,
     schemes: readonly string[],
     nameRequired: boolean,
+    nameMax = 350,
   ): CashAccount | undefined {
     const account = this.object(value, path, members, required);
     if (account === undefined) return undefined;
     const scheme = this.text(account, 'SchemeName', path, 40, true);
     const identification = this.text(account, 'Identification', path, 256, true);
-    this.text(account, 'Name', path, 350, nameRequired);
+    this.text(account, 'Name', path, nameMax, nameRequired);
     if (scheme !== undefined && !schemes.includes(scheme))
       this.fail(
         (ACCOUNT_SCHEMES as readonly string[]).includes(scheme) ? 'UK.OBIE.Unsupported.Scheme' : 'UK.OBIE.Field.Invalid',
@@ -298,7 +306,7 @@ function keptInitiation(read: Reader, initiation: Json): Json {
   return kept;
 }
 
-function onlyMembers(value: unknown, members: readonly string[]): unknown {
+export function onlyMembers(value: unknown, members: readonly string[]): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   return Object.fromEntries(Object.entries(value).filter(([name]) => members.includes(name)));
 }

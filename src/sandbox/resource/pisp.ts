@@ -10,7 +10,8 @@ import type { BankAccount } from '../data/bank.js';
 import { SORT_CODE_SCHEME } from '../data/identification.js';
 import { ObieError } from '../http/errors.js';
 import type { ObError } from '../http/io.js';
-import { fundsAvailable, ledgerEnd } from '../store/postings.js';
+import { fasterPaymentOut, fundsAvailable, ledgerEnd } from '../store/postings.js';
+import type { Posting } from '../store/postings.js';
 import type { PaymentOrderRecord } from '../store/payment-orders.js';
 import { isoSeconds } from '../time.js';
 import type { Answer, OperationCall, OperationHandler } from './operation.js';
@@ -298,25 +299,14 @@ export const PAYMENT_HANDLERS: { readonly [K in PaymentRoute['kind']]: Operation
   },
 };
 
-/** The debit a payment posts to its debtor account (a Faster Payment out, data/catalog.ts paymentOut). */
-function debitOf(payment: PaymentOrderRecord): Parameters<ResourceDeps['records']['postings']['post']>[0] {
-  const creditor = (payment.Initiation.CreditorAccount ?? {}) as { SchemeName?: string; Identification?: string; Name?: string };
-  const name = creditor.Name ?? 'PAYEE';
-  const sortCodeAccount =
-    creditor.SchemeName === SORT_CODE_SCHEME && creditor.Identification !== undefined ? creditor.Identification : undefined;
-  const reference = paymentReference(payment.Initiation);
-  return {
+/** The debit a payment posts to its debtor account (a Faster Payment out, store/postings.ts). */
+function debitOf(payment: PaymentOrderRecord): Posting {
+  return fasterPaymentOut({
     transactionId: payment.paymentId,
     accountId: payment.debtorAccountId,
     time: Date.parse(payment.CreationDateTime),
-    credit: false,
     amountMinor: payment.amountMinor,
-    codeName: 'paymentOut',
-    information: `FASTER PAYMENT TO ${name.toUpperCase()}`.slice(0, 500),
-    ...(reference === undefined ? {} : { reference: reference.slice(0, 35) }),
-    counterparty: {
-      name,
-      ...(sortCodeAccount === undefined ? {} : { sortCode: sortCodeAccount.slice(0, 6), accountNumber: sortCodeAccount.slice(6) }),
-    },
-  };
+    creditor: payment.Initiation.CreditorAccount as { SchemeName?: string; Identification?: string; Name?: string } | undefined,
+    reference: paymentReference(payment.Initiation),
+  });
 }

@@ -58,6 +58,12 @@ export const REFUSALS = {
     '3.1': { status: 400, errorCode: 'UK.OBIE.Header.Invalid' },
     '4.0': { status: 409, errorCode: 'UK.OBIE.Rules.ResourceAlreadyExists' },
   },
+  // POST /domestic-vrp-consents and POST /domestic-vrps: both VRP files (v3.1.11 and v4.0) document 409 for them, and
+  // the v3.1.11 file's OBError1 list has UK.OBIE.Rules.ResourceAlreadyExists (v4.0 U029).
+  'vrp-key-reused': {
+    '3.1': { status: 409, errorCode: 'UK.OBIE.Rules.ResourceAlreadyExists' },
+    '4.0': { status: 409, errorCode: 'UK.OBIE.Rules.ResourceAlreadyExists' },
+  },
 } as const satisfies Record<string, { '3.1': RefusalAnswer; '4.0': { status: number; errorCode: V31ErrorCode | undefined } }>;
 
 export type RefusalKind = keyof typeof REFUSALS;

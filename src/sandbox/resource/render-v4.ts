@@ -4,6 +4,7 @@
 
 import { consentKindOf } from '../contracts.js';
 import type { AnyConsentRecord, ConsentKind, ConsentStatus } from '../contracts.js';
+import { consentEndsAt } from '../store/consents.js';
 import { ACCOUNT_CATEGORY, ACCOUNT_TYPE_CODE, BALANCE_TYPE, CONSENT_STATUS, ENTRY_STATUS, PAYMENT_CONSENT_STATUS } from './v4-codes.js';
 
 type Json = Record<string, unknown>;
@@ -46,12 +47,15 @@ const STATUS_OF_KIND: Readonly<Record<ConsentKind, Readonly<Partial<Record<Conse
   'account-access': CONSENT_STATUS,
   'funds-confirmation': CONSENT_STATUS,
   'domestic-payment': PAYMENT_CONSENT_STATUS,
+  // VRP v4.0 domestic-vrp-consents, "State Model": AWAU, RJCT, AUTH, CANC, EXPD — the AIS words.
+  'domestic-vrp': CONSENT_STATUS,
 };
 
-/** The consent's v4.0 status at `now`: a consent past its ExpirationDateTime is EXPD (v3.1 has no such status). */
+/** The consent's v4.0 status at `now`: a consent that has ended (its ExpirationDateTime, a VRP consent's ValidToDateTime:
+ *  store/consents.ts consentEndsAt) is EXPD (v3.1 has no such status). */
 export function consentStatusV4(consent: AnyConsentRecord, now: Date): StatusRow {
-  const expired =
-    consent.Status === 'Authorised' && consent.ExpirationDateTime !== undefined && Date.parse(consent.ExpirationDateTime) <= now.getTime();
+  const ends = consentEndsAt(consent);
+  const expired = consent.Status === 'Authorised' && ends !== undefined && ends <= now.getTime();
   const row = STATUS_OF_KIND[consentKindOf(consent)][expired ? 'Expired' : consent.Status];
   if (row === undefined) throw new TypeError(`no v4.0 status for a ${consentKindOf(consent)} consent ${consent.Status}`);
   return row;

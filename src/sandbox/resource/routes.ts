@@ -1,7 +1,7 @@
 // Route tables of the resource server (pure), one per API family (families.ts holds the rows that name them): which
 // operation a (method, path) names, which methods a path allows (405), and which paths are endpoints of the standard
 // this bank does not implement (404, as unknown paths). AIS (v3.1, v4.0: the same paths under their own base), PISP
-// domestic payments and CBPII confirmation of funds; each table is tied to its OpenAPI files by a test.
+// domestic payments, CBPII confirmation of funds and domestic VRP; each table is tied to its OpenAPI files by a test.
 
 import type { AisApiVersion } from '../contracts.js';
 
@@ -222,6 +222,67 @@ export const FUNDS_ROUTES: RouteTable<FundsRoute> = {
   unimplemented: [],
 };
 
+// ---- VRP: domestic variable recurring payments (obie-vrp-v3.1.11 and -v4.0, obl-cvrp-v4.0: the same paths) -------
+
+export type VrpRoute =
+  | { kind: 'vrp-consent-create' }
+  | { kind: 'vrp-consent-get'; consentId: string }
+  | { kind: 'vrp-consent-delete'; consentId: string }
+  | { kind: 'vrp-consent-funds'; consentId: string }
+  | { kind: 'vrp-create' }
+  | { kind: 'vrp-get'; paymentId: string }
+  | { kind: 'vrp-details'; paymentId: string };
+
+/**
+ * How each VRP operation is called. Request signature, idempotency key and signed answer are the files' (x-jws-signature
+ * and x-idempotency-key `required: true` where present; x-jws-signature among the success headers) and agree with the
+ * v4.0 pages' endpoint tables. The grant is the pages' (vrp/domestic-vrp-consents.md, domestic-vrps.md "Endpoints":
+ * funds-confirmation and POST /domestic-vrps "Authorization Code"): every operation of the three files names
+ * TPPOAuth2Security (client credentials), which would let a TPP pay without the PSU's authorisation of the mandate.
+ * test/unit/sandbox-vrp-tables.test.ts reads the files and the pages back.
+ */
+export const VRP_OPERATIONS: Readonly<Record<VrpRoute['kind'], Operation>> = {
+  'vrp-consent-create': { grant: 'client_credentials', signedRequest: true, signedResponse: true, idempotent: true },
+  'vrp-consent-get': { grant: 'client_credentials', signedRequest: false, signedResponse: true, idempotent: false },
+  'vrp-consent-delete': { grant: 'client_credentials', signedRequest: false, signedResponse: false, idempotent: false },
+  'vrp-consent-funds': { grant: 'authorization_code', signedRequest: true, signedResponse: true, idempotent: false },
+  'vrp-create': { grant: 'authorization_code', signedRequest: true, signedResponse: true, idempotent: true },
+  'vrp-get': { grant: 'client_credentials', signedRequest: false, signedResponse: true, idempotent: false },
+  'vrp-details': { grant: 'client_credentials', signedRequest: false, signedResponse: true, idempotent: false },
+};
+
+export const VRP_ROUTES: RouteTable<VrpRoute> = {
+  implemented: [
+    { template: '/domestic-vrp-consents', methods: { POST: () => ({ kind: 'vrp-consent-create' }) } },
+    {
+      template: '/domestic-vrp-consents/{ConsentId}',
+      methods: {
+        ...reads((consentId) => ({ kind: 'vrp-consent-get', consentId })),
+        DELETE: (consentId) => ({ kind: 'vrp-consent-delete', consentId }),
+      },
+    },
+    {
+      template: '/domestic-vrp-consents/{ConsentId}/funds-confirmation',
+      methods: { POST: (consentId) => ({ kind: 'vrp-consent-funds', consentId }) },
+    },
+    { template: '/domestic-vrps', methods: { POST: () => ({ kind: 'vrp-create' }) } },
+    { template: '/domestic-vrps/{DomesticVRPId}', methods: reads((paymentId) => ({ kind: 'vrp-get', paymentId })) },
+    { template: '/domestic-vrps/{DomesticVRPId}/payment-details', methods: reads((paymentId) => ({ kind: 'vrp-details', paymentId })) },
+  ],
+  unimplemented: [],
+};
+
+/**
+ * The v4.0 consent migration operations, which this bank does not implement: answered 405 with Allow (a method the
+ * resource does not support, OB R/W Data API Profile v4.0 "HTTP Status Codes"; both v4.0 files document 405 for them).
+ * VRP profile v4.0, "Migration of a consent to a new version": "Implementation of these endpoints is conditional"; they
+ * are "only used for migration of consent data across API Standard versions", and a VRP consent here serves the version
+ * it was made on (docs/sandbox-vrp.md). test/unit/sandbox-vrp-tables.test.ts ties them to the v4.0 files.
+ */
+export const VRP_UNIMPLEMENTED_METHODS: Readonly<Record<string, readonly string[]>> = {
+  '/domestic-vrp-consents/{ConsentId}': ['PUT', 'PATCH'],
+};
+
 function reads<R>(build: Build<R>): Record<string, Build<R>> {
   return Object.fromEntries(READ.map((method) => [method, build]));
 }
@@ -236,7 +297,7 @@ function segmentValue(segment: string): string {
 
 /** Each template's segments, split once (matching runs on every request and tries every template). */
 const TEMPLATE_SEGMENTS = new Map<string, readonly string[]>(
-  [AIS_ROUTES, PAYMENT_ROUTES, FUNDS_ROUTES]
+  [AIS_ROUTES, PAYMENT_ROUTES, FUNDS_ROUTES, VRP_ROUTES]
     .flatMap((table: RouteTable<unknown>) => [...table.implemented.map((row) => row.template), ...table.unimplemented])
     .map((template) => [template, template.slice(1).split('/')]),
 );

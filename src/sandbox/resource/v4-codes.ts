@@ -81,6 +81,8 @@ export const ERROR_CODE = {
   'UK.OBIE.Unsupported.Currency': { code: 'U023', category: '400' },
   'UK.OBIE.Unsupported.Scheme': { code: 'U027', category: '400' },
   'UK.OBIE.Reauthenticate': { code: 'U028', category: '403' },
+  // The VRP files' code for a payment outside its consent's ControlParameters (v3.1.11 OBError1 lists it; v4.0 U014).
+  'UK.OBIE.Rules.FailsControlParameters': { code: 'U014', category: '400' },
   // No v3.1 file has this code (v3.1 answers a reused idempotency key 400, refusals.ts): the code set's name of U029.
   'UK.OBIE.Rules.ResourceAlreadyExists': { code: 'U029', category: '409' },
   'UK.OBIE.UnexpectedError': { code: 'U000', category: '5xx' },

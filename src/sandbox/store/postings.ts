@@ -6,6 +6,7 @@
 import type { Bank, BankAccount, BankTransaction, Counterparty, Ledger } from '../data/bank.js';
 import { CODES } from '../data/catalog.js';
 import type { CodeName } from '../data/catalog.js';
+import { SORT_CODE_SCHEME } from '../data/identification.js';
 import type { Collection, SandboxDb } from './db.js';
 
 /** One entry posted to an account by the bank itself (not generated from the seed). */
@@ -123,6 +124,39 @@ export function overlay(base: Ledger, posted: readonly Posting[]): Ledger {
 /** The time of the ledger's newest entry (a posting is never booked before it). */
 export function ledgerEnd(ledger: Ledger): number {
   return ledger.transactions.at(-1)?.time ?? Number.NEGATIVE_INFINITY;
+}
+
+/**
+ * The debit a Faster Payment out posts to its debtor account (data/catalog.ts paymentOut), for a domestic payment and
+ * a VRP alike: `FASTER PAYMENT TO <PAYEE>`, the payee's sort code and account number when it is named by them, and
+ * the reference the creditor sees (at most 35 characters).
+ */
+export function fasterPaymentOut(payment: {
+  transactionId: string;
+  accountId: string;
+  time: number;
+  amountMinor: number;
+  creditor: { SchemeName?: string; Identification?: string; Name?: string } | undefined;
+  reference: string | undefined;
+}): Posting {
+  const creditor = payment.creditor ?? {};
+  const name = creditor.Name ?? 'PAYEE';
+  const sortCodeAccount =
+    creditor.SchemeName === SORT_CODE_SCHEME && creditor.Identification !== undefined ? creditor.Identification : undefined;
+  return {
+    transactionId: payment.transactionId,
+    accountId: payment.accountId,
+    time: payment.time,
+    credit: false,
+    amountMinor: payment.amountMinor,
+    codeName: 'paymentOut',
+    information: `FASTER PAYMENT TO ${name.toUpperCase()}`.slice(0, 500),
+    ...(payment.reference === undefined ? {} : { reference: payment.reference.slice(0, 35) }),
+    counterparty: {
+      name,
+      ...(sortCodeAccount === undefined ? {} : { sortCode: sortCodeAccount.slice(0, 6), accountNumber: sortCodeAccount.slice(6) }),
+    },
+  };
 }
 
 /**
