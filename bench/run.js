@@ -7,22 +7,24 @@
 //  generate   building every collection  vs  parsing + serialising the same JSON
 //  memory     RSS and heap used after the 2nd, 3rd and 4th whole flow (paging the 10,250-transaction user)  vs
 //             after the first, each settled by full collections (--expose-gc): what runs leave behind, as a slope
-//  peers      obflow beside its peers, each in its own process: npm start, obflow --help, the demo's printed run step,
-//             jo through newman (obflow demo --psu-user jo), the whole flow and paging vs plain newman and a raw undici
-//             client (with obflow's CPU per request vs newman's and vs the turn's baseline), script cost, generate vs
-//             Portman, the emulator vs a bare server (bench/peers.js)
-//  phases     the demo's phases against this machine's previous bench (bench/phases.js)
+//  peers      obflow beside its peers, each in its own process: npm start, the demo's printed run step and jo through
+//             newman (obflow demo --psu-user jo) vs plain newman of the same flow, obflow --help vs node -e 0, the
+//             whole flow and paging vs plain newman and a raw undici client (with obflow's CPU per request vs
+//             newman's), script cost, generate vs node -e 0 and Portman, the emulator vs a bare server (bench/peers.js)
+//  phases     the demo's phases against this machine's previous bench, information only (bench/phases.js)
 //  runtimes   obflow --help and obflow demo on Node.js 24 beside this Node.js, and the compile cache (bench/runtimes.js;
 //             Node.js 24 is fetched and better-sqlite3 built for it on first use)
 //  versions   the default demo beside the same demo before AIS v4.0 support, same run (bench/versions.js; runnable
 //             alone: `node bench/versions.js`)
+//  signing    a signed payment POST in newman (the collection's own PS256 detached JWS) vs the same POST unsigned
+//             (bench/signing.js; runnable alone)
 //
-// Every target of issue 21 (and the earlier issues' that still stand) is a row with its target; docs/notes.md says
-// which issue set each one. Prints a table (figure, baseline, ratio, target) and exits 1 if a target is missed or a row
-// could not be measured (`not measured (why)`: no spec files, a peer not installable, the registry unreachable);
-// `npm run bench -- --allow-unmeasured` accepts the latter; `npm run bench -- --no-fail` (or BENCH_ALLOW_MISS=1) the
-// former (both still named). Issue 34's targets are printed again together at the end (lib.js ISSUE_34_TARGETS). `--new-turn` starts a new turn's baseline table
-// (bench/.cache/turn-baseline.json; the first bench on a machine records it).
+// Every target is a ratio to a baseline measured beside it in this run (bench/lib.js row refuses any other); an
+// absolute figure is printed as information. Prints a table (figure, baseline, ratio, target) and exits 1 if a target
+// is missed or a row could not be measured (`not measured (why)`: no spec files, a peer not installable, the registry
+// unreachable); `npm run bench -- --allow-unmeasured` accepts the latter; `npm run bench -- --no-fail` (or
+// BENCH_ALLOW_MISS=1) the former (both still named). The headline targets are printed again together at the end
+// (lib.js HEADLINE_TARGETS).
 
 import { createServer, request } from 'node:https';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -40,17 +42,11 @@ const { identityPathsFromManifest } = await import(join(dist, 'pki', 'manifest.j
 const { parseConfig } = await import(join(dist, 'config', 'load.js'));
 const { buildCollections, loadTemplates, STEP_NAMES } = await import(join(dist, 'generate', 'index.js'));
 
+const { row } = await import('./lib.js');
 const results = [];
+/** A row of this file's in-process sections: `value` against `baseline`, same unit, ratio ≤ `target`. */
 function record(name, value, baseline, target, unit) {
-  const ratio = value / baseline;
-  results.push({
-    name,
-    value: `${value.toFixed(1)} ${unit}`,
-    baseline: `${baseline.toFixed(1)} ${unit}`,
-    ratio: ratio.toFixed(2),
-    target: `≤ ${target}`,
-    ok: ratio <= target,
-  });
+  results.push(row(name, value, baseline, unit, { ratioAtMost: target }));
 }
 /**
  * Heap used and RSS once garbage is collected (the bench runs with --expose-gc; npm run bench does): retained memory,
@@ -218,11 +214,15 @@ results.push(...(await runtimeRows().catch((error) => [errorRow('runtimes', erro
 const { versionRows } = await import('./versions.js');
 results.push(...(await versionRows().catch((error) => [errorRow('versions', error, 3)])));
 
+// ---- payments (bench/signing.js: a signed payment POST in newman beside the same POST unsigned) --------------------
+const { signingRows } = await import('./signing.js');
+results.push(...(await signingRows().catch((error) => [errorRow('payments signing', error, 3)])));
+
 const { benchOptions, printTable, targetRows, verdict } = await import('./lib.js');
 printTable(results);
-// Issue 34's targets together, from the rows above (a target whose row is missing is a failed row of its own).
+// The headline targets together, from the rows above (a target whose row is missing is a failed row of its own).
 const targets = targetRows(results);
-console.log('\nissue 34 targets (rows above, same run):');
+console.log('\nheadline targets (rows above, same run):');
 printTable(targets);
 const { code, lines } = verdict([...results, ...targets.filter((r) => r.value === 'no row')], benchOptions());
 for (const line of lines) console.log(line);

@@ -1,8 +1,10 @@
-// `npm start` as a user runs it (identity present: one untimed run first issues it), median of 5, against `obflow demo`
-// run directly by node (what npm and the start-up build check add); `obflow --help` against `node -e 0`; the demo's
-// run step as the demo prints it (`run … (N ms)`: a cold process, newman's loading included); and jo through newman
-// (`obflow demo --psu-user jo`, the case of issue 21) against the default user's demo, wall and peak RSS; and the heap
-// policy's CPU (src/cli/heap.ts) beside V8's own sizing (OBFLOW_HEAP=v8), both demos, same rounds.
+// `npm start` as a user runs it (identity present: one untimed run first issues it), median of 5, against plain
+// `newman run` of the whole-flow collection on the bench's bank (the same requests, newman's start included), and as
+// information against `obflow demo` run directly by node (what npm and the start-up build check add); `obflow --help`
+// against `node -e 0`; the demo's run step as the demo prints it (`run … (N ms)`: a cold process, newman's loading
+// included) against plain newman; and jo through newman (`obflow demo --psu-user jo`) against plain newman of the
+// whole flow as jo, wall and peak RSS; and the heap policy's CPU (src/cli/heap.ts) beside V8's own sizing
+// (OBFLOW_HEAP=v8), both demos, same rounds. Every contender of a section runs interleaved with its baseline.
 // State and collections go to a temporary folder (OBFLOW_STATE_DIR, OBFLOW_OUTPUT__COLLECTIONS), not the checkout's.
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,48 +20,68 @@ export function printedRunStep(stdout) {
   return match ? Number(match[1]) : undefined;
 }
 
-export async function startRows() {
+export async function startRows(fixture) {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-start-'));
   const env = { OBFLOW_STATE_DIR: join(tmp, 'state'), OBFLOW_OUTPUT__COLLECTIONS: join(tmp, 'collections') };
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   await timed(npm, ['start'], { env, tmp });
-  const { start, demo, help, node } = await interleaved(5, {
+  const demoWith = (extra) => () =>
+    timed(process.execPath, [obflowBin, 'demo'], { env: { ...env, ...extra }, tmp, cwd: repo, usage: true });
+  const { start, demo, uncached, newman, help, node } = await interleaved(5, {
     start: () => timed(npm, ['start'], { env, tmp }),
-    demo: () => timed(process.execPath, [obflowBin, 'demo'], { env, tmp, cwd: repo, usage: true }),
+    demo: demoWith({}),
+    // obflow's compile caches (src/cli/compile-cache.ts: Node.js's module cache where it has one, the report's
+    // templates) off: what they earn, beside the demo with them.
+    uncached: demoWith({ NODE_DISABLE_COMPILE_CACHE: '1' }),
+    newman: plainNewman(fixture, fixture.environment),
     help: () => timed(process.execPath, [obflowBin, '--help'], { tmp }),
     node: () => timed(process.execPath, ['-e', '0'], { tmp }),
   }).finally(() => rm(tmp, { recursive: true, force: true }));
   const runSteps = demo.rounds.map((round) => printedRunStep(round.stdout));
+  const list = (values) => values.map(Math.round).join(', ');
   const rows = [
     row(
-      'npm start (median of 5) / obflow demo',
+      'npm start (median of 5) / plain newman (whole flow)',
       start.ms,
-      demo.ms,
+      newman.ms,
       's',
-      // Issue 34: ≤ 1.8 s (issue 21 set 2.0 s).
-      { figureAtMost: 1800 },
-      `rounds (ms): npm start ${start.all.map(Math.round).join(', ')}; demo ${demo.all.map(Math.round).join(', ')}`,
+      // npm start does what plain newman does (the whole flow's requests, newman's start) and more: the emulator's
+      // start in its process, registration, the environment, the collections, the reports. Walls of a CPU-bound and a
+      // half-waiting process part under load: one code read 1.03–1.67 at loads 2–12 (docs/notes.md, "the bench in
+      // ratios"); the CPU row below is the tighter guard.
+      { ratioAtMost: 2 },
+      `rounds (ms): npm start ${list(start.all)}; plain newman ${list(newman.all)}; obflow demo ${list(demo.all)}`,
     ),
-    // Issue 34: "the demo's own CPU down by the same share" (as npm start's 2.0 → 1.8 s): information beside the wall,
-    // to compare between two benches (CPU survives load where walls do not).
+    // Information: what npm and the start-up build check add to the demo.
+    row('npm start (median of 5) / obflow demo', start.ms, demo.ms, 's'),
+    // Information: what the compile caches earn (CPU survives load where walls do not).
     row(
-      "obflow demo's own CPU (median of 5)",
+      "obflow demo's own CPU: compile caches on / NODE_DISABLE_COMPILE_CACHE=1",
       median(demo.rounds.map((round) => round.cpuMs)),
-      undefined,
+      median(uncached.rounds.map((round) => round.cpuMs)),
       'ms',
       undefined,
-      `user + system of the demo's process; rounds (ms): ${demo.rounds.map((round) => Math.round(round.cpuMs)).join(', ')}`,
+      `rounds (ms of CPU): on ${list(demo.rounds.map((round) => round.cpuMs))}; off ${list(uncached.rounds.map((round) => round.cpuMs))}; walls (ms): on ${list(demo.all)}; off ${list(uncached.all)}`,
+    ),
+    // CPU survives load where walls do not: 1.18–1.39 over the benches of one code.
+    row(
+      "obflow demo's own CPU (median of 5) / plain newman's",
+      median(demo.rounds.map((round) => round.cpuMs)),
+      median(newman.rounds.map((round) => round.cpuMs)),
+      'ms',
+      { ratioAtMost: 1.6 },
+      `user + system of the process; rounds (ms): demo ${list(demo.rounds.map((round) => round.cpuMs))}; newman ${list(newman.rounds.map((round) => round.cpuMs))}`,
     ),
     row(
       'obflow --help (median of 5) / node -e 0',
       help.ms,
       node.ms,
       'ms',
-      { figureAtMost: 200 },
-      `rounds (ms): --help ${help.all.map(Math.round).join(', ')}; node -e 0 ${node.all.map(Math.round).join(', ')}`,
+      { ratioAtMost: 4 },
+      `rounds (ms): --help ${list(help.all)}; node -e 0 ${list(node.all)}`,
     ),
   ];
-  // Issue 21: "the demo's run step ≤ 1.5 s", as the demo prints it; beside the demo's whole wall of the same rounds.
+  // The run step as the demo prints it (a cold process: newman loads inside it) beside plain newman's whole process.
   if (runSteps.some((ms) => ms === undefined)) {
     rows.push({
       name: "demo's run step as printed",
@@ -73,11 +95,12 @@ export async function startRows() {
   } else {
     rows.push(
       row(
-        "demo's run step as printed (median of 5) / the demo's wall",
+        "demo's run step as printed (median of 5) / plain newman (whole flow)",
         median(runSteps),
-        demo.ms,
+        newman.ms,
         'ms',
-        { figureAtMost: 1500 },
+        // 0.66–1.15 over the benches of one code.
+        { ratioAtMost: 1.5 },
         `obflow demo's own \`run … (N ms)\` line, a cold process (newman loaded inside it); rounds (ms): ${runSteps.join(', ')}`,
       ),
     );
@@ -86,11 +109,10 @@ export async function startRows() {
 }
 
 /**
- * Issue 21: "jo through newman: ≤ 5.0 s wall", and issue 34: "≤ 200 MiB peak RSS, measured side by side with plain
- * newman" — `obflow demo --psu-user jo` (the issues' measurement: the whole demo, 10,250 transactions paged through
- * newman, the embedded emulator in the same process) against `obflow demo` for the default user (wall) and against
- * plain `newman run` of the same whole-flow collection as jo on the bench's bank (peak RSS; the emulator is another
- * process there), 3 rounds interleaved, process start included.
+ * jo through newman — `obflow demo --psu-user jo` (the whole demo, 10,250 transactions paged through newman, the
+ * embedded emulator in the same process) against plain `newman run` of the same whole-flow collection as jo on the
+ * bench's bank (wall and peak RSS; the emulator is another process there), and against `obflow demo` for the default
+ * user (information), 3 rounds interleaved, process start included.
  */
 export async function joRows(fixture) {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-jo-'));
@@ -100,7 +122,7 @@ export async function joRows(fixture) {
     () =>
       timed(process.execPath, [obflowBin, 'demo', ...args], { env: { ...env, ...heap }, tmp, cwd: repo, usage: true });
   await demo([])();
-  const newmanJo = await plainNewmanAsJo(fixture);
+  const newmanJo = plainNewman(fixture, await environmentAsJo(fixture));
   // The heap policy (src/cli/heap.ts) beside V8's own sizing, same rounds: what its memory costs in CPU.
   const v8Heap = { OBFLOW_HEAP: 'v8' };
   const contenders = {
@@ -116,21 +138,27 @@ export async function joRows(fixture) {
   const list = (values) => values.map(Math.round).join(', ');
   return [
     row(
-      'jo through newman: obflow demo --psu-user jo / obflow demo',
+      'jo through newman: obflow demo --psu-user jo / plain newman (whole flow as jo)',
       jo.ms,
-      alex.ms,
+      newman.ms,
       's',
-      { figureAtMost: 5000 },
-      `median of 3 interleaved; rounds (ms): jo ${list(jo.all)}, default user ${list(alex.all)}; CPU (ms): jo ${list(jo.rounds.map((r) => r.cpuMs))}, default user ${list(alex.rounds.map((r) => r.cpuMs))}`,
+      // The demo's process also runs the emulator that builds jo's 10,250 transactions; newman's emulator is another
+      // process, on the other core.
+      { ratioAtMost: 1.8 },
+      `median of 3 interleaved; rounds (ms): jo ${list(jo.all)}, plain newman as jo ${list(newman.all)}, default user's demo ${list(alex.all)}; CPU (ms): jo ${list(jo.rounds.map((r) => r.cpuMs))}, default user ${list(alex.rounds.map((r) => r.cpuMs))}`,
     ),
     row(
       'jo: peak RSS, obflow demo --psu-user jo / plain newman (whole flow as jo)',
       rss(jo),
       rss(newman),
       'MiB',
-      { figureAtMost: 200 },
+      // The demo's process holds the emulator too (its bank of 10,250 transactions); newman's does not. Under V8's own
+      // heap sizing (OBFLOW_HEAP=v8, the row below) it reads 1.2–1.4: the heap policy is what meets this bound.
+      { ratioAtMost: 1.15 },
       `peak RSS of the demo's process (emulator included) and of newman's (emulator in another process), median of 3 interleaved; rounds (MiB): demo jo ${list(jo.rounds.map((r) => r.peakRssMiB))}, newman jo ${list(newman.rounds.map((r) => r.peakRssMiB))}, demo default user ${list(alex.rounds.map((r) => r.peakRssMiB))}; CPU (ms): newman jo ${list(newman.rounds.map((r) => r.cpuMs))}`,
     ),
+    // Information: what the heap policy does for that row — the same demo under V8's own sizing, beside plain newman.
+    row('jo: peak RSS, obflow demo --psu-user jo with OBFLOW_HEAP=v8 / plain newman (whole flow as jo)', rss(joV8), rss(newman), 'MiB'),
     ...[
       ['obflow demo --psu-user jo', jo, joV8],
       ['obflow demo', alex, alexV8],
@@ -147,13 +175,18 @@ export async function joRows(fixture) {
   ];
 }
 
-/** A round of plain `newman run` of the whole-flow collection as jo (psu_login_hint) on the bench's bank. */
-async function plainNewmanAsJo(fixture) {
+/** The bench's environment with jo as the PSU (psu_login_hint). */
+async function environmentAsJo(fixture) {
   const environment = JSON.parse(await readFile(fixture.environment, 'utf8'));
   const file = join(fixture.tmp, 'environment-jo-whole-flow.json');
   const values = environment.values.filter((entry) => entry.key !== 'psu_login_hint');
   values.push({ key: 'psu_login_hint', value: 'jo', type: 'default', enabled: true });
   await writeFile(file, JSON.stringify({ ...environment, values }));
+  return file;
+}
+
+/** A round of plain `newman run` of the whole-flow collection with `environment` on the bench's bank. */
+function plainNewman(fixture, environment) {
   return () =>
     timed(
       process.execPath,
@@ -162,7 +195,7 @@ async function plainNewmanAsJo(fixture) {
         'run',
         wholeFlowCollection,
         '--environment',
-        file,
+        environment,
         '--ssl-client-cert-list',
         fixture.certList,
         '--ssl-extra-ca-certs',

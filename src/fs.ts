@@ -150,10 +150,9 @@ function writeFailed(what: string, cause: unknown, reason = (cause as Error).mes
 }
 
 /** A cache's file written whole and synchronously (a temporary beside it, renamed): a reader never sees half of it, and
- *  no signal's handler runs between the write and the rename. Never throws — the start caches write at exit, where a
- *  throw would replace the command's exit code; a read-only installation or a full disk leaves the next start without
- *  the cache, as without caching. (src/cli/'s cjs-code-cache, sandbox-code-cache and resolve-cache, at exit;
- *  src/run/reporters/template-cache.ts, as a template is compiled.) */
+ *  no signal's handler runs between the write and the rename. Never throws — a cache written at exit would replace the
+ *  command's exit code; a read-only installation or a full disk leaves the next start without the cache, as without
+ *  caching. (src/run/reporters/template-cache.ts, as a template is compiled.) */
 export function writeCacheFile(file: string, data: string | Uint8Array): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {

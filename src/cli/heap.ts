@@ -16,11 +16,8 @@
 //     GC sets that limit from the live heap of then. Set from the start instead, it costs ~15 % more CPU on the default
 //     demo: full GCs all through loading.
 // V8 reads both flags as the heap grows, so setting them at run time takes effect. V8 also rejects code cached under
-// other flags: the compile caches are kept per policy (src/cli/compile-cache.ts); the late flag is unset again as the
-// process exits, before the caches are written, so what they keep matches the flags of the next start; and code
-// compiled while it is set bypasses obflow's caches (CommonJS files loaded during the run — postman-runtime's
-// visualizer loads handlebars — and a second run's sandbox boot code). The late flag waits for the run's start, not
-// for newman's loading, so that the first sandbox's boot code is compiled under the start's flags, with its cache.
+// other flags: Node.js's compile cache is kept per policy (src/cli/compile-cache.ts), and the late flag is unset again
+// as the process exits, before the cache is written, so what it keeps matches the flags of the next start.
 // `npm run bench` measures the policy beside V8's defaults (OBFLOW_HEAP=v8): peak RSS, and the CPU it costs.
 // `obflow sandbox` keeps V8's defaults: a server's throughput, not a command's footprint.
 
@@ -111,28 +108,17 @@ export const processHeap: HeapControl = {
   },
 };
 
-/** What a policy in force tells the compile caches: whether V8's flags are still those of the start. */
-export interface AppliedHeapPolicy {
-  flagsAsAtStart(): boolean;
-}
-
 /** Applies a policy to this process for `command` (the first argument, if any): call it before the modules a command
  *  loads (obflow's entry does). */
-export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap, command?: string): AppliedHeapPolicy {
+export function applyHeapPolicy(name: HeapPolicyName, heap: HeapControl = processHeap, command?: string): void {
   const policy = HEAP_POLICIES[name];
-  let asAtStart = true;
   if (policy !== undefined) {
     if (command !== undefined && NEWMAN_COMMANDS.has(command)) heap.growYoungGeneration(policy.youngGenerationMiB);
     for (const flag of heapFlags(name)) heap.setFlags(flag);
     heap.onNewmanStarted(() => {
-      asAtStart = false;
       heap.setFlags(`--heap-growing-percent=${policy.oldGenerationGrowingPercent}`);
       heap.fullGc();
-      heap.onExit(() => {
-        heap.setFlags('--heap-growing-percent=0');
-        asAtStart = true;
-      });
+      heap.onExit(() => heap.setFlags('--heap-growing-percent=0'));
     });
   }
-  return { flagsAsAtStart: () => asAtStart };
 }

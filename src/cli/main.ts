@@ -11,7 +11,6 @@ import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
 import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from '../interrupt.js';
 import { enableCompileCache } from './compile-cache.js';
-import { installDeferredRequires } from './deferred-requires.js';
 import { closestName } from '../config/suggest.js';
 import { createOutput } from './output.js';
 import { applyHeapPolicy, heapFlags, heapPolicyName, processHeap } from './heap.js';
@@ -31,10 +30,9 @@ export async function main(
     try {
       const command = firstPositional(argv);
       const heap = heapPolicyName(options.processEnv, command);
-      const applied = applyHeapPolicy(heap, processHeap, command);
+      applyHeapPolicy(heap, processHeap, command);
       // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
-      enableCompileCache(options.processEnv, heapFlags(heap), applied.flagsAsAtStart);
-      installDeferredRequires();
+      enableCompileCache(options.processEnv, heapFlags(heap));
     } catch (error) {
       return report(error, state);
     }

@@ -8,7 +8,9 @@ import { vrpTypeVersionProblem } from '../generate/vrp-types.js';
 import { ObflowError } from '../errors.js';
 import { readdir, rmdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
+import { API_FAMILIES, familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
+import { comparePayments, type PaymentComparison } from '../run/reporters/compare-payments.js';
+import type { RunSummary } from '../run/summary.js';
 import type { Overrides } from '../config/overrides.js';
 import type { ObflowConfig } from '../config/schema.js';
 import type { FapiProfile } from '../fapi-profile.js';
@@ -155,7 +157,19 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
   // No page asked for it (no html reporter): compared here, once all the same.
   const pair = compared?.map((leg) => outcomes.find((outcome) => outcome.version === leg.version));
   if (comparison === undefined && pair?.[0] !== undefined && pair[1] !== undefined) comparison = compare(pair[0], pair[1]);
-  return legsVerdict(outcomes, { comparison, allowSkips: options.allowSkips });
+  return legsVerdict(outcomes, { comparison, paymentComparison: paymentsCompared(outcomes), allowSkips: options.allowSkips });
+}
+
+/** The payments legs of the two compared versions side by side (the same payment asked on both); none when the run
+ *  lacks one of them. */
+function paymentsCompared(
+  outcomes: readonly { version: ApiVersion; family: ApiFamily; summary: RunSummary }[],
+): PaymentComparison | undefined {
+  const of = (version: ApiVersion) => outcomes.find((outcome) => outcome.version === version && outcome.family === API_FAMILIES.payments);
+  const first = of(COMPARED_VERSIONS.first);
+  const second = of(COMPARED_VERSIONS.second);
+  if (first === undefined || second === undefined) return undefined;
+  return comparePayments(first.summary.payment, second.summary.payment);
 }
 
 /** The two legs compared (COMPARED_VERSIONS of COMPARED_FAMILY: the comparison reads accounts), in run order; none

@@ -180,14 +180,15 @@ export const TOLERANCES = [
     name: 'payment-unknown-fields',
     profiles: PERMISSIVE,
     relaxes:
-      'OBIE PISP v3.1.11 / v4.0 OBWriteDomesticConsent4, OBWriteDomestic2; CBPII OBFundsConfirmationConsent1, OBFundsConfirmation1 (no further properties)',
-    accepts: 'unknown members in a payment or funds-confirmation request (dropped: neither kept, compared nor echoed)',
+      'OBIE PISP v3.1.11 / v4.0 OBWriteDomesticConsent4, OBWriteDomestic2; CBPII OBFundsConfirmationConsent1, OBFundsConfirmation1; ' +
+      'VRP OBDomesticVRPConsentRequest, OBDomesticVRPRequest, OBVRPFundsConfirmationRequest (no further properties)',
+    accepts: 'unknown members in a payment, VRP or funds-confirmation request (dropped: neither kept, compared nor echoed)',
   },
   {
     name: 'idempotency-key-optional',
     profiles: PERMISSIVE,
-    relaxes: 'OB R/W Data API Profile v4.0 Idempotency; PISP x-idempotency-key (required)',
-    accepts: 'a payment consent or payment POST without x-idempotency-key (each such POST creates a resource)',
+    relaxes: 'OB R/W Data API Profile v4.0 Idempotency; PISP and VRP x-idempotency-key (required)',
+    accepts: 'a payment or VRP consent, or payment, POST without x-idempotency-key (each such POST creates a resource)',
   },
   {
     name: 'signature-iat-skew',

@@ -11,7 +11,7 @@ import { timingPicture } from './timing.mjs';
 // assertion and script events) comes from one typed source: rules.mjs, generated from obflow's src/runner-rules.ts.
 import { assertionRecord, createSkipWatch, redactSecrets, requestRecord, scriptErrorRecord, SECRET_KEY_PATTERN } from './rules.mjs';
 
-export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, itemSteps } from './rules.mjs';
+export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, fundsFromValues, itemSteps, paymentFromValues } from './rules.mjs';
 
 /**
  * @typedef {{ name: string, passed: boolean, message?: string }} ReportAssertion
@@ -273,6 +273,7 @@ export function renderReport(model, compile = compileFromSource) {
         ok: request.error === undefined && request.assertions.every((assertion) => assertion.passed),
       })),
     })),
+    ...(model.payment !== undefined ? { payment: { ...model.payment, fundsKnown: model.payment.fundsAvailable !== undefined } } : {}),
     accounts: model.accounts.map((account) => ({
       ...account,
       amount:

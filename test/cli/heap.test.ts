@@ -1,10 +1,10 @@
 // The lean heap policy's effect on a real V8 heap (src/cli/heap.ts, issue 34), in a process of its own on this
 // Node.js: the young generation keeps its size under allocation that would grow it to V8's maximum; beside it, the
-// same allocation under OBFLOW_HEAP=v8. obflow's compile cache stays whole from one lean start to the next. And a
+// same allocation under OBFLOW_HEAP=v8. Node.js's compile cache stays whole from one lean start to the next. And a
 // policy obflow does not know is one coded line. (Which flags, and the caches' names: test/unit/heap-policy.test.ts.)
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -94,8 +94,10 @@ describe('the heap policy on a real V8 heap', () => {
   });
 
   // The flags are set before the command's modules load and never change: code V8 cached under them at one start is
-  // taken at the next (a flag set later would leave every start compiling from source and rewriting the cache).
-  it('two lean starts in a row: the second takes the compile cache the first wrote, and writes nothing', () => {
+  // taken at the next (a flag set later would leave every start compiling from source and rewriting the cache). Node.js
+  // 20 has no module compile cache (src/cli/compile-cache.ts): there neither start writes one.
+  const moduleCache = typeof (module as unknown as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+  it(`two lean starts in a row: ${moduleCache ? 'the second takes the compile cache the first wrote, and writes nothing' : 'no module compile cache on this Node.js, neither writes one'}`, () => {
     const folder = tempDirSync('obflow-heap-');
     const generate = (collections: string): void => {
       const result = spawnSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'generate'], {
@@ -112,51 +114,16 @@ describe('the heap policy on a real V8 heap', () => {
       expect(result.status, result.stderr).toBe(0);
     };
     const written = (): string[] =>
-      readdirSync(join(folder, 'cache'), { recursive: true, encoding: 'utf8' })
+      (existsSync(join(folder, 'cache')) ? readdirSync(join(folder, 'cache'), { recursive: true, encoding: 'utf8' }) : [])
         .map((file) => join(folder, 'cache', file))
         .filter((file) => statSync(file).isFile())
         .map((file) => `${file} ${statSync(file).mtimeMs} ${statSync(file).size}`)
         .sort();
     generate('first');
     const first = written();
-    expect(first.length).toBeGreaterThan(0);
+    if (moduleCache) expect(first.length).toBeGreaterThan(0);
+    else expect(first).toEqual([]);
     generate('second');
     expect(written()).toEqual(first);
-  });
-
-  // obflow's entry wires the policy to its CommonJS cache: once newman's run has started (the late flag set), a CommonJS file
-  // bypasses the cache — code cached then would be rejected by the next start. Node.js ≥ 22.1 uses its own module
-  // cache instead (obflow's is not installed there; docs/notes.md "the heap policy" says what is left on it).
-  const ownCache = typeof (module as unknown as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
-  it(`main() with the process's environment: ${ownCache ? "a CommonJS file loaded after newman's start bypasses the cache" : "Node.js's module cache, obflow's CommonJS cache not installed"}`, () => {
-    const folder = tempDirSync('obflow-heap-main-');
-    const pkg = join(folder, 'node_modules', 'fixture');
-    mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(pkg, 'package.json'), '{ "name": "fixture", "main": "index.js" }\n');
-    writeFileSync(join(pkg, 'index.js'), 'module.exports = 1;\n');
-    const script = [
-      "import diagnosticsChannel from 'node:diagnostics_channel';",
-      "import { createRequire } from 'node:module';",
-      "import { Writable } from 'node:stream';",
-      'const [mainUrl, cacheUrl, channelsUrl, folder, newmanStarted] = process.argv.slice(1);',
-      'const { main } = await import(mainUrl);',
-      'const sink = new Writable({ write: (_chunk, _encoding, done) => done() });',
-      "const env = { ...process.env, NODE_COMPILE_CACHE: folder + '/cache' };",
-      "const code = await main(['--help'], { stdout: sink, stderr: sink, cwd: folder, env }, { processEnv: env });",
-      "if (newmanStarted === 'yes') diagnosticsChannel.channel((await import(channelsUrl)).NEWMAN_STARTED).publish(undefined);",
-      "createRequire(folder + '/load.js')('fixture');",
-      'console.log(JSON.stringify({ code, stats: (await import(cacheUrl)).cjsCodeCacheStats() }));',
-    ].join('\n');
-    const start = (newmanStarted: 'yes' | 'no') => {
-      const urls = ['cli/main.js', 'cli/cjs-code-cache.js', 'run/channels.js'].map(distUrl);
-      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, ...urls, folder, newmanStarted], {
-        encoding: 'utf8',
-      });
-      expect(result.stderr).toBe('');
-      return JSON.parse(result.stdout) as { code: number; stats: { hits: number; misses: number } };
-    };
-    expect(start('no')).toEqual({ code: 0, stats: ownCache ? { hits: 0, misses: 1 } : { hits: 0, misses: 0 } });
-    expect(start('yes')).toEqual({ code: 0, stats: { hits: 0, misses: 0 } });
-    expect(start('no')).toEqual({ code: 0, stats: ownCache ? { hits: 1, misses: 0 } : { hits: 0, misses: 0 } });
   });
 });

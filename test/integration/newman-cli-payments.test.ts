@@ -7,6 +7,7 @@
 // x-idempotency-key must make exactly one payment as obflow sees it (OB R/W Data API Profile, "Idempotency").
 
 import { constants, createPublicKey, verify } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +18,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { environmentValue, withEnvironmentValues, type PostmanEnvironment } from '../../src/environment/index.js';
 import { SANDBOX_CURRENT_ACCOUNTS } from '../../src/pipeline/family-inputs.js';
-import { bankOriginsOf, buildSslClientCertList, writeSslClientCertList, type SslClientCert } from '../../src/run/index.js';
+import {
+  bankOriginsOf,
+  buildRunPlan,
+  buildSslClientCertList,
+  readStepCollections,
+  runSteps,
+  writeSslClientCertList,
+  type SslClientCert,
+} from '../../src/run/index.js';
+import { API_FAMILIES } from '../../src/api-families.js';
+import { SECRET_VARIABLE_KEYS } from '../../src/generate/index.js';
+import { mergeRunReports } from '../../src/report/merge-files.js';
+import { issuedSecrets, messageSignatureParts } from '../helpers/secrets.js';
 import { getTestIdentity, type TestIdentity } from '../helpers/identity.js';
 import { newmanCli } from '../helpers/newman.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox-client.js';
@@ -33,6 +46,8 @@ interface Received {
 interface Recorder {
   origin: string;
   received: Received[];
+  /** The bank's x-jws-signature of every answer that had one. */
+  answerSignatures: string[];
   close(): Promise<void>;
 }
 
@@ -40,6 +55,7 @@ interface Recorder {
  *  certificate) and the answer back unchanged (the bank's signatures cover its bytes); records what it received. */
 async function startRecorder(target: string, dispatcher: Dispatcher, identity: TestIdentity): Promise<Recorder> {
   const received: Received[] = [];
+  const answerSignatures: string[] = [];
   const hop = ['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'];
   const server: Server = createServer(
     {
@@ -68,6 +84,8 @@ async function startRecorder(target: string, dispatcher: Dispatcher, identity: T
         })
           .then(async (upstream) => {
             const answer = Buffer.from(await upstream.body.arrayBuffer());
+            const signature = upstream.headers['x-jws-signature'];
+            if (typeof signature === 'string') answerSignatures.push(signature);
             for (const [name, value] of Object.entries(upstream.headers)) {
               if (hop.includes(name) || value === undefined) continue;
               res.setHeader(name, value);
@@ -86,6 +104,7 @@ async function startRecorder(target: string, dispatcher: Dispatcher, identity: T
   return {
     origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
+    answerSignatures,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -258,4 +277,61 @@ function runNewman(collection: object, environment: PostmanEnvironment): Promise
       },
     );
   });
+}
+
+describe("obflow's own run of the payment flow: no report holds a key, a token or a signature", () => {
+  it("junit, json, html and the merged page hold the payment (ids, amount, verdicts) and none of the run's secrets or signatures", async () => {
+    const reportDir = join(prepared.stateDir, 'obflow-reports');
+    const environment = JSON.parse(await readFile(environmentPath, 'utf8')) as PostmanEnvironment;
+    const collections = await readStepCollections(join(COLLECTIONS_DIR, 'payments'), API_FAMILIES.payments.steps);
+    const from = recorder.received.length;
+    const signaturesBefore = recorder.answerSignatures.length;
+    const result = await runSteps({
+      steps: buildRunPlan({ stepNames: API_FAMILIES.payments.steps, collections }),
+      environment,
+      cwd: prepared.stateDir,
+      sslClientCertList: certList,
+      sslExtraCaCerts: prepared.caBundle,
+      reporters: ['junit', 'json', 'html'],
+      reportDir,
+      secretKeys: SECRET_VARIABLE_KEYS,
+    });
+    expect(result.passed).toBe(true);
+    const merged = join(prepared.stateDir, 'merged');
+    await mergeRunReports({ inputs: [reportDir], out: merged, slowerThreshold: '50%', cwd: prepared.stateDir });
+    const signatures = [
+      ...recorder.received.slice(from).flatMap((entry) => {
+        const header = entry.headers['x-jws-signature'];
+        return typeof header === 'string' ? [header] : [];
+      }),
+      ...recorder.answerSignatures.slice(signaturesBefore),
+    ];
+    expect(signatures.length).toBeGreaterThan(7);
+    const secrets = [
+      ...issuedSecrets({
+        environments: [result.environment.values],
+        keyPems: [identity.pem.signingKey, identity.pem.transportKey],
+      }),
+      ...messageSignatureParts(signatures),
+    ];
+    const files = [...filesUnder(reportDir), ...filesUnder(merged)];
+    expect(files.map((file) => file.split('/').at(-1))).toEqual(expect.arrayContaining(['obflow-run.json', 'report.html']));
+    const paymentId = environmentValue(result.environment, 'payment_id') ?? '';
+    expect(paymentId).not.toBe('');
+    let mentions = 0;
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      if (text.includes(paymentId)) mentions += 1;
+      for (const secret of secrets)
+        expect(text.includes(secret), `${file} holds a secret or signature (${secret.slice(0, 8)}…)`).toBe(false);
+    }
+    // junit, json, html and the merged page (and its copy of the leg's page) name the payment: the scan read real pages.
+    expect(mentions).toBeGreaterThanOrEqual(4);
+  });
+});
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
 }

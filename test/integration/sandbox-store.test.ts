@@ -162,6 +162,32 @@ describe('a data folder that cannot be read stops the start, naming the file', (
     expect(statSync(file).size).toBe(0);
   });
 
+  it('`obflow sandbox` refuses a sandbox.db whose stored consent was changed in place (pages intact): ERR_SANDBOX_DATA, exit 2', async () => {
+    if (!existsSync(MAIN_CLI)) throw new Error('build first (npm run build): this test runs `obflow sandbox` from dist in its own process');
+    const cwd = tempDirSync('obflow-store-changed-cli-');
+    expect((await runCli(['init', '--json'], { cwd })).code).toBe(0);
+    const { dataDir, consentId } = await populatedFolder();
+    const file = join(dataDir, 'sandbox.db');
+    // One byte of the consent's stored JSON (its ConsentId inside the value), as random damage would change it: the
+    // value still parses, SQLite's checks pass it (test/unit/sandbox-store-damage.test.ts), only its checksum does not.
+    const bytes = readFileSync(file);
+    const offset = bytes.indexOf(`"ConsentId":"${consentId}"`);
+    expect(offset).toBeGreaterThan(0);
+    const at = offset + '"ConsentId":"'.length;
+    bytes[at] = bytes[at] === 0x61 ? 0x62 : 0x61;
+    writeFileSync(file, bytes);
+    const result = spawnSync(process.execPath, [MAIN_CLI, 'sandbox', '--data-dir', dataDir], { cwd, encoding: 'utf8', timeout: 20_000 });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^error: ERR_SANDBOX_DATA .*sandbox\.db.* fails its checksum/);
+    expect(lines[0]).toContain(file);
+    expect(lines[1]).toMatch(/^hint: Repair or remove /);
+    // Refused, not repaired: the file is as the damage left it.
+    expect(readFileSync(file)).toEqual(bytes);
+  });
+
   it('`obflow sandbox` says ERR_SANDBOX_DATA with the file and a repair-or-remove hint (exit 2, no port hint)', async () => {
     const cwd = tempDirSync('obflow-store-cli-');
     expect((await runCli(['init', '--json'], { cwd })).code).toBe(0);

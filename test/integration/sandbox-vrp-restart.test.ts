@@ -105,21 +105,33 @@ describe('kill -9 in the middle of VRP payments served by two emulators on one d
     const keys = amounts.map((_, index) => `kill-9-vrp-${index}`);
     const bodies = amounts.map((amount) => tpp.vrpPayment(mandate.consentId, request, `${amount}.00`));
     const body = (index: number): Json => bodies[index] ?? {};
-    // Half to each emulator, all at once; the first is killed once it has acknowledged a few.
+    // Half to each emulator. The second's all at once; the first's four at a time (a TPP's connection pool), so that
+    // it is killed, once it has acknowledged five, with payments in flight and more to come — sent all at once, a
+    // fast emulator may have answered every one before the signal lands, and the kill would not be mid-run.
     let acknowledged = 0;
     const exited = new Promise((resolve) => first.process.once('exit', resolve));
-    const answers = await Promise.all(
-      amounts.map(async (_, index): Promise<WireResponse | undefined> => {
-        const onFirst = index % 2 === 0;
-        try {
-          const answer = await (onFirst ? tpp : there).pay(version, mandate.payer, body(index), { key: keys[index] ?? '' });
-          if (onFirst && answer.status === 201 && ++acknowledged === 5) first.process.kill('SIGKILL');
-          return answer;
-        } catch {
-          return undefined; // killed in flight: its outcome is unknown to the TPP
-        }
-      }),
-    );
+    const answers: Array<WireResponse | undefined> = [];
+    const pay = async (index: number): Promise<void> => {
+      const onFirst = index % 2 === 0;
+      try {
+        const answer = await (onFirst ? tpp : there).pay(version, mandate.payer, body(index), { key: keys[index] ?? '' });
+        if (onFirst && answer.status === 201 && ++acknowledged === 5) first.process.kill('SIGKILL');
+        answers[index] = answer;
+      } catch {
+        answers[index] = undefined; // killed in flight: its outcome is unknown to the TPP
+      }
+    };
+    const queue = amounts.map((_, index) => index).filter((index) => index % 2 === 0);
+    const firstPool = Array.from({ length: 4 }, async () => {
+      for (let index = queue.shift(); index !== undefined; index = queue.shift()) await pay(index);
+    });
+    await Promise.all([
+      ...firstPool,
+      ...amounts
+        .map((_, index) => index)
+        .filter((index) => index % 2 === 1)
+        .map(pay),
+    ]);
     await exited;
     expect(first.process.signalCode).toBe('SIGKILL');
     const made = answers.flatMap((answer, index) =>

@@ -1,13 +1,14 @@
 // The bench's verdict over its rows (bench/lib.js): a row it could not measure (no spec files, a peer not installable)
 // is printed as `not measured (why)` and fails the bench unless --allow-unmeasured, so a target never measured cannot
-// pass; a missed target fails it; only measured, met rows give exit code 0. Also the readings issue 21's rows rest on:
-// a child's CPU and peak RSS, the turn's baseline table, the demo's printed run step, a server's CPU from /proc.
+// pass; a missed target fails it; only measured, met rows give exit code 0. Every target is a ratio to a baseline
+// measured in the same run: a bound on a figure itself (an absolute time or size) is refused, in lib.js and in the
+// sections' sources. Also the readings the rows rest on: a child's CPU and peak RSS, the demo's printed run step, a
+// server's CPU from /proc.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it, vi } from 'vitest';
-import { tempDirSync } from '../helpers/temp.js';
 
 interface Row {
   name: string;
@@ -24,14 +25,9 @@ interface BenchLib {
   verdict: (rows: Row[], options?: { allowUnmeasured?: boolean; allowMissed?: boolean }) => { code: number; lines: string[] };
   benchOptions: (argv: string[], env: Record<string, string | undefined>) => { allowUnmeasured: boolean; allowMissed: boolean };
   targetRows: (rows: Row[], targets?: { target: string; row: string }[]) => Row[];
-  ISSUE_34_TARGETS: { target: string; row: string }[];
+  HEADLINE_TARGETS: { target: string; row: string }[];
   printTable: (rows: Row[]) => void;
   readUsage: (text: string) => { peakRssMiB: number; cpuMs: number };
-  turnBaseline: (
-    name: string,
-    figure: number,
-    options?: { file?: string; newTurn?: boolean; commit?: string },
-  ) => Promise<{ baseline: number; note: string }>;
 }
 interface BenchStart {
   printedRunStep: (stdout: string) => number | undefined;
@@ -100,7 +96,7 @@ describe('bench rows and the exit code', () => {
   });
 });
 
-describe("issue 34: a miss fails the bench unless told otherwise, and the targets' rows side by side", () => {
+describe("a miss fails the bench unless told otherwise, and the headline targets' rows side by side", () => {
   it('--no-fail or BENCH_ALLOW_MISS=1 accepts a missed target (still named); nothing else does', () => {
     expect(lib.benchOptions(['node', 'run.js'], {})).toEqual({ allowUnmeasured: false, allowMissed: false });
     expect(lib.benchOptions(['node', 'run.js', '--no-fail'], {}).allowMissed).toBe(true);
@@ -117,27 +113,28 @@ describe("issue 34: a miss fails the bench unless told otherwise, and the target
 
   it("each target is its row under the target's name; a target without its row is a failed row", () => {
     const targets = [
-      { target: 'npm start ≤ 1.8 s', row: 'npm start (median of 5) / obflow demo' },
-      { target: 'emulator p99 ≤ 25 ms', row: 'emulator: p99 latency / bare node:https' },
+      { target: 'npm start beside plain newman', row: 'npm start (median of 5) / plain newman (whole flow)' },
+      { target: 'emulator p99 beside a bare server', row: 'emulator: p99 latency / bare node:https' },
     ];
-    const start = lib.row('npm start (median of 5) / obflow demo', 1900, 1700, 's', { figureAtMost: 1800 });
+    const start = lib.row('npm start (median of 5) / plain newman (whole flow)', 1900, 1200, 's', { ratioAtMost: 1.4 });
     const [npmStart, p99] = lib.targetRows([met, start], targets);
     expect(npmStart).toMatchObject({
-      name: 'npm start ≤ 1.8 s',
+      name: 'npm start beside plain newman',
       value: '1.90 s',
+      ratio: '1.58',
       ok: false,
-      note: 'row: npm start (median of 5) / obflow demo',
+      note: 'row: npm start (median of 5) / plain newman (whole flow)',
     });
-    expect(p99).toMatchObject({ name: 'emulator p99 ≤ 25 ms', value: 'no row', ok: false });
+    expect(p99).toMatchObject({ name: 'emulator p99 beside a bare server', value: 'no row', ok: false });
     expect(lib.verdict([p99!], { allowMissed: false }).code).toBe(1);
   });
 
-  it("issue 34's five targets each name a row the bench's sections make", () => {
+  it("the five headline targets each name a row the bench's sections make", () => {
     const sources = ['start.js', 'flow.js', 'emulator.js'].map((name) =>
       readFileSync(join(import.meta.dirname, '../../bench', name), 'utf8'),
     );
-    expect(lib.ISSUE_34_TARGETS).toHaveLength(5);
-    for (const { row } of lib.ISSUE_34_TARGETS) {
+    expect(lib.HEADLINE_TARGETS).toHaveLength(5);
+    for (const { row } of lib.HEADLINE_TARGETS) {
       // The row's name as its section writes it: a literal, or a template whose fixed part matches.
       const written = sources.some((source) => source.includes(`'${row}'`) || source.includes(row.replace('32', '${CONNECTIONS}')));
       expect(written, row).toBe(true);
@@ -145,49 +142,45 @@ describe("issue 34: a miss fails the bench unless told otherwise, and the target
   });
 });
 
-describe("issue 21's rows: targets on figures and ratios", () => {
-  it('a figure target (obflow --help ≤ 200 ms) is met at the bound and missed above it', () => {
-    expect(lib.row('obflow --help', 200, 70, 'ms', { figureAtMost: 200 }).ok).toBe(true);
-    const slow = lib.row('obflow --help', 285, 73, 'ms', { figureAtMost: 200 });
-    expect(slow).toMatchObject({ ok: false, target: '≤ 200 ms', value: '285 ms', ratio: '3.90' });
-    expect(lib.verdict([slow]).code).toBe(1);
-  });
-
+describe('a target is a ratio to a baseline measured in the same run', () => {
   it('a ratio target against a peer in the same run (obflow run all ≤ 1.1× newman)', () => {
     expect(lib.row('obflow / newman', 2420, 2200, 's', { ratioAtMost: 1.1 }).ok).toBe(true);
     expect(lib.row('obflow / newman', 2470, 2200, 's', { ratioAtMost: 1.1 })).toMatchObject({ ok: false, ratio: '1.12' });
+    expect(lib.row('emulator / bare', 4000, 10000, 'req/s', { ratioAtLeast: 0.5 })).toMatchObject({ ok: false, target: 'ratio ≥ 0.5' });
   });
 
-  it('a figure target with no baseline (generate cold ≤ 500 ms) prints — for baseline and ratio', () => {
-    expect(lib.row('generate cold', 512, undefined, 'ms', { figureAtMost: 500 })).toMatchObject({
-      ok: false,
-      baseline: '—',
-      ratio: '—',
-      target: '≤ 500 ms',
-    });
+  it('a bound on the figure itself (obflow --help ≤ 200 ms, peak RSS ≤ 200 MiB) is refused: it passes on one machine and fails on a slower one', () => {
+    expect(() => lib.row('obflow --help / node -e 0', 200, 70, 'ms', { figureAtMost: 200 })).toThrow(TypeError);
+    expect(() => lib.row('emulator: requests per second', 5000, undefined, 'req/s', { figureAtLeast: 3000 })).toThrow(TypeError);
+    expect(() => lib.row('jo: peak RSS / newman', 190, 170, 'MiB', { figureAtMost: 200 })).toThrow(/ratioAtMost.*same-run baseline/);
+    // Nor a ratio and a bound together, nor a ratio without its baseline.
+    expect(() => lib.row('x', 1, 1, 'ms', { ratioAtMost: 2, figureAtMost: 5 })).toThrow(TypeError);
+    expect(() => lib.row('generate cold', 512, undefined, 'ms', { ratioAtMost: 6 })).toThrow(/baseline measured in the same run/);
+  });
+
+  it('information rows carry no target and any figures: an absolute time may be printed, never judged', () => {
+    expect(lib.row("obflow demo's own CPU", 2400, undefined, 'ms')).toMatchObject({ ok: true, target: '—', baseline: '—', ratio: '—' });
+    expect(lib.row('paging jo: obflow / raw undici', 4000, 1000, 's')).toMatchObject({ ok: true, target: '—', ratio: '4.00' });
+  });
+
+  it("no section's source writes an absolute target (a figure bound, or a hand-made row whose target has a unit)", () => {
+    const bench = join(import.meta.dirname, '../../bench');
+    const sources = readdirSync(bench)
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => ({ name, text: readFileSync(join(bench, name), 'utf8') }));
+    expect(sources.map((source) => source.name)).toEqual(expect.arrayContaining(['start.js', 'flow.js', 'store-soak.js']));
+    for (const { name, text } of sources) {
+      expect(text, name).not.toMatch(/figureAt(Most|Least)/);
+      expect(text, name).not.toMatch(/target: [`'"][≤≥][^`'"\n]*\b(ms|s|µs|MiB|MB|req\/s)\b/);
+    }
   });
 });
 
-describe("the readings issue 21's rows rest on", () => {
+describe('the readings the rows rest on', () => {
   it("a child's usage file: peak RSS in MiB and CPU (user + system) in ms; NaN when it wrote nothing", () => {
     expect(lib.readUsage(JSON.stringify({ maxRSS: 204800, user: 1500000, system: 250000 }))).toEqual({ peakRssMiB: 200, cpuMs: 1750 });
     const none = lib.readUsage('');
     expect(Number.isNaN(none.peakRssMiB) && Number.isNaN(none.cpuMs)).toBe(true);
-  });
-
-  it("the turn's baseline: the first bench records it (ratio 1), later benches compare with it, --new-turn starts over", async () => {
-    const file = join(tempDirSync('obflow-bench-turn-'), 'turn.json');
-    const first = await lib.turnBaseline('cpu', 60, { file, commit: 'abc1234' });
-    expect(first.baseline).toBe(60);
-    expect(first.note).toMatch(/this run recorded it \(commit abc1234\)/);
-    const later = await lib.turnBaseline('cpu', 75, { file, commit: 'def5678' });
-    expect(later.baseline).toBe(60);
-    expect(later.note).toMatch(/recorded .* on abc1234/);
-    expect(lib.row('cpu / turn', 75, later.baseline, 'ms', { ratioAtMost: 1 }).ok).toBe(false);
-    expect(JSON.parse(readFileSync(file, 'utf8')).cpu.value).toBe(60);
-    const fresh = await lib.turnBaseline('cpu', 50, { file, commit: 'fff0000', newTurn: true });
-    expect(fresh.baseline).toBe(50);
-    expect((await lib.turnBaseline('cpu', 70, { file })).baseline).toBe(50);
   });
 
   it("the demo's run step as it prints it; undefined when the line is missing", () => {

@@ -105,15 +105,17 @@ describe('every CI pass is held to a floor', () => {
     floors: Record<string, number>;
   };
 
-  it('.ci/run checks each pass: the full passes against "every test", the end-to-end pass against its named files', () => {
+  it('.ci/run checks each pass: the full pass against "every test", the runtime and end-to-end passes against theirs and their named files', () => {
     expect(ciRun).toMatch(/node tools\/ci-floor\.js "test-results\/vitest\.json" "\$floor" --files "\$\{named\[@\]\}"/);
     expect(ciRun).toContain('floor="every test"');
+    expect(ciRun).toContain('floor="runtime"');
     expect(ciRun).toContain('floor="end-to-end"');
-    expect(Object.keys(floors.floors).sort()).toEqual(['end-to-end', 'every test']);
+    expect(Object.keys(floors.floors).sort()).toEqual(['end-to-end', 'every test', 'runtime']);
   });
 
   it('the floors are not trivially low, and follow the suite within a small slack', () => {
     expect(floors.floors['every test']).toBeGreaterThanOrEqual(1000);
+    expect(floors.floors['runtime']).toBeGreaterThanOrEqual(1000);
     expect(floors.floors['end-to-end']).toBeGreaterThanOrEqual(30);
     expect(floors.slack).toBeGreaterThan(0);
     expect(floors.slack).toBeLessThanOrEqual(20);

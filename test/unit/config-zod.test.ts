@@ -1,5 +1,4 @@
-// zod loads as its CommonJS build (src/config/zod.ts, issue 34 item 2): on Node.js 20 obflow's code cache covers
-// CommonJS only, so the config schema's zod comes from the cache where its ES module would be compiled at every start.
+// zod loads as its CommonJS build (src/config/zod.ts), one for the process.
 // In a child process (a fresh module cache): loading the config schema puts zod's CommonJS files in require's cache,
 // and the schema still parses a config (the one zod of the process built it).
 import { join } from 'node:path';

@@ -4,16 +4,12 @@
 // data folder: SQLite's data_version; checked once per request as it arrives, issue 34) — and a cached value cannot
 // be changed in place by a handler.
 
-import { join } from 'node:path';
-
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { AuthStore, hashSecret } from '../../src/sandbox/store/auth-store.js';
 import type { StoredClient, TokenRecord } from '../../src/sandbox/store/auth-store.js';
-import { SandboxDb, WalIndexHeader } from '../../src/sandbox/store/db.js';
+import { SandboxDb } from '../../src/sandbox/store/db.js';
 import type { Collection } from '../../src/sandbox/store/db.js';
-import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 import { tempDirSync } from '../helpers/temp.js';
 
 interface Token {
@@ -23,8 +19,6 @@ interface Token {
   revoked: boolean;
 }
 
-/** better-sqlite3 objects kept reachable until the worker exits (db.ts, RETAINED: Node.js ≥ 24.19). */
-const keep: object[] = [];
 const opened: SandboxDb[] = [];
 afterAll(() => {
   for (const db of opened) db.close();
@@ -38,17 +32,11 @@ function open(): { dataDir: string; db: SandboxDb; tokens: Collection<Token> } {
   return { dataDir, db, tokens };
 }
 
-/** Another connection to the same database, as a second process on the same data folder would hold. */
-function other(dataDir: string): { run(sql: string, ...params: unknown[]): void } {
-  const db = new Database(join(dataDir, 'sandbox.db'), { fileMustExist: true, nativeBinding: keptSqliteAddon() });
-  keep.push(db);
-  return {
-    run(sql, ...params) {
-      const statement = db.prepare(sql);
-      keep.push(statement);
-      statement.run(...params);
-    },
-  };
+/** Another connection to the same database, as a second sandbox process on the same data folder holds. */
+function other(dataDir: string): { db: SandboxDb; tokens: Collection<Token> } {
+  const db = SandboxDb.open(dataDir);
+  opened.push(db);
+  return { db, tokens: db.collection<Token>({ name: 'tokens', expiresAt: (token) => Date.parse(token.expiresAt) }) };
 }
 
 const token = (overrides: Partial<Token> = {}): Token => ({
@@ -75,10 +63,10 @@ describe("the store's cache never answers with what the database no longer holds
     const { dataDir, tokens } = open();
     tokens.set('t', token());
     expect(tokens.get('t')?.revoked).toBe(false);
-    const second = other(dataDir);
-    second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ revoked: true })));
+    const second = other(dataDir).tokens;
+    second.set('t', token({ revoked: true }));
     expect(tokens.get('t')?.revoked).toBe(true);
-    second.run("DELETE FROM records WHERE collection = 'tokens' AND key = 't'");
+    second.delete('t');
     expect(tokens.has('t')).toBe(false);
     expect(tokens.get('t')).toBeUndefined();
   });
@@ -87,13 +75,13 @@ describe("the store's cache never answers with what the database no longer holds
     const { dataDir, db, tokens } = open();
     tokens.set('t', token());
     expect(tokens.get('t')?.revoked).toBe(false);
-    const second = other(dataDir);
-    second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ revoked: true })));
+    const second = other(dataDir).tokens;
+    second.set('t', token({ revoked: true }));
     // What the emulator does as a request arrives (index.ts): committed before it, so seen by its reads.
     db.refresh();
     expect(tokens.get('t')?.revoked).toBe(true);
     // Committed after the request arrived, in the same turn: this request's reads keep the snapshot of its arrival.
-    second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ scopes: ['payments'] })));
+    second.set('t', token({ scopes: ['payments'] }));
     expect(tokens.get('t')?.scopes).toEqual(['accounts']);
     await new Promise((done) => setImmediate(done));
     expect(tokens.get('t')?.scopes).toEqual(['payments']);
@@ -119,41 +107,13 @@ describe("the store's cache never answers with what the database no longer holds
   });
 });
 
-// The check that spares the data_version step (db.ts WalIndexHeader): "unchanged" only while no connection committed.
-describe('the WAL-index header tells whether anything was committed since it was last read', () => {
-  it('is unchanged while nothing commits, changed after another connection commits and after this one does', () => {
+describe("another connection's commits", () => {
+  it('many commits by another connection between reads are each seen (data_version moves with every one)', () => {
     const { dataDir, tokens } = open();
     tokens.set('t', token());
-    const header = WalIndexHeader.of(join(dataDir, 'sandbox.db'));
-    expect(header.unchanged()).toBe(false);
-    expect(header.unchanged()).toBe(true);
-    expect(tokens.get('t')?.revoked).toBe(false);
-    expect(header.unchanged()).toBe(true);
-    other(dataDir).run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ revoked: true })));
-    expect(header.unchanged()).toBe(false);
-    expect(header.unchanged()).toBe(true);
-    tokens.set('u', token());
-    expect(header.unchanged()).toBe(false);
-    expect(header.unchanged()).toBe(true);
-    header.close();
-  });
-
-  it('without a -shm file (no WAL) and once closed it answers "changed" every time, so every check takes the step', () => {
-    const { dataDir } = open();
-    const missing = WalIndexHeader.of(join(dataDir, 'no-such.db'));
-    expect([missing.unchanged(), missing.unchanged()]).toEqual([false, false]);
-    const header = WalIndexHeader.of(join(dataDir, 'sandbox.db'));
-    header.unchanged();
-    header.close();
-    expect([header.unchanged(), header.unchanged()]).toEqual([false, false]);
-  });
-
-  it('many commits by another connection between reads are each seen (iChange moves with every transaction)', () => {
-    const { dataDir, tokens } = open();
-    tokens.set('t', token());
-    const second = other(dataDir);
+    const second = other(dataDir).tokens;
     for (const scopes of [['a'], ['b'], ['c']]) {
-      second.run("UPDATE records SET value = ? WHERE collection = 'tokens' AND key = 't'", JSON.stringify(token({ scopes })));
+      second.set('t', token({ scopes }));
       expect(tokens.get('t')?.scopes).toEqual(scopes);
     }
   });
@@ -194,10 +154,9 @@ describe('a presented token is looked up by its kept key and still checked on ev
     const { dataDir, auth } = store();
     auth.tokens.set(hashSecret('token-a'), access());
     expect((await auth.verify('token-a'))?.clientId).toBe('client-1');
-    other(dataDir).run(
-      "UPDATE records SET value = ? WHERE collection = 'tokens' AND key = ?",
-      JSON.stringify(access({ revoked: true })),
+    new AuthStore(other(dataDir).db, () => new Date('2026-01-01T00:00:00.000Z')).tokens.set(
       hashSecret('token-a'),
+      access({ revoked: true }),
     );
     expect(await auth.verify('token-a')).toBeUndefined();
   });

@@ -92,6 +92,8 @@ export function reportSubscriber(
               // balance as the version does (ITAV in AIS v4.0: its row's reportBalanceType).
               ...apiMeta(start?.target),
               ...(failure !== undefined ? { failure } : {}),
+              ...(summary.payment !== undefined ? { payment: summary.payment } : {}),
+              ...(summary.funds !== undefined ? { funds: summary.funds } : {}),
               order,
               complete: order.every((name) => result.steps.some((step) => step.name === name)),
             },

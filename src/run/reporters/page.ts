@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../../generate/files.js';
-import type { AccountRow } from '../../runner-rules.js';
+import type { AccountRow, FundsRow, PaymentRow } from '../../runner-rules.js';
 import type { VersionComparison } from './compare-versions.js';
 import { compileTemplate, type CompiledTemplate, type HandlebarsInstance } from './template-cache.js';
 
@@ -64,6 +64,10 @@ export interface ReportMeta {
   /** A failed run for people: the plain first sentence, what to do (the CLI's hint, src/run/verdict.ts), the technical
    *  lines folded under them. */
   failure?: { step: string; sentence: string; hint: string; detail: string[] };
+  /** The payment the run made (the payments family): ids, amount, statuses and signature counts, no body. */
+  payment?: PaymentRow;
+  /** The funds checks the run made (the funds family). */
+  funds?: FundsRow;
 }
 
 export interface ReportMetaInput extends ReportMeta {

@@ -1,13 +1,15 @@
 // The emulator's persistent store: one SQLite database (better-sqlite3, the one typed adapter over it) in the data
 // directory, holding every collection as key → JSON value rows with an optional expiry and lookup tag. A write is one
 // indexed row (its cost does not grow with what the store holds); expired rows are pruned in small batches as they
-// expire; a database or legacy JSON file that cannot be read stops the start with a SandboxDataError naming it.
+// expire; a database or legacy JSON file that cannot be read stops the start with a SandboxDataError naming it, and so
+// does a row that is not what was written (each row carries a checksum; docs/sandbox.md "State" says what is detected).
 // Durability (docs/sandbox.md "Data directory"): WAL journal, synchronous=NORMAL — a committed write is in the
 // operating system's hands before the response leaves, so it survives kill -9 of the sandbox; a power cut may lose the
 // last commits but never corrupts the database (https://www.sqlite.org/wal.html, "Durability").
 
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
@@ -31,7 +33,8 @@ export interface CollectionSpec<T> {
   tag?: (value: T) => string | undefined;
 }
 
-const SCHEMA_VERSION = '1';
+/** 2: every row carries its checksum (a store of version 1 gets them at its first open, migrateChecksums). */
+const SCHEMA_VERSION = '2';
 
 /**
  * Every better-sqlite3 object (database, statement) this process makes stays reachable until the process exits; none
@@ -61,77 +64,20 @@ function prepare<P extends unknown[] | object, R = unknown>(db: SqliteDatabase, 
  *  writes at open, before anything is read). */
 const CACHE_ENTRIES = 1024;
 
-/** Both copies of the WAL-index header (walformat.html §2.1: 48 bytes each). */
-const WAL_INDEX_HEADER_BYTES = 96;
-
-/**
- * The WAL-index header (https://www.sqlite.org/walformat.html §2.1, "The WAL-Index Header"), read straight from the
- * `-shm` file: two 48-byte copies at its start that every commit, by any connection of any process, rewrites (`iChange`
- * counts transactions; `mxFrame` and the salts move with the WAL). SQLite's own readers compare the same bytes to tell
- * whether anything changed (the WAL format is shared by every SQLite version on one file, so its layout is fixed), and
- * `data_version` moves only when they do. So bytes equal to the last ones read mean no connection has committed
- * since, and the `data_version` step can be skipped: one 96-byte read (~1 µs) instead of a read transaction with its
- * two POSIX lock calls (~6 µs under the bench's load, docs/notes.md, issue 34).
- */
-export class WalIndexHeader {
-  private readonly read = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
-  private readonly seen = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
-
-  private constructor(private fd: number | undefined) {}
-
-  /** The header of `databaseFile`'s `-shm` file; one that cannot be opened (no WAL) answers "changed" every time. */
-  static of(databaseFile: string): WalIndexHeader {
-    try {
-      return new WalIndexHeader(openSync(`${databaseFile}-shm`, 'r'));
-    } catch {
-      return new WalIndexHeader(undefined);
-    }
-  }
-
-  /**
-   * False when the header differs from the one this call last saw (or cannot be read): something may have been
-   * committed since. Read before the `data_version` step it guards, so a commit landing between the two is seen by
-   * the step and again by the next call, never missed.
-   */
-  unchanged(): boolean {
-    if (this.fd === undefined) return false;
-    let bytes: number;
-    try {
-      bytes = readSync(this.fd, this.read, 0, WAL_INDEX_HEADER_BYTES, 0);
-    } catch {
-      return false;
-    }
-    if (bytes === WAL_INDEX_HEADER_BYTES && this.read.equals(this.seen)) return true;
-    this.read.copy(this.seen);
-    return false;
-  }
-
-  close(): void {
-    if (this.fd === undefined) return;
-    closeSync(this.fd);
-    this.fd = undefined;
-  }
-}
-
 /**
  * What every collection of one database shares to keep decoded values correct: SQLite's `PRAGMA data_version`
  * (https://www.sqlite.org/pragma.html#pragma_data_version) changes when *another* connection (a second process on the
  * same data folder, an `sqlite3` shell) commits, and never for this connection's own commits, which Collection
- * applies to its cache itself. One pragma step (~2 µs) replaces a SELECT and a JSON.parse per read (bench: GET
- * /accounts did four of each); the WAL-index header (above) spares the step itself while nothing was committed.
+ * applies to its cache itself. One pragma step (~2 µs, once per request: refresh) replaces a SELECT and a JSON.parse
+ * per read (bench: GET /accounts did four of each).
  */
 class Freshness {
   private readonly versionStatement: Statement<[], unknown>;
   private seen: unknown;
   private readonly caches = new Set<Map<string, unknown>>();
 
-  constructor(
-    db: SqliteDatabase,
-    private readonly header: WalIndexHeader,
-  ) {
+  constructor(db: SqliteDatabase) {
     this.versionStatement = prepare<[], unknown>(db, 'PRAGMA data_version').pluck();
-    // The header first, then the version it stands for (as check() does).
-    this.header.unchanged();
     this.seen = this.versionStatement.get();
   }
 
@@ -167,7 +113,7 @@ class Freshness {
 
   /** Drops every cached value when another connection committed since the last check. */
   check(): void {
-    if (this.pinned || this.header.unchanged()) return;
+    if (this.pinned) return;
     const version = this.versionStatement.get();
     if (version === this.seen) return;
     this.seen = version;
@@ -192,28 +138,30 @@ function deepFreeze<T>(value: T): T {
 
 export class Collection<T> {
   private readonly cache: Map<string, T>;
-  private readonly getStatement: Statement<[string, string], { value: string }>;
+  private readonly getStatement: Statement<[string, string], StoredRow>;
   private readonly hasStatement: Statement<[string, string], { found: number }>;
   private readonly setStatement: Statement<Row>;
   private readonly deleteStatement: Statement<[string, string]>;
-  private readonly tagStatement: Statement<[string, string], { key: string; value: string }>;
+  private readonly tagStatement: Statement<[string, string], StoredRow>;
 
   constructor(
     db: SqliteDatabase,
     private readonly spec: CollectionSpec<T>,
     private readonly freshness: Freshness,
+    private readonly file: string,
   ) {
     if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new TypeError(`bad collection name ${spec.name}`);
     this.cache = freshness.cache<T>();
-    this.getStatement = prepare(db, 'SELECT value FROM records WHERE collection = ? AND key = ?');
+    this.getStatement = prepare(db, `SELECT ${STORED_COLUMNS} FROM records WHERE collection = ? AND key = ?`);
     this.hasStatement = prepare(db, 'SELECT 1 AS found FROM records WHERE collection = ? AND key = ?');
     this.setStatement = prepare(
       db,
-      'INSERT INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, tag = excluded.tag',
+      'INSERT INTO records (collection, key, value, expires_at, tag, checksum) VALUES (?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, tag = excluded.tag, ' +
+        'checksum = excluded.checksum',
     );
     this.deleteStatement = prepare(db, 'DELETE FROM records WHERE collection = ? AND key = ?');
-    this.tagStatement = prepare(db, 'SELECT key, value FROM records WHERE collection = ? AND tag = ? ORDER BY rowid');
+    this.tagStatement = prepare(db, `SELECT ${STORED_COLUMNS} FROM records WHERE collection = ? AND tag = ? ORDER BY rowid`);
   }
 
   /** The value under `key`, deeply frozen (shared with later reads: copy it to change it, then set()). */
@@ -223,7 +171,7 @@ export class Collection<T> {
     if (cached !== undefined) return cached;
     const row = this.getStatement.get(this.spec.name, key);
     if (row === undefined) return undefined;
-    const value = deepFreeze(JSON.parse(row.value) as T);
+    const value = deepFreeze(JSON.parse(verified(this.file, row).value) as T);
     keepAtMost(this.cache, CACHE_ENTRIES, key, value);
     return value;
   }
@@ -247,22 +195,53 @@ export class Collection<T> {
 
   /** [key, value] pairs carrying `tag`, in insertion order (an index lookup, not a scan). */
   withTag(tag: string): Array<[string, T]> {
-    return this.tagStatement.all(this.spec.name, tag).map((row) => [row.key, JSON.parse(row.value) as T]);
+    return this.tagStatement.all(this.spec.name, tag).map((row) => [row.key, JSON.parse(verified(this.file, row).value) as T]);
   }
 }
 
-type Row = [collection: string, key: string, value: string, expiresAt: number | null, tag: string | null];
+type Row = [collection: string, key: string, value: string, expiresAt: number | null, tag: string | null, checksum: number];
 
-/** The row a value becomes: its JSON, its expiry (none when absent or not a date) and its tag. */
+/** The row a value becomes: its JSON, its expiry (none when absent or not a date), its tag and their checksum. */
 function rowOf<T>(spec: CollectionSpec<T>, key: string, value: T): Row {
   const expiresAt = spec.expiresAt?.(value);
-  return [
-    spec.name,
+  const row = {
+    collection: spec.name,
     key,
-    JSON.stringify(value),
-    expiresAt === undefined || Number.isNaN(expiresAt) ? null : expiresAt,
-    spec.tag?.(value) ?? null,
-  ];
+    value: JSON.stringify(value),
+    expires_at: expiresAt === undefined || Number.isNaN(expiresAt) ? null : expiresAt,
+    tag: spec.tag?.(value) ?? null,
+  };
+  return [row.collection, row.key, row.value, row.expires_at, row.tag, checksumOf(row)];
+}
+
+/** A row as read back, with the checksum written with it. */
+interface StoredRow {
+  collection: string;
+  key: string;
+  value: string;
+  expires_at: number | null;
+  tag: string | null;
+  checksum: number | null;
+}
+
+const STORED_COLUMNS = 'collection, key, value, expires_at, tag, checksum';
+
+/**
+ * A row's checksum: CRC-32 (RFC 1952 §8, zlib.crc32) over its collection, key, expiry, tag (\u0001 for none) and value,
+ * NUL-separated. SQLite's own checks (integrity_check) see a damaged page structure, not a changed byte inside a value
+ * or a key: 64 random bytes written into sandbox.db once changed a stored item and passed them (docs/notes.md). A
+ * random change goes unseen with odds of 1 in 2^32. One string, one call: ~2 µs a row (the start checks every row).
+ */
+function checksumOf(row: Omit<StoredRow, 'checksum'>): number {
+  return crc32(`${row.collection}\0${row.key}\0${row.expires_at ?? ''}\0${row.tag ?? '\u0001'}\0${row.value}`);
+}
+
+/** The row, when its checksum is the one written with it; otherwise SandboxDataError naming the file and the row (its
+ *  rowid and collection: a key may be a token's hash). */
+function verified(file: string, row: StoredRow & { rowid?: number }): StoredRow {
+  if (row.checksum === checksumOf(row)) return row;
+  const which = row.rowid === undefined ? `a row of ${row.collection}` : `row ${row.rowid} (${row.collection})`;
+  throw new SandboxDataError(file, `${which} is not what was written: it fails its checksum (the file is damaged)`);
 }
 
 export class SandboxDb {
@@ -270,16 +249,16 @@ export class SandboxDb {
   private readonly pruneStatement: Statement<[number, number]>;
   private readonly insertStatement: Statement<Row>;
 
-  private readonly header: WalIndexHeader;
-
   private constructor(
     readonly file: string,
     private readonly db: SqliteDatabase,
   ) {
-    this.header = WalIndexHeader.of(file);
-    this.freshness = new Freshness(db, this.header);
+    this.freshness = new Freshness(db);
     this.pruneStatement = prepare(db, 'DELETE FROM records WHERE rowid IN (SELECT rowid FROM records WHERE expires_at < ? LIMIT ?)');
-    this.insertStatement = prepare(db, 'INSERT OR REPLACE INTO records (collection, key, value, expires_at, tag) VALUES (?, ?, ?, ?, ?)');
+    this.insertStatement = prepare(
+      db,
+      'INSERT OR REPLACE INTO records (collection, key, value, expires_at, tag, checksum) VALUES (?, ?, ?, ?, ?, ?)',
+    );
   }
 
   /**
@@ -321,31 +300,40 @@ export class SandboxDb {
       // Pragmas through retained statements (db.pragma() would prepare one and drop it: RETAINED).
       prepare<[]>(db, 'PRAGMA journal_mode = WAL').get();
       prepare<[]>(db, 'PRAGMA synchronous = NORMAL').run();
-      // A damaged or truncated file is refused now, not on the request that happens to touch the bad page.
-      const check = prepare<[], unknown>(db, 'PRAGMA quick_check').pluck().get();
+      // A damaged or truncated file is refused now, not on the request that happens to touch the bad page: the whole
+      // check, which also holds every index to its table (quick_check does not: a changed index entry hides a row).
+      const check = prepare<[], unknown>(db, 'PRAGMA integrity_check').pluck().get();
       if (check !== 'ok') throw new Error(String(check));
       db.exec(
-        'CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER, tag TEXT, UNIQUE (collection, key));' +
+        'CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER, tag TEXT, ' +
+          'checksum INTEGER NOT NULL, UNIQUE (collection, key));' +
           'CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;' +
           'CREATE INDEX IF NOT EXISTS records_tag ON records (collection, tag) WHERE tag IS NOT NULL;' +
           'CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);',
       );
       const version = prepare<[], { value: string }>(db, "SELECT value FROM meta WHERE name = 'schema'").get();
       if (version === undefined) prepare<[string]>(db, "INSERT INTO meta (name, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+      else if (version.value === '1') migrateChecksums(db);
       else if (version.value !== SCHEMA_VERSION)
         throw new Error(`schema version ${version.value} is not ${SCHEMA_VERSION} (written by another obflow version)`);
+      // Every row against its checksum, once, before anything is served: a damaged row is refused now, whichever
+      // request would have read it (a row read later is checked again as it is read: verified). The iterator is a
+      // native object too (RETAINED).
+      const rows = prepare<[], StoredRow & { rowid: number }>(db, `SELECT rowid, ${STORED_COLUMNS} FROM records`);
+      for (const row of retain(rows.iterate())) verified(file, row);
     } catch (cause) {
       db?.close();
       // better-sqlite3 loads its addon on the first `new Database`: one built for another Node.js is not damaged data.
       const native = nativeModuleFailure(cause, 'better-sqlite3');
       if (native) throw new SandboxNativeModuleError(native.module, native.problem, { cause });
+      if (cause instanceof SandboxDataError) throw cause;
       throw new SandboxDataError(file, cause instanceof Error ? cause.message : String(cause), { cause });
     }
     return new SandboxDb(file, db);
   }
 
   collection<T>(spec: CollectionSpec<T>): Collection<T> {
-    return new Collection(this.db, spec, this.freshness);
+    return new Collection(this.db, spec, this.freshness, this.file);
   }
 
   /**
@@ -400,8 +388,22 @@ export class SandboxDb {
 
   close(): void {
     if (this.db.open) this.db.close();
-    this.header.close();
   }
+}
+
+/** A store of schema version 1 (rows without checksums) made version 2 in one transaction: each row gets the checksum
+ *  of what it holds now — damage done before this open is not seen by it (integrity_check above still applies). */
+function migrateChecksums(db: SqliteDatabase): void {
+  db.transaction(() => {
+    db.exec('ALTER TABLE records ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0');
+    const update = prepare<[number, number]>(db, 'UPDATE records SET checksum = ? WHERE rowid = ?');
+    const rows = prepare<[], Omit<StoredRow, 'checksum'> & { rowid: number }>(
+      db,
+      'SELECT rowid, collection, key, value, expires_at, tag FROM records',
+    ).all();
+    for (const row of rows) update.run(checksumOf(row), row.rowid);
+    prepare<[string]>(db, "UPDATE meta SET value = ? WHERE name = 'schema'").run(SCHEMA_VERSION);
+  })();
 }
 
 /**
