@@ -1,9 +1,10 @@
 // Packages a dependency requires at its top level but calls only on demand, answered by a stand-in that loads them at
 // their first use — through Node.js's public module hooks, `module.registerHooks` (synchronous, in the loading thread;
-// Node.js ≥ 22.15 and 23.5, release candidate in the Node.js 24 and 26 docs, "Customization Hooks"). Where the runtime
-// has no `module.registerHooks` (Node.js 20, past its end of life; 22.0–22.14) nothing is installed and every package
-// loads at the start, as it would without obflow: obflow patches none of Node.js's private loader (docs/notes.md,
-// "the start without the loader patches", and "Deferred requires through module.registerHooks").
+// Node.js ≥ 22.15 and 23.5; Node.js's module docs, "Customization Hooks": stability 1.2, release candidate, in the
+// Node.js 26 docs; no warning on the pinned 24.21 and 26.10). Where the runtime has no `module.registerHooks`
+// (Node.js 20, past its end of life; 22.0–22.14) nothing is installed and every package loads at the start, as it
+// would without obflow: obflow patches none of Node.js's private loader (docs/notes.md, "the start without the loader
+// patches", and "Deferred requires through module.registerHooks").
 //
 // The table below names each package by the file that requires it; its shape says how that file reads it:
 // - `namespaces`: postman-collection's dynamic variables (lib/superstring/dynamic-variables.js) require faker's English
@@ -19,7 +20,9 @@
 // How: the resolve hook resolves a deferred (request, parent) pair as Node.js would (the next hook), and answers a URL
 // of its own naming that file; the load hook answers that URL with a small CommonJS module, the stand-in, which
 // requires the resolved file by its path at the first use — the same file, so the same module instance, as the
-// parent's require would have loaded at the start.
+// parent's require would have loaded at the start. Node.js's CommonJS loader keeps a resolution per (folder of the
+// requiring file, request), so a file beside a parent that requires the same package gets the stand-in too: the test
+// holds every such file in newman's tree to a row of the same shape.
 // Installed by the command line's start only (src/cli/main.ts), never by a program that imports obflow;
 // OBFLOW_DEFER_REQUIRES=0 leaves it out (for measuring it). test/unit/deferred-requires.test.ts holds each entry to
 // the tree newman loads and every dynamic variable's value equal to faker's own.
