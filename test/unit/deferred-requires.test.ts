@@ -13,6 +13,7 @@ import module, { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
 import { DEFERRED as TABLE, membersStandIn, namespacesStandIn, standInSource } from '../../src/cli/deferred-requires.js';
 import { describeWith, REPO_ROOT, type Prerequisite } from '../helpers/prerequisites.js';
 import { tempDirSync } from '../helpers/temp.js';
@@ -278,6 +279,14 @@ describe('deferred requires on any Node.js', () => {
       }
     }
     expect(new Set(checked)).toEqual(new Set(TABLE.map((entry) => entry.parent)));
+  });
+
+  it('is not a config key: a config read with OBFLOW_DEFER_REQUIRES set is not refused as an unknown variable', () => {
+    const cwd = tempDirSync('obflow-deferred-config-');
+    for (const value of ['0', '1']) {
+      expect(() => loadConfig({ cwd, env: { OBFLOW_DEFER_REQUIRES: value }, checkFiles: false })).not.toThrow();
+    }
+    expect(() => loadConfig({ cwd, env: { OBFLOW_DEFER_REQUIRE: '0' }, checkFiles: false })).toThrow(/OBFLOW_DEFER_REQUIRE\b/);
   });
 
   it('answers a members stand-in as its package: the same values, `in`, writes, calls with their receiver, `new`', () => {
