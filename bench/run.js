@@ -16,6 +16,8 @@
 //             Node.js 24 is fetched and better-sqlite3 built for it on first use)
 //  versions   the default demo beside the same demo before AIS v4.0 support, same run (bench/versions.js; runnable
 //             alone: `node bench/versions.js`)
+//  signing    a signed payment POST in newman (the collection's own PS256 detached JWS) vs the same POST unsigned
+//             (bench/signing.js; runnable alone)
 //
 // Every target is a ratio to a baseline measured beside it in this run (bench/lib.js row refuses any other); an
 // absolute figure is printed as information. Prints a table (figure, baseline, ratio, target) and exits 1 if a target
@@ -211,6 +213,10 @@ results.push(...(await runtimeRows().catch((error) => [errorRow('runtimes', erro
 // ---- AIS versions (bench/versions.js: the default demo beside the same demo before AIS v4.0, same run) ---------------
 const { versionRows } = await import('./versions.js');
 results.push(...(await versionRows().catch((error) => [errorRow('versions', error, 3)])));
+
+// ---- payments (bench/signing.js: a signed payment POST in newman beside the same POST unsigned) --------------------
+const { signingRows } = await import('./signing.js');
+results.push(...(await signingRows().catch((error) => [errorRow('payments signing', error, 3)])));
 
 const { benchOptions, printTable, targetRows, verdict } = await import('./lib.js');
 printTable(results);

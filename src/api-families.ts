@@ -4,14 +4,15 @@
 // generator, the run plan, `obflow run <step>` and the registration's scope read the rows (docs/pipeline.md, "Versions
 // and API families"). A new family is a row here plus its step modules (src/generate/steps/), not a branch elsewhere.
 
-/** The TPP's regulatory roles of a software statement (docs/bank-interface.md §2.1 `software_roles`) and the scope each
- *  adds to a registration's `scope` (§2.1: "accounts for AISP, payments for PISP, or both"; CBPII adds none there). In
- *  the order §2.1 lists the scopes, so the registration request keeps its bytes. */
+/** The TPP's regulatory roles of a software statement (docs/bank-interface.md §2.1 `software_roles`) and the scope a
+ *  family of that role adds to a registration's `scope` (§2.1: "accounts for AISP, payments for PISP, or both"; OB R/W
+ *  Data API Profile, "Pre-conditions for TPPs": `fundsconfirmations` for a CBPII). In the order §2.1 lists the scopes,
+ *  so the registration request keeps its bytes. */
 export const REGULATORY_ROLES = {
   AISP: { scope: 'accounts' },
   PISP: { scope: 'payments' },
-  CBPII: { scope: undefined },
-} as const satisfies Readonly<Record<string, { scope: string | undefined }>>;
+  CBPII: { scope: 'fundsconfirmations' },
+} as const satisfies Readonly<Record<string, { scope: string }>>;
 export type RegulatoryRole = keyof typeof REGULATORY_ROLES;
 
 /** "The service" of §2.1's scope: every registration asks for it (OIDC Core §3.1.2.1 `openid`). */
@@ -33,9 +34,33 @@ const ACCOUNTS_STEPS = [
   'refresh',
 ] as const;
 
+/** The payments family's steps (PISP domestic payments, OB R/W Payment Initiation API; docs/collections.md): the
+ *  discovery, token and consent steps are the accounts family's modules, parametrised by the row. */
+const PAYMENTS_STEPS = [
+  'discovery',
+  'client-credentials',
+  'payment-consent',
+  'psu-consent',
+  'code-exchange',
+  'payment-funds-check',
+  'payment',
+  'payment-details',
+] as const;
+
+/** The funds family's steps (CBPII, OB R/W Confirmation of Funds API; docs/collections.md). */
+const FUNDS_STEPS = [
+  'discovery',
+  'client-credentials',
+  'funds-consent',
+  'psu-consent',
+  'code-exchange',
+  'funds-confirmation',
+  'funds-consent-delete',
+] as const;
+
 export interface ApiFamily {
   /** How config, flags and files name it. */
-  name: 'accounts';
+  name: 'accounts' | 'payments' | 'funds';
   /** How people name it (OBIE's API name). */
   label: string;
   /** The short name before a version in lines, collection names and leg labels (`AIS v4.0`). */
@@ -52,9 +77,22 @@ export interface ApiFamily {
   folder: string;
   /** The prefix of its own environment variables, if it has any (accounts' keep their names: docs/collections.md). */
   variablePrefix: string | undefined;
+  /** The file stem of its whole-flow collection (`obflow-ais.postman_collection.json`). */
+  flowCollection: string;
+  /** Whether its POSTs are signed (`x-jws-signature`, OB R/W Data API Profile "Message Signing") and idempotent
+   *  (`x-idempotency-key`), and its answers signed by the bank: the run then needs the TPP's signing key and the bank's
+   *  signing keys (docs/collections.md, "Message signing"). */
+  signsMessages: boolean;
+  /** Whether the bank interface lists its scope among the supported ones (docs/bank-interface.md §4.3: the service,
+   *  accounts, payments), so the discovery step checks scopes_supported has it; beyond the interface OIDC Discovery 1.0
+   *  §3 lets a server leave a scope it supports unlisted. */
+  interfaceScope: boolean;
+  /** Whether its consent step moves money (a payment): such a flow pointed at a bank that is not a sandbox needs
+   *  flow.payments.allowLiveBank naming it (src/config/schema.ts). */
+  movesMoney: boolean;
 }
 
-/** One row per family; accounts is the only one so far. */
+/** One row per family (VRP is a row away: role PISP, segment pisp, its own steps and folder). */
 export const API_FAMILIES = {
   accounts: {
     name: 'accounts',
@@ -65,16 +103,72 @@ export const API_FAMILIES = {
     steps: ACCOUNTS_STEPS,
     folder: '',
     variablePrefix: undefined,
+    flowCollection: 'obflow-ais',
+    interfaceScope: true,
+    signsMessages: false,
+    movesMoney: false,
+  },
+  payments: {
+    name: 'payments',
+    label: 'Payment Initiation API',
+    short: 'PIS',
+    role: 'PISP',
+    segment: 'pisp',
+    steps: PAYMENTS_STEPS,
+    folder: 'payments',
+    variablePrefix: 'payment_',
+    flowCollection: 'obflow-pis',
+    interfaceScope: true,
+    signsMessages: true,
+    movesMoney: true,
+  },
+  funds: {
+    name: 'funds',
+    label: 'Confirmation of Funds API',
+    short: 'CoF',
+    role: 'CBPII',
+    segment: 'cbpii',
+    steps: FUNDS_STEPS,
+    folder: 'funds',
+    variablePrefix: 'funds_',
+    flowCollection: 'obflow-cof',
+    interfaceScope: false,
+    signsMessages: false,
+    movesMoney: false,
   },
 } as const satisfies Readonly<Record<ApiFamily['name'], ApiFamily>>;
 
 export type ApiFamilyName = keyof typeof API_FAMILIES;
 export type AccountsStepName = (typeof ACCOUNTS_STEPS)[number];
+/** Every step name of every family (a step module may serve several families: psu-consent, code-exchange, …). */
+export type FamilyStepName = (typeof ACCOUNTS_STEPS | typeof PAYMENTS_STEPS | typeof FUNDS_STEPS)[number];
+
+/** The family names, in the table's order (config `flow.apis`, `--apis`). */
+export const API_FAMILY_NAMES = Object.keys(API_FAMILIES) as ApiFamilyName[];
+/** What `flow.apis` means when nothing sets it: the account flow, as before families existed. */
+export const DEFAULT_API_FAMILIES: readonly ApiFamilyName[] = ['accounts'];
 
 /** Every family, in the order a run covers them. */
 export const FAMILY_LIST: readonly ApiFamily[] = Object.values(API_FAMILIES);
 
 /** The scope a family's tokens need: its role's. */
-export function familyScope(family: Pick<ApiFamily, 'role'>): string | undefined {
+export function familyScope(family: Pick<ApiFamily, 'role'>): string {
   return REGULATORY_ROLES[family.role].scope;
 }
+
+/** The rows of the named families, in the table's order whatever the order asked (a run covers accounts, then
+ *  payments, then funds; the registration's scope lists them in §2.1's order). */
+export function familiesOf(names: readonly string[]): ApiFamily[] {
+  return FAMILY_LIST.filter((family) => names.includes(family.name));
+}
+
+/** Every step name of these families, each once, in run order (`obflow run <step>`'s list). */
+export function stepNamesOf(families: readonly Pick<ApiFamily, 'steps'>[]): string[] {
+  return [...new Set(families.flatMap((family) => family.steps))];
+}
+
+/** The `--apis` option of run, demo, generate and workspace (one description for all four). */
+export const API_FAMILIES_OPTION = {
+  type: 'string',
+  describe: `API families, comma-separated: ${Object.keys(API_FAMILIES).join(', ')} (default: flow.apis, else ${DEFAULT_API_FAMILIES.join(',')}); the registration asks for their scopes`,
+} as const;

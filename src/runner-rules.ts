@@ -150,6 +150,103 @@ export function accountsFromValues(
   });
 }
 
+/** The payment a run made (the payments family's state variables, docs/collections.md "Payments"): its ids, amount,
+ *  payee, statuses and the signatures made and verified. */
+export interface PaymentRow {
+  consentId?: string;
+  consentStatus?: string;
+  paymentId?: string;
+  status?: string;
+  amount?: string;
+  currency?: string;
+  /** The payee's name (CreditorAccount.Name). */
+  creditor?: string;
+  reference?: string;
+  /** Whether the consent's funds confirmation said the funds were available. */
+  fundsAvailable?: boolean;
+  /** Requests obflow signed, bank signatures it verified. */
+  signatures?: { signed: number; verified: number };
+}
+
+/** The funds checks a run made (the funds family's state variables). */
+export interface FundsRow {
+  consentId?: string;
+  consentStatus?: string;
+  checks: { amount: string; currency: string; available: boolean }[];
+}
+
+/** A non-secret variable's text ('' and absent alike: undefined). */
+function plainValue(values: readonly { key: string; value: string; type?: string }[], key: string): string | undefined {
+  const entry = values.find((candidate) => candidate.key === key && candidate.type !== 'secret');
+  return entry === undefined || entry.value === '' ? undefined : entry.value;
+}
+
+function parsedValue(values: readonly { key: string; value: string; type?: string }[], key: string): unknown {
+  const text = plainValue(values, key);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The payment the run made, from the state the payments steps write; undefined when it made none. `current(key)`
+ *  says whether the value is this run's (its writing step ran): another is left out. */
+export function paymentFromValues(
+  values: readonly { key: string; value: string; type?: string }[],
+  current: (key: string) => boolean = () => true,
+): PaymentRow | undefined {
+  const get = (key: string) => (current(key) ? plainValue(values, key) : undefined);
+  if (get('payment_consent_status') === undefined && get('payment_id') === undefined) return undefined;
+  const consentId = get('consent_id');
+  const consentStatus = get('payment_consent_status');
+  const paymentId = get('payment_id');
+  const status = get('payment_status');
+  const amount = plainValue(values, 'payment_amount');
+  const currency = plainValue(values, 'payment_currency');
+  const creditor = plainValue(values, 'payment_creditor_name');
+  const reference = plainValue(values, 'payment_reference');
+  const funds = get('payment_funds_available');
+  const counts = current('signatures_checked')
+    ? (parsedValue(values, 'signatures_checked') as { signed?: unknown; verified?: unknown } | undefined)
+    : undefined;
+  return {
+    ...(consentId !== undefined ? { consentId } : {}),
+    ...(consentStatus !== undefined ? { consentStatus } : {}),
+    ...(paymentId !== undefined ? { paymentId } : {}),
+    ...(status !== undefined ? { status } : {}),
+    ...(amount !== undefined ? { amount } : {}),
+    ...(currency !== undefined ? { currency } : {}),
+    ...(creditor !== undefined ? { creditor } : {}),
+    ...(reference !== undefined ? { reference } : {}),
+    ...(funds === 'true' || funds === 'false' ? { fundsAvailable: funds === 'true' } : {}),
+    ...(counts !== undefined && typeof counts.signed === 'number' && typeof counts.verified === 'number'
+      ? { signatures: { signed: counts.signed, verified: counts.verified } }
+      : {}),
+  };
+}
+
+/** The funds checks the run made, from the state the funds steps write; undefined when it made none. */
+export function fundsFromValues(
+  values: readonly { key: string; value: string; type?: string }[],
+  current: (key: string) => boolean = () => true,
+): FundsRow | undefined {
+  const consentStatus = current('funds_consent_status') ? plainValue(values, 'funds_consent_status') : undefined;
+  const checks = current('funds_checks') ? parsedValue(values, 'funds_checks') : undefined;
+  if (consentStatus === undefined && checks === undefined) return undefined;
+  const consentId = plainValue(values, 'consent_id');
+  return {
+    ...(consentId !== undefined ? { consentId } : {}),
+    ...(consentStatus !== undefined ? { consentStatus } : {}),
+    checks: (Array.isArray(checks) ? checks : []).flatMap((check: { Amount?: unknown; Currency?: unknown; FundsAvailable?: unknown }) =>
+      typeof check.Amount === 'string' && typeof check.FundsAvailable === 'boolean'
+        ? [{ amount: check.Amount, currency: String(check.Currency ?? ''), available: check.FundsAvailable }]
+        : [],
+    ),
+  };
+}
+
 /** newman's `request` event → the request and its answer: status and time, or the error of a request that got none. */
 export function requestRecord(
   error: { message?: string; code?: unknown } | null | undefined,
@@ -208,23 +305,27 @@ export const SKIP_NOTE = /^skipped: ([\s\S]+)$/;
 export const UNKNOWN_SKIP_REASON = 'its pre-request script skipped it (pm.execution.skipRequest) without saying why';
 
 /** Watches one newman run's items for skipped requests (fed newman's events in order): `end()` at the item's end returns
- *  the skip, if the item sent no request and nothing of it failed (a script that threw, or a failed check of its
+ *  the skip, if the item sent no request (or sent one whose answer its script noted as a skip, checking nothing) and
+ *  nothing of it failed (a script that threw, or a failed check of its
  *  pre-request script that stopped a bailing run, is a failure, not a skip). */
 export function createSkipWatch(): {
   begin(item: string): void;
   console(messages: readonly unknown[]): void;
   request(): void;
+  asserted(): void;
   failed(): void;
   end(): { item: string; reason: string } | undefined;
 } {
   let item: string | undefined;
   let requested = false;
+  let asserted = false;
   let threw = false;
   let reason: string | undefined;
   return {
     begin(name) {
       item = name;
       requested = false;
+      asserted = false;
       threw = false;
       reason = undefined;
     },
@@ -235,11 +336,18 @@ export function createSkipWatch(): {
     request() {
       requested = true;
     },
+    asserted() {
+      asserted = true;
+    },
     failed() {
       threw = true;
     },
     end() {
-      const skipped = item !== undefined && !requested && !threw ? { item, reason: reason ?? UNKNOWN_SKIP_REASON } : undefined;
+      // Also an item whose answer says the bank does not offer what it asks (a 404 where an endpoint is optional): its
+      // test script notes `skipped: <reason>` and checks nothing (src/generate/model.ts RequestItemSpec.skipOn).
+      const notOffered = requested && !asserted && reason !== undefined;
+      const skipped =
+        item !== undefined && (!requested || notOffered) && !threw ? { item, reason: reason ?? UNKNOWN_SKIP_REASON } : undefined;
       item = undefined;
       return skipped;
     },

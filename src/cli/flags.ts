@@ -4,6 +4,8 @@
 import type { Overrides } from '../config/overrides.js';
 import { ObflowError } from '../errors.js';
 import { parseApiVersions } from '../generate/api-versions.js';
+import { API_FAMILY_NAMES } from '../api-families.js';
+import { parseFlagList } from '../flag-list.js';
 
 const FLAGS = {
   'state-dir': ['stateDir'],
@@ -31,12 +33,20 @@ const FLAGS = {
   // is a list (run and demo run the flow once per version); one version is flow.apiVersion (config/overrides.ts).
   'api-version': ['apiVersions'],
   'api-versions': ['sandbox', 'apiVersions'],
+  // The API families of the flow (flow.apis: accounts, payments, funds); `obflow sandbox --apis` reads it as the
+  // families the emulator serves (its own option, src/cli/commands/sandbox.ts).
+  apis: ['flow', 'apis'],
 } as const satisfies Record<string, readonly [string, ...string[]]>;
 
 /** Flags whose text becomes a typed value here (an unknown version is ERR_USAGE listing the versions). */
 const PARSED_FLAGS: Readonly<Partial<Record<keyof typeof FLAGS, (text: string) => unknown>>> = {
   'api-version': (text) => parseApiVersions(text, 'api-version'),
   'api-versions': (text) => parseApiVersions(text, 'api-versions'),
+  apis: (text) =>
+    parseFlagList(text, 'apis', API_FAMILY_NAMES, {
+      unknownLabel: 'names unknown API families',
+      hint: `Use one or more of ${API_FAMILY_NAMES.join(', ')}, comma-separated (e.g. --apis payments,funds).`,
+    }),
 };
 
 /** Flags that name a file or folder: given without a value (`--config` last, or before another flag) yargs reads an

@@ -19,6 +19,8 @@ import {
   type FapiProfile,
 } from '../fapi-profile.js';
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../generate/api-versions.js';
+import { API_FAMILY_NAMES, DEFAULT_API_FAMILIES, familiesOf, type ApiFamilyName } from '../api-families.js';
+import { PAYMENT_DEFAULTS, FUNDS_DEFAULTS, OB_TRUST_ANCHOR, paymentAmountProblem, PAYMENT_TEXT } from './payment.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../client-auth.js';
@@ -84,7 +86,12 @@ const bank = z
       .optional()
       .describe("A known bank's published addresses (ozone-model-bank: the UK Open Banking model bank); every key set here overrides it."),
     name: z.string().min(1).default('bank').describe('A short name for the bank, used in file names.'),
-    environment: z.enum(['sandbox', 'production']).default('sandbox').describe('Which of the bank environments to call.'),
+    // No schema default: left out it is "sandbox" (resolvedConfig), but a bank that was not said to be a sandbox is not
+    // sent payments without flow.payments.allowLiveBank (configProblems).
+    environment: z
+      .enum(['sandbox', 'production'])
+      .optional()
+      .describe('Which of the bank environments to call (default: sandbox; set it to "sandbox" to send payments to a bank sandbox).'),
     base_url: httpsUrl('{base_url}: production resource server address.').optional(),
     sandbox_base_url: httpsUrl('{sandbox_base_url}: sandbox resource server address.').optional(),
     auth_url: httpsUrl('{auth_url}: authorisation server address (the issuer); required unless a preset sets it.').optional(),
@@ -263,8 +270,113 @@ const browser = z
   })
   .describe('Browser consent (flow.consent "browser").');
 
+// The payment the payments family makes and the checks the funds family asks (docs/collections.md, "Payments"): their
+// values go into the environment at every run (src/pipeline/family-inputs.ts), so the collections carry none.
+const amount = (description: string) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = paymentAmountProblem(value);
+      if (problem !== undefined) ctx.issues.push({ code: 'custom', input: value, message: problem });
+    })
+    .describe(description);
+const currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code of three capital letters (ActiveOrHistoricCurrencyCode), e.g. "GBP"');
+/** A value written inside a JSON string of a signed body: no quote, backslash, control character or `{{`. */
+const text = (max: number, description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(PAYMENT_TEXT, 'must not hold a double quote, a backslash, braces or a control character')
+    .describe(description);
+const accountIdentification = z.strictObject({
+  schemeName: text(40, 'The scheme of the identification (OBExternalAccountIdentification4Code), e.g. UK.OBIE.SortCodeAccountNumber.'),
+  identification: text(256, 'The identification in that scheme (a sort code and account number: 14 digits).'),
+  name: text(350, 'The name of the account holder, as the account is held.'),
+});
+
+const payment = z
+  .strictObject({
+    amount: amount('InstructedAmount.Amount: a positive decimal with at most 5 decimals (OBActiveCurrencyAndAmount_SimpleType).').default(
+      PAYMENT_DEFAULTS.amount,
+    ),
+    currency: currency.default(PAYMENT_DEFAULTS.currency).describe('InstructedAmount.Currency (a domestic payment: GBP).'),
+    creditorAccount: accountIdentification.default(PAYMENT_DEFAULTS.creditorAccount).describe('The payee (CreditorAccount).'),
+    reference: text(35, 'RemittanceInformation Reference (v4.0: Structured CreditorReferenceInformation.Reference).').default(
+      PAYMENT_DEFAULTS.reference,
+    ),
+  })
+  .describe('The domestic payment the payments flow makes (flow.apis "payments"); the defaults pay a sandbox payee 10.00 GBP.');
+
+const payments = z
+  .strictObject({
+    allowLiveBank: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Payments at target "bank" go only to a bank said to be a sandbox (bank.environment "sandbox"); to pay at another on purpose, name it here (its bank.name).',
+      ),
+  })
+  .describe('What a flow that moves money may do (flow.apis "payments").');
+
+const messageSigning = z
+  .strictObject({
+    tan: z
+      .string()
+      .min(1)
+      .default(OB_TRUST_ANCHOR)
+      .describe(
+        'The trust anchor of the signing keys, http://openbanking.org.uk/tan of the signatures (OB R/W Data API Profile, "Message Signing").',
+      ),
+    bankIss: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The bank's http://openbanking.org.uk/iss on its signed answers (default: its obParticipantId, the {org-id} of the profile).",
+      ),
+    bankJwksUri: httpsUrl(
+      "Where the bank publishes the keys of its signed answers when not at discovery's jwks_uri (e.g. the directory's keystore).",
+    ).optional(),
+  })
+  .describe("Message signing: obflow signs its payment requests and checks the bank's signed answers (x-jws-signature).");
+
+const funds = z
+  .strictObject({
+    debtorAccount: accountIdentification
+      .extend({ name: text(350, 'The name of the account holder (optional).').optional() })
+      .optional()
+      .describe(
+        "The PSU's account the funds are checked on (the consent's DebtorAccount; required for a bank; the sandbox's PSU's current account by default).",
+      ),
+    availableAmount: amount('An amount the account holds: the check must answer FundsAvailable true.').default(
+      FUNDS_DEFAULTS.availableAmount,
+    ),
+    unavailableAmount: amount('An amount beyond the balance and overdraft: the check must answer FundsAvailable false.').default(
+      FUNDS_DEFAULTS.unavailableAmount,
+    ),
+    currency: currency.default(FUNDS_DEFAULTS.currency).describe("The currency of both checks (the account's)."),
+  })
+  .describe('The confirmation of funds flow (flow.apis "funds").');
+
 const flow = z
   .strictObject({
+    apis: z
+      .array(z.enum(API_FAMILY_NAMES as [ApiFamilyName, ...ApiFamilyName[]]))
+      .min(1)
+      .default([...DEFAULT_API_FAMILIES])
+      .transform((names) => familiesOf(names).map((family) => family.name))
+      .describe(
+        'API families the flow covers: accounts (AIS), payments (PISP domestic payments, signed and idempotent), funds (CBPII confirmation of funds); ' +
+          '`--apis` wins. The registration asks for their scopes.',
+      ),
+    payment: payment.prefault({}),
+    payments: payments.prefault({}),
+    messageSigning: messageSigning.prefault({}),
+    funds: funds.prefault({}),
     // No schema default: left out, it follows flow.fapi (resolvedConfig below).
     responseType: z
       .enum(RESPONSE_TYPES)
@@ -322,7 +434,7 @@ const flow = z
       ),
     browser: browser.prefault({}),
   })
-  .describe('The account-information flow.');
+  .describe('The flow: its API families, versions, consent and FAPI profile, and what each family sends.');
 
 const registration = z
   .strictObject({
@@ -382,6 +494,23 @@ function configProblems(config: ParsedConfig, fapi: FapiProfile): Problem[] {
     if (config.bank && config.bank.auth_url === undefined)
       problems.push({ path: ['bank', 'auth_url'], message: 'is required (or a bank.preset that sets it)' });
   }
+  // Money is moved only where the config says the bank is a sandbox, or names the bank it may move money at.
+  const mover = familiesOf(config.flow.apis).find((family) => family.movesMoney);
+  if (config.target === 'bank' && config.bank !== undefined && mover !== undefined && config.bank.environment !== 'sandbox') {
+    const name = config.bank.name;
+    if (config.flow.payments.allowLiveBank !== name) {
+      const which =
+        config.bank.environment === 'production' ? 'bank.environment is "production"' : 'bank.environment does not say "sandbox"';
+      problems.push({
+        path: ['flow', 'payments', 'allowLiveBank'],
+        message:
+          config.flow.payments.allowLiveBank === undefined
+            ? `is not set, but flow.apis has ${mover.name} and ${which}: a payment there may be real; ` +
+              `set bank.environment to "sandbox" for a bank sandbox, or flow.payments.allowLiveBank to "${name}" to pay at ${name} on purpose`
+            : `is "${config.flow.payments.allowLiveBank}", but the bank is "${name}" (bank.name): set it to "${name}" to pay there on purpose`,
+      });
+    }
+  }
   // Issue 30: JARM collections ask response_mode=jwt for code only.
   if (config.flow.jarm && (config.flow.responseType ?? fapi.defaults.responseType) !== 'code')
     problems.push({ path: ['flow', 'jarm'], message: 'asks JARM for flow.responseType "code" only; set flow.responseType to "code"' });
@@ -428,7 +557,11 @@ function resolvedConfig(config: ParsedConfig, fapi: FapiProfile) {
     bank:
       config.bank === undefined
         ? undefined
-        : { ...config.bank, token_endpoint_auth_method: config.bank.token_endpoint_auth_method ?? defaults.tokenEndpointAuthMethod },
+        : {
+            ...config.bank,
+            environment: config.bank.environment ?? ('sandbox' as const),
+            token_endpoint_auth_method: config.bank.token_endpoint_auth_method ?? defaults.tokenEndpointAuthMethod,
+          },
     flow: {
       ...config.flow,
       fapi,

@@ -1,13 +1,15 @@
 // obflow's layers for the merge: the generator's variable contract (initial values, secret keys) and the discovery
 // addresses under the contract's names (issuer, authEndpoint, tokenEndpoint, configEndpoint — generate/variables.ts).
 
-import { ENVIRONMENT_VARIABLES, SECRET_VARIABLE_KEYS } from '../generate/variables.js';
+import { DEFAULT_API_FAMILIES } from '../api-families.js';
+import { SECRET_VARIABLE_KEYS, variablesOf } from '../generate/variables.js';
 import type { DiscoveryAddresses } from '../bank/discovery.js';
 import { mergeEnvironment, type MergeEnvironmentInput, type PostmanEnvironment } from './merge.js';
 
-/** The contract's initial values (bank variables default to '' so a missing one is visible, not undefined). */
-export function flowDefaults(): Record<string, string> {
-  return Object.fromEntries(ENVIRONMENT_VARIABLES.map((spec) => [spec.key, spec.default]));
+/** The contract's initial values (bank variables default to '' so a missing one is visible, not undefined), of the
+ *  variables a flow over these API families has (default: the account flow's). */
+export function flowDefaults(families: readonly string[] = DEFAULT_API_FAMILIES): Record<string, string> {
+  return Object.fromEntries(variablesOf(families).map((spec) => [spec.key, spec.default]));
 }
 
 /** Discovery document fields (OIDC Discovery §3) under the contract's variable names. */
@@ -26,13 +28,15 @@ export interface BuildObflowEnvironmentInput {
   bank: MergeEnvironmentInput['bank'];
   discovery?: { addresses: DiscoveryAddresses; url: string };
   overrides?: Readonly<Record<string, string | undefined>>;
+  /** The API families of the flow (flow.apis): their variables are in it (default: the account flow's). */
+  families?: readonly string[];
 }
 
 /** The environment `obflow environment` writes: contract defaults < bank file < discovery < overrides. */
 export function buildObflowEnvironment(input: BuildObflowEnvironmentInput): PostmanEnvironment {
   return mergeEnvironment({
     name: input.name,
-    flow: flowDefaults(),
+    flow: flowDefaults(input.families),
     bank: input.bank,
     ...(input.discovery !== undefined ? { discovery: discoveryVariables(input.discovery.addresses, input.discovery.url) } : {}),
     ...(input.overrides !== undefined ? { overrides: input.overrides } : {}),

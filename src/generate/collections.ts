@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import pc from 'postman-collection';
 import { ObflowError } from '../errors.js';
 import { writeTemporary, type TemporaryFile } from '../fs.js';
-import { API_FAMILIES } from '../api-families.js';
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
 import { DEFAULT_FAPI_PROFILE, FAPI_PROFILES, type FapiProfile } from '../fapi-profile.js';
 import { apiLabel, API_VERSION_ROWS, DEFAULT_API_VERSION } from './api-versions.js';
 import type { ApiVersion } from './api-versions.js';
-import { FLOW_FILE_NAME, stepFileName } from './files.js';
+import { flowFileName, stepFileName } from './files.js';
 import { buildFlow } from './flow.js';
 import { uuidV5 } from './ids.js';
 import type { RequestItemSpec, ResponseSchema, ScriptPart, StepContext, StepSpec, UnsupportedCall } from './model.js';
@@ -30,7 +30,9 @@ export const DEFAULT_PERMISSIONS: readonly string[] = [
 ];
 
 export interface GenerateOptions {
-  /** The Account and Transaction API version the collections speak (default 3.1). */
+  /** The API family whose flow the collections are (default accounts: src/api-families.ts). */
+  family?: ApiFamily;
+  /** The API version the collections speak (default 3.1). */
   apiVersion?: ApiVersion;
   permissions?: readonly string[];
   unsupported?: readonly UnsupportedCall[];
@@ -64,11 +66,12 @@ function sortKeys(value: JsonValue): JsonValue {
   return out;
 }
 
-/** Lines that only serve linting the templates (eslint directives, sandbox globals) are left out of collections. */
+/** Lines that only serve linting and formatting the templates (eslint directives, sandbox globals, a formatter's
+ *  ignore mark) are left out of collections. */
 function stripLintLines(text: string): string {
   return text
     .split('\n')
-    .filter((line) => !/^\s*(\/\*\s*(eslint-disable|global)\b.*\*\/|\/\/\s*eslint-disable-next-line\b.*)\s*$/.test(line))
+    .filter((line) => !/^\s*(\/\*\s*(eslint-disable|global)\b.*\*\/|\/\/\s*(eslint-disable-next-line|prettier-ignore)\b.*)\s*$/.test(line))
     .join('\n');
 }
 
@@ -120,9 +123,12 @@ const LIBRARIES: readonly { template: string; global: RegExp }[] = [
   { template: 'lib-jwt', global: /\bobflowJwt\b/ },
   { template: 'lib-jwt-unsigned', global: /\bobflowUnsignedJwt\b/ },
   { template: 'lib-location', global: /\bobflowLocation\b/ },
-  // The signer uses the verifier's primitives: a script that signs carries both, the verifier first.
-  { template: 'lib-pss', global: /\bobflowPss(Sign)?\b/ },
-  { template: 'lib-pss-sign', global: /\bobflowPssSign\b/ },
+  // The signer uses the verifier's primitives: a script that signs carries both, the verifier first; a detached JWS
+  // (message signing) is made with the signer and checked with the verifier.
+  { template: 'lib-pss', global: /\bobflowPss(Sign)?\b|\bobflowJws(Sign|Verify)\b/ },
+  { template: 'lib-pss-sign', global: /\bobflowPssSign\b|\bobflowJwsSign\b/ },
+  { template: 'lib-jws-sign', global: /\bobflowJwsSign\b/ },
+  { template: 'lib-jws-verify', global: /\bobflowJwsVerify\b/ },
   { template: 'lib-validate', global: /\bobflowSchemaErrors\b/ },
 ];
 
@@ -156,8 +162,22 @@ function guardedParts(parts: readonly ScriptPart[], templates: Templates): strin
   return lines;
 }
 
-function renderScript(parts: readonly ScriptPart[], templates: Templates): string[] {
+/** An item whose answer with `skipOn.status` means the bank does not offer it: on that answer only the skip note runs
+ *  (src/runner-rules.ts SKIP_NOTE), otherwise every check as usual. */
+function skippableParts(parts: readonly ScriptPart[], templates: Templates, skipOn: RequestItemSpec['skipOn']): string[] {
   const rendered = guardedParts(parts, templates);
+  if (skipOn === undefined) return rendered;
+  return [
+    `if (pm.response.code === ${skipOn.status}) {`,
+    `  console.info(${JSON.stringify(`skipped: ${skipOn.reason}`)});`,
+    '} else {',
+    ...rendered,
+    '}',
+  ];
+}
+
+function renderScript(parts: readonly ScriptPart[], templates: Templates, skipOn?: RequestItemSpec['skipOn']): string[] {
+  const rendered = skippableParts(parts, templates, skipOn);
   const libraries = LIBRARIES.filter((library) => rendered.some((text) => library.global.test(text))).map((library) =>
     renderPart({ template: library.template }, templates),
   );
@@ -204,7 +224,11 @@ function buildItem(item: RequestItemSpec, path: string, templates: Templates): p
           ]),
       {
         listen: 'test',
-        script: { id: uuidV5(`${path}/${item.name}#test`), type: 'text/javascript', exec: renderScript(item.test, templates) },
+        script: {
+          id: uuidV5(`${path}/${item.name}#test`),
+          type: 'text/javascript',
+          exec: renderScript(item.test, templates, item.skipOn),
+        },
       },
     ],
   };
@@ -234,10 +258,12 @@ interface VersionMarks {
   idPrefix: string;
 }
 
-function versionMarks(version: ApiVersion): VersionMarks {
+function versionMarks(version: ApiVersion, family: ApiFamily): VersionMarks {
   const row = API_VERSION_ROWS[version];
-  const family = API_FAMILIES.accounts;
-  return { label: apiLabel(family, version), namePrefix: row.collectionName(family.short), idPrefix: row.collectionIdPrefix };
+  // Another family's collections have ids of their own (its folder before the version's), so every family's
+  // collections import into one Postman workspace; accounts' are as they always were.
+  const idPrefix = `${family.folder === '' ? '' : `${family.folder}/`}${row.collectionIdPrefix}`;
+  return { label: apiLabel(family, version), namePrefix: row.collectionName(family.short), idPrefix };
 }
 
 function collectionDescription(steps: readonly StepSpec[], marks: VersionMarks): string {
@@ -290,7 +316,9 @@ function toFile(
 /** Pure: every collection file for these options (templates already loaded). */
 export function buildCollections(options: BuildOptions): GeneratedFile[] {
   const fapi = options.fapi ?? FAPI_PROFILES[DEFAULT_FAPI_PROFILE];
+  const family = options.family ?? API_FAMILIES.accounts;
   const context: StepContext = {
+    family,
     apiVersion: options.apiVersion ?? DEFAULT_API_VERSION,
     permissions: options.permissions ?? DEFAULT_PERMISSIONS,
     unsupported: options.unsupported ?? DEFAULT_UNSUPPORTED_CALLS,
@@ -300,12 +328,13 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
     fapi,
   };
   const steps = buildFlow(context);
-  const templates = typesRequestObjects(fapi) ? withTypedJwtLibraries(options.templates) : options.templates;
-  const marks = versionMarks(context.apiVersion);
+  const typed = typesRequestObjects(fapi) ? withTypedJwtLibraries(options.templates) : options.templates;
+  const templates = family.signsMessages ? withMessageSigningLibraries(typed) : typed;
+  const marks = versionMarks(context.apiVersion, family);
   const files = steps.map((step) =>
     toFile(stepFileName(step.name), `${marks.namePrefix} — ${step.title}`, [step], false, templates, marks),
   );
-  files.push(toFile(FLOW_FILE_NAME, `${marks.namePrefix} — whole flow`, steps, true, templates, marks));
+  files.push(toFile(flowFileName(family), `${marks.namePrefix} — whole flow`, steps, true, templates, marks));
   return files;
 }
 
@@ -340,6 +369,23 @@ export function withTypedJwtLibraries(templates: Templates): Templates {
       ]),
     },
   };
+}
+
+/**
+ * The collections of a family that signs its requests (OB R/W Data API Profile, "Message Signing"): lib-jws-sign.js
+ * signs a detached JWS with lib-pss-sign.js's own PS256 encoding and RSA steps, which this build-time edit hands out
+ * beside signJwt (the default collections carry the library byte for byte as it is; the edit must match exactly once).
+ */
+export function withMessageSigningLibraries(templates: Templates): Templates {
+  const name = 'lib-pss-sign';
+  const text = templates.scripts[name];
+  if (text === undefined) throw new TypeError(`no script template ${name}`);
+  const from = '  return { signJwt: signJwt };';
+  if (text.split(from).length !== 2) throw new TypeError(`templates/scripts/${name}.js: expected "${from}" exactly once`);
+  const to =
+    '  return {\n    signJwt: signJwt,\n    // For lib-jws-sign.js (message signing): the same encoding and RSA steps, over any signing input.\n' +
+    '    parts: { keyOf: keyOf, emsaPssEncode: emsaPssEncode, rsasp1: rsasp1, utf8Bytes: utf8Bytes, base64url: base64url, binaryOf: binaryOf, encodeJson: encodeJson },\n  };';
+  return { ...templates, scripts: { ...templates.scripts, [name]: text.replace(from, to) } };
 }
 
 /** Writes every file into dir: all temporary files first (a failure there — disk full, unwritable — leaves every

@@ -3,6 +3,7 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
 
 /** <repo>/templates, from src/generate/ (tests) and dist/generate/ (the built CLI) alike. */
 export const DEFAULT_TEMPLATES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates');
@@ -11,6 +12,11 @@ export function stepFileName(step: string): string {
   return `${step}.postman_collection.json`;
 }
 
-export const FLOW_COLLECTION_NAME = 'obflow-ais';
+export const FLOW_COLLECTION_NAME = API_FAMILIES.accounts.flowCollection;
 
 export const FLOW_FILE_NAME = stepFileName(FLOW_COLLECTION_NAME);
+
+/** The whole-flow collection's file of a family (`obflow-pis.postman_collection.json`). */
+export function flowFileName(family: Pick<ApiFamily, 'flowCollection'>): string {
+  return stepFileName(family.flowCollection);
+}

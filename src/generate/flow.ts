@@ -1,7 +1,8 @@
-// The AIS flow: an ordered array of steps (docs/bank-interface.md §5.3), each built by its own module under steps/.
+// A family's flow: an ordered array of steps (its row's `steps`, src/api-families.ts; the AIS flow is
+// docs/bank-interface.md §5.3), each built by its own module under steps/ — one module may serve several families.
 
+import type { FamilyStepName } from '../api-families.js';
 import type { StepContext, StepSpec } from './model.js';
-import { STEP_NAMES, type StepName } from './step-names.js';
 import { accountAccessConsentStep } from './steps/account-access-consent.js';
 import { accountBalancesStep } from './steps/account-balances.js';
 import { accountsStep } from './steps/accounts.js';
@@ -14,11 +15,18 @@ import { psuConsentStep } from './steps/psu-consent.js';
 import { refreshStep } from './steps/refresh.js';
 import { transactionsStep } from './steps/transactions.js';
 import { unsupportedStep } from './steps/unsupported.js';
+import { paymentConsentStep } from './steps/payment-consent.js';
+import { paymentFundsCheckStep } from './steps/payment-funds-check.js';
+import { paymentStep } from './steps/payment.js';
+import { paymentDetailsStep } from './steps/payment-details.js';
+import { fundsConsentStep } from './steps/funds-consent.js';
+import { fundsConfirmationStep } from './steps/funds-confirmation.js';
+import { fundsConsentDeleteStep } from './steps/funds-consent-delete.js';
 
 // The names live in a module of their own, which `obflow run --help` lists without loading the step builders.
 export { STEP_NAMES, type StepName } from './step-names.js';
 
-const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
+const BUILDERS: Record<FamilyStepName, (context: StepContext) => StepSpec> = {
   discovery: discoveryStep,
   'client-credentials': clientCredentialsStep,
   'account-access-consent': accountAccessConsentStep,
@@ -31,11 +39,18 @@ const BUILDERS: Record<StepName, (context: StepContext) => StepSpec> = {
   transactions: transactionsStep,
   unsupported: unsupportedStep,
   refresh: refreshStep,
+  'payment-consent': paymentConsentStep,
+  'payment-funds-check': paymentFundsCheckStep,
+  payment: paymentStep,
+  'payment-details': paymentDetailsStep,
+  'funds-consent': fundsConsentStep,
+  'funds-confirmation': fundsConfirmationStep,
+  'funds-consent-delete': fundsConsentDeleteStep,
 };
 
-/** Pure: every step of the flow, in order. */
+/** Pure: every step of the context's family's flow, in order. */
 export function buildFlow(context: StepContext): StepSpec[] {
-  return STEP_NAMES.map((name) => {
+  return (context.family.steps as readonly FamilyStepName[]).map((name) => {
     const step = BUILDERS[name](context);
     if (step.name !== name) throw new TypeError(`step module for ${name} names itself ${step.name}`);
     return step;

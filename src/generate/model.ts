@@ -1,6 +1,7 @@
 // The data a flow step is made of: request items with their script parts. Steps return these; collections.ts turns
 // them into Postman items. No I/O, no SDK here.
 
+import type { ApiFamily } from '../api-families.js';
 import type { FapiProfile } from '../fapi-profile.js';
 import type { ApiVersion } from './api-versions.js';
 import type { SchemaName } from './schemas.js';
@@ -42,6 +43,10 @@ export interface RequestItemSpec {
   followRedirects?: false;
   prerequest: readonly ScriptPart[];
   test: readonly ScriptPart[];
+  /** An answer with this status means the bank does not offer what the item asks for (an endpoint it has not
+   *  implemented is a 404, OB R/W Data API Profile "400 (Bad Request) v/s 404 (Not Found)"): the item's checks do not
+   *  run, and its script logs `skipped: <reason>`, so the step is skipped with its reason (src/runner-rules.ts). */
+  skipOn?: { status: number; reason: string };
 }
 
 export interface StepSpec {
@@ -53,7 +58,9 @@ export interface StepSpec {
 
 /** What every step builder receives: generation options already defaulted. */
 export interface StepContext {
-  /** The Account and Transaction API version the requests speak (steps/common.ts AIS_VERSIONS). */
+  /** The API family whose flow the steps build (src/api-families.ts): its scope, its steps. */
+  family: ApiFamily;
+  /** The API version the requests speak (steps/common.ts AIS_VERSIONS, steps/payments-common.ts). */
   apiVersion: ApiVersion;
   /** Permissions of the account-access consent (AIS v3.1 Account Access Consents, "Permissions"). */
   permissions: readonly string[];
@@ -88,4 +95,6 @@ export interface Checks {
    *  §5.2, the token endpoint); `obie`, OBErrorResponse1 or no body by status (OBIE AIS v3.1); `obie-v4`, the v4.0
    *  OBErrorResponse1 or no body by status, each ErrorCode of the status's category. Absent: none checked. */
   errors?: 'oauth' | 'obie' | 'obie-v4';
+  /** The error schema of the API's own file where it is not AIS's (the payments and funds files). */
+  errorSchema?: ResponseSchema;
 }

@@ -55,10 +55,71 @@ export const V4_SCHEMA_TARGETS = {
   'obie-v4-error': SCHEMA_TARGETS['obie-error'],
 } as const satisfies Record<`obie-v4-${string}`, SchemaTarget>;
 
-export type V31SchemaName = keyof typeof SCHEMA_TARGETS;
-export type V4SchemaName = keyof typeof V4_SCHEMA_TARGETS;
+/** The OBIE files of the other API families, each version's own (v3.1: the 3.1.11 file alone; there is no older file
+ *  whose bodies a v3.1 bank may still send, as AIS v3.1.1's). */
+export const FAMILY_SPEC_FILE_NAMES = {
+  pisp: { '3.1': 'obie-payment-initiation-v3.1.11.yaml', '4.0': 'obie-payment-initiation-v4.0.yaml' },
+  cbpii: { '3.1': 'obie-confirmation-funds-v3.1.11.yaml', '4.0': 'obie-confirmation-funds-v4.0.yaml' },
+} as const;
+export type FamilySpec = keyof typeof FAMILY_SPEC_FILE_NAMES;
+
+/** One response of another family's API: which API's file, and the endpoint (relative to its base path). */
+export interface FamilySchemaTarget extends SchemaTarget {
+  api: FamilySpec;
+  method: 'get' | 'post';
+}
+
+/** The payments (PISP) and funds (CBPII) responses the collections validate, by their v3.1 schema's name; each has a
+ *  v4.0 twin `obie-v4-…` from the v4.0 file (the same endpoint and status). */
+export const FAMILY_SCHEMA_TARGETS = {
+  'obie-pis-consent-created': { api: 'pisp', path: '/domestic-payment-consents', method: 'post', status: '201' },
+  'obie-pis-consent-read': { api: 'pisp', path: '/domestic-payment-consents/{ConsentId}', method: 'get', status: '200' },
+  'obie-pis-funds-confirmation': {
+    api: 'pisp',
+    path: '/domestic-payment-consents/{ConsentId}/funds-confirmation',
+    method: 'get',
+    status: '200',
+  },
+  'obie-pis-payment-created': { api: 'pisp', path: '/domestic-payments', method: 'post', status: '201' },
+  'obie-pis-payment-read': { api: 'pisp', path: '/domestic-payments/{DomesticPaymentId}', method: 'get', status: '200' },
+  'obie-pis-payment-details': {
+    api: 'pisp',
+    path: '/domestic-payments/{DomesticPaymentId}/payment-details',
+    method: 'get',
+    status: '200',
+  },
+  'obie-pis-error': { api: 'pisp', path: '', method: 'get', status: '4xx' },
+  'obie-cof-consent-created': { api: 'cbpii', path: '/funds-confirmation-consents', method: 'post', status: '201' },
+  'obie-cof-consent-read': { api: 'cbpii', path: '/funds-confirmation-consents/{ConsentId}', method: 'get', status: '200' },
+  'obie-cof-confirmation': { api: 'cbpii', path: '/funds-confirmations', method: 'post', status: '201' },
+  'obie-cof-error': { api: 'cbpii', path: '', method: 'get', status: '4xx' },
+} as const satisfies Record<string, FamilySchemaTarget>;
+
+export type FamilyV31SchemaName = keyof typeof FAMILY_SCHEMA_TARGETS;
+export type FamilyV4SchemaName = FamilyV31SchemaName extends `obie-${infer Rest}` ? `obie-v4-${Rest}` : never;
+
+/** The family schemas of both versions, by file name. */
+interface FamilySchema {
+  target: FamilySchemaTarget;
+  version: '3.1' | '4.0';
+  /** An error schema of a file whose ErrorCodes are OBExternalStatusReason1Codes with HTTP categories (v4.0). */
+  categories: boolean;
+}
+const FAMILY_SCHEMAS: Readonly<Record<string, FamilySchema>> = Object.fromEntries(
+  Object.entries(FAMILY_SCHEMA_TARGETS).flatMap(([name, target]) => [
+    [name, { target, version: '3.1', categories: false }],
+    [name.replace(/^obie-/, 'obie-v4-'), { target, version: '4.0', categories: target.path === '' }],
+  ]),
+);
+
+export type V31SchemaName = keyof typeof SCHEMA_TARGETS | FamilyV31SchemaName;
+export type V4SchemaName = keyof typeof V4_SCHEMA_TARGETS | FamilyV4SchemaName;
 export type SchemaName = V31SchemaName | V4SchemaName;
-export const SCHEMA_NAMES = [...Object.keys(SCHEMA_TARGETS), ...Object.keys(V4_SCHEMA_TARGETS)].sort() as SchemaName[];
+export const SCHEMA_NAMES = [
+  ...Object.keys(SCHEMA_TARGETS),
+  ...Object.keys(V4_SCHEMA_TARGETS),
+  ...Object.keys(FAMILY_SCHEMAS),
+].sort() as SchemaName[];
 
 /** A JSON value as parsed from YAML/JSON. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -147,8 +208,13 @@ function responseSchemaRef(doc: Json, target: SchemaTarget): string {
   return media.schema.$ref;
 }
 
-/** The OBIE files, parsed: what `deriveSchemas` needs (v4.0: its OpenAPI file and the OB Internal code set's text). */
-export type SpecDocuments = Record<SpecVersion, Json> & { '4.0': Json; codeset: string };
+/** The OBIE files, parsed: what `deriveSchemas` needs (v4.0: its OpenAPI file and the OB Internal code set's text; the
+ *  other families' files by API and version). */
+export type SpecDocuments = Record<SpecVersion, Json> & {
+  '4.0': Json;
+  codeset: string;
+  families: Record<FamilySpec, Record<'3.1' | '4.0', Json>>;
+};
 
 /** Reads and parses the OBIE files from a folder (e.g. `<repo>/../shared/specs`). */
 export function readSpecDocuments(specsDir: string): SpecDocuments {
@@ -156,6 +222,11 @@ export function readSpecDocuments(specsDir: string): SpecDocuments {
   for (const version of SPEC_VERSIONS) out[version] = parse(readFileSync(join(specsDir, SPEC_FILE_NAMES[version]), 'utf8')) as Json;
   out['4.0'] = parse(readFileSync(join(specsDir, V4_SPEC_FILE_NAME), 'utf8')) as Json;
   out.codeset = readFileSync(join(specsDir, V4_CODESET_FILE_NAME), 'utf8');
+  const read = (file: string) => parse(readFileSync(join(specsDir, file), 'utf8')) as Json;
+  out.families = {
+    pisp: { '3.1': read(FAMILY_SPEC_FILE_NAMES.pisp['3.1']), '4.0': read(FAMILY_SPEC_FILE_NAMES.pisp['4.0']) },
+    cbpii: { '3.1': read(FAMILY_SPEC_FILE_NAMES.cbpii['3.1']), '4.0': read(FAMILY_SPEC_FILE_NAMES.cbpii['4.0']) },
+  };
   return out;
 }
 
@@ -217,7 +288,7 @@ function collect(doc: Json, version: string, target: SchemaTarget, definitions: 
 }
 
 /** Pure: the draft-07 schema of one v4.0 endpoint response (the error one with the code set's HTTP categories). */
-function deriveV4Schema(docs: SpecDocuments, name: V4SchemaName): JsonObject {
+function deriveV4Schema(docs: SpecDocuments, name: keyof typeof V4_SCHEMA_TARGETS): JsonObject {
   const target: SchemaTarget = V4_SCHEMA_TARGETS[name];
   const definitions: JsonObject = {};
   const root = collect(docs['4.0'], '4.0', target, definitions);
@@ -230,10 +301,33 @@ function deriveV4Schema(docs: SpecDocuments, name: V4SchemaName): JsonObject {
   };
 }
 
+/** How a family schema's title names its file (`OBIE PIS v3.1.11`, `OBL PIS v4.0`). */
+const FAMILY_TITLES: Record<FamilySpec, Record<'3.1' | '4.0', string>> = {
+  pisp: { '3.1': 'OBIE PIS v3.1.11', '4.0': 'OBL PIS v4.0' },
+  cbpii: { '3.1': 'OBIE CoF v3.1.11', '4.0': 'OBL CoF v4.0' },
+};
+
+/** Pure: the draft-07 schema of one payments or funds response, from its version's file alone (a v4.0 error schema
+ *  carries the code set's HTTP categories, as AIS v4.0's). */
+function deriveFamilySchema(docs: SpecDocuments, entry: FamilySchema): JsonObject {
+  const { target, version } = entry;
+  const definitions: JsonObject = {};
+  const root = collect(docs.families[target.api][version], `${version}.${target.api}`, target, definitions);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: `${target.method.toUpperCase()} ${target.path || '(any)'} ${target.status} (${FAMILY_TITLES[target.api][version]})`,
+    allOf: [{ $ref: root }],
+    ...(entry.categories ? { [HTTP_CATEGORY_KEYWORD]: errorCodeCategories(docs.codeset) } : {}),
+    definitions,
+  };
+}
+
 /** Pure: the draft-07 schema of one endpoint response, valid only for bodies valid under every spec version. */
 export function deriveSchema(docs: SpecDocuments, name: SchemaName): JsonObject {
-  if (name in V4_SCHEMA_TARGETS) return deriveV4Schema(docs, name as V4SchemaName);
-  const target: SchemaTarget = SCHEMA_TARGETS[name as V31SchemaName];
+  const family = FAMILY_SCHEMAS[name];
+  if (family !== undefined) return deriveFamilySchema(docs, family);
+  if (name in V4_SCHEMA_TARGETS) return deriveV4Schema(docs, name as keyof typeof V4_SCHEMA_TARGETS);
+  const target: SchemaTarget = SCHEMA_TARGETS[name as keyof typeof SCHEMA_TARGETS];
   const definitions: JsonObject = {};
   const allOf: Json[] = [];
   for (const version of SPEC_VERSIONS) allOf.push({ $ref: collect(docs[version], version, target, definitions) });

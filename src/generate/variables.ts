@@ -2,6 +2,7 @@
 // user may set, and the state each step writes. State passes between steps only through the environment
 // (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
+import type { ApiFamilyName } from '../api-families.js';
 import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import { DEFAULT_MAX_PAGES } from './flow-defaults.js';
 
@@ -23,6 +24,9 @@ export interface VariableSpec {
   writtenBy?: readonly string[];
   /** For an input: the `flow` config key (and flag) it comes from (src/pipeline/run-plan.ts reads it for a run). */
   flow?: FlowInputKey;
+  /** The API family it belongs to, when not every flow has it (src/api-families.ts): an environment holds the
+   *  variables of its flow's families only (flow.apis), so the account flow's environment is as it always was. */
+  family?: ApiFamilyName;
 }
 
 /** The `flow` config keys that are flow inputs of a run (src/config/schema.ts `flow`). */
@@ -218,8 +222,9 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
     source: 'state',
     default: '',
     secret: false,
-    writtenBy: ['account-access-consent'],
-    description: "ConsentId of the account-access consent; the request object's openbanking_intent_id.",
+    writtenBy: ['account-access-consent', 'payment-consent', 'funds-consent'],
+    description:
+      "ConsentId of the flow's consent (account access, domestic payment or funds confirmation); the request object's openbanking_intent_id.",
   },
   {
     key: 'state',
@@ -394,8 +399,285 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
   },
 ];
 
+const payments = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'payments' });
+const funds = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'funds' });
+
+/** The payments family's variables (docs/collections.md, "Payments"): the payment to make and how messages are signed
+ *  (inputs, from flow.payment and flow.messageSigning at every run), and what its steps write. */
+export const PAYMENT_VARIABLES: readonly VariableSpec[] = [
+  payments({
+    key: 'orgId',
+    source: 'bank',
+    default: '',
+    secret: false,
+    description:
+      "The software statement's org_id: {org-id} of the signatures' http://openbanking.org.uk/iss (obflow writes the statement's).",
+  }),
+  payments({
+    key: 'softwareId',
+    source: 'bank',
+    default: '',
+    secret: false,
+    description:
+      "The software statement's software_id: {software-statement-id} of http://openbanking.org.uk/iss (obflow writes the statement's).",
+  }),
+  payments({
+    key: 'payment_amount',
+    source: 'input',
+    default: '10.00',
+    secret: false,
+    description: 'flow.payment.amount: InstructedAmount.Amount of the consent and the payment.',
+  }),
+  payments({
+    key: 'payment_currency',
+    source: 'input',
+    default: 'GBP',
+    secret: false,
+    description: 'flow.payment.currency: InstructedAmount.Currency.',
+  }),
+  payments({
+    key: 'payment_creditor_scheme',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: "flow.payment.creditorAccount.schemeName: the payee's CreditorAccount.SchemeName.",
+  }),
+  payments({
+    key: 'payment_creditor_identification',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: 'flow.payment.creditorAccount.identification: CreditorAccount.Identification.',
+  }),
+  payments({
+    key: 'payment_creditor_name',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: 'flow.payment.creditorAccount.name: CreditorAccount.Name.',
+  }),
+  payments({
+    key: 'payment_reference',
+    source: 'input',
+    default: '',
+    secret: false,
+    description:
+      'flow.payment.reference: the reference the payee sees (v3.1 RemittanceInformation.Reference; v4.0 its structured creditor reference).',
+  }),
+  payments({
+    key: 'jws_tan',
+    source: 'input',
+    default: 'openbanking.org.uk',
+    secret: false,
+    description:
+      "flow.messageSigning.tan: http://openbanking.org.uk/tan of the signatures obflow makes, and the one the bank's must carry.",
+  }),
+  payments({
+    key: 'bank_jws_iss',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: "flow.messageSigning.bankIss: the bank's http://openbanking.org.uk/iss; empty: obParticipantId (its {org-id}).",
+  }),
+  payments({
+    key: 'bank_jws_jwks_uri',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: "flow.messageSigning.bankJwksUri: where the bank's signing keys are published; empty: jwksUri (discovery).",
+  }),
+  payments({
+    key: 'bank_signing_jwks',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent'],
+    description: "JSON array of the bank's RSA signing keys (kid, n, e): the collection verifies every x-jws-signature with them.",
+  }),
+  payments({
+    key: 'signatures_checked',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent', 'payment-funds-check', 'payment', 'payment-details'],
+    description: 'JSON {signed, verified}: requests obflow signed and bank signatures verified in this flow (the reports show them).',
+  }),
+  payments({
+    key: 'payment_consent_idempotency_key',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent'],
+    description:
+      'x-idempotency-key of POST /domestic-payment-consents, sent again by the replay checks (OB R/W Data API Profile, "Idempotency").',
+  }),
+  payments({
+    key: 'payment_instruction_id',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent'],
+    description: 'InstructionIdentification of the payment (fresh per consent).',
+  }),
+  payments({
+    key: 'payment_end_to_end_id',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent'],
+    description: 'EndToEndIdentification of the payment (fresh per consent).',
+  }),
+  payments({
+    key: 'payment_changed_amount',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent', 'payment'],
+    description: 'Another amount than payment_amount: the body sent again with the same x-idempotency-key, which the bank must refuse.',
+  }),
+  payments({
+    key: 'payment_initiation',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent'],
+    description: "JSON of the consent's Data.Initiation as the bank answered: the payment's must equal it.",
+  }),
+  payments({
+    key: 'payment_consent_created',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent'],
+    description: "The consent's CreationDateTime: a replay must answer the consent created first.",
+  }),
+  payments({
+    key: 'payment_consent_status',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-consent', 'payment-funds-check', 'payment'],
+    description: "The consent's Status as last read (v3.1 names, v4.0 codes; the reports show it).",
+  }),
+  payments({
+    key: 'payment_funds_available',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment-funds-check'],
+    description: "FundsAvailableResult.FundsAvailable of the consent's funds confirmation.",
+  }),
+  payments({
+    key: 'payment_idempotency_key',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment'],
+    description: 'x-idempotency-key of POST /domestic-payments, sent again by the replay checks.',
+  }),
+  payments({
+    key: 'payment_id',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment'],
+    description: 'DomesticPaymentId of the payment made.',
+  }),
+  payments({
+    key: 'payment_self_url',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment'],
+    description: "The payment's Links.Self: the payment is read back there.",
+  }),
+  payments({
+    key: 'payment_created',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment'],
+    description: "The payment's CreationDateTime: a replay must answer the payment made first.",
+  }),
+  payments({
+    key: 'payment_status',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['payment', 'payment-details'],
+    description: "The payment's Status as last read (the reports show it).",
+  }),
+];
+
+/** The funds family's variables (docs/collections.md, "Confirmation of funds"): the account and amounts of the checks
+ *  (inputs, from flow.funds at every run) and their answers. */
+export const FUNDS_VARIABLES: readonly VariableSpec[] = [
+  funds({
+    key: 'funds_debtor_scheme',
+    source: 'input',
+    default: 'UK.OBIE.SortCodeAccountNumber',
+    secret: false,
+    description: "flow.funds.debtorAccount.schemeName: the scheme of the PSU's account.",
+  }),
+  funds({
+    key: 'funds_debtor_identification',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: "flow.funds.debtorAccount.identification: the PSU's account the funds are checked on (the consent's DebtorAccount).",
+  }),
+  funds({
+    key: 'funds_available_amount',
+    source: 'input',
+    default: '1.00',
+    secret: false,
+    description: 'flow.funds.availableAmount: the check must answer FundsAvailable true.',
+  }),
+  funds({
+    key: 'funds_unavailable_amount',
+    source: 'input',
+    default: '9999999999.00',
+    secret: false,
+    description: 'flow.funds.unavailableAmount: the check must answer FundsAvailable false.',
+  }),
+  funds({
+    key: 'funds_currency',
+    source: 'input',
+    default: 'GBP',
+    secret: false,
+    description: 'flow.funds.currency: the currency of both checks.',
+  }),
+  funds({
+    key: 'funds_consent_status',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['funds-consent', 'funds-consent-delete'],
+    description: "The funds-confirmation consent's Status as last read (deleted once revoked).",
+  }),
+  funds({
+    key: 'funds_checks',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['funds-confirmation'],
+    description: 'JSON array of the funds checks made: {Amount, Currency, FundsAvailable, FundsConfirmationId} (the reports show them).',
+  }),
+];
+
 /** Every variable a collection may read or write, in contract order. */
-export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [...BANK_VARIABLES, ...INPUT_VARIABLES, ...STATE_VARIABLES];
+export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
+  ...BANK_VARIABLES,
+  ...INPUT_VARIABLES,
+  ...STATE_VARIABLES,
+  ...PAYMENT_VARIABLES,
+  ...FUNDS_VARIABLES,
+];
+
+/** The variables of a flow over these families: every family's own, and those every flow has. */
+export function variablesOf(families: readonly string[]): VariableSpec[] {
+  return ENVIRONMENT_VARIABLES.filter((spec) => spec.family === undefined || families.includes(spec.family));
+}
 
 export const VARIABLE_KEYS: ReadonlySet<string> = new Set(ENVIRONMENT_VARIABLES.map((v) => v.key));
 

@@ -14,13 +14,18 @@ export interface ClientValuesInput {
   redirectUris: readonly string[];
   statementRedirectUris: readonly string[];
   signingKid: string;
-  /** Read only when the client signs (private_key_jwt or PS256 request objects). */
+  /** Read only when the client signs (private_key_jwt, PS256 request objects, or messages). */
   signingKey: () => Promise<KeyObject>;
+  /** The flow signs its requests' bodies (a family of flow.apis with signsMessages, src/api-families.ts): the signing
+   *  key, and the statement's org_id and software_id for the signatures' iss (OB R/W Data API Profile, "Message
+   *  Signing", Step 2: `{org-id}/{software-statement-id}`). */
+  messageSigning?: { orgId: string; softwareId: string };
 }
 
-/** Whether the flow signs anything with the signing key at run time (a client assertion or a request object). */
-export function clientSigns(registration: StoredRegistration): boolean {
-  return authMethodOf(registration) === 'private_key_jwt' || registration.request_object_signing_alg === 'PS256';
+/** Whether the flow signs anything with the signing key at run time (a client assertion, a request object, or a
+ *  request body when `messageSigning`). */
+export function clientSigns(registration: StoredRegistration, messageSigning = false): boolean {
+  return messageSigning || authMethodOf(registration) === 'private_key_jwt' || registration.request_object_signing_alg === 'PS256';
 }
 
 /** The environment values obflow knows about its own client; they win over the helper file's (overrides). */
@@ -32,7 +37,7 @@ export async function clientValues(input: ClientValuesInput): Promise<Record<str
   const redirect = [...registered, ...input.redirectUris, ...input.statementRedirectUris].find(
     (uri): uri is string => typeof uri === 'string' && uri !== '',
   );
-  const signs = clientSigns(registration);
+  const signs = clientSigns(registration, input.messageSigning !== undefined);
   return {
     _clientId: registration.client_id,
     oidcClient: registration.client_id,
@@ -48,6 +53,8 @@ export async function clientValues(input: ClientValuesInput): Promise<Record<str
     request_object_signing_alg: registration.request_object_signing_alg ?? 'none',
     signing_kid: signs ? input.signingKid : '',
     signing_key: signs ? JSON.stringify(rsaSigningJwk(await input.signingKey())) : '',
+    // The statement's, over the bank helper's names for them (the emulator's helper has both; another bank's may not).
+    ...(input.messageSigning !== undefined ? { orgId: input.messageSigning.orgId, softwareId: input.messageSigning.softwareId } : {}),
   };
 }
 
@@ -62,8 +69,9 @@ function rsaSigningJwk(key: KeyObject): JsonWebKey {
   return key.export({ format: 'jwk' });
 }
 
-/** The variables the flow cannot run without, per registration: the addresses, the client, its credential. */
-export function requiredVariables(registration: StoredRegistration): string[] {
+/** The variables the flow cannot run without, per registration: the addresses, the client, its credential (and the
+ *  signing key and iss of a flow that signs messages). */
+export function requiredVariables(registration: StoredRegistration, messageSigning = false): string[] {
   const method = authMethodOf(registration);
   return [
     'rs',
@@ -73,13 +81,14 @@ export function requiredVariables(registration: StoredRegistration): string[] {
     '_clientId',
     'redirectUrl',
     ...(method === 'client_secret_basic' ? ['basicToken'] : []),
-    ...(clientSigns(registration) ? ['signing_key', 'signing_kid'] : []),
+    ...(clientSigns(registration, messageSigning) ? ['signing_key', 'signing_kid'] : []),
+    ...(messageSigning ? ['orgId', 'softwareId'] : []),
   ];
 }
 
 /** ERR_ENVIRONMENT_INCOMPLETE naming every required variable still empty after the merge. */
-export function checkEnvironmentComplete(environment: PostmanEnvironment, registration: StoredRegistration): void {
-  const missing = requiredVariables(registration).filter((key) => (environmentValue(environment, key) ?? '') === '');
+export function checkEnvironmentComplete(environment: PostmanEnvironment, registration: StoredRegistration, messageSigning = false): void {
+  const missing = requiredVariables(registration, messageSigning).filter((key) => (environmentValue(environment, key) ?? '') === '');
   if (missing.length === 0) return;
   throw new ObflowError(
     'ERR_ENVIRONMENT_INCOMPLETE',

@@ -17,6 +17,8 @@ import {
 import { readSigningKey } from '../pki/verify.js';
 import type { StoredRegistration } from '../registration/index.js';
 import { checkEnvironmentComplete, clientValues } from './client-values.js';
+import { familyInputs } from './family-inputs.js';
+import { familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
 import { flowInputs, givenFlowInputs } from './run-plan.js';
 import { checkRegistrationSettings } from './saved-settings.js';
 import type { Session } from './session.js';
@@ -47,7 +49,12 @@ export async function environmentStage(
     log: session.log,
   });
   const addresses = await session.discovery();
+  const families = familiesOf(session.config.flow.apis);
+  const messageSigning = families.some((family) => family.signsMessages)
+    ? { orgId: session.statement.claims.org_id, softwareId: session.statement.claims.software_id }
+    : undefined;
   const environment = buildObflowEnvironment({
+    families: families.map((family) => family.name),
     name: `obflow ${environmentStem(session.target)}`,
     bank,
     discovery: { addresses, url: session.target.discoveryUrl },
@@ -57,6 +64,8 @@ export async function environmentStage(
       // bank.token_url, when the config names one, over discovery's token_endpoint.
       tokenEndpoint: session.target.tokenUrl,
       ...flowInputs(session),
+      // The payment, signing and funds settings of the families (written again by every run: run-plan.ts).
+      ...familyInputs(session.config),
       // obflow's registration and identity, over the helper file's names for the same things.
       ...(await clientValues({
         registration,
@@ -64,16 +73,25 @@ export async function environmentStage(
         statementRedirectUris: session.statement.claims.software_redirect_uris ?? [],
         signingKid: session.identity.signing.kid,
         signingKey: () => readSigningKey(session.identity.signing.key),
+        ...(messageSigning !== undefined ? { messageSigning } : {}),
       })),
     },
   });
-  checkEnvironmentComplete(environment, registration);
+  checkEnvironmentComplete(environment, registration, messageSigning !== undefined);
   const path = await writeEnvironment(session.config.stateDir, environmentStem(session.target), environment);
-  // A fresh environment (a new registration, perhaps) replaces what the versions' runs chained from the old one.
-  await Promise.all(
-    API_VERSIONS.map((version) =>
-      rm(environmentPath(session.config.stateDir, versionEnvironmentStem(session.target, version)), { force: true }),
+  // A fresh environment (a new registration, perhaps) replaces what the versions' and families' runs chained from the
+  // old one.
+  const chained = [
+    ...API_VERSIONS.map((version) => versionEnvironmentStem(session.target, version)),
+    ...FAMILY_LIST.flatMap((family) =>
+      [false, true].flatMap((several) => API_VERSIONS.map((version) => familyEnvironmentStem(session.target, version, family, several))),
     ),
+  ];
+  const written = environmentStem(session.target);
+  await Promise.all(
+    [...new Set(chained)]
+      .filter((stem) => stem !== written)
+      .map((stem) => rm(environmentPath(session.config.stateDir, stem), { force: true })),
   );
   return { environment, path };
 }
@@ -115,6 +133,39 @@ export async function saveEnvironment(
 
 export async function readEnvironmentFile(config: ObflowConfig, target: Target): Promise<PostmanEnvironment> {
   return readSavedEnvironment(environmentPath(config.stateDir, environmentStem(target)));
+}
+
+/**
+ * The file of another family's chained environment (`<target>-<profile>.payments`, `….v4.0.payments` in a run over
+ * several versions): a family's run keeps its consent, tokens and state apart from the account flow's (the two share
+ * variable names: consent_id, access_token), so `obflow run transactions` after a payments run still reads accounts'.
+ * Accounts' own is the version's or the environment stage's, as it always was.
+ */
+export function familyEnvironmentStem(target: Target, version: ApiVersion, family: ApiFamily, severalVersions: boolean): string {
+  const base = severalVersions ? versionEnvironmentStem(target, version) : environmentStem(target);
+  return family.folder === '' ? base : `${base}.${family.name}`;
+}
+
+/** The environment a leg of `family` continues: its family's own file when an earlier run of the family left one,
+ *  else the version's (readVersionEnvironment); and the stem to save it under (undefined: accounts' rules). */
+export async function readFamilyEnvironment(
+  config: ObflowConfig,
+  target: Target,
+  version: ApiVersion,
+  family: ApiFamily,
+  severalVersions: boolean,
+): Promise<{ environment: PostmanEnvironment; stem: string | undefined }> {
+  if (family.folder !== '') {
+    const own = familyEnvironmentStem(target, version, family, severalVersions);
+    const path = environmentPath(config.stateDir, own);
+    const exists = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (exists) return { environment: await readSavedEnvironment(path), stem: own };
+    return { environment: (await readVersionEnvironment(config, target, version)).environment, stem: own };
+  }
+  return readVersionEnvironment(config, target, version);
 }
 
 /**

@@ -43,13 +43,16 @@ export async function generateStage(
     ...(options.jarm === true ? { jarm: true } : {}),
   };
   const profile = options.fapi === undefined || options.fapi.name === DEFAULT_FAPI_PROFILE ? {} : { fapi: options.fapi.name };
-  const fingerprint = generatorFingerprint({ ...generation, ...profile, ...API_VERSION_ROWS[version].fingerprint });
+  // Another family than accounts names itself (accounts' stamp is as it was before families existed).
+  const named = family === API_FAMILIES.accounts ? {} : { family: family.name };
+  const fingerprint = generatorFingerprint({ ...generation, ...profile, ...named, ...API_VERSION_ROWS[version].fingerprint });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
   if (files === undefined) {
     const { buildCollections, loadTemplates, writeCollections } = await import('../generate/index.js');
     files = buildCollections({
       templates: loadTemplates(),
+      family,
       apiVersion: version,
       ...generation,
       ...(options.fapi === undefined ? {} : { fapi: options.fapi }),

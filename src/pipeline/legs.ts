@@ -6,7 +6,9 @@
 
 import { readdir, rmdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { FAMILY_LIST, type ApiFamily } from '../api-families.js';
+import { API_FAMILIES, familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
+import { comparePayments, type PaymentComparison } from '../run/reporters/compare-payments.js';
+import type { RunSummary } from '../run/summary.js';
 import type { Overrides } from '../config/overrides.js';
 import type { ObflowConfig } from '../config/schema.js';
 import type { FapiProfile } from '../fapi-profile.js';
@@ -22,7 +24,7 @@ import {
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import { removePreviousReports } from '../run/reporters/index.js';
 import type { RunResult } from '../run/result.js';
-import { readVersionEnvironment, saveEnvironment, versionEnvironmentStem } from './environment.js';
+import { familyEnvironmentStem, readFamilyEnvironment, saveEnvironment } from './environment.js';
 import { collectionsDirOf, generateStage } from './generate.js';
 import { reportsDir, runStage, type RunStageOptions } from './run.js';
 import type { Session } from './session.js';
@@ -49,7 +51,7 @@ export interface LegProgress {
 export interface LegsStageOptions {
   /** The versions, each a leg (one: the session's own, its reports where they always were). */
   versions: readonly ApiVersion[];
-  /** The families inside each version's leg (default: every row of src/api-families.ts). */
+  /** The families inside each version's leg (default: flow.apis, in the table's order). */
   families?: readonly ApiFamily[];
   /** The environment every leg starts from (the demo's, just written); absent: each version's saved one
    *  (src/pipeline/environment.ts readVersionEnvironment). */
@@ -86,7 +88,11 @@ export function planLegs(session: Session, versions: readonly ApiVersion[], fami
 }
 
 export async function runLegsStage(session: Session, options: LegsStageOptions): Promise<LegsVerdict> {
-  const families = options.families ?? FAMILY_LIST;
+  const listed = options.families ?? familiesOf(session.config.flow.apis);
+  // `obflow run <step>`: the families that have the step (a step none has is the first leg's ERR_STEP_UNKNOWN).
+  const select = options.run.select ?? 'all';
+  const having = listed.filter((family) => select === 'all' || family.steps.includes(select));
+  const families = having.length > 0 ? having : listed;
   const legs = planLegs(session, options.versions, families);
   const compared = comparedLegs(legs);
   const severalVersions = options.versions.length > 1;
@@ -95,16 +101,19 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
   for (const leg of legs) {
     options.progress?.begin?.(leg);
     const collections = options.generate === undefined ? undefined : await generateLeg(leg, options.generate, options.progress);
-    // The leg's chained environment: the one given, else the version's own when a run over several left one, else the
-    // environment stage's; a run over several saves each version's to its own file (a later `obflow run <step>
-    // --api-version 4.0` continues v4.0's consent).
+    // The leg's chained environment: the one given, else the family's or the version's own when an earlier run left
+    // one, else the environment stage's; a run over several versions saves each version's to its own file (a later
+    // `obflow run <step> --api-version 4.0` continues v4.0's consent), another family than accounts to its own.
     const saved =
       options.environment !== undefined
         ? { environment: options.environment, stem: undefined }
-        : await readVersionEnvironment(session.config, session.target, leg.version);
+        : await readFamilyEnvironment(session.config, session.target, leg.version, leg.family, severalVersions);
     // The other compared leg, when this leg is one of the two compared.
     const other = compared?.includes(leg) === true ? compared.find((candidate) => candidate !== leg) : undefined;
     const earlier = other === undefined ? undefined : outcomes.find((outcome) => outcome.version === other.version);
+    // The later payments leg of a run over both versions: its page has the two payments side by side.
+    const earlierPayment = outcomes.find((outcome) => outcome.family === API_FAMILIES.payments && leg.family === API_FAMILIES.payments);
+    const earlierPaymentLeg = legs.find((candidate) => candidate.family === leg.family && candidate.version === earlierPayment?.version);
     const result = await runStage(leg.session, {
       ...options.run,
       environment: saved.environment,
@@ -112,6 +121,20 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
       // Before the first leg's run begins (its checks passed): the pages of legs this run does not have go.
       ...(outcomes.length === 0 ? { beforeRun: () => removeOtherLegsReports(session, legs, families) } : {}),
       ...(collections !== undefined ? { collections } : {}),
+      ...(earlierPayment !== undefined && earlierPaymentLeg !== undefined
+        ? {
+            versionPage: {
+              paymentComparison: (own: RunResult) => {
+                const [first, second] =
+                  earlierPayment.version === COMPARED_VERSIONS.first
+                    ? [earlierPayment.summary.payment, summaryOf(own).payment]
+                    : [summaryOf(own).payment, earlierPayment.summary.payment];
+                const other = { version: earlierPayment.version, href: pageOf(leg, earlierPaymentLeg, '') };
+                return { ...comparePayments(first, second), other };
+              },
+            },
+          }
+        : {}),
       ...(other !== undefined
         ? {
             // Both legs add up their transactions; the later one's page holds the comparison, the earlier one's links it.
@@ -131,7 +154,9 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
     await saveEnvironment(
       leg.session,
       result.environment,
-      severalVersions ? versionEnvironmentStem(session.target, leg.version) : saved.stem,
+      severalVersions || leg.family.folder !== ''
+        ? familyEnvironmentStem(session.target, leg.version, leg.family, severalVersions)
+        : saved.stem,
     );
     options.progress?.ran?.(leg, result);
     outcomes.push({ version: leg.version, family: leg.family, label: leg.label, result, summary: summaryOf(result) });
@@ -139,7 +164,19 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
   // No page asked for it (no html reporter): compared here, once all the same.
   const pair = compared?.map((leg) => outcomes.find((outcome) => outcome.version === leg.version));
   if (comparison === undefined && pair?.[0] !== undefined && pair[1] !== undefined) comparison = compare(pair[0], pair[1]);
-  return legsVerdict(outcomes, { comparison, allowSkips: options.allowSkips });
+  return legsVerdict(outcomes, { comparison, paymentComparison: paymentsCompared(outcomes), allowSkips: options.allowSkips });
+}
+
+/** The payments legs of the two compared versions side by side (the same payment asked on both); none when the run
+ *  lacks one of them. */
+function paymentsCompared(
+  outcomes: readonly { version: ApiVersion; family: ApiFamily; summary: RunSummary }[],
+): PaymentComparison | undefined {
+  const of = (version: ApiVersion) => outcomes.find((outcome) => outcome.version === version && outcome.family === API_FAMILIES.payments);
+  const first = of(COMPARED_VERSIONS.first);
+  const second = of(COMPARED_VERSIONS.second);
+  if (first === undefined || second === undefined) return undefined;
+  return comparePayments(first.summary.payment, second.summary.payment);
 }
 
 /** The two legs compared (COMPARED_VERSIONS of COMPARED_FAMILY: the comparison reads accounts), in run order; none

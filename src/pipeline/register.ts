@@ -31,6 +31,7 @@ import {
 import { stateLayout } from '../state/layout.js';
 import { isDiscoveryMismatch } from './discovery-check.js';
 import type { Session } from './session.js';
+import { familiesOf } from '../api-families.js';
 
 export async function registerStage(session: Session, options: { force?: boolean; dryRun?: boolean } = {}): Promise<RegisterClientResult> {
   // A client the bank registered but obflow could not store is lost (its secret is shown once): check first.
@@ -61,6 +62,9 @@ export async function registerInput(session: Session, options: { force?: boolean
       : {}),
     requestObjectSigningAlg: session.config.flow.request_object_signing_alg,
     fapi: session.config.flow.fapi,
+    // flow.apis: the scopes asked, each family's role checked against the statement (the local identity's fix differs).
+    families: familiesOf(session.config.flow.apis),
+    localIdentity: session.config.target === 'sandbox',
     authMethodsSupported: () => authMethodsSupported(session),
     dispatcher: session.dispatcher,
     now: session.now,

@@ -5,7 +5,7 @@
 
 import type { PostmanEnvironment } from '../environment/index.js';
 import { ObflowError } from '../errors.js';
-import { STEP_NAMES } from '../generate/flow.js';
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
 import { STATE_VARIABLES } from '../generate/variables.js';
 import { verifyValidity } from '../pki/verify.js';
 import { authMethodOf, type StoredRegistration } from '../registration/index.js';
@@ -21,6 +21,8 @@ export interface RunCheckOptions {
   environment: PostmanEnvironment;
   select?: string;
   collections?: Readonly<Record<string, object>>;
+  /** The API family whose steps run (default accounts). */
+  family?: ApiFamily;
 }
 
 /** Every check, cheapest first; nothing has been sent when one throws. */
@@ -33,13 +35,33 @@ export async function checkBeforeRun(session: Session, options: RunCheckOptions,
   checkEnvironmentTarget(options.environment, session.target, registration);
   // A setting changed since `register` or `environment` (the auth method, the FAPI profile, the response type, …).
   await checkSavedSettings(session, registration, options.environment);
+  const family: ApiFamily = options.family ?? API_FAMILIES.accounts;
+  checkSigningMaterial(family, options.environment);
   const select = options.select ?? 'all';
-  if (select !== 'all' && (STEP_NAMES as readonly string[]).includes(select)) {
+  if (select !== 'all' && family.steps.includes(select)) {
     // The collections of the version this run speaks (v4.0's in collections/v4.0/, src/pipeline/generate.ts).
-    const dir = collectionsDirOf(session.config.output.collections, session.config.flow.apiVersion);
-    const collections = options.collections ?? (await readAvailableCollections(dir));
-    checkStepPrerequisites(select, options.environment, collections);
+    const dir = collectionsDirOf(session.config.output.collections, session.config.flow.apiVersion, family);
+    const collections = options.collections ?? (await readAvailableCollections(dir, family.steps));
+    checkStepPrerequisites(select, options.environment, collections, family.steps);
   }
+}
+
+/**
+ * A family that signs its requests (src/api-families.ts signsMessages) runs on an environment with the signing key
+ * and the statement's ids (src/pipeline/client-values.ts): one written for flow.apis without it (before payments was
+ * listed) would fail at the first signature. Named before any request: ERR_ENVIRONMENT_STALE.
+ */
+export function checkSigningMaterial(family: ApiFamily, environment: Pick<PostmanEnvironment, 'values'>): void {
+  if (!family.signsMessages) return;
+  const empty = ['signing_key', 'signing_kid', 'orgId', 'softwareId'].filter(
+    (key) => (environment.values.find((entry) => entry.key === key)?.value ?? '') === '',
+  );
+  if (empty.length === 0) return;
+  throw new ObflowError(
+    'ERR_ENVIRONMENT_STALE',
+    `flow.apis has ${family.name}, whose requests are signed, but the saved environment has no ${empty.join(', ')} (it was written for other API families); nothing was sent`,
+    { hint: 'Run `obflow environment` again: it writes the signing key and the statement ids for flow.apis.' },
+  );
 }
 
 /**
@@ -128,9 +150,9 @@ export function checkConsentMode(target: Pick<Target, 'name' | 'profile' | 'cons
 }
 
 /** The collections of the flow that exist (a single step's run needs only its own; the others say who writes what). */
-async function readAvailableCollections(dir: string): Promise<Record<string, object>> {
+async function readAvailableCollections(dir: string, steps: readonly string[]): Promise<Record<string, object>> {
   const collections: Record<string, object> = {};
-  for (const name of STEP_NAMES) {
+  for (const name of steps) {
     try {
       Object.assign(collections, await readStepCollections(dir, [name]));
     } catch {
@@ -168,8 +190,12 @@ function stateReads(collection: object): { requests: Set<string>; scripts: Set<s
   return { requests, scripts };
 }
 
-/** For each step: the state it needs that only earlier steps write, and the first of those steps for each. */
-export function stepPrerequisites(collections: Readonly<Record<string, object>>): Map<string, Map<string, string>> {
+/** For each step: the state it needs that only earlier steps write, and the first of those steps for each (in the
+ *  family's step order, default the account flow's). */
+export function stepPrerequisites(
+  collections: Readonly<Record<string, object>>,
+  steps: readonly string[] = API_FAMILIES.accounts.steps,
+): Map<string, Map<string, string>> {
   const reads = new Map(Object.entries(collections).map(([name, collection]) => [name, stateReads(collection)]));
   const carried = new Set([...reads.values()].flatMap((read) => [...read.requests]));
   const needs = new Map<string, Map<string, string>>();
@@ -179,9 +205,8 @@ export function stepPrerequisites(collections: Readonly<Record<string, object>>)
       const writers = STATE_VARIABLES.find((variable) => variable.key === key)?.writtenBy ?? [];
       // A step that writes the value itself (the paging loop's cursor, refresh's own token) does not need it first.
       if (writers.includes(step)) continue;
-      const writer = STEP_NAMES.find((name) => writers.includes(name));
-      if (writer !== undefined && STEP_NAMES.indexOf(writer) < STEP_NAMES.indexOf(step as (typeof STEP_NAMES)[number]))
-        own.set(key, writer);
+      const writer = steps.find((name) => writers.includes(name));
+      if (writer !== undefined && steps.indexOf(writer) < steps.indexOf(step)) own.set(key, writer);
     }
     needs.set(step, own);
   }
@@ -198,30 +223,31 @@ export function checkStepPrerequisites(
   select: string,
   environment: Pick<PostmanEnvironment, 'values'>,
   collections: Readonly<Record<string, object>>,
+  steps: readonly string[] = API_FAMILIES.accounts.steps,
 ): void {
   const values = new Map(environment.values.map((entry) => [entry.key, entry.value]));
   const empty = (key: string) => {
     const value = values.get(key);
     return typeof value !== 'string' || value === '';
   };
-  const needs = stepPrerequisites(collections);
+  const needs = stepPrerequisites(collections, steps);
   const missingOf = (step: string) => [...(needs.get(step) ?? new Map<string, string>())].filter(([key]) => empty(key));
   const missing = missingOf(select);
   if (missing.length === 0) return;
   // Walk back to the first step that can run now: its own inputs are all there.
   let first = missing[0]?.[1] ?? select;
-  for (let guard = 0; guard < STEP_NAMES.length; guard += 1) {
+  for (let guard = 0; guard < steps.length; guard += 1) {
     const earlier = missingOf(first)[0];
     if (earlier === undefined) break;
     first = earlier[1];
   }
   const keys = missing.map(([key]) => key);
   const writers = [...new Set(missing.map(([, writer]) => writer))];
-  const last = STEP_NAMES[STEP_NAMES.indexOf(select as (typeof STEP_NAMES)[number]) - 1];
-  const steps = first === last ? `\`obflow run ${first}\`` : `the steps from \`obflow run ${first}\` to \`obflow run ${last}\``;
+  const last = steps[steps.indexOf(select) - 1];
+  const which = first === last ? `\`obflow run ${first}\`` : `the steps from \`obflow run ${first}\` to \`obflow run ${last}\``;
   throw new ObflowError(
     'ERR_STEP_PREREQUISITE',
     `step ${select} needs ${keys.join(', ')} from ${writers.join(', ')}, and the saved environment has none (\`obflow environment\` was run again, or an earlier run stopped); nothing was sent`,
-    { hint: `Run ${steps} first, or \`obflow run all\`.` },
+    { hint: `Run ${which} first, or \`obflow run all\`.` },
   );
 }

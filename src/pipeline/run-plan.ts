@@ -29,6 +29,7 @@ import type { Session } from './session.js';
 import { writeTransportCopy } from './transport-copy.js';
 import { collectionsDirOf } from './generate.js';
 import { sandboxPsuUser } from './target.js';
+import { familyInputs } from './family-inputs.js';
 
 type FlowSession = Pick<Session, 'config' | 'target' | 'overrides'>;
 
@@ -85,8 +86,9 @@ export async function planRun(
 ): Promise<RunPlan> {
   const { config, target } = session;
   const state = stateLayout(config.stateDir);
-  // Flow inputs given for this run (flags) win over what `obflow environment` saved (config values were applied there).
-  const environment = withEnvironmentValues(options.environment, givenFlowInputs(session));
+  // Flow inputs given for this run (flags) win over what `obflow environment` saved (config values were applied there);
+  // the families' inputs (the payment, the funds checks, signing) are the config's now, whatever was saved.
+  const environment = withEnvironmentValues(options.environment, { ...familyInputs(config), ...givenFlowInputs(session) });
   const origins = bankOriginsOf(environment.values);
   if (origins.length === 0) {
     // A hand-edited or truncated file: without a bank address there is nothing to present the certificate to.

@@ -9,7 +9,15 @@ import type { PostmanEnvironment } from '../environment/index.js';
 import { ObflowError } from '../errors.js';
 import { INPUT_VARIABLES } from '../generate/variables.js';
 import { readSigningKey } from '../pki/verify.js';
-import { authMethodOf, profileOfRegistration, subjectDnOf, type StoredRegistration } from '../registration/index.js';
+import {
+  authMethodOf,
+  profileOfRegistration,
+  registeredScopeLacks,
+  scopeForFamilies,
+  subjectDnOf,
+  type StoredRegistration,
+} from '../registration/index.js';
+import { familiesOf } from '../api-families.js';
 import { tokenAuthSetting } from './register.js';
 import { flowInputs, givenFlowInputs } from './run-plan.js';
 import type { Session } from './session.js';
@@ -96,6 +104,19 @@ const REGISTRATION_ROWS: readonly SettingRow[] = [
       return made === undefined || asked.length === 0 ? undefined : { asked: listed(asked), made: listed(made) };
     },
     stale: (asked, made) => asked.split(', ').some((uri) => !made.split(', ').includes(uri)),
+  },
+  {
+    setting: 'flow.apis',
+    madeBy: 'registration',
+    // Each family's token needs its scope (OB R/W Data API Profile, "Scopes & Grant Types"): a client registered for
+    // fewer families is refused their tokens. The registration response's `scope` (RFC 7591 §3.2.1) says what it has; a
+    // client stored from elsewhere whose response names none is not compared.
+    values: ({ session, registration }) => {
+      const granted = registration.metadata.scope;
+      if (typeof granted !== 'string') return undefined;
+      return { asked: scopeForFamilies(familiesOf(session.config.flow.apis)), made: granted };
+    },
+    stale: (asked, made) => registeredScopeLacks({ metadata: { client_id: '', scope: made } }, asked) !== undefined,
   },
   {
     setting: 'registration.refresh_token_grant',

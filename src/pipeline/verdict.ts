@@ -8,6 +8,7 @@ import type { ApiFamily } from '../api-families.js';
 import { ObflowError } from '../errors.js';
 import { apiBasePath, apiLabel, API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
 import { COMPARED_VERSIONS, type VersionComparison } from '../run/reporters/compare-versions.js';
+import type { PaymentComparison } from '../run/reporters/compare-payments.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, type RunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';
@@ -26,6 +27,9 @@ export interface LegsVerdict {
   legs: readonly LegOutcome[];
   /** v3.1 beside v4.0, when both ran and every leg passed (src/run/reporters/compare-versions.ts). */
   comparison?: VersionComparison;
+  /** The payment made on v3.1 beside v4.0's, when both payments legs ran and every leg passed
+   *  (src/run/reporters/compare-payments.ts). */
+  paymentComparison?: PaymentComparison;
   /** One line per failing request of the failed leg (never every check). */
   failureLines: string[];
   /** The one error the command ends with; undefined: it passed. */
@@ -45,15 +49,24 @@ export function summaryOf(result: RunResult): RunSummary {
 /** Pure: the legs' verdict. `comparison` is the stage's, computed once; `allowSkips` false is `--no-skips`. */
 export function legsVerdict(
   legs: readonly LegOutcome[],
-  options: { comparison?: VersionComparison | undefined; allowSkips?: boolean | undefined },
+  options: {
+    comparison?: VersionComparison | undefined;
+    paymentComparison?: PaymentComparison | undefined;
+    allowSkips?: boolean | undefined;
+  },
 ): LegsVerdict {
   const failed = legs.find((leg) => !leg.result.passed);
   const comparison = failed === undefined ? options.comparison : undefined;
-  const error = failed !== undefined ? legFailure(failed) : (skipsRefusal(legs, options.allowSkips) ?? versionsDiffer(comparison));
+  const paymentComparison = failed === undefined ? options.paymentComparison : undefined;
+  const error =
+    failed !== undefined
+      ? legFailure(failed)
+      : (skipsRefusal(legs, options.allowSkips) ?? versionsDiffer(comparison) ?? paymentsDiffer(paymentComparison));
   return {
     passed: error === undefined,
     legs,
     ...(comparison !== undefined ? { comparison } : {}),
+    ...(paymentComparison !== undefined ? { paymentComparison } : {}),
     failureLines: failed === undefined ? [] : runFailureLines(failed.result),
     ...(error !== undefined ? { error } : {}),
   };
@@ -87,6 +100,21 @@ function versionsDiffer(comparison: VersionComparison | undefined): ObflowError 
     `${comparison.differences.length} difference(s) between ${a} and ${b} the code mapping does not explain, first: ` +
       `account ${first.account} ${first.field} is ${first.v31} on ${a}, ${first.v40} on ${b}`,
     { hint: 'The bank serves different data on its two versions: look at the field named (docs/collections.md, "Versions").' },
+  );
+}
+
+/** The payment of one version unlike the other's where v4.0's codes do not explain it (the same payment was asked). */
+function paymentsDiffer(comparison: PaymentComparison | undefined): ObflowError | undefined {
+  const first = comparison?.differences[0];
+  if (comparison === undefined || first === undefined) return undefined;
+  const [a, b] = [API_VERSION_ROWS[COMPARED_VERSIONS.first].name, API_VERSION_ROWS[COMPARED_VERSIONS.second].name];
+  return new ObflowError(
+    'ERR_VERSIONS_DIFFER',
+    `${comparison.differences.length} difference(s) between the payments made on ${a} and ${b} the code mapping does not explain, ` +
+      `first: ${first.field} is ${first.v31} on ${a}, ${first.v40} on ${b}`,
+    {
+      hint: 'The bank made the same payment differently on its two versions: look at the field named in both runs\' reports (docs/collections.md, "Versions").',
+    },
   );
 }
 

@@ -5,7 +5,10 @@
 
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildCollections, FLOW_FILE_NAME, loadTemplates, STEP_NAMES, stepFileName } from '../generate/index.js';
+import { familiesOf } from '../api-families.js';
+import { ObflowError } from '../errors.js';
+import { buildCollections, loadTemplates, stepFileName } from '../generate/index.js';
+import { flowFileName } from '../generate/files.js';
 import { obflowVersion, reportModuleDir } from '../run/reporters/page.js';
 import { HTML_REPORT_FILE } from '../run/reporters/html.js';
 import type { RunResult } from '../run/result.js';
@@ -51,6 +54,19 @@ function workspaceTemplates(): { guide: string; copied: Record<string, string> }
 }
 
 export async function makeWorkspace(session: Session, options: WorkspaceOptions): Promise<WorkspaceOutcome> {
+  // A workspace holds one family's flow (its guide, run and report are of one journey): several are refused, not
+  // narrowed to the first.
+  const families = familiesOf(session.config.flow.apis);
+  const family = families[0];
+  if (family === undefined || families.length !== 1) {
+    throw new ObflowError(
+      'ERR_USAGE',
+      `a workspace holds one API family's flow, but flow.apis names ${session.config.flow.apis.join(', ')}`,
+      {
+        hint: 'Make one workspace per family: `obflow workspace --apis payments --out <folder>`, then `--apis funds --out <another>`.',
+      },
+    );
+  }
   // Missing registration → ERR_NOT_REGISTERED, missing environment → ERR_FILE_MISSING: before anything is written.
   const registration = await storedRegistration(session);
   const environment = await readEnvironmentFile(session.config, session.target);
@@ -61,6 +77,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   const collections = buildCollections({
     templates: loadTemplates(),
     apiVersion: session.config.flow.apiVersion,
+    family,
     ...(parForGeneration(session.config, await savedDiscoveryRequiresPar(session.config)) ? { par: true } : {}),
     ...(session.config.flow.jarm ? { jarm: true } : {}),
     fapi: session.config.flow.fapi,
@@ -70,7 +87,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
   if (options.run) {
     const byName = new Map(collections.map((file) => [file.fileName, file.json]));
     const stepCollections = Object.fromEntries(
-      STEP_NAMES.flatMap((name) => {
+      family.steps.flatMap((name) => {
         const json = byName.get(stepFileName(name));
         return json === undefined ? [] : [[name, JSON.parse(json) as object]];
       }),
@@ -86,6 +103,7 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
       reporters: ['html'],
       progress: () => undefined,
       collectionStepsOnly: true,
+      family,
     });
     reportHtml = readFileSync(join(reports, HTML_REPORT_FILE), 'utf8');
   }
@@ -95,8 +113,9 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     target: session.target,
     environment,
     collections,
-    flowCollection: FLOW_FILE_NAME,
+    flowCollection: flowFileName(family),
     apiVersion: session.config.flow.apiVersion,
+    family,
     transport: { certPem: session.transport.certPem, chainPem: session.transport.chainPem, keyPem: session.transport.keyPem },
     serverCaPem: session.target.serverCaPem,
     includeSecrets: options.includeSecrets,

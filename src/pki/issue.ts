@@ -10,6 +10,7 @@ import * as x509 from '@peculiar/x509';
 import { calculateJwkThumbprint } from 'jose/jwk/thumbprint';
 import { SignJWT } from 'jose/jwt/sign';
 
+import { REGULATORY_ROLES } from '../api-families.js';
 import { ObflowError } from '../errors.js';
 import { writeFolderAtomic, type FolderFile } from './files.js';
 import { MANIFEST_FILE } from './manifest.js';
@@ -63,7 +64,8 @@ export interface IssueLocalIdentityOptions {
   orgId?: string;
   /** software_redirect_uris (default DEFAULT_REDIRECT_URIS). */
   redirectUris?: string[];
-  /** software_roles (default ["AISP"]). */
+  /** software_roles (default AISP, PISP and CBPII: the local test identity may call every API family the sandbox
+   *  serves; which of them a client asks for is flow.apis, src/registration/claims.ts). */
   roles?: string[];
   softwareClientName?: string;
   /** Transport certificate validity (default: now − 1 day … now + 365 days). */
@@ -300,6 +302,9 @@ async function exists(path: string): Promise<boolean> {
  * `dir` belongs to the identity: with `overwrite` the previous folder is replaced; a non-empty folder that is not an
  * identity is never touched.
  */
+/** The roles of the local test identity's software statement: every regulatory role obflow has a family for. */
+export const LOCAL_IDENTITY_ROLES = Object.keys(REGULATORY_ROLES);
+
 export async function issueLocalIdentity(options: IssueLocalIdentityOptions): Promise<LocalIdentityManifest> {
   const now = (options.now ?? (() => new Date()))();
   const dir = resolve(options.dir);
@@ -333,7 +338,7 @@ export async function issueLocalIdentity(options: IssueLocalIdentityOptions): Pr
   if (!/^[0-9A-Za-z]{1,40}$/.test(softwareId)) throw new TypeError(`softwareId must be base62: ${softwareId}`);
   if (!/^[0-9A-Za-z]{1,35}$/.test(orgId)) throw new TypeError(`orgId must be alphanumeric, at most 35: ${orgId}`);
   const redirectUris = options.redirectUris ?? [...DEFAULT_REDIRECT_URIS];
-  const roles = options.roles ?? ['AISP'];
+  const roles = options.roles ?? [...LOCAL_IDENTITY_ROLES];
 
   // Transport certificate (OB "network" certificate): subject C=GB, O=OpenBanking, OU=<org_id>, CN=<software_id>.
   const transportKey = await generateRsa();

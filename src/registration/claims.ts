@@ -2,7 +2,7 @@
 // that refuse before sending what the bank would refuse (DCR v3.2 §"Request Validation").
 
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
-import { REGULATORY_ROLES, SERVICE_SCOPE } from '../api-families.js';
+import { API_FAMILIES, familyScope, SERVICE_SCOPE, type ApiFamily } from '../api-families.js';
 import type { TokenEndpointAuthMethod } from '../client-auth.js';
 import type { FapiProfile, ResponseType } from '../fapi-profile.js';
 import { ObflowError } from '../errors.js';
@@ -77,7 +77,12 @@ export interface BuildRegistrationClaimsInput {
   requestObjectSigningAlg?: 'none' | 'PS256';
   /** The FAPI profile's row (flow.fapi): the response_types it registers and when it asks for bound tokens. */
   fapi: Pick<FapiProfile, 'registration' | 'boundTokens'>;
+  /** The API families the client will call (flow.apis): their scopes are the registration's (default accounts, §2.1). */
+  families?: readonly RegisteredFamily[];
 }
+
+/** What the registration reads of a family (src/api-families.ts): the role that may call it, the scope it needs. */
+export type RegisteredFamily = Pick<ApiFamily, 'name' | 'role'>;
 
 /**
  * The transport certificate's subject DN as an RFC 4514 string (§2.1: the RDNs last to first, so the most specific,
@@ -88,12 +93,20 @@ export function subjectDnOf(certificatePem: string): string {
   return new X509Certificate(certificatePem).subject.split('\n').reverse().join(',');
 }
 
-/** §2.1: `openid` ("the service"), then each role's scope in the roles table's order (src/api-families.ts
- *  REGULATORY_ROLES: AISP → accounts, PISP → payments). Other roles (ASPSP, CBPII) add nothing. */
-export function scopeForRoles(roles: readonly string[]): string {
-  const scopes: string[] = [SERVICE_SCOPE];
-  for (const [role, { scope }] of Object.entries(REGULATORY_ROLES)) if (scope !== undefined && roles.includes(role)) scopes.push(scope);
-  return scopes.join(' ');
+/** §2.1: `openid` ("the service"), then the scope of each family the client calls (flow.apis), each once, in the
+ *  families table's order (src/api-families.ts: accounts, payments, fundsconfirmations). The default (accounts) is
+ *  §2.1's `openid accounts` byte for byte; a client asks only what it uses (RFC 7591 §2 `scope`). */
+export function scopeForFamilies(families: readonly RegisteredFamily[]): string {
+  return [SERVICE_SCOPE, ...new Set(families.map(familyScope))].join(' ');
+}
+
+/** The families a registration asks for when none are named: the account flow (§2.1). */
+const DEFAULT_REGISTERED_FAMILIES: readonly RegisteredFamily[] = [API_FAMILIES.accounts];
+
+/** The first family the statement's roles do not allow (its role is not among `software_roles`), if any: the bank
+ *  would refuse the scope (DCR v3.2 "Request Validation": a scope beyond the statement's roles). */
+export function familyBeyondRoles(families: readonly RegisteredFamily[], roles: readonly string[]): RegisteredFamily | undefined {
+  return families.find((family) => !roles.includes(family.role));
 }
 
 /** Pure: the exact claim set of §2.1. Throws TypeError on programmer misuse only; local checks are separate. */
@@ -122,7 +135,7 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
       ? {}
       : { tls_client_certificate_bound_access_tokens: true as const }),
     aud: input.audience ?? input.authUrl,
-    scope: scopeForRoles(input.statementClaims.software_roles ?? []),
+    scope: scopeForFamilies(input.families ?? DEFAULT_REGISTERED_FAMILIES),
     request_object_signing_alg: input.requestObjectSigningAlg ?? 'none',
     exp: iat + lifetime,
     iat,
@@ -135,6 +148,10 @@ export function buildRegistrationClaims(input: BuildRegistrationClaimsInput): Re
 
 export interface LocalCheckInput {
   claims: RegistrationClaims;
+  /** The families whose scopes the claims ask (default accounts): each must be allowed by the statement's roles. */
+  families?: readonly RegisteredFamily[];
+  /** The identity is obflow's local test identity (`obflow init`): a missing role is fixed there, not in a directory. */
+  localIdentity?: boolean;
   kid: string;
   statementClaims: StatementClaims;
   /** The private signing key (its public half must be the statement's key `kid`). */
@@ -190,10 +207,16 @@ export function checkRegistrationLocally(input: LocalCheckInput): void {
     }
   }
   const roles = statementClaims.software_roles ?? [];
-  if (!roles.includes('AISP') && !roles.includes('PISP')) {
+  // Each family asked (flow.apis) needs its role in the statement (OB R/W Data API Profile, "Pre-conditions for TPPs"):
+  // the bank refuses a scope beyond the roles, so obflow names the role before anything is sent.
+  const lacking = familyBeyondRoles(input.families ?? DEFAULT_REGISTERED_FAMILIES, roles);
+  if (lacking !== undefined) {
     throw invalid(
-      `the statement's roles [${roles.join(', ')}] allow neither accounts nor payments`,
-      'Register software with the AISP role in the directory.',
+      `flow.apis names ${lacking.name}, which needs the ${lacking.role} role, but the software statement's roles are [${roles.join(', ')}]`,
+      input.localIdentity === true
+        ? `The local test identity predates the ${lacking.role} role: issue it again with \`obflow init --force\` ` +
+            `(then \`obflow register --force\`), or leave ${lacking.name} out of flow.apis (--apis).`
+        : `Register the software with the ${lacking.role} role in the directory and download its statement again, or leave ${lacking.name} out of flow.apis (--apis).`,
     );
   }
 

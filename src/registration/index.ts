@@ -10,6 +10,8 @@ import {
   buildRegistrationClaims,
   checkRegistrationLocally,
   subjectDnOf,
+  scopeForFamilies,
+  type RegisteredFamily,
   type StatementClaims,
   type TokenEndpointAuthMethod,
 } from './claims.js';
@@ -54,6 +56,11 @@ export interface RegisterClientInput {
   /** The FAPI profile's row (flow.fapi): what registration asks (response_types, bound tokens), the methods it allows;
    *  a registration made under another profile is not reused. */
   fapi: FapiProfile;
+  /** The API families the client calls (flow.apis; default accounts): the scope asked, each family's role checked; a
+   *  stored registration whose scope lacks one is not reused. */
+  families?: readonly RegisteredFamily[];
+  /** The identity is the local test identity (a missing role's hint is `obflow init --force`). */
+  localIdentity?: boolean;
   registrationEndpoint: string;
   softwareStatement: string;
   /** The statement's claims, already verified against the directory (src/pki/verify.ts). */
@@ -90,7 +97,8 @@ export async function registerClient(input: RegisterClientInput): Promise<Regist
       stored.auth_url === input.authUrl &&
       (setting === 'auto' || authMethodOf(stored) === setting) &&
       (stored.request_object_signing_alg ?? 'none') === (input.requestObjectSigningAlg ?? 'none') &&
-      profileOfRegistration(stored) === input.fapi
+      profileOfRegistration(stored) === input.fapi &&
+      registeredScopeLacks(stored, scopeForFamilies(input.families ?? [])) === undefined
     ) {
       return { kind: 'reused', registration: stored, path: registrationPath(input.stateDir, key) };
     }
@@ -161,9 +169,12 @@ export async function buildRegistrationRequest(
     ...(method === 'tls_client_auth' ? { tlsClientAuthSubjectDn: tlsSubjectDn(input) } : {}),
     ...(input.requestObjectSigningAlg !== undefined ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
     fapi,
+    ...(input.families !== undefined ? { families: input.families } : {}),
   });
   checkRegistrationLocally({
     claims,
+    ...(input.families !== undefined ? { families: input.families } : {}),
+    ...(input.localIdentity === true ? { localIdentity: true } : {}),
     kid: input.kid,
     statementClaims: input.statementClaims,
     signingKey: input.signingKey,
@@ -172,6 +183,15 @@ export async function buildRegistrationRequest(
     ...(input.transportCertificatePem !== undefined ? { transportCertificatePem: input.transportCertificatePem } : {}),
   });
   return { request: await buildSignedRegistration(claims, input.signingKey, input.kid), claims };
+}
+
+/** The first scope of `asked` (space-separated) the stored registration was not granted, if any; undefined also when
+ *  the bank's registration response names no scope (a client stored with `register --client-id`: not known). */
+export function registeredScopeLacks(registration: Pick<StoredRegistration, 'metadata'>, asked: string): string | undefined {
+  const granted = registration.metadata.scope;
+  if (typeof granted !== 'string') return undefined;
+  const scopes = granted.split(/\s+/);
+  return asked.split(' ').find((scope) => scope !== '' && !scopes.includes(scope));
 }
 
 /** The DN tls_client_auth registers: the config's, else the transport certificate's (RFC 4514, most specific first). */

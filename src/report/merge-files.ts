@@ -64,6 +64,28 @@ const runReportSchema = z.object({
       scriptErrors: z.array(z.object({ item: z.string(), listen: z.string(), name: z.string(), message: z.string() })),
     }),
   ),
+  // What the leg paid and checked (json.ts: the payments and funds families), ids and amounts only.
+  payment: z
+    .object({
+      consentId: z.string().optional(),
+      consentStatus: z.string().optional(),
+      paymentId: z.string().optional(),
+      status: z.string().optional(),
+      amount: z.string().optional(),
+      currency: z.string().optional(),
+      creditor: z.string().optional(),
+      reference: z.string().optional(),
+      fundsAvailable: z.boolean().optional(),
+      signatures: z.object({ signed: z.number(), verified: z.number() }).optional(),
+    })
+    .optional(),
+  funds: z
+    .object({
+      consentId: z.string().optional(),
+      consentStatus: z.string().optional(),
+      checks: z.array(z.object({ amount: z.string(), currency: z.string(), available: z.boolean() })),
+    })
+    .optional(),
 });
 const legStatusSchema = z.object({
   bank: z.string().min(1),

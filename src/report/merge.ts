@@ -9,6 +9,7 @@ import { ObflowError } from '../errors.js';
 import { apiLabel, DEFAULT_API_VERSION, knownVersionRow } from '../generate/api-versions.js';
 import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';
 import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
+import { fundsLine, paymentLine } from '../run/summary.js';
 
 /** `skipped`: the step did not run, for the reason its leg's report gives (e.g. the bank issued no refresh token);
  *  `not-reached`: the leg stopped at an earlier failure. */
@@ -82,6 +83,8 @@ export interface MergedLeg {
   finishedAt?: string;
   /** The leg's own report, relative to the merged page (its copy under legs/). */
   report?: string;
+  /** What the leg paid and checked, a line each (the payments and funds families: ids, amounts, statuses, signatures). */
+  outcomes?: string[];
   steps: LegStep[];
 }
 
@@ -245,6 +248,10 @@ export function legOf(input: LegInput): MergedLeg {
       : exitReason(status);
   // What to do: the failed run's own hint (its report's verdict, src/run/verdict.ts), else the failed command's.
   const hint = report.passed === false ? report.failure?.hint : exitFailed ? status.hint : undefined;
+  const outcomes = [
+    ...(report.payment !== undefined ? [paymentLine(report.payment)] : []),
+    ...(report.funds !== undefined ? [fundsLine(report.funds)] : []),
+  ];
   return {
     ...identity,
     status: passed ? 'passed' : 'failed',
@@ -254,6 +261,7 @@ export function legOf(input: LegInput): MergedLeg {
     ...(report.startedAt !== '' ? { startedAt: report.startedAt } : {}),
     ...(report.finishedAt !== undefined ? { finishedAt: report.finishedAt } : {}),
     ...(input.link !== undefined ? { report: input.link } : {}),
+    ...(outcomes.length > 0 ? { outcomes } : {}),
     steps,
   };
 }

@@ -1,7 +1,6 @@
-// The one adapter over newman: runs a batch of consecutive collection steps as ONE `newman.run` (a folder per step)
-// and turns its untyped emitter events into obflow's run events (src/run/events.ts), unredacted — the runner redacts
-// them. Also what newman needs around a run: the rc-file pinning, the environment back from its
-// VariableScope, and the audit of the client certificate newman applied to each request.
+// The one adapter over newman: runs a batch of consecutive collection steps as ONE `newman.run` (a folder per step) and turns its
+// untyped emitter events into obflow's run events (src/run/events.ts), unredacted — the runner redacts them. Also what newman needs
+// around a run: the rc-file pinning, the environment back from its VariableScope, the audit of each request's client certificate.
 
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { Agent } from 'node:https';
@@ -253,6 +252,7 @@ export async function runNewmanBatch(run: NewmanRun, input: BatchInput, sink: Ba
       });
       // What an assertion or a script error says is read as every workspace reads it (src/runner-rules.ts).
       emitter.on('assertion', (error, args) => {
+        skips.asserted();
         if (error !== null && error !== undefined) skips.failed();
         sink.event({ type: 'assertion', step: stepOf(args.item), ...assertionRecord(error, args) });
       });

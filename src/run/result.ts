@@ -44,13 +44,14 @@ export interface StepResult {
   reports: string[];
 }
 
-/** A step's verdict: failed (a check failed), skipped (none of its requests went out, each skipped with its reason), or
- *  passed. A local step is skipped when it had nothing to check (src/run/context.ts runLocalStep). */
+/** A step's verdict: failed (a check failed), skipped (it checked nothing: each of its requests was skipped with its
+ *  reason, or answered that the bank does not offer it — runner-rules.ts createSkipWatch), or passed. A local step is
+ *  skipped when it had nothing to check (src/run/context.ts runLocalStep). */
 export type StepStatus = 'passed' | 'failed' | 'skipped';
 
-export function stepStatus(step: Pick<StepResult, 'passed' | 'requests' | 'skipped'>): StepStatus {
+export function stepStatus(step: Pick<StepResult, 'passed' | 'assertions' | 'skipped'>): StepStatus {
   if (!step.passed) return 'failed';
-  return step.requests === 0 && (step.skipped?.length ?? 0) > 0 ? 'skipped' : 'passed';
+  return step.assertions.total === 0 && (step.skipped?.length ?? 0) > 0 ? 'skipped' : 'passed';
 }
 
 /** Why a skipped step did not run: its first skip's reason (the later ones depend on it). */

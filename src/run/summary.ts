@@ -1,11 +1,21 @@
 // The demo's closing summary from a finished run: accounts with their balance (InterimAvailable; ITAV on AIS v4.0) and
-// transaction count, steps passed. Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
+// transaction count, the payment made (amount, payee, statuses, ids, signatures) and the funds checks, steps passed.
+// Reads only the non-secret state variables (generate/variables.ts) and the accounts list body.
 
 import type { PostmanEnvironment } from '../environment/merge.js';
 import { API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
-import { STEP_NAMES } from '../generate/step-names.js';
+import { FAMILY_LIST, stepNamesOf } from '../api-families.js';
 import { STATE_VARIABLES } from '../generate/variables.js';
-import { accountLabels, accountsFromValues, stepCountNote, type AccountRow } from '../runner-rules.js';
+import {
+  accountLabels,
+  accountsFromValues,
+  fundsFromValues,
+  paymentFromValues,
+  stepCountNote,
+  type AccountRow,
+  type FundsRow,
+  type PaymentRow,
+} from '../runner-rules.js';
 import { skipReasonOf, stepStatus, type ExecutionRecord, type StepResult } from './result.js';
 
 /** One account the run read: the report page's row, read as every workspace reads it (src/runner-rules.ts). */
@@ -13,6 +23,10 @@ export type AccountSummary = AccountRow;
 
 export interface RunSummary {
   accounts: AccountSummary[];
+  /** The payment this run made (the payments family), when it reached the step that writes it. */
+  payment?: PaymentRow;
+  /** The funds checks this run made (the funds family). */
+  funds?: FundsRow;
   /** Steps by verdict: `skipped` ones did not run (their reasons in `skips`), `total` is the plan's. */
   steps: { passed: number; skipped: number; total: number; failed?: string };
   /** What `total` covers: the collection's steps, and obflow's local steps (consent in a browser or by hand, the
@@ -70,9 +84,17 @@ export function buildRunSummary(input: {
   const skipped = input.steps.filter((step) => stepStatus(step) === 'skipped');
   // The plan's steps are the flow's collection steps (src/generate/step-names.ts) and obflow's local ones between them.
   const plan = input.planned ?? input.steps.map((step) => step.name);
-  const collection = new Set<string>(STEP_NAMES);
+  const collection = new Set<string>(stepNamesOf(FAMILY_LIST));
+  // The payment and the funds checks as this run wrote them: a value whose writing step the plan has but the run never
+  // reached is an earlier run's (as an account's balance, above).
+  const reachedAll = (key: string) =>
+    input.planned === undefined || !writersOf(key).some((step) => plan.includes(step) && !input.steps.some((done) => done.name === step));
+  const payment = paymentFromValues(input.environment.values, reachedAll);
+  const funds = fundsFromValues(input.environment.values, reachedAll);
   return {
     accounts,
+    ...(payment !== undefined ? { payment } : {}),
+    ...(funds !== undefined ? { funds } : {}),
     counted: {
       collection: plan.filter((name) => collection.has(name)).length,
       local: plan.filter((name) => !collection.has(name)),
@@ -103,6 +125,8 @@ export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = D
           : `${account.transactions} transactions`;
     return `${account.accountId}${account.label !== undefined ? ` ${account.label}` : ''}: ${balance}, ${transactions}`;
   });
+  if (summary.payment !== undefined) lines.push(paymentLine(summary.payment));
+  if (summary.funds !== undefined) lines.push(fundsLine(summary.funds));
   lines.push(
     `steps passed: ${summary.steps.passed}/${summary.steps.total} (${stepCountNote(summary.counted.collection, summary.counted.local)}), ` +
       `${summary.steps.skipped} skipped` +
@@ -110,4 +134,33 @@ export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = D
       `${summary.steps.failed !== undefined ? ` (failed: ${summary.steps.failed})` : ''}`,
   );
   return lines;
+}
+
+/** `payment dp-1: 10.00 GBP to ACME Inc, AcceptedSettlementCompleted; consent pdc-1 Consumed; 3 requests signed, 9 bank
+ *  signatures verified`. */
+export function paymentLine(payment: PaymentRow): string {
+  const made = payment.paymentId === undefined ? 'payment not made' : `payment ${payment.paymentId}`;
+  const amount = payment.amount === undefined ? '' : `: ${payment.amount} ${payment.currency ?? ''}`.trimEnd();
+  const payee = payment.creditor === undefined ? '' : ` to ${payment.creditor}`;
+  const status = payment.status === undefined ? '' : `, ${payment.status}`;
+  const consent =
+    payment.consentId === undefined
+      ? ''
+      : `; consent ${payment.consentId}${payment.consentStatus !== undefined ? ` ${payment.consentStatus}` : ''}`;
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+  const signatures =
+    payment.signatures === undefined
+      ? ''
+      : `; ${plural(payment.signatures.signed, 'request')} signed, ${plural(payment.signatures.verified, 'bank signature')} verified`;
+  return `${made}${amount}${payee}${status}${consent}${signatures}`;
+}
+
+/** `funds checks: 1.00 GBP available, 9999999999.00 GBP not available (consent fcc-1 deleted)`. */
+export function fundsLine(funds: FundsRow): string {
+  const checks = funds.checks.map((check) => `${check.amount} ${check.currency} ${check.available ? 'available' : 'not available'}`);
+  const consent =
+    funds.consentId === undefined
+      ? ''
+      : ` (consent ${funds.consentId}${funds.consentStatus !== undefined ? ` ${funds.consentStatus}` : ''})`;
+  return `funds checks: ${checks.length > 0 ? checks.join(', ') : 'none made'}${consent}`;
 }

@@ -8,8 +8,8 @@
 
 import Handlebars from 'handlebars';
 import type { PostmanEnvironment } from '../environment/merge.js';
-import { API_FAMILIES } from '../api-families.js';
-import { aisBasePath, API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
+import { API_FAMILIES, type ApiFamily } from '../api-families.js';
+import { apiBasePath, API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
 import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
@@ -35,8 +35,10 @@ export interface WorkspaceInput {
   collections: readonly { fileName: string; json: string }[];
   /** File name of the whole-flow collection among them. */
   flowCollection: string;
-  /** The Account and Transaction API version the collections speak (flow.apiVersion / --api-version). */
+  /** The API version the collections speak (flow.apiVersion / --api-version). */
   apiVersion: ApiVersion;
+  /** The API family whose flow the workspace holds (flow.apis, one family; default accounts). */
+  family?: ApiFamily;
   transport: { certPem: string; chainPem: readonly string[]; keyPem: string };
   /** The bank's server CA certificates (PEM); empty: the system roots verify it. */
   serverCaPem: readonly string[];
@@ -228,6 +230,7 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const asks = input.includeSecrets ? undefined : askedSecrets(input);
   const hasCa = input.serverCaPem.length > 0;
   const bank = input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name;
+  const family = input.family ?? API_FAMILIES.accounts;
   const { reportBalanceType } = API_VERSION_ROWS[input.apiVersion];
   const manifest = {
     meta: {
@@ -257,11 +260,14 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
       { label: 'Client id', value: input.clientId, code: true },
       {
         label: 'API version',
-        value: `${API_FAMILIES.accounts.label} ${API_VERSION_ROWS[input.apiVersion].name} (${aisBasePath(input.apiVersion)})`,
+        value: `${family.label} ${API_VERSION_ROWS[input.apiVersion].name} (${apiBasePath(family, input.apiVersion)})`,
       },
       { label: 'Built', value: `${input.builtAt} by obflow ${input.obflowVersion}` },
     ],
     apiVersion: input.apiVersion,
+    // What the flow does, as the guide says it: the family's API, and whether it moves money (its payment is the
+    // sandbox's unless the person points the workspace at a bank on purpose: flow.payments.allowLiveBank).
+    family: { label: family.label, name: family.name, readsAccounts: family === API_FAMILIES.accounts, movesMoney: family.movesMoney },
     // The guide says how to make the workspace of each other version obflow speaks.
     otherVersions: API_VERSIONS.filter((version) => version !== input.apiVersion),
     sandbox: input.target.name === 'sandbox',

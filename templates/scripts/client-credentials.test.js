@@ -6,8 +6,8 @@ pm.test('token_type is Bearer', function () {
   pm.expect(String(token.token_type).toLowerCase()).to.equal('bearer');
 });
 if (token.scope !== undefined) {
-  pm.test('granted scope includes accounts', function () {
-    pm.expect(String(token.scope).split(' ')).to.include('accounts');
+  pm.test('granted scope includes {{js scope}}', function () {
+    pm.expect(String(token.scope).split(' ')).to.include('{{js scope}}');
   });
 }
 pm.environment.set('client_credentials_token', token.access_token || '');

@@ -27,9 +27,10 @@ pm.test(
 pm.test('authenticates clients with ' + authMethod, function () {
   pm.expect(config.token_endpoint_auth_methods_supported || ['client_secret_basic']).to.include(authMethod);
 });
-pm.test('supports scopes openid and accounts', function () {
-  pm.expect(config.scopes_supported || []).to.include.members(['openid', 'accounts']);
-});
+// prettier-ignore
+pm.test('supports scopes openid and {{js scope}}', function () { // obflow:if scopeListed
+  pm.expect(config.scopes_supported || []).to.include.members(['openid', '{{js scope}}']); // obflow:if scopeListed
+}); // obflow:if scopeListed
 pm.test('offers the openbanking_intent_id claim', function () {
   pm.expect(config.claims_supported || []).to.include('openbanking_intent_id');
 });

@@ -11,7 +11,7 @@ import { timingPicture } from './timing.mjs';
 // assertion and script events) comes from one typed source: rules.mjs, generated from obflow's src/runner-rules.ts.
 import { assertionRecord, createSkipWatch, redactSecrets, requestRecord, scriptErrorRecord, SECRET_KEY_PATTERN } from './rules.mjs';
 
-export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, itemSteps } from './rules.mjs';
+export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, fundsFromValues, itemSteps, paymentFromValues } from './rules.mjs';
 
 /**
  * @typedef {{ name: string, passed: boolean, message?: string }} ReportAssertion
@@ -25,10 +25,11 @@ export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, itemSteps 
  * @typedef {ReportMeta & { passed: boolean, steps: ReportStep[], accounts: ReportAccount[], totals: { steps: number, requests: number, assertions: number, localChecks: number, failed: number, skipped: number } }} ReportModel
  */
 
-/** A step's verdict: failed, skipped (it sent no request, each skipped with its reason), passed. */
+/** A step's verdict: failed, skipped (it checked nothing: each request skipped, or answered that the bank does not offer
+ *  it, with its reason), passed. */
 function statusOf(step) {
   if (!step.passed) return 'failed';
-  const checked = step.requests.some((request) => request.method !== '' || request.assertions.length > 0);
+  const checked = step.requests.some((request) => request.assertions.length > 0);
   return step.skipped.length > 0 && !checked ? 'skipped' : 'passed';
 }
 
@@ -189,6 +190,7 @@ export function attachNewman(emitter, collector, stepOf) {
     collector.request({ ...record, step: stepOf(record.item), error: record.error?.message });
   });
   emitter.on('assertion', (error, args) => {
+    skips.asserted();
     if (error !== null && error !== undefined) skips.failed();
     const { item, name, status, message } = assertionRecord(error, args ?? {});
     if (status === 'skipped') return;
@@ -271,6 +273,19 @@ export function renderReport(model, compile = compileFromSource) {
         ok: request.error === undefined && request.assertions.every((assertion) => assertion.passed),
       })),
     })),
+    ...(model.payment !== undefined ? { payment: { ...model.payment, fundsKnown: model.payment.fundsAvailable !== undefined } } : {}),
+    ...(model.paymentComparison !== undefined
+      ? {
+          paymentComparison: {
+            ...model.paymentComparison,
+            rows: model.paymentComparison.rows.map((row) => ({
+              ...row,
+              different: row.verdict === 'different',
+              explained: row.verdict === 'explained',
+            })),
+          },
+        }
+      : {}),
     accounts: model.accounts.map((account) => ({
       ...account,
       amount:

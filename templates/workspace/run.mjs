@@ -49,8 +49,18 @@ if (!existsSync(join(here, 'node_modules', 'newman', 'package.json'))) {
 }
 
 // Both need node_modules (handlebars, newman): imported once the checks above passed.
-const { ACCOUNTS_LIST, accountLabels, accountsFromValues, attachNewman, createReportCollector, foldersOf, itemSteps, renderReport } =
-  await import('./report.mjs');
+const {
+  ACCOUNTS_LIST,
+  accountLabels,
+  accountsFromValues,
+  attachNewman,
+  createReportCollector,
+  foldersOf,
+  fundsFromValues,
+  itemSteps,
+  paymentFromValues,
+  renderReport,
+} = await import('./report.mjs');
 const { failureOfSteps, stepCountNote, withoutWarning } = await import('./rules.mjs');
 // newman reads fs.F_OK as it loads, which Node.js 24 deprecates (DEP0176): not a line for the person running this.
 const { default: newman } = await withoutWarning('DEP0176', () => import('newman'));
@@ -105,23 +115,27 @@ for (const entry of finalValues) collector.learn(entry.key, typeof entry.value =
 const ranSteps = new Set(
   [...steps.values()].filter((step) => summary.run.executions.some((execution) => steps.get(execution.item?.name) === step)),
 );
+// The run's values as the rules read them (a secret variable is never read as a value).
+const values = finalValues.map((entry) => ({
+  key: entry.key,
+  value: typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value ?? ''),
+  type: manifest.secretKeys.includes(entry.key) ? 'secret' : 'default',
+}));
+// What the run paid and checked (the payments and funds flows), as obflow's own report shows it.
+const payment = paymentFromValues(values);
+const funds = fundsFromValues(values);
 const model = collector.model(
   {
     ...manifest.meta,
+    ...(payment !== undefined ? { payment } : {}),
+    ...(funds !== undefined ? { funds } : {}),
     obflowVersion: manifest.meta.obflowVersion,
     ranAt,
     runner: 'workspace run.mjs (newman)',
     order: foldersOf(collection).map((step) => step.name),
     complete: foldersOf(collection).every((step) => ranSteps.has(step.name)),
   },
-  accountsFromValues(
-    finalValues.map((entry) => ({
-      key: entry.key,
-      value: typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value ?? ''),
-      type: manifest.secretKeys.includes(entry.key) ? 'secret' : 'default',
-    })),
-    labels,
-  ),
+  accountsFromValues(values, labels),
 );
 const failed = model.passed === false || summary.run.failures.length > 0;
 for (const step of model.steps) {
@@ -138,6 +152,16 @@ for (const step of model.steps) {
 for (const account of model.accounts)
   console.log(
     `${account.accountId} ${account.label ?? ''}: ${account.balance ? `${account.balance.amount} ${account.balance.currency}` : 'balance n/a'}, ${account.transactions ?? 'n/a'} transactions`,
+  );
+if (payment !== undefined)
+  console.log(
+    `payment ${payment.paymentId ?? 'not made'}: ${payment.amount ?? ''} ${payment.currency ?? ''} to ${payment.creditor ?? ''}, ` +
+      `${payment.status ?? 'n/a'}; consent ${payment.consentId ?? ''} ${payment.consentStatus ?? ''}` +
+      (payment.signatures ? `; ${payment.signatures.signed} signed, ${payment.signatures.verified} bank signatures verified` : ''),
+  );
+if (funds !== undefined)
+  console.log(
+    `funds checks: ${funds.checks.map((check) => `${check.amount} ${check.currency} ${check.available ? 'available' : 'not available'}`).join(', ')}`,
   );
 mkdirSync(join(root, 'reports'), { recursive: true });
 const target = join(root, 'reports', 'report.html');

@@ -71,6 +71,10 @@ export interface Run {
   bodyReads: number;
   /** What the script threw outside pm.test (newman reports it as a failure of the item), with `scriptErrors`. */
   scriptError?: unknown;
+  /** The body a pre-request script set on the request (pm.request.body.update), if it set one. */
+  bodySet?: string;
+  /** The request's headers after the scripts (pm.request.headers.upsert), lower-case names. */
+  sentHeaders?: Map<string, string>;
   failed(): string[];
   passed(): string[];
 }
@@ -111,6 +115,10 @@ export function run(
     scriptErrors?: true;
     /** Counts the script's calls of the global escape() (lib-body.js's UTF-8 decoding). */
     escapes?: { calls: number };
+    /** The request's raw body as the collection holds it (pm.request.body.raw, before variables are resolved). */
+    body?: string;
+    /** What the console received (a skip note: `skipped: …`). */
+    console?: unknown[][];
   },
 ): Run {
   const env = new Map(Object.entries(options.env));
@@ -131,6 +139,16 @@ export function run(
       : Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body), 'utf8'));
   const headers = new Map(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const sent = new Map(Object.entries(options.sent ?? { 'x-fapi-interaction-id': SENT_ID }).map(([k, v]) => [k.toLowerCase(), v]));
+  // pm.request.body as postman-collection's RequestBody: raw text, update() replacing it (a string, or {mode, raw}).
+  const requestBody = {
+    raw: options.body,
+    update(value: string | { mode: string; raw?: string }) {
+      requestBody.raw = typeof value === 'string' ? value : value.raw;
+      if (requestBody.raw !== undefined) result.bodySet = requestBody.raw;
+    },
+  };
+  // pm.variables.replaceIn: {{name}} from the environment (the only scope the scripts use); an unknown name stays.
+  const replaceIn = (text: string) => text.replace(/\{\{([^{}]+)\}\}/g, (whole, name: string) => env.get(name) ?? whole);
   const pm = {
     environment: { get: (key: string) => env.get(key), set: (key: string, value: unknown) => env.set(key, String(value)) },
     request: {
@@ -140,8 +158,13 @@ export function run(
       set url(value: { toString(): string }) {
         result.requestUrl = String(value);
       },
-      headers: { get: (name: string) => sent.get(name.toLowerCase()) },
+      headers: {
+        get: (name: string) => sent.get(name.toLowerCase()),
+        upsert: (header: { key: string; value: string }) => sent.set(header.key.toLowerCase(), header.value),
+      },
+      body: requestBody,
     },
+    variables: { replaceIn },
     response: {
       code: response.code,
       status: response.reason ?? REASONS[response.code] ?? '',
@@ -186,11 +209,20 @@ export function run(
           },
         }),
     pm,
+    ...(options.console === undefined
+      ? {}
+      : {
+          console: {
+            ...console,
+            info: (...args: unknown[]) => options.console?.push(args),
+            log: (...args: unknown[]) => options.console?.push(args),
+          },
+        }),
     require: (name: string) => {
       if (!(name in modules)) throw new Error(`module ${name} is not in the sandbox double`);
       return modules[name];
     },
-    console,
+    ...(options.console === undefined ? { console } : {}),
     Date:
       options.now === undefined
         ? Date
@@ -200,6 +232,7 @@ export function run(
             }
           },
   });
+  result.sentHeaders = sent;
   try {
     runInContext(code, context);
   } catch (error) {

@@ -100,3 +100,13 @@ export function leakedSecrets(files: ReadonlyMap<string, string | Buffer>, secre
   }
   return found;
 }
+
+/** The signature part of each detached JWS (`header..signature`, x-jws-signature of a request or an answer, OB R/W
+ *  Data API Profile "Message Signing"): public on the wire, but no report, page or log of obflow quotes it (they carry
+ *  no headers), so a scan that finds one has found a header or body leaking into a page. */
+export function messageSignatureParts(signatures: Iterable<string>): string[] {
+  return [...signatures].flatMap((signature) => {
+    const part = signature.split('.')[2] ?? '';
+    return part.length >= 40 ? [part] : [];
+  });
+}

@@ -208,8 +208,11 @@ interface Leg {
   CONSENT: string;
   /** The version axis: absent is AIS v3.1 (the script's default). */
   API_VERSION?: string;
+  /** The API families axis: absent is accounts (the script's default). */
+  APIS?: string;
 }
-const legKey = (leg: Leg): string => `${leg.BANK}/${leg.PROFILE}/${leg.CONSENT}/v${leg.API_VERSION ?? '3.1'}`;
+const legKey = (leg: Leg): string =>
+  `${leg.BANK}/${leg.PROFILE}/${leg.CONSENT}/v${leg.API_VERSION ?? '3.1'}${leg.APIS === undefined ? '' : `/${leg.APIS}`}`;
 
 function product(entry: JsonObject): Record<string, string>[] {
   let rows: Record<string, string>[] = [{}];
@@ -247,6 +250,7 @@ function githubLegs(job: JsonObject): (Leg & { CLIENT?: string })[] {
       PROFILE: row.profile ?? '',
       CONSENT: row.consent ?? '',
       ...(row.api !== undefined && row.api !== '3.1' ? { API_VERSION: row.api } : {}),
+      ...(row.apis !== undefined && row.apis !== 'accounts' ? { APIS: row.apis } : {}),
       ...(typeof client === 'string' ? { CLIENT: client } : {}),
     };
   });
@@ -298,8 +302,12 @@ describe("the users' CI recipes (examples/ci)", () => {
     expect(fromGitlab).toContain('sandbox/strict-interactive/browser/v3.1');
     expect(fromGitlab).toContain('examplebank/strict-headless/headless/v3.1');
     expect(fromGitlab.filter((leg) => leg.startsWith('examplebank/') && leg.includes('/browser/'))).toEqual([]);
-    // The version axis (issue 29): one leg on AIS v4.0, the rest on v3.1.
-    expect(fromGitlab.filter((leg) => !leg.endsWith('/v3.1'))).toEqual(['sandbox/strict-headless/headless/v4.0']);
+    // The version axis (issue 29): one leg on AIS v4.0, the rest on v3.1; the families axis: one payments and funds leg.
+    expect(fromGitlab.filter((leg) => !leg.endsWith('/v3.1'))).toEqual([
+      'sandbox/strict-headless/headless/v3.1/payments,funds',
+      'sandbox/strict-headless/headless/v4.0',
+    ]);
+    expect(asObject(githubJob.env).APIS).toBe('${{ matrix.apis }}');
     expect(fromGitlab).toContain('sandbox/strict-headless/headless/v3.1');
     // …passed to the script as API_VERSION, which generate and run take as --api-version.
     expect(asObject(githubJob.env).API_VERSION).toBe('${{ matrix.api }}');
@@ -631,6 +639,23 @@ describe("the users' CI recipes (examples/ci)", () => {
       } finally {
         await bank.close();
       }
+    }, 240_000);
+
+    it('the families axis: the payments and funds leg pays and checks funds against the emulator in its own folder, its status naming the families', async () => {
+      const result = await bash(gitlabScript, { ...env, APIS: 'payments,funds' });
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).toMatch(/payment dp-[^:]+: 10\.00 GBP to ACME Inc, AcceptedSettlementCompleted; consent [^ ]+ Consumed/);
+      expect(result.output).toMatch(/funds checks: 1\.00 GBP available, 9999999999\.00 GBP not available/);
+      const leg = join(work, 'out', 'sandbox-strict-headless-headless-payments-funds');
+      expect(existsSync(join(leg, 'collections', 'payments', 'obflow-pis.postman_collection.json'))).toBe(true);
+      expect(JSON.parse(readFileSync(join(leg, 'reports', 'obflow-leg.json'), 'utf8'))).toEqual({
+        bank: 'sandbox',
+        profile: 'strict-headless',
+        consent: 'headless',
+        families: ['payments', 'funds'],
+        exit: 0,
+        stage: 'run',
+      });
     }, 240_000);
 
     it('the version axis: the v4.0 leg runs the v4.0 flow in its own folder, and the merged page names it "… / AIS v4.0"', async () => {

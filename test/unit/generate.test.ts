@@ -16,6 +16,7 @@ import {
   type GeneratedFile,
 } from '../../src/generate/collections.js';
 import { ObflowError } from '../../src/errors.js';
+import { API_FAMILIES } from '../../src/api-families.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { buildSchemaFiles, deriveSchemas, errorCodeCategories, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
@@ -28,6 +29,10 @@ const templates = loadTemplates();
 const files = buildCollections({ templates });
 /** The AIS v4.0 collections (issue 29), in collections/v4.0/. */
 const v4Files = buildCollections({ templates, apiVersion: '4.0' });
+/** The payments and funds families' collections, both versions (test/unit/generate-families.test.ts tests them). */
+const familyFiles = [API_FAMILIES.payments, API_FAMILIES.funds].flatMap((family) =>
+  (['3.1', '4.0'] as const).flatMap((apiVersion) => buildCollections({ templates, family, apiVersion })),
+);
 
 interface PmItem {
   id: string;
@@ -278,7 +283,7 @@ describe('buildCollections', () => {
     // docs/collections.md "Schemas": a schema as a collection variable would travel with every script execution.
     const inline = /^const schemaName = '([^']+)';$[\s\S]*?^function schemaText\(\) \{\n {2}return '(.*)';\n\}$/gm;
     const checked = new Set<string>();
-    for (const file of [...files, ...v4Files]) {
+    for (const file of [...files, ...v4Files, ...familyFiles]) {
       const collection = parse(file);
       expect(collection.variable ?? [], file.fileName).toEqual([]);
       for (const item of requests(collection.item)) {

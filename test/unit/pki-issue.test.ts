@@ -29,7 +29,7 @@ describe('issueLocalIdentity', () => {
     expect(payload.software_id).toBe(id.manifest.software_id);
     expect(payload.software_id).toMatch(/^[0-9A-Za-z]{22}$/);
     expect(payload.org_id).toBe(id.manifest.org_id);
-    expect(payload.software_roles).toEqual(['AISP']);
+    expect(payload.software_roles).toEqual(['AISP', 'PISP', 'CBPII']);
     expect(payload.software_redirect_uris).toEqual(['https://tpp.obflow.example/callback', 'https://tpp.obflow.example/callback/alt']);
     for (const claim of [
       'iat',

@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import { decodeJwt, importJWK, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { API_FAMILIES } from '../../src/api-families.js';
 import { FAPI_PROFILES } from '../../src/fapi-profile.js';
 
 import { ObflowError, isObflowError } from '../../src/errors.js';
@@ -15,7 +16,7 @@ import {
   checkRegistrationLocally,
   readStoredRegistration,
   registerClient,
-  scopeForRoles,
+  scopeForFamilies,
   writeStoredRegistration,
   type RegistrationClaims,
   type StatementClaims,
@@ -113,10 +114,16 @@ describe('buildRegistrationClaims (docs/bank-interface.md §2.1)', () => {
     expect(claims().aud).toBe(AUTH_URL);
   });
 
-  it('derives scope from the roles and honours the lifetime', () => {
-    expect(scopeForRoles(['AISP'])).toBe('openid accounts');
-    expect(scopeForRoles(['PISP'])).toBe('openid payments');
-    expect(scopeForRoles(['AISP', 'PISP', 'CBPII'])).toBe('openid accounts payments');
+  it('derives scope from the families the client calls (flow.apis), in the table order, and honours the lifetime', () => {
+    const { accounts, payments, funds } = API_FAMILIES;
+    expect(scopeForFamilies([accounts])).toBe('openid accounts');
+    expect(scopeForFamilies([payments])).toBe('openid payments');
+    expect(scopeForFamilies([accounts, payments, funds])).toBe('openid accounts payments fundsconfirmations');
+    // The default is §2.1's request byte for byte, whatever roles the statement has beyond AISP.
+    expect(claims().scope).toBe('openid accounts');
+    expect(claims({ families: [accounts, payments, funds] }).scope).toBe('openid accounts payments fundsconfirmations');
+    // A family the client calls twice (a future VRP row shares payments' scope) asks the scope once.
+    expect(scopeForFamilies([payments, { name: 'payments', role: 'PISP' }])).toBe('openid payments');
     const short = claims({ lifetimeSeconds: 300 });
     expect(short.exp - short.iat).toBe(300);
     expect(() => claims({ lifetimeSeconds: 0 })).toThrow(TypeError);
@@ -206,6 +213,27 @@ describe('checkRegistrationLocally', () => {
     expect(codeOf(() => checkRegistrationLocally({ ...base(), statementClaims: { ...statementClaims, software_roles: ['CBPII'] } }))).toBe(
       'ERR_REGISTRATION_INVALID',
     );
+  });
+  it('refuses a family of flow.apis whose role the statement lacks, naming the role and the fix for the identity', () => {
+    const aispOnly = { ...statementClaims, software_roles: ['AISP'] };
+    const families = [API_FAMILIES.accounts, API_FAMILIES.payments];
+    const refused = (localIdentity: boolean) => {
+      try {
+        checkRegistrationLocally({ ...base(), statementClaims: aispOnly, families, localIdentity });
+      } catch (error) {
+        return error as ObflowError;
+      }
+      throw new Error('not refused');
+    };
+    const local = refused(true);
+    expect(local.code).toBe('ERR_REGISTRATION_INVALID');
+    expect(local.message).toContain('needs the PISP role');
+    expect(local.hint).toContain('obflow init --force');
+    expect(refused(false).hint).toContain('with the PISP role in the directory');
+    // Allowed when the statement has every role the families need.
+    expect(() =>
+      checkRegistrationLocally({ ...base(), statementClaims: { ...statementClaims, software_roles: ['AISP', 'PISP'] }, families }),
+    ).not.toThrow();
   });
 });
 

@@ -192,6 +192,11 @@ describe('checkSavedSettings: a setting changed since `register` or `environment
       () => ({ environment: { signing_key: '{"kty":"RSA"}' } }),
       /^identity\.signing\.key is the key with .+, but the saved environment was made with a key that cannot be read;/,
     ],
+    [
+      'a family of flow.apis whose scope the stored registration lacks',
+      () => ({ config: withFlow({ apis: ['accounts', 'payments'] }), metadata: { scope: 'openid accounts' } }),
+      /^flow\.apis is openid accounts payments, but the stored registration \(client client-1\) was made with openid accounts;/,
+    ],
   ])('refuses %s, naming the setting and both values', async (_name, scenario, message) => {
     expect(await refusal(scenario())).toMatch(message);
   });
@@ -223,6 +228,10 @@ describe('checkSavedSettings: a setting changed since `register` or `environment
       () => ({ config: withFlow({ responseType: 'code' }), overrides: { flow: { responseType: 'code' } } }),
     ],
     ['a saved environment without the flow inputs', () => ({ config: withFlow({ maxPages: 7 }), environment: { max_pages: ABSENT } })],
+    [
+      'a registration whose scope covers more families than flow.apis',
+      () => ({ config: withFlow({ apis: ['payments'] }), metadata: { scope: 'openid accounts payments fundsconfirmations' } }),
+    ],
   ])('accepts %s', async (_name, scenario) => {
     expect(await refusal(scenario())).toBeUndefined();
   });

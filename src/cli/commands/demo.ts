@@ -4,6 +4,7 @@
 import type { CommandModule } from 'yargs';
 import { FAPI_OPTION, RESPONSE_TYPE_OPTION, SANDBOX_FAPI_OPTION, TOKEN_AUTH_METHOD_OPTION } from '../../fapi-profile.js';
 import { ObflowError } from '../../errors.js';
+import { API_FAMILIES_OPTION } from '../../api-families.js';
 import type { CommandState } from '../context.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
 import { SANDBOX_PROFILES } from '../../config/profiles.js';
@@ -24,11 +25,13 @@ export const demoCommand = (state: CommandState): CommandModule => ({
       .option('token-auth-method', TOKEN_AUTH_METHOD_OPTION)
       .option('sandbox-fapi', SANDBOX_FAPI_OPTION)
       .option('api-version', API_VERSION_OPTION)
+      .option('apis', API_FAMILIES_OPTION)
       .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
       .example('$0 demo', 'what `npm start` runs')
       .example('$0 demo --fapi 2.0', 'a FAPI 2.0 client (PAR, PKCE, code, iss, private_key_jwt) against the emulator in its FAPI 2.0 mode')
       .example('$0 demo --sandbox-fapi 1-advanced', 'the emulator as a certified FAPI 1 Advanced server (plain code only with JARM)')
       .example('$0 demo --api-version 3.1,4.0', 'the flow on AIS v3.1 and v4.0, then v3.1 beside v4.0')
+      .example('$0 demo --apis payments,funds', 'a signed, idempotent payment and funds checks against the emulator')
       .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),
   handler: async (argv) => {
     const started = Date.now();
@@ -52,7 +55,8 @@ export const demoCommand = (state: CommandState): CommandModule => ({
     const issued = await core.ensureLocalIdentity(config);
     if (issued) out.line(`identity     issued software statement ${issued.software_id} under a local test directory ${took()}`);
     // Ctrl-C / SIGTERM stop the emulator too (startEmbeddedSandbox registers it with the interrupt cleanups).
-    const sandbox = await core.startEmbeddedSandbox(config);
+    // The emulator serves what the run calls (flow.apis) beside what sandbox.apis names.
+    const sandbox = await core.startEmbeddedSandbox(config, { apis: [...new Set([...config.sandbox.apis, ...config.flow.apis])] });
     try {
       out.line(`sandbox      ${sandbox.urls.sandbox_base_url}, profile ${config.sandbox.profile}, FAPI mode ${sandbox.fapi} ${took()}`);
       // The demo's own collections: `output.collections` (in a clone, the tracked collections/) stays what generate makes.

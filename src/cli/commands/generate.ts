@@ -4,37 +4,47 @@ import type { CommandModule } from 'yargs';
 import { FAPI_OPTION } from '../../fapi-profile.js';
 import type { CommandState } from '../context.js';
 import { openLightCommand } from '../context.js';
-import { API_FAMILIES } from '../../api-families.js';
+import { API_FAMILIES_OPTION, familiesOf } from '../../api-families.js';
 import { API_VERSION_OPTION, apiLabel, assertOneVersion } from '../../generate/api-versions.js';
 
 export const generateCommand = (state: CommandState): CommandModule => ({
   command: 'generate',
-  describe: 'Write the Postman collections for every step of the account-information flow',
+  describe: 'Write the Postman collections for every step of the flow of each API family (flow.apis)',
   builder: (yargs) =>
     yargs
       .option('api-version', API_VERSION_OPTION)
+      .option('apis', API_FAMILIES_OPTION)
       .option('fapi', FAPI_OPTION)
       .option('out-collections', { type: 'string', describe: 'Output folder (default: collections)' })
       .example('$0 generate', 'write collections/*.postman_collection.json')
       .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON')
-      .example('$0 generate --api-version 4.0', 'the AIS v4.0 collections, in collections/v4.0/'),
+      .example('$0 generate --api-version 4.0', 'the AIS v4.0 collections, in collections/v4.0/')
+      .example('$0 generate --apis payments,funds', 'the payments and funds collections, in collections/payments/ and collections/funds/'),
   handler: async (argv) => {
     const { core, config, overrides } = await openLightCommand(state, argv);
     assertOneVersion(overrides.apiVersions, 'generate');
     const version = config.flow.apiVersion;
-    const { paths: files, written } = await core.generateStage(config.output.collections, {
-      version,
-      par: core.parForGeneration(config, await core.savedDiscoveryRequiresPar(config)),
-      jarm: config.flow.jarm,
-      fapi: config.flow.fapi,
-    });
-    const dir = core.collectionsDirOf(config.output.collections, version);
-    const api = apiLabel(API_FAMILIES.accounts, version);
+    const par = core.parForGeneration(config, await core.savedDiscoveryRequiresPar(config));
+    const files: string[] = [];
+    let written = false;
+    for (const family of familiesOf(config.flow.apis)) {
+      const generated = await core.generateStage(config.output.collections, {
+        version,
+        family,
+        par,
+        jarm: config.flow.jarm,
+        fapi: config.flow.fapi,
+      });
+      files.push(...generated.paths);
+      written ||= generated.written;
+      const dir = core.collectionsDirOf(config.output.collections, version, family);
+      const api = apiLabel(family, version);
+      state.output.line(
+        generated.written
+          ? `wrote ${generated.paths.length} ${api} collections to ${dir}`
+          : `${generated.paths.length} ${api} collections in ${dir} are current (same inputs; nothing rewritten)`,
+      );
+    }
     state.output.result({ files, written });
-    state.output.line(
-      written
-        ? `wrote ${files.length} ${api} collections to ${dir}`
-        : `${files.length} ${api} collections in ${dir} are current (same inputs; nothing rewritten)`,
-    );
   },
 });

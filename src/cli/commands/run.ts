@@ -1,7 +1,7 @@
 // `obflow run [step|all]`: run the collections with newman in one process over mTLS, chaining the environment.
 
 import type { CommandModule } from 'yargs';
-import { FAMILY_LIST } from '../../api-families.js';
+import { API_FAMILIES_OPTION, FAMILY_LIST, stepNamesOf } from '../../api-families.js';
 import { FAPI_OPTION, RESPONSE_TYPE_OPTION } from '../../fapi-profile.js';
 import { DEFAULT_REPORTERS, REPORTER_NAMES, parseReporterNames } from '../../run/reporters/names.js';
 import type { CommandState } from '../context.js';
@@ -16,7 +16,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .positional('step', {
         type: 'string',
         default: 'all',
-        describe: `all, or one step, in the order they run: ${FAMILY_LIST.flatMap((family) => family.steps).join(', ')} (docs/collections.md)`,
+        describe: `all, or one step, in the order they run: ${stepNamesOf(FAMILY_LIST).join(', ')} (docs/collections.md); a step of several families (--apis) runs in each`,
       })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('consent', {
@@ -29,6 +29,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .option('response-type', RESPONSE_TYPE_OPTION)
       .option('fapi', FAPI_OPTION)
       .option('api-version', API_VERSION_OPTION)
+      .option('apis', API_FAMILIES_OPTION)
       .option('max-pages', { type: 'number', describe: 'Guard against endless transaction paging (pages per account)' })
       .option('out-collections', { type: 'string', describe: 'Where the collections are (default: collections)' })
       .option('out-reports', { type: 'string', describe: 'Where the reports go (JUnit, JSON; default .obflow/reports)' })
@@ -48,6 +49,7 @@ export const runCommand = (state: CommandState): CommandModule => ({
       .example('$0 run all --consent browser', "the bank's consent page in Chromium: a consent script, or you in the window")
       .example('$0 run all --api-version 3.1,4.0', 'both versions of the bank, a consent each, then side by side')
       .example('$0 run all --no-skips', 'CI where every step must run: a skipped step fails the run')
+      .example('$0 run all --apis payments,funds', 'a signed, idempotent domestic payment, then confirmation of funds')
       .example('$0 run accounts', "one step, reading the earlier steps' state from the environment"),
   handler: async (argv) => {
     const { core, config, overrides } = await openCommand(state, argv);

@@ -3,6 +3,7 @@
 
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
+import { API_FAMILIES_OPTION } from '../../api-families.js';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
 import { API_VERSION_OPTION, assertOneVersion } from '../../generate/api-versions.js';
@@ -26,6 +27,10 @@ export const workspaceCommand = (state: CommandState): CommandModule => ({
         describe: 'Run the flow first and put its HTML report in reports/ (--no-run skips it)',
       })
       .option('api-version', API_VERSION_OPTION)
+      .option('apis', {
+        ...API_FAMILIES_OPTION,
+        describe: 'The API family whose flow the workspace holds (one: accounts, payments or funds)',
+      })
       .option('profile', { type: 'string', describe: 'Sandbox client profile' })
       .option('insecure', {
         type: 'boolean',

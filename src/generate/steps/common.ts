@@ -97,6 +97,13 @@ const ERROR_PARTS: Record<NonNullable<Checks['errors']>, ScriptPart> = {
   'obie-v4': { template: 'check-obie-v4-error.test', schema: 'obie-v4-error', answer: 'error' },
 };
 
+/** The part that checks an error answer against the shape the standard gives its status (and the API's own error
+ *  schema where it is not AIS's); undefined when no shape is named. */
+export function errorAnswerPart(options: Pick<Checks, 'errors' | 'errorSchema'>): ScriptPart | undefined {
+  if (options.errors === undefined) return undefined;
+  return { ...ERROR_PARTS[options.errors], ...(options.errorSchema !== undefined ? { schema: options.errorSchema } : {}) };
+}
+
 // Lifetime of a private_key_jwt client assertion (RFC 7523 §3: exp; short, it is single use): src/client-auth.ts.
 export { CLIENT_ASSERTION_LIFETIME_SECONDS };
 
@@ -138,7 +145,7 @@ const CHECK_PARTS: readonly ((options: Checks) => ScriptPart | undefined)[] = [
   (options) =>
     options.contentType === undefined ? undefined : { template: 'check-content-type.test', params: { contentType: options.contentType } },
   (options) => (options.schema === undefined ? undefined : { template: 'check-schema.test', schema: options.schema }),
-  (options) => (options.status === undefined || options.errors === undefined ? undefined : ERROR_PARTS[options.errors]),
+  (options) => (options.status === undefined ? undefined : errorAnswerPart(options)),
 ];
 
 export function checks(options: Checks): ScriptPart[] {

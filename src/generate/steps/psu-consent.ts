@@ -3,6 +3,7 @@
 // and GET it without following redirects; headless: read code (+ id_token, or JARM's response) from Location;
 // interactive: see psu-consent.test.
 
+import { familyScope, SERVICE_SCOPE } from '../../api-families.js';
 import type { FapiProfile } from '../../fapi-profile.js';
 import type { RequestItemSpec, StepContext, StepSpec } from '../model.js';
 import { authServerHeaders, checks, clientAuthPrerequest, typesRequestObjects } from './common.js';
@@ -12,7 +13,7 @@ export const REQUEST_OBJECT_LIFETIME_SECONDS = 600;
 
 /** RFC 9126 §2 (flow.par): the request the consent URL would carry, pushed with the client's authentication; its
  *  test writes consent_url = authEndpoint + client_id + request_uri. */
-function pushedRequestItem(jarm: boolean, fapi: FapiProfile): RequestItemSpec {
+function pushedRequestItem(jarm: boolean, fapi: FapiProfile, scope: string): RequestItemSpec {
   return {
     name: 'psu-consent: POST pushed authorization request',
     description:
@@ -28,7 +29,7 @@ function pushedRequestItem(jarm: boolean, fapi: FapiProfile): RequestItemSpec {
         // The profile's request object typ (FAPI 2.0: as RFC 9101 §10.8 recommends, withTypedJwtLibraries); '' keeps `JWT`.
         params: {
           lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS,
-          scope: 'openid accounts',
+          scope,
           jarm,
           typ: typesRequestObjects(fapi) ? fapi.requestObjectTyp : '',
         },
@@ -39,7 +40,14 @@ function pushedRequestItem(jarm: boolean, fapi: FapiProfile): RequestItemSpec {
   };
 }
 
-export function psuConsentStep(context: Pick<StepContext, 'par' | 'jarm' | 'fapi'>): StepSpec {
+/** The consent URL's scope: `openid` and the family's (OB R/W Data API Profile, "Consent Authorisation": `openid
+ *  accounts`, `openid payments`, `openid fundsconfirmations`). */
+export function consentScope(family: StepContext['family']): string {
+  return `${SERVICE_SCOPE} ${familyScope(family)}`;
+}
+
+export function psuConsentStep(context: Pick<StepContext, 'par' | 'jarm' | 'fapi' | 'family'>): StepSpec {
+  const scope = consentScope(context.family);
   const par = context.par === true;
   const jarm = context.jarm === true;
   const { fapi } = context;
@@ -77,7 +85,7 @@ export function psuConsentStep(context: Pick<StepContext, 'par' | 'jarm' | 'fapi
               {
                 // flow.jarm adds response_mode=jwt (its lines marked `// obflow:if jarm` in the script).
                 template: 'psu-consent.prerequest',
-                params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope: 'openid accounts', jarm },
+                params: { lifetimeSeconds: REQUEST_OBJECT_LIFETIME_SECONDS, scope, jarm },
               },
             ],
         // JARM (flow.jarm): the response JWT's checks replace the plain redirect's.
@@ -96,6 +104,6 @@ export function psuConsentStep(context: Pick<StepContext, 'par' | 'jarm' | 'fapi
   return {
     ...step,
     description: `${step.description} With PAR (flow.par): the request is first pushed to parEndpoint (RFC 9126) and consent_url carries client_id and request_uri only.`,
-    items: [jwks as RequestItemSpec, pushedRequestItem(jarm, fapi), authorize as RequestItemSpec],
+    items: [jwks as RequestItemSpec, pushedRequestItem(jarm, fapi, scope), authorize as RequestItemSpec],
   };
 }

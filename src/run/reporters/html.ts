@@ -92,6 +92,8 @@ export function reportSubscriber(
               // balance as the version does (ITAV in AIS v4.0: its row's reportBalanceType).
               ...apiMeta(start?.target),
               ...(failure !== undefined ? { failure } : {}),
+              ...(summary.payment !== undefined ? { payment: summary.payment } : {}),
+              ...(summary.funds !== undefined ? { funds: summary.funds } : {}),
               order,
               complete: order.every((name) => result.steps.some((step) => step.name === name)),
             },
@@ -104,6 +106,9 @@ export function reportSubscriber(
           const comparison = page?.comparison?.(result);
           if (comparison !== undefined) model = { ...model, comparison, passed: model.passed && comparison.differences.length === 0 };
           if (page?.comparedIn !== undefined) model = { ...model, comparedIn: page.comparedIn };
+          const payments = page?.paymentComparison?.(result);
+          if (payments !== undefined)
+            model = { ...model, paymentComparison: payments, passed: model.passed && payments.differences.length === 0 };
           break;
         }
       }

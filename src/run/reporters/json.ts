@@ -9,6 +9,8 @@ import { REDACTED } from '../redaction.js';
 import type { AssertionEvent, ReporterFactory, RequestEvent, RunEvent, RunStartEvent, RunTargetInfo, StepKind } from '../events.js';
 import { skipReasonOf, stepStatus } from '../result.js';
 import { failureSummary } from '../verdict.js';
+import { buildRunSummary } from '../summary.js';
+import type { FundsRow, PaymentRow } from '../../runner-rules.js';
 
 export const JSON_REPORT_FILE = 'obflow-run.json';
 
@@ -50,6 +52,10 @@ export interface JsonReport {
   /** A failed run for people, as the CLI says it (src/run/verdict.ts): where it stopped and whose side, and what to do. */
   failure?: { step: string; sentence: string; hint: string };
   steps: JsonReportStep[];
+  /** The payment the run made (the payments family): ids, amount, payee, statuses, signatures made and verified. */
+  payment?: PaymentRow;
+  /** The funds checks the run made (the funds family): each amount and whether the bank said it was available. */
+  funds?: FundsRow;
 }
 
 /** The consent URL's parameters that bind the response to this request (OAuth 2.0 §10.12 state, OIDC Core §3.1.2.1
@@ -129,7 +135,14 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
         break;
       case 'done': {
         const failure = failureSummary(event.result, 'the failed step in this run’s report');
+        const summary = buildRunSummary({
+          environment: event.result.environment,
+          steps: event.result.steps,
+          ...(event.result.planned !== undefined ? { planned: event.result.planned } : {}),
+        });
         Object.assign(report, {
+          ...(summary.payment !== undefined ? { payment: summary.payment } : {}),
+          ...(summary.funds !== undefined ? { funds: summary.funds } : {}),
           finishedAt: event.finishedAt,
           passed: event.result.passed,
           ...(event.result.failedStep !== undefined ? { failedStep: event.result.failedStep } : {}),

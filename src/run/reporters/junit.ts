@@ -9,6 +9,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { markUnfinished, writeFileAtomic } from '../../fs.js';
 import type { ReporterFactory, SkipEvent } from '../events.js';
+import type { FundsRow, PaymentRow } from '../../runner-rules.js';
+import { buildRunSummary } from '../summary.js';
 
 function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -39,11 +41,47 @@ export function withSkippedCases(xml: string, skips: readonly Pick<SkipEvent, 's
   return xml.replace(/<testsuites([^>]*?)\/>\s*$/, `<testsuites$1>\n${suites}</testsuites>\n`);
 }
 
+/** What the run paid and checked as JUnit properties (a suite of no case: CI lists them with the run's suites), added
+ *  to the run's last file: ids, amounts, statuses, signature counts, never a key or a signature. */
+export function withOutcomeProperties(xml: string, outcome: { payment?: PaymentRow; funds?: FundsRow }): string {
+  const properties: [string, string | number | boolean | undefined][] = [];
+  const { payment, funds } = outcome;
+  if (payment !== undefined)
+    properties.push(
+      ['payment.DomesticPaymentId', payment.paymentId],
+      ['payment.InstructedAmount', payment.amount === undefined ? undefined : `${payment.amount} ${payment.currency ?? ''}`.trimEnd()],
+      ['payment.CreditorAccount.Name', payment.creditor],
+      ['payment.Status', payment.status],
+      ['payment.ConsentId', payment.consentId],
+      ['payment.consent.Status', payment.consentStatus],
+      ['payment.FundsAvailable', payment.fundsAvailable],
+      ['payment.requestsSigned', payment.signatures?.signed],
+      ['payment.bankSignaturesVerified', payment.signatures?.verified],
+    );
+  if (funds !== undefined) {
+    properties.push(['funds.ConsentId', funds.consentId], ['funds.consent.Status', funds.consentStatus]);
+    funds.checks.forEach((check, index) =>
+      properties.push([`funds.check${index + 1}`, `${check.amount} ${check.currency} FundsAvailable ${check.available}`]),
+    );
+  }
+  const lines = properties
+    .filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined)
+    .map(([name, value]) => `      <property name="${xmlEscape(name)}" value="${xmlEscape(String(value))}"/>\n`);
+  if (lines.length === 0) return xml;
+  const suite =
+    '  <testsuite name="obflow: what the run paid and checked" tests="0" failures="0" errors="0" skipped="0" time="0.000">\n' +
+    `    <properties>\n${lines.join('')}    </properties>\n` +
+    '  </testsuite>\n';
+  if (xml.includes('</testsuites>')) return xml.replace(/<\/testsuites>\s*$/, `${suite}</testsuites>\n`);
+  return xml.replace(/<testsuites([^>]*?)\/>\s*$/, `<testsuites$1>\n${suite}</testsuites>\n`);
+}
+
 export const createJunitReporter: ReporterFactory = (context) => {
   const files: string[] = [];
   const unfinished = new Map<string, () => void>();
   const skips: SkipEvent[] = [];
   const batches = new Map<string, readonly string[]>();
+  let outcome: { payment?: PaymentRow; funds?: FundsRow } = {};
   const redactFile = async (path: string): Promise<void> => {
     const original = await readFile(path, 'utf8');
     const text = context.redact(original);
@@ -52,6 +90,17 @@ export const createJunitReporter: ReporterFactory = (context) => {
   return {
     onEvent(event) {
       if (event.type === 'skip') skips.push(event);
+      if (event.type === 'done') {
+        const summary = buildRunSummary({
+          environment: event.result.environment,
+          steps: event.result.steps,
+          ...(event.result.planned !== undefined ? { planned: event.result.planned } : {}),
+        });
+        outcome = {
+          ...(summary.payment !== undefined ? { payment: summary.payment } : {}),
+          ...(summary.funds !== undefined ? { funds: summary.funds } : {}),
+        };
+      }
     },
     newmanReport: {
       open(steps) {
@@ -87,6 +136,9 @@ export const createJunitReporter: ReporterFactory = (context) => {
       },
     },
     async finish() {
+      const last = files.at(-1);
+      if (last !== undefined && (outcome.payment !== undefined || outcome.funds !== undefined))
+        await writeFileAtomic(last, withOutcomeProperties(await readFile(last, 'utf8'), outcome), { secret: true });
       for (const file of files) await redactFile(file);
       return [...files];
     },

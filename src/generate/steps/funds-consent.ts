@@ -1,0 +1,42 @@
+// Step: the funds confirmation consent (OB R/W Confirmation of Funds API, "Funds Confirmation Consent"): POST it for
+// the PSU's account (flow.funds.debtorAccount), then GET it (awaiting authorisation).
+
+import type { StepContext, StepSpec } from '../model.js';
+import { answerChecks, cof, familyHeaders, PAYMENT_CONTENT_TYPE } from './payments-common.js';
+
+export function fundsConsentStep(context: Pick<StepContext, 'apiVersion'>): StepSpec {
+  const version = cof(context);
+  const url = `${version.base}/funds-confirmation-consents`;
+  return {
+    name: 'funds-consent',
+    title: 'Funds confirmation consent',
+    description: "POSTs /funds-confirmation-consents for the PSU's account (funds_debtor_identification), then GETs it; writes consent_id.",
+    items: [
+      {
+        name: 'funds-consent: POST /funds-confirmation-consents',
+        description: 'The consent the PSU will authorise: funds checks on their account, with no expiry.',
+        method: 'POST',
+        url,
+        headers: familyHeaders('client_credentials_token', [['Content-Type', PAYMENT_CONTENT_TYPE]]),
+        body: { mode: 'raw', template: 'funds-confirmation-consent', contentType: PAYMENT_CONTENT_TYPE },
+        prerequest: [],
+        test: [
+          ...answerChecks(version, 201, 'obie-cof-consent-created'),
+          { template: 'funds-consent-create.test', params: { awaitingStatus: version.consentAwaiting } },
+        ],
+      },
+      {
+        name: 'funds-consent: GET /funds-confirmation-consents/{ConsentId}',
+        description: 'Reads the consent back before the PSU sees it.',
+        method: 'GET',
+        url: `${url}/{{consent_id}}`,
+        headers: familyHeaders('client_credentials_token'),
+        prerequest: [],
+        test: [
+          ...answerChecks(version, 200, 'obie-cof-consent-read'),
+          { template: 'funds-consent-read.test', params: { status: version.consentAwaiting } },
+        ],
+      },
+    ],
+  };
+}
