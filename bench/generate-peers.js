@@ -4,7 +4,7 @@
 // interleaved). The peers are installed by the bench on first use into bench/.cache/peers (gitignored), never
 // as obflow's dependencies; the spec is read from OBFLOW_SPECS_DIR (default <repo>/../shared/specs). Either missing →
 // the rows are `not measured (why)`, which fails the bench unless --allow-unmeasured (bench/lib.js verdict). Every
-// round checks what its contender wrote, not only its exit code (issue 31): obflow's collections, each peer's one,
+// round checks what its contender wrote, not only its exit code: obflow's collections, each peer's one,
 // each a Postman v2.1 collection with requests in it; a contender that exits 0 without one makes its rows `invalid`
 // (a miss), never a time for work not done.
 

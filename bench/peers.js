@@ -1,4 +1,4 @@
-// The bench's comparisons with obflow's peers (issue 12), run by bench/run.js after its own rows; also runnable alone
+// The bench's comparisons with obflow's peers, run by bench/run.js after its own rows; also runnable alone
 // while working on one of them: `node bench/peers.js [start] [flow] [generate] [emulator]` prints their table.
 //
 //  start      `npm start` wall (median of 5, identity present)  vs  plain newman of the whole flow; `obflow --help`

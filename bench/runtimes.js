@@ -1,4 +1,4 @@
-// Start-up on each runtime (issue 24), run by bench/run.js after its other rows; also runnable alone:
+// Start-up on each runtime (README "Supported Node.js"), run by bench/run.js after its other rows; also runnable alone:
 // `node bench/runtimes.js` prints its table, `node bench/runtimes.js --prepare` first builds what the rows need.
 //
 //  obflow --help   on Node.js 24 (tools/runtimes.json)  vs  on this machine's Node.js, side by side (median of 5,

@@ -9,6 +9,7 @@
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import module from 'node:module';
 import { join } from 'node:path';
 import { interleaved, median, newmanBin, obflowBin, repo, row, timed } from './lib.js';
 
@@ -27,12 +28,14 @@ export async function startRows(fixture) {
   await timed(npm, ['start'], { env, tmp });
   const demoWith = (extra) => () =>
     timed(process.execPath, [obflowBin, 'demo'], { env: { ...env, ...extra }, tmp, cwd: repo, usage: true });
-  const { start, demo, uncached, newman, help, node } = await interleaved(5, {
+  const { start, demo, uncached, eager, newman, help, node } = await interleaved(5, {
     start: () => timed(npm, ['start'], { env, tmp }),
     demo: demoWith({}),
     // obflow's compile caches (src/cli/compile-cache.ts: Node.js's module cache where it has one, the report's
     // templates) off: what they earn, beside the demo with them.
     uncached: demoWith({ NODE_DISABLE_COMPILE_CACHE: '1' }),
+    // The deferred requires (src/cli/deferred-requires.ts, module.registerHooks) off: every package at the start.
+    eager: demoWith({ OBFLOW_DEFER_REQUIRES: '0' }),
     newman: plainNewman(fixture, fixture.environment),
     help: () => timed(process.execPath, [obflowBin, '--help'], { tmp }),
     node: () => timed(process.execPath, ['-e', '0'], { tmp }),
@@ -62,6 +65,17 @@ export async function startRows(fixture) {
       'ms',
       undefined,
       `rounds (ms of CPU): on ${list(demo.rounds.map((round) => round.cpuMs))}; off ${list(uncached.rounds.map((round) => round.cpuMs))}; walls (ms): on ${list(demo.all)}; off ${list(uncached.all)}`,
+    ),
+    // Information: what the deferred requires earn where Node.js has module.registerHooks (≥ 22.15); on Node.js 20
+    // nothing is installed and both sides are the same code (docs/notes.md, "Deferred requires through
+    // module.registerHooks").
+    row(
+      `obflow demo's own CPU: deferred requires ${typeof module.registerHooks === 'function' ? 'on' : '(none on this Node.js)'} / OBFLOW_DEFER_REQUIRES=0`,
+      median(demo.rounds.map((round) => round.cpuMs)),
+      median(eager.rounds.map((round) => round.cpuMs)),
+      'ms',
+      undefined,
+      `rounds (ms of CPU): on ${list(demo.rounds.map((round) => round.cpuMs))}; off ${list(eager.rounds.map((round) => round.cpuMs))}; peak RSS (MiB): on ${list(demo.rounds.map((round) => round.peakRssMiB))}; off ${list(eager.rounds.map((round) => round.peakRssMiB))}`,
     ),
     // CPU survives load where walls do not: 1.18–1.39 over the benches of one code.
     row(

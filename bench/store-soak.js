@@ -1,5 +1,5 @@
-// `node bench/store-soak.js [--dist <folder>]`: the emulator's store under a long-lived CI sandbox's load (issue 11
-// item 7). Two sandboxes side by side in one run, on the compiled code in dist/ (or another build's dist, to compare
+// `node bench/store-soak.js [--dist <folder>]`: the emulator's store under a long-lived CI sandbox's load
+// (docs/sandbox.md, "State"). Two sandboxes side by side in one run, on the compiled code in dist/ (or another build's dist, to compare
 // before and after): one on an empty data folder, one on a folder holding 20,000 tokens and 3,000 clients (written in
 // the earlier one-JSON-file-per-collection format, which every build reads: the current one migrates it on start).
 //

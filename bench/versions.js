@@ -1,14 +1,14 @@
-// The default demo beside the same demo before AIS v4.0 support (issue 29: "the default demo is no slower than
-// before, same-run row"), run by bench/run.js after its other rows; also runnable alone: `node bench/versions.js`
+// The default demo beside the same demo before AIS v4.0 support (the default demo must be no slower than before it,
+// measured in the same run), run by bench/run.js after its other rows; also runnable alone: `node bench/versions.js`
 // prints its table (build dist/ first: `node tools/build.js`).
 //
-//  obflow demo     `obflow demo` (v3.1, the default) of this checkout  vs  the same of the commit before issue 29's
+//  obflow demo     `obflow demo` (v3.1, the default) of this checkout  vs  the same of the commit before AIS v4.0's
 //                  first (BEFORE below, or OBFLOW_BENCH_BEFORE=<rev>), built from `git archive` in a temporary folder
 //                  with this checkout's node_modules; median of 5, interleaved, one untimed demo of each first (it issues
 //                  the identity), each in its own folder. Target: ratio ≤ 1.10 (the machine is shared: a few % of noise
 //                  either way; the v4.0 work adds one table lookup per step build and one list check per run).
 //
-// The figure covers everything merged since BEFORE, not only issue 29: a miss says "look", not "issue 29 did it".
+// The figure covers everything merged since BEFORE, not only AIS v4.0: a miss says "look", not "v4.0 did it".
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { interleaved, obflowBin, printTable, repo, row, skipped, timed } from './lib.js';
 
-/** The parent of issue 29's first commit ("Version choice (issue 29): …", 2bb1ad1): obflow before AIS v4.0. */
+/** The parent of AIS v4.0's first commit (2bb1ad1, "Version choice"): obflow before AIS v4.0. */
 export const BEFORE = '232b4b5';
 
 const NAME = 'obflow demo (default, AIS v3.1) / before AIS v4.0';

@@ -4,7 +4,8 @@
 // as the recipes run them (examples/ci/: `--reporters json,html`, a leg-status file each), one against a second
 // sandbox started with `--id-token-fault wrong-intent-id`, one that "died" at registration, merged by `obflow report
 // merge` against the previous night's summary. Chromium (Debian's, through playwright-core; OBFLOW_TEST_CHROMIUM names
-// another) photographs the guide, the report and the merged page into docs/images/.
+// another) photographs the guide, the report and the merged page into docs/images/; and the browser tests of the bank's
+// payment and VRP consent pages photograph those pages (test/helpers/docs-picture.ts).
 //
 //   npm run docs:images
 
@@ -152,3 +153,14 @@ try {
   await stopSandbox(sandbox);
   rmSync(cwd, { recursive: true, force: true });
 }
+
+// The bank's own consent pages for a payment and a VRP mandate: photographed by the browser tests that check them
+// (test/helpers/docs-picture.ts), so the picture is the page a test held.
+const pageTests = ['test/integration/sandbox-payments-browser.test.ts', 'test/integration/sandbox-vrp-browser.test.ts'];
+const vitest = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...pageTests], {
+  cwd: root,
+  env: { ...process.env, OBFLOW_DOCS_IMAGES: images },
+  stdio: 'inherit',
+});
+if (vitest.status !== 0) throw new Error(`the consent pages' tests exited ${vitest.status}`);
+console.log(`wrote ${join(images, 'sandbox-payment-consent.png')} and ${join(images, 'sandbox-vrp-consent.png')}`);

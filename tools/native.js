@@ -1,5 +1,5 @@
 // `node tools/native.js [<line>]`: keeps one build of better-sqlite3 (the sandbox's database) per Node.js ABI outside
-// the clone's node_modules, so switching Node.js needs no rebuild after the first (issue 34). The store loads the build
+// the clone's node_modules, so switching Node.js needs no rebuild after the first (docs/ci.md). The store loads the build
 // kept for the running Node.js (src/sandbox/store/native.ts keptSqliteAddon, better-sqlite3's `nativeBinding`), and
 // the package's own build (what npm ci made) when none is kept.
 //

@@ -16,10 +16,10 @@ export interface DiscoveryAddresses {
   grant_types_supported?: string[];
   /** OIDC Discovery §3 token_endpoint_auth_methods_supported, when published (absent means client_secret_basic). */
   token_endpoint_auth_methods_supported?: string[];
-  /** RFC 9126 §5, when published (issue 30: flow.par). */
+  /** RFC 9126 §5, when published (flow.par). */
   pushed_authorization_request_endpoint?: string;
   require_pushed_authorization_requests?: boolean;
-  /** OIDC Discovery §3 / RFC 8414 §2 / RFC 9207 §3, when published (issue 30: what flow.jarm, PKCE and FAPI 2.0 need). */
+  /** OIDC Discovery §3 / RFC 8414 §2 / RFC 9207 §3, when published (what flow.jarm, PKCE and FAPI 2.0 need). */
   response_modes_supported?: string[];
   code_challenge_methods_supported?: string[];
   authorization_response_iss_parameter_supported?: boolean;

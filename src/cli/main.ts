@@ -11,6 +11,7 @@ import { commandModules } from './commands/index.js';
 import type { CommandState } from './context.js';
 import { removeTemporaryFiles, requestStop, runInterruptCleanups, type InterruptSignal } from '../interrupt.js';
 import { enableCompileCache } from './compile-cache.js';
+import { installDeferredRequires } from './deferred-requires.js';
 import { closestName } from '../config/suggest.js';
 import { createOutput } from './output.js';
 import { applyHeapPolicy, heapFlags, heapPolicyName, processHeap } from './heap.js';
@@ -18,7 +19,8 @@ import type { CliIo } from './output.js';
 import type { Argv, CommandModule } from 'yargs';
 
 /** `processEnv`: obflow's own process passes its environment, and main sets the process up from it before loading a
- *  command — V8's heap (OBFLOW_HEAP, src/cli/heap.ts), then the compile cache kept for that heap's flags. */
+ *  command — V8's heap (OBFLOW_HEAP, src/cli/heap.ts), then the compile cache kept for that heap's flags, then the
+ *  deferred requires (OBFLOW_DEFER_REQUIRES, src/cli/deferred-requires.ts). */
 export async function main(
   argv: readonly string[],
   io: CliIo = processIo(),
@@ -33,6 +35,8 @@ export async function main(
       applyHeapPolicy(heap, processHeap, command);
       // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
       enableCompileCache(options.processEnv, heapFlags(heap));
+      // Packages newman's tree uses on demand load at their first use (where Node.js has module.registerHooks).
+      installDeferredRequires(options.processEnv);
     } catch (error) {
       return report(error, state);
     }

@@ -277,6 +277,8 @@ const NOT_CONFIG = new Set([
   'OBFLOW_DEBUG',
   // The process's heap policy (src/cli/heap.ts), read before any config is.
   'OBFLOW_HEAP',
+  // Packages used on demand loaded then (src/cli/deferred-requires.ts), read before any config is.
+  'OBFLOW_DEFER_REQUIRES',
   'OBFLOW_SPECS_DIR',
   'OBFLOW_REQUIRE_PREREQUISITES',
   'OBFLOW_TEST_CHROMIUM',

@@ -121,6 +121,9 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
     // The other compared leg, when this leg is one of the two compared.
     const other = compared?.includes(leg) === true ? compared.find((candidate) => candidate !== leg) : undefined;
     const earlier = other === undefined ? undefined : outcomes.find((outcome) => outcome.version === other.version);
+    // The later payments leg of a run over both versions: its page has the two payments side by side.
+    const earlierPayment = outcomes.find((outcome) => outcome.family === API_FAMILIES.payments && leg.family === API_FAMILIES.payments);
+    const earlierPaymentLeg = legs.find((candidate) => candidate.family === leg.family && candidate.version === earlierPayment?.version);
     const result = await runStage(leg.session, {
       ...options.run,
       environment: saved.environment,
@@ -128,6 +131,20 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
       // Before the first leg's run begins (its checks passed): the pages of legs this run does not have go.
       ...(outcomes.length === 0 ? { beforeRun: () => removeOtherLegsReports(session, legs, families) } : {}),
       ...(collections !== undefined ? { collections } : {}),
+      ...(earlierPayment !== undefined && earlierPaymentLeg !== undefined
+        ? {
+            versionPage: {
+              paymentComparison: (own: RunResult) => {
+                const [first, second] =
+                  earlierPayment.version === COMPARED_VERSIONS.first
+                    ? [earlierPayment.summary.payment, summaryOf(own).payment]
+                    : [summaryOf(own).payment, earlierPayment.summary.payment];
+                const other = { version: earlierPayment.version, href: pageOf(leg, earlierPaymentLeg, '') };
+                return { ...comparePayments(first, second), other };
+              },
+            },
+          }
+        : {}),
       ...(other !== undefined
         ? {
             // Both legs add up their transactions; the later one's page holds the comparison, the earlier one's links it.

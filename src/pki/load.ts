@@ -96,7 +96,7 @@ function toPkcs8(key: KeyObject): string {
 }
 
 /** Opens a PKCS#12 file with node-forge; returns certificates (PEM) and the private key (PEM). node-forge loads here,
- *  on the first PFX: a PEM pair (the local identity, most banks' files) never pays for it (issue 21). */
+ *  on the first PFX: a PEM pair (the local identity, most banks' files) never pays for it. */
 async function openPfx(bytes: Buffer, passphrase: string, path: string): Promise<{ certs: string[]; keyPem: string }> {
   const { default: forge } = await import('node-forge');
   let p12: forge.pkcs12.Pkcs12Pfx;

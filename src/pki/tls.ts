@@ -24,7 +24,7 @@ export interface MtlsDispatcherOptions {
 export function createMtlsDispatcher(options: MtlsDispatcherOptions): Agent {
   const { transport } = options;
   // undici at the first dispatcher, not with the module: a command that never calls the bank itself (`obflow run`:
-  // newman makes the requests) does not hold its files (issue 34: each MB live at start-up raises the run's peak RSS).
+  // newman makes the requests) does not hold its files (each MB live at start-up raises the run's peak RSS; docs/notes.md).
   const { Agent } = loadUndiciCore();
   return new Agent({
     connect: {

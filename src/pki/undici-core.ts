@@ -1,7 +1,7 @@
 // The part of undici obflow's own requests use — an Agent (the mutual-TLS dispatcher, src/pki/tls.ts) and `request`
 // (src/bank/http.ts) — loaded without undici's index. The index loads all of undici as one (fetch, WebSocket,
 // EventSource, the cache and mock layers, the interceptors: ~110 files, ~60 ms of a start even from the code cache);
-// these two need ~30 files (~20 ms). Issue 34, item 2: `npm start` makes a few requests of its own (registration, the
+// these two need ~30 files (~20 ms). `npm start` makes a few requests of its own (registration, the
 // environment helper, discovery) before newman makes the rest.
 //
 // The two modules are undici's own files (undici has no `exports` map: its files are reachable by path). A version

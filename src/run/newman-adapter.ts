@@ -1,7 +1,6 @@
-// The one adapter over newman: runs a batch of consecutive collection steps as ONE `newman.run` (a folder per step)
-// and turns its untyped emitter events into obflow's run events (src/run/events.ts), unredacted — the runner redacts
-// them. Also what newman needs around a run: the rc-file pinning, the environment back from its
-// VariableScope, and the audit of the client certificate newman applied to each request.
+// The one adapter over newman: runs a batch of consecutive collection steps as ONE `newman.run` (a folder per step) and turns its
+// untyped emitter events into obflow's run events (src/run/events.ts), unredacted — the runner redacts them. Also what newman needs
+// around a run: the rc-file pinning, the environment back from its VariableScope, the audit of each request's client certificate.
 
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { Agent } from 'node:https';

@@ -153,10 +153,11 @@ export function paymentLine(payment: PaymentRow): string {
     payment.consentId === undefined
       ? ''
       : `; consent ${payment.consentId}${payment.consentStatus !== undefined ? ` ${payment.consentStatus}` : ''}`;
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
   const signatures =
     payment.signatures === undefined
       ? ''
-      : `; ${payment.signatures.signed} request${payment.signatures.signed === 1 ? '' : 's'} signed, ${payment.signatures.verified} bank signature${payment.signatures.verified === 1 ? '' : 's'} verified`;
+      : `; ${plural(payment.signatures.signed, 'request')} signed, ${plural(payment.signatures.verified, 'bank signature')} verified`;
   return `${made}${amount}${payee}${status}${consent}${signatures}`;
 }
 

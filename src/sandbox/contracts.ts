@@ -318,7 +318,7 @@ export type ReadonlySearchParams = Pick<
 export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
 
 /**
- * The Account and Transaction API versions the emulator can serve side by side (issue 29): 3.1 is
+ * The Account and Transaction API versions the emulator can serve side by side: 3.1 is
  * docs/bank-interface.md; 4.0 the OBL Read/Write v4.0 API over the same bank. Twin of the TPP side's API_VERSIONS
  * (src/generate/api-versions.ts), tied by test/unit/api-versions.test.ts.
  */

@@ -33,7 +33,7 @@ const keptTargets = new Map<string, URL>();
 /**
  * The request target as a URL, or undefined when it does not parse (`//`, `//[`, `/\\` read as an empty or bad host).
  * The resource origin's are kept and shared: a keep-alive TPP asks for the same few paths over and over, and parsing
- * one (a WHATWG URL with its buffers) was a measurable share of a GET /accounts (docs/notes.md, issue 34). Handlers
+ * one (a WHATWG URL with its buffers) was a measurable share of a GET /accounts (docs/notes.md, the emulator's profile). Handlers
  * get it as a RequestTarget, which offers no setter. The authorisation origin's targets carry one-off parameters
  * (state, nonce, request objects) and are parsed each time.
  */

@@ -16,7 +16,7 @@ export function localIdentityDir(config: Pick<ObflowConfig, 'stateDir'>): string
 }
 
 /** Issues a local test identity. Its module (@peculiar/x509 and its ASN.1 stack, ~0.2 s to load) loads only when an
- *  identity is issued: a start with the identity present never pays for it (issue 21). */
+ *  identity is issued: a start with the identity present never pays for it. */
 export async function issueLocalIdentity(
   ...args: Parameters<typeof IssueModule.issueLocalIdentity>
 ): ReturnType<typeof IssueModule.issueLocalIdentity> {

@@ -45,7 +45,7 @@ export interface StateLayout {
   workspace(stem: string): string;
   /** The report of the run that makes a workspace: its own folder, so it never replaces `obflow run`'s report.html. */
   workspaceReport: string;
-  /** What the last discovery read of the target requires (issue 30: flow.par "auto" in the offline generate). */
+  /** What the last discovery read of the target requires (flow.par "auto" in the offline generate). */
   discoveryRecord: string;
 }
 

@@ -274,6 +274,18 @@ export function renderReport(model, compile = compileFromSource) {
       })),
     })),
     ...(model.payment !== undefined ? { payment: { ...model.payment, fundsKnown: model.payment.fundsAvailable !== undefined } } : {}),
+    ...(model.paymentComparison !== undefined
+      ? {
+          paymentComparison: {
+            ...model.paymentComparison,
+            rows: model.paymentComparison.rows.map((row) => ({
+              ...row,
+              different: row.verdict === 'different',
+              explained: row.verdict === 'explained',
+            })),
+          },
+        }
+      : {}),
     accounts: model.accounts.map((account) => ({
       ...account,
       amount:

@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { PROFILE_NAMES } from '../../src/sandbox/contracts.js';
-import { getForeignIdentity, getTestIdentity } from '../helpers/identity.js';
+import { getForeignIdentity, getTestIdentity, issueVariantIdentity } from '../helpers/identity.js';
 import type { TestIdentity } from '../helpers/identity.js';
 import { mtlsAgent, SandboxTpp, useTestSandbox, wire } from '../helpers/sandbox-client.js';
 
@@ -120,11 +120,6 @@ describe('dynamic client registration (DCR v3.2)', () => {
       async () => ({ jwt: await sign({ software_statement: tamper(identity.softwareStatement) }) }),
       'unapproved_software_statement',
     ],
-    [
-      "scope beyond the statement's roles",
-      async () => ({ jwt: await sign({ scope: 'openid accounts payments' }) }),
-      'invalid_client_metadata',
-    ],
     ['an unsupported grant type', async () => ({ jwt: await sign({ grant_types: ['password'] }) }), 'invalid_client_metadata'],
     [
       'a missing required claim in a strict profile',
@@ -152,6 +147,17 @@ describe('dynamic client registration (DCR v3.2)', () => {
     const response = await tpp('strict-headless').registerRaw(jwt);
     expect(response.status).toBe(400);
     expect(response.json()).toMatchObject({ error: code });
+    expect(typeof response.json().error_description).toBe('string');
+  });
+
+  it("refuses scope beyond the statement's roles", async () => {
+    // The local test identity has every role (src/pki/issue.ts): a statement of AISP alone asks for payments here.
+    const client = tpp('strict-headless', await issueVariantIdentity({ roles: ['AISP'] }));
+    const response = await client.registerRaw(
+      await client.signRegistration(client.registrationClaims({ scope: 'openid accounts payments' })),
+    );
+    expect(response.status).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'invalid_client_metadata' });
     expect(typeof response.json().error_description).toBe('string');
   });
 
@@ -195,7 +201,11 @@ describe('dynamic client registration (DCR v3.2)', () => {
       ),
     );
     expect(filled.status).toBe(201);
-    expect(filled.json()).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', scope: 'openid accounts' });
+    // The scope filled is openid and the scopes of the statement's roles (the local identity has AISP, PISP and CBPII).
+    expect(filled.json()).toMatchObject({
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'openid accounts payments fundsconfirmations',
+    });
     const wrong = await client.registerRaw(
       await client.signRegistration(client.registrationClaims({ token_endpoint_auth_method: 'none' })),
     );

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM_FLAGS } from '../../src/run/consent/browser.js';
 import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { userByUsername } from '../../src/sandbox/data/users.js';
+import { docsPicture } from '../helpers/docs-picture.js';
 import { PaymentsTpp, paymentConsentRequest, paymentsIdentity } from '../helpers/payments-client.js';
 import { chromium as chromiumPrerequisite, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { redirectParams, startTestSandbox } from '../helpers/sandbox-client.js';
@@ -69,6 +70,7 @@ describeWith(chromiumPrerequisite, 'payment and funds-check pages in Chromium', 
     const { done } = await loggedIn(page, url, redirectUri ?? '', 'sam');
 
     await page.getByRole('heading', { name: 'Confirm this payment' }).waitFor();
+    await docsPicture(page, 'sandbox-payment-consent.png');
     const text = (await page.locator('main').textContent()) ?? '';
     expect(text).toContain('12.34 GBP');
     expect(text).toContain('ACME Ltd');

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM_FLAGS } from '../../src/run/consent/browser.js';
 import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { userByUsername } from '../../src/sandbox/data/users.js';
+import { docsPicture } from '../helpers/docs-picture.js';
 import { chromium as chromiumPrerequisite, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { redirectParams, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
@@ -86,6 +87,7 @@ describeWith(chromiumPrerequisite, 'the VRP mandate page in Chromium', () => {
     const { done } = await loggedIn(page, url, redirectUri, 'sam');
 
     await page.getByRole('heading', { name: 'Set up variable recurring payments' }).waitFor();
+    await docsPicture(page, 'sandbox-vrp-consent.png');
     const terms = await page.locator('dl dt').allTextContents();
     const values = await page.locator('dl dd').allTextContents();
     expect(terms.map((term, index) => [term, values[index]])).toEqual([

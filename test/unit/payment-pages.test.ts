@@ -155,3 +155,31 @@ describe('the payment in JUnit', () => {
     expect(withOutcomeProperties('<testsuites/>\n', {})).toBe('<testsuites/>\n');
   });
 });
+
+describe('the payment on v3.1 beside v4.0 in report.html', () => {
+  it('the later leg’s page lists each field, marks the explained codes and a difference as a failed check', async () => {
+    const v40: PaymentRow = { ...payment, status: 'ACSC', consentStatus: 'COND', amount: '11.00' };
+    const comparison = { ...comparePayments(payment, v40), other: { version: '3.1', href: '../v3.1/report.html' } };
+    const html = await renderHtmlReport({
+      bank: 'b',
+      profile: 'p',
+      obflowVersion: '0',
+      ranAt: at,
+      runner: 'obflow',
+      passed: false,
+      steps: [],
+      accounts: [],
+      payment: v40,
+      paymentComparison: comparison,
+      totals: { steps: 0, requests: 0, assertions: 0, localChecks: 0, failed: 0, skipped: 0 },
+    });
+    expect(html).toContain('<h2>Payment v3.1 beside v4.0</h2>');
+    expect(html).toContain('<a href="../v3.1/report.html">its report, v3.1</a>');
+    expect(html).toMatch(
+      /<li class="ok"><code>payment Status<\/code>: v3\.1 <code>AcceptedSettlementCompleted<\/code>, v4\.0 <code>ACSC<\/code> \(the v4\.0 code/,
+    );
+    expect(html).toMatch(
+      /<li class="bad"><code>InstructedAmount<\/code>: v3\.1 <code>10\.00 GBP<\/code>, v4\.0 <code>11\.00 GBP<\/code><span class="message">not explained/,
+    );
+  });
+});

@@ -106,6 +106,9 @@ export function reportSubscriber(
           const comparison = page?.comparison?.(result);
           if (comparison !== undefined) model = { ...model, comparison, passed: model.passed && comparison.differences.length === 0 };
           if (page?.comparedIn !== undefined) model = { ...model, comparedIn: page.comparedIn };
+          const payments = page?.paymentComparison?.(result);
+          if (payments !== undefined)
+            model = { ...model, paymentComparison: payments, passed: model.passed && payments.differences.length === 0 };
           break;
         }
       }

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../../generate/files.js';
 import type { AccountRow, FundsRow, PaymentRow } from '../../runner-rules.js';
 import type { VersionComparison } from './compare-versions.js';
+import type { PaymentComparison } from './compare-payments.js';
 import { compileTemplate, type CompiledTemplate, type HandlebarsInstance } from './template-cache.js';
 
 export interface ReportAssertion {
@@ -82,6 +83,11 @@ export interface ReportComparison extends VersionComparison {
   other: { version: string; href: string };
 }
 
+/** A run over both versions with payments: the later payments leg's page has the two payments side by side. */
+export interface ReportPaymentComparison extends PaymentComparison {
+  other: { version: string; href: string };
+}
+
 export interface ReportModel extends ReportMeta {
   passed: boolean;
   /** The "v3.1 beside v4.0" section (src/run/reporters/compare-versions.ts); only in a run over both versions, on the
@@ -89,6 +95,8 @@ export interface ReportModel extends ReportMeta {
   comparison?: ReportComparison;
   /** …and on the other leg's page, a link to that section. */
   comparedIn?: { version: string; href: string };
+  /** The payment on v3.1 beside v4.0's, on the later payments leg's page. */
+  paymentComparison?: ReportPaymentComparison;
   steps: ReportStep[];
   accounts: ReportAccount[];
   /** `assertions`: the checks newman counts (what a workspace counts); `localChecks`: obflow's own (id_token). */

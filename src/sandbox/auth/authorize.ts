@@ -295,7 +295,7 @@ export async function validateAuthorisationRequest(
   // FAPI 1 Advanced §5.2.2.1 asks for s_hash only "if the client supplied a value for state").
   if (state === undefined && !scopes.includes('openid') && !may('state-optional'))
     fail('invalid_request', 'state is required when the scope lacks openid');
-  // JARM §2.3 (issue 30): response_mode jwt (or query.jwt) for code; query / fragment as the response type gives them.
+  // JARM §2.3: response_mode jwt (or query.jwt) for code; query / fragment as the response type gives them.
   const requestedMode = param('response_mode');
   const jarm = requestedMode === 'jwt' || requestedMode === 'query.jwt';
   if (requestedMode !== undefined && !jarm && requestedMode !== (responseType === 'code' ? 'query' : 'fragment'))

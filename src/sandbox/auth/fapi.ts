@@ -63,7 +63,7 @@ const INTERFACE: FapiModeRow = {
   assertionAudience: 'token-endpoint-or-issuer',
   requestObjectTyp: undefined,
   boundTokens: true,
-  // JARM (issue 30): jwt for code, the response signed PS256 with the jwks_uri key.
+  // JARM §2.3: jwt for code, the response signed PS256 with the jwks_uri key.
   discovery: { responseModes: ['query', 'fragment', 'jwt', 'query.jwt'], issParameter: false },
 };
 

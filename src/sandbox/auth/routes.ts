@@ -13,7 +13,7 @@ export const ENVIRONMENT_PATH = '/sandbox-helper/v1.0/postman/environment';
 export const MODEL_BANK_ENVIRONMENT_PATH = '/ozone/v1.0/postman/environment';
 
 /** A helper that names the client's values plainly (`client_id`, `client_secret`, `redirect_uri`), not as the model
- *  bank's collection does: obflow must take them from its own registration (issue #19 item 5). */
+ *  bank's collection does: obflow must take them from its own registration (docs/bank-interface.md §2.5). */
 export const PLAIN_ENVIRONMENT_PATH = '/plain-helper/v1.0/postman/environment';
 
 /** How the environment helper learns the client: `?client_id=` (this bank's helper; `plain` too, with plain names),

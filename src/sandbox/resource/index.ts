@@ -103,7 +103,7 @@ const BODIES_PER_CONSENT = 16;
 /**
  * The JSON text of GET /accounts and GET /accounts/{AccountId} answers, kept per consent record: a keep-alive client
  * reading with one token asks for the same unchanged list on every request, and rendering and stringifying it was a
- * large share of the emulator's own work per request (docs/notes.md, issue 34 item 3). Keyed by the record object
+ * large share of the emulator's own work per request (docs/notes.md, the emulator's profile). Keyed by the record object
  * itself, which the store (store/db.ts) shares between reads and replaces whenever the consent may have changed:
  * another process's commit (data_version clears the store's cache), this process's writes (a revocation, an
  * authorisation), eviction. So a changed consent is a new key and its old bodies go with the old record. Within a record
@@ -183,7 +183,7 @@ async function handle(call: Call, route: Route, deps: ResourceDeps): Promise<voi
   if (!acceptsJson(call.req)) throw new ObieError(406, 'Accept must allow application/json');
   const kind = route.kind.startsWith('consent-') ? 'client_credentials' : 'authorization_code';
   const token = await authenticate(call, deps, kind);
-  // Spelled out rather than spread: a spread of the call made a new hidden class per request (issue 34's profile).
+  // Spelled out rather than spread: a spread of the call made a new hidden class per request (the emulator's profile, docs/notes.md).
   const { version, req, res, ctx, url, origin, bodies } = call;
   await dispatch({ version, req, res, ctx, url, origin, bodies, route, token }, deps);
 }

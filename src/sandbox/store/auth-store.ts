@@ -39,7 +39,7 @@ export interface AuthorisationRequestRecord {
   /** RFC 6749 §4.1.3: redirect_uri is required at the token endpoint when it was in the authorisation request. */
   redirectUriInRequest: boolean;
   responseType: 'code' | 'code id_token';
-  /** JARM (response_mode=jwt, issue 30): the authorisation response is one signed JWT in `response`. */
+  /** JARM (response_mode=jwt, JARM §2.3): the authorisation response is one signed JWT in `response`. */
   responseMode?: 'jwt';
   state?: string;
   nonce?: string;
@@ -159,7 +159,7 @@ export class AuthStore implements ClientDirectory, TokenVerifier {
 
   /**
    * The keys of the access tokens presented last (token → its hash), so a keep-alive client presenting one token on
-   * every request is hashed once, not per request (issue 34). Held in memory only, at most PRESENTED_TOKENS; what a
+   * every request is hashed once, not per request (docs/notes.md). Held in memory only, at most PRESENTED_TOKENS; what a
    * key finds is still read and checked per request (revoked, expired, its client deleted).
    */
   private readonly presented = new Map<string, string>();

@@ -58,7 +58,7 @@ export function nativeModuleFailure(
   return undefined;
 }
 
-// ---- builds kept per runtime (issue 34) -------------------------------------------------------------------------------
+// ---- builds kept per runtime (docs/ci.md) -------------------------------------------------------------------------------------
 // One build of better-sqlite3 per Node.js ABI, outside any clone's node_modules, so switching Node.js needs no rebuild
 // after the first: `node tools/native.js 24` builds the one for a pinned runtime (tools/native.js computes the same
 // folder; test/unit/native-module.test.ts holds the two together). The store loads the build for the running Node.js
