@@ -58,9 +58,25 @@ const FUNDS_STEPS = [
   'funds-consent-delete',
 ] as const;
 
+/** The VRP family's steps (PISP domestic variable recurring payments, OB R/W VRP API and the OBL cVRP v4.0 file;
+ *  docs/collections.md): the consent, its funds confirmation, one payment read back, the mandate walk against the
+ *  consent's limits, and the consent's DELETE. */
+const VRP_STEPS = [
+  'discovery',
+  'client-credentials',
+  'vrp-consent',
+  'psu-consent',
+  'code-exchange',
+  'vrp-funds-check',
+  'vrp-payment',
+  'vrp-payment-details',
+  'vrp-mandate',
+  'vrp-consent-delete',
+] as const;
+
 export interface ApiFamily {
   /** How config, flags and files name it. */
-  name: 'accounts' | 'payments' | 'funds';
+  name: 'accounts' | 'payments' | 'funds' | 'vrp';
   /** How people name it (OBIE's API name). */
   label: string;
   /** The short name before a version in lines, collection names and leg labels (`AIS v4.0`). */
@@ -92,7 +108,7 @@ export interface ApiFamily {
   movesMoney: boolean;
 }
 
-/** One row per family (VRP is a row away: role PISP, segment pisp, its own steps and folder). */
+/** One row per family. */
 export const API_FAMILIES = {
   accounts: {
     name: 'accounts',
@@ -136,12 +152,26 @@ export const API_FAMILIES = {
     signsMessages: false,
     movesMoney: false,
   },
+  vrp: {
+    name: 'vrp',
+    label: 'Domestic VRP API',
+    short: 'VRP',
+    role: 'PISP',
+    segment: 'pisp',
+    steps: VRP_STEPS,
+    folder: 'vrp',
+    variablePrefix: 'vrp_',
+    flowCollection: 'obflow-vrp',
+    interfaceScope: true,
+    signsMessages: true,
+    movesMoney: true,
+  },
 } as const satisfies Readonly<Record<ApiFamily['name'], ApiFamily>>;
 
 export type ApiFamilyName = keyof typeof API_FAMILIES;
 export type AccountsStepName = (typeof ACCOUNTS_STEPS)[number];
 /** Every step name of every family (a step module may serve several families: psu-consent, code-exchange, …). */
-export type FamilyStepName = (typeof ACCOUNTS_STEPS | typeof PAYMENTS_STEPS | typeof FUNDS_STEPS)[number];
+export type FamilyStepName = (typeof ACCOUNTS_STEPS | typeof PAYMENTS_STEPS | typeof FUNDS_STEPS | typeof VRP_STEPS)[number];
 
 /** The family names, in the table's order (config `flow.apis`, `--apis`). */
 export const API_FAMILY_NAMES = Object.keys(API_FAMILIES) as ApiFamilyName[];

@@ -21,6 +21,19 @@ import {
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../generate/api-versions.js';
 import { API_FAMILY_NAMES, DEFAULT_API_FAMILIES, familiesOf, type ApiFamilyName } from '../api-families.js';
 import { PAYMENT_DEFAULTS, FUNDS_DEFAULTS, OB_TRUST_ANCHOR, paymentAmountProblem, PAYMENT_TEXT } from './payment.js';
+import {
+  AUTHENTICATION_METHODS,
+  controlParameterProblems,
+  DEFAULT_VRP_TYPE,
+  INTERACTION_TYPES,
+  PERIOD_ALIGNMENTS,
+  PERIOD_TYPE_NAMES,
+  VRP_CONTROL_DEFAULTS,
+  VRP_TYPE_NAMES,
+  vrpTypeVersionProblem,
+  type PeriodTypeName,
+  type VrpTypeName,
+} from '../generate/vrp-types.js';
 
 export { SANDBOX_PROFILES, type SandboxProfile } from './profiles.js';
 export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../client-auth.js';
@@ -362,6 +375,50 @@ const funds = z
   })
   .describe('The confirmation of funds flow (flow.apis "funds").');
 
+// The VRP family's mandate (docs/collections.md, "Variable recurring payments"): the standard's
+// OBDomesticVRPControlParameters under its own names (a standard's names keep their spelling, KEY_NAMING_RULE); the rules
+// between members are controlParameterProblems (src/generate/vrp-types.ts), run in configProblems below.
+const vrpMoney = z.strictObject({
+  Amount: z.string().describe('A positive decimal with at most 5 decimals, as text (OBActiveCurrencyAndAmount_SimpleType), e.g. "10.00".'),
+  Currency: currency.describe('ActiveOrHistoricCurrencyCode, e.g. "GBP" (one currency for the whole mandate).'),
+});
+const vrpDateTime = (description: string) =>
+  z.iso.datetime({ offset: true }).describe(`${description} An ISO 8601 date-time with a time zone, e.g. "2026-01-01T00:00:00+00:00".`);
+const controlParameters = z
+  .strictObject({
+    ValidFromDateTime: vrpDateTime('The first day payments may be made (its time is disregarded).').optional(),
+    ValidToDateTime: vrpDateTime('The last day payments may be made (its time is disregarded).').optional(),
+    MaximumIndividualAmount: vrpMoney.describe('The most a single payment may be.'),
+    PeriodicLimits: z
+      .array(
+        vrpMoney.extend({
+          PeriodType: z
+            .enum(PERIOD_TYPE_NAMES as [PeriodTypeName, ...PeriodTypeName[]])
+            .describe('Day, Week, Fortnight, Month, Half-year or Year.'),
+          PeriodAlignment: z
+            .enum(PERIOD_ALIGNMENTS)
+            .describe("Consent (periods from the consent's creation) or Calendar (pro-rated first period)."),
+        }),
+      )
+      .describe('The most the payments of one period may add up to, one entry per period (at least one).'),
+    PSUAuthenticationMethods: z.array(z.enum(AUTHENTICATION_METHODS)).min(1).describe('UK.OBIE.SCA and/or UK.OBIE.SCANotRequired.'),
+    PSUInteractionTypes: z.array(z.enum(INTERACTION_TYPES)).min(1).optional().describe('InSession and/or OffSession.'),
+  })
+  .describe(
+    'OBDomesticVRPControlParameters of the consent (VRPType is flow.vrp.type); the mandate walk is planned from it. Default: 10.00 GBP a payment, 25.00 GBP a consent-aligned day, SCANotRequired.',
+  );
+const vrp = z
+  .strictObject({
+    type: z
+      .enum(VRP_TYPE_NAMES as [VrpTypeName, ...VrpTypeName[]])
+      .default(DEFAULT_VRP_TYPE)
+      .describe('VRPType: Sweeping (default), Other (v3.1 and v4.0), or the commercial CVRP1, CVRP2, CVRP3 (v4.0, OBL cVRP).'),
+    controlParameters: controlParameters.default(VRP_CONTROL_DEFAULTS),
+  })
+  .describe(
+    'The variable recurring payments flow (flow.apis "vrp"): the mandate asked, walked and revoked; its payee is flow.payment.creditorAccount.',
+  );
+
 const flow = z
   .strictObject({
     apis: z
@@ -377,6 +434,7 @@ const flow = z
     payments: payments.prefault({}),
     messageSigning: messageSigning.prefault({}),
     funds: funds.prefault({}),
+    vrp: vrp.prefault({}),
     // No schema default: left out, it follows flow.fapi (resolvedConfig below).
     responseType: z
       .enum(RESPONSE_TYPES)
@@ -512,6 +570,15 @@ function configProblems(config: ParsedConfig, fapi: FapiProfile): Problem[] {
     }
   }
   // Issue 30: JARM collections ask response_mode=jwt for code only.
+  // The mandate's rules, and a VRPType the version's files define (src/generate/vrp-types.ts).
+  if (config.flow.apis.includes('vrp')) {
+    const vrpProblems = [
+      vrpTypeVersionProblem(config.flow.vrp.type, [config.flow.apiVersion]),
+      ...controlParameterProblems(config.flow.vrp.type, config.flow.vrp.controlParameters),
+    ];
+    for (const problem of vrpProblems)
+      if (problem !== undefined) problems.push({ path: ['flow', 'vrp', ...problem.path], message: problem.message });
+  }
   if (config.flow.jarm && (config.flow.responseType ?? fapi.defaults.responseType) !== 'code')
     problems.push({ path: ['flow', 'jarm'], message: 'asks JARM for flow.responseType "code" only; set flow.responseType to "code"' });
   return problems;

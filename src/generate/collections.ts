@@ -3,6 +3,7 @@
 // v5 ids from item paths everywhere (Scripts too), url.raw set, keys sorted, 2-space JSON with a trailing newline. No
 // addresses and no secrets: only {{variables}}.
 
+import type { VrpSettings } from './vrp-plan.js';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import pc from 'postman-collection';
@@ -42,6 +43,8 @@ export interface GenerateOptions {
   jarm?: boolean;
   /** The FAPI profile's row (StepContext.fapi, flow.fapi); absent: the default profile's (FAPI 1 Advanced). */
   fapi?: FapiProfile;
+  /** The VRP family's type and mandate (StepContext.vrp, flow.vrp); absent: the defaults. */
+  vrp?: VrpSettings;
 }
 
 export interface BuildOptions extends GenerateOptions {
@@ -326,6 +329,7 @@ export function buildCollections(options: BuildOptions): GeneratedFile[] {
     ...(options.par === true || fapi.par === 'always' ? { par: true } : {}),
     ...(options.jarm === true ? { jarm: true } : {}),
     fapi,
+    ...(options.vrp === undefined ? {} : { vrp: options.vrp }),
   };
   const steps = buildFlow(context);
   const typed = typesRequestObjects(fapi) ? withTypedJwtLibraries(options.templates) : options.templates;

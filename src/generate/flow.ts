@@ -22,6 +22,12 @@ import { paymentDetailsStep } from './steps/payment-details.js';
 import { fundsConsentStep } from './steps/funds-consent.js';
 import { fundsConfirmationStep } from './steps/funds-confirmation.js';
 import { fundsConsentDeleteStep } from './steps/funds-consent-delete.js';
+import { vrpConsentStep } from './steps/vrp-consent.js';
+import { vrpFundsCheckStep } from './steps/vrp-funds-check.js';
+import { vrpPaymentStep } from './steps/vrp-payment.js';
+import { vrpPaymentDetailsStep } from './steps/vrp-payment-details.js';
+import { vrpMandateStep } from './steps/vrp-mandate.js';
+import { vrpConsentDeleteStep } from './steps/vrp-consent-delete.js';
 
 // The names live in a module of their own, which `obflow run --help` lists without loading the step builders.
 export { STEP_NAMES, type StepName } from './step-names.js';
@@ -46,6 +52,12 @@ const BUILDERS: Record<FamilyStepName, (context: StepContext) => StepSpec> = {
   'funds-consent': fundsConsentStep,
   'funds-confirmation': fundsConfirmationStep,
   'funds-consent-delete': fundsConsentDeleteStep,
+  'vrp-consent': vrpConsentStep,
+  'vrp-funds-check': vrpFundsCheckStep,
+  'vrp-payment': vrpPaymentStep,
+  'vrp-payment-details': vrpPaymentDetailsStep,
+  'vrp-mandate': vrpMandateStep,
+  'vrp-consent-delete': vrpConsentDeleteStep,
 };
 
 /** Pure: every step of the context's family's flow, in order. */

@@ -5,6 +5,7 @@ import type { ApiFamily } from '../api-families.js';
 import type { FapiProfile } from '../fapi-profile.js';
 import type { ApiVersion } from './api-versions.js';
 import type { SchemaName } from './schemas.js';
+import type { VrpSettings } from './vrp-plan.js';
 
 /** The JSON schemas a script part can check a body against: templates/schemas/<name>.json. */
 export type ResponseSchema = SchemaName | 'openid-configuration' | 'token-response' | 'oauth-error';
@@ -75,6 +76,9 @@ export interface StepContext {
   /** The FAPI profile's row (flow.fapi, src/fapi-profile.ts): the steps read the request object's typ, whether iss is
    *  required in the redirect (RFC 9207) and whom a client assertion names as aud from it. */
   fapi: FapiProfile;
+  /** The VRP family's type and mandate (flow.vrp): the consent's ControlParameters and the mandate walk planned from
+   *  them (src/generate/vrp-plan.ts). Absent: the defaults (the golden collections). */
+  vrp?: VrpSettings;
 }
 
 export interface UnsupportedCall {

@@ -60,13 +60,38 @@ export const V4_SCHEMA_TARGETS = {
 export const FAMILY_SPEC_FILE_NAMES = {
   pisp: { '3.1': 'obie-payment-initiation-v3.1.11.yaml', '4.0': 'obie-payment-initiation-v4.0.yaml' },
   cbpii: { '3.1': 'obie-confirmation-funds-v3.1.11.yaml', '4.0': 'obie-confirmation-funds-v4.0.yaml' },
-} as const;
+  vrp: { '3.1': 'obie-vrp-v3.1.11.yaml', '4.0': 'obie-vrp-v4.0.yaml' },
+  // The commercial VRP file: v4.0 only (its VRPTypes CVRP1/2/3; its payment Status has no CANC).
+  cvrp: { '4.0': 'obl-cvrp-v4.0.yaml' },
+} as const satisfies Record<string, Partial<Record<'3.1' | '4.0', string>>>;
 export type FamilySpec = keyof typeof FAMILY_SPEC_FILE_NAMES;
 
 /** One response of another family's API: which API's file, and the endpoint (relative to its base path). */
 export interface FamilySchemaTarget extends SchemaTarget {
   api: FamilySpec;
   method: 'get' | 'post';
+}
+
+/** The VRP responses the collections validate, of the VRP file (`obie-vrp-…`) or the cVRP file (`obie-cvrp-…`, whose
+ *  only version is v4.0: `obie-v4-cvrp-…`). */
+function vrpTargets<Api extends 'vrp' | 'cvrp'>(api: Api) {
+  return {
+    [`obie-${api}-consent-created`]: { api, path: '/domestic-vrp-consents', method: 'post', status: '201' },
+    [`obie-${api}-consent-read`]: { api, path: '/domestic-vrp-consents/{ConsentId}', method: 'get', status: '200' },
+    [`obie-${api}-funds-confirmation`]: {
+      api,
+      path: '/domestic-vrp-consents/{ConsentId}/funds-confirmation',
+      method: 'post',
+      status: '201',
+    },
+    [`obie-${api}-payment-created`]: { api, path: '/domestic-vrps', method: 'post', status: '201' },
+    [`obie-${api}-payment-read`]: { api, path: '/domestic-vrps/{DomesticVRPId}', method: 'get', status: '200' },
+    [`obie-${api}-payment-details`]: { api, path: '/domestic-vrps/{DomesticVRPId}/payment-details', method: 'get', status: '200' },
+    [`obie-${api}-error`]: { api, path: '', method: 'get', status: '4xx' },
+  } as const satisfies Record<string, FamilySchemaTarget> as Record<
+    `obie-${Api}-${'consent-created' | 'consent-read' | 'funds-confirmation' | 'payment-created' | 'payment-read' | 'payment-details' | 'error'}`,
+    FamilySchemaTarget
+  >;
 }
 
 /** The payments (PISP) and funds (CBPII) responses the collections validate, by their v3.1 schema's name; each has a
@@ -93,6 +118,8 @@ export const FAMILY_SCHEMA_TARGETS = {
   'obie-cof-consent-read': { api: 'cbpii', path: '/funds-confirmation-consents/{ConsentId}', method: 'get', status: '200' },
   'obie-cof-confirmation': { api: 'cbpii', path: '/funds-confirmations', method: 'post', status: '201' },
   'obie-cof-error': { api: 'cbpii', path: '', method: 'get', status: '4xx' },
+  ...vrpTargets('vrp'),
+  ...vrpTargets('cvrp'),
 } as const satisfies Record<string, FamilySchemaTarget>;
 
 export type FamilyV31SchemaName = keyof typeof FAMILY_SCHEMA_TARGETS;
@@ -106,8 +133,9 @@ interface FamilySchema {
   categories: boolean;
 }
 const FAMILY_SCHEMAS: Readonly<Record<string, FamilySchema>> = Object.fromEntries(
-  Object.entries(FAMILY_SCHEMA_TARGETS).flatMap(([name, target]) => [
-    [name, { target, version: '3.1', categories: false }],
+  Object.entries(FAMILY_SCHEMA_TARGETS as Readonly<Record<string, FamilySchemaTarget>>).flatMap(([name, target]) => [
+    // A file of v4.0 only (cVRP) has no v3.1 schema.
+    ...('3.1' in FAMILY_SPEC_FILE_NAMES[target.api] ? [[name, { target, version: '3.1', categories: false }]] : []),
     [name.replace(/^obie-/, 'obie-v4-'), { target, version: '4.0', categories: target.path === '' }],
   ]),
 );
@@ -213,7 +241,7 @@ function responseSchemaRef(doc: Json, target: SchemaTarget): string {
 export type SpecDocuments = Record<SpecVersion, Json> & {
   '4.0': Json;
   codeset: string;
-  families: Record<FamilySpec, Record<'3.1' | '4.0', Json>>;
+  families: Record<FamilySpec, Partial<Record<'3.1' | '4.0', Json>>>;
 };
 
 /** Reads and parses the OBIE files from a folder (e.g. `<repo>/../shared/specs`). */
@@ -226,6 +254,8 @@ export function readSpecDocuments(specsDir: string): SpecDocuments {
   out.families = {
     pisp: { '3.1': read(FAMILY_SPEC_FILE_NAMES.pisp['3.1']), '4.0': read(FAMILY_SPEC_FILE_NAMES.pisp['4.0']) },
     cbpii: { '3.1': read(FAMILY_SPEC_FILE_NAMES.cbpii['3.1']), '4.0': read(FAMILY_SPEC_FILE_NAMES.cbpii['4.0']) },
+    vrp: { '3.1': read(FAMILY_SPEC_FILE_NAMES.vrp['3.1']), '4.0': read(FAMILY_SPEC_FILE_NAMES.vrp['4.0']) },
+    cvrp: { '4.0': read(FAMILY_SPEC_FILE_NAMES.cvrp['4.0']) },
   };
   return out;
 }
@@ -305,6 +335,8 @@ function deriveV4Schema(docs: SpecDocuments, name: keyof typeof V4_SCHEMA_TARGET
 const FAMILY_TITLES: Record<FamilySpec, Record<'3.1' | '4.0', string>> = {
   pisp: { '3.1': 'OBIE PIS v3.1.11', '4.0': 'OBL PIS v4.0' },
   cbpii: { '3.1': 'OBIE CoF v3.1.11', '4.0': 'OBL CoF v4.0' },
+  vrp: { '3.1': 'OBIE VRP v3.1.11', '4.0': 'OBL VRP v4.0' },
+  cvrp: { '3.1': 'OBL cVRP v4.0', '4.0': 'OBL cVRP v4.0' },
 };
 
 /** Pure: the draft-07 schema of one payments or funds response, from its version's file alone (a v4.0 error schema
@@ -312,7 +344,9 @@ const FAMILY_TITLES: Record<FamilySpec, Record<'3.1' | '4.0', string>> = {
 function deriveFamilySchema(docs: SpecDocuments, entry: FamilySchema): JsonObject {
   const { target, version } = entry;
   const definitions: JsonObject = {};
-  const root = collect(docs.families[target.api][version], `${version}.${target.api}`, target, definitions);
+  const doc = docs.families[target.api][version];
+  if (doc === undefined) throw new TypeError(`no ${target.api} file of v${version}`);
+  const root = collect(doc, `${version}.${target.api}`, target, definitions);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: `${target.method.toUpperCase()} ${target.path || '(any)'} ${target.status} (${FAMILY_TITLES[target.api][version]})`,

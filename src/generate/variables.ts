@@ -2,7 +2,7 @@
 // user may set, and the state each step writes. State passes between steps only through the environment
 // (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
-import type { ApiFamilyName } from '../api-families.js';
+import { familiesOf, type ApiFamilyName } from '../api-families.js';
 import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import { DEFAULT_MAX_PAGES } from './flow-defaults.js';
 
@@ -665,6 +665,140 @@ export const FUNDS_VARIABLES: readonly VariableSpec[] = [
   }),
 ];
 
+const vrp = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'vrp' });
+
+/** The VRP family's variables (docs/collections.md, "Variable recurring payments"): the payee (inputs, from
+ *  flow.payment.creditorAccount at every run) and what its steps write; the mandate itself (flow.vrp) is in the
+ *  collections, whose walk is planned from it. The message-signing variables are the payments family's (variablesOf). */
+export const VRP_VARIABLES: readonly VariableSpec[] = [
+  vrp({
+    key: 'vrp_creditor_scheme',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: "flow.payment.creditorAccount.schemeName: the VRP payee's CreditorAccount.SchemeName.",
+  }),
+  vrp({
+    key: 'vrp_creditor_identification',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: 'flow.payment.creditorAccount.identification: CreditorAccount.Identification.',
+  }),
+  vrp({
+    key: 'vrp_creditor_name',
+    source: 'input',
+    default: '',
+    secret: false,
+    description: 'flow.payment.creditorAccount.name: CreditorAccount.Name.',
+  }),
+  vrp({
+    key: 'vrp_consent_idempotency_key',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-consent'],
+    description: 'x-idempotency-key of POST /domestic-vrp-consents, sent again by the replay check.',
+  }),
+  vrp({
+    key: 'vrp_consent_created',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-consent'],
+    description: "The consent's CreationDateTime as created (the replay must answer the same consent).",
+  }),
+  vrp({
+    key: 'vrp_control_parameters',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-consent'],
+    description: "JSON of the consent's ControlParameters as the bank created it (later reads must answer them unchanged).",
+  }),
+  vrp({
+    key: 'vrp_consent_status',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-consent', 'vrp-funds-check', 'vrp-consent-delete'],
+    description: "The VRP consent's Status as last read (the reports show it).",
+  }),
+  vrp({
+    key: 'vrp_idempotency_key',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment', 'vrp-mandate', 'vrp-consent-delete'],
+    description: 'x-idempotency-key of the latest POST /domestic-vrps (a fresh one for each payment).',
+  }),
+  vrp({
+    key: 'vrp_instruction_id',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment', 'vrp-mandate', 'vrp-consent-delete'],
+    description: 'InstructionIdentification of the latest payment (fresh for each payment).',
+  }),
+  vrp({
+    key: 'vrp_end_to_end_id',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment', 'vrp-mandate', 'vrp-consent-delete'],
+    description: 'EndToEndIdentification of the latest payment (fresh for each payment).',
+  }),
+  vrp({
+    key: 'vrp_funds_available',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-funds-check'],
+    description: "FundsAvailable of the consent's funds confirmation (Available or NotAvailable).",
+  }),
+  vrp({
+    key: 'vrp_payment_id',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment'],
+    description: 'DomesticVRPId of the payment the vrp-payment step made.',
+  }),
+  vrp({
+    key: 'vrp_payment_self_url',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment'],
+    description: "The payment's Links.Self, where it is read back.",
+  }),
+  vrp({
+    key: 'vrp_payment_created',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment'],
+    description: "The payment's CreationDateTime (the replay must answer the same payment).",
+  }),
+  vrp({
+    key: 'vrp_payment_status',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment'],
+    description: "The payment's Status as last read.",
+  }),
+  vrp({
+    key: 'vrp_walk',
+    source: 'state',
+    default: '',
+    secret: false,
+    writtenBy: ['vrp-payment', 'vrp-mandate'],
+    description:
+      'JSON array of the payments made under the mandate and the refusals met: {Amount, Outcome, Limit, Status, DomesticVRPId, ErrorCode} (the reports show them).',
+  }),
+];
+
 /** Every variable a collection may read or write, in contract order. */
 export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   ...BANK_VARIABLES,
@@ -672,11 +806,27 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   ...STATE_VARIABLES,
   ...PAYMENT_VARIABLES,
   ...FUNDS_VARIABLES,
+  ...VRP_VARIABLES,
 ];
+
+/** The payments family's variables of message signing (the statement's ids, the trust anchor, the bank's keys and the
+ *  signature counts): every family whose row signs messages has them (the VRP family's steps sign as payments' do). */
+const SIGNING_VARIABLE_KEYS: ReadonlySet<string> = new Set([
+  'orgId',
+  'softwareId',
+  'jws_tan',
+  'bank_jws_iss',
+  'bank_jws_jwks_uri',
+  'bank_signing_jwks',
+  'signatures_checked',
+]);
 
 /** The variables of a flow over these families: every family's own, and those every flow has. */
 export function variablesOf(families: readonly string[]): VariableSpec[] {
-  return ENVIRONMENT_VARIABLES.filter((spec) => spec.family === undefined || families.includes(spec.family));
+  const signs = familiesOf(families).some((family) => family.signsMessages);
+  return ENVIRONMENT_VARIABLES.filter(
+    (spec) => spec.family === undefined || families.includes(spec.family) || (signs && SIGNING_VARIABLE_KEYS.has(spec.key)),
+  );
 }
 
 export const VARIABLE_KEYS: ReadonlySet<string> = new Set(ENVIRONMENT_VARIABLES.map((v) => v.key));

@@ -57,6 +57,10 @@ const FAMILY_INPUTS: Readonly<Record<string, (config: InputConfig) => string>> =
   funds_available_amount: (config) => config.flow.funds.availableAmount,
   funds_unavailable_amount: (config) => config.flow.funds.unavailableAmount,
   funds_currency: (config) => config.flow.funds.currency,
+  // The VRP payee is the payment's (flow.payment.creditorAccount): one payee a person sets for both families.
+  vrp_creditor_scheme: (config) => config.flow.payment.creditorAccount.schemeName,
+  vrp_creditor_identification: (config) => config.flow.payment.creditorAccount.identification,
+  vrp_creditor_name: (config) => config.flow.payment.creditorAccount.name,
 };
 
 /** The environment values of the inputs the families of flow.apis have (none for the account flow). */

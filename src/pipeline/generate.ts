@@ -2,6 +2,7 @@
 // current. Light on purpose (no registration, run or PKI modules): `obflow generate` loads this and the config only
 // (src/pipeline/light.ts).
 
+import { DEFAULT_VRP_SETTINGS, type VrpSettings } from '../generate/vrp-plan.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { API_FAMILIES, type ApiFamily } from '../api-families.js';
@@ -30,7 +31,7 @@ export function collectionsDirOf(outDir: string, version: ApiVersion, family: Pi
  */
 export async function generateStage(
   collectionsDir: string,
-  options: { version?: ApiVersion; family?: ApiFamily; par?: boolean; jarm?: boolean; fapi?: FapiProfile } = {},
+  options: { version?: ApiVersion; family?: ApiFamily; par?: boolean; jarm?: boolean; fapi?: FapiProfile; vrp?: VrpSettings } = {},
 ): Promise<{ paths: string[]; collections: Record<string, object>; written: boolean }> {
   const version = options.version ?? DEFAULT_API_VERSION;
   const family = options.family ?? API_FAMILIES.accounts;
@@ -45,7 +46,12 @@ export async function generateStage(
   const profile = options.fapi === undefined || options.fapi.name === DEFAULT_FAPI_PROFILE ? {} : { fapi: options.fapi.name };
   // Another family than accounts names itself (accounts' stamp is as it was before families existed).
   const named = family === API_FAMILIES.accounts ? {} : { family: family.name };
-  const fingerprint = generatorFingerprint({ ...generation, ...profile, ...named, ...API_VERSION_ROWS[version].fingerprint });
+  // The VRP family's collections are its mandate's (flow.vrp): another mandate is other collections.
+  const mandate =
+    family === API_FAMILIES.vrp && options.vrp !== undefined && JSON.stringify(options.vrp) !== JSON.stringify(DEFAULT_VRP_SETTINGS)
+      ? { vrp: options.vrp }
+      : {};
+  const fingerprint = generatorFingerprint({ ...generation, ...profile, ...named, ...mandate, ...API_VERSION_ROWS[version].fingerprint });
   let files = await currentCollections(outDir, fingerprint);
   const written = files === undefined;
   if (files === undefined) {
@@ -56,6 +62,7 @@ export async function generateStage(
       apiVersion: version,
       ...generation,
       ...(options.fapi === undefined ? {} : { fapi: options.fapi }),
+      ...(family === API_FAMILIES.vrp && options.vrp !== undefined ? { vrp: options.vrp } : {}),
     });
     await writeCollections(outDir, files);
     // After the collections: a stamp never names files that are not all written.

@@ -22,6 +22,7 @@ export { openSession, type Session } from './session.js';
 export { legVersions, runLegsStage, type Leg } from './legs.js';
 export { collectionsDirOf, generateStage, parForGeneration, savedDiscoveryRequiresPar } from './generate.js';
 export { discoveryDoctorCheck } from './doctor-discovery.js';
+export { vrpDoctorNotes } from './doctor-vrp.js';
 export { externalRegistrationStage, manageRegistrationStage, registerStage, storedRegistration } from './register.js';
 export {
   environmentSecretsHeld,

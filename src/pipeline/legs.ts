@@ -4,6 +4,8 @@
 // once (src/run/reporters/compare-versions.ts), and the verdict (src/pipeline/verdict.ts) returned for the CLI to
 // render. The legs' report folders are the run's own: what an earlier run over other legs left there goes first.
 
+import { vrpTypeVersionProblem } from '../generate/vrp-types.js';
+import { ObflowError } from '../errors.js';
 import { readdir, rmdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { API_FAMILIES, familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
@@ -67,7 +69,15 @@ export interface LegsStageOptions {
 
 /** The versions a command's legs run: `--api-version 3.1,4.0` (several, each a leg), else flow.apiVersion. */
 export function legVersions(config: Pick<ObflowConfig, 'flow'>, overrides: Pick<Overrides, 'apiVersions'>): readonly ApiVersion[] {
-  return overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : [config.flow.apiVersion];
+  const versions =
+    overrides.apiVersions !== undefined && overrides.apiVersions.length > 1 ? overrides.apiVersions : [config.flow.apiVersion];
+  // A VRPType a version's files do not define (cVRP on v3.1): the config's own check covers flow.apiVersion alone.
+  const problem = config.flow.apis.includes('vrp') ? vrpTypeVersionProblem(config.flow.vrp.type, versions) : undefined;
+  if (problem !== undefined)
+    throw new ObflowError('ERR_CONFIG_INVALID', `flow.vrp.type ${problem.message.replace(/: set .*$/, '')}`, {
+      hint: `Run the ${config.flow.vrp.type} mandate with --api-version 4.0, or set flow.vrp.type to "Sweeping" or "Other" for v3.1.`,
+    });
+  return versions;
 }
 
 /** The legs of a run, in order: versions as asked, families inside each. */
@@ -206,7 +216,12 @@ async function generateLeg(
   { collectionsDir, ...generator }: NonNullable<LegsStageOptions['generate']>,
   progress: LegProgress | undefined,
 ): Promise<Record<string, object>> {
-  const generated = await generateStage(collectionsDir, { version: leg.version, family: leg.family, ...generator });
+  const generated = await generateStage(collectionsDir, {
+    version: leg.version,
+    family: leg.family,
+    ...generator,
+    vrp: leg.session.config.flow.vrp,
+  });
   progress?.generated?.(leg, { ...generated, dir: collectionsDirOf(collectionsDir, leg.version, leg.family) });
   return generated.collections;
 }

@@ -81,6 +81,8 @@ export async function makeWorkspace(session: Session, options: WorkspaceOptions)
     ...(parForGeneration(session.config, await savedDiscoveryRequiresPar(session.config)) ? { par: true } : {}),
     ...(session.config.flow.jarm ? { jarm: true } : {}),
     fapi: session.config.flow.fapi,
+    // A VRP workspace carries the mandate of flow.vrp (its consent and walk), as `obflow generate` does.
+    vrp: session.config.flow.vrp,
   });
   let run: RunResult | undefined;
   let reportHtml: string | undefined;

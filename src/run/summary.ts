@@ -17,6 +17,7 @@ import {
   type PaymentRow,
 } from '../runner-rules.js';
 import { skipReasonOf, stepStatus, type ExecutionRecord, type StepResult } from './result.js';
+import { vrpMandateFromValues, vrpMandateLines, type VrpMandateRow } from './vrp-summary.js';
 
 /** One account the run read: the report page's row, read as every workspace reads it (src/runner-rules.ts). */
 export type AccountSummary = AccountRow;
@@ -27,6 +28,8 @@ export interface RunSummary {
   payment?: PaymentRow;
   /** The funds checks this run made (the funds family). */
   funds?: FundsRow;
+  /** The VRP mandate this run used (the vrp family): each limit, what the run used of it, the payments refused. */
+  vrp?: VrpMandateRow;
   /** Steps by verdict: `skipped` ones did not run (their reasons in `skips`), `total` is the plan's. */
   steps: { passed: number; skipped: number; total: number; failed?: string };
   /** What `total` covers: the collection's steps, and obflow's local steps (consent in a browser or by hand, the
@@ -91,10 +94,12 @@ export function buildRunSummary(input: {
     input.planned === undefined || !writersOf(key).some((step) => plan.includes(step) && !input.steps.some((done) => done.name === step));
   const payment = paymentFromValues(input.environment.values, reachedAll);
   const funds = fundsFromValues(input.environment.values, reachedAll);
+  const vrp = vrpMandateFromValues(input.environment.values, reachedAll);
   return {
     accounts,
     ...(payment !== undefined ? { payment } : {}),
     ...(funds !== undefined ? { funds } : {}),
+    ...(vrp !== undefined ? { vrp } : {}),
     counted: {
       collection: plan.filter((name) => collection.has(name)).length,
       local: plan.filter((name) => !collection.has(name)),
@@ -127,6 +132,7 @@ export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = D
   });
   if (summary.payment !== undefined) lines.push(paymentLine(summary.payment));
   if (summary.funds !== undefined) lines.push(fundsLine(summary.funds));
+  if (summary.vrp !== undefined) lines.push(...vrpMandateLines(summary.vrp));
   lines.push(
     `steps passed: ${summary.steps.passed}/${summary.steps.total} (${stepCountNote(summary.counted.collection, summary.counted.local)}), ` +
       `${summary.steps.skipped} skipped` +

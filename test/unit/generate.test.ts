@@ -17,6 +17,7 @@ import {
 } from '../../src/generate/collections.js';
 import { ObflowError } from '../../src/errors.js';
 import { API_FAMILIES } from '../../src/api-families.js';
+import { VRP_CONTROL_DEFAULTS } from '../../src/generate/vrp-types.js';
 import { STEP_NAMES } from '../../src/generate/flow.js';
 import { buildSchemaFiles, deriveSchemas, errorCodeCategories, readSpecDocuments, SCHEMA_NAMES } from '../../src/generate/schemas.js';
 import { DEFAULT_UNSUPPORTED_CALLS } from '../../src/generate/steps/unsupported.js';
@@ -30,9 +31,18 @@ const files = buildCollections({ templates });
 /** The AIS v4.0 collections (issue 29), in collections/v4.0/. */
 const v4Files = buildCollections({ templates, apiVersion: '4.0' });
 /** The payments and funds families' collections, both versions (test/unit/generate-families.test.ts tests them). */
-const familyFiles = [API_FAMILIES.payments, API_FAMILIES.funds].flatMap((family) =>
-  (['3.1', '4.0'] as const).flatMap((apiVersion) => buildCollections({ templates, family, apiVersion })),
-);
+const familyFiles = [
+  ...[API_FAMILIES.payments, API_FAMILIES.funds, API_FAMILIES.vrp].flatMap((family) =>
+    (['3.1', '4.0'] as const).flatMap((apiVersion) => buildCollections({ templates, family, apiVersion })),
+  ),
+  // A commercial mandate's answers follow the cVRP file (its own schemas).
+  ...buildCollections({
+    templates,
+    family: API_FAMILIES.vrp,
+    apiVersion: '4.0',
+    vrp: { type: 'CVRP1', controlParameters: VRP_CONTROL_DEFAULTS },
+  }),
+];
 
 interface PmItem {
   id: string;

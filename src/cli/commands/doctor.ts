@@ -26,6 +26,8 @@ export const doctorCommand = (state: CommandState): CommandModule => ({
       if (check.ok) state.output.check(true, `${check.name}: ${check.detail}`);
       else state.output.check(false, `${check.name}: ${check.code} ${check.message}`, check.hint);
     }
+    // What the config and discovery cannot settle before a VRP consent is asked (flow.apis vrp): said, never passed.
+    for (const note of core.vrpDoctorNotes(config, new Date())) state.output.line(`note: ${note}`);
     const problems = checks.filter((check) => !check.ok).length;
     state.output.result({ ok: problems === 0, checks });
     if (problems === 0) {

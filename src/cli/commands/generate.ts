@@ -34,6 +34,7 @@ export const generateCommand = (state: CommandState): CommandModule => ({
         par,
         jarm: config.flow.jarm,
         fapi: config.flow.fapi,
+        vrp: config.flow.vrp,
       });
       files.push(...generated.paths);
       written ||= generated.written;

@@ -51,7 +51,7 @@ export interface FundsVersion extends FamilyVersion {
   consentAuthorised: string;
 }
 
-function familyVersion(family: ApiFamily, version: ApiVersion, v4: boolean, error: FamilyV31SchemaName): FamilyVersion {
+export function familyVersion(family: ApiFamily, version: ApiVersion, v4: boolean, error: FamilyV31SchemaName): FamilyVersion {
   const schema = (name: FamilyV31SchemaName): ResponseSchema => (v4 ? v4SchemaOf(name) : name);
   return {
     base: `{{rs}}${apiBasePath(family, version)}`,

@@ -1,0 +1,50 @@
+// Step: the authorised VRP consent and a funds confirmation under it (OB R/W VRP API, "Domestic VRP Consents", POST
+// /domestic-vrp-consents/{ConsentId}/funds-confirmation with the PSU's token, signed): the consent is authorised and
+// the account it pays from holds the first payment's amount.
+
+import type { StepContext, StepSpec } from '../model.js';
+import { planMandate } from '../vrp-plan.js';
+import { BANK_SIGNATURE, familyHeaders, PAYMENT_CONTENT_TYPE, SIGN_BODY } from './payments-common.js';
+import { vrp, vrpAnswerChecks, vrpBody } from './vrp-common.js';
+
+export function vrpFundsCheckStep(context: StepContext): StepSpec {
+  const version = vrp(context);
+  const plan = planMandate(version.settings);
+  const consent = `${version.base}/domestic-vrp-consents/{{consent_id}}`;
+  return {
+    name: 'vrp-funds-check',
+    title: 'VRP consent authorised, funds confirmed',
+    description:
+      `GETs the consent (now ${version.consentAuthorised}), then POSTs its funds-confirmation (signed) with the PSU's token for ` +
+      `${plan.first.amount} ${plan.currency}: FundsAvailable must be ${version.fundsAvailable}.`,
+    items: [
+      {
+        name: 'vrp-funds-check: GET /domestic-vrp-consents/{ConsentId}',
+        description: `After the PSU's consent the consent is ${version.consentAuthorised}, its ControlParameters unchanged.`,
+        method: 'GET',
+        url: consent,
+        headers: familyHeaders('client_credentials_token'),
+        prerequest: [],
+        test: [
+          ...vrpAnswerChecks(version, 200, 'consent-read'),
+          BANK_SIGNATURE,
+          { template: 'vrp-consent-read.test', params: { status: version.consentAuthorised } },
+        ],
+      },
+      {
+        name: 'vrp-funds-check: POST /domestic-vrp-consents/{ConsentId}/funds-confirmation',
+        description: "With the PSU's token (authorization code grant), signed: whether the account holds the first payment's amount now.",
+        method: 'POST',
+        url: `${consent}/funds-confirmation`,
+        headers: familyHeaders('access_token', [['Content-Type', PAYMENT_CONTENT_TYPE]]),
+        body: vrpBody('domestic-vrp-funds-confirmation', { amount: plan.first.amount, currency: plan.currency }),
+        prerequest: [SIGN_BODY],
+        test: [
+          ...vrpAnswerChecks(version, 201, 'funds-confirmation'),
+          BANK_SIGNATURE,
+          { template: 'vrp-funds.test', params: { available: version.fundsAvailable } },
+        ],
+      },
+    ],
+  };
+}
