@@ -379,8 +379,12 @@ export function vrpLimitText(limit: VrpLimitUse): string {
       ? `largest payment ${money(limit.usedMinor)} ${limit.currency}`
       : `${money(limit.usedMinor)} of ${money(limit.limitMinor)} ${limit.currency} used`;
   const hits = [
-    ...limit.refused.map((refusal) => `${refusal.amount} ${limit.currency} refused after ${money(refusal.beforeMinor)} (${refusal.errorCode})`),
-    ...limit.madePast.map((past) => `${past.amount} ${limit.currency} MADE PAST THE LIMIT after ${money(past.beforeMinor)} (the bank did not refuse it)`),
+    ...limit.refused.map(
+      (refusal) => `${refusal.amount} ${limit.currency} refused after ${money(refusal.beforeMinor)} (${refusal.errorCode})`,
+    ),
+    ...limit.madePast.map(
+      (past) => `${past.amount} ${limit.currency} MADE PAST THE LIMIT after ${money(past.beforeMinor)} (the bank did not refuse it)`,
+    ),
   ];
   return [used, ...hits].join('; ');
 }

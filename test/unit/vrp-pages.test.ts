@@ -17,7 +17,13 @@ const control = {
   PeriodicLimits: [{ PeriodType: 'Day', PeriodAlignment: 'Consent', Amount: '25.00', Currency: 'GBP' }],
 };
 const made = (amount: string) => ({ Amount: amount, Currency: 'GBP', Outcome: 'made' });
-const refused = (amount: string, limit: string) => ({ Amount: amount, Currency: 'GBP', Outcome: 'refused', Limit: limit, ErrorCode: 'U014' });
+const refused = (amount: string, limit: string) => ({
+  Amount: amount,
+  Currency: 'GBP',
+  Outcome: 'refused',
+  Limit: limit,
+  ErrorCode: 'U014',
+});
 /** What the bank did with a payment the plan sent to be refused at `limit`: it made it. */
 const madePast = (amount: string, limit: string) => ({ ...refused(amount, limit), Outcome: 'made' });
 
@@ -52,7 +58,10 @@ async function pageModelOf(walk: object[]) {
   const collector = createReportCollector({ secretKeys: [] });
   collector.step({ name: 'vrp-mandate', passed: true });
   const outcomes = outcomesFromValues(environmentOf(walk).values);
-  return collector.model({ bank: 'b', profile: 'p', obflowVersion: '0', ranAt: at, runner: 'obflow', order: ['vrp-mandate'], ...outcomes }, []);
+  return collector.model(
+    { bank: 'b', profile: 'p', obflowVersion: '0', ranAt: at, runner: 'obflow', order: ['vrp-mandate'], ...outcomes },
+    [],
+  );
 }
 
 describe('the VRP mandate in the pages', () => {
