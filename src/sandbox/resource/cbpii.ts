@@ -11,7 +11,16 @@ import { tolerates } from '../policy.js';
 import { usableConsent } from '../store/consents.js';
 import { fundsAvailable } from '../store/postings.js';
 import { isoSeconds } from '../time.js';
-import { accountOf, clientConsent, consentAnswer, createConsent, invalid, notFound, revokeConsent } from './family-common.js';
+import {
+  accountOf,
+  clientConsent,
+  consentAnswer,
+  consentOpening,
+  createConsent,
+  invalid,
+  notFound,
+  revokeConsent,
+} from './family-common.js';
 import type { ConsentResource } from './family-common.js';
 import type { OperationCall, OperationHandler } from './operation.js';
 import { validateFundsConfirmation, validateFundsConsent } from './payment-request.js';
@@ -47,13 +56,9 @@ function ownConsent(call: Call, consentId: string | undefined, deps: ResourceDep
 /** OBFundsConfirmationConsentResponse1 of the version (v4.0: the status as OBInternalConsentStatus1Code, EXPD past its
  *  ExpirationDateTime, with StatusReason where the code has one). */
 function consentBody(call: Call, consent: FundsConsentRecord): Record<string, unknown> {
-  const status = VERSION_ROWS[call.version].consentStatus(consent, call.ctx.now());
   return {
     Data: {
-      ConsentId: consent.ConsentId,
-      CreationDateTime: consent.CreationDateTime,
-      ...status,
-      StatusUpdateDateTime: consent.StatusUpdateDateTime,
+      ...consentOpening(call, consent),
       ...(consent.ExpirationDateTime === undefined ? {} : { ExpirationDateTime: consent.ExpirationDateTime }),
       DebtorAccount: consent.DebtorAccount,
     },

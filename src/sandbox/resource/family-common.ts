@@ -12,6 +12,7 @@ import { isoSeconds } from '../time.js';
 import type { Answer, OperationCall } from './operation.js';
 import type { Validation } from './payment-request.js';
 import { AisRefusal } from './refusals.js';
+import { VERSION_ROWS } from './versions.js';
 import type { ResourceDeps } from './deps.js';
 
 type Json = Record<string, unknown>;
@@ -62,6 +63,17 @@ export function clientConsent<C extends AnyConsentRecord>(
 ): C | undefined {
   const consent = consentId === undefined ? undefined : deps.records.consents.read(consentId);
   return consent === undefined || consent.clientId !== call.token.clientId || !isKind(consent) ? undefined : consent;
+}
+
+/** The members a consent's answer opens with: its id, when it was made, its status in the version's words (versions.ts
+ *  consentStatus) and when that last changed (OBWriteDomesticConsentResponse5, OBFundsConfirmationConsentResponse1). */
+export function consentOpening(call: AnyCall, consent: AnyConsentRecord): Json {
+  return {
+    ConsentId: consent.ConsentId,
+    CreationDateTime: consent.CreationDateTime,
+    ...VERSION_ROWS[call.version].consentStatus(consent, call.ctx.now()),
+    StatusUpdateDateTime: consent.StatusUpdateDateTime,
+  };
 }
 
 /** `consent`, or the 400 of a ConsentId the client may not see. */
@@ -188,11 +200,12 @@ export function paymentStatusMembers(call: AnyCall, payment: PaymentOrder, idNam
   };
 }
 
-/** GET …/{id}/payment-details of a payment order at `self` (its own URL): the settled status, or the rejected one. */
-export function paymentDetailsBody(call: AnyCall, payment: PaymentOrder, self: string): Json {
+/** GET /`collection`/{id}/payment-details of a payment order (domestic-payments, domestic-vrps): the settled status,
+ *  or the rejected one. */
+export function paymentDetails(call: AnyCall, payment: PaymentOrder, collection: string): Answer {
   const words = PAYMENT_STATUS[call.version];
   const status = payment.accepted ? words.settled : words.rejected;
-  return {
+  const body = {
     Data: {
       PaymentStatus: [
         {
@@ -203,7 +216,8 @@ export function paymentDetailsBody(call: AnyCall, payment: PaymentOrder, self: s
         },
       ],
     },
-    Links: { Self: `${self}/payment-details` },
+    Links: { Self: `${baseOf(call)}/${collection}/${encodeURIComponent(payment.paymentId)}/payment-details` },
     Meta: { TotalPages: 1 },
   };
+  return { status: 200, body };
 }

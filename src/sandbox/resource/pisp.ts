@@ -17,13 +17,14 @@ import {
   accountOf,
   baseOf,
   clientConsent,
+  consentOpening,
   consentAnswer,
   createConsent,
   found,
   invalid,
   ownPayment,
   ownTokenConsent,
-  paymentDetailsBody,
+  paymentDetails,
   paymentStatusMembers,
 } from './family-common.js';
 import type { ConsentResource } from './family-common.js';
@@ -32,7 +33,7 @@ import { firstDifference, validatePayment, validatePaymentConsent } from './paym
 import type { PaymentConsentRequest } from './payment-request.js';
 import { AisRefusal } from './refusals.js';
 import type { PaymentRoute } from './routes.js';
-import { createdOn, VERSION_ROWS } from './versions.js';
+import { createdOn } from './versions.js';
 import type { ResourceDeps } from './deps.js';
 
 type Json = Record<string, unknown>;
@@ -61,13 +62,9 @@ function debtorOf(account: BankAccount | undefined): Json {
 /** OBWriteDomesticConsentResponse5 of the version: the request's members as sent, the bank's around them. */
 function consentBody(call: Call, consent: PaymentConsentRecord, deps: ResourceDeps): Json {
   const { Initiation, ReadRefundAccount, Authorisation, SCASupportData } = consent.Data;
-  const status = VERSION_ROWS[call.version].consentStatus(consent, call.ctx.now());
   return {
     Data: {
-      ConsentId: consent.ConsentId,
-      CreationDateTime: consent.CreationDateTime,
-      ...status,
-      StatusUpdateDateTime: consent.StatusUpdateDateTime,
+      ...consentOpening(call, consent),
       ...(ReadRefundAccount === undefined ? {} : { ReadRefundAccount }),
       Initiation,
       ...(Authorisation === undefined ? {} : { Authorisation }),
@@ -208,23 +205,13 @@ export const PAYMENT_HANDLERS: { readonly [K in PaymentRoute['kind']]: Operation
       });
       return { status: 201, body: paymentBody(call, payment, 'created', deps) };
     },
-    replay(call, paymentId, deps): Answer {
-      return { status: 201, body: paymentBody(call, paymentOf(call, paymentId, deps), 'read', deps) };
-    },
+    replay: (call, paymentId, deps): Answer => ({ status: 201, body: paymentBody(call, paymentOf(call, paymentId, deps), 'read', deps) }),
   },
   'payment-get': {
-    run(call, deps) {
-      return { status: 200, body: paymentBody(call, paymentOf(call, call.route.paymentId, deps), 'read', deps) };
-    },
+    run: (call, deps) => ({ status: 200, body: paymentBody(call, paymentOf(call, call.route.paymentId, deps), 'read', deps) }),
   },
   'payment-details': {
-    run(call, deps) {
-      const payment = paymentOf(call, call.route.paymentId, deps);
-      return {
-        status: 200,
-        body: paymentDetailsBody(call, payment, `${baseOf(call)}/domestic-payments/${encodeURIComponent(payment.paymentId)}`),
-      };
-    },
+    run: (call, deps) => paymentDetails(call, paymentOf(call, call.route.paymentId, deps), 'domestic-payments'),
   },
 };
 

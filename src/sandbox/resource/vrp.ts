@@ -25,7 +25,7 @@ import {
   invalid,
   ownPayment,
   ownTokenConsent,
-  paymentDetailsBody,
+  paymentDetails,
   paymentStatusMembers,
   revokeConsent,
 } from './family-common.js';
@@ -323,23 +323,13 @@ export const VRP_HANDLERS: { readonly [K in VrpRoute['kind']]: OperationHandler<
       });
       return { status: 201, body: paymentBody(call, payment, 'created', deps) };
     },
-    replay(call, paymentId, deps) {
-      return { status: 201, body: paymentBody(call, paymentOf(call, paymentId, deps), 'read', deps) };
-    },
+    replay: (call, paymentId, deps) => ({ status: 201, body: paymentBody(call, paymentOf(call, paymentId, deps), 'read', deps) }),
   },
   'vrp-get': {
-    run(call, deps) {
-      return { status: 200, body: paymentBody(call, paymentOf(call, call.route.paymentId, deps), 'read', deps) };
-    },
+    run: (call, deps) => ({ status: 200, body: paymentBody(call, paymentOf(call, call.route.paymentId, deps), 'read', deps) }),
   },
   'vrp-details': {
-    run(call, deps) {
-      const payment = paymentOf(call, call.route.paymentId, deps);
-      return {
-        status: 200,
-        body: paymentDetailsBody(call, payment, `${baseOf(call)}/domestic-vrps/${encodeURIComponent(payment.paymentId)}`),
-      };
-    },
+    run: (call, deps) => paymentDetails(call, paymentOf(call, call.route.paymentId, deps), 'domestic-vrps'),
   },
 };
 
