@@ -32,12 +32,13 @@ import { AisRefusal, toV4Error } from './refusals.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';
 import { accountV4, balanceV4, consentDataV4, transactionV4 } from './render-v4.js';
 import { FAMILIES, isUnderVersion, matchResource } from '../families.js';
+import type { FamilyMatch } from '../families.js';
 import { FUNDS_HANDLERS } from './cbpii.js';
 import { bearerToken, runOperation } from './operation.js';
-import type { OperationHandler } from './operation.js';
+import type { OperationHandler, OperationRequest } from './operation.js';
 import { PAYMENT_HANDLERS } from './pisp.js';
 import { AIS_BASE_PATHS, FUNDS_OPERATIONS, PAYMENT_OPERATIONS, VRP_OPERATIONS } from './routes.js';
-import type { FundsRoute, PaymentRoute, Route, VrpRoute } from './routes.js';
+import type { FundsRoute, Operation, PaymentRoute, Route, VrpRoute } from './routes.js';
 import { VRP_HANDLERS } from './vrp.js';
 import type { ResourceDeps } from './deps.js';
 
@@ -144,22 +145,9 @@ export function createResourceHandler(deps: ResourceDeps): SandboxHandler {
     }
     const origin = requestOrigin(req);
     // The families beyond AIS run through one request path (operation.ts), each operation one handler of its table.
-    if (match.family === 'payments') {
-      const { route, version } = match;
-      const request = { family: FAMILIES.payments, version, route, operation: PAYMENT_OPERATIONS[route.kind], req, res, ctx, origin };
-      await runOperation(request, PAYMENT_HANDLERS[route.kind] as OperationHandler<PaymentRoute>, deps);
-      return;
-    }
-    if (match.family === 'funds') {
-      const { route, version } = match;
-      const request = { family: FAMILIES.funds, version, route, operation: FUNDS_OPERATIONS[route.kind], req, res, ctx, origin };
-      await runOperation(request, FUNDS_HANDLERS[route.kind] as OperationHandler<FundsRoute>, deps);
-      return;
-    }
-    if (match.family === 'vrp') {
-      const { route, version } = match;
-      const request = { family: FAMILIES.vrp, version, route, operation: VRP_OPERATIONS[route.kind], req, res, ctx, origin };
-      await runOperation(request, VRP_HANDLERS[route.kind] as OperationHandler<VrpRoute>, deps);
+    if (match.family !== 'accounts') {
+      // `as never`: TypeScript does not tie the row picked by match.family to the match's own route type.
+      await OPERATION_FAMILIES[match.family](match as never, { req, res, ctx, origin }, deps);
       return;
     }
     // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,
@@ -551,3 +539,26 @@ function transactions(
     Meta: { TotalPages: totalPages, ...availableRange(available) },
   });
 }
+
+type OperationFamilyName = Exclude<FamilyMatch & { outcome: 'route' }, { family: 'accounts' }>['family'];
+type RequestBase = Pick<OperationRequest<unknown>, 'req' | 'res' | 'ctx' | 'origin'>;
+
+/** How one family's routes reach their operations and handlers: one row per family the operation path serves. */
+function served<R extends { kind: string }>(
+  family: OperationFamilyName,
+  operations: Readonly<Record<R['kind'], Operation>>,
+  handlers: Readonly<Record<R['kind'], unknown>>,
+) {
+  return async (match: { version: AisApiVersion; route: R }, base: RequestBase, deps: ResourceDeps): Promise<void> => {
+    const { route, version } = match;
+    const kind = route.kind as R['kind'];
+    const request = { family: FAMILIES[family], version, route, operation: operations[kind], ...base };
+    await runOperation(request, handlers[kind] as OperationHandler<R>, deps);
+  };
+}
+
+const OPERATION_FAMILIES = {
+  payments: served<PaymentRoute>('payments', PAYMENT_OPERATIONS, PAYMENT_HANDLERS),
+  funds: served<FundsRoute>('funds', FUNDS_OPERATIONS, FUNDS_HANDLERS),
+  vrp: served<VrpRoute>('vrp', VRP_OPERATIONS, VRP_HANDLERS),
+} satisfies Record<OperationFamilyName, unknown>;
