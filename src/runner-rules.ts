@@ -567,7 +567,7 @@ export async function withoutWarning<T>(code: string, load: () => Promise<T>): P
   }
 }
 
-// ---- Whose side a failure is on, and what to do (issue 22; src/run/verdict.ts for obflow's run, failureOfSteps for a
+// ---- Whose side a failure is on, and what to do (src/run/verdict.ts for obflow's run, failureOfSteps for a
 // workspace's). The same rows for both; only the words for who acts differ (a workspace's reader has no obflow). ----
 
 /** `answer`: the bank's answer broke a rule of the standard. `refused`: the bank refused the request with an error
@@ -601,7 +601,7 @@ export interface FailureSideInfo {
 const REFUSAL = /^the bank answered (\d{3})(?: (.*))?, not \d{3}$/s;
 
 /** The authorization endpoint's error redirect (RFC 6749 §4.1.2.1) as templates/scripts/psu-consent.test.js reports
- *  it: the bank refusing the request in a 302/303, not in a 4xx (issue 30 item 6). */
+ *  it: the bank refusing the request in a 302/303, not in a 4xx. */
 const ERROR_REDIRECT_TEST = 'no error in the redirect';
 const ERROR_REDIRECT = /^(.*?): expected '[^']*' to equal undefined$/s;
 
@@ -652,7 +652,7 @@ const REFUSAL_HINTS: readonly { error: RegExp; hint: string; workspace?: string 
     error: /^(unauthorized_client|invalid_scope|unsupported_grant_type|unsupported_response_type)\b/,
     hint: "the client is not registered for this grant, scope or response type: compare the registration with the bank's discovery document",
   },
-  // Issue 30 item 6: the standard's answers to what obflow sent, each naming the setting to change.
+  // The standard's answers to what obflow sent, each naming the setting to change.
   {
     error: /response_mode/,
     hint:

@@ -14,7 +14,7 @@ const FLAGS = {
   'resource-port': ['sandbox', 'resourcePort'],
   'auth-port': ['sandbox', 'authPort'],
   'response-type': ['flow', 'responseType'],
-  // Issue 30: the FAPI profile (src/fapi-profile.ts); the config schema refuses what it cannot work with, flags and
+  // The FAPI profile (src/fapi-profile.ts); the config schema refuses what it cannot work with, flags and
   // file alike, and fills what it implies where nothing is set.
   fapi: ['flow', 'fapi'],
   // `obflow demo`: the TPP's client authentication (as bank.token_endpoint_auth_method) and the emulator's FAPI mode.
@@ -29,7 +29,7 @@ const FLAGS = {
   'out-collections': ['output', 'collections'],
   'out-reports': ['output', 'reports'],
   insecure: ['insecure'],
-  // Issue 29: which Account and Transaction API version(s); PARSED_FLAGS below reads their values. `--api-version`
+  // Which Account and Transaction API version(s); PARSED_FLAGS below reads their values. `--api-version`
   // is a list (run and demo run the flow once per version); one version is flow.apiVersion (config/overrides.ts).
   'api-version': ['apiVersions'],
   'api-versions': ['sandbox', 'apiVersions'],

@@ -1,4 +1,4 @@
-// V8's heap in obflow's own process (issue 34). A run is newman executing scripts: every execution serialises its
+// V8's heap in obflow's own process. A run is newman executing scripts: every execution serialises its
 // context into the sandbox and back, megabytes of short-lived garbage a page. Left to V8's defaults, the young
 // generation grows to its maximum (32 MiB on Node.js 20, 128 on 24), and the old generation's limit is set at the last
 // full GC while modules load — about twice the loaded heap, above a long paging run's whole peak, so no full GC runs

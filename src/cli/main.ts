@@ -119,7 +119,7 @@ function exampleRows(parser: Argv): Argv {
 /**
  * yargs renders the whole help text of the command it runs (cliui's layout, string widths) right after starting the
  * command's handler, in case the handler asks for help later (showHelp, getHelp): ~14 ms of every command's start
- * (issue 34). obflow's handlers never ask, and its parser throws on failure instead of printing help (fail above), so
+ * (docs/notes.md). obflow's handlers never ask, and its parser throws on failure instead of printing help (fail above), so
  * the parser skips that render; `--help` and usage errors render as before. A yargs without these internals is left
  * as it is.
  */

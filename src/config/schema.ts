@@ -569,7 +569,7 @@ function configProblems(config: ParsedConfig, fapi: FapiProfile): Problem[] {
       });
     }
   }
-  // Issue 30: JARM collections ask response_mode=jwt for code only.
+  // JARM collections ask response_mode=jwt for code only.
   // The mandate's rules, and a VRPType the version's files define (src/generate/vrp-types.ts).
   if (config.flow.apis.includes('vrp')) {
     const vrpProblems = [
@@ -585,7 +585,7 @@ function configProblems(config: ParsedConfig, fapi: FapiProfile): Problem[] {
 }
 
 /**
- * What the FAPI profile cannot work with (issue 30, "Bad input"), each naming both settings: a response type, a
+ * What the FAPI profile cannot work with, each naming both settings: a response type, a
  * client authentication method or JARM the row does not allow, flow.par "never" under a profile that always pushes.
  * Only what the user set is refused: a key left out follows the profile (resolvedConfig), as oidc-provider's FAPI
  * profiles fill what their clients leave unset.

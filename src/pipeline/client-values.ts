@@ -1,4 +1,4 @@
-// obflow's own client in the environment (issue #19 item 5): the stored registration and the identity are the source
+// obflow's own client in the environment: the stored registration and the identity are the source
 // of truth for the client id, its credentials, the redirect URI and how it authenticates; the bank's helper file adds
 // what obflow cannot know. A variable the chosen method needs that is still empty after the merge is a coded error.
 

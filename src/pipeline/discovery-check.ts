@@ -1,4 +1,4 @@
-// What the config asks of the bank against what its discovery offers (issue 30 item 5): JARM needs `jwt` in
+// What the config asks of the bank against what its discovery offers: JARM needs `jwt` in
 // response_modes_supported, PKCE S256 in code_challenge_methods_supported (when listed), FAPI 2.0 the iss response
 // parameter (RFC 9207 §3), the token auth method in token_endpoint_auth_methods_supported; flow.par is par.ts's. The
 // session checks them as soon as discovery is read (before any request of the flow); `obflow doctor` lists them all.

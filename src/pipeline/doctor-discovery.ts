@@ -1,4 +1,4 @@
-// `obflow doctor`'s discovery line (issue 30 item 5): the target's discovery read over mutual TLS, every mismatch
+// `obflow doctor`'s discovery line: the target's discovery read over mutual TLS, every mismatch
 // with the config listed (src/pipeline/discovery-check.ts, par.ts, the auth method's choice) before any request of
 // the flow.
 
@@ -18,7 +18,7 @@ import { openSession } from './session.js';
 export const DISCOVERY_CHECK_NAME = "the bank's discovery offers what the config asks";
 
 /**
- * `obflow doctor`'s discovery line (issue 30 item 5): reads the target's discovery over mutual TLS and lists every
+ * `obflow doctor`'s discovery line: reads the target's discovery over mutual TLS and lists every
  * mismatch with the config — flow.par (ERR_PAR_UNAVAILABLE), the token auth method (ERR_AUTH_METHOD_UNSUPPORTED), JARM,
  * PKCE, FAPI 2.0 (ERR_DISCOVERY_MISMATCH) — before any request of the flow. Undefined when there is nothing to read:
  * target "sandbox" with no `obflow sandbox` running.

@@ -78,7 +78,7 @@ export async function generateStage(
 }
 
 /**
- * flow.par resolved for generation (issue 30): "always" and "never" as they say; "auto" pushes under a profile that
+ * flow.par resolved for generation: "always" and "never" as they say; "auto" pushes under a profile that
  * always pushes (FAPI 2.0), for the embedded sandbox with sandbox.par "required", and where the bank's discovery says
  * require_pushed_authorization_requests (`discoveryRequires`: what the last discovery read recorded,
  * savedDiscoveryRequiresPar — `obflow generate` itself is offline).
@@ -111,8 +111,8 @@ export interface DiscoveryRecord {
   require_pushed_authorization_requests: boolean;
 }
 
-/** Whether the last discovery read of this config's target said require_pushed_authorization_requests (issue 30 item
- *  1: flow.par "auto"); false when none was read yet or it was another target's. */
+/** Whether the last discovery read of this config's target said require_pushed_authorization_requests (for
+ *  flow.par "auto"); false when none was read yet or it was another target's. */
 export async function savedDiscoveryRequiresPar(config: {
   stateDir: string;
   target: string;

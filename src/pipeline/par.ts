@@ -1,4 +1,4 @@
-// flow.par against what the bank's discovery says (issue 30, RFC 9126 §5): a configuration that cannot work stops
+// flow.par against what the bank's discovery says (RFC 9126 §5): a configuration that cannot work stops
 // with a configuration error as soon as discovery is read, before any request of the flow, naming both settings.
 
 import type { ObflowConfig } from '../config/schema.js';
@@ -13,7 +13,7 @@ export function assertParSetting(config: ObflowConfig, discovery: DiscoveryAddre
   if (mismatch !== undefined) throw mismatch;
 }
 
-/** The disagreement of flow.par with discovery, as the error assertParSetting throws (doctor lists it; issue 30). */
+/** The disagreement of flow.par with discovery, as the error assertParSetting throws (doctor lists it). */
 export function parMismatch(config: ObflowConfig, discovery: DiscoveryAddresses, discoveryUrl: string): ObflowError | undefined {
   // "auto" follows what this very discovery says (the generate stage reads it back from recordDiscovery's file).
   const pushes = parForGeneration(config, discovery.require_pushed_authorization_requests === true);

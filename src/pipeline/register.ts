@@ -1,5 +1,5 @@
 // The register stage and the registrations obflow did not just make: `obflow register` registers the session's client
-// (DCR v3.2 POST /register) or reuses the stored one; `register --client-id` (issue #19 item 3) stores a client
+// (DCR v3.2 POST /register) or reuses the stored one; `register --client-id` stores a client
 // registered elsewhere (the bank's portal, another machine, a CI secret) without calling the bank — register once per
 // statement and bank, reuse it — and `register --show | --update | --delete` manage the stored one with DCR v3.2
 // GET / PUT / DELETE /register/{ClientId}; what of the bank's record may be shown is decided here, not by the CLI.

@@ -1,4 +1,4 @@
-// What `obflow run` checks before its first request (issue #32 item 4), so stale or wrong state is named instead of
+// What `obflow run` checks before its first request, so stale or wrong state is named instead of
 // run on: the saved environment was made for this target and client, and the registration and environment for the
 // settings the config names now (src/pipeline/saved-settings.ts), the transport certificate is valid now, the
 // consent mode is one the profile can do, and a single step's inputs from earlier steps are in the environment.

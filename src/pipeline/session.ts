@@ -126,7 +126,7 @@ export async function openTargetSession(
     discovery: () =>
       (discovery ??= fetchDiscovery(target.discoveryUrl, dispatcher())
         .then(async (addresses) => {
-          // Issue 30: flow.par against what the bank requires, and what the config asks offered, before any request of
+          // The flow.par setting against what the bank requires, and what the config asks offered, before any request of
           // the flow; what it requires recorded for `obflow generate` (flow.par "auto").
           assertParSetting(config, addresses, target.discoveryUrl);
           assertDiscoveryOffers(config, addresses, target.discoveryUrl);

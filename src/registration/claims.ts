@@ -37,7 +37,7 @@ export interface RegistrationClaims {
   /** tls_client_auth only (RFC 8705 §2.1.2). */
   tls_client_auth_subject_dn?: string;
   /** RFC 8705 §3.4: tokens bound to the transport certificate, asked for with every method but §2.1's
-   *  client_secret_basic (whose registration stays as §2.1 gives it; issue 30 item 4). */
+   *  client_secret_basic (whose registration stays as §2.1 gives it). */
   tls_client_certificate_bound_access_tokens?: true;
   aud: string;
   scope: string;
@@ -45,7 +45,7 @@ export interface RegistrationClaims {
   exp: number;
   iat: number;
   jti: string;
-  /** §2.1's two; `code` alone under FAPI 2.0 (Security Profile §5.3.2.2: no hybrid flow; issue 30). */
+  /** §2.1's two; `code` alone under FAPI 2.0 (Security Profile §5.3.2.2: no hybrid flow). */
   response_types: ResponseType[];
   id_token_signed_response_alg: 'PS256';
   software_statement: string;

@@ -12,7 +12,7 @@ import { API_FAMILY_NAMES } from '../../src/sandbox/contracts.js';
 import type { AisApiVersion } from '../../src/sandbox/contracts.js';
 import { FAMILIES, FAMILY_ROWS, isUnderVersion, matchResource, scopesForRoles, signsAnswers } from '../../src/sandbox/families.js';
 import { PAYMENT_MEMBERS } from '../../src/sandbox/resource/payment-request.js';
-import { PAYMENT_STATUS } from '../../src/sandbox/resource/pisp.js';
+import { PAYMENT_STATUS } from '../../src/sandbox/resource/family-common.js';
 import type { Operation, RouteTable } from '../../src/sandbox/resource/routes.js';
 import { PAYMENT_CONSENT_STATUS } from '../../src/sandbox/resource/v4-codes.js';
 import { openApiDoc } from '../helpers/obie-payments.js';

@@ -180,6 +180,20 @@ describe('each limit rule', () => {
     expect(firstBreach(MANDATE, CREATED, { ...PAYMENT, ...scenario.fits }, paid)).toBeUndefined();
   });
 
+  it("the list rules name the value sent and the consent's list (an interaction type not sent reads OffSession)", () => {
+    const said = (breaches: Partial<PaymentFacts>): string | undefined =>
+      firstBreach(MANDATE, CREATED, { ...PAYMENT, ...breaches }, [])?.message;
+    expect(said({ vrpType: 'UK.OBIE.VRPType.Other' })).toBe(
+      `Data.VRPType UK.OBIE.VRPType.Other is not one of the consent's VRPType (${MANDATE.vrpTypes.join(', ')})`,
+    );
+    expect(said({ authenticationMethod: 'UK.OBIE.SCA' })).toBe(
+      `Data.PSUAuthenticationMethod UK.OBIE.SCA is not one of the consent's PSUAuthenticationMethods (${MANDATE.authenticationMethods.join(', ')})`,
+    );
+    expect(said({ interactionType: 'InSession' })).toBe(
+      `Data.PSUInteractionType InSession (OffSession when not given) is not one of the consent's PSUInteractionTypes (${(MANDATE.interactionTypes ?? []).join(', ')})`,
+    );
+  });
+
   it('the consent-aligned month counts from the creation date: 150.00 from 1 June to 30 June, then afresh', () => {
     const paid = [
       { time: at('2026-06-02T12:00:00Z'), amountMinor: 50_00 },

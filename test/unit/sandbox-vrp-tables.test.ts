@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
 import { FAMILIES } from '../../src/sandbox/families.js';
-import { PAYMENT_STATUS } from '../../src/sandbox/resource/pisp.js';
+import { PAYMENT_STATUS } from '../../src/sandbox/resource/family-common.js';
 import type { Operation } from '../../src/sandbox/resource/routes.js';
 import { VRP_OPERATIONS, VRP_ROUTES, VRP_UNIMPLEMENTED_METHODS } from '../../src/sandbox/resource/routes.js';
 import { CONSENT_STATUS } from '../../src/sandbox/resource/v4-codes.js';

@@ -38,6 +38,25 @@ const VARIATIONS: readonly Variation[] = [
     values: /'(?:3\.1|4\.0)'/,
     within: (path) => !path.startsWith('src/sandbox/'),
   },
+  {
+    // The emulator's own room: AIS's per-version request headers and shapes are tables in resource/index.ts, which
+    // alone compares a version (the v4.0 error envelope and consent data around them); the payment, funds and VRP
+    // families read theirs from resource/versions.ts and vrp-tables.ts rows and compare none.
+    name: 'API version (emulator)',
+    pattern: /[!=]==?\s*'(?:3\.1|4\.0)'|'(?:3\.1|4\.0)'\s*[!=]==?/,
+    allowedFiles: ['src/sandbox/resource/index.ts'],
+    values: /'(?:3\.1|4\.0)'/,
+    within: (path) => path.startsWith('src/sandbox/'),
+  },
+  {
+    // Which APIs a run covers (src/api-families.ts on obflow's side, src/sandbox/families.ts in the emulator): a family
+    // is a row, never a name compared; the emulator's resource server tells AIS's own path from the operation path
+    // (resource/index.ts) and that is the one comparison.
+    name: 'API family',
+    pattern: /[!=]==?\s*'(?:accounts|payments|funds|vrp)'|'(?:accounts|payments|funds|vrp)'\s*[!=]==?/,
+    allowedFiles: ['src/api-families.ts', 'src/sandbox/families.ts', 'src/sandbox/resource/index.ts'],
+    values: /'(?:accounts|payments|funds|vrp)'/,
+  },
 ];
 
 interface Source {
@@ -84,6 +103,22 @@ describe('each variation is written in its tables only', () => {
       "src/pipeline/x.ts:2: if (config.flow.fapi === '2.0') return true;",
       "src/registration/y.ts:1: fapi?: '2.0';",
       "src/sandbox/auth/z.ts:1: if (deps.fapi === '1-advanced') fail();",
+    ]);
+  });
+
+  it('catches an API family compared outside its tables, on either side (the check can fail)', () => {
+    const family = VARIATIONS.find((row) => row.name === 'API family') as Variation;
+    const offender = "if (family.name === 'payments') sign();\nconst row = API_FAMILIES['vrp'];\nif ('funds' !== name) x();";
+    expect(
+      outsideTables(family, [
+        { path: 'src/run/x.ts', text: offender },
+        { path: 'src/sandbox/resource/y.ts', text: offender },
+      ]),
+    ).toEqual([
+      "src/run/x.ts:1: if (family.name === 'payments') sign();",
+      "src/run/x.ts:3: if ('funds' !== name) x();",
+      "src/sandbox/resource/y.ts:1: if (family.name === 'payments') sign();",
+      "src/sandbox/resource/y.ts:3: if ('funds' !== name) x();",
     ]);
   });
 

@@ -16,7 +16,7 @@ export const doctorCommand = (state: CommandState): CommandModule => ({
     const { core, config, overrides } = await openCommand(state, argv, { checkFiles: false });
     const { paths } = await core.resolveIdentity(config);
     const checks = await core.runDoctorChecks(paths, new Date());
-    // Issue 30: the bank's discovery against the config (PAR, JARM, PKCE, FAPI 2.0, token auth), once the identity
+    // The bank's discovery against the config (PAR, JARM, PKCE, FAPI 2.0, token auth), once the identity
     // that reaches it is sound; for the sandbox target only when `obflow sandbox` runs.
     if (!checks.some((check) => !check.ok)) {
       const discovery = await core.discoveryDoctorCheck(config, overrides);

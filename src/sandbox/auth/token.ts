@@ -76,8 +76,7 @@ function clientCredentials(
   ctx: RequestContext,
   deps: AuthDeps,
 ): Record<string, unknown> {
-  if (!client.grantTypes.includes('client_credentials'))
-    throw refused('unauthorized_client', 'this client did not register the client_credentials grant');
+  registeredGrant(client, 'client_credentials');
   const requested = params.get('scope');
   const registered = client.scopes.filter((s) => s !== 'openid');
   // `openid` asks for an ID token about an end user (OIDC Core §3.1.2.1); a client-credentials grant has no end user,
@@ -105,6 +104,18 @@ function clientCredentials(
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') };
 }
 
+/** RFC 6749 §5.2 unauthorized_client: the client did not register the grant it asks with. */
+function registeredGrant(client: StoredClient, grant: string): void {
+  if (!client.grantTypes.includes(grant)) throw refused('unauthorized_client', `this client did not register the ${grant} grant`);
+}
+
+/** RFC 6749 §5.2 invalid_request: a parameter the grant requires is missing (or empty). */
+function requiredParameter(params: Map<string, string>, name: string): string {
+  const value = params.get(name);
+  if (!value) throw refused('invalid_request', `${name} is missing`);
+  return value;
+}
+
 async function authorizationCode(
   client: StoredClient,
   params: Map<string, string>,
@@ -112,10 +123,8 @@ async function authorizationCode(
   issuer: string,
   deps: AuthDeps,
 ): Promise<Record<string, unknown>> {
-  if (!client.grantTypes.includes('authorization_code'))
-    throw refused('unauthorized_client', 'this client did not register the authorization_code grant');
-  const code = params.get('code');
-  if (!code) throw refused('invalid_request', 'code is missing');
+  registeredGrant(client, 'authorization_code');
+  const code = requiredParameter(params, 'code');
   const codeHash = hashSecret(code);
   const record = deps.store.codes.get(codeHash);
   const now = deps.now();
@@ -181,10 +190,8 @@ async function refreshToken(
   ctx: RequestContext,
   deps: AuthDeps,
 ): Promise<Record<string, unknown>> {
-  if (!client.grantTypes.includes('refresh_token'))
-    throw refused('unauthorized_client', 'this client did not register the refresh_token grant');
-  const value = params.get('refresh_token');
-  if (!value) throw refused('invalid_request', 'refresh_token is missing');
+  registeredGrant(client, 'refresh_token');
+  const value = requiredParameter(params, 'refresh_token');
   const record = deps.store.tokens.get(hashSecret(value));
   const now = deps.now();
   if (

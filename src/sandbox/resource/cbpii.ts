@@ -3,7 +3,7 @@
 // consent names, can pay an amount now, by the bank's one funds rule (store/postings.ts fundsAvailable). No request or
 // answer is signed and none is idempotent (both files and the v4.0 pages' endpoint tables).
 
-import { ConsentStateError, consentKindOf } from '../contracts.js';
+import { consentKindOf } from '../contracts.js';
 import type { AccessTokenInfo, AisApiVersion, AnyConsentRecord, FundsConsentRecord } from '../contracts.js';
 import { FAMILIES } from '../families.js';
 import { ObieError } from '../http/errors.js';
@@ -11,17 +11,26 @@ import { tolerates } from '../policy.js';
 import { usableConsent } from '../store/consents.js';
 import { fundsAvailable } from '../store/postings.js';
 import { isoSeconds } from '../time.js';
+import {
+  accountOf,
+  clientConsent,
+  consentAnswer,
+  consentOpening,
+  createConsent,
+  invalid,
+  notFound,
+  revokeConsent,
+} from './family-common.js';
+import type { ConsentResource } from './family-common.js';
 import type { OperationCall, OperationHandler } from './operation.js';
 import { validateFundsConfirmation, validateFundsConsent } from './payment-request.js';
+import type { FundsConsentRequest } from './payment-request.js';
 import { AisRefusal } from './refusals.js';
 import type { FundsRoute } from './routes.js';
 import { createdOn, VERSION_ROWS } from './versions.js';
 import type { ResourceDeps } from './deps.js';
 
 type Call = OperationCall<FundsRoute>;
-
-const notFound = (what: string): ObieError =>
-  new ObieError(400, `${what} not found`, [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: `${what} does not exist` }]);
 
 /**
  * Whether a funds-confirmation consent made on one version serves `version`: OBL Operational Guidelines v4.0,
@@ -39,22 +48,17 @@ function isFundsConsent(consent: AnyConsentRecord): consent is FundsConsentRecor
 
 /** The client's funds-confirmation consent as this version may see it; one it deleted no longer exists for it. */
 function ownConsent(call: Call, consentId: string | undefined, deps: ResourceDeps): FundsConsentRecord | undefined {
-  const consent = consentId === undefined ? undefined : deps.records.consents.read(consentId);
-  if (consent === undefined || consent.clientId !== call.token.clientId || !isFundsConsent(consent) || consent.Status === 'Revoked')
-    return undefined;
+  const consent = clientConsent(call, consentId, deps, isFundsConsent);
+  if (consent === undefined || consent.Status === 'Revoked') return undefined;
   return servesVersion(consent, call.version, call.token) ? consent : undefined;
 }
 
 /** OBFundsConfirmationConsentResponse1 of the version (v4.0: the status as OBInternalConsentStatus1Code, EXPD past its
  *  ExpirationDateTime, with StatusReason where the code has one). */
 function consentBody(call: Call, consent: FundsConsentRecord): Record<string, unknown> {
-  const status = VERSION_ROWS[call.version].consentStatus(consent, call.ctx.now());
   return {
     Data: {
-      ConsentId: consent.ConsentId,
-      CreationDateTime: consent.CreationDateTime,
-      ...status,
-      StatusUpdateDateTime: consent.StatusUpdateDateTime,
+      ...consentOpening(call, consent),
       ...(consent.ExpirationDateTime === undefined ? {} : { ExpirationDateTime: consent.ExpirationDateTime }),
       DebtorAccount: consent.DebtorAccount,
     },
@@ -65,34 +69,20 @@ function consentBody(call: Call, consent: FundsConsentRecord): Record<string, un
   };
 }
 
+const FUNDS_CONSENTS: ConsentResource<FundsRoute, FundsConsentRecord, FundsConsentRequest> = {
+  invalidRequest: 'The funds confirmation consent request is invalid',
+  validate: (call, now) => validateFundsConsent(call.body, call.version, call.token.profile, now),
+  record: (request, bank) => ({ kind: 'funds-confirmation', ...bank, ...request }),
+  own: ownConsent,
+  body: consentBody,
+};
+
 export const FUNDS_HANDLERS: { readonly [K in FundsRoute['kind']]: OperationHandler<Extract<FundsRoute, { kind: K }>> } = {
   'funds-consent-create': {
-    run(call, deps) {
-      const now = call.ctx.now();
-      const result = validateFundsConsent(call.body, call.version, call.token.profile, now);
-      if (!result.ok) throw new ObieError(400, 'The funds confirmation consent request is invalid', result.errors);
-      const stamp = isoSeconds(now);
-      const record: FundsConsentRecord = {
-        kind: 'funds-confirmation',
-        ConsentId: `${call.family.consentIdPrefix}${deps.newId()}`,
-        clientId: call.token.clientId,
-        Status: 'AwaitingAuthorisation',
-        CreationDateTime: stamp,
-        StatusUpdateDateTime: stamp,
-        apiVersion: call.version,
-        DebtorAccount: result.value.DebtorAccount,
-        ...(result.value.ExpirationDateTime === undefined ? {} : { ExpirationDateTime: result.value.ExpirationDateTime }),
-      };
-      deps.records.consents.insert(record);
-      return { status: 201, body: consentBody(call, record) };
-    },
+    run: (call, deps) => createConsent(FUNDS_CONSENTS, call, deps),
   },
   'funds-consent-get': {
-    run(call, deps) {
-      const consent = ownConsent(call, call.route.consentId, deps);
-      if (consent === undefined) throw notFound('ConsentId');
-      return { status: 200, body: consentBody(call, consent) };
-    },
+    run: (call, deps) => consentAnswer(FUNDS_CONSENTS, call, call.route.consentId, deps, 200),
   },
   'funds-consent-delete': {
     run(call, deps) {
@@ -100,15 +90,7 @@ export const FUNDS_HANDLERS: { readonly [K in FundsRoute['kind']]: OperationHand
       if (ownConsent(call, consentId, deps) === undefined) throw notFound('ConsentId');
       // CBPII "DELETE /funds-confirmation-consents/{ConsentId}": the CBPII deletes the resource; it is kept Revoked so
       // the tokens issued under it stop working, and no longer exists for the client (as account-access consents).
-      try {
-        deps.records.consents.transition(consentId, 'revoke', call.ctx.now());
-      } catch (error) {
-        if (error instanceof ConsentStateError)
-          throw new ObieError(400, `the consent is ${error.status}`, [
-            { ErrorCode: 'UK.OBIE.Resource.InvalidConsentStatus', Message: `A ${error.status} consent cannot be deleted` },
-          ]);
-        throw error;
-      }
+      revokeConsent(call, consentId, deps);
       return { status: 204 };
     },
   },
@@ -118,25 +100,24 @@ export const FUNDS_HANDLERS: { readonly [K in FundsRoute['kind']]: OperationHand
       const now = call.ctx.now();
       const result = validateFundsConfirmation(call.body, version, token.profile);
       if (!result.ok) throw new ObieError(400, 'The funds confirmation request is invalid', result.errors);
-      const consent = token.consentId === undefined ? undefined : deps.records.consents.read(token.consentId);
-      if (consent === undefined || consent.clientId !== token.clientId || !isFundsConsent(consent))
+      const consent = clientConsent(call, token.consentId, deps, isFundsConsent);
+      if (consent === undefined)
         throw new AisRefusal('consent-not-authorised', version, 'The token is not linked to a funds confirmation consent of this client');
       // "The CBPII must use a token issued via an authorization code grant and specify the ConsentId in the request
       // payload": the one the token was issued for.
       if (result.value.ConsentId !== consent.ConsentId)
-        throw new ObieError(400, 'The request names another consent', [
-          {
-            ErrorCode: 'UK.OBIE.Field.Invalid',
-            Message: 'Data.ConsentId must be the consent the token was issued for',
-            Path: 'Data.ConsentId',
-          },
-        ]);
+        throw invalid(
+          'The request names another consent',
+          'UK.OBIE.Field.Invalid',
+          'Data.ConsentId must be the consent the token was issued for',
+          'Data.ConsentId',
+        );
       const use = usableConsent(consent, now);
       if (!use.usable && use.reason === 'expired') throw new AisRefusal('consent-expired', version, 'The consent has expired');
       if (!use.usable) throw new AisRefusal('consent-not-authorised', version, `The consent is ${consent.Status}`);
       if (!servesVersion(consent, version, token))
         throw new AisRefusal('consent-other-version', version, `The consent was created on v${createdOn(consent)}, not for v${version}`);
-      const account = deps.bank.accounts().find((candidate) => candidate.accountId === consent.accountIds?.[0]);
+      const account = accountOf(deps, consent.accountIds?.[0]);
       return {
         status: 201,
         body: {

@@ -7,7 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { BANK_FINANCIAL_ID, ConsentStateError, consentKindOf, isBoundToPresentedCertificate } from '../contracts.js';
+import { BANK_FINANCIAL_ID, ConsentStateError, consentKindOf } from '../contracts.js';
 import type {
   AccessTokenInfo,
   AisApiVersion,
@@ -32,12 +32,13 @@ import { AisRefusal, toV4Error } from './refusals.js';
 import { renderAccount, renderBalance, renderTransaction } from './render.js';
 import { accountV4, balanceV4, consentDataV4, transactionV4 } from './render-v4.js';
 import { FAMILIES, isUnderVersion, matchResource } from '../families.js';
+import type { FamilyMatch } from '../families.js';
 import { FUNDS_HANDLERS } from './cbpii.js';
-import { runOperation } from './operation.js';
-import type { OperationHandler } from './operation.js';
+import { bearerToken, runOperation } from './operation.js';
+import type { OperationHandler, OperationRequest } from './operation.js';
 import { PAYMENT_HANDLERS } from './pisp.js';
 import { AIS_BASE_PATHS, FUNDS_OPERATIONS, PAYMENT_OPERATIONS, VRP_OPERATIONS } from './routes.js';
-import type { FundsRoute, PaymentRoute, Route, VrpRoute } from './routes.js';
+import type { FundsRoute, Operation, PaymentRoute, Route, VrpRoute } from './routes.js';
 import { VRP_HANDLERS } from './vrp.js';
 import type { ResourceDeps } from './deps.js';
 
@@ -68,22 +69,16 @@ function shapesOf(version: AisApiVersion, deps: ResourceDeps): (typeof SHAPES)[A
   if (version !== '4.0' || deps.versionDrift === undefined) return shapes;
   if (deps.versionDrift === 'account-nickname')
     return { ...shapes, account: (v31) => ({ ...shapes.account(v31), Nickname: `${String(v31.Nickname)} (v4.0)` }) };
-  if (deps.versionDrift === 'transaction-amount')
-    return {
-      ...shapes,
-      transaction: (v31) => {
-        const transaction = shapes.transaction(v31);
-        const amount = transaction.Amount as { Amount: string; Currency: string };
-        return { ...transaction, Amount: { ...amount, Amount: (Number(amount.Amount) + 0.01).toFixed(2) } };
-      },
-    };
-  return {
-    ...shapes,
-    balance: (v31) => {
-      const balance = shapes.balance(v31);
-      const amount = balance.Amount as { Amount: string; Currency: string };
-      return { ...balance, Amount: { ...amount, Amount: (Number(amount.Amount) + 0.01).toFixed(2) } };
-    },
+  if (deps.versionDrift === 'transaction-amount') return { ...shapes, transaction: onePennyMore(shapes.transaction) };
+  return { ...shapes, balance: onePennyMore(shapes.balance) };
+}
+
+/** `shape` with its Amount.Amount one penny more (the amount drifts of versionDrift). */
+function onePennyMore(shape: Shape): Shape {
+  return (v31) => {
+    const body = shape(v31);
+    const amount = body.Amount as { Amount: string; Currency: string };
+    return { ...body, Amount: { ...amount, Amount: (Number(amount.Amount) + 0.01).toFixed(2) } };
   };
 }
 
@@ -150,22 +145,9 @@ export function createResourceHandler(deps: ResourceDeps): SandboxHandler {
     }
     const origin = requestOrigin(req);
     // The families beyond AIS run through one request path (operation.ts), each operation one handler of its table.
-    if (match.family === 'payments') {
-      const { route, version } = match;
-      const request = { family: FAMILIES.payments, version, route, operation: PAYMENT_OPERATIONS[route.kind], req, res, ctx, origin };
-      await runOperation(request, PAYMENT_HANDLERS[route.kind] as OperationHandler<PaymentRoute>, deps);
-      return;
-    }
-    if (match.family === 'funds') {
-      const { route, version } = match;
-      const request = { family: FAMILIES.funds, version, route, operation: FUNDS_OPERATIONS[route.kind], req, res, ctx, origin };
-      await runOperation(request, FUNDS_HANDLERS[route.kind] as OperationHandler<FundsRoute>, deps);
-      return;
-    }
-    if (match.family === 'vrp') {
-      const { route, version } = match;
-      const request = { family: FAMILIES.vrp, version, route, operation: VRP_OPERATIONS[route.kind], req, res, ctx, origin };
-      await runOperation(request, VRP_HANDLERS[route.kind] as OperationHandler<VrpRoute>, deps);
+    if (match.family !== 'accounts') {
+      // `as never`: TypeScript does not tie the row picked by match.family to the match's own route type.
+      await OPERATION_FAMILIES[match.family](match as never, { req, res, ctx, origin }, deps);
       return;
     }
     // OBIE R/W "HTTP Headers": a TPP asking for anything but JSON in UTF-8 gets 406. Refusals are ObieErrors,
@@ -226,21 +208,8 @@ export function isV4Path(pathname: string, apis: readonly ApiFamilyName[], versi
  */
 async function authenticate(call: Call, deps: ResourceDeps, kind: 'client_credentials' | 'authorization_code'): Promise<AccessTokenInfo> {
   const { req, ctx } = call;
-  const header = req.headers.authorization;
-  const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
-  const challenge = (error?: string): Record<string, string> => ({ 'WWW-Authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
-  if (!match?.[1]) throw new ObieError(401, 'missing bearer token', [], challenge());
-  const token = await deps.tokens.verify(match[1]);
-  if (!token || token.expiresAt.getTime() <= ctx.now().getTime())
-    throw new ObieError(401, 'unknown or expired token', [], challenge('invalid_token'));
-  ctx.clientId = token.clientId;
-  if (token.grant !== kind) throw new ObieError(401, `this endpoint needs a ${kind} token`, [], challenge('invalid_token'));
-  const client = await deps.clients.get(token.clientId);
-  if (!client) throw new ObieError(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
+  const { token } = await bearerToken(req, ctx, kind, deps);
   const may = (name: Parameters<typeof tolerates>[1]): boolean => tolerates(token.profile, name);
-  if (!may('access-token-unbound') && !isBoundToPresentedCertificate(token, ctx)) {
-    throw new ObieError(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
-  }
   if (!token.scopes.includes('accounts')) {
     throw new AisRefusal('scope-missing', call.version, 'The access token was not issued for the accounts scope');
   }
@@ -570,3 +539,26 @@ function transactions(
     Meta: { TotalPages: totalPages, ...availableRange(available) },
   });
 }
+
+type OperationFamilyName = Exclude<FamilyMatch & { outcome: 'route' }, { family: 'accounts' }>['family'];
+type RequestBase = Pick<OperationRequest<unknown>, 'req' | 'res' | 'ctx' | 'origin'>;
+
+/** How one family's routes reach their operations and handlers: one row per family the operation path serves. */
+function served<R extends { kind: string }>(
+  family: OperationFamilyName,
+  operations: Readonly<Record<R['kind'], Operation>>,
+  handlers: Readonly<Record<R['kind'], unknown>>,
+) {
+  return async (match: { version: AisApiVersion; route: R }, base: RequestBase, deps: ResourceDeps): Promise<void> => {
+    const { route, version } = match;
+    const kind = route.kind as R['kind'];
+    const request = { family: FAMILIES[family], version, route, operation: operations[kind], ...base };
+    await runOperation(request, handlers[kind] as OperationHandler<R>, deps);
+  };
+}
+
+const OPERATION_FAMILIES = {
+  payments: served<PaymentRoute>('payments', PAYMENT_OPERATIONS, PAYMENT_HANDLERS),
+  funds: served<FundsRoute>('funds', FUNDS_OPERATIONS, FUNDS_HANDLERS),
+  vrp: served<VrpRoute>('vrp', VRP_OPERATIONS, VRP_HANDLERS),
+} satisfies Record<OperationFamilyName, unknown>;

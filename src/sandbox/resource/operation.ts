@@ -30,8 +30,8 @@ const HTTP_DATE =
 /** How far ahead of the bank's clock a signature's iat may be where the profile tolerates signature-iat-skew. */
 const IAT_SKEW_SECONDS = 60;
 
-/** One request to an operation of a family, authenticated, its body verified and parsed. */
-export interface OperationCall<R> {
+/** One request to an operation of a family, as routed. */
+export interface OperationRequest<R> {
   family: ApiFamily<unknown>;
   version: AisApiVersion;
   route: R;
@@ -39,9 +39,13 @@ export interface OperationCall<R> {
   req: IncomingMessage;
   res: ServerResponse;
   ctx: RequestContext;
-  url: RequestTarget;
   /** The origin the client used, for Links. */
   origin: string;
+}
+
+/** One request to an operation of a family, authenticated, its body verified and parsed. */
+export interface OperationCall<R> extends OperationRequest<R> {
+  url: RequestTarget;
   token: AccessTokenInfo;
   client: SandboxClient;
   /** The request body as JSON (POST), undefined without one. */
@@ -65,17 +69,6 @@ export interface OperationHandler<R> {
   replay?(call: OperationCall<R>, resourceId: string, deps: ResourceDeps): Answer;
   /** The refusal of a key reused with another body (refusals.ts). */
   keyReused?: RefusalKind;
-}
-
-export interface OperationRequest<R> {
-  family: ApiFamily<unknown>;
-  version: AisApiVersion;
-  route: R;
-  operation: Operation;
-  req: IncomingMessage;
-  res: ServerResponse;
-  ctx: RequestContext;
-  origin: string;
 }
 
 /** Runs one operation of a family: every step above, every refusal answered in the version's words. */
@@ -156,20 +149,7 @@ async function authenticate<R>(
   deps: ResourceDeps,
 ): Promise<{ token: AccessTokenInfo; client: SandboxClient }> {
   const { req, ctx, operation, family, version } = request;
-  const header = req.headers.authorization;
-  const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
-  const challenge = (error?: string): Record<string, string> => ({ 'WWW-Authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
-  if (!match?.[1]) throw new ObieError(401, 'missing bearer token', [], challenge());
-  const token = await deps.tokens.verify(match[1]);
-  if (!token || token.expiresAt.getTime() <= ctx.now().getTime())
-    throw new ObieError(401, 'unknown or expired token', [], challenge('invalid_token'));
-  ctx.clientId = token.clientId;
-  if (token.grant !== operation.grant)
-    throw new ObieError(401, `this endpoint needs a ${operation.grant} token`, [], challenge('invalid_token'));
-  const client = await deps.clients.get(token.clientId);
-  if (!client) throw new ObieError(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
-  if (!tolerates(token.profile, 'access-token-unbound') && !isBoundToPresentedCertificate(token, ctx))
-    throw new ObieError(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
+  const { token, client } = await bearerToken(req, ctx, operation.grant, deps);
   if (!token.scopes.includes(family.scope))
     throw new AisRefusal('scope-missing', version, `The access token was not issued for the ${family.scope} scope`);
   const authDate = req.headers['x-fapi-auth-date'];
@@ -181,6 +161,33 @@ async function authenticate<R>(
         Path: 'x-fapi-auth-date',
       },
     ]);
+  return { token, client };
+}
+
+/**
+ * The request's bearer token (RFC 6750) of `grant`: live, its client still registered, and bound to the presented
+ * certificate (RFC 8705 §3) unless the profile tolerates access-token-unbound; otherwise a 401 with no body and the
+ * challenge. Every resource request, AIS (index.ts) and the other families', starts here.
+ */
+export async function bearerToken(
+  req: IncomingMessage,
+  ctx: RequestContext,
+  grant: AccessTokenInfo['grant'],
+  deps: ResourceDeps,
+): Promise<{ token: AccessTokenInfo; client: SandboxClient }> {
+  const header = req.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
+  const challenge = (error?: string): Record<string, string> => ({ 'WWW-Authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
+  if (!match?.[1]) throw new ObieError(401, 'missing bearer token', [], challenge());
+  const token = await deps.tokens.verify(match[1]);
+  if (!token || token.expiresAt.getTime() <= ctx.now().getTime())
+    throw new ObieError(401, 'unknown or expired token', [], challenge('invalid_token'));
+  ctx.clientId = token.clientId;
+  if (token.grant !== grant) throw new ObieError(401, `this endpoint needs a ${grant} token`, [], challenge('invalid_token'));
+  const client = await deps.clients.get(token.clientId);
+  if (!client) throw new ObieError(401, 'the client of this token is no longer registered', [], challenge('invalid_token'));
+  if (!tolerates(token.profile, 'access-token-unbound') && !isBoundToPresentedCertificate(token, ctx))
+    throw new ObieError(401, 'the token is bound to another certificate', [], challenge('invalid_token'));
   return { token, client };
 }
 

@@ -250,17 +250,35 @@ export interface PaymentConsentRequest {
   amountMinor: number;
 }
 
-/** The top level of every PISP request: Data and Risk (OBWriteDomesticConsent4, OBWriteDomestic2). */
+/** The top level of every PISP and VRP request: Data and Risk (OBWriteDomesticConsent4, OBWriteDomestic2,
+ *  OBDomesticVRPConsentRequest, OBDomesticVRPRequest); of a funds request (CBPII, VRP funds-confirmation): Data. */
 const PAYMENT_TOP = ['Data', 'Risk'] as const;
+const FUNDS_TOP = ['Data'] as const;
+
+/**
+ * A request body's top level, read by `version`'s tables for a client of `profile` (unknown members dropped where it
+ * tolerates payment-unknown-fields): Data, required, with `dataMembers`; Risk, required, with `riskMembers` where the
+ * request has one. `data` is undefined where the body or its Data is not an object; every fault is in `read.errors`.
+ */
+export function readRequest(
+  body: unknown,
+  version: AisApiVersion,
+  profile: ProfileName,
+  dataMembers: readonly string[],
+  riskMembers?: readonly string[],
+): { read: Reader; data: Json | undefined; risk: Json | undefined } {
+  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
+  const top = read.object(body, '$', riskMembers === undefined ? FUNDS_TOP : PAYMENT_TOP, true);
+  if (top === undefined) return { read, data: undefined, risk: undefined };
+  const data = read.object(top.Data, 'Data', dataMembers, true);
+  const risk = riskMembers === undefined ? undefined : read.object(top.Risk, 'Risk', riskMembers, true);
+  return { read, data, risk };
+}
 
 /** POST /domestic-payment-consents (OBWriteDomesticConsent4) of `version`, for a client of `profile`. */
 export function validatePaymentConsent(body: unknown, version: AisApiVersion, profile: ProfileName): Validation<PaymentConsentRequest> {
   const members = PAYMENT_MEMBERS[version];
-  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
-  const top = read.object(body, '$', PAYMENT_TOP, true);
-  if (top === undefined) return { ok: false, errors: read.errors };
-  const data = read.object(top.Data, 'Data', members.consentData, true);
-  const risk = read.object(top.Risk, 'Risk', members.risk, true);
+  const { read, data, risk } = readRequest(body, version, profile, members.consentData, members.risk);
   const initiation = data === undefined ? undefined : readInitiation(read, data.Initiation);
   if (data !== undefined && data.ReadRefundAccount !== undefined && data.ReadRefundAccount !== 'Yes' && data.ReadRefundAccount !== 'No')
     read.fail('UK.OBIE.Field.Invalid', 'Data.ReadRefundAccount', 'Data.ReadRefundAccount must be Yes or No');
@@ -323,11 +341,7 @@ export interface PaymentRequest {
  *  request and must respond with a 400"). */
 export function validatePayment(body: unknown, version: AisApiVersion, profile: ProfileName): Validation<PaymentRequest> {
   const members = PAYMENT_MEMBERS[version];
-  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
-  const top = read.object(body, '$', PAYMENT_TOP, true);
-  if (top === undefined) return { ok: false, errors: read.errors };
-  const data = read.object(top.Data, 'Data', members.paymentData, true);
-  const risk = read.object(top.Risk, 'Risk', members.risk, true);
+  const { read, data, risk } = readRequest(body, version, profile, members.paymentData, members.risk);
   const consentId = data === undefined ? undefined : read.text(data, 'ConsentId', 'Data', 128, true);
   const initiation = data === undefined ? undefined : read.object(data.Initiation, 'Data.Initiation', members.initiation, true);
   if (read.errors.length > 0 || consentId === undefined || initiation === undefined || risk === undefined)
@@ -370,10 +384,7 @@ export function validateFundsConsent(
   now: Date,
 ): Validation<FundsConsentRequest> {
   const members = PAYMENT_MEMBERS[version];
-  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
-  const top = read.object(body, '$', ['Data'], true);
-  if (top === undefined) return { ok: false, errors: read.errors };
-  const data = read.object(top.Data, 'Data', members.fundsConsentData, true);
+  const { read, data } = readRequest(body, version, profile, members.fundsConsentData);
   if (data === undefined) return { ok: false, errors: read.errors };
   const debtor = read.cashAccount(data.DebtorAccount, 'Data.DebtorAccount', members.fundsDebtorAccount, true, DEBTOR_SCHEMES, false);
   let expiration: string | undefined;
@@ -408,10 +419,7 @@ export function validateFundsConfirmation(
   version: AisApiVersion,
   profile: ProfileName,
 ): Validation<FundsConfirmationRequest> {
-  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
-  const top = read.object(body, '$', ['Data'], true);
-  if (top === undefined) return { ok: false, errors: read.errors };
-  const data = read.object(top.Data, 'Data', PAYMENT_MEMBERS[version].fundsConfirmationData, true);
+  const { read, data } = readRequest(body, version, profile, PAYMENT_MEMBERS[version].fundsConfirmationData);
   if (data === undefined) return { ok: false, errors: read.errors };
   const consentId = read.text(data, 'ConsentId', 'Data', 128, true);
   const reference = read.text(data, 'Reference', 'Data', 35, true);

@@ -159,6 +159,32 @@ interface LimitRule {
   check(context: LimitContext): LimitBreach | undefined;
 }
 
+/** The rule that the payment's Data.`field` (PaymentFacts `given`) is one of the consent's ControlParameters.`parameter`
+ *  (the mandate's `allowed`; absent: the consent does not restrict it); `defaulted` says, in the refusal, what stands for
+ *  a value the payment did not send. */
+function oneOf(
+  name: LimitRuleName,
+  field: string,
+  parameter: string,
+  allowed: 'vrpTypes' | 'authenticationMethods' | 'interactionTypes',
+  given: 'vrpType' | 'authenticationMethod' | 'interactionType',
+  defaulted = '',
+): LimitRule {
+  return {
+    name,
+    check: ({ mandate, payment }) => {
+      const list = mandate[allowed];
+      const value = payment[given];
+      if (list === undefined || list.includes(value)) return undefined;
+      return breach(
+        name,
+        `${CONTROL}.${parameter}`,
+        `Data.${field} ${value}${defaulted} is not one of the consent's ${parameter} (${list.join(', ')})`,
+      );
+    },
+  };
+}
+
 /**
  * The rules, in the order they are checked; the first one a payment breaches is its refusal (UK.OBIE.Rules.
  * FailsControlParameters, v4.0 U014: "When a payment would breach a limitation set by one or more ControlParameters,
@@ -193,39 +219,22 @@ export const LIMIT_RULES: readonly LimitRule[] = [
       );
     },
   },
-  {
-    name: 'vrp-type',
-    check: ({ mandate, payment }) =>
-      mandate.vrpTypes.includes(payment.vrpType)
-        ? undefined
-        : breach(
-            'vrp-type',
-            `${CONTROL}.VRPType`,
-            `Data.VRPType ${payment.vrpType} is not one of the consent's VRPType (${mandate.vrpTypes.join(', ')})`,
-          ),
-  },
-  {
-    name: 'psu-authentication-method',
-    check: ({ mandate, payment }) =>
-      mandate.authenticationMethods.includes(payment.authenticationMethod)
-        ? undefined
-        : breach(
-            'psu-authentication-method',
-            `${CONTROL}.PSUAuthenticationMethods`,
-            `Data.PSUAuthenticationMethod ${payment.authenticationMethod} is not one of the consent's PSUAuthenticationMethods (${mandate.authenticationMethods.join(', ')})`,
-          ),
-  },
-  {
-    name: 'psu-interaction-type',
-    check: ({ mandate, payment }) =>
-      mandate.interactionTypes === undefined || mandate.interactionTypes.includes(payment.interactionType)
-        ? undefined
-        : breach(
-            'psu-interaction-type',
-            `${CONTROL}.PSUInteractionTypes`,
-            `Data.PSUInteractionType ${payment.interactionType} (OffSession when not given) is not one of the consent's PSUInteractionTypes (${mandate.interactionTypes.join(', ')})`,
-          ),
-  },
+  oneOf('vrp-type', 'VRPType', 'VRPType', 'vrpTypes', 'vrpType'),
+  oneOf(
+    'psu-authentication-method',
+    'PSUAuthenticationMethod',
+    'PSUAuthenticationMethods',
+    'authenticationMethods',
+    'authenticationMethod',
+  ),
+  oneOf(
+    'psu-interaction-type',
+    'PSUInteractionType',
+    'PSUInteractionTypes',
+    'interactionTypes',
+    'interactionType',
+    ' (OffSession when not given)',
+  ),
   {
     name: 'currency',
     check: ({ mandate, payment }) =>

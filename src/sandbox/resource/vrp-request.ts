@@ -9,14 +9,13 @@ import { addDays, bankDateOf, compareDates, isoDate } from '../bank-time.js';
 import { DEBTOR_SCHEMES } from '../data/identification.js';
 import { tolerates } from '../policy.js';
 import { parseDateTime } from './consent-request.js';
-import { ACCOUNT_SCHEMES, onlyMembers, PAYMENT_MEMBERS, Reader } from './payment-request.js';
-import type { Validation } from './payment-request.js';
+import { ACCOUNT_SCHEMES, onlyMembers, PAYMENT_MEMBERS, readRequest } from './payment-request.js';
+import type { Reader, Validation } from './payment-request.js';
 import { PERIOD_ALIGNMENTS, PERIOD_TYPE_NAMES, periodTypeRow } from './vrp-limits.js';
 import { AUTHENTICATION_METHODS, INTERACTION_TYPES, VRP_MEMBERS, VRP_VERSIONS, vrpTypeRow, vrpTypesOf } from './vrp-tables.js';
 
 type Json = Record<string, unknown>;
 
-const TOP = ['Data', 'Risk'] as const;
 const CONTROL = 'Data.ControlParameters';
 
 /** A list of one or more codes of `allowed` at `path` (VRPType, PSUAuthenticationMethods, PSUInteractionTypes). */
@@ -80,11 +79,7 @@ export interface VrpConsentRequest {
  */
 export function validateVrpConsent(body: unknown, version: AisApiVersion, profile: ProfileName, now: Date): Validation<VrpConsentRequest> {
   const members = VRP_MEMBERS[version];
-  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
-  const top = read.object(body, '$', TOP, true);
-  if (top === undefined) return { ok: false, errors: read.errors };
-  const data = read.object(top.Data, 'Data', members.consentData, true);
-  const risk = read.object(top.Risk, 'Risk', members.risk, true);
+  const { read, data, risk } = readRequest(body, version, profile, members.consentData, members.risk);
   if (data === undefined) return { ok: false, errors: read.errors };
   if (data.ReadRefundAccount !== undefined && data.ReadRefundAccount !== 'Yes' && data.ReadRefundAccount !== 'No')
     read.fail('UK.OBIE.Field.Invalid', 'Data.ReadRefundAccount', 'Data.ReadRefundAccount must be Yes or No');
@@ -254,11 +249,7 @@ export interface VrpPaymentRequest {
  *  consent, and the limits, are checked by the handler (vrp.ts). */
 export function validateVrpPayment(body: unknown, version: AisApiVersion, profile: ProfileName): Validation<VrpPaymentRequest> {
   const members = VRP_MEMBERS[version];
-  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
-  const top = read.object(body, '$', TOP, true);
-  if (top === undefined) return { ok: false, errors: read.errors };
-  const data = read.object(top.Data, 'Data', members.paymentData, true);
-  const risk = read.object(top.Risk, 'Risk', members.risk, true);
+  const { read, data, risk } = readRequest(body, version, profile, members.paymentData, members.risk);
   if (data === undefined) return { ok: false, errors: read.errors };
   const consentId = read.text(data, 'ConsentId', 'Data', 128, true);
   const method = oneCode(read, data, 'PSUAuthenticationMethod', Object.keys(AUTHENTICATION_METHODS), true);
@@ -347,10 +338,7 @@ export interface VrpFundsRequest {
 /** POST /domestic-vrp-consents/{ConsentId}/funds-confirmation (OBVRPFundsConfirmationRequest): the amount in the
  *  account's currency (as a CBPII check: "ASPSP must reject the request when Amount is in a different currency"). */
 export function validateVrpFunds(body: unknown, version: AisApiVersion, profile: ProfileName): Validation<VrpFundsRequest> {
-  const read = new Reader(version, tolerates(profile, 'payment-unknown-fields'));
-  const top = read.object(body, '$', ['Data'], true);
-  if (top === undefined) return { ok: false, errors: read.errors };
-  const data = read.object(top.Data, 'Data', VRP_MEMBERS[version].fundsConfirmationData, true);
+  const { read, data } = readRequest(body, version, profile, VRP_MEMBERS[version].fundsConfirmationData);
   if (data === undefined) return { ok: false, errors: read.errors };
   const consentId = read.text(data, 'ConsentId', 'Data', 128, true);
   const reference = read.text(data, 'Reference', 'Data', 35, false);

@@ -5,7 +5,7 @@
 // against the consent's earlier payments, the payment, its debit and its idempotency key are one SQLite transaction
 // (BEGIN IMMEDIATE), so concurrent payments cannot both fit into room only one has, and a crash keeps all or none.
 
-import { ConsentStateError, consentKindOf } from '../contracts.js';
+import { consentKindOf } from '../contracts.js';
 import type { AnyConsentRecord, CashAccount, VrpConsentRecord } from '../contracts.js';
 import { paymentReference } from '../consent-kinds.js';
 import type { BankAccount } from '../data/bank.js';
@@ -15,29 +15,34 @@ import { usableConsent } from '../store/consents.js';
 import { fasterPaymentOut, fundsAvailable, ledgerEnd } from '../store/postings.js';
 import type { VrpPaymentRecord } from '../store/vrp-payments.js';
 import { isoSeconds } from '../time.js';
+import {
+  accountOf,
+  baseOf,
+  clientConsent,
+  consentAnswer,
+  createConsent,
+  found,
+  invalid,
+  ownPayment,
+  ownTokenConsent,
+  paymentDetails,
+  paymentStatusMembers,
+  revokeConsent,
+} from './family-common.js';
+import type { ConsentResource } from './family-common.js';
 import type { OperationCall, OperationHandler } from './operation.js';
 import { firstDifference } from './payment-request.js';
-import { PAYMENT_STATUS } from './pisp.js';
 import { AisRefusal } from './refusals.js';
 import type { VrpRoute } from './routes.js';
 import { createdOn, VERSION_ROWS } from './versions.js';
 import { firstBreach } from './vrp-limits.js';
 import { validateVrpConsent, validateVrpFunds, validateVrpPayment } from './vrp-request.js';
+import type { VrpConsentRequest } from './vrp-request.js';
 import { DEFAULT_INTERACTION_TYPE, FUNDS_AVAILABLE, VRP_VERSIONS } from './vrp-tables.js';
 import type { ResourceDeps } from './deps.js';
 
 type Json = Record<string, unknown>;
 type Call = OperationCall<VrpRoute>;
-
-const notFound = (what: string): ObieError =>
-  new ObieError(400, `${what} not found`, [{ ErrorCode: 'UK.OBIE.Resource.NotFound', Message: `${what} does not exist` }]);
-
-const invalid = (message: string, code: string, detail: string, path?: string): ObieError =>
-  new ObieError(400, message, [{ ErrorCode: code, Message: detail, ...(path === undefined ? {} : { Path: path }) }]);
-
-function base(call: Call): string {
-  return `${call.origin}${call.family.basePaths[call.version]}`;
-}
 
 function isVrpConsent(consent: AnyConsentRecord): consent is VrpConsentRecord {
   return consentKindOf(consent) === 'domestic-vrp';
@@ -58,13 +63,8 @@ function ownConsent(call: Call, consentId: string | undefined, deps: ResourceDep
 /** The consent an authorization-code token was issued for, revoked or not: a payment or a funds check with the token of
  *  a revoked consent is refused for its status, whatever the version calls the status. */
 function tokenConsent(call: Call, consentId: string | undefined, deps: ResourceDeps): VrpConsentRecord | undefined {
-  const consent = consentId === undefined ? undefined : deps.records.consents.read(consentId);
-  if (consent === undefined || consent.clientId !== call.token.clientId || !isVrpConsent(consent)) return undefined;
-  return createdOn(consent) === call.version ? consent : undefined;
-}
-
-function accountOf(deps: ResourceDeps, accountId: string | undefined): BankAccount | undefined {
-  return accountId === undefined ? undefined : deps.bank.accounts().find((account) => account.accountId === accountId);
+  const consent = clientConsent(call, consentId, deps, isVrpConsent);
+  return consent !== undefined && createdOn(consent) === call.version ? consent : undefined;
 }
 
 /** OBCashAccountDebtorWithName of the account the consent was authorised for ("The details must be provided in the
@@ -91,7 +91,7 @@ function consentBody(call: Call, consent: VrpConsentRecord, deps: ResourceDeps):
       ...debtorAccount(accountOf(deps, consent.accountIds?.[0])),
     },
     Risk: consent.Risk,
-    Links: { Self: `${base(call)}/domestic-vrp-consents/${encodeURIComponent(consent.ConsentId)}` },
+    Links: { Self: `${baseOf(call)}/domestic-vrp-consents/${encodeURIComponent(consent.ConsentId)}` },
     Meta: { TotalPages: 1 },
   };
 }
@@ -99,34 +99,23 @@ function consentBody(call: Call, consent: VrpConsentRecord, deps: ResourceDeps):
 /** OBDomesticVRPResponse: `stage` is the POST's (the status a payment is created in) or a later read's (the bank
  *  settles at once: PAYMENT_STATUS, the domestic payments' words; none is CANC, which the cVRP file removed). */
 function paymentBody(call: Call, payment: VrpPaymentRecord, stage: 'created' | 'read', deps: ResourceDeps): Json {
-  const words = PAYMENT_STATUS[call.version];
-  const status = !payment.accepted ? words.rejected : stage === 'created' ? words.received : words.settled;
   const consent = deps.records.consents.read(payment.ConsentId);
   return {
     Data: {
-      DomesticVRPId: payment.paymentId,
-      ConsentId: payment.ConsentId,
-      CreationDateTime: payment.CreationDateTime,
-      Status: status,
-      ...(!payment.accepted && words.rejectedReason !== undefined ? { StatusReason: [words.rejectedReason] } : {}),
-      StatusUpdateDateTime: payment.CreationDateTime,
+      ...paymentStatusMembers(call, payment, 'DomesticVRPId', stage),
       Initiation: payment.Initiation,
       Instruction: payment.Instruction,
       ...debtorAccount(accountOf(deps, payment.debtorAccountId)),
     },
     Risk: consent !== undefined && isVrpConsent(consent) ? consent.Risk : {},
-    Links: { Self: `${base(call)}/domestic-vrps/${encodeURIComponent(payment.paymentId)}` },
+    Links: { Self: `${baseOf(call)}/domestic-vrps/${encodeURIComponent(payment.paymentId)}` },
     Meta: { TotalPages: 1 },
   };
 }
 
-function ownPayment(call: Call, paymentId: string, deps: ResourceDeps): VrpPaymentRecord {
-  const payment = deps.records.vrpPayments.get(paymentId);
-  // Another client's payment, or one made on the other version, does not exist for this client (OB R/W Data API
-  // Profile, "400 (Bad Request) v/s 404 (Not Found)").
-  if (payment === undefined || payment.clientId !== call.token.clientId || payment.apiVersion !== call.version)
-    throw notFound('DomesticVRPId');
-  return payment;
+/** The client's domestic VRP (family-common.ts ownPayment). */
+function paymentOf(call: Call, paymentId: string, deps: ResourceDeps): VrpPaymentRecord {
+  return ownPayment(call, deps.records.vrpPayments.get(paymentId), 'DomesticVRPId');
 }
 
 /** Whether `given` names the same account as `kept` (SchemeName, Identification, and SecondaryIdentification when the
@@ -140,62 +129,29 @@ function sameAccount(kept: Partial<CashAccount>, given: CashAccount): string | u
 const MISMATCH = 'UK.OBIE.Resource.ConsentMismatch';
 const FAILS_CONTROL_PARAMETERS = 'UK.OBIE.Rules.FailsControlParameters';
 
+const VRP_CONSENTS: ConsentResource<VrpRoute, VrpConsentRecord, VrpConsentRequest> = {
+  invalidRequest: 'The domestic VRP consent request is invalid',
+  validate: (call, now) => validateVrpConsent(call.body, call.version, call.token.profile, now),
+  record: (request, bank) => ({ kind: 'domestic-vrp', ...bank, ...request }),
+  own: ownConsent,
+  body: consentBody,
+};
+
 export const VRP_HANDLERS: { readonly [K in VrpRoute['kind']]: OperationHandler<Extract<VrpRoute, { kind: K }>> } = {
   'vrp-consent-create': {
     keyReused: 'vrp-key-reused',
-    run(call, deps) {
-      const now = call.ctx.now();
-      const result = validateVrpConsent(call.body, call.version, call.token.profile, now);
-      if (!result.ok) throw new ObieError(400, 'The domestic VRP consent request is invalid', result.errors);
-      const stamp = isoSeconds(now);
-      const record: VrpConsentRecord = {
-        kind: 'domestic-vrp',
-        ConsentId: `${call.family.consentIdPrefix}${deps.newId()}`,
-        clientId: call.token.clientId,
-        Status: 'AwaitingAuthorisation',
-        CreationDateTime: stamp,
-        StatusUpdateDateTime: stamp,
-        apiVersion: call.version,
-        Data: result.value.Data,
-        Risk: result.value.Risk,
-        mandate: result.value.mandate,
-      };
-      deps.records.transaction(() => {
-        deps.records.consents.insert(record);
-        if (call.idempotency) deps.records.idempotency.remember(call.idempotency.scope, call.idempotency.bodyHash, record.ConsentId, now);
-      });
-      return { status: 201, body: consentBody(call, record, deps) };
-    },
-    replay(call, consentId, deps) {
-      const consent = ownConsent(call, consentId, deps);
-      if (consent === undefined) throw notFound('ConsentId');
-      return { status: 201, body: consentBody(call, consent, deps) };
-    },
+    run: (call, deps) => createConsent(VRP_CONSENTS, call, deps),
+    replay: (call, consentId, deps) => consentAnswer(VRP_CONSENTS, call, consentId, deps, 201),
   },
   'vrp-consent-get': {
-    run(call, deps) {
-      const consent = ownConsent(call, call.route.consentId, deps);
-      if (consent === undefined) throw notFound('ConsentId');
-      return { status: 200, body: consentBody(call, consent, deps) };
-    },
+    run: (call, deps) => consentAnswer(VRP_CONSENTS, call, call.route.consentId, deps, 200),
   },
   'vrp-consent-delete': {
     run(call, deps) {
-      const consent = ownConsent(call, call.route.consentId, deps);
-      if (consent === undefined) throw notFound('ConsentId');
+      const consent = found(ownConsent(call, call.route.consentId, deps));
       // VRP profile v4.0, "Consent Revocation": "The TPP must call the DELETE operation on the VRP Consent resource to
       // indicate to the ASPSP that the PSU has revoked consent"; its payments are then refused (InvalidConsentStatus).
-      try {
-        deps.records.consents.transition(consent.ConsentId, 'revoke', call.ctx.now());
-      } catch (error) {
-        if (error instanceof ConsentStateError)
-          throw invalid(
-            `the consent is ${error.status}`,
-            'UK.OBIE.Resource.InvalidConsentStatus',
-            `A ${error.status} consent cannot be deleted`,
-          );
-        throw error;
-      }
+      revokeConsent(call, consent.ConsentId, deps);
       return { status: 204 };
     },
   },
@@ -205,11 +161,8 @@ export const VRP_HANDLERS: { readonly [K in VrpRoute['kind']]: OperationHandler<
       const now = call.ctx.now();
       const result = validateVrpFunds(call.body, version, token.profile);
       if (!result.ok) throw new ObieError(400, 'The funds confirmation request is invalid', result.errors);
-      const consent = tokenConsent(call, call.route.consentId, deps);
-      if (consent === undefined) throw notFound('ConsentId');
-      // The token was issued for one consent: it confirms funds for that one only.
-      if (token.consentId !== consent.ConsentId)
-        throw new AisRefusal('permission-missing', version, 'The access token was not issued for this ConsentId');
+      const consent = found(tokenConsent(call, call.route.consentId, deps));
+      ownTokenConsent(call, consent.ConsentId);
       if (result.value.ConsentId !== consent.ConsentId)
         throw invalid(
           'The request names another consent',
@@ -370,38 +323,13 @@ export const VRP_HANDLERS: { readonly [K in VrpRoute['kind']]: OperationHandler<
       });
       return { status: 201, body: paymentBody(call, payment, 'created', deps) };
     },
-    replay(call, paymentId, deps) {
-      return { status: 201, body: paymentBody(call, ownPayment(call, paymentId, deps), 'read', deps) };
-    },
+    replay: (call, paymentId, deps) => ({ status: 201, body: paymentBody(call, paymentOf(call, paymentId, deps), 'read', deps) }),
   },
   'vrp-get': {
-    run(call, deps) {
-      return { status: 200, body: paymentBody(call, ownPayment(call, call.route.paymentId, deps), 'read', deps) };
-    },
+    run: (call, deps) => ({ status: 200, body: paymentBody(call, paymentOf(call, call.route.paymentId, deps), 'read', deps) }),
   },
   'vrp-details': {
-    run(call, deps) {
-      const payment = ownPayment(call, call.route.paymentId, deps);
-      const words = PAYMENT_STATUS[call.version];
-      const status = payment.accepted ? words.settled : words.rejected;
-      return {
-        status: 200,
-        body: {
-          Data: {
-            PaymentStatus: [
-              {
-                PaymentTransactionId: payment.paymentId,
-                Status: status,
-                StatusUpdateDateTime: payment.CreationDateTime,
-                StatusDetail: { Status: status },
-              },
-            ],
-          },
-          Links: { Self: `${base(call)}/domestic-vrps/${encodeURIComponent(payment.paymentId)}/payment-details` },
-          Meta: { TotalPages: 1 },
-        },
-      };
-    },
+    run: (call, deps) => paymentDetails(call, paymentOf(call, call.route.paymentId, deps), 'domestic-vrps'),
   },
 };
 

@@ -81,14 +81,13 @@ export interface Pkce {
   method: 'S256' | 'plain';
 }
 
-export interface TokenRecord {
+/** A token as the store keeps it: what introspection answers of it (AccessTokenInfo, its expiry as text), and the
+ *  store's own members. */
+export interface TokenRecord extends Pick<
+  AccessTokenInfo,
+  'clientId' | 'profile' | 'grant' | 'scopes' | 'consentId' | 'certificateThumbprint'
+> {
   kind: 'access' | 'refresh';
-  clientId: string;
-  profile: ProfileName;
-  grant: 'client_credentials' | 'authorization_code';
-  scopes: string[];
-  consentId?: string;
-  certificateThumbprint?: string;
   /** Hash of the code it came from: a replayed code revokes every token issued from it (RFC 6749 §4.1.2). */
   codeHash?: string;
   expiresAt: string;
