@@ -106,6 +106,8 @@ export interface ApiFamily {
   /** Whether its consent step moves money (a payment): such a flow pointed at a bank that is not a sandbox needs
    *  flow.payments.allowLiveBank naming it (src/config/schema.ts). */
   movesMoney: boolean;
+  /** What the flow does with the money it moves, as the workspace's guide says it (absent: it moves none). */
+  journey?: string;
 }
 
 /** One row per family. */
@@ -137,6 +139,7 @@ export const API_FAMILIES = {
     interfaceScope: true,
     signsMessages: true,
     movesMoney: true,
+    journey: 'a signed, idempotent domestic payment, checked against its consent',
   },
   funds: {
     name: 'funds',
@@ -165,6 +168,9 @@ export const API_FAMILIES = {
     interfaceScope: true,
     signsMessages: true,
     movesMoney: true,
+    journey:
+      'a variable recurring payments mandate asked for, its payments signed and made up to each of its limits, each payment ' +
+      'past a limit refused by the bank, then the mandate revoked',
   },
 } as const satisfies Readonly<Record<ApiFamily['name'], ApiFamily>>;
 

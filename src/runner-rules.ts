@@ -247,6 +247,197 @@ export function fundsFromValues(
   };
 }
 
+/** One limit of a VRP mandate and what the run did against it (docs/collections.md, "The mandate walk"). */
+export interface VrpLimitUse {
+  /** `MaximumIndividualAmount` or `PeriodicLimits[i]`. */
+  member: string;
+  /** "at most 10.00 GBP a payment", "25.00 GBP a Day (Consent)". */
+  label: string;
+  /** For a periodic limit: what the payments made add up to (they all fall in the run's period); for the individual
+   *  maximum: the largest payment made. */
+  usedMinor: number;
+  limitMinor: number;
+  currency: string;
+  /** The payments refused at this limit, each with what had been made before it. */
+  refused: { amount: string; beforeMinor: number; errorCode: string }[];
+  /** The payments the plan expected refused here that the bank made: the limit not held (its check failed). */
+  madePast: { amount: string; beforeMinor: number }[];
+}
+
+/** The VRP mandate a run used (the vrp family's state variables: vrp_control_parameters, the consent's limits as the
+ *  bank created them; vrp_walk, each payment made or refused in order). */
+export interface VrpMandateRow {
+  consentId?: string;
+  consentStatus?: string;
+  vrpType?: string;
+  made: number;
+  madeMinor: number;
+  refused: number;
+  /** A refusal the plan expected that the bank did not make (a payment made past a limit). */
+  madePastLimit: number;
+  limits: VrpLimitUse[];
+}
+
+/** An OBActiveCurrencyAndAmount text in hundredths (the config holds VRP amounts to two decimals). */
+function minorUnits(amount: unknown): number {
+  if (typeof amount !== 'string' || !/^\d+(\.\d+)?$/.test(amount)) return 0;
+  const [units = '0', decimals = ''] = amount.split('.');
+  return Number(units) * 100 + Number(decimals.padEnd(2, '0').slice(0, 2));
+}
+
+/** Hundredths as an amount's text: `2500` → `25.00`. */
+export function money(minor: number): string {
+  return `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
+}
+
+interface VrpWalkEntry {
+  Amount?: unknown;
+  Outcome?: unknown;
+  Limit?: unknown;
+  ErrorCode?: unknown;
+}
+interface VrpControl {
+  VRPType?: unknown;
+  MaximumIndividualAmount?: { Amount?: unknown; Currency?: unknown };
+  PeriodicLimits?: { Amount?: unknown; Currency?: unknown; PeriodType?: unknown; PeriodAlignment?: unknown }[];
+}
+
+/** The mandate the run used, when it reached the VRP consent; `current(key)` says whether a value is this run's. */
+export function vrpMandateFromValues(
+  values: readonly { key: string; value: string; type?: string }[],
+  current: (key: string) => boolean = () => true,
+): VrpMandateRow | undefined {
+  const control = (current('vrp_control_parameters') ? parsedValue(values, 'vrp_control_parameters') : undefined) as VrpControl | undefined;
+  if (control === undefined || control === null || typeof control !== 'object') return undefined;
+  const walked = current('vrp_walk') ? parsedValue(values, 'vrp_walk') : undefined;
+  const walk = (Array.isArray(walked) ? walked : []) as VrpWalkEntry[];
+  const currency = String(control.MaximumIndividualAmount?.Currency ?? '');
+  const madeAmounts: number[] = [];
+  const refusals = new Map<string, VrpLimitUse['refused']>();
+  const pastLimits = new Map<string, VrpLimitUse['madePast']>();
+  let refused = 0;
+  let madePastLimit = 0;
+  const sum = () => madeAmounts.reduce((total, amount) => total + amount, 0);
+  for (const entry of walk) {
+    const limit = typeof entry.Limit === 'string' ? entry.Limit : undefined;
+    if (entry.Outcome === 'made') {
+      // A payment the plan sent to be refused at a limit, and the bank made: that limit did not hold.
+      if (limit !== undefined) {
+        madePastLimit++;
+        pastLimits.set(limit, [...(pastLimits.get(limit) ?? []), { amount: String(entry.Amount), beforeMinor: sum() }]);
+      }
+      madeAmounts.push(minorUnits(entry.Amount));
+    } else if (limit !== undefined) {
+      refused++;
+      const refusal = { amount: String(entry.Amount), beforeMinor: sum(), errorCode: String(entry.ErrorCode ?? '') };
+      refusals.set(limit, [...(refusals.get(limit) ?? []), refusal]);
+    }
+  }
+  const limits: VrpLimitUse[] = [
+    {
+      member: 'MaximumIndividualAmount',
+      label: `at most ${String(control.MaximumIndividualAmount?.Amount ?? '')} ${currency} a payment`,
+      usedMinor: Math.max(0, ...madeAmounts),
+      limitMinor: minorUnits(control.MaximumIndividualAmount?.Amount),
+      currency,
+      refused: refusals.get('MaximumIndividualAmount') ?? [],
+      madePast: pastLimits.get('MaximumIndividualAmount') ?? [],
+    },
+    ...(control.PeriodicLimits ?? []).map((limit, index): VrpLimitUse => {
+      const member = `PeriodicLimits[${index}]`;
+      return {
+        member,
+        label: `${String(limit.Amount ?? '')} ${String(limit.Currency ?? '')} a ${String(limit.PeriodType ?? '')} (${String(limit.PeriodAlignment ?? '')})`,
+        usedMinor: sum(),
+        limitMinor: minorUnits(limit.Amount),
+        currency: String(limit.Currency ?? ''),
+        refused: refusals.get(member) ?? [],
+        madePast: pastLimits.get(member) ?? [],
+      };
+    }),
+  ];
+  const consentId = plainValue(values, 'consent_id');
+  const consentStatus = current('vrp_consent_status') ? plainValue(values, 'vrp_consent_status') : undefined;
+  const types = Array.isArray(control.VRPType) ? control.VRPType.map(String).join(', ') : undefined;
+  return {
+    ...(consentId !== undefined ? { consentId } : {}),
+    ...(consentStatus !== undefined ? { consentStatus } : {}),
+    ...(types !== undefined ? { vrpType: types } : {}),
+    made: madeAmounts.length,
+    madeMinor: sum(),
+    refused,
+    madePastLimit,
+    limits,
+  };
+}
+
+/** One limit as a person reads it: `largest payment 10.00 GBP; 10.01 GBP refused after 10.00 (U014)`, or
+ *  `25.00 of 25.00 GBP used; …`; a payment the bank made past the limit is said so. */
+export function vrpLimitText(limit: VrpLimitUse): string {
+  const used =
+    limit.member === 'MaximumIndividualAmount'
+      ? `largest payment ${money(limit.usedMinor)} ${limit.currency}`
+      : `${money(limit.usedMinor)} of ${money(limit.limitMinor)} ${limit.currency} used`;
+  const hits = [
+    ...limit.refused.map(
+      (refusal) => `${refusal.amount} ${limit.currency} refused after ${money(refusal.beforeMinor)} (${refusal.errorCode})`,
+    ),
+    ...limit.madePast.map(
+      (past) => `${past.amount} ${limit.currency} MADE PAST THE LIMIT after ${money(past.beforeMinor)} (the bank did not refuse it)`,
+    ),
+  ];
+  return [used, ...hits].join('; ');
+}
+
+/** The mandate's lines (the terminal, a workspace's run, the merged page): the mandate, then one line per limit. */
+export function vrpMandateLines(row: VrpMandateRow): string[] {
+  const currency = row.limits[0]?.currency ?? '';
+  const head =
+    `VRP mandate${row.consentId !== undefined ? ` ${row.consentId}` : ''}${row.vrpType !== undefined ? ` (${row.vrpType})` : ''}` +
+    `${row.consentStatus !== undefined ? `, consent ${row.consentStatus}` : ''}: ${row.made} payment${row.made === 1 ? '' : 's'} made ` +
+    `(${money(row.madeMinor)} ${currency}), ${row.refused} refused at a limit` +
+    `${row.madePastLimit > 0 ? `, ${row.madePastLimit} made past a limit` : ''}`;
+  return [head, ...row.limits.map((limit) => `  ${limit.member}, ${limit.label}: ${vrpLimitText(limit)}`)];
+}
+
+/** What a run paid and checked, one entry per family that has one (the payment, the funds checks, the VRP mandate):
+ *  every page (report.html, obflow-run.json, JUnit, the merged page, a workspace's report) carries these entries. */
+export interface RunOutcomes {
+  payment?: PaymentRow;
+  funds?: FundsRow;
+  vrp?: VrpMandateRow;
+}
+
+/** The run's outcomes from its state; `current(key)` says whether a value is this run's (its writing step ran). */
+export function outcomesFromValues(
+  values: readonly { key: string; value: string; type?: string }[],
+  current: (key: string) => boolean = () => true,
+): RunOutcomes {
+  const payment = paymentFromValues(values, current);
+  const funds = fundsFromValues(values, current);
+  const vrp = vrpMandateFromValues(values, current);
+  return {
+    ...(payment !== undefined ? { payment } : {}),
+    ...(funds !== undefined ? { funds } : {}),
+    ...(vrp !== undefined ? { vrp } : {}),
+  };
+}
+
+/** The entries alone, from a model that carries them among others (a summary, a report). */
+export function outcomesOf(model: RunOutcomes): RunOutcomes {
+  return {
+    ...(model.payment !== undefined ? { payment: model.payment } : {}),
+    ...(model.funds !== undefined ? { funds: model.funds } : {}),
+    ...(model.vrp !== undefined ? { vrp: model.vrp } : {}),
+  };
+}
+
+/** Whether an outcome says a rule of the bank did not hold: a VRP payment made past a limit fails the page whatever
+ *  the checks said (the limit's own check fails too; the page does not depend on it). */
+export function outcomesBroken(model: RunOutcomes): boolean {
+  return (model.vrp?.madePastLimit ?? 0) > 0;
+}
+
 /** newman's `request` event → the request and its answer: status and time, or the error of a request that got none. */
 export function requestRecord(
   error: { message?: string; code?: unknown } | null | undefined,

@@ -86,6 +86,29 @@ const runReportSchema = z.object({
       checks: z.array(z.object({ amount: z.string(), currency: z.string(), available: z.boolean() })),
     })
     .optional(),
+  // The VRP mandate (json.ts: the vrp family): each limit, what the leg used of it, the payments refused or made past it.
+  vrp: z
+    .object({
+      consentId: z.string().optional(),
+      consentStatus: z.string().optional(),
+      vrpType: z.string().optional(),
+      made: z.number(),
+      madeMinor: z.number(),
+      refused: z.number(),
+      madePastLimit: z.number(),
+      limits: z.array(
+        z.object({
+          member: z.string(),
+          label: z.string(),
+          usedMinor: z.number(),
+          limitMinor: z.number(),
+          currency: z.string(),
+          refused: z.array(z.object({ amount: z.string(), beforeMinor: z.number(), errorCode: z.string() })),
+          madePast: z.array(z.object({ amount: z.string(), beforeMinor: z.number() })),
+        }),
+      ),
+    })
+    .optional(),
 });
 const legStatusSchema = z.object({
   bank: z.string().min(1),

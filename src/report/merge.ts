@@ -9,7 +9,8 @@ import { ObflowError } from '../errors.js';
 import { apiLabel, DEFAULT_API_VERSION, knownVersionRow } from '../generate/api-versions.js';
 import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';
 import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
-import { fundsLine, paymentLine } from '../run/summary.js';
+import { outcomesBroken } from '../runner-rules.js';
+import { outcomeLines } from '../run/summary.js';
 
 /** `skipped`: the step did not run, for the reason its leg's report gives (e.g. the bank issued no refresh token);
  *  `not-reached`: the leg stopped at an earlier failure. */
@@ -83,7 +84,8 @@ export interface MergedLeg {
   finishedAt?: string;
   /** The leg's own report, relative to the merged page (its copy under legs/). */
   report?: string;
-  /** What the leg paid and checked, a line each (the payments and funds families: ids, amounts, statuses, signatures). */
+  /** What the leg paid and checked, a line each (the payment: ids, amounts, statuses, signatures; the funds checks; the VRP
+   *  mandate and each of its limits). */
   outcomes?: string[];
   steps: LegStep[];
 }
@@ -240,7 +242,8 @@ export function legOf(input: LegInput): MergedLeg {
   const steps = report.steps.map(stepOf);
   const unfinished = report.passed === undefined;
   const exitFailed = status !== undefined && status.exit !== 0;
-  const passed = report.passed === true && !exitFailed;
+  // A payment made past a VRP limit fails the leg as it fails the leg's own page (src/runner-rules.ts outcomesBroken).
+  const passed = report.passed === true && !exitFailed && !outcomesBroken(report);
   const reason = unfinished
     ? 'the run did not finish (no verdict in its report)'
     : passed || !exitFailed || report.passed === false
@@ -248,10 +251,7 @@ export function legOf(input: LegInput): MergedLeg {
       : exitReason(status);
   // What to do: the failed run's own hint (its report's verdict, src/run/verdict.ts), else the failed command's.
   const hint = report.passed === false ? report.failure?.hint : exitFailed ? status.hint : undefined;
-  const outcomes = [
-    ...(report.payment !== undefined ? [paymentLine(report.payment)] : []),
-    ...(report.funds !== undefined ? [fundsLine(report.funds)] : []),
-  ];
+  const outcomes = outcomeLines(report);
   return {
     ...identity,
     status: passed ? 'passed' : 'failed',

@@ -9,27 +9,25 @@ import { STATE_VARIABLES } from '../generate/variables.js';
 import {
   accountLabels,
   accountsFromValues,
-  fundsFromValues,
-  paymentFromValues,
+  outcomesFromValues,
   stepCountNote,
+  vrpMandateLines,
   type AccountRow,
   type FundsRow,
   type PaymentRow,
+  type RunOutcomes,
 } from '../runner-rules.js';
 import { skipReasonOf, stepStatus, type ExecutionRecord, type StepResult } from './result.js';
-import { vrpMandateFromValues, vrpMandateLines, type VrpMandateRow } from './vrp-summary.js';
+
+export { outcomesOf } from '../runner-rules.js';
 
 /** One account the run read: the report page's row, read as every workspace reads it (src/runner-rules.ts). */
 export type AccountSummary = AccountRow;
 
-export interface RunSummary {
+/** Besides the accounts: what the run paid and checked, one entry per family (the payment, the funds checks, the VRP
+ *  mandate: each limit, what the run used of it, the payments refused), when it reached the step that writes it. */
+export interface RunSummary extends RunOutcomes {
   accounts: AccountSummary[];
-  /** The payment this run made (the payments family), when it reached the step that writes it. */
-  payment?: PaymentRow;
-  /** The funds checks this run made (the funds family). */
-  funds?: FundsRow;
-  /** The VRP mandate this run used (the vrp family): each limit, what the run used of it, the payments refused. */
-  vrp?: VrpMandateRow;
   /** Steps by verdict: `skipped` ones did not run (their reasons in `skips`), `total` is the plan's. */
   steps: { passed: number; skipped: number; total: number; failed?: string };
   /** What `total` covers: the collection's steps, and obflow's local steps (consent in a browser or by hand, the
@@ -92,14 +90,9 @@ export function buildRunSummary(input: {
   // reached is an earlier run's (as an account's balance, above).
   const reachedAll = (key: string) =>
     input.planned === undefined || !writersOf(key).some((step) => plan.includes(step) && !input.steps.some((done) => done.name === step));
-  const payment = paymentFromValues(input.environment.values, reachedAll);
-  const funds = fundsFromValues(input.environment.values, reachedAll);
-  const vrp = vrpMandateFromValues(input.environment.values, reachedAll);
   return {
     accounts,
-    ...(payment !== undefined ? { payment } : {}),
-    ...(funds !== undefined ? { funds } : {}),
-    ...(vrp !== undefined ? { vrp } : {}),
+    ...outcomesFromValues(input.environment.values, reachedAll),
     counted: {
       collection: plan.filter((name) => collection.has(name)).length,
       local: plan.filter((name) => !collection.has(name)),
@@ -130,9 +123,7 @@ export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = D
           : `${account.transactions} transactions`;
     return `${account.accountId}${account.label !== undefined ? ` ${account.label}` : ''}: ${balance}, ${transactions}`;
   });
-  if (summary.payment !== undefined) lines.push(paymentLine(summary.payment));
-  if (summary.funds !== undefined) lines.push(fundsLine(summary.funds));
-  if (summary.vrp !== undefined) lines.push(...vrpMandateLines(summary.vrp));
+  lines.push(...outcomeLines(summary));
   lines.push(
     `steps passed: ${summary.steps.passed}/${summary.steps.total} (${stepCountNote(summary.counted.collection, summary.counted.local)}), ` +
       `${summary.steps.skipped} skipped` +
@@ -140,6 +131,15 @@ export function formatRunSummary(summary: RunSummary, apiVersion: ApiVersion = D
       `${summary.steps.failed !== undefined ? ` (failed: ${summary.steps.failed})` : ''}`,
   );
   return lines;
+}
+
+/** The lines of what the run paid and checked, each family's entry in turn (the terminal, the merged page). */
+export function outcomeLines(outcomes: RunOutcomes): string[] {
+  return [
+    ...(outcomes.payment !== undefined ? [paymentLine(outcomes.payment)] : []),
+    ...(outcomes.funds !== undefined ? [fundsLine(outcomes.funds)] : []),
+    ...(outcomes.vrp !== undefined ? vrpMandateLines(outcomes.vrp) : []),
+  ];
 }
 
 /** `payment dp-1: 10.00 GBP to ACME Inc, AcceptedSettlementCompleted; consent pdc-1 Consumed; 3 requests signed, 9 bank

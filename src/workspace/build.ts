@@ -230,7 +230,7 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
   const asks = input.includeSecrets ? undefined : askedSecrets(input);
   const hasCa = input.serverCaPem.length > 0;
   const bank = input.target.name === 'sandbox' ? 'obflow sandbox (emulator)' : input.target.name;
-  const family = input.family ?? API_FAMILIES.accounts;
+  const family: ApiFamily = input.family ?? API_FAMILIES.accounts;
   const { reportBalanceType } = API_VERSION_ROWS[input.apiVersion];
   const manifest = {
     meta: {
@@ -267,7 +267,13 @@ export function buildWorkspace(input: WorkspaceInput): WorkspaceFile[] {
     apiVersion: input.apiVersion,
     // What the flow does, as the guide says it: the family's API, and whether it moves money (its payment is the
     // sandbox's unless the person points the workspace at a bank on purpose: flow.payments.allowLiveBank).
-    family: { label: family.label, name: family.name, readsAccounts: family === API_FAMILIES.accounts, movesMoney: family.movesMoney },
+    family: {
+      label: family.label,
+      name: family.name,
+      readsAccounts: family === API_FAMILIES.accounts,
+      movesMoney: family.movesMoney,
+      journey: family.journey ?? '',
+    },
     // The guide says how to make the workspace of each other version obflow speaks.
     otherVersions: API_VERSIONS.filter((version) => version !== input.apiVersion),
     sandbox: input.target.name === 'sandbox',

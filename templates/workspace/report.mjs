@@ -9,9 +9,28 @@ import Handlebars from 'handlebars';
 import { timingPicture } from './timing.mjs';
 // What obflow's own runner does the same way (redaction, secret keys, item → step, accounts and labels, newman's
 // assertion and script events) comes from one typed source: rules.mjs, generated from obflow's src/runner-rules.ts.
-import { assertionRecord, createSkipWatch, redactSecrets, requestRecord, scriptErrorRecord, SECRET_KEY_PATTERN } from './rules.mjs';
+import {
+  assertionRecord,
+  createSkipWatch,
+  outcomesBroken,
+  redactSecrets,
+  requestRecord,
+  scriptErrorRecord,
+  SECRET_KEY_PATTERN,
+  vrpLimitText,
+} from './rules.mjs';
 
-export { ACCOUNTS_LIST, accountLabels, accountsFromValues, foldersOf, fundsFromValues, itemSteps, paymentFromValues } from './rules.mjs';
+export {
+  ACCOUNTS_LIST,
+  accountLabels,
+  accountsFromValues,
+  foldersOf,
+  fundsFromValues,
+  itemSteps,
+  outcomesFromValues,
+  paymentFromValues,
+  vrpMandateLines,
+} from './rules.mjs';
 
 /**
  * @typedef {{ name: string, passed: boolean, message?: string }} ReportAssertion
@@ -138,7 +157,8 @@ export function createReportCollector(options) {
               },
             }
           : {}),
-        passed: cleanSteps.every((step) => step.status !== 'failed') && (complete || unreached.length === 0),
+        // A payment made past a VRP limit fails the page whatever the checks said (rules.mjs outcomesBroken).
+        passed: cleanSteps.every((step) => step.status !== 'failed') && (complete || unreached.length === 0) && !outcomesBroken(header),
         steps: cleanSteps,
         accounts,
         totals: {
@@ -274,6 +294,15 @@ export function renderReport(model, compile = compileFromSource) {
       })),
     })),
     ...(model.payment !== undefined ? { payment: { ...model.payment, fundsKnown: model.payment.fundsAvailable !== undefined } } : {}),
+    // The mandate as a person reads it: each limit, what the run used of it, which payment hit it (rules.mjs).
+    ...(model.vrp !== undefined
+      ? {
+          vrp: {
+            ...model.vrp,
+            limits: model.vrp.limits.map((limit) => ({ ...limit, use: vrpLimitText(limit), broken: limit.madePast.length > 0 })),
+          },
+        }
+      : {}),
     ...(model.paymentComparison !== undefined
       ? {
           paymentComparison: {

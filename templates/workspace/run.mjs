@@ -56,10 +56,10 @@ const {
   attachNewman,
   createReportCollector,
   foldersOf,
-  fundsFromValues,
   itemSteps,
-  paymentFromValues,
+  outcomesFromValues,
   renderReport,
+  vrpMandateLines,
 } = await import('./report.mjs');
 const { failureOfSteps, stepCountNote, withoutWarning } = await import('./rules.mjs');
 // newman reads fs.F_OK as it loads, which Node.js 24 deprecates (DEP0176): not a line for the person running this.
@@ -121,14 +121,13 @@ const values = finalValues.map((entry) => ({
   value: typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value ?? ''),
   type: manifest.secretKeys.includes(entry.key) ? 'secret' : 'default',
 }));
-// What the run paid and checked (the payments and funds flows), as obflow's own report shows it.
-const payment = paymentFromValues(values);
-const funds = fundsFromValues(values);
+// What the run paid and checked (the payment, the funds checks, the VRP mandate), as obflow's own report shows it.
+const outcomes = outcomesFromValues(values);
+const { payment, funds, vrp } = outcomes;
 const model = collector.model(
   {
     ...manifest.meta,
-    ...(payment !== undefined ? { payment } : {}),
-    ...(funds !== undefined ? { funds } : {}),
+    ...outcomes,
     obflowVersion: manifest.meta.obflowVersion,
     ranAt,
     runner: 'workspace run.mjs (newman)',
@@ -163,6 +162,7 @@ if (funds !== undefined)
   console.log(
     `funds checks: ${funds.checks.map((check) => `${check.amount} ${check.currency} ${check.available ? 'available' : 'not available'}`).join(', ')}`,
   );
+if (vrp !== undefined) for (const line of vrpMandateLines(vrp)) console.log(line);
 mkdirSync(join(root, 'reports'), { recursive: true });
 const target = join(root, 'reports', 'report.html');
 // Whose side a failure is on and what to do, by the rows obflow's own report uses (rules.mjs failureOfSteps): the

@@ -60,6 +60,19 @@ describe('the payments workspace', () => {
   });
 });
 
+describe('the VRP workspace', () => {
+  it('its guide says what the VRP flow does (the mandate walked to its limits, then revoked) and that its payments are sandbox-only', () => {
+    const guide = guideOf(API_FAMILIES.vrp);
+    expect(guide).toContain('Domestic VRP API');
+    expect(guide).toContain(`with a registered client: ${API_FAMILIES.vrp.journey}.`);
+    expect(guide).toContain('each payment past a limit refused by the bank');
+    expect(guide).toContain('id="sandbox-only"');
+    expect(guide).toContain('flow.payments.allowLiveBank');
+    expect(guide).toContain('the VRP mandate walked');
+    expect(guide).not.toContain('a signed, idempotent domestic payment, checked against its consent');
+  });
+});
+
 describe('obflow workspace with several families', () => {
   it('is refused before anything is read or written (ERR_USAGE naming them), not narrowed to one', async () => {
     const config = parseConfig({ flow: { apis: ['payments', 'funds'] } }, 'test');

@@ -9,7 +9,7 @@ import { FAMILY_LIST } from '../../api-families.js';
 import { apiLabel, knownVersionRow } from '../../generate/api-versions.js';
 import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from './page.js';
 import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber, RunTargetInfo } from '../events.js';
-import { buildRunSummary } from '../summary.js';
+import { buildRunSummary, outcomesOf } from '../summary.js';
 import { failureSummary } from '../verdict.js';
 
 export const HTML_REPORT_FILE = 'report.html';
@@ -92,8 +92,7 @@ export function reportSubscriber(
               // balance as the version does (ITAV in AIS v4.0: its row's reportBalanceType).
               ...apiMeta(start?.target),
               ...(failure !== undefined ? { failure } : {}),
-              ...(summary.payment !== undefined ? { payment: summary.payment } : {}),
-              ...(summary.funds !== undefined ? { funds: summary.funds } : {}),
+              ...outcomesOf(summary),
               order,
               complete: order.every((name) => result.steps.some((step) => step.name === name)),
             },

@@ -9,8 +9,8 @@ import { REDACTED } from '../redaction.js';
 import type { AssertionEvent, ReporterFactory, RequestEvent, RunEvent, RunStartEvent, RunTargetInfo, StepKind } from '../events.js';
 import { skipReasonOf, stepStatus } from '../result.js';
 import { failureSummary } from '../verdict.js';
-import { buildRunSummary } from '../summary.js';
-import type { FundsRow, PaymentRow } from '../../runner-rules.js';
+import { buildRunSummary, outcomesOf } from '../summary.js';
+import type { RunOutcomes } from '../../runner-rules.js';
 
 export const JSON_REPORT_FILE = 'obflow-run.json';
 
@@ -41,7 +41,10 @@ export interface JsonReportStep {
 }
 
 /** The file's shape (`version` moves when a field changes meaning; new fields are added without it). */
-export interface JsonReport {
+/** Besides the steps: what the run paid and checked, one entry per family (src/runner-rules.ts RunOutcomes): `payment`
+ *  (ids, amount, payee, statuses, signatures made and verified), `funds` (each amount and whether the bank said it was
+ *  available), `vrp` (the mandate: each limit, what the run used of it, the payments refused or made past it). */
+export interface JsonReport extends RunOutcomes {
   version: 1;
   startedAt: string;
   finishedAt?: string;
@@ -52,10 +55,6 @@ export interface JsonReport {
   /** A failed run for people, as the CLI says it (src/run/verdict.ts): where it stopped and whose side, and what to do. */
   failure?: { step: string; sentence: string; hint: string };
   steps: JsonReportStep[];
-  /** The payment the run made (the payments family): ids, amount, payee, statuses, signatures made and verified. */
-  payment?: PaymentRow;
-  /** The funds checks the run made (the funds family): each amount and whether the bank said it was available. */
-  funds?: FundsRow;
 }
 
 /** The consent URL's parameters that bind the response to this request (OAuth 2.0 §10.12 state, OIDC Core §3.1.2.1
@@ -141,8 +140,7 @@ export function buildJsonReport(events: readonly RunEvent[]): JsonReport {
           ...(event.result.planned !== undefined ? { planned: event.result.planned } : {}),
         });
         Object.assign(report, {
-          ...(summary.payment !== undefined ? { payment: summary.payment } : {}),
-          ...(summary.funds !== undefined ? { funds: summary.funds } : {}),
+          ...outcomesOf(summary),
           finishedAt: event.finishedAt,
           passed: event.result.passed,
           ...(event.result.failedStep !== undefined ? { failedStep: event.result.failedStep } : {}),

@@ -9,8 +9,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { markUnfinished, writeFileAtomic } from '../../fs.js';
 import type { ReporterFactory, SkipEvent } from '../events.js';
-import type { FundsRow, PaymentRow } from '../../runner-rules.js';
-import { buildRunSummary } from '../summary.js';
+import { money, vrpLimitText, type RunOutcomes } from '../../runner-rules.js';
+import { buildRunSummary, outcomesOf } from '../summary.js';
 
 function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -43,9 +43,9 @@ export function withSkippedCases(xml: string, skips: readonly Pick<SkipEvent, 's
 
 /** What the run paid and checked as JUnit properties (a suite of no case: CI lists them with the run's suites), added
  *  to the run's last file: ids, amounts, statuses, signature counts, never a key or a signature. */
-export function withOutcomeProperties(xml: string, outcome: { payment?: PaymentRow; funds?: FundsRow }): string {
+export function withOutcomeProperties(xml: string, outcome: RunOutcomes): string {
   const properties: [string, string | number | boolean | undefined][] = [];
-  const { payment, funds } = outcome;
+  const { payment, funds, vrp } = outcome;
   if (payment !== undefined)
     properties.push(
       ['payment.DomesticPaymentId', payment.paymentId],
@@ -62,6 +62,19 @@ export function withOutcomeProperties(xml: string, outcome: { payment?: PaymentR
     properties.push(['funds.ConsentId', funds.consentId], ['funds.consent.Status', funds.consentStatus]);
     funds.checks.forEach((check, index) =>
       properties.push([`funds.check${index + 1}`, `${check.amount} ${check.currency} FundsAvailable ${check.available}`]),
+    );
+  }
+  if (vrp !== undefined) {
+    const currency = vrp.limits[0]?.currency ?? '';
+    properties.push(
+      ['vrp.ConsentId', vrp.consentId],
+      ['vrp.consent.Status', vrp.consentStatus],
+      ['vrp.VRPType', vrp.vrpType],
+      ['vrp.paymentsMade', `${vrp.made} (${money(vrp.madeMinor)} ${currency})`],
+      ['vrp.refusedAtLimit', vrp.refused],
+      ['vrp.madePastLimit', vrp.madePastLimit],
+      // One property per limit, as the terminal says it: the limit, what the run used of it, which payment hit it.
+      ...vrp.limits.map((limit): [string, string] => [`vrp.${limit.member}`, `${limit.label}: ${vrpLimitText(limit)}`]),
     );
   }
   const lines = properties
@@ -81,7 +94,7 @@ export const createJunitReporter: ReporterFactory = (context) => {
   const unfinished = new Map<string, () => void>();
   const skips: SkipEvent[] = [];
   const batches = new Map<string, readonly string[]>();
-  let outcome: { payment?: PaymentRow; funds?: FundsRow } = {};
+  let outcome: RunOutcomes = {};
   const redactFile = async (path: string): Promise<void> => {
     const original = await readFile(path, 'utf8');
     const text = context.redact(original);
@@ -96,10 +109,7 @@ export const createJunitReporter: ReporterFactory = (context) => {
           steps: event.result.steps,
           ...(event.result.planned !== undefined ? { planned: event.result.planned } : {}),
         });
-        outcome = {
-          ...(summary.payment !== undefined ? { payment: summary.payment } : {}),
-          ...(summary.funds !== undefined ? { funds: summary.funds } : {}),
-        };
+        outcome = outcomesOf(summary);
       }
     },
     newmanReport: {
@@ -137,7 +147,7 @@ export const createJunitReporter: ReporterFactory = (context) => {
     },
     async finish() {
       const last = files.at(-1);
-      if (last !== undefined && (outcome.payment !== undefined || outcome.funds !== undefined))
+      if (last !== undefined && Object.keys(outcome).length > 0)
         await writeFileAtomic(last, withOutcomeProperties(await readFile(last, 'utf8'), outcome), { secret: true });
       for (const file of files) await redactFile(file);
       return [...files];

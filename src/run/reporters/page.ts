@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../../generate/files.js';
-import type { AccountRow, FundsRow, PaymentRow } from '../../runner-rules.js';
+import type { AccountRow, RunOutcomes } from '../../runner-rules.js';
 import type { VersionComparison } from './compare-versions.js';
 import type { PaymentComparison } from './compare-payments.js';
 import { compileTemplate, type CompiledTemplate, type HandlebarsInstance } from './template-cache.js';
@@ -49,7 +49,10 @@ export interface ReportStep {
 /** An account the run read (src/runner-rules.ts reads them, for obflow and every workspace alike). */
 export type ReportAccount = AccountRow;
 
-export interface ReportMeta {
+/** Besides the accounts, what the run paid and checked, one entry per family (src/runner-rules.ts RunOutcomes): the
+ *  payment (ids, amount, statuses and signature counts, no body), the funds checks, the VRP mandate (a payment made past
+ *  a limit fails the page). */
+export interface ReportMeta extends RunOutcomes {
   bank: string;
   profile: string;
   obflowVersion: string;
@@ -65,10 +68,6 @@ export interface ReportMeta {
   /** A failed run for people: the plain first sentence, what to do (the CLI's hint, src/run/verdict.ts), the technical
    *  lines folded under them. */
   failure?: { step: string; sentence: string; hint: string; detail: string[] };
-  /** The payment the run made (the payments family): ids, amount, statuses and signature counts, no body. */
-  payment?: PaymentRow;
-  /** The funds checks the run made (the funds family). */
-  funds?: FundsRow;
 }
 
 export interface ReportMetaInput extends ReportMeta {
