@@ -40,7 +40,7 @@ export interface LegStatus {
   bank: string;
   profile: string;
   consent: string;
-  /** The AIS version the leg ran (issue 29): a version axis of the matrix. */
+  /** The AIS version the leg ran: a version axis of the matrix. */
   apiVersion?: string;
   /** The API families the leg covered (src/api-families.ts; absent: accounts, the only one before families existed). */
   families?: string[];
@@ -206,7 +206,7 @@ export function legOf(input: LegInput): MergedLeg {
   const profile = status?.profile ?? report?.target?.profile ?? '';
   const consent = status?.consent ?? report?.target?.consent ?? '';
   // A leg of another AIS version than v3.1 (the interface as written) says so in its id: `bank / profile / consent /
-  // AIS v4.0` beside the v3.1 leg's `bank / profile / consent` (issue 29; the version's row, legMark). A version this
+  // AIS v4.0` beside the v3.1 leg's `bank / profile / consent` (the version's row, legMark). A version this
   // obflow does not know is named as it is.
   const apiVersion = status?.apiVersion ?? report?.target?.apiVersion;
   const families = familiesOf(status?.families ?? report?.target?.families);
@@ -267,7 +267,7 @@ export function legOf(input: LegInput): MergedLeg {
 }
 
 /** A leg's steps by name (the first of a name, as a search from the start finds it): one look-up per cell instead of a
- *  scan of the leg, so a grid of S steps costs O(S), not O(S²) (issue 31 item 4). */
+ *  scan of the leg, so a grid of S steps costs O(S), not O(S²). */
 export function stepsByName(leg: Pick<MergedLeg, 'steps'>): Map<string, LegStep> {
   const byName = new Map<string, LegStep>();
   for (const step of leg.steps) if (!byName.has(step.name)) byName.set(step.name, step);
@@ -277,7 +277,7 @@ export function stepsByName(leg: Pick<MergedLeg, 'steps'>): Map<string, LegStep>
 /** Every step name of the legs, each once, in flow order: a leg's steps keep their order; a step only some legs have
  *  (browser consent, id_token checks) sits after the step it follows in the first leg that has it. A linked list keyed
  *  by name: finding a column and inserting after it are O(1), so the columns of S steps cost O(S) (an array's indexOf
- *  and splice made one 200,000-step leg quadratic: issue 31 item 4). */
+ *  and splice made one 200,000-step leg quadratic). */
 export function stepColumns(legs: readonly MergedLeg[]): string[] {
   const next = new Map<string, string | undefined>();
   let first: string | undefined;

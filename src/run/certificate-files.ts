@@ -1,4 +1,4 @@
-// The client certificate's files read once per run, not at every request (issue 34). postman-runtime reads the key and
+// The client certificate's files read once per run, not at every request. postman-runtime reads the key and
 // the certificate of the sslClientCertList entry a request matches before every request (its request-helpers-presend:
 // `fileResolver.readFile(src)`, newman's SecureFS, whose readFile is node:fs's readFile): 75 reads in the default demo,
 // each four trips through libuv's thread pool that the request waits for — 90–150 ms summed on this machine. For

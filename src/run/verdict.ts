@@ -1,4 +1,4 @@
-// Which side broke which rule when a run failed (issue 22): the bank's answer against the standard, obflow's request
+// Which side broke which rule when a run failed: the bank's answer against the standard, obflow's request
 // refused by the bank, or a setting that is missing. Pure: read from a finished run's failing checks and the statuses
 // of its requests. The CLI prints one line per failing request and ends with the first one's hint (src/cli/report.ts).
 // The rules themselves (the side, the hint per error code, the sentence) live in src/runner-rules.ts, which every

@@ -1,7 +1,7 @@
 // newman's engine (postman-runtime) hands control from one instruction of a request to the next with `setTimeout(fn,
 // 0)` (lib/runner/instruction.js, run.js: seven a request), and Node.js runs a 0 ms timeout no sooner than 1 ms later,
 // at the event loop's next timer phase. When the bank answers in microseconds (the embedded emulator, a bank on this
-// machine) the main thread sleeps through every one of them: ~25 % of the demo's run step was idle (issue 21). While
+// machine) the main thread sleeps through every one of them: ~25 % of the demo's run step was idle. While
 // a newman run is in flight, a zero-delay `setTimeout` of the global scope is `setImmediate` — the same contract:
 // after the current task and after the I/O that is ready, only without the sleep — and `clearTimeout` clears it. A
 // delay of 1 ms or more keeps its timer; `node:timers`, which postman-sandbox hands the collections' scripts, is

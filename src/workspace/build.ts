@@ -1,4 +1,4 @@
-// The ready-made workspace for people who are not developers (issues 13, 32): pure — the target, the environment, the
+// The ready-made workspace for people who are not developers: pure — the target, the environment, the
 // collections, the certificates and the templates in, the list of files out. `write.ts` puts them on disk (whole or
 // not at all) and zips them. Secrets (transport key, client secret, basicToken, every token and code) are left out
 // unless `includeSecrets`: the environment's secret values are emptied, and runner/workspace.json's `secrets` says

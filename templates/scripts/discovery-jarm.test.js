@@ -1,5 +1,5 @@
 /* global obflowBody */
-// JARM (flow.jarm, issue 30): the provider offers what obflow asks — response_mode jwt (JARM §3
+// JARM (flow.jarm): the provider offers what obflow asks — response_mode jwt (JARM §3
 // response_modes_supported) and PS256 responses where it lists the algorithms (JARM §4
 // authorization_signing_alg_values_supported). Rendered only in collections generated with JARM on.
 const config = obflowBody();

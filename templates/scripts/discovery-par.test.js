@@ -1,5 +1,5 @@
 /* global obflowBody */
-// Pushed authorization requests (flow.par, issue 30): the provider offers what obflow is configured to send — the
+// Pushed authorization requests (flow.par): the provider offers what obflow is configured to send — the
 // pushed authorization request endpoint (RFC 9126 §5) and PKCE with S256 (RFC 8414 §2 code_challenge_methods_supported;
 // FAPI 2.0 requires S256). Rendered only in collections generated with PAR on.
 const config = obflowBody();

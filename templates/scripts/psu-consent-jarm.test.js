@@ -1,5 +1,5 @@
 /* global obflowJwt, obflowPss, obflowLocation */
-// JARM (flow.jarm, issue 30; JWT Secured Authorization Response Mode for OAuth 2.0, FAPI 1 Advanced §5.2.2-2): for
+// JARM (flow.jarm; JWT Secured Authorization Response Mode for OAuth 2.0, FAPI 1 Advanced §5.2.2-2): for
 // response_type code the authorisation response is one JWT in `response` (query, JARM §2.3.1 query.jwt), verified
 // before the code is taken: the signature with the jwks_uri key its kid names (§2.4 item 3; PS256, FAPI 1 Advanced
 // §8.6), iss = the issuer (§2.4 item 1), aud = the client id (§2.4 item 2), exp in the future (§2.4 item 4); then state

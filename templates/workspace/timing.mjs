@@ -57,7 +57,7 @@ export function timingPicture(rows, options) {
   const longest = totals.reduce((max, total) => Math.max(max, total), 1);
   const scale = barWidth / longest;
   // Each step's number once (the first of a name, as indexOf found it): a search per segment made a picture of S steps
-  // O(S²) (issue 31 item 4).
+  // O(S²).
   const numbers = new Map();
   options.steps.forEach((name, index) => {
     if (!numbers.has(name)) numbers.set(name, index + 1);

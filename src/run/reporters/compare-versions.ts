@@ -1,4 +1,4 @@
-// The difference between AIS v3.1 and v4.0 of one bank, on one page (issue 29): per account, v3.1 beside v4.0 — the
+// The difference between AIS v3.1 and v4.0 of one bank, on one page: per account, v3.1 beside v4.0 — the
 // balance (amount, currency, credit/debit; type InterimAvailable ↔ ITAV), the number and signed sum of transactions,
 // and the account's fields — with every difference the code mapping does not explain as a failed check that names the
 // field and both values. Pure: two finished runs in, a comparison out (the CLI prints it; the later version's

@@ -25,7 +25,7 @@ export const REPORTERS = {
 
 /** The reports an earlier run of these steps may have left in `reportDir` (the page, the JSON file, the JUnit file of
  *  any batch of consecutive steps), removed before a run begins: a run that is interrupted, or fails before it writes,
- *  never leaves an earlier run's passing report.html as if it were its own (issue 32). Only obflow's own file names. */
+ *  never leaves an earlier run's passing report.html as if it were its own. Only obflow's own file names. */
 export async function removePreviousReports(reportDir: string, steps: readonly string[]): Promise<void> {
   const names = new Set([HTML_REPORT_FILE, JSON_REPORT_FILE]);
   for (let first = 0; first < steps.length; first += 1)

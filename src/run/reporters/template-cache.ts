@@ -1,4 +1,4 @@
-// Handlebars templates compiled once per installation (issue 34): the run report's page (page.ts) and the merged page
+// Handlebars templates compiled once per installation: the run report's page (page.ts) and the merged page
 // (src/report/merge-render.ts). Every `obflow run` and demo compiled the report's page and its timing partials from
 // source (~35 ms: Handlebars parses them and generates JavaScript, V8 compiles that). The command line's start
 // (src/cli/compile-cache.ts, beside its compile caches) names a folder here; a template compiled through compileTemplate
