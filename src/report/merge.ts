@@ -6,6 +6,7 @@
 
 import { API_FAMILIES, FAMILY_LIST, type ApiFamily } from '../api-families.js';
 import { ObflowError } from '../errors.js';
+import { DEFAULT_FAPI_PROFILE } from '../fapi-profile.js';
 import { apiLabel, DEFAULT_API_VERSION, knownVersionRow } from '../generate/api-versions.js';
 import { DEFAULT_SLOWER_THRESHOLD } from './defaults.js';
 import type { JsonReport, JsonReportStep } from '../run/reporters/json.js';
@@ -60,8 +61,8 @@ export interface LegStatus {
 export type LegVerdict = 'passed' | 'failed' | 'no-report';
 
 export interface MergedLeg {
-  /** `bank / profile / consent` (`/ AIS v4.0` for another version than v3.1): unique in a merge, the key a later night
-   *  compares by. */
+  /** `bank / profile / consent`, then what is not the default (`/ AIS v4.0`, `/ PIS v3.1`, `/ FAPI 2.0`): unique in a
+   *  merge, the key a later night compares by. */
   id: string;
   /** How the page names the leg: `bank / profile / consent` and its marks. */
   label: string;
@@ -214,12 +215,19 @@ export function legOf(input: LegInput): MergedLeg {
   const row = knownVersionRow(apiVersion ?? DEFAULT_API_VERSION);
   const mark = row === undefined ? `${short} v${apiVersion ?? ''}` : row.legMark(short);
   const fapi = status?.fapi ?? report?.target?.fapi;
+  // The id carries everything that tells one leg from another of the same bank, profile and consent mode, and nothing
+  // for the defaults, so a leg that ran as before keeps its id and a later night still compares it: other families
+  // than accounts (`PIS v3.1`: the version's own mark names only a version other than the default), another FAPI
+  // profile than the default (`FAPI 2.0`).
+  const accountsOnly = families.every((family) => family.short === API_FAMILIES.accounts.short);
+  const familyMark = mark ?? (accountsOnly || row === undefined ? undefined : apiLabel({ short }, row.version));
+  const fapiMark = fapi !== undefined && fapi !== DEFAULT_FAPI_PROFILE ? `FAPI ${fapi}` : undefined;
   const marks: string[] = [
     row === undefined ? `${short} v${apiVersion ?? ''}` : families.map((family) => apiLabel(family, row.version)).join(', '),
     ...(fapi !== undefined ? [`FAPI ${fapi}`] : []),
   ];
   const identity = {
-    id: [bank, profile, consent, ...(mark === undefined ? [] : [mark])].join(' / '),
+    id: [bank, profile, consent, ...[familyMark, fapiMark].filter((part) => part !== undefined)].join(' / '),
     label: `${[bank, profile, consent].join(' / ')} · ${marks.join(' · ')}`,
     marks,
     bank,

@@ -132,6 +132,34 @@ const crashed: LegInput = {
   status: { bank: 'otherbank', profile: 'strict-headless', consent: 'headless', exit: 3, stage: 'register' },
 };
 
+describe("a leg's id: what tells it from another leg of the same bank, profile and consent mode", () => {
+  const withTarget = (extra: Record<string, unknown>): LegInput => {
+    const input = passing('strict-headless');
+    return { ...input, report: { ...input.report!, target: { ...input.report!.target!, ...extra } } as JsonReport };
+  };
+
+  it('the defaults add nothing (a leg that ran as before keeps its id); another family, version or FAPI profile is named', () => {
+    expect(legOf(withTarget({ apiVersion: '3.1', families: ['accounts'], fapi: '1-advanced' })).id).toBe(
+      'sandbox / strict-headless / headless',
+    );
+    expect(legOf(withTarget({ apiVersion: '4.0', families: ['accounts'] })).id).toBe('sandbox / strict-headless / headless / AIS v4.0');
+    expect(legOf(withTarget({ apiVersion: '3.1', families: ['payments'] })).id).toBe('sandbox / strict-headless / headless / PIS v3.1');
+    expect(legOf(withTarget({ apiVersion: '3.1', families: ['accounts'], fapi: '2.0' })).id).toBe(
+      'sandbox / strict-headless / headless / FAPI 2.0',
+    );
+  });
+
+  it('so legs that differ only in family or FAPI profile are not merged into one', () => {
+    const ids = [
+      withTarget({ families: ['accounts'] }),
+      withTarget({ families: ['payments'] }),
+      withTarget({ families: ['funds'] }),
+      withTarget({ families: ['accounts'], fapi: '2.0' }),
+    ].map((input) => legOf(input).id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
 describe('a leg from its report and its status file', () => {
   it('cells are passed, failed (with the checks that failed and the item) or not reached, with their times', () => {
     const leg = legOf(failing);
