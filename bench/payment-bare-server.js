@@ -57,5 +57,9 @@ const server = createServer({ cert, key, ca, requestCert: true, rejectUnauthoriz
     response.end(body);
   });
 });
+// Idle keep-alive connections live 65 s, as the emulator's do (src/sandbox/index.ts): with Node.js's 5 s, the
+// connections idle while the load client signs its next round's bodies, and a POST sent as the server closes one is
+// lost (undici retries no POST).
+server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -37,7 +37,7 @@ const MANDATE = {
 /** The steps before the payments: the consent made, authorised headlessly and its code exchanged for the PSU's token. */
 const SETUP_STEPS = ['discovery', 'client-credentials', 'vrp-consent', 'psu-consent', 'code-exchange'];
 /** Plain newman ÷ the raw client: set from the measured spread (docs/notes.md, "Payments in the bench"). */
-const NEWMAN_RAW_BOUND = 20;
+const NEWMAN_RAW_BOUND = 7;
 const PAYMENT_LINE = /^resource POST \/open-banking\/v3\.1\/pisp\/domestic-vrps 201$/;
 
 /** The payment item of a generated collection (at its top level or in a step folder). */
