@@ -11,13 +11,19 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childEnv, obflowBin, repo, timed } from './lib.js';
 
-export async function startFixture() {
+/**
+ * `options.apis`: the API families the emulator serves and the client registers for (default: the config's, accounts);
+ * `options.env`: more OBFLOW_* settings of every obflow command (a config file, another collections folder).
+ */
+export async function startFixture(options = {}) {
   const tmp = await mkdtemp(join(tmpdir(), 'obflow-bench-peers-'));
   const stateDir = join(tmp, 'state');
   const cliEnv = {
     OBFLOW_STATE_DIR: stateDir,
     OBFLOW_OUTPUT__COLLECTIONS: join(repo, 'collections'),
     OBFLOW_OUTPUT__REPORTS: join(tmp, 'reports'),
+    ...(options.apis === undefined ? {} : { OBFLOW_FLOW__APIS: options.apis.join(','), OBFLOW_SANDBOX__APIS: options.apis.join(',') }),
+    ...options.env,
   };
   const obflow = (args, options = {}) =>
     timed(process.execPath, [obflowBin, ...args], { cwd: tmp, tmp, ...options, env: { ...cliEnv, ...options.env } });

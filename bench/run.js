@@ -18,6 +18,10 @@
 //             alone: `node bench/versions.js`)
 //  signing    a signed payment POST in newman (the collection's own PS256 detached JWS) vs the same POST unsigned
 //             (bench/signing.js; runnable alone)
+//  payment    the emulator's signed payment consent POSTs at 32 connections vs a bare node:https server doing the same
+//  POSTs      signature work (bench/payment-posts.js; runnable alone)
+//  vrp        a VRP mandate's 100 payments through `obflow run` vs plain newman (-n 100) vs a raw undici client
+//             (bench/vrp-mandate.js; runnable alone)
 //
 // Every target is a ratio to a baseline measured beside it in this run (bench/lib.js row refuses any other); an
 // absolute figure is printed as information. Prints a table (figure, baseline, ratio, target) and exits 1 if a target
@@ -217,6 +221,14 @@ results.push(...(await versionRows().catch((error) => [errorRow('versions', erro
 // ---- payments (bench/signing.js: a signed payment POST in newman beside the same POST unsigned) --------------------
 const { signingRows } = await import('./signing.js');
 results.push(...(await signingRows().catch((error) => [errorRow('payments signing', error, 3)])));
+
+// ---- payment POSTs under load (bench/payment-posts.js: the emulator beside a bare server doing the same signing) -----
+const { paymentPostRows } = await import('./payment-posts.js');
+results.push(...(await paymentPostRows().catch((error) => [errorRow('payment POSTs', error, 3)])));
+
+// ---- a VRP mandate's 100 payments (bench/vrp-mandate.js: obflow beside plain newman and a raw client) ---------------
+const { vrpMandateRows } = await import('./vrp-mandate.js');
+results.push(...(await vrpMandateRows().catch((error) => [errorRow('vrp mandate', error, 3)])));
 
 const { benchOptions, printTable, targetRows, verdict } = await import('./lib.js');
 printTable(results);
