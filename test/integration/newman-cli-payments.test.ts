@@ -251,7 +251,8 @@ describe('50 concurrent POSTs with one x-idempotency-key', () => {
       withEnvironmentValues(runs[0]?.environment ?? shared, {}),
     );
     expect(after.failures).toEqual([]);
-  });
+    // Fifty newman runs in one process, each with its own script sandbox: seconds of CPU, more on a loaded machine.
+  }, 120_000);
 });
 
 /** Runs a collection with newman's library (the environment obflow wrote, the recorder's certificate list). */
