@@ -3,30 +3,23 @@
 // consent created first comes back, no second one) and with the same key and another body (refused, nothing changed:
 // OB R/W Data API Profile, "Idempotency"), then GET it (still awaiting, as created).
 
-import type { StepContext, StepSpec } from '../model.js';
+import type { ScriptPart, StepContext, StepSpec } from '../model.js';
 import {
   answered,
-  consentRead,
   bankSigningKeysGet,
+  consentRead,
   idempotentReplay,
-  paymentBody,
   PAYMENT_CONSENT,
+  paymentPost,
   pis,
   refused,
-  signedPost,
 } from './payments-common.js';
 
 export function paymentConsentStep(context: Pick<StepContext, 'apiVersion'>): StepSpec {
   const version = pis(context);
-  const path = '/domestic-payment-consents';
-  const post = (amountVariable: 'payment_amount' | 'payment_changed_amount', prerequest: StepSpec['items'][number]['prerequest']) =>
-    signedPost({
-      url: `${version.base}${path}`,
-      tokenVariable: 'client_credentials_token',
-      keyVariable: 'payment_consent_idempotency_key',
-      body: paymentBody(context, { payment: false, amountVariable }),
-      prerequest,
-    });
+  const path = PAYMENT_CONSENT.path;
+  const post = (amountVariable: 'payment_amount' | 'payment_changed_amount', prerequest: readonly ScriptPart[]) =>
+    paymentPost(context, 'consent', { amountVariable, prerequest });
   return {
     name: 'payment-consent',
     title: 'Domestic payment consent',

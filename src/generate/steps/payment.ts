@@ -3,34 +3,24 @@
 // the same key and another amount (refused), then once more with a new key (the consumed consent refuses a second
 // payment); then the payment read back at its Links.Self (made once, as first sent) and the consent (consumed).
 
-import type { StepContext, StepSpec } from '../model.js';
+import type { ScriptPart, StepContext, StepSpec } from '../model.js';
 import {
   answered,
-  idempotentReplay,
-  paymentBody,
   consentRead,
+  idempotentReplay,
   PAYMENT_CONSENT,
+  PAYMENT_POSTS,
+  paymentPost,
   pis,
   refused,
   resourceGet,
-  signedPost,
 } from './payments-common.js';
 
 export function paymentStep(context: Pick<StepContext, 'apiVersion'>): StepSpec {
   const version = pis(context);
-  const path = '/domestic-payments';
-  const post = (
-    amountVariable: 'payment_amount' | 'payment_changed_amount',
-    keyVariable: string,
-    prerequest: StepSpec['items'][number]['prerequest'],
-  ) =>
-    signedPost({
-      url: `${version.base}${path}`,
-      tokenVariable: 'access_token',
-      keyVariable,
-      body: paymentBody(context, { payment: true, amountVariable }),
-      prerequest,
-    });
+  const path = PAYMENT_POSTS.payment.path;
+  const post = (amountVariable: 'payment_amount' | 'payment_changed_amount', keyVariable: string, prerequest: readonly ScriptPart[]) =>
+    paymentPost(context, 'payment', { amountVariable, prerequest, keyVariable });
   const notMade = version.statuses.paymentNotMade;
   return {
     name: 'payment',

@@ -352,9 +352,38 @@ export function signedPost(input: {
   };
 }
 
+/** The payments' two signed, idempotent POSTs, one row each: where, with whose token, the key's variable, and whether
+ *  the body is the payment's (which names the consent) or the consent's. */
+export const PAYMENT_POSTS = {
+  consent: {
+    path: PAYMENT_CONSENT.path,
+    tokenVariable: 'client_credentials_token',
+    keyVariable: 'payment_consent_idempotency_key',
+    payment: false,
+  },
+  payment: { path: '/domestic-payments', tokenVariable: 'access_token', keyVariable: 'payment_idempotency_key', payment: true },
+} as const;
+
+/** One of the payments' POSTs (PAYMENT_POSTS) with the amount of `amountVariable` (another amount: the changed body
+ *  the replay checks send under the same key), under the row's key or another (`{{$guid}}`: a new one). */
+export function paymentPost(
+  context: Pick<StepContext, 'apiVersion'>,
+  resource: keyof typeof PAYMENT_POSTS,
+  options: { amountVariable: 'payment_amount' | 'payment_changed_amount'; prerequest: readonly ScriptPart[]; keyVariable?: string },
+): SignedPost {
+  const row = PAYMENT_POSTS[resource];
+  return signedPost({
+    url: `${pis(context).base}${row.path}`,
+    tokenVariable: row.tokenVariable,
+    keyVariable: options.keyVariable ?? row.keyVariable,
+    body: paymentBody(context, { payment: row.payment, amountVariable: options.amountVariable }),
+    prerequest: options.prerequest,
+  });
+}
+
 /** The payment's body (the consent's, and with `payment` the payment's, which names the consent), with the amount of
  *  `amountVariable` (another amount: the changed body the replay checks send under the same key). */
-export function paymentBody(
+function paymentBody(
   context: Pick<StepContext, 'apiVersion'>,
   options: { payment: boolean; amountVariable: 'payment_amount' | 'payment_changed_amount' },
 ): Extract<RequestBody, { mode: 'raw' }> {
