@@ -410,8 +410,13 @@ const SIGNING_FAMILY_STEPS: readonly (readonly string[])[] = Object.values(API_F
 const BANK_KEYS_WRITERS: readonly string[] = SIGNING_FAMILY_STEPS.flatMap((steps) => steps.slice(0, 1));
 const SIGNATURE_COUNT_WRITERS: readonly string[] = SIGNING_FAMILY_STEPS.flat();
 
-const payments = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'payments' });
-const funds = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'funds' });
+/** A family's own variable (VariableSpec.family): `ofFamily('vrp')({ … })`. */
+const ofFamily =
+  (family: ApiFamilyName) =>
+  (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family });
+const payments = ofFamily('payments');
+const funds = ofFamily('funds');
+const vrp = ofFamily('vrp');
 
 /** The payments family's variables (docs/collections.md, "Payments"): the payment to make and how messages are signed
  *  (inputs, from flow.payment and flow.messageSigning at every run), and what its steps write. */
@@ -675,8 +680,6 @@ export const FUNDS_VARIABLES: readonly VariableSpec[] = [
     description: 'JSON array of the funds checks made: {Amount, Currency, FundsAvailable, FundsConfirmationId} (the reports show them).',
   }),
 ];
-
-const vrp = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'vrp' });
 
 /** The VRP family's variables (docs/collections.md, "Variable recurring payments"): the payee (inputs, from
  *  flow.payment.creditorAccount at every run) and what its steps write; the mandate itself (flow.vrp) is in the
