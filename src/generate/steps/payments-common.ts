@@ -1,7 +1,8 @@
 // Pieces the payments (PISP) and funds (CBPII) steps share: one row per API version of what they write differently
 // (base path, schemas, error shape, the status words of each state, the refusals the standard allows), the headers of
-// their calls, and a signed, idempotent POST (OB R/W Data API Profile, "Message Signing" and "Idempotency").
-// Family-agnostic where it can be: a VRP family is another base path, its schemas and its status words.
+// their calls, and the builders of the requests every such family makes: a signed, idempotent POST and its replay, a
+// refusal's checks, a resource's GET, the consent's read and DELETE (OB R/W Data API Profile, "Message Signing" and
+// "Idempotency"). Family-agnostic where it can be: a VRP family is another base path, its schemas and its status words.
 
 import { API_FAMILIES, type ApiFamily } from '../../api-families.js';
 import { apiBasePath, apiLabel, type ApiVersion } from '../api-versions.js';
