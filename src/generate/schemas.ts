@@ -72,23 +72,23 @@ export interface FamilySchemaTarget extends SchemaTarget {
   method: 'get' | 'post';
 }
 
+/** One response of a family's file: its API, method, status and endpoint (relative to the file's base path). */
+function target(api: FamilySpec, method: FamilySchemaTarget['method'], status: string, path: string): FamilySchemaTarget {
+  return { api, path, method, status };
+}
+
 /** The VRP responses the collections validate, of the VRP file (`obie-vrp-…`) or the cVRP file (`obie-cvrp-…`, whose
  *  only version is v4.0: `obie-v4-cvrp-…`). */
 function vrpTargets<Api extends 'vrp' | 'cvrp'>(api: Api) {
   return {
-    [`obie-${api}-consent-created`]: { api, path: '/domestic-vrp-consents', method: 'post', status: '201' },
-    [`obie-${api}-consent-read`]: { api, path: '/domestic-vrp-consents/{ConsentId}', method: 'get', status: '200' },
-    [`obie-${api}-funds-confirmation`]: {
-      api,
-      path: '/domestic-vrp-consents/{ConsentId}/funds-confirmation',
-      method: 'post',
-      status: '201',
-    },
-    [`obie-${api}-payment-created`]: { api, path: '/domestic-vrps', method: 'post', status: '201' },
-    [`obie-${api}-payment-read`]: { api, path: '/domestic-vrps/{DomesticVRPId}', method: 'get', status: '200' },
-    [`obie-${api}-payment-details`]: { api, path: '/domestic-vrps/{DomesticVRPId}/payment-details', method: 'get', status: '200' },
-    [`obie-${api}-error`]: { api, path: '', method: 'get', status: '4xx' },
-  } as const satisfies Record<string, FamilySchemaTarget> as Record<
+    [`obie-${api}-consent-created`]: target(api, 'post', '201', '/domestic-vrp-consents'),
+    [`obie-${api}-consent-read`]: target(api, 'get', '200', '/domestic-vrp-consents/{ConsentId}'),
+    [`obie-${api}-funds-confirmation`]: target(api, 'post', '201', '/domestic-vrp-consents/{ConsentId}/funds-confirmation'),
+    [`obie-${api}-payment-created`]: target(api, 'post', '201', '/domestic-vrps'),
+    [`obie-${api}-payment-read`]: target(api, 'get', '200', '/domestic-vrps/{DomesticVRPId}'),
+    [`obie-${api}-payment-details`]: target(api, 'get', '200', '/domestic-vrps/{DomesticVRPId}/payment-details'),
+    [`obie-${api}-error`]: target(api, 'get', '4xx', ''),
+  } satisfies Record<string, FamilySchemaTarget> as Record<
     `obie-${Api}-${'consent-created' | 'consent-read' | 'funds-confirmation' | 'payment-created' | 'payment-read' | 'payment-details' | 'error'}`,
     FamilySchemaTarget
   >;
@@ -97,30 +97,20 @@ function vrpTargets<Api extends 'vrp' | 'cvrp'>(api: Api) {
 /** The payments (PISP) and funds (CBPII) responses the collections validate, by their v3.1 schema's name; each has a
  *  v4.0 twin `obie-v4-…` from the v4.0 file (the same endpoint and status). */
 export const FAMILY_SCHEMA_TARGETS = {
-  'obie-pis-consent-created': { api: 'pisp', path: '/domestic-payment-consents', method: 'post', status: '201' },
-  'obie-pis-consent-read': { api: 'pisp', path: '/domestic-payment-consents/{ConsentId}', method: 'get', status: '200' },
-  'obie-pis-funds-confirmation': {
-    api: 'pisp',
-    path: '/domestic-payment-consents/{ConsentId}/funds-confirmation',
-    method: 'get',
-    status: '200',
-  },
-  'obie-pis-payment-created': { api: 'pisp', path: '/domestic-payments', method: 'post', status: '201' },
-  'obie-pis-payment-read': { api: 'pisp', path: '/domestic-payments/{DomesticPaymentId}', method: 'get', status: '200' },
-  'obie-pis-payment-details': {
-    api: 'pisp',
-    path: '/domestic-payments/{DomesticPaymentId}/payment-details',
-    method: 'get',
-    status: '200',
-  },
-  'obie-pis-error': { api: 'pisp', path: '', method: 'get', status: '4xx' },
-  'obie-cof-consent-created': { api: 'cbpii', path: '/funds-confirmation-consents', method: 'post', status: '201' },
-  'obie-cof-consent-read': { api: 'cbpii', path: '/funds-confirmation-consents/{ConsentId}', method: 'get', status: '200' },
-  'obie-cof-confirmation': { api: 'cbpii', path: '/funds-confirmations', method: 'post', status: '201' },
-  'obie-cof-error': { api: 'cbpii', path: '', method: 'get', status: '4xx' },
+  'obie-pis-consent-created': target('pisp', 'post', '201', '/domestic-payment-consents'),
+  'obie-pis-consent-read': target('pisp', 'get', '200', '/domestic-payment-consents/{ConsentId}'),
+  'obie-pis-funds-confirmation': target('pisp', 'get', '200', '/domestic-payment-consents/{ConsentId}/funds-confirmation'),
+  'obie-pis-payment-created': target('pisp', 'post', '201', '/domestic-payments'),
+  'obie-pis-payment-read': target('pisp', 'get', '200', '/domestic-payments/{DomesticPaymentId}'),
+  'obie-pis-payment-details': target('pisp', 'get', '200', '/domestic-payments/{DomesticPaymentId}/payment-details'),
+  'obie-pis-error': target('pisp', 'get', '4xx', ''),
+  'obie-cof-consent-created': target('cbpii', 'post', '201', '/funds-confirmation-consents'),
+  'obie-cof-consent-read': target('cbpii', 'get', '200', '/funds-confirmation-consents/{ConsentId}'),
+  'obie-cof-confirmation': target('cbpii', 'post', '201', '/funds-confirmations'),
+  'obie-cof-error': target('cbpii', 'get', '4xx', ''),
   ...vrpTargets('vrp'),
   ...vrpTargets('cvrp'),
-} as const satisfies Record<string, FamilySchemaTarget>;
+} satisfies Record<string, FamilySchemaTarget>;
 
 export type FamilyV31SchemaName = keyof typeof FAMILY_SCHEMA_TARGETS;
 export type FamilyV4SchemaName = FamilyV31SchemaName extends `obie-${infer Rest}` ? `obie-v4-${Rest}` : never;

@@ -2,7 +2,7 @@
 // user may set, and the state each step writes. State passes between steps only through the environment
 // (pm.environment): collection variables are lost between newman runs (docs/pipeline.md#newman-findings).
 
-import { familiesOf, type ApiFamilyName } from '../api-families.js';
+import { API_FAMILIES, familiesOf, type ApiFamilyName } from '../api-families.js';
 import { DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD } from '../client-auth.js';
 import { DEFAULT_MAX_PAGES } from './flow-defaults.js';
 
@@ -399,8 +399,24 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
   },
 ];
 
-const payments = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'payments' });
-const funds = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'funds' });
+/** The steps of the families whose row signs messages (src/api-families.ts signsMessages), each family's own: not the
+ *  discovery, token and PSU steps it shares with the accounts flow. Every one of them signs a request or verifies the
+ *  bank's signature on an answer (docs/collections.md, "Message signing"), and the first of them, its consent step,
+ *  fetches the bank's signing keys before the family's first signed POST. A run of one step reads the writers to name
+ *  the step that must run first (src/pipeline/run-checks.ts stepPrerequisites). */
+const SIGNING_FAMILY_STEPS: readonly (readonly string[])[] = Object.values(API_FAMILIES)
+  .filter((family) => family.signsMessages)
+  .map((family) => family.steps.filter((step) => !(API_FAMILIES.accounts.steps as readonly string[]).includes(step)));
+const BANK_KEYS_WRITERS: readonly string[] = SIGNING_FAMILY_STEPS.flatMap((steps) => steps.slice(0, 1));
+const SIGNATURE_COUNT_WRITERS: readonly string[] = SIGNING_FAMILY_STEPS.flat();
+
+/** A family's own variable (VariableSpec.family): `ofFamily('vrp')({ … })`. */
+const ofFamily =
+  (family: ApiFamilyName) =>
+  (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family });
+const payments = ofFamily('payments');
+const funds = ofFamily('funds');
+const vrp = ofFamily('vrp');
 
 /** The payments family's variables (docs/collections.md, "Payments"): the payment to make and how messages are signed
  *  (inputs, from flow.payment and flow.messageSigning at every run), and what its steps write. */
@@ -491,7 +507,7 @@ export const PAYMENT_VARIABLES: readonly VariableSpec[] = [
     source: 'state',
     default: '',
     secret: false,
-    writtenBy: ['payment-consent'],
+    writtenBy: BANK_KEYS_WRITERS,
     description: "JSON array of the bank's RSA signing keys (kid, n, e): the collection verifies every x-jws-signature with them.",
   }),
   payments({
@@ -499,7 +515,7 @@ export const PAYMENT_VARIABLES: readonly VariableSpec[] = [
     source: 'state',
     default: '',
     secret: false,
-    writtenBy: ['payment-consent', 'payment-funds-check', 'payment', 'payment-details'],
+    writtenBy: SIGNATURE_COUNT_WRITERS,
     description: 'JSON {signed, verified}: requests obflow signed and bank signatures verified in this flow (the reports show them).',
   }),
   payments({
@@ -664,8 +680,6 @@ export const FUNDS_VARIABLES: readonly VariableSpec[] = [
     description: 'JSON array of the funds checks made: {Amount, Currency, FundsAvailable, FundsConfirmationId} (the reports show them).',
   }),
 ];
-
-const vrp = (spec: Omit<VariableSpec, 'family'>): VariableSpec => ({ ...spec, family: 'vrp' });
 
 /** The VRP family's variables (docs/collections.md, "Variable recurring payments"): the payee (inputs, from
  *  flow.payment.creditorAccount at every run) and what its steps write; the mandate itself (flow.vrp) is in the

@@ -1,9 +1,7 @@
 // Step: each account's balances (docs/bank-interface.md §2.3, §4.5): InterimAvailable only; writes interim_balances.
 
 import type { StepContext, StepSpec } from '../model.js';
-import { ais, aisRead } from './common.js';
-
-const ITEM = 'account-balances: GET /accounts/{AccountId}/balances';
+import { ais, eachAccountRead } from './common.js';
 
 export function accountBalancesStep(context: StepContext): StepSpec {
   return {
@@ -11,15 +9,13 @@ export function accountBalancesStep(context: StepContext): StepSpec {
     title: "Each account's balances",
     description: 'GET /accounts/{AccountId}/balances for every id in account_ids; writes interim_balances.',
     items: [
-      {
-        name: ITEM,
+      eachAccountRead(context, {
+        step: 'account-balances',
+        path: '/balances',
         description: `${ais(context).label} Balances (per account).`,
-        ...aisRead(context, '/accounts/{{account_id}}/balances', 'obie-account-balances', [
-          { template: 'account-balances.test', params: { balanceType: ais(context).balanceType } },
-          { template: 'account-loop.test', params: { item: ITEM } },
-        ]),
-        prerequest: [{ template: 'account-loop.prerequest' }],
-      },
+        schema: 'obie-account-balances',
+        check: { template: 'account-balances.test', params: { balanceType: ais(context).balanceType } },
+      }),
     ],
   };
 }

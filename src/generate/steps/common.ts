@@ -184,6 +184,24 @@ export function aisRead(
   };
 }
 
+/** One item that reads a resource of every account of account_ids, looping on itself (templates/scripts/account-loop.*):
+ *  `path` is the resource's under /accounts/{AccountId} ('' for the account itself), `check` the step's own test. */
+export function eachAccountRead(
+  context: Pick<StepContext, 'apiVersion'>,
+  item: { step: string; path: string; description: string; schema: V31SchemaName; check: ScriptPart },
+): RequestItemSpec {
+  const name = `${item.step}: GET /accounts/{AccountId}${item.path}`;
+  return {
+    name,
+    description: item.description,
+    ...aisRead(context, `/accounts/{{account_id}}${item.path}`, item.schema, [
+      item.check,
+      { template: 'account-loop.test', params: { item: name } },
+    ]),
+    prerequest: [{ template: 'account-loop.prerequest' }],
+  };
+}
+
 /** GET /accounts with the PSU's token, checked as every AIS Accounts read is; `test` is what the step adds. */
 export function accountsRead(
   test: ScriptPart,

@@ -2,7 +2,7 @@
 // consent is authorised, an amount the account holds is confirmed (FundsAvailable true), one beyond it is not (false).
 
 import type { RequestItemSpec, StepContext, StepSpec } from '../model.js';
-import { answerChecks, cof, familyHeaders, PAYMENT_CONTENT_TYPE, type FundsVersion } from './payments-common.js';
+import { answered, cof, familyHeaders, consentRead, FUNDS_CONSENT, PAYMENT_CONTENT_TYPE, type FundsVersion } from './payments-common.js';
 
 /** The funds checks' Reference (Max35Text): what the PSU's bank may show them. */
 export const FUNDS_CHECK_REFERENCE = 'obflow funds check';
@@ -22,10 +22,7 @@ function check(version: FundsVersion, expected: boolean): RequestItemSpec {
       params: { amount: `{{${amountVariable}}}`, reference: FUNDS_CHECK_REFERENCE },
     },
     prerequest: [],
-    test: [
-      ...answerChecks(version, 201, 'obie-cof-confirmation'),
-      { template: 'funds-confirmation.test', params: { expected, amountVariable } },
-    ],
+    test: answered(version, 201, 'obie-cof-confirmation', { template: 'funds-confirmation.test', params: { expected, amountVariable } }),
   };
 }
 
@@ -38,18 +35,11 @@ export function fundsConfirmationStep(context: Pick<StepContext, 'apiVersion'>):
       `GETs the consent (now ${version.consentAuthorised}), then POSTs /funds-confirmations with the PSU's token for ` +
       'funds_available_amount (FundsAvailable true) and funds_unavailable_amount (false); writes funds_checks.',
     items: [
-      {
-        name: 'funds-confirmation: GET /funds-confirmation-consents/{ConsentId}',
+      consentRead(version, FUNDS_CONSENT, {
+        step: 'funds-confirmation',
         description: `After the PSU's consent the consent is ${version.consentAuthorised}.`,
-        method: 'GET',
-        url: `${version.base}/funds-confirmation-consents/{{consent_id}}`,
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [
-          ...answerChecks(version, 200, 'obie-cof-consent-read'),
-          { template: 'funds-consent-read.test', params: { status: version.consentAuthorised } },
-        ],
-      },
+        status: version.consentAuthorised,
+      }),
       check(version, true),
       check(version, false),
     ],

@@ -2,7 +2,7 @@
 // the PSU's account (flow.funds.debtorAccount), then GET it (awaiting authorisation).
 
 import type { StepContext, StepSpec } from '../model.js';
-import { answerChecks, cof, familyHeaders, PAYMENT_CONTENT_TYPE } from './payments-common.js';
+import { answered, cof, familyHeaders, consentRead, FUNDS_CONSENT, PAYMENT_CONTENT_TYPE } from './payments-common.js';
 
 export function fundsConsentStep(context: Pick<StepContext, 'apiVersion'>): StepSpec {
   const version = cof(context);
@@ -20,23 +20,16 @@ export function fundsConsentStep(context: Pick<StepContext, 'apiVersion'>): Step
         headers: familyHeaders('client_credentials_token', [['Content-Type', PAYMENT_CONTENT_TYPE]]),
         body: { mode: 'raw', template: 'funds-confirmation-consent', contentType: PAYMENT_CONTENT_TYPE },
         prerequest: [],
-        test: [
-          ...answerChecks(version, 201, 'obie-cof-consent-created'),
-          { template: 'funds-consent-create.test', params: { awaitingStatus: version.consentAwaiting } },
-        ],
+        test: answered(version, 201, 'obie-cof-consent-created', {
+          template: 'funds-consent-create.test',
+          params: { awaitingStatus: version.consentAwaiting },
+        }),
       },
-      {
-        name: 'funds-consent: GET /funds-confirmation-consents/{ConsentId}',
+      consentRead(version, FUNDS_CONSENT, {
+        step: 'funds-consent',
         description: 'Reads the consent back before the PSU sees it.',
-        method: 'GET',
-        url: `${url}/{{consent_id}}`,
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [
-          ...answerChecks(version, 200, 'obie-cof-consent-read'),
-          { template: 'funds-consent-read.test', params: { status: version.consentAwaiting } },
-        ],
-      },
+        status: version.consentAwaiting,
+      }),
     ],
   };
 }

@@ -3,38 +3,29 @@
 // the account it will be paid from holds the amount.
 
 import type { StepContext, StepSpec } from '../model.js';
-import { answerChecks, BANK_SIGNATURE, familyHeaders, pis } from './payments-common.js';
+import { consentRead, PAYMENT_CONSENT, pis, resourceGet } from './payments-common.js';
 
 export function paymentFundsCheckStep(context: Pick<StepContext, 'apiVersion'>): StepSpec {
   const version = pis(context);
-  const consent = `${version.base}/domestic-payment-consents/{{consent_id}}`;
+  const authorised = version.statuses.consentAuthorised;
   return {
     name: 'payment-funds-check',
     title: 'Payment consent authorised, funds confirmed',
-    description: `GETs the consent (now ${version.statuses.consentAuthorised}), then its funds-confirmation with the PSU's token: FundsAvailable must be true.`,
+    description: `GETs the consent (now ${authorised}), then its funds-confirmation with the PSU's token: FundsAvailable must be true.`,
     items: [
-      {
-        name: 'payment-funds-check: GET /domestic-payment-consents/{ConsentId}',
-        description: `After the PSU's consent the consent is ${version.statuses.consentAuthorised} (the "Payment Order Consent" state model).`,
-        method: 'GET',
-        url: consent,
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [
-          ...answerChecks(version, 200, 'obie-pis-consent-read'),
-          BANK_SIGNATURE,
-          { template: 'payment-consent-read.test', params: { status: version.statuses.consentAuthorised } },
-        ],
-      },
-      {
+      consentRead(version, PAYMENT_CONSENT, {
+        step: 'payment-funds-check',
+        description: `After the PSU's consent the consent is ${authorised} (the "Payment Order Consent" state model).`,
+        status: authorised,
+      }),
+      resourceGet(version, {
         name: 'payment-funds-check: GET /domestic-payment-consents/{ConsentId}/funds-confirmation',
         description: "With the PSU's token (authorization code grant): whether the account to be debited holds the amount now.",
-        method: 'GET',
-        url: `${consent}/funds-confirmation`,
-        headers: familyHeaders('access_token'),
-        prerequest: [],
-        test: [...answerChecks(version, 200, 'obie-pis-funds-confirmation'), BANK_SIGNATURE, { template: 'payment-funds.test' }],
-      },
+        url: `${version.base}/domestic-payment-consents/{{consent_id}}/funds-confirmation`,
+        tokenVariable: 'access_token',
+        schema: 'obie-pis-funds-confirmation',
+        check: { template: 'payment-funds.test' },
+      }),
     ],
   };
 }

@@ -1,15 +1,21 @@
 // What the VRP steps write differently per API version and per VRPType's file (the VRP file, or the OBL cVRP v4.0
 // file for a commercial type), one row each, and the pieces the VRP steps share: the signed POSTs, their bodies and the
 // checks of a payment made or refused under the mandate. The signing, idempotency and answer checks are the payments
-// family's (payments-common.ts).
+// family's (payments-common.ts), read through this row.
 
 import { API_FAMILIES } from '../../api-families.js';
 import { VRP_TYPES } from '../vrp-types.js';
 import type { ApiVersion } from '../api-versions.js';
 import type { RequestBody, ResponseSchema, ScriptPart, StepContext } from '../model.js';
 import { DEFAULT_VRP_SETTINGS, type VrpSettings } from '../vrp-plan.js';
-import { checks } from './common.js';
-import { familyVersion, PAYMENT_CONTENT_TYPE, type FamilyVersion } from './payments-common.js';
+import {
+  familyVersion,
+  PAYMENT_CONTENT_TYPE,
+  signedPost,
+  type ConsentResource,
+  type FamilyVersion,
+  type SignedPost,
+} from './payments-common.js';
 
 /** A VRP schema name without its file (`consent-created`, …): the row picks the file. */
 export type VrpSchema =
@@ -121,13 +127,21 @@ export function paymentBody(version: Vrp, amount: string): Extract<RequestBody, 
 /** The pre-request part of every new payment: a fresh idempotency key and identifications (templates/scripts). */
 export const NEW_PAYMENT: ScriptPart = { template: 'vrp-payment.prerequest' };
 
-/** The checks of a VRP answer: its status, the interaction id echoed, the content type and the schema of the type's
- *  file, and the error shape of another status (payments-common.ts answerChecks, with the row's schemas). */
-export function vrpAnswerChecks(version: Vrp, status: number, schema?: VrpSchema): ScriptPart[] {
-  return checks({
-    status,
-    echo: 'required',
-    ...(schema !== undefined ? { schema: version.schema(schema), contentType: PAYMENT_CONTENT_TYPE } : {}),
-    ...version.errors,
+/** The VRP consent (its ControlParameters as created, whatever payments were made: vrp-consent-read.test). */
+export const VRP_CONSENT: ConsentResource<VrpSchema> = {
+  path: '/domestic-vrp-consents',
+  readSchema: 'consent-read',
+  readTest: 'vrp-consent-read.test',
+};
+
+/** A payment of `amount` under the consent, signed and idempotent with the PSU's token; a new payment's pre-request
+ *  part sets its fresh key and identifications (none: a replay of the one before). */
+export function paymentPost(version: Vrp, amount: string, prerequest: readonly ScriptPart[] = [NEW_PAYMENT]): SignedPost {
+  return signedPost({
+    url: `${version.base}/domestic-vrps`,
+    tokenVariable: 'access_token',
+    keyVariable: 'vrp_idempotency_key',
+    body: paymentBody(version, amount),
+    prerequest,
   });
 }

@@ -3,9 +3,8 @@
 // ConsentId"): 204, then a payment under it is refused and nothing is made.
 
 import type { StepContext, StepSpec } from '../model.js';
-import { checks, errorAnswerPart } from './common.js';
-import { BANK_SIGNATURE, familyHeaders, signedPost } from './payments-common.js';
-import { NEW_PAYMENT, paymentBody, VRP_REFUSALS, vrp } from './vrp-common.js';
+import { consentDelete, refused } from './payments-common.js';
+import { paymentPost, VRP_CONSENT, VRP_REFUSALS, vrp } from './vrp-common.js';
 
 export function vrpConsentDeleteStep(context: StepContext): StepSpec {
   const version = vrp(context);
@@ -15,28 +14,18 @@ export function vrpConsentDeleteStep(context: StepContext): StepSpec {
     title: 'VRP consent deleted',
     description: `DELETEs the VRP consent (the PSU revoked the mandate): 204 with no body; then a payment of ${amount} under it must be refused.`,
     items: [
-      {
-        name: 'vrp-consent-delete: DELETE /domestic-vrp-consents/{ConsentId}',
+      consentDelete(version, VRP_CONSENT, {
+        step: 'vrp-consent-delete',
         description: 'The mandate ends: no payment may be made under it any more.',
-        method: 'DELETE',
-        url: `${version.base}/domestic-vrp-consents/{{consent_id}}`,
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [...checks({ status: 204, echo: 'required', ...version.errors }), { template: 'vrp-consent-delete.test' }],
-      },
+        check: { template: 'vrp-consent-delete.test' },
+      }),
       {
         name: 'vrp-consent-delete: POST /domestic-vrps under the deleted consent (refused)',
         description:
           '"The ASPSP must fail any future payment order request using the ConsentId": refused (400, or the revoked token\'s 401/403), nothing made.',
-        ...signedPost({
-          url: `${version.base}/domestic-vrps`,
-          tokenVariable: 'access_token',
-          keyVariable: 'vrp_idempotency_key',
-          body: paymentBody(version, amount),
-          prerequest: [NEW_PAYMENT],
-        }),
-        test: [
-          ...checks({ echo: 'if-present' }),
+        ...paymentPost(version, amount),
+        test: refused(
+          version,
           {
             template: 'vrp-revoked.test',
             params: {
@@ -45,9 +34,8 @@ export function vrpConsentDeleteStep(context: StepContext): StepSpec {
               currency: version.settings.controlParameters.MaximumIndividualAmount.Currency,
             },
           },
-          BANK_SIGNATURE,
-          ...[errorAnswerPart(version.errors)].filter((part) => part !== undefined),
-        ],
+          'if-present',
+        ),
       },
     ],
   };

@@ -4,16 +4,15 @@
 // GET it (awaiting authorisation, its ControlParameters as sent).
 
 import type { StepContext, StepSpec } from '../model.js';
-import { authServerHeaders, checks } from './common.js';
-import { BANK_SIGNATURE, familyHeaders, signedPost } from './payments-common.js';
-import { consentControlParameters, vrp, vrpAnswerChecks, vrpBody } from './vrp-common.js';
+import { answered, bankSigningKeysGet, consentRead, idempotentReplay, signedPost } from './payments-common.js';
+import { consentControlParameters, vrp, vrpBody, VRP_CONSENT } from './vrp-common.js';
 
 export function vrpConsentStep(context: StepContext): StepSpec {
   const version = vrp(context);
-  const url = `${version.base}/domestic-vrp-consents`;
+  const path = '/domestic-vrp-consents';
   const post = (prerequest: StepSpec['items'][number]['prerequest']) =>
     signedPost({
-      url,
+      url: `${version.base}${path}`,
       tokenVariable: 'client_credentials_token',
       keyVariable: 'vrp_consent_idempotency_key',
       body: vrpBody('domestic-vrp-consent', { controlParameters: JSON.stringify(consentControlParameters(version), null, 2) }),
@@ -27,54 +26,31 @@ export function vrpConsentStep(context: StepContext): StepSpec {
       `(VRPType ${version.wireType}, its ControlParameters) and a fresh x-idempotency-key, sends it again with the same key and body ` +
       '(the same consent must come back), then GETs the consent; writes consent_id.',
     items: [
-      {
-        name: 'vrp-consent: GET bank signing keys',
-        description:
-          'The keys the bank signs its answers with (OB R/W Data API Profile, "Message Signing", Key Stores): discovery\'s jwks_uri, or ' +
-          'bank_jws_jwks_uri (flow.messageSigning.bankJwksUri) where the bank publishes them elsewhere.',
-        method: 'GET',
-        url: '{{jwksUri}}',
-        headers: authServerHeaders(),
-        prerequest: [{ template: 'signing-keys.prerequest' }],
-        test: [...checks({ status: 200, echo: 'if-present' }), { template: 'signing-keys.test' }],
-      },
+      bankSigningKeysGet('vrp-consent'),
       {
         name: 'vrp-consent: POST /domestic-vrp-consents',
         description: 'The mandate the PSU will authorise, signed (a detached PS256 JWS of the body as sent) and idempotent.',
         ...post([{ template: 'vrp-consent.prerequest' }]),
-        test: [
-          ...vrpAnswerChecks(version, 201, 'consent-created'),
-          BANK_SIGNATURE,
-          { template: 'vrp-consent-create.test', params: { status: version.consentAwaiting, vrpType: version.wireType } },
-        ],
+        test: answered(version, 201, 'consent-created', {
+          template: 'vrp-consent-create.test',
+          params: { status: version.consentAwaiting, vrpType: version.wireType },
+        }),
       },
-      {
-        name: 'vrp-consent: POST /domestic-vrp-consents again, same x-idempotency-key and body',
-        description:
-          'OB R/W Data API Profile, "Idempotency": the same key and body within 24 hours is answered 201 with the consent created first, never a second one.',
-        ...post([]),
-        test: [
-          ...vrpAnswerChecks(version, 201, 'consent-created'),
-          BANK_SIGNATURE,
-          {
-            template: 'idempotent-replay.test',
-            params: { resource: 'consent', idMember: 'ConsentId', idVariable: 'consent_id', createdVariable: 'vrp_consent_created' },
-          },
-        ],
-      },
-      {
-        name: 'vrp-consent: GET /domestic-vrp-consents/{ConsentId}',
+      idempotentReplay(version, {
+        step: 'vrp-consent',
+        path,
+        post: post([]),
+        resource: 'consent',
+        schema: 'consent-created',
+        idMember: 'ConsentId',
+        idVariable: 'consent_id',
+        createdVariable: 'vrp_consent_created',
+      }),
+      consentRead(version, VRP_CONSENT, {
+        step: 'vrp-consent',
         description: 'The consent as created: awaiting authorisation, its ControlParameters as the bank created them.',
-        method: 'GET',
-        url: `${url}/{{consent_id}}`,
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [
-          ...vrpAnswerChecks(version, 200, 'consent-read'),
-          BANK_SIGNATURE,
-          { template: 'vrp-consent-read.test', params: { status: version.consentAwaiting } },
-        ],
-      },
+        status: version.consentAwaiting,
+      }),
     ],
   };
 }

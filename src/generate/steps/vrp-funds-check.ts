@@ -4,13 +4,12 @@
 
 import type { StepContext, StepSpec } from '../model.js';
 import { planMandate } from '../vrp-plan.js';
-import { BANK_SIGNATURE, familyHeaders, PAYMENT_CONTENT_TYPE, SIGN_BODY } from './payments-common.js';
-import { vrp, vrpAnswerChecks, vrpBody } from './vrp-common.js';
+import { answered, consentRead, familyHeaders, PAYMENT_CONTENT_TYPE, SIGN_BODY } from './payments-common.js';
+import { vrp, vrpBody, VRP_CONSENT } from './vrp-common.js';
 
 export function vrpFundsCheckStep(context: StepContext): StepSpec {
   const version = vrp(context);
   const plan = planMandate(version.settings);
-  const consent = `${version.base}/domestic-vrp-consents/{{consent_id}}`;
   return {
     name: 'vrp-funds-check',
     title: 'VRP consent authorised, funds confirmed',
@@ -18,32 +17,20 @@ export function vrpFundsCheckStep(context: StepContext): StepSpec {
       `GETs the consent (now ${version.consentAuthorised}), then POSTs its funds-confirmation (signed) with the PSU's token for ` +
       `${plan.first.amount} ${plan.currency}: FundsAvailable must be ${version.fundsAvailable}.`,
     items: [
-      {
-        name: 'vrp-funds-check: GET /domestic-vrp-consents/{ConsentId}',
+      consentRead(version, VRP_CONSENT, {
+        step: 'vrp-funds-check',
         description: `After the PSU's consent the consent is ${version.consentAuthorised}, its ControlParameters unchanged.`,
-        method: 'GET',
-        url: consent,
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [
-          ...vrpAnswerChecks(version, 200, 'consent-read'),
-          BANK_SIGNATURE,
-          { template: 'vrp-consent-read.test', params: { status: version.consentAuthorised } },
-        ],
-      },
+        status: version.consentAuthorised,
+      }),
       {
         name: 'vrp-funds-check: POST /domestic-vrp-consents/{ConsentId}/funds-confirmation',
         description: "With the PSU's token (authorization code grant), signed: whether the account holds the first payment's amount now.",
         method: 'POST',
-        url: `${consent}/funds-confirmation`,
+        url: `${version.base}/domestic-vrp-consents/{{consent_id}}/funds-confirmation`,
         headers: familyHeaders('access_token', [['Content-Type', PAYMENT_CONTENT_TYPE]]),
         body: vrpBody('domestic-vrp-funds-confirmation', { amount: plan.first.amount, currency: plan.currency }),
         prerequest: [SIGN_BODY],
-        test: [
-          ...vrpAnswerChecks(version, 201, 'funds-confirmation'),
-          BANK_SIGNATURE,
-          { template: 'vrp-funds.test', params: { available: version.fundsAvailable } },
-        ],
+        test: answered(version, 201, 'funds-confirmation', { template: 'vrp-funds.test', params: { available: version.fundsAvailable } }),
       },
     ],
   };

@@ -7,58 +7,41 @@
 
 import type { RequestItemSpec, StepContext, StepSpec } from '../model.js';
 import { planMandate, type PlannedPayment } from '../vrp-plan.js';
-import { checks, errorAnswerPart } from './common.js';
-import { BANK_SIGNATURE, familyHeaders, signedPost } from './payments-common.js';
-import { NEW_PAYMENT, paymentBody, VRP_REFUSALS, vrp, vrpAnswerChecks, type Vrp } from './vrp-common.js';
+import { answered, consentRead, refused } from './payments-common.js';
+import { paymentPost, VRP_CONSENT, VRP_REFUSALS, vrp, type Vrp } from './vrp-common.js';
 
 function walkItem(version: Vrp, currency: string, payment: PlannedPayment, index: number): RequestItemSpec {
-  const post = signedPost({
-    url: `${version.base}/domestic-vrps`,
-    tokenVariable: 'access_token',
-    keyVariable: 'vrp_idempotency_key',
-    body: paymentBody(version, payment.amount),
-    prerequest: [NEW_PAYMENT],
-  });
+  const post = paymentPost(version, payment.amount);
   const label = `${payment.amount} ${currency}`;
   if (payment.expect === 'made')
     return {
       name: `vrp-mandate: payment ${index + 1}, ${label}, inside the limits (made)`,
       description: `POST /domestic-vrps for ${label}, ${payment.why}: the bank must make it.`,
       ...post,
-      test: [
-        ...vrpAnswerChecks(version, 201, 'payment-created'),
-        BANK_SIGNATURE,
-        {
-          template: 'vrp-payment-made.test',
-          params: { amount: payment.amount, currency, notMade: version.notMade, why: payment.why, first: false },
-        },
-      ],
+      test: answered(version, 201, 'payment-created', {
+        template: 'vrp-payment-made.test',
+        params: { amount: payment.amount, currency, notMade: version.notMade, why: payment.why, first: false },
+      }),
     };
   return {
     name: `vrp-mandate: payment ${index + 1}, ${label}, breaches ${payment.limit ?? ''} (refused)`,
     description: `POST /domestic-vrps for ${label}, which ${payment.why}: the bank must refuse it with ${version.limitCode} and make nothing.`,
     ...post,
-    test: [
-      ...checks({ echo: 'required' }),
-      {
-        template: 'vrp-limit-refused.test',
-        params: {
-          amount: payment.amount,
-          currency,
-          limit: payment.limit ?? '',
-          limitLabel: payment.limitLabel ?? '',
-          why: payment.why,
-          code: version.limitCode,
-          pathRequired: version.limitPathRequired,
-          refusals: VRP_REFUSALS.limit,
-        },
+    test: refused(version, {
+      template: 'vrp-limit-refused.test',
+      params: {
+        amount: payment.amount,
+        currency,
+        limit: payment.limit ?? '',
+        limitLabel: payment.limitLabel ?? '',
+        why: payment.why,
+        code: version.limitCode,
+        pathRequired: version.limitPathRequired,
+        refusals: VRP_REFUSALS.limit,
       },
-      BANK_SIGNATURE,
-      ...[errorAnswerPart(version.errors)].filter((part) => part !== undefined),
-    ],
+    }),
   };
 }
-
 export function vrpMandateStep(context: StepContext): StepSpec {
   const version = vrp(context);
   const plan = planMandate(version.settings);
@@ -73,19 +56,11 @@ export function vrpMandateStep(context: StepContext): StepSpec {
       "All in the consent's first day: the bank's clock is not moved (calendar periods are proven in the emulator's tests).",
     items: [
       ...plan.walk.map((payment, index) => walkItem(version, plan.currency, payment, index + 1)),
-      {
-        name: 'vrp-mandate: GET /domestic-vrp-consents/{ConsentId}',
+      consentRead(version, VRP_CONSENT, {
+        step: 'vrp-mandate',
         description: `A VRP consent is not consumed by its payments: still ${version.consentAuthorised}, its ControlParameters unchanged.`,
-        method: 'GET',
-        url: `${version.base}/domestic-vrp-consents/{{consent_id}}`,
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [
-          ...vrpAnswerChecks(version, 200, 'consent-read'),
-          BANK_SIGNATURE,
-          { template: 'vrp-consent-read.test', params: { status: version.consentAuthorised } },
-        ],
-      },
+        status: version.consentAuthorised,
+      }),
     ],
   };
 }

@@ -4,20 +4,12 @@
 
 import type { StepContext, StepSpec } from '../model.js';
 import { planMandate } from '../vrp-plan.js';
-import { BANK_SIGNATURE, familyHeaders, signedPost } from './payments-common.js';
-import { NEW_PAYMENT, paymentBody, vrp, vrpAnswerChecks } from './vrp-common.js';
+import { answered, idempotentReplay, resourceGet } from './payments-common.js';
+import { paymentPost, vrp } from './vrp-common.js';
 
 export function vrpPaymentStep(context: StepContext): StepSpec {
   const version = vrp(context);
   const plan = planMandate(version.settings);
-  const post = (prerequest: StepSpec['items'][number]['prerequest']) =>
-    signedPost({
-      url: `${version.base}/domestic-vrps`,
-      tokenVariable: 'access_token',
-      keyVariable: 'vrp_idempotency_key',
-      body: paymentBody(version, plan.first.amount),
-      prerequest,
-    });
   const made = { amount: plan.first.amount, currency: plan.currency, notMade: version.notMade, why: plan.first.why, first: true };
   return {
     name: 'vrp-payment',
@@ -30,41 +22,29 @@ export function vrpPaymentStep(context: StepContext): StepSpec {
         name: 'vrp-payment: POST /domestic-vrps',
         description:
           "A payment inside every limit of the mandate, signed and idempotent, with the PSU's token: its Initiation is the consent's.",
-        ...post([NEW_PAYMENT]),
-        test: [...vrpAnswerChecks(version, 201, 'payment-created'), BANK_SIGNATURE, { template: 'vrp-payment-made.test', params: made }],
+        ...paymentPost(version, plan.first.amount),
+        test: answered(version, 201, 'payment-created', { template: 'vrp-payment-made.test', params: made }),
       },
-      {
-        name: 'vrp-payment: POST /domestic-vrps again, same x-idempotency-key and body',
-        description:
-          'OB R/W Data API Profile, "Idempotency": answered 201 with the payment made first (its current status), never a second payment.',
-        ...post([]),
-        test: [
-          ...vrpAnswerChecks(version, 201, 'payment-created'),
-          BANK_SIGNATURE,
-          {
-            template: 'idempotent-replay.test',
-            params: {
-              resource: 'payment',
-              idMember: 'DomesticVRPId',
-              idVariable: 'vrp_payment_id',
-              createdVariable: 'vrp_payment_created',
-            },
-          },
-        ],
-      },
-      {
+      idempotentReplay(version, {
+        step: 'vrp-payment',
+        path: '/domestic-vrps',
+        post: paymentPost(version, plan.first.amount, []),
+        resource: 'payment',
+        schema: 'payment-created',
+        idMember: 'DomesticVRPId',
+        idVariable: 'vrp_payment_id',
+        createdVariable: 'vrp_payment_created',
+      }),
+      resourceGet(version, {
         name: 'vrp-payment: GET /domestic-vrps/{DomesticVRPId} at Links.Self',
         description: 'The payment at its Links.Self, with a client credentials token: made once, with the amount sent, not rejected.',
-        method: 'GET',
         url: '{{vrp_payment_self_url}}',
-        headers: familyHeaders('client_credentials_token'),
-        prerequest: [],
-        test: [
-          ...vrpAnswerChecks(version, 200, 'payment-read'),
-          BANK_SIGNATURE,
-          { template: 'vrp-payment-read.test', params: { amount: plan.first.amount, currency: plan.currency, notMade: version.notMade } },
-        ],
-      },
+        schema: 'payment-read',
+        check: {
+          template: 'vrp-payment-read.test',
+          params: { amount: plan.first.amount, currency: plan.currency, notMade: version.notMade },
+        },
+      }),
     ],
   };
 }
