@@ -67,10 +67,10 @@ export interface StepContext {
   permissions: readonly string[];
   /** Unsupported calls, one per family (docs/bank-interface.md §4.5 rule 1, §4.7). */
   unsupported: readonly UnsupportedCall[];
-  /** Pushed authorization requests with PKCE (flow.par resolved, issue 30): the discovery step checks the endpoint,
+  /** Pushed authorization requests with PKCE (flow.par resolved): the discovery step checks the endpoint,
    *  psu-consent pushes the request first, code-exchange sends the code_verifier. Absent: off (the default collections). */
   par?: boolean;
-  /** JARM for response_type code (flow.jarm, issue 30): response_mode=jwt asked, the response JWT verified before the
+  /** JARM for response_type code (flow.jarm): response_mode=jwt asked, the response JWT verified before the
    *  code is taken. Absent: off (the default collections). */
   jarm?: boolean;
   /** The FAPI profile's row (flow.fapi, src/fapi-profile.ts): the steps read the request object's typ, whether iss is

@@ -1,5 +1,5 @@
 // Response schemas of the AIS endpoints: derived from the OBIE OpenAPI files (3.0 → JSON Schema draft-07) and vendored.
-// v3.1: the intersection of v3.1.1 and v3.1.11 (docs/collections.md, "Schemas"); v4.0 (issue 29): the v4.0 file alone,
+// v3.1: the intersection of v3.1.1 and v3.1.11 (docs/collections.md, "Schemas"); v4.0: the v4.0 file alone,
 // its error schema carrying the HTTP Status Category of each OBExternalStatusReason1Code from the OB Internal code set.
 
 import { readFileSync } from 'node:fs';

@@ -32,7 +32,7 @@ export interface VariableSpec {
 /** The `flow` config keys that are flow inputs of a run (src/config/schema.ts `flow`). */
 export type FlowInputKey = 'responseType' | 'consent' | 'psuUser' | 'maxPages';
 
-/** The bank helper's variables, named as the model bank's own Postman collection expects them (issue 3 §6). */
+/** The bank helper's variables, named as the model bank's own Postman collection expects them (docs/bank-interface.md §2.5). */
 export const BANK_VARIABLES: readonly VariableSpec[] = [
   {
     key: 'rs',

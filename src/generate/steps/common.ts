@@ -58,7 +58,7 @@ export function ais(context: Pick<StepContext, 'apiVersion'>): AisVersion {
   return AIS_VERSIONS[context.apiVersion];
 }
 
-/** Content-Type of every AIS response the bank sends (AIS v3.1 "Content-Type", issue 4 §4). */
+/** Content-Type of every AIS response the bank sends (AIS v3.1 "Content-Type"; docs/bank-interface.md §4.5). */
 export const AIS_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Every AIS call (docs/bank-interface.md §5.3 step 6; v3.1.1 requires x-fapi-financial-id). The interaction id is
@@ -127,7 +127,7 @@ export function typesRequestObjects(fapi: Pick<FapiProfile, 'requestObjectTyp'>)
 
 /** The client authentication of the context's profile: the assertion's `aud` is the token endpoint, or the issuer
  *  identifier alone at the token and the PAR endpoint where the profile says so (FAPI 2.0 Security Profile §5.3.2.1
- *  has servers accept it; issue 30). */
+ *  has servers accept it). */
 export function clientAuthPrerequest(context: Pick<StepContext, 'fapi'>): ScriptPart {
   return context.fapi.assertionAudience === 'issuer'
     ? { ...CLIENT_AUTH_PREREQUEST, params: { ...CLIENT_AUTH_PREREQUEST.params, audienceVariable: 'issuer' } }

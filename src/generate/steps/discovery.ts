@@ -32,9 +32,9 @@ export function discoveryStep(context?: Pick<StepContext, 'par' | 'jarm' | 'fami
             },
           },
           { template: 'discovery-jwks.test' },
-          // Issue 30: what flow.par sends must be offered (RFC 9126 §5, RFC 8414 §2); writes parEndpoint.
+          // What flow.par sends must be offered (RFC 9126 §5, RFC 8414 §2); writes parEndpoint.
           ...(context?.par === true ? [{ template: 'discovery-par.test' }] : []),
-          // Issue 30: JARM (flow.jarm) must be offered (JARM §3, §4).
+          // JARM (flow.jarm) must be offered (JARM §3, §4).
           ...(context?.jarm === true ? [{ template: 'discovery-jarm.test' }] : []),
         ],
       },
