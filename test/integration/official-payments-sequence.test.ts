@@ -17,7 +17,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { CompactSign } from 'jose';
-import newman from 'newman';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { bankOriginsOf, buildSslClientCertList, writeCaBundle } from '../../src/run/index.js';
@@ -26,6 +25,7 @@ import type { PostmanEnvironment } from '../../src/sandbox/contracts.js';
 import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { ibanOf } from '../../src/sandbox/data/identification.js';
 import { apiProblems } from '../helpers/obie-payments.js';
+import { OfficialRun } from '../helpers/official-run.js';
 import type { PaymentApi } from '../helpers/obie-payments.js';
 import { OB_CRIT, OB_IAT, OB_ISS, OB_TAN, PaymentsTpp, paymentsIdentity, verifyBankSignature } from '../helpers/payments-client.js';
 import { describeWith, SPEC_FILES, specFiles, specPath } from '../helpers/prerequisites.js';
@@ -146,16 +146,6 @@ function mapItem(item: PmItem, profile: string, debtor: Debtor): PmItem {
   return copy;
 }
 
-interface Exchange {
-  folder: string;
-  item: string;
-  method: string;
-  url: URL;
-  status: number;
-  body: string;
-  headers: Record<string, string>;
-}
-
 let sandbox: TestSandbox;
 let helper: Server;
 let helperOrigin = '';
@@ -208,7 +198,7 @@ describeWith(officialPayments, "the official model bank's payment and funds sequ
       const helperEnvironment = (
         await tpp.fetch('GET', `${sandbox.urls.environment_helper}?client_id=${registered.client_id}`)
       ).json<PostmanEnvironment>();
-      let values: { key: string; value: string }[] = [
+      const values: { key: string; value: string }[] = [
         ...helperEnvironment.values.map(({ key, value }) => ({ key, value })),
         { key: 'signingHelper', value: helperOrigin },
       ];
@@ -220,67 +210,8 @@ describeWith(officialPayments, "the official model bank's payment and funds sequ
         .find((candidate) => candidate.accountSubType === 'CurrentAccount');
       if (account === undefined) throw new Error('alex has no current account');
       const debtor = { iban: ibanOf(account), sortCodeAccount: `${account.sortCode}${account.accountNumber}` };
-      const valueOf = (name: string): string => values.find((entry) => entry.key === name)?.value ?? '';
-
-      const exchanges: Exchange[] = [];
-      const failures: string[] = [];
-      const run = (folder: string, items: readonly PmItem[]): Promise<void> =>
-        new Promise((resolve, reject) => {
-          const emitter = newman.run(
-            {
-              collection: {
-                info: { name: folder, schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
-                item: items,
-                event: collection.event,
-                variable: collection.variable,
-              },
-              environment: { values },
-              reporters: [],
-              sslClientCertList: certList,
-              sslExtraCaCerts: caBundle,
-              timeoutRequest: 30_000,
-            } as unknown as newman.NewmanRunOptions,
-            (error, summary) => {
-              if (error) {
-                reject(error);
-                return;
-              }
-              failures.push(
-                ...summary.run.failures.map(
-                  (failure) => `${folder} › ${failure.source?.name ?? '?'}: ${failure.error.name}: ${failure.error.message}`,
-                ),
-              );
-              values = (summary.environment.toJSON() as { values: { key: string; value: string }[] }).values.map(({ key, value }) => ({
-                key,
-                value: String(value),
-              }));
-              resolve();
-            },
-          );
-          emitter.on(
-            'request',
-            (
-              error: Error | null,
-              args: {
-                item: { name: string };
-                request: { method: string; url: { toString(): string } };
-                response?: { code: number; stream?: Buffer; headers: { toObject(): Record<string, string> } };
-              },
-            ) => {
-              const url = new URL(args.request.url.toString());
-              if (url.origin === helperOrigin) return;
-              exchanges.push({
-                folder,
-                item: args.item.name,
-                method: args.request.method,
-                url,
-                status: error || !args.response ? 0 : args.response.code,
-                body: error ? String(error) : (args.response?.stream?.toString('utf8') ?? ''),
-                headers: args.response?.headers.toObject() ?? {},
-              });
-            },
-          );
-        });
+      const sequence = new OfficialRun({ collection, values, certList, caBundle, helperOrigin });
+      const { valueOf, run, exchanges, failures } = sequence;
 
       const sentBefore = signed;
       for (const folder of FOLDERS) {
@@ -301,7 +232,7 @@ describeWith(officialPayments, "the official model bank's payment and funds sequ
           'code',
         );
         expect(code, folder.label).toBeTruthy();
-        values = [...values.filter((entry) => entry.key !== 'authorizationCode'), { key: 'authorizationCode', value: code ?? '' }];
+        sequence.set('authorizationCode', code ?? '');
         await run(folder.label, items.slice(exchange));
       }
       const jwks = await tpp.jwks();

@@ -17,7 +17,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { CompactSign } from 'jose';
-import newman from 'newman';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { bankOriginsOf, buildSslClientCertList, writeCaBundle } from '../../src/run/index.js';
@@ -25,6 +24,7 @@ import type { SslClientCert } from '../../src/run/index.js';
 import type { PostmanEnvironment } from '../../src/sandbox/contracts.js';
 import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
 import { apiProblems } from '../helpers/obie-payments.js';
+import { OfficialRun } from '../helpers/official-run.js';
 import { OB_CRIT, OB_IAT, OB_ISS, OB_TAN, paymentsIdentity, verifyBankSignature } from '../helpers/payments-client.js';
 import { describeWith, SPEC_FILES, specFiles, specPath } from '../helpers/prerequisites.js';
 import { startTestSandbox } from '../helpers/sandbox-client.js';
@@ -152,16 +152,6 @@ function mapItem(item: PmItem, debtor: string, consent: Json | undefined): PmIte
   return copy;
 }
 
-interface Exchange {
-  folder: string;
-  item: string;
-  method: string;
-  url: URL;
-  status: number;
-  body: string;
-  headers: Record<string, string>;
-}
-
 const clock = new BankClock();
 let sandbox: TestSandbox;
 let helper: Server;
@@ -215,7 +205,7 @@ describeWith(officialVrp, "the official model bank's VRP sequences", () => {
       const helperEnvironment = (
         await tpp.fetch('GET', `${sandbox.urls.environment_helper}?client_id=${registered.client_id}`)
       ).json<PostmanEnvironment>();
-      let values: { key: string; value: string }[] = [
+      const values: { key: string; value: string }[] = [
         ...helperEnvironment.values.map(({ key, value }) => ({ key, value })),
         { key: 'signingHelper', value: helperOrigin },
       ];
@@ -227,67 +217,8 @@ describeWith(officialVrp, "the official model bank's VRP sequences", () => {
         .find((candidate) => candidate.accountSubType === 'CurrentAccount');
       if (account === undefined) throw new Error('alex has no current account');
       const debtor = `${account.sortCode}${account.accountNumber}`;
-      const valueOf = (name: string): string => values.find((entry) => entry.key === name)?.value ?? '';
-
-      const exchanges: Exchange[] = [];
-      const failures: string[] = [];
-      const run = (folder: string, items: readonly PmItem[]): Promise<void> =>
-        new Promise((resolve, reject) => {
-          const emitter = newman.run(
-            {
-              collection: {
-                info: { name: folder, schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
-                item: items,
-                event: collection.event,
-                variable: collection.variable,
-              },
-              environment: { values },
-              reporters: [],
-              sslClientCertList: certList,
-              sslExtraCaCerts: caBundle,
-              timeoutRequest: 30_000,
-            } as unknown as newman.NewmanRunOptions,
-            (error, summary) => {
-              if (error) {
-                reject(error);
-                return;
-              }
-              failures.push(
-                ...summary.run.failures.map(
-                  (failure) => `${folder} › ${failure.source?.name ?? '?'}: ${failure.error.name}: ${failure.error.message}`,
-                ),
-              );
-              values = (summary.environment.toJSON() as { values: { key: string; value: string }[] }).values.map(({ key, value }) => ({
-                key,
-                value: String(value),
-              }));
-              resolve();
-            },
-          );
-          emitter.on(
-            'request',
-            (
-              error: Error | null,
-              args: {
-                item: { name: string };
-                request: { method: string; url: { toString(): string } };
-                response?: { code: number; stream?: Buffer; headers: { toObject(): Record<string, string> } };
-              },
-            ) => {
-              const url = new URL(args.request.url.toString());
-              if (url.origin === helperOrigin) return;
-              exchanges.push({
-                folder,
-                item: args.item.name,
-                method: args.request.method,
-                url,
-                status: error || !args.response ? 0 : args.response.code,
-                body: error ? String(error) : (args.response?.stream?.toString('utf8') ?? ''),
-                headers: args.response?.headers.toObject() ?? {},
-              });
-            },
-          );
-        });
+      const sequence = new OfficialRun({ collection, values, certList, caBundle, helperOrigin });
+      const { valueOf, run, exchanges, failures } = sequence;
 
       const sentBefore = signed;
       for (const folder of FOLDERS) {
@@ -310,7 +241,7 @@ describeWith(officialVrp, "the official model bank's VRP sequences", () => {
           'code',
         );
         expect(code, folder.label).toBeTruthy();
-        values = [...values.filter((entry) => entry.key !== 'authorizationCode'), { key: 'authorizationCode', value: code ?? '' }];
+        sequence.set('authorizationCode', code ?? '');
         await run(folder.label, items.slice(exchange));
       }
       clock.reset();
