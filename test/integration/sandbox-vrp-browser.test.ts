@@ -5,12 +5,12 @@
 // consent then names that account. Cancelling rejects the consent.
 
 import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { CHROMIUM_FLAGS } from '../../src/run/consent/browser.js';
 import { createBank, startOfUtcDay } from '../../src/sandbox/data/bank.js';
-import { userByUsername } from '../../src/sandbox/data/users.js';
+import { loggedIn } from '../helpers/bank-login.js';
 import { docsPicture } from '../helpers/docs-picture.js';
 import { chromium as chromiumPrerequisite, CHROMIUM_PATH, describeWith } from '../helpers/prerequisites.js';
 import { redirectParams, startTestSandbox } from '../helpers/sandbox-client.js';
@@ -46,25 +46,6 @@ async function mandatePage(created: string): Promise<{ tpp: VrpTpp; consentId: s
     objectClaims: { iat: now, nbf: now, exp: now + 300 },
   });
   return { tpp, consentId, url: built.url, redirectUri: built.redirectUri ?? '' };
-}
-
-/** Opens the consent URL, logs in as `username`; resolves with the URL the bank finally redirected to. */
-async function loggedIn(page: Page, consentUrl: string, redirectUri: string, username: string): Promise<{ done: Promise<string> }> {
-  const callbackOrigin = new URL(redirectUri).origin;
-  let resolve: (url: string) => void = () => {};
-  const done = new Promise<string>((r) => {
-    resolve = r;
-  });
-  await page.route(`${callbackOrigin}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>TPP</title>' }));
-  page.on('framenavigated', (frame) => {
-    if (frame === page.mainFrame() && frame.url().startsWith(callbackOrigin)) resolve(frame.url());
-  });
-  await page.goto(consentUrl);
-  const user = userByUsername(username);
-  await page.getByLabel('Username').fill(user?.username ?? '');
-  await page.getByLabel('Password').fill(user?.password ?? '');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  return { done };
 }
 
 describeWith(chromiumPrerequisite, 'the VRP mandate page in Chromium', () => {
