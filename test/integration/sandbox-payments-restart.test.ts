@@ -4,28 +4,23 @@
 // same key's replay with that payment (never a second one), one debit in AIS — and signs with the same key.
 
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { existsSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { SandboxUrls } from '../../src/sandbox/contracts.js';
-import { getTestIdentity } from '../helpers/identity.js';
 import { PaymentsTpp, paymentConsentRequest, paymentsIdentity, verifyBankSignature } from '../helpers/payments-client.js';
 import { BANK_FINANCIAL_ID, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox } from '../helpers/sandbox-client.js';
+import { DIST_SANDBOX, spawnSandbox as spawnDistSandbox } from '../helpers/sandbox-process.js';
 import { tempDirSync } from '../helpers/temp.js';
 
-const MAIN_SANDBOX = join(import.meta.dirname, '..', '..', 'dist', 'sandbox', 'index.js');
 const APIS = ['accounts', 'payments', 'funds'] as const;
 
 let child: ChildProcess | undefined;
 const opened: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(() => {
-  if (!existsSync(MAIN_SANDBOX)) throw new Error('build first (npm run build): this test runs the sandbox from dist in its own process');
+  if (!existsSync(DIST_SANDBOX)) throw new Error('build first (npm run build): this test runs the sandbox from dist in its own process');
 });
 
 afterAll(async () => {
@@ -37,30 +32,11 @@ type Json = Record<string, unknown>;
 
 describe('kill -9 right after a payment is acknowledged', () => {
   it('loses nothing and duplicates nothing once restarted', async () => {
-    const identity = await getTestIdentity();
     const dataDir = tempDirSync('obflow-payments-kill-');
-    const optionsFile = `${dataDir}.options.json`;
-    writeFileSync(
-      optionsFile,
-      JSON.stringify({
-        serverCertificate: identity.pem.serverCert,
-        serverKey: identity.pem.serverKey,
-        clientCa: [identity.pem.rootCa, identity.pem.issuingCa],
-        directoryJwks: identity.directoryJwks,
-        dataDir,
-        apis: APIS,
-      }),
-    );
-    const script = `const { startSandbox } = await import(${JSON.stringify(MAIN_SANDBOX)});
-const options = JSON.parse((await import('node:fs')).readFileSync(process.argv[1], 'utf8'));
-const handle = await startSandbox(options);
-process.stdout.write(JSON.stringify(handle.urls) + '\\n');`;
-    child = spawn(process.execPath, ['--input-type=module', '-e', script, optionsFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const running = child;
-    const urls = await new Promise<SandboxUrls>((resolve, reject) => {
-      createInterface({ input: running.stdout! }).once('line', (line) => resolve(JSON.parse(line) as SandboxUrls));
-      running.once('exit', (code) => reject(new Error(`the sandbox process exited ${code}`)));
-    });
+    const started = await spawnDistSandbox(dataDir, APIS);
+    child = started.process;
+    const running = started.process;
+    const urls = started.urls;
 
     const tpp = new PaymentsTpp(urls, await paymentsIdentity());
     opened.push(tpp);

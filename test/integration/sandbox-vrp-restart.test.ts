@@ -5,21 +5,17 @@
 // at the limit, and a replayed key answers its payment without counting it again.
 
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { existsSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { SandboxUrls } from '../../src/sandbox/contracts.js';
-import { getTestIdentity } from '../helpers/identity.js';
 import { BANK_FINANCIAL_ID, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { TestSandbox, WireResponse } from '../helpers/sandbox-client.js';
+import { DIST_SANDBOX, spawnSandbox as spawnDistSandbox } from '../helpers/sandbox-process.js';
 import { tempDirSync } from '../helpers/temp.js';
 import { VrpTpp, vrpConsentRequest } from '../helpers/vrp-client.js';
 
-const MAIN_SANDBOX = join(import.meta.dirname, '..', '..', 'dist', 'sandbox', 'index.js');
 const APIS = ['accounts', 'vrp'] as const;
 const LIMIT_PENCE = 150_00;
 
@@ -27,7 +23,7 @@ let child: ChildProcess | undefined;
 const opened: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(() => {
-  if (!existsSync(MAIN_SANDBOX)) throw new Error('build first (npm run build): this test runs the sandbox from dist in its own process');
+  if (!existsSync(DIST_SANDBOX)) throw new Error('build first (npm run build): this test runs the sandbox from dist in its own process');
 });
 
 afterAll(async () => {
@@ -37,32 +33,11 @@ afterAll(async () => {
 
 type Json = Record<string, unknown>;
 
-/** The emulator in its own process on `dataDir`; resolves with its URLs once it listens. */
+/** The emulator in its own process on `dataDir` (kept for the kill in afterAll). */
 async function spawnSandbox(dataDir: string): Promise<{ process: ChildProcess; urls: SandboxUrls }> {
-  const identity = await getTestIdentity();
-  const optionsFile = `${dataDir}.options.json`;
-  writeFileSync(
-    optionsFile,
-    JSON.stringify({
-      serverCertificate: identity.pem.serverCert,
-      serverKey: identity.pem.serverKey,
-      clientCa: [identity.pem.rootCa, identity.pem.issuingCa],
-      directoryJwks: identity.directoryJwks,
-      dataDir,
-      apis: APIS,
-    }),
-  );
-  const script = `const { startSandbox } = await import(${JSON.stringify(MAIN_SANDBOX)});
-const options = JSON.parse((await import('node:fs')).readFileSync(process.argv[1], 'utf8'));
-const handle = await startSandbox(options);
-process.stdout.write(JSON.stringify(handle.urls) + '\\n');`;
-  const running = spawn(process.execPath, ['--input-type=module', '-e', script, optionsFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  child = running;
-  const urls = await new Promise<SandboxUrls>((resolve, reject) => {
-    createInterface({ input: running.stdout! }).once('line', (line) => resolve(JSON.parse(line) as SandboxUrls));
-    running.once('exit', (code) => reject(new Error(`the sandbox process exited ${code}`)));
-  });
-  return { process: running, urls };
+  const started = await spawnDistSandbox(dataDir, APIS);
+  child = started.process;
+  return started;
 }
 
 /** The sum, in pence, of the VRP debits AIS shows on the account paid from. */
