@@ -37,6 +37,13 @@ describe('the live-bank guard (flow.payments.allowLiveBank)', () => {
     expect(error.message).not.toContain('\n');
   });
 
+  it('guards a VRP mandate the same way: its walk sends payments meant to be refused, which a live bank might make', () => {
+    const error = refusal(bankConfig({ environment: 'production' }, { apis: ['vrp'] }));
+    expect(error.code).toBe('ERR_CONFIG_INVALID');
+    expect(error.message).toContain('flow.apis has vrp');
+    expect(error.message).toContain('flow.payments.allowLiveBank');
+  });
+
   it('refuses a setting that names another bank', () => {
     const error = refusal(bankConfig({ environment: 'production' }, { apis: ['payments'], payments: { allowLiveBank: 'other' } }));
     expect(error.code).toBe('ERR_CONFIG_INVALID');
