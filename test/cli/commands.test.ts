@@ -105,7 +105,7 @@ describe('obflow commands against `obflow sandbox`', () => {
   it('run --reporters cli,junit,json also writes the run as JSON; an unknown reporter is a usage error before any request', async () => {
     const result = await runCli(['run', 'discovery', '--reporters', 'cli,junit,json', '--out-collections', 'collections'], { cwd });
     expect(result.code, result.stderr).toBe(0);
-    // One line for the step, where the reports went (issue 32: a passing run says little, and says where its reports are).
+    // One line for the step, where the reports went (a passing run says little, and says where its reports are).
     expect(result.stdout).toMatch(/^✓ discovery {2}1 request, \d+ checks$/m);
     expect(result.stdout).not.toContain('▸ discovery');
     expect(result.stdout).toMatch(/^reports in \.obflow\/reports: discovery\.xml, obflow-run\.json$/m);
