@@ -30,7 +30,9 @@ const anchorsOf = (markdown: string): Set<string> =>
   new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1] ?? '')));
 
 /** Where the code and its tests are read. docs/notes.md, the team's dated history, keeps its numbers. */
-const READ_BESIDE_THE_CODE = ['src', 'templates', 'bench', 'tools', '.ci', 'test'];
+const READ_BESIDE_THE_CODE = ['src', 'templates', 'bench', 'tools', '.ci', 'test', 'examples'];
+/** The pages a user reads (docs/notes.md, the team's dated history, keeps its numbers) and the root's config files. */
+const READ_BY_USERS = ['README.md', 'vitest.config.ts', 'eslint.config.js', 'package.json', 'tsconfig.json'];
 /** This file, whose examples below are the forms the check refuses. */
 const THIS_FILE = 'test/unit/docs-references.test.ts';
 /** An issue cited by its number: the word before a number, with or without a hash, or a hash before one to four digits
@@ -103,16 +105,19 @@ describe("citations of the repo's docs", () => {
     expect(links.filter(({ target }) => !existsSync(join(REPO_ROOT, target)))).toEqual([]);
   });
 
-  it('cite the reason or a page a reader can open, never an issue number (src, templates, bench, tools, .ci, test)', () => {
+  it('cite the reason or a page a reader can open, never an issue number (the code, its tests, the docs but the notes, the README)', () => {
     // The check can fail: each form an issue was cited in is caught, and what only looks like one is not.
     const cited = ['// see #43', "it('#44 item 3: a rule')", '(issue 29)', 'Issue #19 item 5:', '(issues 13, 32)', "#43's start"];
     expect(cited.filter(citesAnIssue)).toEqual(cited);
     const notCited = ['&#39;', 'quot|#39);', "'#39': \"'\"", 'color: #202124;', '(OIDC Core §3.1.3.7 item 6)', 'src/pki/issue.ts'];
     expect(notCited.filter(citesAnIssue)).toEqual([]);
-    const citations = READ_BESIDE_THE_CODE.flatMap((dir) =>
-      textFiles(dir).flatMap(({ path, text }) =>
-        text.split('\n').flatMap((line, index) => (citesAnIssue(line) ? [`${path}:${index + 1}: ${line.trim()}`] : [])),
-      ),
+    const pages = [
+      ...READ_BESIDE_THE_CODE.flatMap(textFiles),
+      ...textFiles('docs').filter(({ path }) => path.endsWith('.md') && path !== join('docs', 'notes.md')),
+      ...READ_BY_USERS.map((path) => ({ path, text: readFileSync(join(REPO_ROOT, path), 'utf8') })),
+    ];
+    const citations = pages.flatMap(({ path, text }) =>
+      text.split('\n').flatMap((line, index) => (citesAnIssue(line) ? [`${path}:${index + 1}: ${line.trim()}`] : [])),
     );
     expect(citations).toEqual([]);
   });
