@@ -831,6 +831,9 @@ export const WRITTEN_VARIABLES: readonly (VariableSpec & { writtenBy: readonly s
   spec.writtenBy !== undefined ? [{ ...spec, writtenBy: spec.writtenBy }] : [],
 );
 
+/** Every family's state: what a run writes into the environment (a workspace or a fresh environment starts without). */
+export const RUN_STATE_VARIABLES: readonly VariableSpec[] = ENVIRONMENT_VARIABLES.filter((spec) => spec.source === 'state');
+
 const WRITERS: ReadonlyMap<string, readonly string[]> = new Map(WRITTEN_VARIABLES.map((spec) => [spec.key, spec.writtenBy]));
 
 /** The steps that write `key` (none when no step does: the bank's environment or the user gives it). */
