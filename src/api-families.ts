@@ -207,5 +207,7 @@ export function stepNamesOf(families: readonly Pick<ApiFamily, 'steps'>[]): stri
  *  family's flow, src/pipeline/workspace.ts). */
 export const API_FAMILIES_OPTION = {
   type: 'string',
-  describe: `API families, comma-separated: ${Object.keys(API_FAMILIES).join(', ')} (default: flow.apis, else ${DEFAULT_API_FAMILIES.join(',')}); the registration asks for their scopes; workspace: one`,
+  describe:
+    `API families, comma-separated: ${Object.keys(API_FAMILIES).join(', ')} (default: flow.apis, else ${DEFAULT_API_FAMILIES.join(',')}); ` +
+    'the registration asks for their scopes; workspace: one',
 } as const;
