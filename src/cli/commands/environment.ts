@@ -8,7 +8,8 @@ import { openCommand, sessionSeams } from '../context.js';
 export const environmentCommand = defineCommand({
   command: 'environment',
   describe: "Download the bank's environment file for the client and merge it into one Postman environment",
-  options: ['profile', 'response-type', 'fapi', 'psu-user'],
+  // The families' variables are the environment's (a payment's state, the signing variables of a family that signs).
+  options: ['profile', 'response-type', 'fapi', 'psu-user', 'apis'],
   examples: [
     ['$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json'],
     ['$0 environment --response-type code', 'plain authorization code flow'],

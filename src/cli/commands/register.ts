@@ -33,6 +33,8 @@ export const registerCommand = defineCommand({
     },
     'profile',
     'fapi',
+    // The families the client will call: their scopes are asked and their roles checked against the statement.
+    'apis',
     {
       'client-id': {
         type: 'string',
