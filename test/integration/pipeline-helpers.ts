@@ -205,3 +205,36 @@ export function describeRun(result: RunResult): string {
     )
     .join('\n');
 }
+
+/**
+ * A session of obflow's own library against a test sandbox for these flow settings (state and reports in a fresh temp
+ * folder, the strict-headless client), registered anew and its environment written: where a test starts a run
+ * through `runLegsStage` as the CLI would. The caller closes the session.
+ */
+export async function registeredSandboxSession(
+  sandbox: TestSandbox,
+  flow: Record<string, unknown>,
+  prefix: string,
+): Promise<{ work: string; session: Awaited<ReturnType<typeof openTargetSession>>; environment: PostmanEnvironment }> {
+  const work = await tempDir(prefix);
+  const config = parseConfig(
+    {
+      stateDir: join(work, 'state'),
+      output: { collections: COLLECTIONS_DIR, reports: join(work, 'reports') },
+      sandbox: { profile: 'strict-headless' },
+      flow,
+    },
+    'test',
+  );
+  const target = sandboxTarget(config, sandbox.urls, [sandbox.identity.pem.rootCa, sandbox.identity.pem.issuingCa]);
+  const session = await openTargetSession(config, target, sandbox.identity.paths);
+  try {
+    const registered = await registerStage(session, { force: true });
+    if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
+    const { environment } = await environmentStage(session, registered.registration);
+    return { work, session, environment };
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+}

@@ -3,21 +3,14 @@
 // on port 0, logs no request after the environment was written. The writers are every family's state rows
 // (src/generate/variables.ts writersOf), so a VRP payment without its mandate is ours to refuse, never the bank's.
 
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import type { ApiFamilyName } from '../../src/api-families.js';
-import { parseConfig } from '../../src/config/load.js';
 import { withEnvironmentValues } from '../../src/environment/index.js';
-import { environmentStage } from '../../src/pipeline/environment.js';
 import { runLegsStage } from '../../src/pipeline/legs.js';
-import { registerStage } from '../../src/pipeline/register.js';
-import { openTargetSession } from '../../src/pipeline/session.js';
-import { sandboxTarget } from '../../src/pipeline/target.js';
 import type { ApiVersion } from '../../src/generate/api-versions.js';
 import { useTestSandbox } from '../helpers/sandbox-client.js';
-import { tempDir } from '../helpers/temp.js';
-import { COLLECTIONS_DIR } from './pipeline-helpers.js';
+import { registeredSandboxSession } from './pipeline-helpers.js';
 
 const sandbox = useTestSandbox({ apis: ['accounts', 'payments', 'funds', 'vrp'], seed: 'step-prerequisites' });
 
@@ -57,22 +50,12 @@ const CASES: { family: ApiFamilyName; version: ApiVersion; step: string; message
 describe('a money step run alone without its consent is refused before anything is sent', () => {
   for (const { family, version, step, message, hint } of CASES) {
     it(`${family} v${version}: obflow run ${step} without its consent`, async () => {
-      const work = await tempDir('obflow-step-prerequisites-');
-      const config = parseConfig(
-        {
-          stateDir: join(work, 'state'),
-          output: { collections: COLLECTIONS_DIR, reports: join(work, 'reports') },
-          sandbox: { profile: 'strict-headless' },
-          flow: { apis: [family], apiVersion: version },
-        },
-        'test',
+      const { session, environment } = await registeredSandboxSession(
+        sandbox,
+        { apis: [family], apiVersion: version },
+        'obflow-step-prerequisites-',
       );
-      const target = sandboxTarget(config, sandbox.urls, [sandbox.identity.pem.rootCa, sandbox.identity.pem.issuingCa]);
-      const session = await openTargetSession(config, target, sandbox.identity.paths);
       try {
-        const registered = await registerStage(session, { force: true });
-        if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
-        const { environment } = await environmentStage(session, registered.registration);
         const stopped = withEnvironmentValues(environment, {
           client_credentials_token: 'an-earlier-token',
           access_token: 'an-earlier-token',

@@ -6,36 +6,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { parseConfig } from '../../src/config/load.js';
-import { environmentStage } from '../../src/pipeline/environment.js';
 import { runLegsStage } from '../../src/pipeline/legs.js';
-import { registerStage } from '../../src/pipeline/register.js';
-import { openTargetSession } from '../../src/pipeline/session.js';
-import { sandboxTarget } from '../../src/pipeline/target.js';
 import { useTestSandbox } from '../helpers/sandbox-client.js';
-import { tempDir } from '../helpers/temp.js';
-import { COLLECTIONS_DIR } from './pipeline-helpers.js';
+import { registeredSandboxSession } from './pipeline-helpers.js';
 
 const sandbox = useTestSandbox({ apis: ['accounts', 'vrp'], seed: 'vrp-versions' });
 
 describe('the VRP mandate walked on v3.1 and v4.0', () => {
   it('both legs pass and the comparison finds the walk the same on both; the v4.0 page shows it', async () => {
-    const work = await tempDir('obflow-vrp-versions-');
-    const config = parseConfig(
-      {
-        stateDir: join(work, 'state'),
-        output: { collections: COLLECTIONS_DIR, reports: join(work, 'reports') },
-        sandbox: { profile: 'strict-headless' },
-        flow: { apis: ['vrp'] },
-      },
-      'test',
-    );
-    const target = sandboxTarget(config, sandbox.urls, [sandbox.identity.pem.rootCa, sandbox.identity.pem.issuingCa]);
-    const session = await openTargetSession(config, target, sandbox.identity.paths);
+    const { work, session } = await registeredSandboxSession(sandbox, { apis: ['vrp'] }, 'obflow-vrp-versions-');
     try {
-      const registered = await registerStage(session, { force: true });
-      if (registered.kind === 'dry-run') throw new TypeError('not a dry run');
-      await environmentStage(session, registered.registration);
       const verdict = await runLegsStage(session, { versions: ['3.1', '4.0'], run: { reporters: ['junit', 'html'] } });
       expect(verdict.error?.message, verdict.failureLines.join('\n')).toBeUndefined();
       expect(verdict.passed).toBe(true);
