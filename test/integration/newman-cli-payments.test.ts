@@ -239,10 +239,11 @@ describe('50 concurrent POSTs with one x-idempotency-key', () => {
     const runs = await Promise.all(
       Array.from({ length: 50 }, () => runNewman({ ...collection, item: [{ name: 'payment', item: [payment] }] }, shared)),
     );
+    // Every run's own checks passed (the payment is the consent's, signed answer verified), each naming one payment; a
+    // run whose POST never reached the bank says why here, before the count below.
+    expect(runs.flatMap((entry) => entry.failures)).toEqual([]);
     const posts = recorder.received.slice(from).filter((entry) => entry.path.endsWith('/pisp/domestic-payments'));
     expect(posts.length).toBe(50);
-    // Every run's own checks passed (the payment is the consent's, signed answer verified), each naming one payment.
-    expect(runs.flatMap((entry) => entry.failures)).toEqual([]);
     const ids = new Set(runs.map((entry) => environmentValue(entry.environment, 'payment_id')));
     expect([...ids].filter((id) => id !== undefined && id !== '').length).toBe(1);
     // Read back: the consent is consumed once; a payment under a new key is refused (no second payment possible).
