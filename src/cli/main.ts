@@ -35,7 +35,7 @@ export async function main(
       applyHeapPolicy(heap, processHeap, command);
       // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
       enableCompileCache(options.processEnv, heapFlags(heap));
-      // Packages newman's tree uses on demand load at their first use (where Node.js has module.registerHooks).
+      // Packages newman's tree uses on demand load at their first use (stand-ins in require's cache).
       installDeferredRequires(options.processEnv);
     } catch (error) {
       return report(error, state);
