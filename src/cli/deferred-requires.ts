@@ -22,18 +22,23 @@
 // - `functions`: the file takes a member at its top level (`var { SocksProxyAgent } = require(…)`) and calls or
 //   `new`s it later: each member read is answered by a stand-in of that member, which loads the package at its use.
 // - `namespaces` also serves `require('httpntlm').ntlm`, read later as `ntlm.<function>(…)`.
+// - `es module`: `members` of a compiled ES module that TypeScript's interop takes whole at the require
+//   (`__importStar(require(…))` reads `__esModule`, answered without loading; listing its keys loads it): zod's
+//   locales.
 // Keyed by file, the entry answers every file that requires that file, not only the table's parents: the test holds
 // every require of a deferred file in the installed tree (obflow's own code included) to a row of the same shape.
 // Installed by the command line's start only (src/cli/main.ts), never by a program that imports obflow;
 // OBFLOW_DEFER_REQUIRES=0 leaves it out (for measuring it). test/unit/deferred-requires.test.ts holds each entry to
 // the tree newman loads and every dynamic variable's value equal to faker's own.
 
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ObflowError } from '../errors.js';
 
 /** How the requiring file reads the package: see above. `members` of a package that is itself a function (called). */
-type Shape = 'namespaces' | 'functions' | 'members' | 'callable members';
+type Shape = 'namespaces' | 'functions' | 'members' | 'callable members' | 'es module';
 
 /** A package (`request`) as one dependency's file (`parent`, a path under node_modules, any copy) requires it. */
 export interface Deferral {
@@ -71,16 +76,34 @@ export const DEFERRED: readonly Deferral[] = [
   { request: 'postman-collection-transformer', parent: 'newman/lib/run/options.js', shape: 'members' },
   { request: 'csv-parse', parent: 'newman/lib/run/options.js', shape: 'callable members' },
   { request: 'chardet', parent: 'newman/lib/util.js', shape: 'members' },
+  // postman-collection's collection versions (semver's 44 files; obflow's collections carry none).
+  { request: 'semver', parent: 'postman-collection/lib/collection/version.js', shape: 'members' },
+  // zod's translations of its messages (63 locales; `z.locales.<name>()`, which obflow never calls: its messages are
+  // zod's English, which zod loads by itself, src/config/zod.ts). Every file of zod that requires them, loaded or not.
+  { request: '../locales/index.cjs', parent: 'zod/v4/classic/external.cjs', shape: 'es module' },
+  { request: '../locales/index.cjs', parent: 'zod/v4/core/index.cjs', shape: 'es module' },
+  { request: '../locales/index.cjs', parent: 'zod/v4/mini/external.cjs', shape: 'es module' },
+  { request: '../v4/locales/index.cjs', parent: 'zod/locales/index.cjs', shape: 'es module' },
   { request: '../reporters/cli', parent: 'newman/lib/run/index.js', shape: 'callable members' },
   { request: '../reporters/progress', parent: 'newman/lib/run/index.js', shape: 'callable members' },
 ];
 
 /**
- * Where the table's parents are: newman's tree, each package of a chain resolved from the one before it (obflow's own
- * folder first). postman-runtime keeps copies of its own of postman-request, jose, node-forge, http-signature and
- * handlebars, so a parent is looked up from each: one row can name two copies (postman-request/request.js).
+ * Where the table's parents are: obflow's own dependencies and newman's tree, each package of a chain resolved from the
+ * one before it (obflow's own folder first). postman-runtime keeps copies of its own of postman-request, jose,
+ * node-forge, http-signature and handlebars, so a parent is looked up from each: one row can name two copies
+ * (postman-request/request.js).
  */
-const TREE: readonly (readonly string[])[] = [['newman'], ['newman', 'postman-runtime']];
+const TREE: readonly (readonly string[])[] = [[], ['newman'], ['newman', 'postman-runtime']];
+
+/** The folder of the package a resolved file is in: up to its name after the last node_modules/ (undefined outside one). */
+function packageFolder(file: string): string | undefined {
+  const at = file.lastIndexOf(`${sep}node_modules${sep}`);
+  if (at < 0) return undefined;
+  const start = at + `${sep}node_modules${sep}`.length;
+  const [first = '', second = ''] = file.slice(start).split(sep);
+  return join(file.slice(0, start), first.startsWith('@') ? join(first, second) : first);
+}
 
 /** One file a stand-in answers for: the file the parents' require resolves to, how they read it, and who they are. */
 export interface DeferredFile {
@@ -105,15 +128,30 @@ export function deferredFiles(from: string | URL = import.meta.url): DeferredFil
       // Not installed as expected: its rows find no parent from here.
     }
   }
+  // A parent by its package's folder (the package's main resolved from the owner), then its path inside: a package's
+  // `exports` may not list the parent file (zod's do not).
+  const folders = new Map<string, string | undefined>();
+  const folderOf = (owner: string, name: string): string | undefined => {
+    const key = `${owner}\0${name}`;
+    if (!folders.has(key)) {
+      try {
+        folders.set(key, packageFolder(createRequire(owner).resolve(name)));
+      } catch {
+        folders.set(key, undefined);
+      }
+    }
+    return folders.get(key);
+  };
   const files = new Map<string, DeferredFile | null>();
   for (const { request, parent, shape } of DEFERRED) {
+    const parts = parent.split('/');
+    const name = parts.splice(0, parent.startsWith('@') ? 2 : 1).join('/');
     const parents = new Set<string>();
     for (const owner of owners) {
-      try {
-        parents.add(createRequire(owner).resolve(parent));
-      } catch {
-        // This owner's tree has no such parent.
-      }
+      const folder = folderOf(owner, name);
+      const file = folder === undefined ? undefined : join(folder, ...parts);
+      // This owner's tree has no such parent when it is not there.
+      if (file !== undefined && existsSync(file)) parents.add(file);
     }
     for (const parentFile of parents) {
       let file: string;
@@ -175,6 +213,7 @@ const STAND_INS: Record<Shape, (load: () => unknown) => unknown> = {
   functions: (load) => functionsStandIn(load),
   members: (load) => membersStandIn(load, false),
   'callable members': (load) => membersStandIn(load, true),
+  'es module': (load) => membersStandIn(load, false, true),
 };
 
 /**
@@ -204,14 +243,15 @@ export function installDeferredRequires(env: NodeJS.ProcessEnv = process.env): D
 }
 
 /**
- * The package's members, loaded at the first touch: reads, `in`, writes and (`callable`) calls and `new` go to the
- * package itself. Nothing obflow defers enumerates the package it requires, so the stand-in lists no keys of its own.
+ * The package's members, loaded at the first touch: reads, `in`, writes, listing its keys (a plain object's) and
+ * (`callable`) calls and `new` go to the package itself. `esModule`: the package is a compiled ES module, and
+ * TypeScript's interop reads its `__esModule` at the require (`__importStar`): answered `true` without loading it.
  */
-export function membersStandIn(load: () => unknown, callable: boolean): object {
+export function membersStandIn(load: () => unknown, callable: boolean, esModule = false): object {
   let loaded: object | undefined;
   const target = (): object => (loaded ??= load() as object);
   const handler: ProxyHandler<object> = {
-    get: (_target, key) => Reflect.get(target(), key),
+    get: (_target, key) => (esModule && key === '__esModule' ? true : Reflect.get(target(), key)),
     has: (_target, key) => Reflect.has(target(), key),
     set: (_target, key, value) => Reflect.set(target(), key, value),
     ...(callable
@@ -219,7 +259,14 @@ export function membersStandIn(load: () => unknown, callable: boolean): object {
           apply: (_target, self, args: unknown[]) => Reflect.apply(target() as (...args: unknown[]) => unknown, self, args),
           construct: (_target, args: unknown[]) => Reflect.construct(target() as new (...args: unknown[]) => object, args),
         }
-      : {}),
+      : {
+          // A proxy may list keys its (empty, extensible) target lacks only as configurable ones.
+          ownKeys: () => Reflect.ownKeys(target()),
+          getOwnPropertyDescriptor: (_target, key) => {
+            const found = Reflect.getOwnPropertyDescriptor(target(), key);
+            return found === undefined ? undefined : { ...found, configurable: true };
+          },
+        }),
   };
   // A function target for a package that is one (so typeof and calls match), else a plain object.
   return new Proxy(callable ? function deferred() {} : {}, handler);

@@ -112,6 +112,7 @@ const NOT_LOADED_WITH_STAND_INS = [
   'postman-collection-transformer',
   'csv-parse',
   'chardet',
+  'semver',
   'cli-table3',
   'colors',
   'cli-progress',
@@ -126,6 +127,10 @@ interface TreeOutcome {
   /** postman-runtime's visualizer used after the measurement (Handlebars through its stand-in when deferred). */
   visualized: string;
   handlebarsFilesAfterUse: number;
+  /** zod's files in require's cache after `require('zod')`, a message, and its locales after a use of one. */
+  zodFiles: number;
+  zodMessage: string;
+  zodLocale: { same: boolean; fr: string; files: number };
 }
 
 /** Requires newman (with the stand-ins when `defer`) and looks at what loaded. */
@@ -147,7 +152,12 @@ function newmanTree(node: string, defer: boolean): TreeOutcome {
       visualized = error ? String(error) : html;
     });
     const handlebarsFilesAfterUse = filesOf('handlebars');
-    console.log(JSON.stringify({ files, packages, stats, visualized, handlebarsFilesAfterUse }));
+    // obflow's zod (src/config/zod.ts): its English messages without the locales, which load when one is asked for.
+    const { z } = require('zod');
+    const zodFiles = filesOf('zod');
+    const zodMessage = z.string().safeParse(3).error.issues[0].message;
+    const zodLocale = { same: z.core.locales === z.locales, fr: typeof z.locales.fr().localeError, files: filesOf('zod') - zodFiles };
+    console.log(JSON.stringify({ files, packages, stats, visualized, handlebarsFilesAfterUse, zodFiles, zodMessage, zodLocale }));
   `;
   return runScript(node, script) as TreeOutcome;
 }
@@ -171,6 +181,11 @@ function treeCases(node: string): void {
     expect(plain.visualized).toBe('<b>jo</b> [1][2]');
     expect(deferred.visualized).toBe(plain.visualized);
     expect(deferred.handlebarsFilesAfterUse).toBeGreaterThan(0);
+    // zod without its 63 locales (obflow's config reads zod's English), each there when asked for.
+    expect(plain.zodFiles - deferred.zodFiles).toBeGreaterThanOrEqual(60);
+    expect(deferred.zodMessage).toBe(plain.zodMessage);
+    expect(plain.zodLocale).toEqual({ same: true, fr: 'function', files: 0 });
+    expect(deferred.zodLocale).toEqual({ same: true, fr: 'function', files: plain.zodFiles - deferred.zodFiles });
   });
 
   it('leaves faker unloaded until a dynamic variable needs it, then gives every variable faker’s own value and caches faker itself', () => {
@@ -377,6 +392,30 @@ describe('deferred requires on any Node.js', () => {
     expect(loads).toBe(0);
     expect(city('in')).toBe('in Burnsville');
     expect(loads).toBe(1);
+  });
+
+  it("answers an es module stand-in's __esModule without loading it, and lists the module's keys by loading it", () => {
+    let loads = 0;
+    const real = Object.defineProperty({ fr: () => 'fr' }, '__esModule', { value: true });
+    Object.defineProperty(real, 'en', { enumerable: true, get: () => () => 'en' });
+    const standIn = membersStandIn(
+      () => {
+        loads += 1;
+        return real;
+      },
+      false,
+      true,
+    ) as Record<string, unknown>;
+    // TypeScript's __importStar: a module with __esModule is taken as it is.
+    expect(standIn.__esModule).toBe(true);
+    expect(loads).toBe(0);
+    // __exportStar: every enumerable key, each read from the module.
+    const copied: Record<string, unknown> = {};
+    for (const key in standIn) copied[key] = standIn[key];
+    expect(Object.keys(copied)).toEqual(['fr', 'en']);
+    expect(loads).toBe(1);
+    // Without `esModule` the read goes to the module.
+    expect((membersStandIn(() => ({}), false) as Record<string, unknown>).__esModule).toBeUndefined();
   });
 
   it("answers a functions stand-in's member as the package's own: calls, `new` and reads, loaded at the first use", () => {
