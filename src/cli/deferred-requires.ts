@@ -220,11 +220,13 @@ const STAND_INS: Record<Shape, (load: () => unknown) => unknown> = {
  * Puts a stand-in into require's cache for each file of the table (Node.js's modules docs, `require.cache`: "Adding
  * or replacing entries is also possible"), so every require of it returns the stand-in until its first use. At that
  * use the stand-in takes its entry out and requires the file: the real module, cached for every later require.
- * Installing twice is a no-op (the first answer is kept).
+ * `runsCommand` false (a start that prints help or the version only): nothing is put there — none of the packages
+ * loads then, and finding the files (~50 resolutions) would be all it did. OBFLOW_DEFER_REQUIRES is checked either
+ * way. Installing twice is a no-op (the first answer is kept).
  */
-export function installDeferredRequires(env: NodeJS.ProcessEnv = process.env): DeferredRequiresKind {
+export function installDeferredRequires(env: NodeJS.ProcessEnv = process.env, runsCommand = true): DeferredRequiresKind {
   if (installed !== undefined) return installed;
-  if (!defersRequires(env)) return (installed = 'none');
+  if (!defersRequires(env) || !runsCommand) return (installed = 'none');
   const cache = createRequire(import.meta.url).cache as Record<string, CacheEntry | undefined>;
   for (const { file, shape } of deferredFiles()) {
     // Loaded already (by whoever imported obflow's start): nothing left to defer.

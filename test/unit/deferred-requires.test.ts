@@ -202,14 +202,14 @@ function treeCases(node: string): void {
     expect(deferred.seeded).toEqual(plain.seeded);
   });
 
-  it("is installed by obflow's own start (main() with the process's environment), not by a program calling main(), nor with OBFLOW_DEFER_REQUIRES=0", () => {
+  it("is installed by obflow's own start when it runs a command, not by a program calling main(), nor with OBFLOW_DEFER_REQUIRES=0, nor for help", () => {
     const script = `
       import { Writable } from 'node:stream';
       import Module, { createRequire } from 'node:module';
       const { main } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', 'cli', 'main.js')).href)});
       const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
       const io = { stdout: sink, stderr: sink, cwd: process.cwd(), env: process.env };
-      const code = await main(['--help'], io, process.argv[1] === 'start' ? { processEnv: process.env } : {});
+      const code = await main(JSON.parse(process.argv[2]), io, process.argv[1] === 'start' ? { processEnv: process.env } : {});
       const require = createRequire(${JSON.stringify(VARIABLES)});
       require('postman-collection');
       const faker = Object.keys(require.cache).filter((file) => file.includes('@faker-js') && require.cache[file] instanceof Module).length > 0;
@@ -217,15 +217,21 @@ function treeCases(node: string): void {
       const { deferred, loaded } = deferredRequireStats();
       console.log(JSON.stringify({ code, deferred: deferred > 0, loaded, faker }));
     `;
-    const stats = (how: string, env: NodeJS.ProcessEnv = {}): unknown =>
+    const stats = (how: string, argv: string[], env: NodeJS.ProcessEnv = {}): unknown =>
       runScript(node, script, {
-        args: [how],
+        args: [how, JSON.stringify(argv)],
         env: { ...process.env, NODE_COMPILE_CACHE: tempDirSync('obflow-deferred-cache-'), ...env },
       });
-    expect(stats('start')).toEqual({ code: 0, deferred: true, loaded: 0, faker: false });
-    expect(stats('start', { OBFLOW_DEFER_REQUIRES: '1' })).toEqual({ code: 0, deferred: true, loaded: 0, faker: false });
-    expect(stats('start', { OBFLOW_DEFER_REQUIRES: '0' })).toEqual({ code: 0, deferred: false, loaded: 0, faker: true });
-    expect(stats('program')).toEqual({ code: 0, deferred: false, loaded: 0, faker: true });
+    // config-schema: a command that loads obflow's config schema (zod) and nothing of newman's.
+    const command = ['config-schema'];
+    expect(stats('start', command)).toEqual({ code: 0, deferred: true, loaded: 0, faker: false });
+    expect(stats('start', command, { OBFLOW_DEFER_REQUIRES: '1' })).toEqual({ code: 0, deferred: true, loaded: 0, faker: false });
+    expect(stats('start', command, { OBFLOW_DEFER_REQUIRES: '0' })).toEqual({ code: 0, deferred: false, loaded: 0, faker: true });
+    expect(stats('program', command)).toEqual({ code: 0, deferred: false, loaded: 0, faker: true });
+    // Help and the version run no command: nothing to defer, nothing put in the cache.
+    for (const argv of [['--help'], ['demo', '--help'], ['demo', '-h'], ['--version'], []]) {
+      expect(stats('start', argv), argv.join(' ')).toEqual({ code: argv.length === 0 ? 2 : 0, deferred: false, loaded: 0, faker: true });
+    }
   });
 }
 
