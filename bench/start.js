@@ -65,14 +65,14 @@ export async function startRows(fixture) {
       undefined,
       `rounds (ms of CPU): on ${list(demo.rounds.map((round) => round.cpuMs))}; off ${list(uncached.rounds.map((round) => round.cpuMs))}; walls (ms): on ${list(demo.all)}; off ${list(uncached.all)}`,
     ),
-    // Information: what the deferred requires earn, on every Node.js (docs/notes.md, "Deferred requires through
-    // require.cache").
+    // What the deferred requires earn, on every Node.js: 0.87–0.91 in paired rounds on Node.js 20 and 24 (docs/notes.md,
+    // "Deferred requires through require.cache"); above 1 they cost more than they save.
     row(
       "obflow demo's own CPU: deferred requires on / OBFLOW_DEFER_REQUIRES=0",
       median(demo.rounds.map((round) => round.cpuMs)),
       median(eager.rounds.map((round) => round.cpuMs)),
       'ms',
-      undefined,
+      { ratioAtMost: 1 },
       `rounds (ms of CPU): on ${list(demo.rounds.map((round) => round.cpuMs))}; off ${list(eager.rounds.map((round) => round.cpuMs))}; peak RSS (MiB): on ${list(demo.rounds.map((round) => round.peakRssMiB))}; off ${list(eager.rounds.map((round) => round.peakRssMiB))}`,
     ),
     // CPU survives load where walls do not: 1.18–1.39 over the benches of one code.

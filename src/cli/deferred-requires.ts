@@ -114,10 +114,10 @@ export interface DeferredFile {
 
 /**
  * The files the table's requires resolve to in the tree obflow is installed in (`from`: a file of obflow's), through
- * `require.resolve` only. A parent or package that is not installed is left out (nothing to defer); a file two rows
+ * `require.resolve` only (`table`: another table, for tests). A parent or package that is not installed is left out (nothing to defer); a file two rows
  * read in different shapes is left out too (loaded at the start): the test holds the table to neither happening.
  */
-export function deferredFiles(from: string | URL = import.meta.url): DeferredFile[] {
+export function deferredFiles(from: string | URL = import.meta.url, table: readonly Deferral[] = DEFERRED): DeferredFile[] {
   const owners: string[] = [];
   for (const chain of TREE) {
     let owner = fileURLToPath(from);
@@ -143,7 +143,7 @@ export function deferredFiles(from: string | URL = import.meta.url): DeferredFil
     return folders.get(key);
   };
   const files = new Map<string, DeferredFile | null>();
-  for (const { request, parent, shape } of DEFERRED) {
+  for (const { request, parent, shape } of table) {
     const parts = parent.split('/');
     const name = parts.splice(0, parent.startsWith('@') ? 2 : 1).join('/');
     const parents = new Set<string>();

@@ -2,11 +2,12 @@
 // require's cache: postman-collection's dynamic variables load none of faker until one is used, and then every one
 // gives faker's own value (faker seeded alike in a process with the stand-ins and one without), and the cache holds
 // faker itself from then on; every package of the table is required by newman's tree where the table says, and none
-// of it loads with the stand-ins; every require of a deferred file in the installed tree is a row of the same shape
-// (the cache answers by file, whoever asks); a stand-in answers as its package does. The cases that load newman's tree
-// run in processes of their own (the stand-ins stay for a process's life) on this Node.js and on another one pinned
-// in tools/runtimes.json when it is fetched (skipped with the reason otherwise; a failure under
-// OBFLOW_REQUIRE_PREREQUISITES).
+// of it loads with the stand-ins (zod's locales neither); every require of a deferred file in the installed tree is a
+// row of the same shape (the cache answers by file, whoever asks), and the shape fits what the module is; a file
+// loaded before the install is left alone; obflow's start installs it when it runs a command, nothing else does; a
+// stand-in answers as its package does. The cases that load newman's tree run in processes of their own (the stand-ins
+// stay for a process's life) on this Node.js and on another one pinned in tools/runtimes.json when it is fetched
+// (skipped with the reason otherwise; a failure under OBFLOW_REQUIRE_PREREQUISITES).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -202,6 +203,25 @@ function treeCases(node: string): void {
     expect(deferred.seeded).toEqual(plain.seeded);
   });
 
+  it('leaves a file loaded before the install as it is: its requires keep the one module', () => {
+    const script = `
+      const { default: Module, createRequire } = await import('node:module');
+      const require = createRequire(${JSON.stringify(VARIABLES)});
+      const faker = require('@faker-js/faker/locale/en');
+      const deferred = await import(${JSON.stringify(DEFERRED)});
+      deferred.installDeferredRequires({});
+      const file = require.resolve('@faker-js/faker/locale/en');
+      console.log(JSON.stringify({ same: require('@faker-js/faker/locale/en') === faker, module: require.cache[file] instanceof Module, ...deferred.deferredRequireStats() }));
+    `;
+    const answer = runScript(node, script, { cwd: dirname(VARIABLES) }) as {
+      same: boolean;
+      module: boolean;
+      deferred: number;
+      loaded: number;
+    };
+    expect(answer).toEqual({ same: true, module: true, deferred: deferredFiles().length - 1, loaded: 0 });
+  });
+
   it("is installed by obflow's own start when it runs a command, not by a program calling main(), nor with OBFLOW_DEFER_REQUIRES=0, nor for help", () => {
     const script = `
       import { Writable } from 'node:stream';
@@ -326,6 +346,58 @@ describe('deferred requires on any Node.js', () => {
       requirers.add(`${parent} ${specifier}`);
     }
     expect(requirers).toEqual(new Set(TABLE.map((row) => `${row.parent} ${row.request}`)));
+  });
+
+  it("gives each file the stand-in of what its module is: a function for callable members, an ES module's __esModule, namespaces of functions", () => {
+    // Loaded here without stand-ins (none are installed in the test's process), each by its path.
+    const kinds = plan.map(({ file, shape }) => {
+      const real = createRequire(file)(file) as unknown;
+      const members = typeof real === 'object' && real !== null ? Object.values(real as Record<string, unknown>) : [];
+      const fitting =
+        typeof real === 'function'
+          ? ['callable members']
+          : [
+              'members',
+              ...((real as { __esModule?: unknown }).__esModule === true ? ['es module'] : []),
+              ...(members.some((member) => typeof member === 'function') ? ['functions'] : []),
+              ...(members.some(
+                (member) =>
+                  typeof member === 'object' && member !== null && Object.values(member).some((value) => typeof value === 'function'),
+              )
+                ? ['namespaces']
+                : []),
+            ];
+      return { file: relative(REPO_ROOT, file), shape, fits: fitting.includes(shape) };
+    });
+    expect(kinds.filter((entry) => !entry.fits)).toEqual([]);
+  });
+
+  it('leaves out a file two rows read in different shapes, and a row whose parent or package is not installed', () => {
+    const from = pathToFileURL(join(REPO_ROOT, 'src', 'cli', 'deferred-requires.ts'));
+    const stream = { request: 'stream-length', parent: 'postman-request/request.js' };
+    const agreeing = deferredFiles(from, [
+      { ...stream, shape: 'callable members' },
+      { request: 'csv-parse', parent: 'newman/lib/run/options.js', shape: 'callable members' },
+    ]);
+    expect(agreeing.map((entry) => relative(REPO_ROOT, entry.file).split('/node_modules/').at(-1))).toEqual([
+      'stream-length/index.js',
+      'csv-parse/lib/index.js',
+    ]);
+    // Both copies of postman-request require the one stream-length: one file, both parents.
+    expect(agreeing[0]?.parents.length).toBe(2);
+    const disagreeing = deferredFiles(from, [
+      { ...stream, shape: 'callable members' },
+      { request: 'stream-length', parent: 'postman-runtime/node_modules/postman-request/request.js', shape: 'members' },
+      { request: 'csv-parse', parent: 'newman/lib/run/options.js', shape: 'callable members' },
+    ]);
+    expect(disagreeing.map((entry) => entry.shape)).toEqual(['callable members']);
+    expect(
+      deferredFiles(from, [
+        { request: 'stream-length', parent: 'postman-request/no-such-file.js', shape: 'members' },
+        { request: 'no-such-package', parent: 'newman/lib/run/options.js', shape: 'members' },
+        { request: 'stream-length', parent: 'no-such-parent/request.js', shape: 'members' },
+      ]),
+    ).toEqual([]);
   });
 
   it('refuses an OBFLOW_DEFER_REQUIRES other than 0 or 1 (one coded line, exit 2), before any command runs', () => {
