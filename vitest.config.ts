@@ -26,7 +26,7 @@ export default defineConfig({
     // Two projects, the same tests: ISOLATED keeps a fresh worker per file; every other file shares its worker's
     // module graph with the files run there before it (isolate: false), so the source, newman, oidc-provider and the
     // test identity are loaded and issued once per worker instead of once per file: a third of the suite's CPU, which
-    // is what bounds the run on a 2-core machine (docs/notes.md, issue 34, CI time).
+    // is what bounds the run on a 2-core machine (docs/notes.md, "CI time: the test passes' CPU").
     projects: [
       { extends: true, test: { name: 'isolated', include: ISOLATED } },
       { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },

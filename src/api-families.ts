@@ -203,8 +203,11 @@ export function stepNamesOf(families: readonly Pick<ApiFamily, 'steps'>[]): stri
   return [...new Set(families.flatMap((family) => family.steps))];
 }
 
-/** The `--apis` option of run, demo, generate and workspace (one description for all four). */
+/** The `--apis` option of run, demo, generate and workspace (one description for all four; a workspace holds one
+ *  family's flow, src/pipeline/workspace.ts). */
 export const API_FAMILIES_OPTION = {
   type: 'string',
-  describe: `API families, comma-separated: ${Object.keys(API_FAMILIES).join(', ')} (default: flow.apis, else ${DEFAULT_API_FAMILIES.join(',')}); the registration asks for their scopes`,
+  describe:
+    `API families, comma-separated: ${Object.keys(API_FAMILIES).join(', ')} (default: flow.apis, else ${DEFAULT_API_FAMILIES.join(',')}); ` +
+    'the registration asks for their scopes; workspace: one',
 } as const;

@@ -9,7 +9,7 @@ import { DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.j
 import { legsVerdict, summaryOf, type LegsVerdict } from '../pipeline/verdict.js';
 import { API_FAMILIES } from '../api-families.js';
 import { formatComparison } from '../run/reporters/compare-versions.js';
-import { formatPaymentComparison } from '../run/reporters/compare-payments.js';
+import { formatOutcomeComparison } from '../run/reporters/compare-outcomes.js';
 import type { RunResult } from '../run/result.js';
 import { formatRunSummary } from '../run/summary.js';
 import type { CommandState } from './context.js';
@@ -38,13 +38,13 @@ export function renderVerdict(state: CommandState, verdict: LegsVerdict, extra: 
       passed: verdict.passed,
       versions: legs,
       comparison: verdict.comparison,
-      ...(verdict.paymentComparison !== undefined ? { paymentComparison: verdict.paymentComparison } : {}),
+      ...(verdict.outcomeComparisons !== undefined ? { outcomeComparisons: verdict.outcomeComparisons } : {}),
     });
   }
   for (const line of verdict.failureLines) output.line(line);
   // The later version's report.html (when the run wrote pages) holds the same comparison, the stage's one.
   if (verdict.comparison !== undefined) for (const line of formatComparison(verdict.comparison)) output.line(line);
-  if (verdict.paymentComparison !== undefined) for (const line of formatPaymentComparison(verdict.paymentComparison)) output.line(line);
+  for (const comparison of verdict.outcomeComparisons ?? []) for (const line of formatOutcomeComparison(comparison)) output.line(line);
   if (verdict.error !== undefined) throw verdict.error;
 }
 

@@ -222,9 +222,9 @@ export const STATE_VARIABLES: readonly VariableSpec[] = [
     source: 'state',
     default: '',
     secret: false,
-    writtenBy: ['account-access-consent', 'payment-consent', 'funds-consent'],
+    writtenBy: ['account-access-consent', 'payment-consent', 'funds-consent', 'vrp-consent'],
     description:
-      "ConsentId of the flow's consent (account access, domestic payment or funds confirmation); the request object's openbanking_intent_id.",
+      "ConsentId of the flow's consent (account access, domestic payment, funds confirmation or domestic VRP); the request object's openbanking_intent_id.",
   },
   {
     key: 'state',
@@ -822,6 +822,24 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   ...FUNDS_VARIABLES,
   ...VRP_VARIABLES,
 ];
+
+/** The variables steps write, of every family (the rows with `writtenBy`: STATE_VARIABLES and each family's own state),
+ *  each with its writers. A run of one step names the step to run first from them (src/pipeline/run-checks.ts
+ *  stepPrerequisites), and a run's summary shows a value as this run's only when its writing step ran
+ *  (src/run/summary.ts): both ask here, so a payment's or a mandate's state counts as the account flow's does. */
+export const WRITTEN_VARIABLES: readonly (VariableSpec & { writtenBy: readonly string[] })[] = ENVIRONMENT_VARIABLES.flatMap((spec) =>
+  spec.writtenBy !== undefined ? [{ ...spec, writtenBy: spec.writtenBy }] : [],
+);
+
+/** Every family's state: what a run writes into the environment (a workspace or a fresh environment starts without). */
+export const RUN_STATE_VARIABLES: readonly VariableSpec[] = ENVIRONMENT_VARIABLES.filter((spec) => spec.source === 'state');
+
+const WRITERS: ReadonlyMap<string, readonly string[]> = new Map(WRITTEN_VARIABLES.map((spec) => [spec.key, spec.writtenBy]));
+
+/** The steps that write `key` (none when no step does: the bank's environment or the user gives it). */
+export function writersOf(key: string): readonly string[] {
+  return WRITERS.get(key) ?? [];
+}
 
 /** The payments family's variables of message signing (the statement's ids, the trust anchor, the bank's keys and the
  *  signature counts): every family whose row signs messages has them (the VRP family's steps sign as payments' do). */

@@ -8,8 +8,8 @@ import { vrpTypeVersionProblem } from '../generate/vrp-types.js';
 import { ObflowError } from '../errors.js';
 import { readdir, rmdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { API_FAMILIES, familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
-import { comparePayments, type PaymentComparison } from '../run/reporters/compare-payments.js';
+import { familiesOf, FAMILY_LIST, type ApiFamily } from '../api-families.js';
+import { compareOutcomes, OUTCOME_COMPARISONS, type OutcomeComparison } from '../run/reporters/compare-outcomes.js';
 import type { RunSummary } from '../run/summary.js';
 import type { Overrides } from '../config/overrides.js';
 import type { ObflowConfig } from '../config/schema.js';
@@ -121,9 +121,11 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
     // The other compared leg, when this leg is one of the two compared.
     const other = compared?.includes(leg) === true ? compared.find((candidate) => candidate !== leg) : undefined;
     const earlier = other === undefined ? undefined : outcomes.find((outcome) => outcome.version === other.version);
-    // The later payments leg of a run over both versions: its page has the two payments side by side.
-    const earlierPayment = outcomes.find((outcome) => outcome.family === API_FAMILIES.payments && leg.family === API_FAMILIES.payments);
-    const earlierPaymentLeg = legs.find((candidate) => candidate.family === leg.family && candidate.version === earlierPayment?.version);
+    // The later leg of a money family compared on both versions (OUTCOME_COMPARISONS: the payment, the VRP mandate): its
+    // page has the two outcomes side by side and links the earlier leg's.
+    const earlierSame =
+      OUTCOME_COMPARISONS[leg.family.name] === undefined ? undefined : outcomes.find((outcome) => outcome.family === leg.family);
+    const earlierSameLeg = legs.find((candidate) => candidate.family === leg.family && candidate.version === earlierSame?.version);
     const result = await runStage(leg.session, {
       ...options.run,
       environment: saved.environment,
@@ -131,16 +133,15 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
       // Before the first leg's run begins (its checks passed): the pages of legs this run does not have go.
       ...(outcomes.length === 0 ? { beforeRun: () => removeOtherLegsReports(session, legs, families) } : {}),
       ...(collections !== undefined ? { collections } : {}),
-      ...(earlierPayment !== undefined && earlierPaymentLeg !== undefined
+      ...(earlierSame !== undefined && earlierSameLeg !== undefined
         ? {
             versionPage: {
-              paymentComparison: (own: RunResult) => {
-                const [first, second] =
-                  earlierPayment.version === COMPARED_VERSIONS.first
-                    ? [earlierPayment.summary.payment, summaryOf(own).payment]
-                    : [summaryOf(own).payment, earlierPayment.summary.payment];
-                const other = { version: earlierPayment.version, href: pageOf(leg, earlierPaymentLeg, '') };
-                return { ...comparePayments(first, second), other };
+              outcomeComparison: (own: RunResult) => {
+                const mine = { version: leg.version, family: leg.family, summary: summaryOf(own) };
+                const compared = outcomesOf(leg.family, [earlierSame, mine]);
+                if (compared === undefined) return undefined;
+                const other = { version: earlierSame.version, href: pageOf(leg, earlierSameLeg, '') };
+                return { ...compared, other };
               },
             },
           }
@@ -174,19 +175,25 @@ export async function runLegsStage(session: Session, options: LegsStageOptions):
   // No page asked for it (no html reporter): compared here, once all the same.
   const pair = compared?.map((leg) => outcomes.find((outcome) => outcome.version === leg.version));
   if (comparison === undefined && pair?.[0] !== undefined && pair[1] !== undefined) comparison = compare(pair[0], pair[1]);
-  return legsVerdict(outcomes, { comparison, paymentComparison: paymentsCompared(outcomes), allowSkips: options.allowSkips });
+  return legsVerdict(outcomes, { comparison, outcomeComparisons: outcomesCompared(outcomes), allowSkips: options.allowSkips });
 }
 
-/** The payments legs of the two compared versions side by side (the same payment asked on both); none when the run
- *  lacks one of them. */
-function paymentsCompared(
+/** Each money family's legs of the two compared versions side by side (the same payment or mandate asked on both;
+ *  OUTCOME_COMPARISONS has a row per family compared); none for a family the run lacks one of them of. */
+function outcomesCompared(outcomes: readonly { version: ApiVersion; family: ApiFamily; summary: RunSummary }[]): OutcomeComparison[] {
+  return familiesOf(outcomes.map((outcome) => outcome.family.name)).flatMap((family) => outcomesOf(family, outcomes) ?? []);
+}
+
+/** A family's outcomes on COMPARED_VERSIONS, compared in the comparison's column order; none when one is missing. */
+function outcomesOf(
+  family: ApiFamily,
   outcomes: readonly { version: ApiVersion; family: ApiFamily; summary: RunSummary }[],
-): PaymentComparison | undefined {
-  const of = (version: ApiVersion) => outcomes.find((outcome) => outcome.version === version && outcome.family === API_FAMILIES.payments);
+): OutcomeComparison | undefined {
+  const of = (version: ApiVersion) => outcomes.find((outcome) => outcome.version === version && outcome.family === family);
   const first = of(COMPARED_VERSIONS.first);
   const second = of(COMPARED_VERSIONS.second);
   if (first === undefined || second === undefined) return undefined;
-  return comparePayments(first.summary.payment, second.summary.payment);
+  return compareOutcomes(family.name, first.summary, second.summary);
 }
 
 /** The two legs compared (COMPARED_VERSIONS of COMPARED_FAMILY: the comparison reads accounts), in run order; none

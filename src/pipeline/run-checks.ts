@@ -6,7 +6,7 @@
 import type { PostmanEnvironment } from '../environment/index.js';
 import { ObflowError } from '../errors.js';
 import { API_FAMILIES, type ApiFamily } from '../api-families.js';
-import { STATE_VARIABLES } from '../generate/variables.js';
+import { WRITTEN_VARIABLES, writersOf } from '../generate/variables.js';
 import { verifyValidity } from '../pki/verify.js';
 import { authMethodOf, type StoredRegistration } from '../registration/index.js';
 import { checkBrowserReady } from './browser-check.js';
@@ -162,8 +162,16 @@ async function readAvailableCollections(dir: string, steps: readonly string[]): 
   return collections;
 }
 
-/** The state variables a step's requests use (`{{access_token}}`), and those its scripts read that some step's
- *  request uses (`consent_id` for the consent URL): what the step cannot do without. */
+/** How a step's collection uses each written variable (every family's: src/generate/variables.ts WRITTEN_VARIABLES):
+ *  `{{key}}` in a request or a script, or `pm.environment.get('key')` in a script (quoted as the JSON file has it). */
+const STATE_USES = WRITTEN_VARIABLES.map(({ key }) => ({
+  key,
+  placeholder: `{{${key}}}`,
+  read: new RegExp(`get\\((?:\\\\)?['"]${key}(?:\\\\)?['"]\\)`),
+}));
+
+/** The state variables a step's requests use (`{{access_token}}`, `{{payment_self_url}}`), and those its scripts read
+ *  that some step's request uses (`consent_id` for the consent URL): what the step cannot do without. */
 function stateReads(collection: object): { requests: Set<string>; scripts: Set<string> } {
   const requests = new Set<string>();
   const scripts = new Set<string>();
@@ -176,13 +184,11 @@ function stateReads(collection: object): { requests: Set<string>; scripts: Set<s
     const record = node as Record<string, unknown>;
     if (record.request !== undefined) {
       const text = JSON.stringify(record.request);
-      for (const variable of STATE_VARIABLES) if (text.includes(`{{${variable.key}}}`)) requests.add(variable.key);
+      for (const use of STATE_USES) if (text.includes(use.placeholder)) requests.add(use.key);
     }
     if (record.event !== undefined) {
       const text = JSON.stringify(record.event);
-      for (const variable of STATE_VARIABLES)
-        if (text.includes(`{{${variable.key}}}`) || new RegExp(`get\\((?:\\\\)?['"]${variable.key}(?:\\\\)?['"]\\)`).test(text))
-          scripts.add(variable.key);
+      for (const use of STATE_USES) if (text.includes(use.placeholder) || use.read.test(text)) scripts.add(use.key);
     }
     if (record.item !== undefined) walk(record.item);
   };
@@ -202,7 +208,7 @@ export function stepPrerequisites(
   for (const [step, read] of reads) {
     const own = new Map<string, string>();
     for (const key of [...read.requests, ...[...read.scripts].filter((key) => carried.has(key))]) {
-      const writers = STATE_VARIABLES.find((variable) => variable.key === key)?.writtenBy ?? [];
+      const writers = writersOf(key);
       // A step that writes the value itself (the paging loop's cursor, refresh's own token) does not need it first.
       if (writers.includes(step)) continue;
       const writer = steps.find((name) => writers.includes(name));

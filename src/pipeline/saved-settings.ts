@@ -17,7 +17,7 @@ import {
   subjectDnOf,
   type StoredRegistration,
 } from '../registration/index.js';
-import { familiesOf } from '../api-families.js';
+import { FAMILY_LIST, familiesOf, familyScope } from '../api-families.js';
 import { tokenAuthSetting } from './register.js';
 import { flowInputs, givenFlowInputs } from './run-plan.js';
 import type { Session } from './session.js';
@@ -42,6 +42,9 @@ interface SettingRow {
   values: (compared: Compared) => Promise<{ asked: string; made: string } | undefined> | { asked: string; made: string } | undefined;
   /** Default: the two differ. */
   stale?: (asked: string, made: string) => boolean;
+  /** How the message shows the two values and the setting's value that fits what was made, when the compared values
+   *  are not the setting's own (default: as compared, and `made` is the value to set back). */
+  said?: (asked: string, made: string, compared: Compared) => { asked: string; made: string; back: string };
   /** The flag of `run` that gives the value for one run (the flow inputs). */
   flag?: string;
 }
@@ -117,6 +120,17 @@ const REGISTRATION_ROWS: readonly SettingRow[] = [
       return { asked: scopeForFamilies(familiesOf(session.config.flow.apis)), made: granted };
     },
     stale: (asked, made) => registeredScopeLacks({ metadata: { client_id: '', scope: made } }, asked) !== undefined,
+    // Compared as scopes, said as families: the setting's value is a list of families, and several share a scope
+    // (payments and vrp: "payments"), so the families that fit the registration are each family its scope covers.
+    said: (asked, made, { session }) => {
+      const granted = made.split(/\s+/);
+      const covered = FAMILY_LIST.filter((family) => granted.includes(familyScope(family))).map((family) => family.name);
+      return {
+        asked: `${listed(session.config.flow.apis)} (scope ${asked})`,
+        made: `scope ${made}`,
+        back: covered.length > 0 ? covered.join(',') : 'families the registration has a scope for',
+      };
+    },
   },
   {
     setting: 'registration.refresh_token_grant',
@@ -199,15 +213,18 @@ function thumbprintOf(key: KeyObject): string {
 /** An empty value (no login_hint) shown as one. */
 const shown = (value: string): string => (value === '' ? '(none)' : value);
 
-function staleError(row: SettingRow, askedValue: string, madeValue: string, registration: StoredRegistration): ObflowError {
-  const asked = shown(askedValue);
-  const made = shown(madeValue);
+function staleError(row: SettingRow, askedValue: string, madeValue: string, compared: Compared): ObflowError {
+  const { registration } = compared;
+  const said = row.said?.(askedValue, madeValue, compared);
+  const asked = said?.asked ?? shown(askedValue);
+  const made = said?.made ?? shown(madeValue);
+  const back = said?.back ?? made;
   if (row.madeBy === 'registration') {
     const hint = external(registration)
       ? `The client was registered elsewhere (\`obflow register --client-id\`) with ${made}: store the client registered with ` +
         `${asked} (\`obflow register --client-id <its id> --force\`; in CI the TPP_CLIENT_ID_… secret, docs/ci.md), then run ` +
-        `\`obflow environment\`; or set ${row.setting} back to ${made}.`
-      : `Register again for it (\`obflow register --force\`), then run \`obflow environment\`; or set ${row.setting} back to ${made}.`;
+        `\`obflow environment\`; or set ${row.setting} back to ${back}.`
+      : `Register again for it (\`obflow register --force\`), then run \`obflow environment\`; or set ${row.setting} back to ${back}.`;
     return new ObflowError(
       'ERR_ENVIRONMENT_STALE',
       `${row.setting} is ${asked}, but the stored registration (client ${registration.client_id}) was made with ${made}; nothing was sent`,
@@ -227,7 +244,7 @@ async function checkRows(rows: readonly SettingRow[], compared: Compared): Promi
     const values = await row.values(compared);
     if (values === undefined) continue;
     const stale = row.stale ?? ((asked: string, made: string) => asked !== made);
-    if (stale(values.asked, values.made)) throw staleError(row, values.asked, values.made, compared.registration);
+    if (stale(values.asked, values.made)) throw staleError(row, values.asked, values.made, compared);
   }
 }
 

@@ -1,14 +1,15 @@
 // The verdict of a run's legs (src/pipeline/legs.ts), decided once: passed or not, and the one error the command ends
 // with — the first failed leg's (ERR_RUN_FAILED naming the step; ERR_REMOTE_UNREACHABLE / ERR_REMOTE_TLS when no answer
 // came, exit 3: nothing was verified; a version the bank does not serve), a skipped step under `--no-skips`
-// (ERR_RUN_SKIPPED), or v3.1 and v4.0 differing where the code mapping explains nothing (ERR_VERSIONS_DIFFER). Pure:
+// (ERR_RUN_SKIPPED), or v3.1 and v4.0 differing where the code mapping explains nothing (ERR_VERSIONS_DIFFER: the
+// accounts read, a payment, a VRP mandate's walk). Pure:
 // the CLI renders the verdict and throws its error (src/cli/report.ts); `passed` is false whenever there is one.
 
 import type { ApiFamily } from '../api-families.js';
 import { ObflowError } from '../errors.js';
 import { apiBasePath, apiLabel, API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
 import { COMPARED_VERSIONS, type VersionComparison } from '../run/reporters/compare-versions.js';
-import type { PaymentComparison } from '../run/reporters/compare-payments.js';
+import { comparisonKindOf, type OutcomeComparison } from '../run/reporters/compare-outcomes.js';
 import type { RunResult } from '../run/result.js';
 import { buildRunSummary, type RunSummary } from '../run/summary.js';
 import { failingRequests, failureHint, failureLine, transportHint } from '../run/verdict.js';
@@ -27,9 +28,9 @@ export interface LegsVerdict {
   legs: readonly LegOutcome[];
   /** v3.1 beside v4.0, when both ran and every leg passed (src/run/reporters/compare-versions.ts). */
   comparison?: VersionComparison;
-  /** The payment made on v3.1 beside v4.0's, when both payments legs ran and every leg passed
-   *  (src/run/reporters/compare-payments.ts). */
-  paymentComparison?: PaymentComparison;
+  /** What each money family did on v3.1 beside v4.0 (the payment, the VRP mandate's walk), when both of its legs ran
+   *  and every leg passed (src/run/reporters/compare-outcomes.ts, one row per family). */
+  outcomeComparisons?: OutcomeComparison[];
   /** One line per failing request of the failed leg (never every check). */
   failureLines: string[];
   /** The one error the command ends with; undefined: it passed. */
@@ -51,22 +52,22 @@ export function legsVerdict(
   legs: readonly LegOutcome[],
   options: {
     comparison?: VersionComparison | undefined;
-    paymentComparison?: PaymentComparison | undefined;
+    outcomeComparisons?: readonly OutcomeComparison[] | undefined;
     allowSkips?: boolean | undefined;
   },
 ): LegsVerdict {
   const failed = legs.find((leg) => !leg.result.passed);
   const comparison = failed === undefined ? options.comparison : undefined;
-  const paymentComparison = failed === undefined ? options.paymentComparison : undefined;
+  const outcomeComparisons = failed === undefined && (options.outcomeComparisons?.length ?? 0) > 0 ? options.outcomeComparisons : undefined;
   const error =
     failed !== undefined
       ? legFailure(failed)
-      : (skipsRefusal(legs, options.allowSkips) ?? versionsDiffer(comparison) ?? paymentsDiffer(paymentComparison));
+      : (skipsRefusal(legs, options.allowSkips) ?? versionsDiffer(comparison) ?? outcomesDiffer(outcomeComparisons));
   return {
     passed: error === undefined,
     legs,
     ...(comparison !== undefined ? { comparison } : {}),
-    ...(paymentComparison !== undefined ? { paymentComparison } : {}),
+    ...(outcomeComparisons !== undefined ? { outcomeComparisons: [...outcomeComparisons] } : {}),
     failureLines: failed === undefined ? [] : runFailureLines(failed.result),
     ...(error !== undefined ? { error } : {}),
   };
@@ -103,18 +104,19 @@ function versionsDiffer(comparison: VersionComparison | undefined): ObflowError 
   );
 }
 
-/** The payment of one version unlike the other's where v4.0's codes do not explain it (the same payment was asked). */
-function paymentsDiffer(comparison: PaymentComparison | undefined): ObflowError | undefined {
+/** A family's outcome on one version unlike the other's where v4.0's codes do not explain it (the same payment or
+ *  mandate was asked on both): the first family's first difference, in its row's words. */
+function outcomesDiffer(comparisons: readonly OutcomeComparison[] | undefined): ObflowError | undefined {
+  const comparison = comparisons?.find((candidate) => candidate.differences.length > 0);
   const first = comparison?.differences[0];
   if (comparison === undefined || first === undefined) return undefined;
+  const kind = comparisonKindOf(comparison);
   const [a, b] = [API_VERSION_ROWS[COMPARED_VERSIONS.first].name, API_VERSION_ROWS[COMPARED_VERSIONS.second].name];
   return new ObflowError(
     'ERR_VERSIONS_DIFFER',
-    `${comparison.differences.length} difference(s) between the payments made on ${a} and ${b} the code mapping does not explain, ` +
+    `${comparison.differences.length} difference(s) between ${kind.between} on ${a} and ${b} the code mapping does not explain, ` +
       `first: ${first.field} is ${first.v31} on ${a}, ${first.v40} on ${b}`,
-    {
-      hint: 'The bank made the same payment differently on its two versions: look at the field named in both runs\' reports (docs/collections.md, "Versions").',
-    },
+    { hint: kind.hint },
   );
 }
 

@@ -15,7 +15,7 @@
 //
 // Shape stability: other rooms build on these types (HTML report, workspace). Change them additively only.
 
-import type { ReportComparison, ReportPaymentComparison } from './reporters/page.js';
+import type { ReportComparison, ReportOutcomeComparison } from './reporters/page.js';
 import type { RunResult, StepResult, TransportFailure } from './result.js';
 
 export type { ExecutionRecord, RunResult, StepFailure, StepResult, TransportFailure } from './result.js';
@@ -192,8 +192,9 @@ export interface VersionPage {
   /** The leg whose page holds the comparison: given this run's result when it ends, the stage's comparison of it with
    *  the other version's run (computed once, by the stage: src/run/reporters/compare-versions.ts). */
   comparison?: (result: RunResult) => ReportComparison | undefined;
-  /** The later payments leg's page: the payment made on v3.1 beside v4.0's (src/run/reporters/compare-payments.ts). */
-  paymentComparison?: (result: RunResult) => ReportPaymentComparison | undefined;
+  /** The later leg of a money family's page: what it did on v3.1 beside v4.0 (the payment, the VRP mandate's walk:
+   *  src/run/reporters/compare-outcomes.ts). */
+  outcomeComparison?: (result: RunResult) => ReportOutcomeComparison | undefined;
   /** A leg whose page does not hold it: the page that does (its version, and the address from this page). */
   comparedIn?: { version: string; href: string };
 }

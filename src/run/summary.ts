@@ -5,7 +5,7 @@
 import type { PostmanEnvironment } from '../environment/merge.js';
 import { API_VERSION_ROWS, DEFAULT_API_VERSION, type ApiVersion } from '../generate/api-versions.js';
 import { FAMILY_LIST, stepNamesOf } from '../api-families.js';
-import { STATE_VARIABLES } from '../generate/variables.js';
+import { writersOf } from '../generate/variables.js';
 import {
   accountLabels,
   accountsFromValues,
@@ -40,9 +40,6 @@ export interface RunSummary extends RunOutcomes {
 /** The flow's step that reads the accounts list (src/generate/flow.ts): a run whose plan has it but stopped before it
  *  read no accounts, and the state an earlier run left must not pass for this one's. */
 const ACCOUNTS_STEP = 'accounts';
-
-/** The steps that write a state variable (src/generate/variables.ts, one row per variable). */
-const writersOf = (key: string): readonly string[] => STATE_VARIABLES.find((variable) => variable.key === key)?.writtenBy ?? [];
 
 /**
  * An account's balance and transaction count as this run read them. A value whose writing step the plan has but the
@@ -86,8 +83,9 @@ export function buildRunSummary(input: {
   // The plan's steps are the flow's collection steps (src/generate/step-names.ts) and obflow's local ones between them.
   const plan = input.planned ?? input.steps.map((step) => step.name);
   const collection = new Set<string>(stepNamesOf(FAMILY_LIST));
-  // The payment and the funds checks as this run wrote them: a value whose writing step the plan has but the run never
-  // reached is an earlier run's (as an account's balance, above).
+  // The payment, the funds checks and the VRP mandate as this run wrote them: a value whose writing step the plan has
+  // but the run never reached is an earlier run's (as an account's balance, above). The writers are every family's
+  // (src/generate/variables.ts writersOf), not the account flow's alone.
   const reachedAll = (key: string) =>
     input.planned === undefined || !writersOf(key).some((step) => plan.includes(step) && !input.steps.some((done) => done.name === step));
   return {

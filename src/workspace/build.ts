@@ -12,7 +12,7 @@ import { API_FAMILIES, type ApiFamily } from '../api-families.js';
 import { apiBasePath, API_VERSION_ROWS, API_VERSIONS, type ApiVersion } from '../generate/api-versions.js';
 import { bankOriginsOf, resolveVariables } from '../run/certificates.js';
 import { originOf } from '../run/origin.js';
-import { STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
+import { RUN_STATE_VARIABLES, ENVIRONMENT_VARIABLES } from '../generate/variables.js';
 import { basicCredentials } from '../runner-rules.js';
 import { certificateRows, originRoles } from './certificates.js';
 
@@ -142,9 +142,10 @@ function basicCredentialsSource(): string {
   return `const basicCredentials = ${basicCredentials.toString()};`;
 }
 
-/** The environment as a workspace ships it: state of earlier runs cleared, secrets emptied unless asked for. */
+/** The environment as a workspace ships it: state of earlier runs cleared (every family's: a payment id, a consent
+ *  status or a mandate's walk from obflow's run is not the workspace's), secrets emptied unless asked for. */
 export function workspaceEnvironment(environment: PostmanEnvironment, includeSecrets: boolean): PostmanEnvironment {
-  const state = new Map(STATE_VARIABLES.map((spec) => [spec.key, spec.default]));
+  const state = new Map(RUN_STATE_VARIABLES.map((spec) => [spec.key, spec.default]));
   return {
     ...environment,
     values: environment.values.map((entry) => {

@@ -303,16 +303,16 @@ export function renderReport(model, compile = compileFromSource) {
           },
         }
       : {}),
-    ...(model.paymentComparison !== undefined
+    ...(model.outcomeComparisons !== undefined
       ? {
-          paymentComparison: {
-            ...model.paymentComparison,
-            rows: model.paymentComparison.rows.map((row) => ({
+          outcomeComparisons: model.outcomeComparisons.map((comparison) => ({
+            ...comparison,
+            rows: comparison.rows.map((row) => ({
               ...row,
               different: row.verdict === 'different',
               explained: row.verdict === 'explained',
             })),
-          },
+          })),
         }
       : {}),
     accounts: model.accounts.map((account) => ({

@@ -77,6 +77,33 @@ describe('obflow commands against `obflow sandbox`', () => {
     expect(again).toMatchObject({ status: 'reused', client_id: registered.client_id });
   });
 
+  it("register and environment take --apis like the other commands: the scopes asked, the families' variables written", async () => {
+    const scopeOf = async (argv: string[]) => {
+      const dry = await runCli(['register', '--dry-run', '--json', ...argv], { cwd });
+      expect(dry.code, dry.stderr).toBe(0);
+      return String(JSON.parse(dry.stdout).claims.scope).split(' ');
+    };
+    expect(await scopeOf([])).not.toContain('payments');
+    expect(await scopeOf(['--apis', 'payments,funds'])).toEqual(['openid', 'payments', 'fundsconfirmations']);
+    const keysOf = async (argv: string[]) => {
+      const result = await runCli(['environment', '--json', ...argv], { cwd });
+      expect(result.code, result.stderr).toBe(0);
+      const { file } = JSON.parse(result.stdout) as { file: string };
+      return (JSON.parse(readFileSync(file, 'utf8')) as { values: { key: string }[] }).values.map((entry) => entry.key);
+    };
+    // The stored client has the accounts scope only: a payments environment is refused, said in families, not scopes.
+    const stale = await runCli(['environment', '--json', '--apis', 'payments'], { cwd });
+    expect(stale.code).toBe(2);
+    const { error } = JSON.parse(stale.stdout || stale.stderr) as { error: { code: string; message: string; hint: string } };
+    expect(error.code).toBe('ERR_ENVIRONMENT_STALE');
+    expect(error.message).toMatch(/^flow\.apis is payments \(scope openid payments\), but .* was made with scope openid accounts;/);
+    expect(error.hint).toMatch(/or set flow\.apis back to accounts\.$/);
+    const again = await runCli(['register', '--force', '--json', '--apis', 'accounts,payments'], { cwd });
+    expect(again.code, again.stderr).toBe(0);
+    expect(await keysOf(['--apis', 'payments'])).toContain('payment_id');
+    expect(await keysOf([])).not.toContain('payment_id');
+  });
+
   it('environment, generate and run all pass, one step at a time too', async () => {
     const environment = await runCli(['environment', '--json'], { cwd });
     expect(environment.code, environment.stderr).toBe(0);
@@ -105,7 +132,7 @@ describe('obflow commands against `obflow sandbox`', () => {
   it('run --reporters cli,junit,json also writes the run as JSON; an unknown reporter is a usage error before any request', async () => {
     const result = await runCli(['run', 'discovery', '--reporters', 'cli,junit,json', '--out-collections', 'collections'], { cwd });
     expect(result.code, result.stderr).toBe(0);
-    // One line for the step, where the reports went (issue 32: a passing run says little, and says where its reports are).
+    // One line for the step, where the reports went (a passing run says little, and says where its reports are).
     expect(result.stdout).toMatch(/^✓ discovery {2}1 request, \d+ checks$/m);
     expect(result.stdout).not.toContain('▸ discovery');
     expect(result.stdout).toMatch(/^reports in \.obflow\/reports: discovery\.xml, obflow-run\.json$/m);

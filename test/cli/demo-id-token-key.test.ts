@@ -1,4 +1,4 @@
-// The demo's emulator keeps its ID-token key (src/state/embedded-sandbox.ts, issue 34 item 2): each demo starts the
+// The demo's emulator keeps its ID-token key (src/state/embedded-sandbox.ts): each demo starts the
 // emulator on a fresh data folder, and the RSA key it signs ID tokens with — 80–270 ms of CPU to make — is kept in the
 // state folder (0600) and used again: the second demo's bank JWKS (in the environment the demo saved) names the kept
 // key, and the file is unchanged. A damaged file is replaced by a new key.

@@ -1,4 +1,4 @@
-// `obflow demo --api-version 4.0` (issue 29) on a fresh folder: the whole flow against the embedded emulator's AIS
+// `obflow demo --api-version 4.0` on a fresh folder: the whole flow against the embedded emulator's AIS
 // v4.0, every step passing, the v4.0 collections written to v4.0/ of the demo's own collections folder
 // (.obflow/demo/collections/, never the tracked collections/) with v3.1's file names; over 3.1,4.0 a leg each,
 // compared once, each leg's page named and linked; a reports folder holding the last run's pages only.

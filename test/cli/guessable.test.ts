@@ -1,4 +1,4 @@
-// Config and CLI a person can guess (issue #32 item 5), through the built CLI in its own process: "did you mean" for a
+// Config and CLI a person can guess, through the built CLI in its own process: "did you mean" for a
 // config key in the other spelling, an OBFLOW_ variable, a command and a flag; a broken JSON config named by line and
 // column; help examples whose commands are never split across lines.
 

@@ -1,4 +1,4 @@
-// Defects a probe of the CLI found (issue 11), each reproduced as a TPP developer meets it: `obflow sandbox` in its own
+// Defects a probe of the CLI found (docs/notes.md, "Hardening"), each reproduced as a TPP developer meets it: `obflow sandbox` in its own
 // process (real mTLS on free ports), then the command as typed. Each must end with its coded line and the exit code of
 // its class — never ERR_UNEXPECTED, never an error glued to the end of another line.
 

@@ -1,4 +1,4 @@
-// The lean heap policy's effect on a real V8 heap (src/cli/heap.ts, issue 34), in a process of its own on this
+// The lean heap policy's effect on a real V8 heap (src/cli/heap.ts), in a process of its own on this
 // Node.js: the young generation keeps its size under allocation that would grow it to V8's maximum; beside it, the
 // same allocation under OBFLOW_HEAP=v8. Node.js's compile cache stays whole from one lean start to the next. And a
 // policy obflow does not know is one coded line. (Which flags, and the caches' names: test/unit/heap-policy.test.ts.)

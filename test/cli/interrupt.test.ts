@@ -125,7 +125,7 @@ describe('demo interrupted', () => {
   });
 });
 
-describe('demo interrupted at any moment of its start-up (issue 22)', () => {
+describe('demo interrupted at any moment of its start-up', () => {
   /** When the signal goes: ms after the spawn, or ms after the emulator's temporary data folder appeared. Twice over,
    *  20 runs in a row. */
   const POINTS = [
@@ -187,7 +187,7 @@ describe('register and run interrupted, against `obflow sandbox`', () => {
   }, 60_000);
 
   it('run all, SIGINT while newman runs: exit 130, nothing half-written (reports, environment, run files), no earlier report left as if current', async () => {
-    // A passing run first: its report.html must not outlive the next run's interrupt as if it were that run's (issue 32).
+    // A passing run first: its report.html must not outlive the next run's interrupt as if it were that run's.
     const passing = await runCli(['run', 'all', '--reporters', 'cli,junit,json,html', '--quiet'], { cwd });
     expect(passing.code, passing.stderr).toBe(0);
     const reports = join(cwd, '.obflow', 'reports');

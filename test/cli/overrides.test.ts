@@ -108,13 +108,13 @@ describe('the flow inputs a run takes from its flags', () => {
     });
   });
 
-  it("the flow inputs are variables.ts's input rows, each with its flow key: one table (issue 22)", () => {
+  it("the flow inputs are variables.ts's input rows, each with its flow key: one table", () => {
     const session = { config: config({ psuUser: 'jo', maxPages: 7 }), target, overrides: {} };
     expect(Object.keys(flowInputs(session))).toEqual(['response_type', 'consent_mode', 'psu_login_hint', 'max_pages']);
     expect(INPUT_VARIABLES.filter((variable) => variable.flow !== undefined).map((variable) => variable.key)).toEqual(
       Object.keys(flowInputs(session)),
     );
-    // The other inputs are the registration's (issue 19), filled by src/pipeline/client-values.ts, not by flags.
+    // The other inputs come from the registration, filled by src/pipeline/client-values.ts, not by flags.
     expect(INPUT_VARIABLES.filter((variable) => variable.flow === undefined).map((variable) => variable.key)).toEqual([
       'token_endpoint_auth_method',
       'request_object_signing_alg',

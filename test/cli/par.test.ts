@@ -1,5 +1,5 @@
 // `obflow sandbox --par required` in its own process, as a TPP developer meets a bank that requires pushed
-// authorization requests (issue 30): flow.par "never" stops with ERR_PAR_UNAVAILABLE naming both settings before the
+// authorization requests (RFC 9126): flow.par "never" stops with ERR_PAR_UNAVAILABLE naming both settings before the
 // flow; flow.par "auto" follows the discovery (environment records require_pushed_authorization_requests, the offline
 // generate reads it) and "always" pushes: register → environment → generate → run all passes every step (14/14).
 

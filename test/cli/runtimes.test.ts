@@ -1,9 +1,9 @@
-// obflow on the Node.js that runs it (issue 24): `obflow demo` (what `npm start` runs) in its own process completes
+// obflow on the Node.js that runs it (README "Supported Node.js"): `obflow demo` (what `npm start` runs) in its own process completes
 // the whole flow with nothing on stderr from the runtime (no native abort, no deprecation warning) — .ci/run runs this
 // file on the machine's Node.js and on the pinned 24 and 26; and the built CLI started by a Node.js whose
 // NODE_MODULE_VERSION differs from the one its native modules were built for says so in one coded line
 // (ERR_NATIVE_MODULE naming better-sqlite3 and `npm rebuild`), never that the sandbox's data is damaged — unless a build
-// is kept for that runtime (tools/native.js, issue 34): then it runs the demo with no rebuild.
+// is kept for that runtime (tools/native.js): then it runs the demo with no rebuild.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -93,7 +93,7 @@ function keptForOther(): string | undefined {
 const kept = keptForOther();
 const keptBuild: Prerequisite = {
   id: 'runtime',
-  what: `a build of better-sqlite3 kept for ${OTHER_NODE || 'another Node.js'} (issue 34)`,
+  what: `a build of better-sqlite3 kept for ${OTHER_NODE || 'another Node.js'} (tools/native.js)`,
   missing:
     otherRuntime.missing ?? (kept === undefined ? 'none kept: run `node tools/native.js 24` (or the line of that runtime)' : undefined),
 };

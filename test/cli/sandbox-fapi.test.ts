@@ -1,4 +1,4 @@
-// `obflow sandbox --fapi` and config `sandbox.fapi` (issue 30), as a user starts the emulator: the flag and the config
+// `obflow sandbox --fapi` and config `sandbox.fapi` (docs/sandbox.md), as a user starts the emulator: the flag and the config
 // key reach the emulator (its discovery says FAPI 2.0), and FAPI 2.0 beside a PAR setting other than required stops
 // with one coded line naming both settings, before anything starts.
 

@@ -1,4 +1,4 @@
-// Stale or wrong state is named, never run on (issue #32 item 4), as a user meets it: the built CLI in its own
+// Stale or wrong state is named, never run on, as a user meets it: the built CLI in its own
 // process against `obflow sandbox` in its own process, and against the emulator configured as a `target: bank`.
 // A single step without its inputs, a consent mode the profile cannot do, another client over a stored one, a client
 // or bank address changed since `obflow environment`, `init` over an identity, and an expired or not-yet-valid
@@ -107,7 +107,7 @@ describe('against `obflow sandbox` (strict-headless)', () => {
     expect(other.code).toBe(2);
     expect(errorLine(other)).toMatch(/^error: ERR_CLIENT_STORED client \S+ is stored for sandbox \(strict-headless\)/);
     expect(await registrationFile()).toBe(before);
-    // issue #31 item 5: `--client-id ''` with a secret set was ignored (exit 0).
+    // An empty flag is a usage error: `--client-id ''` with a secret set was once ignored (exit 0).
     const empty = await runCliProcess(['register', '--client-id', ''], { cwd, env: secret });
     expect([empty.code, errorLine(empty)]).toEqual([2, 'error: ERR_USAGE --client-id is empty']);
     expect(await registrationFile()).toBe(before);

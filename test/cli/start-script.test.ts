@@ -1,4 +1,4 @@
-// `npm start` in one process (issue 34 item 2): the start script is the build check with `--then demo`, which runs
+// `npm start` in one process (no second node process for the start): the start script is the build check with `--then demo`, which runs
 // obflow in the build check's own process once dist/ is current — no prestart, no second node process — and obflow's
 // arguments and exit code pass through unchanged. (The demo itself is runtimes.test.ts's.)
 

@@ -1,4 +1,4 @@
-// The bank as it is today, as a TPP developer meets it (issue #19): `obflow sandbox --token-auth
+// The bank as it is today, as a TPP developer meets it: `obflow sandbox --token-auth
 // private_key_jwt,tls_client_auth` in its own process; the default client_secret_basic registration fails with one
 // coded line naming the method and what the bank lists; a one-off job registers with private_key_jwt, and a CI leg
 // with a fresh state stores that client with `register --client-id` (the bank is not called) and runs the flow.

@@ -124,11 +124,11 @@ export const SPEC_FILES = {
   obie311: 'obie-account-info-v3.1.1.yaml',
   obie3111: 'obie-account-info-v3.1.11.yaml',
   postman: 'postman-collection-v2.1.0.schema.json',
-  /** OBL Read/Write v4.0 Account and Transaction API and its code sets (issue 29). */
+  /** OBL Read/Write v4.0 Account and Transaction API and its code sets. */
   obie40: 'obie-account-info-v4.0.yaml',
   codesetInternal: 'obl-internal-codeset.csv',
   codesetIso: 'obl-iso-external-codeset.csv',
-  /** The official model-bank AIS collection (issue 9's sequence test). */
+  /** The official model-bank AIS collection (test/integration/official-sequence.test.ts runs it). */
   oblModelBank: 'obl/obl-modelbank-ais-v3.1.x.postman_collection.json',
   /** Payment Initiation and Confirmation of Funds, v3.1.11 and v4.0 (the emulator's payments and funds families). */
   pisp3111: 'obie-payment-initiation-v3.1.11.yaml',

@@ -302,7 +302,7 @@ describe("the users' CI recipes (examples/ci)", () => {
     expect(fromGitlab).toContain('sandbox/strict-interactive/browser/v3.1');
     expect(fromGitlab).toContain('examplebank/strict-headless/headless/v3.1');
     expect(fromGitlab.filter((leg) => leg.startsWith('examplebank/') && leg.includes('/browser/'))).toEqual([]);
-    // The version axis (issue 29): one leg on AIS v4.0, the rest on v3.1; the families axis: one payments and funds leg.
+    // The version axis: one leg on AIS v4.0, the rest on v3.1; the families axis: one payments and funds leg.
     expect(fromGitlab.filter((leg) => !leg.endsWith('/v3.1'))).toEqual([
       'sandbox/strict-headless/headless/v3.1/payments,funds',
       'sandbox/strict-headless/headless/v4.0',

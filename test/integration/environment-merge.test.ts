@@ -1,4 +1,4 @@
-// obflow's registration is the source of truth for its own client (issue #19 item 5): against the emulator's plain
+// obflow's registration is the source of truth for its own client: against the emulator's plain
 // helper (`/plain-helper/…`, which names the client `client_id`/`client_secret`/`redirect_uri` and has no basicToken),
 // the merged environment still carries _clientId, basicToken and redirectUrl from the stored registration, and the
 // whole flow is green. A variable the flow needs that is still empty after the merge is ERR_ENVIRONMENT_INCOMPLETE.

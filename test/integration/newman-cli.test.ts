@@ -12,7 +12,7 @@ import { newmanCli } from '../helpers/newman.js';
 const fixture = usePreparedSandbox('strict-headless');
 
 describe('newman run (CLI subprocess)', () => {
-  // v4.0 (issue 29): the same command, naming collections/v4.0/'s whole-flow file, against the same emulator.
+  // v4.0: the same command, naming collections/v4.0/'s whole-flow file, against the same emulator.
   it.each([
     ['3.1', COLLECTIONS_DIR],
     ['4.0', join(COLLECTIONS_DIR, 'v4.0')],

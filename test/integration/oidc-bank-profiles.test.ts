@@ -1,6 +1,6 @@
-// The oidc-provider test bank on its own (issue 20): what its glue refuses, and its strict profile (FAPI 1 Advanced:
-// private_key_jwt, PS256 request objects, cert-bound tokens) working end to end with a client built here with jose —
-// the path obflow's matrix rows take once obflow signs request objects and client assertions (branch i19-banks).
+// The oidc-provider test bank on its own (docs/notes.md, "proven against oidc-provider"): what its glue refuses, and
+// its strict profile (FAPI 1 Advanced: private_key_jwt, PS256 request objects, cert-bound tokens) working end to end
+// with a client built here with jose — the path obflow's matrix rows take (oidc-bank.test.ts).
 
 import { randomUUID } from 'node:crypto';
 import { createPrivateKey } from 'node:crypto';

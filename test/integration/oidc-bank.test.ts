@@ -1,4 +1,4 @@
-// obflow against an authorisation server nobody here wrote (issue 20): panva's oidc-provider as a UK open-banking bank
+// obflow against an authorisation server nobody here wrote: panva's oidc-provider as a UK open-banking bank
 // (test/oidc-bank), over real mutual TLS on port 0. Through the CLI as a TPP runs it — doctor → register →
 // environment → generate → run all — with a config that points target "bank" at it; then plain `newman run` of the
 // generated whole-flow collection. One row per (client authentication method × request-object alg) obflow supports.
@@ -40,13 +40,13 @@ const MATRIX: readonly {
   { auth: 'client_secret_basic', requestObjectAlg: 'PS256', profile: 'sandbox' },
   { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict' },
   { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict' },
-  // Issue 30: the strict bank requiring pushed authorization requests (RFC 9126), obflow with flow.par "always".
+  // The strict bank requiring pushed authorization requests (RFC 9126), obflow with flow.par "always".
   { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict', par: true },
   { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict', par: true },
-  // Issue 30: plain `code` at the strict bank (FAPI 1.0 Final) with JARM (flow.jarm), with and without PAR.
+  // Plain `code` at the strict bank (FAPI 1.0 Final) with JARM (flow.jarm), with and without PAR.
   { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'strict', jarm: true },
   { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'strict', par: true, jarm: true },
-  // Issue 30: oidc-provider's FAPI 2.0 profile, obflow with flow.fapi "2.0" (PAR by "auto", PKCE, `code`, iss checked,
+  // oidc-provider's FAPI 2.0 profile, obflow with flow.fapi "2.0" (PAR by "auto", PKCE, `code`, iss checked,
   // client assertions with aud = the issuer, which this bank requires under 2.0).
   { auth: 'private_key_jwt', requestObjectAlg: 'PS256', profile: 'fapi2', fapi2: true },
   { auth: 'tls_client_auth', requestObjectAlg: 'PS256', profile: 'fapi2', fapi2: true },
@@ -76,7 +76,7 @@ async function folderFor(bank: OidcBank, row: Pick<Row, 'auth' | 'requestObjectA
       ...(row.fapi2 ? { fapi: '2.0', responseType: 'code' } : {}),
     },
     // oidc-provider allows the refresh_token grant only to a client that registered it (RFC 7591 §2 grant_types);
-    // docs/notes.md, Issue 20.
+    // docs/notes.md, "proven against oidc-provider".
     registration: { refresh_token_grant: true },
   });
   return cwd;
@@ -233,7 +233,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(none.hint).toContain('request_object_signing_alg');
   });
 
-  // Issue 30 item 6: plain `code` at a FAPI 1 Advanced bank is the standard's refusal of obflow's request (an error
+  // Plain `code` at a FAPI 1 Advanced bank is the standard's refusal of obflow's request (an error
   // redirect, §5.2.2-2): the hint names obflow's side and the setting, not the bank.
   it("strict bank, flow.responseType code: the error redirect is a refusal on obflow's side naming flow.responseType", async () => {
     const bank = bankOf('strict');
@@ -250,7 +250,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(error.hint).not.toContain("bank's side");
   });
 
-  // Issue 30 item 5: `obflow doctor` reads the bank's discovery and lists what does not match the config, before any
+  // `obflow doctor` reads the bank's discovery and lists what does not match the config, before any
   // request of the flow (here flow.par "never" at a bank requiring PAR, and client_secret_basic at a FAPI bank).
   it('doctor reads discovery: flow.par never and client_secret_basic against the strict PAR bank, in one line, nothing else sent', async () => {
     const bank = bankOf('strict', true);
@@ -270,7 +270,7 @@ describe('oidc-provider bank: the matrix of client authentication × request-obj
     expect(bank.log.slice(from)).toEqual(['GET /.well-known/openid-configuration']);
   });
 
-  // Issue 30: a bank whose discovery says require_pushed_authorization_requests. flow.par "auto" follows it (the
+  // A bank whose discovery says require_pushed_authorization_requests. flow.par "auto" follows it (the
   // environment stage records it, the offline generate reads it): the psu-consent step pushes and passes. "never" is
   // a configuration error naming both, before any request of the flow.
   it('strict bank requiring PAR: flow.par auto pushes (read from discovery); never is ERR_PAR_UNAVAILABLE', async () => {

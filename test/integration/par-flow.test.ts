@@ -1,4 +1,4 @@
-// obflow's whole flow with pushed authorization requests (issue 30, flow.par): the emulator started as a bank that
+// obflow's whole flow with pushed authorization requests (flow.par): the emulator started as a bank that
 // requires PAR (`obflow sandbox --par required`, which also requires PKCE in its strict profile), collections
 // generated with PAR on, obflow's stages and newman, for each client authentication method. Without PAR the same bank
 // refuses the consent request (the default collections), which is what makes the PAR run prove anything.
@@ -66,7 +66,7 @@ describe('the whole flow with flow.par against a bank that requires PAR', () => 
     expect(error?.hint).toContain('"always"');
   });
 
-  // Issue 30 item 5: what the config asks and the discovery does not offer stops at the session's discovery read
+  // What the config asks and the discovery does not offer stops at the session's discovery read
   // (the environment stage), before any request of the flow. The emulator's default discovery does not say
   // authorization_response_iss_parameter_supported (RFC 9207 §3), so flow.fapi "2.0" is refused here. (If the emulator
   // starts publishing it by default, pick another mismatch: e.g. flow.jarm against a discovery without `jwt`.)
@@ -102,7 +102,7 @@ describe('the whole flow with flow.par against a bank that requires PAR', () => 
   });
 });
 
-// Issue 30 item 6: interactive consent with PAR. The request_uri is used once, so newman does not GET the consent URL
+// Interactive consent with PAR. The request_uri is used once, so newman does not GET the consent URL
 // (par-interactive.prerequest skips it, saying why); the PSU's browser presents the pushed request_uri and the flow
 // goes on. Without the skip the emulator answers the browser invalid_request_uri (already used).
 describeWith(chromium, 'interactive consent with PAR', () => {

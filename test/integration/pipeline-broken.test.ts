@@ -129,7 +129,7 @@ describe('a broken sandbox response fails the right assertion', () => {
     expect(failedTests(result)).toEqual(expect.arrayContaining(['every balance is InterimAvailable']));
     // The body is still schema-valid (InterimBooked is an OBIE balance type): only the InterimAvailable rule caught it.
     expect(failedTests(result).filter((test) => test.startsWith('body is valid'))).toEqual([]);
-    // The bank answered 200 with a body the rule refuses: the hint puts the fault on the bank's side (issue 22).
+    // The bank answered 200 with a body the rule refuses: the hint puts the fault on the bank's side.
     expect(runFailureError(result).hint).toMatch(
       /^The bank's answer broke a rule of the standard \(every balance is InterimAvailable\): the fault is on the bank's side/,
     );

@@ -1,4 +1,4 @@
-// Issue 23's acceptance: three legs of a CI matrix run against the embedded sandbox through the stages `obflow run`
+// Many banks at a glance, end to end: three legs of a CI matrix run against the embedded sandbox through the stages `obflow run`
 // composes (one of them against an emulator that signs a wrong openbanking_intent_id into its id_tokens, so it fails at
 // psu-consent), plus a leg whose job died before any report (its leg-status file only, as the recipes write it); then
 // `obflow report merge` over their folders. Chromium opens the merged page: no failed load, no console error, the grid

@@ -1,4 +1,4 @@
-// The failed run's report.html as a person reads it (issue 32 item 3), in real Chromium: a run against the emulator
+// The failed run's report.html as a person reads it, in real Chromium: a run against the emulator
 // that the bank refuses at client-credentials (a wrong client secret). Every step of the plan is listed with its verdict
 // (passed / failed / not reached); the page opens with a plain sentence — where it stopped, whose side — the CLI's own
 // "what to do", and the technical text folded under it; the legend's swatch of the failed step is its bar's red; the

@@ -1,4 +1,4 @@
-// A bank that correctly refuses obflow's request (issue 22): with a wrong client secret the emulator's token endpoint
+// A bank that correctly refuses obflow's request: with a wrong client secret the emulator's token endpoint
 // answers 401 invalid_client, as RFC 6749 §5.2 tells it to. The run then shows one line per failing request with the
 // bank's error, a hint that points at obflow's side, and the refusal checked against the OAuth error shape — never
 // against the success schema. Real emulator, real mutual TLS.

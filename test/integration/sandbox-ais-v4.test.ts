@@ -1,4 +1,4 @@
-// The emulator's AIS v4.0 resource server (issue 29) end to end over real mutual TLS: every implemented path, success
+// The emulator's AIS v4.0 resource server end to end over real mutual TLS: every implemented path, success
 // and error, each answer judged by the official v4.0 OpenAPI file and the OB Internal code set (test/helpers/obie-v4.ts:
 // the documented schema, no body where v4.0 defines none, each ErrorCode an OBExternalStatusReason1Code value of the
 // status's HTTP category); the same bank as v3.1 in v4.0 codes; consents across versions (docs/sandbox-ais.md); and

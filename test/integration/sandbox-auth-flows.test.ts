@@ -264,7 +264,7 @@ describe('strict-only rules, and what permissive profiles tolerate', () => {
     expect((await permissive.exchangeCode(accepted.params.get('code') ?? '', accepted.redirectUri)).status).toBe(200);
   });
 
-  // Found against oidc-provider (issue 20), which asks for state only without openid: strict used to refuse it always.
+  // Found against oidc-provider (test/oidc-bank), which asks for state only without openid: strict used to refuse it always.
   it('no state with openid and nonce: every profile accepts it (FAPI 1 Baseline §5.2.2.3), and the id_token has no s_hash', async () => {
     for (const profile of ['strict-headless', 'permissive-headless'] as const) {
       const tpp = tppOf(profile);

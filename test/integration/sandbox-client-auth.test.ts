@@ -1,4 +1,4 @@
-// The emulator's client authentication per registered method (issue #19 item 4), on the wire over mutual TLS:
+// The emulator's client authentication per registered method, on the wire over mutual TLS:
 // private_key_jwt (RFC 7523 §3: signature with the statement's keys, iss/sub, aud, exp, jti replay), tls_client_auth
 // (RFC 8705 §2.1.2: the presented subject DN; permissive tolerates RDN order and the OpenSSL form), only the method
 // registered, and a bank that accepts only private_key_jwt and tls_client_auth (`--token-auth`).

@@ -1,8 +1,8 @@
-// The emulator's FAPI modes (issue 30, `obflow sandbox --fapi`), over real mutual TLS on port 0: `interface` is the
+// The emulator's FAPI modes (`obflow sandbox --fapi`), over real mutual TLS on port 0: `interface` is the
 // bank interface as before, `1-advanced` refuses plain `code` without JARM as certified FAPI 1 Advanced servers do, and
 // `2.0` is the FAPI 2.0 Security Profile — PAR required, PKCE S256, `code` only, `iss` on every authorization response
 // (RFC 9207), private_key_jwt or tls_client_auth with the issuer as the assertion's aud, typ oauth-authz-req+jwt. Each
-// rule has a case that fails when the rule is removed (docs/notes.md, "Issue 30 — the emulator's FAPI modes").
+// rule has a case that fails when the rule is removed (docs/notes.md, "the emulator's FAPI modes").
 
 import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 

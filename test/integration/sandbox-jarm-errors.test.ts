@@ -1,4 +1,4 @@
-// JARM error responses at the emulator (issue 30; JARM §2.4): a code request that asked response_mode=jwt gets its
+// JARM error responses at the emulator (JARM §2.4): a code request that asked response_mode=jwt gets its
 // errors back as the success would come, one PS256 `response` JWT (iss, aud, exp, error, error_description, state) —
 // from the authorization endpoint's checks and from the PSU's Cancel at the pages. Errors of other requests stay plain.
 

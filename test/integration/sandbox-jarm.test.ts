@@ -1,4 +1,4 @@
-// JARM at the emulator (issue 30): response_mode=jwt for code answers one PS256 JWT in `response` (JARM §2.3.1), and
+// JARM at the emulator: response_mode=jwt for code answers one PS256 JWT in `response` (JARM §2.3.1), and
 // obflow's JARM collections (flow.jarm) verify it and run the whole flow.
 
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';

@@ -1,7 +1,7 @@
 // Pushed authorization requests at the emulator (RFC 9126, `obflow sandbox --par`), over real mutual TLS: discovery
 // says what is on, the endpoint authenticates the client and validates the request as the authorization endpoint
 // would, answers 201 with a one-time request_uri, and the authorization endpoint takes client_id + request_uri. Each
-// rule has a case that fails when the rule is removed (docs/notes.md, issue 30).
+// rule has a case that fails when the rule is removed (docs/notes.md, "FAPI: pushed authorization requests").
 
 import { createHash, randomUUID } from 'node:crypto';
 

@@ -1,4 +1,4 @@
-// `obflow sandbox --refresh-tokens as-registered` (issue 30 follow-up): the bank grants refresh tokens only to a
+// `obflow sandbox --refresh-tokens as-registered`: the bank grants refresh tokens only to a
 // client whose registered grant_types lists refresh_token (RFC 7591 §2), so the §2.1 registration (authorization_code,
 // client_credentials) gets none and a TPP's "no refresh token" path can be shown against the emulator. The default
 // (`always`) is the bank as before: refresh_token granted with authorization_code.

@@ -1,4 +1,4 @@
-// State survives a restart (issue 3 item 7): register, stop the sandbox, start it again on the same data directory,
+// State survives a restart: register, stop the sandbox, start it again on the same data directory,
 // and the registered client still authenticates, while a refused secret stays refused and replayed jtis stay replays.
 
 import { readdir, readFile } from 'node:fs/promises';

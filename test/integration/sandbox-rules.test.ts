@@ -1,5 +1,5 @@
-// Emulator rules that no test held (issue 31 item 6), each over real mutual TLS and each shown to fail with its rule
-// removed (docs/notes.md, "Issue 31 — rules held by tests"): an already expired request object, unsigned and signed
+// Emulator rules that no test held, each over real mutual TLS and each shown to fail with its rule
+// removed (docs/notes.md, "rules held by tests"): an already expired request object, unsigned and signed
 // (RFC 7519 §4.1.4); an nbf more than 60 minutes in the past (FAPI 1 Advanced Part 2 §5.2.2-17); a form client_id
 // other than the authenticated client (RFC 6749 §2.3: the client authenticates once); and the verbose log's mask of a
 // client_assertion (RFC 7523 §3: the JWT is a credential).

@@ -1,4 +1,4 @@
-// The emulator's store (issue 11 items 5–7): a data folder that cannot be read stops the start naming the file
+// The emulator's store: a data folder that cannot be read stops the start naming the file
 // (keys.json, sandbox.db, a store of the earlier JSON format), through startSandbox and through `obflow sandbox`
 // (ERR_SANDBOX_DATA, exit 2, a repair-or-remove hint, no port hint); a folder of the earlier format is migrated and
 // cleaned; expired rows are pruned while the sandbox runs; and a sandbox killed with SIGKILL in the middle of a burst
@@ -76,11 +76,11 @@ async function refusal(dataDir: string): Promise<SandboxDataError> {
 
 describe('a data folder that cannot be read stops the start, naming the file', () => {
   const damaged: Array<[string, (dataDir: string) => string]> = [
-    // Issue 11 item 5's reproduction.
+    // The damage a probe of the emulator first found, as it found it.
     ['keys.json cut short', (dataDir) => write(join(dataDir, 'keys.json'), '{"id-token":{"kty":"RSA"')],
     ['keys.json that holds no usable key', (dataDir) => write(join(dataDir, 'keys.json'), '{"id-token":{"kty":"RSA","kid":"k"}}')],
     ['keys.json that is not an object', (dataDir) => write(join(dataDir, 'keys.json'), '[]')],
-    // Issue 11 item 6's reproduction, in the format it was found in (migrated on start).
+    // The damage a probe found in a store of the earlier format, in the format it was found in (migrated on start).
     [
       'a truncated consents.json of the earlier format',
       (dataDir) => write(join(dataDir, 'consents.json'), '{"c1":{"ConsentId":"c1","Status":"Awaiting'),
@@ -108,7 +108,7 @@ describe('a data folder that cannot be read stops the start, naming the file', (
     expect(error.file).toBe(file);
   });
 
-  it('a sandbox.db truncated to 0 bytes beside keys.json (issue 31 item 3): refused, not opened as a new store', async () => {
+  it('a sandbox.db truncated to 0 bytes beside keys.json: refused, not opened as a new store', async () => {
     const { dataDir, client } = await populatedFolder();
     const file = join(dataDir, 'sandbox.db');
     truncateSync(file, 0);

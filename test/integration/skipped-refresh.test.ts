@@ -1,4 +1,4 @@
-// Skipped is its own verdict (issue 31): against a bank that issues no refresh token — panva's oidc-provider (test/
+// Skipped is its own verdict: against a bank that issues no refresh token — panva's oidc-provider (test/
 // oidc-bank) holds a client to its registered grant_types, and obflow's default registration (§2.1) asks for none —
 // `obflow run all` reports the refresh step skipped, with the reason that names what would make it run, in its line,
 // its summary, the JSON report, JUnit, the HTML page and `report merge`; the read after the refresh is skipped with it

@@ -1,4 +1,4 @@
-// Today's banks (issue #19): one emulator that accepts only private_key_jwt and tls_client_auth (`obflow sandbox
+// Today's banks: one emulator that accepts only private_key_jwt and tls_client_auth (`obflow sandbox
 // --token-auth private_key_jwt,tls_client_auth`), and the whole flow through obflow's stages and newman for each
 // method × request-object signing (none, PS256) in every profile, the profile chosen by the registration's aud.
 

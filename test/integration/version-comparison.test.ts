@@ -1,4 +1,4 @@
-// v3.1 beside v4.0 of one bank (issue 29): the emulator made to serve one value differently on v4.0
+// v3.1 beside v4.0 of one bank: the emulator made to serve one value differently on v4.0
 // (SandboxOptions.versionDrift), the whole flow run on each version as `run`/`demo --api-version 3.1,4.0` run it (the
 // transaction pages kept, the later version's page fed the earlier run), and the comparison
 // (src/run/reporters/compare-versions.ts) fails naming the field and both values — in the CLI's comparison and in the

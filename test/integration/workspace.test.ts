@@ -1,4 +1,4 @@
-// `obflow workspace` as its users meet it (issues 13, 32): `obflow sandbox` in its own process (real mTLS on free
+// `obflow workspace` as its users meet it: `obflow sandbox` in its own process (real mTLS on free
 // ports), the workspace built against it, copied to an empty folder (no obflow, no node_modules of ours) and run there
 // with its own run.sh — the workspace without secrets given them on run.sh's prompt (stdin piped), asked for before
 // anything is installed; every shared file scanned for every secret the runs saw; the top folder holds only what a
@@ -220,7 +220,7 @@ describe('the workspace against the emulator', () => {
   it('obflow run --reporters cli,junit,html,json: no file any reporter wrote holds a secret of the run', () => {
     const { secrets } = secretsSeen();
     const reports = filesOf(join(stateDir, 'reports'));
-    // One JUnit file per newman.run: the whole headless flow is one run, its id_token checks inside it (issue 21).
+    // One JUnit file per newman.run: the whole headless flow is one run, its id_token checks inside it.
     expect([...reports.keys()].sort()).toEqual(['discovery--refresh.xml', 'obflow-run.json', 'report.html']);
     for (const [path, bytes] of reports)
       for (const secret of secrets)
@@ -230,7 +230,7 @@ describe('the workspace against the emulator', () => {
     expect(html).toContain('Holiday fund');
   });
 
-  it('names the API version it was made for, and its guide says how to make the other (issue 29)', async () => {
+  it('names the API version it was made for, and its guide says how to make the other', async () => {
     const madeFor = (dir: string): string =>
       /<dl class="made-for" id="made-for">([\s\S]*?)<\/dl>/.exec(readFileSync(join(dir, 'index.html'), 'utf8'))?.[1] ?? '';
     expect(madeFor(plainDir)).toContain('<dt>API version</dt><dd>Account and Transaction API v3.1 (/open-banking/v3.1/aisp)</dd>');

@@ -1,6 +1,6 @@
 // A second bank for the tests, written by nobody here: panva's oidc-provider configured as a UK open-banking
 // authorisation server over mutual TLS, with this folder's glue for what it lacks. It imports nothing from src/
-// (test/unit/architecture.test.ts). What it gives, what the glue adds and why: docs/notes.md, Issue 20.
+// (test/unit/architecture.test.ts). What it gives, what the glue adds and why: docs/notes.md, "proven against oidc-provider".
 
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -13,7 +13,7 @@ import { unsignedRequestObjectMiddleware } from './request-object.js';
 import { resourceMiddleware, stamp, PSU, type Consents } from './resource.js';
 
 /** `sandbox`: unsigned request objects too (docs/bank-interface.md §5.2); `strict`: PS256 only (FAPI 1 Advanced §5.2.2-1);
- *  `fapi2`: oidc-provider's FAPI 2.0 profile (issue 30): PAR required, PKCE, `code` only, iss in responses (RFC 9207),
+ *  `fapi2`: oidc-provider's FAPI 2.0 profile: PAR required, PKCE, `code` only, iss in responses (RFC 9207),
  *  client assertions with aud = the issuer, private_key_jwt or tls_client_auth, PS256 request objects. */
 export type OidcBankProfile = 'sandbox' | 'strict' | 'fapi2';
 
@@ -23,7 +23,7 @@ export interface OidcBankOptions {
   tls: { cert: string; key: string; clientCa: string[] };
   /** The trust directory's keys, which sign software statements. */
   directoryJwks: JSONWebKeySet;
-  /** RFC 9126 §5 require_pushed_authorization_requests (issue 30); PAR itself is always offered (oidc-provider's default). */
+  /** RFC 9126 §5 require_pushed_authorization_requests; PAR itself is always offered (oidc-provider's default). */
   requirePar?: boolean;
 }
 
@@ -74,7 +74,7 @@ export async function startOidcBank({ profile, tls, directoryJwks, requirePar = 
     clientDefaults: {
       id_token_signed_response_alg: 'PS256',
       token_endpoint_auth_method: 'client_secret_basic',
-      // JARM responses (issue 30): PS256, as FAPI 1 Advanced §8.6 allows.
+      // JARM responses: PS256, as FAPI 1 Advanced §8.6 allows.
       authorization_signed_response_alg: 'PS256',
     },
     features: {
@@ -82,7 +82,7 @@ export async function startOidcBank({ profile, tls, directoryJwks, requirePar = 
       fapi: { enabled: true, profile: fapi },
       clientCredentials: { enabled: true },
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: requirePar || profile === 'fapi2' },
-      // JARM (response_mode=jwt), which FAPI 1 Advanced requires for plain `code` (§5.2.2-2); issue 30.
+      // JARM (response_mode=jwt), which FAPI 1 Advanced requires for plain `code` (§5.2.2-2).
       jwtResponseModes: { enabled: true },
       claimsParameter: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },

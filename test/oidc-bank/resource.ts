@@ -123,7 +123,7 @@ export function resourceMiddleware(provider: Provider, consents: Consents, url: 
 
 /** §4.2 names the client by `client_id` only; the helper asks for the credential the token endpoint would (Basic with a
  *  secret; for tls_client_auth the registered DN, RFC 8705 §2.1.2; for private_key_jwt the directory certificate every
- *  route demands). docs/notes.md, Issue 20, difference 11. */
+ *  route demands). docs/notes.md, "proven against oidc-provider", difference 11. */
 async function environmentHelper(ctx: KoaContext, provider: Provider, url: string): Promise<void> {
   const client = await provider.Client.find(String(ctx.query.client_id ?? ''));
   if (client === undefined) return reply(ctx, 404);

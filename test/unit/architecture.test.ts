@@ -97,7 +97,7 @@ describe('the import graph of src/', () => {
     expect(cyclesOf(graph).map((cycle) => cycle.join(' → '))).toEqual([]);
   });
 
-  it('has no cycle between folders: no folder imports a folder that imports it back (issue 22)', () => {
+  it('has no cycle between folders: no folder imports a folder that imports it back', () => {
     const cycles = cyclesOf(folderGraph(graph)).map((cycle) =>
       cycle
         .slice(1)
@@ -108,7 +108,7 @@ describe('the import graph of src/', () => {
   });
 
   it('finds a folder cycle when there is one, through modules that form no cycle (the check can fail)', () => {
-    // The shape of issue 22's two arrows back up: the reporters' table imported a reporter from src/report/, which
+    // The shape of the two arrows back up once found in src/: the reporters' table imported a reporter from src/report/, which
     // imported src/run/ (no module cycle, a folder cycle).
     const knot = new Map([
       ['src/run/reporters/index.ts', ['src/report/subscriber.ts']],
@@ -187,7 +187,7 @@ function statePathBuilders(path: string, text: string, segments: readonly string
 }
 
 describe('the runner', () => {
-  it('keeps every file of src/run/ under 300 lines: a new reporter or step is a new file (issue 8)', () => {
+  it('keeps every file of src/run/ under 300 lines: a new reporter or step is a new file', () => {
     const long = files
       .filter(({ path }) => path.startsWith('src/run/'))
       .map(({ path, text }) => ({ path, lines: text.split('\n').length - 1 }))
@@ -342,7 +342,7 @@ describe('the state folder', () => {
   });
 });
 
-describe('the oidc-provider test bank (test/oidc-bank, issue 20)', () => {
+describe('the oidc-provider test bank (test/oidc-bank)', () => {
   const BANK = join(REPO_ROOT, 'test', 'oidc-bank');
   const bankFiles = readdirSync(BANK)
     .filter((file) => file.endsWith('.ts'))
@@ -411,7 +411,7 @@ function loadedBy(entry: string, texts: ReadonlyMap<string, string>): { modules:
 /** The modules outside src/cli/ that `obflow --help` may load: declarations the command modules' flags need (choices,
  *  defaults), the entry's own error, interrupt and file helpers, and the template cache the start names its folder to
  *  (src/run/reporters/template-cache.ts) — none imports a package. A constant a flag needs
- *  lives in a module like these, never in a schema or an implementation (issue 21: zod's 95 modules came in through
+ *  lives in a module like these, never in a schema or an implementation (as measured once: zod's 95 modules came in through
  *  one constant of src/config/schema.ts and made `--help` 0.28 s instead of 0.19 s of CPU). */
 const HELP_PATH_MODULES = [
   'src/api-families.ts',
@@ -433,7 +433,7 @@ const HELP_PATH_MODULES = [
 ];
 
 /** Packages the core (src/pipeline/index.ts) loads only where they are used, with the reason: a demo or `obflow run`
- *  with the identity present and the collections current never loads them before newman does (issue 21). */
+ *  with the identity present and the collections current never loads them before newman does. */
 const DEFERRED_PACKAGES = {
   '@peculiar/x509': 'issuing a local identity (src/pki/issue.ts, through state/identity.ts issueLocalIdentity)',
   'node-forge': 'opening a PFX (src/pki/load.ts openPfx)',
@@ -447,7 +447,7 @@ const DEFERRED_PACKAGES = {
     "obflow's own first request to the bank (src/pki/undici-core.ts, for src/pki/tls.ts and src/bank/http.ts): a run leaves every request to newman",
 } as const;
 
-describe('what a start loads (issue 21)', () => {
+describe('what a start loads', () => {
   const texts = new Map(files.map(({ path, text }) => [path, text]));
 
   it('loads for `obflow --help` yargs, src/cli/ and the declarations its flags need, nothing else', () => {

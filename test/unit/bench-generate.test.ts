@@ -1,4 +1,4 @@
-// The bench's generate rows (bench/generate-peers.js) time a contender only for work it did (issue 31 item 7): each
+// The bench's generate rows (bench/generate-peers.js) time a contender only for work it did: each
 // round checks that obflow wrote the collections its --json answer lists and that each peer wrote its collection, so a
 // contender that exits 0 without writing one makes the rows invalid (a miss), not fast. Run with stand-in peers
 // (OBFLOW_BENCH_PEERS) and a stand-in spec, in their own process as the bench runs.

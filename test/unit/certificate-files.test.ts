@@ -1,4 +1,4 @@
-// The client certificate's files kept in memory for a run (src/run/certificate-files.ts, issue 34): newman's file
+// The client certificate's files kept in memory for a run (src/run/certificate-files.ts): newman's file
 // resolver answers the kept paths from memory (the file may be gone meanwhile) and reads every other file, and a kept
 // path once released, from disk; a path two runs keep stays until both release it.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Today's banks on the TPP side (issue #19): the registration claims per client authentication method (DCR v3.2),
+// Today's banks on the TPP side: the registration claims per client authentication method (DCR v3.2),
 // the transport certificate's DN in RFC 4514 form, `auto` and a method the bank does not list, and the collection's
 // PS256 signer (templates/scripts/lib-pss-sign.js) checked by jose as a bank would check it.
 
@@ -42,7 +42,7 @@ describe('registration claims per method (DCR v3.2)', () => {
     expect(claims.token_endpoint_auth_signing_alg).toBe('PS256');
     expect('tls_client_auth_subject_dn' in claims).toBe(false);
     expect(claims.request_object_signing_alg).toBe('none');
-    // §2.1 byte for byte: no certificate-bound tokens claim (issue 30 item 4 asks for it only with the other methods).
+    // §2.1 byte for byte: no certificate-bound tokens claim (obflow asks for it only with the other methods, RFC 8705 §3.4).
     expect('tls_client_certificate_bound_access_tokens' in claims).toBe(false);
   });
 

@@ -1,4 +1,4 @@
-// The v3.1 / v4.0 comparison (issue 29, src/run/reporters/compare-versions.ts): what the code mapping explains is no
+// The v3.1 / v4.0 comparison (src/run/reporters/compare-versions.ts): what the code mapping explains is no
 // difference; anything else is a failed check naming the field and both values. Its mapping tables are the twins of
 // the emulator's (src/sandbox/resource/v4-codes.ts).
 

@@ -123,7 +123,7 @@ describe('bad config is one line naming the dotted path', () => {
     expect(codeOf(() => loadConfig({ cwd, env: { OBFLOW_NOPE: '1' } })).message).toContain('OBFLOW_NOPE');
   });
 
-  it('every problem at once, each with its key path, in one coded line (issue 22)', () => {
+  it('every problem at once, each with its key path, in one coded line', () => {
     const cwd = folderWith({ flow: { maxPages: 'many', responseTipe: 'code' }, sandbox: { profile: 'nope' } });
     const error = codeOf(() => loadConfig({ cwd, env: {} }));
     expect(error.code).toBe('ERR_CONFIG_INVALID');
@@ -173,7 +173,7 @@ describe('published JSON Schema', () => {
     expect(published).toBe(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
   });
 
-  it('every key follows the naming rule the schema and the README state (issue 32 item 5)', () => {
+  it('every key follows the naming rule the schema and the README state', () => {
     // Keys outside `bank` named after RFC 7591 / OpenID Connect Registration metadata (KEY_NAMING_RULE).
     const standardNamed = new Set(['flow.request_object_signing_alg', 'registration.refresh_token_grant']);
     const keys: string[] = [];

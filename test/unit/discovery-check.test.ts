@@ -1,5 +1,5 @@
-// What the config asks against what the bank's discovery offers (issue 30 item 5, src/pipeline/discovery-check.ts),
-// and the requirement a discovery read records for the offline generate stage (flow.par "auto", item 1).
+// What the config asks against what the bank's discovery offers (src/pipeline/discovery-check.ts),
+// and the requirement a discovery read records for the offline generate stage (flow.par "auto").
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

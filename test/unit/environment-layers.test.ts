@@ -1,4 +1,4 @@
-// The layers of the environment `obflow environment` writes (buildObflowEnvironment, issue 31 item 6): on a key both
+// The layers of the environment `obflow environment` writes (buildObflowEnvironment): on a key both
 // obflow's variable contract and the bank's helper file name, the helper's value wins over obflow's initial value —
 // even where obflow's is not empty (response_type, max_pages, token_endpoint_auth_method) — and discovery and the
 // overrides win over the helper, in that order.

@@ -69,7 +69,7 @@ describe('checkEnvironmentTarget', () => {
   });
 });
 
-describe('checkEnvironmentTarget: what an origin does not show (issue 32 item 4)', () => {
+describe('checkEnvironmentTarget: what an origin does not show', () => {
   const withDiscovery = { ...target, discoveryUrl: fresh.configEndpoint };
   const client = {
     client_id: 'c1',

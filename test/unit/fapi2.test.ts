@@ -1,4 +1,4 @@
-// flow.fapi "2.0" (issue 30 item 3), obflow's side: what the config refuses (naming both settings, from the file and
+// flow.fapi "2.0", obflow's side: what the config refuses (naming both settings, from the file and
 // from flags alike), what the FAPI 2.0 collections send and check (run as rendered in a vm with a small pm double),
 // what registration asks for, and the iss rule of obflow's own consent drivers. The whole flow against a server
 // nobody here wrote: test/integration/oidc-bank.test.ts (its fapi2 rows).

@@ -1,4 +1,4 @@
-// flow.par (issue 30): which collections push the authorization request, and what PAR adds to them — nothing at all
+// flow.par (RFC 9126): which collections push the authorization request, and what PAR adds to them — nothing at all
 // when it is off (the golden files stay as they are: generate.test.ts "golden files").
 
 import { describe, expect, it } from 'vitest';
@@ -79,7 +79,7 @@ describe('assertParSetting (ERR_PAR_UNAVAILABLE, before any request of the flow)
 
   it('a bank that requires PAR and a setting that does not push: names both; "auto" follows the discovery', () => {
     const required = { ...addresses, pushed_authorization_request_endpoint: 'https://as/par', require_pushed_authorization_requests: true };
-    // Issue 30 item 1: auto pushes where the discovery requires it (the generate stage reads the recorded requirement).
+    // `auto` pushes where the discovery requires it (the generate stage reads the recorded requirement).
     expect(() => assertParSetting(parsed({ par: 'auto' }), required, url)).not.toThrow();
     for (const par of ['never']) {
       const error = refusalOf(() => assertParSetting(parsed({ par }), required, url));

@@ -216,7 +216,7 @@ describe('transactions: paging through Links.Next', () => {
   });
 });
 
-describe('AIS v4.0 (issue 29): ITAV balances, error answers by the code set', () => {
+describe('AIS v4.0: ITAV balances, error answers by the code set', () => {
   const v4Flow = JSON.parse(
     buildCollections({ templates: loadTemplates(), apiVersion: '4.0' }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}',
   ) as { item: PmItem[] };

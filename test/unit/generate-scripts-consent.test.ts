@@ -264,7 +264,7 @@ describe('psu-consent test: the redirect', () => {
   });
 });
 
-// Issue 30: JARM (flow.jarm) — the response JWT's checks, each held by its own case.
+// JARM (flow.jarm) — the response JWT's checks, each held by its own case.
 describe('psu-consent with JARM: the response JWT is verified before the code is taken', () => {
   const jarmFlow = JSON.parse(
     buildCollections({ templates: loadTemplates(), jarm: true }).find((f) => f.fileName === FLOW_FILE_NAME)?.json ?? '{}',

@@ -107,7 +107,7 @@ describe('discovery, consent, code exchange, accounts', () => {
     );
   });
 
-  // Issue 31 item 6: each claim the code exchange's id_token check compares is held by its own case (with one of the
+  // Each claim the code exchange's id_token check compares is held by its own case (with one of the
   // three lines removed from code-exchange.test.js, its case passes and this test fails).
   it.each([
     ['iss', { iss: 'https://other-issuer.example' }],

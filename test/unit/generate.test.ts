@@ -28,7 +28,7 @@ import { tempDirSync } from '../helpers/temp.js';
 
 const templates = loadTemplates();
 const files = buildCollections({ templates });
-/** The AIS v4.0 collections (issue 29), in collections/v4.0/. */
+/** The AIS v4.0 collections, in collections/v4.0/. */
 const v4Files = buildCollections({ templates, apiVersion: '4.0' });
 /** The payments and funds families' collections, both versions (test/unit/generate-families.test.ts tests them). */
 const familyFiles = [
@@ -342,7 +342,7 @@ describe('buildCollections', () => {
   });
 });
 
-describe('AIS v4.0 collections (issue 29)', () => {
+describe('AIS v4.0 collections', () => {
   const v4Flow = requests(parse(v4Files.find((file) => file.fileName === FLOW_FILE_NAME) as GeneratedFile).item);
   const exec = (item: PmItem): string => item.event?.find((e) => e.listen === 'test')?.script.exec.join('\n') ?? '';
 

@@ -1,4 +1,4 @@
-// The process's heap policy (src/cli/heap.ts, issue 34): which policy a process gets, what each asks of V8 step by
+// The process's heap policy (src/cli/heap.ts): which policy a process gets, what each asks of V8 step by
 // step (through a recording HeapControl), and the compile caches kept apart per set of flags. Its effect on a real
 // V8 heap and on the compile cache: test/cli/heap.test.ts.
 

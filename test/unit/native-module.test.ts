@@ -1,6 +1,6 @@
-// The classifier that tells a native module built for another runtime from damaged data (issue 24): the error shapes
+// The classifier that tells a native module built for another runtime from damaged data: the error shapes
 // are the real ones, as Node.js 24.21 and `bindings` throw them when better-sqlite3 was built for Node.js 20. And the
-// builds kept per runtime outside node_modules (issue 34): where they are kept, that tools/native.js keeps them where
+// builds kept per runtime outside node_modules: where they are kept, that tools/native.js keeps them where
 // the store looks, and that the store (and every other opener of a database) loads the kept build for this runtime.
 
 import { spawnSync } from 'node:child_process';
@@ -113,7 +113,7 @@ function openStore(cache: string): { status: number | null; stdout: string; stde
   });
 }
 
-describe('the builds of better-sqlite3 kept per runtime (issue 34)', () => {
+describe('the builds of better-sqlite3 kept per runtime', () => {
   it('are kept in OBFLOW_NATIVE_CACHE, else $XDG_CACHE_HOME/obflow/native, else ~/.cache/obflow/native', () => {
     expect(nativeCacheRoot({ OBFLOW_NATIVE_CACHE: '/c/native', XDG_CACHE_HOME: '/x' }, '/home/u')).toBe('/c/native');
     expect(nativeCacheRoot({ XDG_CACHE_HOME: '/x' }, '/home/u')).toBe('/x/obflow/native');

@@ -6,7 +6,13 @@ import { legsVerdict, type LegOutcome } from '../../src/pipeline/verdict.js';
 import { API_FAMILIES } from '../../src/api-families.js';
 import { mergeLegs } from '../../src/report/merge.js';
 import { renderMergedPage } from '../../src/report/merge-render.js';
-import { comparePayments, formatPaymentComparison, STATUS_CODES } from '../../src/run/reporters/compare-payments.js';
+import { STATUS_CODES } from '../../src/run/reporters/compare-payments.js';
+import {
+  compareOutcomes,
+  comparisonKindOf,
+  formatOutcomeComparison,
+  type OutcomeComparison,
+} from '../../src/run/reporters/compare-outcomes.js';
 import { buildJsonReport } from '../../src/run/index.js';
 import { withOutcomeProperties } from '../../src/run/reporters/junit.js';
 import { renderHtmlReport, type ReportModel } from '../../src/run/reporters/page.js';
@@ -102,6 +108,13 @@ describe('the payment in the pages', () => {
   });
 });
 
+/** The payments family's comparison of two payments (src/run/reporters/compare-outcomes.ts, its payments row). */
+const comparePayments = (v31: PaymentRow, v40: PaymentRow): OutcomeComparison => {
+  const comparison = compareOutcomes('payments', { payment: v31 }, { payment: v40 });
+  if (comparison === undefined) throw new TypeError('payments has a comparison row');
+  return comparison;
+};
+
 describe('the payment on v3.1 beside v4.0', () => {
   const v40: PaymentRow = { ...payment, paymentId: 'dp-2', status: 'ACSC', consentStatus: 'COND', consentId: 'pdc-2' };
 
@@ -112,7 +125,7 @@ describe('the payment on v3.1 beside v4.0', () => {
       'payment Status',
       'consent Status',
     ]);
-    expect(formatPaymentComparison(comparison).at(-1)).toBe('✓ no unexplained difference');
+    expect(formatOutcomeComparison(comparison).at(-1)).toBe('✓ no unexplained difference');
     // Every code is its own: no two names share one.
     for (const codes of Object.values(STATUS_CODES)) expect(new Set(Object.values(codes)).size).toBe(Object.keys(codes).length);
   });
@@ -133,7 +146,7 @@ describe('the payment on v3.1 beside v4.0', () => {
       result: { passed: true, steps: [], environment, executions: [] },
       summary: buildRunSummary({ environment, steps: [] }),
     });
-    const verdict = legsVerdict([leg('3.1'), leg('4.0')], { paymentComparison: comparison });
+    const verdict = legsVerdict([leg('3.1'), leg('4.0')], { outcomeComparisons: [comparison] });
     expect(verdict.passed).toBe(false);
     expect(verdict.error?.code).toBe('ERR_VERSIONS_DIFFER');
     expect(verdict.error?.message).toContain(field);
@@ -159,7 +172,9 @@ describe('the payment in JUnit', () => {
 describe('the payment on v3.1 beside v4.0 in report.html', () => {
   it('the later leg’s page lists each field, marks the explained codes and a difference as a failed check', async () => {
     const v40: PaymentRow = { ...payment, status: 'ACSC', consentStatus: 'COND', amount: '11.00' };
-    const comparison = { ...comparePayments(payment, v40), other: { version: '3.1', href: '../v3.1/report.html' } };
+    const compared = comparePayments(payment, v40);
+    const { title, anchor, note } = comparisonKindOf(compared);
+    const comparison = { ...compared, title, anchor, note, other: { version: '3.1', href: '../v3.1/report.html' } };
     const html = await renderHtmlReport({
       bank: 'b',
       profile: 'p',
@@ -170,7 +185,7 @@ describe('the payment on v3.1 beside v4.0 in report.html', () => {
       steps: [],
       accounts: [],
       payment: v40,
-      paymentComparison: comparison,
+      outcomeComparisons: [comparison],
       totals: { steps: 0, requests: 0, assertions: 0, localChecks: 0, failed: 0, skipped: 0 },
     });
     expect(html).toContain('<h2>Payment v3.1 beside v4.0</h2>');

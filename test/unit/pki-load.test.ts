@@ -148,7 +148,7 @@ describe('certificateThumbprint', () => {
     expect(certificateThumbprint(id.pem.serverCert)).not.toBe(thumbprint);
     expect(await codeOf(Promise.resolve().then(() => certificateThumbprint('junk')))).toBe('ERR_CERT_INVALID');
     // The cross-check with OpenSSL: without it on PATH the test ends skipped with the reason (after the checks above),
-    // and fails under OBFLOW_REQUIRE_PREREQUISITES (CI) — never a silent pass (issue 31; test/integration/prerequisites).
+    // and fails under OBFLOW_REQUIRE_PREREQUISITES (CI) — never a silent pass (test/integration/prerequisites.test.ts).
     if (presentOrSkipAtTheEnd(openssl)) {
       const out = execFileSync(
         'openssl',

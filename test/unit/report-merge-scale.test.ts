@@ -1,4 +1,4 @@
-// `obflow report merge` is linear in the number of steps (issue 31 item 4: one 200,000-step leg gave no answer in
+// `obflow report merge` is linear in the number of steps (once, one 200,000-step leg gave no answer in
 // 180 s). Proved by structure, never by a clock: every array scan the merge makes (indexOf, includes, find, findIndex,
 // splice, lastIndexOf — each costs the array's length) is summed while the pure core runs on S and on 4·S steps; a
 // linear merge does four times the work, one that scans per step sixteen. And one 50,000-step report goes through the
@@ -84,7 +84,7 @@ function scannedElements(work: () => void): number {
   return scanned;
 }
 
-describe('report merge scales linearly with the steps (issue 31 item 4)', () => {
+describe('report merge scales linearly with the steps', () => {
   it('the pure core (columns, comparison, page view, timing picture, JUnit, Markdown) scans O(S), not O(S²)', async () => {
     const { timingPicture, formatMs } = await loadTiming();
     const work = (count: number): number => {

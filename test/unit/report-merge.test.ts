@@ -1,4 +1,4 @@
-// `obflow report merge` (issue 23), its pure parts: legs from JSON run reports and leg-status files, the grid's columns,
+// `obflow report merge`, its pure parts: legs from JSON run reports and leg-status files, the grid's columns,
 // the rule a check names, what changed since a previous summary (newly failing/passing, slower than a threshold), the
 // merged JUnit and Markdown, the timing picture's geometry, and the page's HTML from the template — deterministic.
 
@@ -426,7 +426,7 @@ describe('the merged outputs', () => {
   });
 });
 
-describe('a version axis (issue 29)', () => {
+describe('a version axis', () => {
   const target = { name: 'examplebank', profile: 'strict-headless', consent: 'headless' };
   it("a leg of AIS v4.0 says so in its name; v3.1's keeps the name it always had", () => {
     const steps: StepSpec[] = [['accounts', 'passed', 1]];

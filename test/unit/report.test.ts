@@ -1,4 +1,4 @@
-// The people's reports (issue 13): the report model from run events, its redaction, the self-contained HTML, and the workspace's pure parts (environment without secrets, certificate rows, flow picture).
+// The people's reports: the report model from run events, its redaction, the self-contained HTML, and the workspace's pure parts (environment without secrets, certificate rows, flow picture).
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
@@ -131,7 +131,7 @@ const run: RunEvent[] = [
   { type: 'done', finishedAt: at, result: result(['psu-consent', 'accounts'], false) },
 ];
 
-describe("the run report's timing picture (issue 23: the same picture as the merged page, templates/workspace/timing.mjs)", () => {
+describe("the run report's timing picture (the same picture as the merged page, templates/workspace/timing.mjs)", () => {
   const t = (ms: number) => new Date(Date.parse(at) + ms).toISOString();
   const ok = { requests: 0, assertions: { total: 0, failed: 0 }, failures: [], reports: [] };
   const timed: RunEvent[] = [

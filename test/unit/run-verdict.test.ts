@@ -1,4 +1,4 @@
-// Which side broke which rule (src/run/verdict.ts, issue 22), one row per side: a refusal with the bank's error (4xx,
+// Which side broke which rule (src/run/verdict.ts), one row per side: a refusal with the bank's error (4xx,
 // OAuth or OBIE), the bank's own answer against the standard (a schema check, a 5xx), a missing setting.
 
 import { describe, expect, it } from 'vitest';
@@ -63,7 +63,7 @@ describe('failingRequests / failureHint', () => {
     expect(failureHint(request, 'report.xml')).toMatch(hint);
   });
 
-  // Issue 30 item 6: the authorization endpoint's error redirect is the standard refusing obflow's request.
+  // The authorization endpoint's error redirect is the standard refusing obflow's request.
   const redirected = (description: string): StepFailure => ({
     item: 'item',
     test: 'no error in the redirect',

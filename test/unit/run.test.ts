@@ -186,7 +186,7 @@ describe('buildRunSummary', () => {
       'steps passed: 2/11 (10 collection steps + 1 local step of obflow: id-token-token), 0 skipped',
     ]);
     expect(lines.join('\n')).not.toContain('very-secret-token');
-    // AIS v4.0 names the same balance by its ISO 20022 code (issue 29).
+    // AIS v4.0 names the same balance by its ISO 20022 code.
     expect(formatRunSummary(summary, '4.0').slice(0, 2)).toEqual([
       '111 Bills: 10.50 GBP (ITAV), 240 transactions',
       '222 Savings: -3.00 GBP (ITAV), 36 transactions',
@@ -293,7 +293,7 @@ describe('redactSecrets', () => {
   });
 });
 
-describe("removePreviousReports: an earlier run's reports go before a run (issue 32)", () => {
+describe("removePreviousReports: an earlier run's reports go before a run", () => {
   it("removes obflow's report files of these steps that are there, and nothing else", async () => {
     const dir = tempDirSync('obflow-reports-');
     const ours = ['report.html', 'obflow-run.json', 'discovery.xml', 'discovery--code-exchange.xml', 'psu-consent--code-exchange.xml'];

@@ -1,4 +1,4 @@
-// One home for what obflow's runner and every workspace's runner share (issue 22): src/runner-rules.ts, compiled into
+// One home for what obflow's runner and every workspace's runner share: src/runner-rules.ts, compiled into
 // templates/workspace/rules.mjs by the build, which report.mjs and run.mjs import. No hand-kept copy of those rules in
 // the workspace's scripts: the check below fails on one.
 

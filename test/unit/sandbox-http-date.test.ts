@@ -1,5 +1,5 @@
 // The Date header of the emulator's answers (http/io.ts httpDate): formatted once per second of the emulator's clock
-// (issue 34), always the same text as formatting the instant itself, whatever order the clocks of several sandboxes in
+// (not once per answer), always the same text as formatting the instant itself, whatever order the clocks of several sandboxes in
 // one process read.
 
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // The request target handlers read (contracts.ts RequestTarget): serve.ts shares one parsed target between the
-// requests for the same resource-origin target (issue 34), so the type offers nothing that changes it. Held by
+// requests for the same resource-origin target, so the type offers nothing that changes it. Held by
 // `npm run typecheck`: each line below must stay a type error.
 
 import { describe, expect, it } from 'vitest';

@@ -418,7 +418,7 @@ describe('createResourceHandler (in process)', () => {
   });
 });
 
-describe('the kept bodies of GET /accounts (issue 34 item 3): never an answer the request would not get without them', () => {
+describe('the kept bodies of GET /accounts: never an answer the request would not get without them', () => {
   // One handler serving both versions on a clock the test moves, as the emulator's clock (time.ts) moves.
   let clock = NOW.getTime();
   const keptDeps: ResourceDeps = { ...deps, now: () => new Date(clock), apiVersions: ['3.1', '4.0'] };

@@ -1,7 +1,7 @@
-// The store's decoded-value cache (src/sandbox/store/db.ts, issue 21: the emulator read the same token, client and
+// The store's decoded-value cache (src/sandbox/store/db.ts; without it the emulator read the same token, client and
 // consent from SQLite and parsed them on every request): a read never returns what the database no longer holds —
 // after this connection's own set, delete or prune, after another connection's commit (a second process on the same
-// data folder: SQLite's data_version; checked once per request as it arrives, issue 34) — and a cached value cannot
+// data folder: SQLite's data_version; checked once per request as it arrives) — and a cached value cannot
 // be changed in place by a handler.
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -119,7 +119,7 @@ describe("another connection's commits", () => {
   });
 });
 
-// AuthStore.verify keeps the store key of the tokens presented last (issue 34): the token is hashed once, but what the
+// AuthStore.verify keeps the store key of the tokens presented last: the token is hashed once, but what the
 // key finds is read and checked on every request.
 describe('a presented token is looked up by its kept key and still checked on every request', () => {
   const client = {

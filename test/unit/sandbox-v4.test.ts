@@ -1,4 +1,4 @@
-// Ties the emulator's v4.0 tables (issue 29) to the official material: each code mapping (src/sandbox/resource/
+// Ties the emulator's v4.0 tables to the official material: each code mapping (src/sandbox/resource/
 // v4-codes.ts) to the v3.1.11 and v4.0 OpenAPI enums and the OB Internal / ISO External code sets, each v4.0 refusal
 // (refusals.ts) to a code of its status's HTTP category, the v4.0 route table to the v4.0 file's paths, and the
 // emulator's version list to the TPP side's. Skips, saying why, without ../shared/specs.

@@ -195,7 +195,7 @@ describe('checkSavedSettings: a setting changed since `register` or `environment
     [
       'a family of flow.apis whose scope the stored registration lacks',
       () => ({ config: withFlow({ apis: ['accounts', 'payments'] }), metadata: { scope: 'openid accounts' } }),
-      /^flow\.apis is openid accounts payments, but the stored registration \(client client-1\) was made with openid accounts;/,
+      /^flow\.apis is accounts, payments \(scope openid accounts payments\), but the stored registration \(client client-1\) was made with scope openid accounts;/,
     ],
   ])('refuses %s, naming the setting and both values', async (_name, scenario, message) => {
     expect(await refusal(scenario())).toMatch(message);

@@ -38,7 +38,7 @@ describe('the secret scan', () => {
     ).toEqual(['a']);
   });
 
-  // Issue 31 item 6: the leak tests' list comes from what was issued, so unmarking a secret cannot shrink it.
+  // The leak tests' list comes from what was issued, so unmarking a secret cannot shrink it.
   it('collects what was issued whatever the environment marks: a client secret, tokens and a key typed default still count', () => {
     const unmarked = [
       { key: '_clientSecret', value: 'issued-secret', type: 'default' },

@@ -1,4 +1,4 @@
-// Handlebars templates kept compiled between runs (src/run/reporters/template-cache.ts, issue 34): the same text as
+// Handlebars templates kept compiled between runs (src/run/reporters/template-cache.ts): the same text as
 // Handlebars' own compile, from the kept file at the next compile (which then compiles nothing), anew for another
 // source or partial, and anew over a damaged file; nothing kept without a folder. The run report's page through it
 // is the page compiled from source.

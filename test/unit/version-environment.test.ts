@@ -1,4 +1,4 @@
-// A run over two API versions keeps each version's chained environment in its own file (issue 29): a later run of one
+// A run over two API versions keeps each version's chained environment in its own file: a later run of one
 // version continues that version's state, and falls back to the environment stage's file when there is none.
 
 import { rmSync } from 'node:fs';

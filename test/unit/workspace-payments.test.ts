@@ -8,7 +8,7 @@ import { API_FAMILIES, type ApiFamily } from '../../src/api-families.js';
 import { buildCollections, loadTemplates } from '../../src/generate/index.js';
 import { flowFileName } from '../../src/generate/files.js';
 import { reportModuleDir } from '../../src/run/reporters/page.js';
-import { buildWorkspace, COPIED_FILES } from '../../src/workspace/build.js';
+import { buildWorkspace, COPIED_FILES, workspaceEnvironment } from '../../src/workspace/build.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Session } from '../../src/pipeline/session.js';
 import { makeWorkspace } from '../../src/pipeline/workspace.js';
@@ -81,5 +81,27 @@ describe('obflow workspace with several families', () => {
     );
     expect(error?.code).toBe('ERR_USAGE');
     expect(error?.message).toContain('flow.apis names payments, funds');
+  });
+});
+
+describe("the workspace's environment", () => {
+  it("starts without obflow's run state of any family (a payment id, a consent's status, a mandate's walk), keeps the rest", () => {
+    const values = [
+      { key: 'consent_id', value: 'consent-of-obflows-run', type: 'default' },
+      { key: 'payment_id', value: 'pay-1', type: 'default' },
+      { key: 'payment_consent_status', value: 'Consumed', type: 'default' },
+      { key: 'funds_checks', value: '[{"Available":true}]', type: 'default' },
+      { key: 'vrp_walk', value: '[{"Outcome":"made"}]', type: 'default' },
+      { key: 'vrp_payment_id', value: 'vrp-1', type: 'default' },
+      { key: 'sandbox_base_url', value: 'https://bank.example', type: 'default' },
+      { key: 'client_id', value: 'client-1', type: 'default' },
+    ];
+    const shipped = workspaceEnvironment({ id: 'e', name: 'n', values } as never, false);
+    const value = (key: string) => shipped.values.find((entry) => entry.key === key)?.value;
+    for (const key of ['consent_id', 'payment_id', 'payment_consent_status', 'funds_checks', 'vrp_walk', 'vrp_payment_id']) {
+      expect(value(key), key).not.toBe(values.find((entry) => entry.key === key)?.value);
+    }
+    expect(value('sandbox_base_url')).toBe('https://bank.example');
+    expect(value('client_id')).toBe('client-1');
   });
 });

@@ -1,6 +1,6 @@
-// The workspace appears whole or not at all (issue 13): a write that fails half-way leaves no folder and no staging
+// The workspace appears whole or not at all: a write that fails half-way leaves no folder and no staging
 // folder; the zip is a valid archive of the same files with their modes. `--force` swaps the old workspace for the new
-// one so that an interrupt (a real SIGINT, sent the moment the old one moves aside) finds one of them whole (issue 22).
+// one so that an interrupt (a real SIGINT, sent the moment the old one moves aside) finds one of them whole.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

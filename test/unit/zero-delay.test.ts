@@ -1,4 +1,4 @@
-// Zero-delay timeouts as immediates while a newman run is in flight (src/run/zero-delay.ts, issue 21): postman-runtime's
+// Zero-delay timeouts as immediates while a newman run is in flight (src/run/zero-delay.ts): postman-runtime's
 // seven `setTimeout(fn, 0)` hand-overs a request no longer sleep 1 ms each; a real delay keeps its timer, clearTimeout
 // still cancels, and the globals are back as they were when the (last) run ends.
 

@@ -1,39 +1,32 @@
 // `obflow demo` (= `npm start`): the whole flow against the embedded sandbox on a fresh clone — identity if absent,
 // start the emulator, register, environment, generate, run every step, summary, stop.
 
-import type { CommandModule } from 'yargs';
-import { FAPI_OPTION, RESPONSE_TYPE_OPTION, SANDBOX_FAPI_OPTION, TOKEN_AUTH_METHOD_OPTION } from '../../fapi-profile.js';
+import { SANDBOX_FAPI_OPTION, TOKEN_AUTH_METHOD_OPTION } from '../../fapi-profile.js';
 import { ObflowError } from '../../errors.js';
-import { API_FAMILIES_OPTION } from '../../api-families.js';
-import type { CommandState } from '../context.js';
+import { defineCommand } from '../command.js';
 import { liveLineOption, openCommand, sessionSeams } from '../context.js';
-import { SANDBOX_PROFILES } from '../../config/profiles.js';
-import { API_VERSION_OPTION } from '../../generate/api-versions.js';
 
-export const demoCommand = (state: CommandState): CommandModule => ({
+export const demoCommand = defineCommand({
   command: 'demo',
   describe: 'The whole flow against the embedded sandbox: register, environment, generate, run, summary',
-  builder: (yargs) =>
-    yargs
-      .option('profile', {
-        type: 'string',
-        choices: SANDBOX_PROFILES,
-        describe: 'Sandbox client profile (interactive ones consent in Chromium)',
-      })
-      .option('response-type', RESPONSE_TYPE_OPTION)
-      .option('fapi', FAPI_OPTION)
-      .option('token-auth-method', TOKEN_AUTH_METHOD_OPTION)
-      .option('sandbox-fapi', SANDBOX_FAPI_OPTION)
-      .option('api-version', API_VERSION_OPTION)
-      .option('apis', API_FAMILIES_OPTION)
-      .option('psu-user', { type: 'string', describe: 'Test user who consents: alex (default), sam or jo' })
-      .example('$0 demo', 'what `npm start` runs')
-      .example('$0 demo --fapi 2.0', 'a FAPI 2.0 client (PAR, PKCE, code, iss, private_key_jwt) against the emulator in its FAPI 2.0 mode')
-      .example('$0 demo --sandbox-fapi 1-advanced', 'the emulator as a certified FAPI 1 Advanced server (plain code only with JARM)')
-      .example('$0 demo --api-version 3.1,4.0', 'the flow on AIS v3.1 and v4.0, then v3.1 beside v4.0')
-      .example('$0 demo --apis payments,funds', 'a signed, idempotent payment and funds checks against the emulator')
-      .example('$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'),
-  handler: async (argv) => {
+  options: [
+    'profile',
+    'response-type',
+    'fapi',
+    { 'token-auth-method': TOKEN_AUTH_METHOD_OPTION, 'sandbox-fapi': SANDBOX_FAPI_OPTION },
+    'api-version',
+    'apis',
+    'psu-user',
+  ],
+  examples: [
+    ['$0 demo', 'what `npm start` runs'],
+    ['$0 demo --fapi 2.0', 'a FAPI 2.0 client (PAR, PKCE, code, iss, private_key_jwt) against the emulator in its FAPI 2.0 mode'],
+    ['$0 demo --sandbox-fapi 1-advanced', 'the emulator as a certified FAPI 1 Advanced server (plain code only with JARM)'],
+    ['$0 demo --api-version 3.1,4.0', 'the flow on AIS v3.1 and v4.0, then v3.1 beside v4.0'],
+    ['$0 demo --apis payments,funds', 'a signed, idempotent payment and funds checks against the emulator'],
+    ['$0 demo --profile permissive-interactive --psu-user sam', 'log in and consent in Chromium'],
+  ],
+  handler: async (argv, state) => {
     const started = Date.now();
     const { core, config, overrides } = await openCommand(state, argv);
     if (config.target !== 'sandbox') {

@@ -1,18 +1,17 @@
 // `obflow doctor`: check the bank interface's five prerequisites for the configured target, one line per check.
 
-import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
-import type { CommandState } from '../context.js';
+import { defineCommand } from '../command.js';
 import { openCommand } from '../context.js';
 
-export const doctorCommand = (state: CommandState): CommandModule => ({
+export const doctorCommand = defineCommand({
   command: 'doctor',
   describe: 'Check the prerequisites: statement, transport certificate, redirect URIs, directory certificates',
-  builder: (yargs) =>
-    yargs
-      .example('$0 doctor', 'check the local test identity')
-      .example('$0 doctor --config obflow.config.json --json', "check a real bank's prerequisites, as JSON"),
-  handler: async (argv) => {
+  examples: [
+    ['$0 doctor', 'check the local test identity'],
+    ['$0 doctor --config obflow.config.json --json', "check a real bank's prerequisites, as JSON"],
+  ],
+  handler: async (argv, state) => {
     const { core, config, overrides } = await openCommand(state, argv, { checkFiles: false });
     const { paths } = await core.resolveIdentity(config);
     const checks = await core.runDoctorChecks(paths, new Date());

@@ -1,24 +1,20 @@
 // `obflow environment`: download the bank's helper environment for the client and merge it with obflow's variables.
 
 import { isAbsolute, relative } from 'node:path';
-import type { CommandModule } from 'yargs';
-import { FAPI_OPTION, RESPONSE_TYPE_OPTION } from '../../fapi-profile.js';
 import type { PostmanCertificates } from '../../pipeline/environment.js';
-import type { CommandState } from '../context.js';
+import { defineCommand } from '../command.js';
 import { openCommand, sessionSeams } from '../context.js';
 
-export const environmentCommand = (state: CommandState): CommandModule => ({
+export const environmentCommand = defineCommand({
   command: 'environment',
   describe: "Download the bank's environment file for the client and merge it into one Postman environment",
-  builder: (yargs) =>
-    yargs
-      .option('profile', { type: 'string', describe: 'Sandbox client profile' })
-      .option('response-type', RESPONSE_TYPE_OPTION)
-      .option('fapi', FAPI_OPTION)
-      .option('psu-user', { type: 'string', describe: 'Test user who consents (login_hint)' })
-      .example('$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json')
-      .example('$0 environment --response-type code', 'plain authorization code flow'),
-  handler: async (argv) => {
+  // The families' variables are the environment's (a payment's state, the signing variables of a family that signs).
+  options: ['profile', 'response-type', 'fapi', 'psu-user', 'apis'],
+  examples: [
+    ['$0 environment', 'write .obflow/environments/<target>-<profile>.postman_environment.json'],
+    ['$0 environment --response-type code', 'plain authorization code flow'],
+  ],
+  handler: async (argv, state) => {
     const { core, config, overrides } = await openCommand(state, argv);
     const session = await core.openSession(config, overrides, { seams: sessionSeams(state) });
     try {

@@ -1,26 +1,21 @@
 // `obflow generate`: write the Postman v2.1 collections (one per flow step + the whole flow), deterministically.
 
-import type { CommandModule } from 'yargs';
-import { FAPI_OPTION } from '../../fapi-profile.js';
-import type { CommandState } from '../context.js';
+import { defineCommand } from '../command.js';
 import { openLightCommand } from '../context.js';
-import { API_FAMILIES_OPTION, familiesOf } from '../../api-families.js';
-import { API_VERSION_OPTION, apiLabel, assertOneVersion } from '../../generate/api-versions.js';
+import { familiesOf } from '../../api-families.js';
+import { apiLabel, assertOneVersion } from '../../generate/api-versions.js';
 
-export const generateCommand = (state: CommandState): CommandModule => ({
+export const generateCommand = defineCommand({
   command: 'generate',
   describe: 'Write the Postman collections for every step of the flow of each API family (flow.apis)',
-  builder: (yargs) =>
-    yargs
-      .option('api-version', API_VERSION_OPTION)
-      .option('apis', API_FAMILIES_OPTION)
-      .option('fapi', FAPI_OPTION)
-      .option('out-collections', { type: 'string', describe: 'Output folder (default: collections)' })
-      .example('$0 generate', 'write collections/*.postman_collection.json')
-      .example('$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON')
-      .example('$0 generate --api-version 4.0', 'the AIS v4.0 collections, in collections/v4.0/')
-      .example('$0 generate --apis payments,funds', 'the payments and funds collections, in collections/payments/ and collections/funds/'),
-  handler: async (argv) => {
+  options: ['api-version', 'apis', 'fapi', 'out-collections'],
+  examples: [
+    ['$0 generate', 'write collections/*.postman_collection.json'],
+    ['$0 generate --out-collections /tmp/c --json', 'elsewhere, listing the files as JSON'],
+    ['$0 generate --api-version 4.0', 'the AIS v4.0 collections, in collections/v4.0/'],
+    ['$0 generate --apis payments,funds', 'the payments and funds collections, in collections/payments/ and collections/funds/'],
+  ],
+  handler: async (argv, state) => {
     const { core, config, overrides } = await openLightCommand(state, argv);
     assertOneVersion(overrides.apiVersions, 'generate');
     const version = config.flow.apiVersion;

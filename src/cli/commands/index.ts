@@ -1,6 +1,7 @@
 // The command modules of the CLI, in the order `obflow --help` lists them (the flow's order).
 
 import type { CommandModule } from 'yargs';
+import type { CommandFactory } from '../command.js';
 import type { CommandState } from '../context.js';
 import { configSchemaCommand } from './config-schema.js';
 import { demoCommand } from './demo.js';
@@ -13,8 +14,6 @@ import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { sandboxCommand } from './sandbox.js';
 import { workspaceCommand } from './workspace.js';
-
-export type CommandFactory = (state: CommandState) => CommandModule;
 
 const factories: CommandFactory[] = [
   initCommand,

@@ -1,20 +1,19 @@
 // `obflow init`: issue the local test identity (trust directory, transport certificate, signing key, software
 // statement, emulator server certificate) into the state folder and name every file written.
 
-import type { CommandModule } from 'yargs';
-import type { CommandState } from '../context.js';
+import { defineCommand } from '../command.js';
 import { openCommand } from '../context.js';
 import { resolve } from 'node:path';
 
-export const initCommand = (state: CommandState): CommandModule => ({
+export const initCommand = defineCommand({
   command: 'init',
   describe: 'Create the local test identity (directory CAs, transport cert, signing key, software statement)',
-  builder: (yargs) =>
-    yargs
-      .option('force', { type: 'boolean', describe: 'Replace an existing identity' })
-      .example('$0 init', 'issue a test identity into .obflow/identity')
-      .example('$0 init --json', 'name every file as one JSON object, for scripts'),
-  handler: async (argv) => {
+  options: [{ force: { type: 'boolean', describe: 'Replace an existing identity' } }],
+  examples: [
+    ['$0 init', 'issue a test identity into .obflow/identity'],
+    ['$0 init --json', 'name every file as one JSON object, for scripts'],
+  ],
+  handler: async (argv, state) => {
     const { core, config } = await openCommand(state, argv);
     const dir = core.localIdentityDir(config);
     await core.protectStateDir(config.stateDir);

@@ -1,7 +1,6 @@
 // `obflow register`: dynamic client registration v3.2 with a PS256-signed JWT over mTLS; stores the client (0600).
 
-import type { CommandModule } from 'yargs';
-import { FAPI_OPTION } from '../../fapi-profile.js';
+import { defineCommand } from '../command.js';
 import type { CommandState } from '../context.js';
 import { openCommand, sessionSeams } from '../context.js';
 import { readFile } from 'node:fs/promises';
@@ -21,43 +20,54 @@ async function clientSecretOf(state: CommandState, file: unknown): Promise<strin
   return value === undefined || value === '' ? undefined : value;
 }
 
-export const registerCommand = (state: CommandState): CommandModule => ({
+export const registerCommand = defineCommand({
   command: 'register',
   describe: 'Register with the bank (DCR v3.2): signed JWT over mutual TLS; keeps the client id and secret',
-  builder: (yargs) =>
-    yargs
-      .option('dry-run', { type: 'boolean', describe: 'Print the signed JWT and its decoded header and claims; send nothing' })
-      .option('force', {
+  options: [
+    {
+      'dry-run': { type: 'boolean', describe: 'Print the signed JWT and its decoded header and claims; send nothing' },
+      force: {
         type: 'boolean',
         describe: 'Register again (or, with --client-id, store another client) even if a client is stored for this statement and target',
-      })
-      .option('profile', { type: 'string', describe: 'Sandbox client profile (strict|permissive)-(headless|interactive)' })
-      .option('fapi', FAPI_OPTION)
-      .option('client-id', {
+      },
+    },
+    'profile',
+    'fapi',
+    // The families the client will call: their scopes are asked and their roles checked against the statement.
+    'apis',
+    {
+      'client-id': {
         type: 'string',
         describe: 'Store a client registered elsewhere (portal, CI secret) without calling the bank; its secret from OBFLOW_CLIENT_SECRET',
-      })
-      .option('show', { type: 'boolean', describe: "Print the bank's record of the stored client (DCR v3.2 GET /register/{ClientId})" })
-      .option('update', {
+      },
+      show: { type: 'boolean', describe: "Print the bank's record of the stored client (DCR v3.2 GET /register/{ClientId})" },
+      update: {
         type: 'boolean',
         describe: 'Send the registration again for the stored client (DCR v3.2 PUT /register/{ClientId})',
-      })
-      .option('delete', {
+      },
+      delete: {
         type: 'boolean',
         describe: 'Delete the stored client at the bank and here (DCR v3.2 DELETE /register/{ClientId})',
-      })
-      .conflicts('show', ['update', 'delete', 'client-id', 'dry-run', 'force'])
-      .conflicts('update', ['delete', 'client-id', 'dry-run', 'force'])
-      .conflicts('delete', ['client-id', 'dry-run', 'force'])
-      .option('client-secret-file', {
+      },
+      'client-secret-file': {
         type: 'string',
         describe: 'With --client-id: a file holding the client secret (instead of OBFLOW_CLIENT_SECRET)',
-      })
-      .example('$0 register --dry-run', 'show exactly what would be sent')
-      .example('$0 register --config obflow.config.json', "register with a real bank's sandbox")
-      .example('$0 register --show', "the bank's record of the stored client")
-      .example('OBFLOW_CLIENT_SECRET=… $0 register --client-id 5f2c…', 'reuse a client registered once (e.g. in a CI job)'),
-  handler: async (argv) => {
+      },
+    },
+  ],
+  // One of show, update and delete at a time, and none of them with what only a new registration takes.
+  refine: (yargs) =>
+    yargs
+      .conflicts('show', ['update', 'delete', 'client-id', 'dry-run', 'force'])
+      .conflicts('update', ['delete', 'client-id', 'dry-run', 'force'])
+      .conflicts('delete', ['client-id', 'dry-run', 'force']),
+  examples: [
+    ['$0 register --dry-run', 'show exactly what would be sent'],
+    ['$0 register --config obflow.config.json', "register with a real bank's sandbox"],
+    ['$0 register --show', "the bank's record of the stored client"],
+    ['OBFLOW_CLIENT_SECRET=… $0 register --client-id 5f2c…', 'reuse a client registered once (e.g. in a CI job)'],
+  ],
+  handler: async (argv, state) => {
     // An empty --client-id (in CI: `--client-id "$OBFLOW_CLIENT_ID"` with the secret unset) is a mistake, never "no flag".
     if (argv['client-id'] === '') {
       throw new ObflowError('ERR_USAGE', '--client-id is empty', {

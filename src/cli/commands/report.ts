@@ -2,33 +2,38 @@
 // legs that wrote none) merged into one page, one JUnit file and one summary (src/report/merge*.ts). Exit 1 when any
 // leg failed or left no report (ERR_LEGS_FAILED, after every file is written), so the CI job's verdict is the matrix's.
 
-import type { CommandModule } from 'yargs';
 import { ObflowError } from '../../errors.js';
 import { DEFAULT_SLOWER_THRESHOLD } from '../../report/defaults.js';
-import type { CommandState } from '../context.js';
+import { defineCommand } from '../command.js';
 import { loadCore } from '../context.js';
 
-const mergeCommand = (state: CommandState): CommandModule => ({
+const mergeCommand = defineCommand({
   command: 'merge <reports..>',
   describe: "Merge the legs' JSON run reports into one page (legs × steps), a JUnit file and a summary JSON",
-  builder: (yargs) =>
-    yargs
-      .positional('reports', {
-        type: 'string',
-        array: true,
-        describe: 'Folders searched for obflow-run.json and obflow-leg.json (one leg per folder), or those files',
-      })
-      .option('out', { type: 'string', demandOption: true, describe: 'Folder for index.html, obflow-merged.{json,xml,md} and legs/' })
-      .option('previous', { type: 'string', describe: "The previous merge's folder or obflow-merged.json: what changed since" })
-      .option('slower-threshold', {
+  positionals: {
+    reports: {
+      type: 'string',
+      array: true,
+      describe: 'Folders searched for obflow-run.json and obflow-leg.json (one leg per folder), or those files',
+    },
+  },
+  options: [
+    {
+      out: { type: 'string', demandOption: true, describe: 'Folder for index.html, obflow-merged.{json,xml,md} and legs/' },
+      previous: { type: 'string', describe: "The previous merge's folder or obflow-merged.json: what changed since" },
+      'slower-threshold': {
         type: 'string',
         default: DEFAULT_SLOWER_THRESHOLD,
         describe: 'A step is slower when it took more than this share and/or time longer than before (50%, 500ms, 2s)',
-      })
-      .example('$0 report merge legs --out merged', 'every leg under legs/ (the artefacts of the CI jobs)')
-      .example('$0 report merge legs --out merged --previous last-night/obflow-merged.json', 'and what changed since last night')
-      .example('$0 report merge out/*/reports --out merged --slower-threshold 100%,2s', 'slower only when twice as long and 2 s more'),
-  handler: async (argv) => {
+      },
+    },
+  ],
+  examples: [
+    ['$0 report merge legs --out merged', 'every leg under legs/ (the artefacts of the CI jobs)'],
+    ['$0 report merge legs --out merged --previous last-night/obflow-merged.json', 'and what changed since last night'],
+    ['$0 report merge out/*/reports --out merged --slower-threshold 100%,2s', 'slower only when twice as long and 2 s more'],
+  ],
+  handler: async (argv, state) => {
     const core = await loadCore();
     const { summary, files } = await core.mergeRunReports({
       inputs: (argv.reports as string[] | undefined) ?? [],
@@ -61,9 +66,9 @@ const mergeCommand = (state: CommandState): CommandModule => ({
   },
 });
 
-export const reportCommand = (state: CommandState): CommandModule => ({
+export const reportCommand = defineCommand({
   command: 'report <command>',
   describe: 'Reports of many runs: merge the legs of a CI matrix into one page',
-  builder: (yargs) => yargs.command(mergeCommand(state)).demandCommand(1, 'Name a report command: obflow report merge'),
+  refine: (yargs, state) => yargs.command(mergeCommand(state)).demandCommand(1, 'Name a report command: obflow report merge'),
   handler: () => undefined,
 });

@@ -1,8 +1,7 @@
 // `obflow sandbox`: run the bank emulator until Ctrl-C and print its addresses (one JSON line with --json).
 
-import type { CommandModule } from 'yargs';
-import type { CommandState } from '../context.js';
 import { resolve } from 'node:path';
+import { defineCommand } from '../command.js';
 import { openCommand } from '../context.js';
 import { whenStopRequested } from '../../interrupt.js';
 import { SANDBOX_FAPI_OPTION, type SandboxFapiMode } from '../../fapi-profile.js';
@@ -23,63 +22,69 @@ import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../client-auth.js';
 import { parseFlagList } from '../../flag-list.js';
 import { aisBasePath } from '../../generate/api-versions.js';
 
-export const sandboxCommand = (state: CommandState): CommandModule => ({
+export const sandboxCommand = defineCommand({
   command: 'sandbox',
   describe: 'Run the local bank emulator (mTLS, DCR, discovery, token, authorise, AIS v3.1 and v4.0) until Ctrl-C',
-  builder: (yargs) =>
-    yargs
-      .option('resource-port', { type: 'number', describe: 'Port of the resource server {sandbox_base_url} (default: free port)' })
-      .option('auth-port', { type: 'number', describe: 'Port of the authorisation server {auth_url} (default: free port)' })
-      .option('data-dir', { type: 'string', describe: 'Keep clients, consents and tokens here (default: <state-dir>/sandbox)' })
-      .option('seed', { type: 'string', describe: 'Seed of the emulated bank data' })
-      .option('api-versions', {
+  // The emulator's own options: its --apis are the families it serves and its --fapi is its mode (demo's
+  // --sandbox-fapi), not the flow's --apis and --fapi of the shared table (src/cli/options.ts).
+  options: [
+    {
+      'resource-port': { type: 'number', describe: 'Port of the resource server {sandbox_base_url} (default: free port)' },
+      'auth-port': { type: 'number', describe: 'Port of the authorisation server {auth_url} (default: free port)' },
+      'data-dir': { type: 'string', describe: 'Keep clients, consents and tokens here (default: <state-dir>/sandbox)' },
+      seed: { type: 'string', describe: 'Seed of the emulated bank data' },
+      'api-versions': {
         type: 'string',
         describe:
           'Account and Transaction API versions to serve side by side, comma-separated (3.1, 4.0; default: sandbox.apiVersions, else both)',
-      })
-      .option('apis', {
+      },
+      apis: {
         type: 'string',
         describe: 'API families to serve, comma-separated (accounts, payments, funds, vrp; default: sandbox.apis, else accounts)',
-      })
-      .option('verbose', { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' })
-      .option('page-skin', {
+      },
+      verbose: { type: 'boolean', describe: 'Log request and response bodies (secrets masked)' },
+      'page-skin': {
         type: 'string',
         choices: PAGE_SKIN_NAMES,
         describe: 'Look of the PSU login and consent pages (alternate: other ids and texts, to test a consent script)',
-      })
-      .option('id-token-fault', {
+      },
+      'id-token-fault': {
         choices: ID_TOKEN_FAULTS,
         describe: 'Issue deliberately wrong id_tokens, to test that the TPP verifies them',
-      })
-      .option('token-auth', {
+      },
+      'token-auth': {
         type: 'string',
         describe:
           'Client authentication methods to accept, comma-separated (client_secret_basic, private_key_jwt, tls_client_auth; default: all)',
-      })
-      .option('par', {
+      },
+      par: {
         choices: PAR_MODES,
         describe: 'Pushed authorization requests (RFC 9126): required, optional, or off (default: config sandbox.par)',
-      })
-      .option('fapi', SANDBOX_FAPI_OPTION)
-      .option('refresh-tokens', {
+      },
+      fapi: SANDBOX_FAPI_OPTION,
+      'refresh-tokens': {
         choices: REFRESH_TOKEN_MODES,
         describe:
           'Refresh tokens: always (default: to every authorization_code client), or as-registered (only with grant_types refresh_token)',
-      })
-      .example('$0 sandbox --par required', 'as a FAPI 2.0 bank: only pushed authorization requests (with PKCE)')
-      .example('$0 sandbox --refresh-tokens as-registered', 'the §2.1 registration (no refresh_token grant) gets no refresh token')
-      .example('$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth')
-      .example('$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman')
-      .example('$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)')
-      .example(
-        '$0 sandbox --apis accounts,payments,funds,vrp',
-        'also domestic payments (PISP), confirmation of funds (CBPII) and variable recurring payments, v3.1 and v4.0',
-      )
-      .example('$0 sandbox --json', 'one JSON line naming every address once ready')
-      .example('$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for")
-      .example('$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify')
-      .example('$0 sandbox --token-auth private_key_jwt,tls_client_auth', 'as the bank today: client_secret_basic refused'),
-  handler: async (argv) => {
+      },
+    },
+  ],
+  examples: [
+    ['$0 sandbox --par required', 'as a FAPI 2.0 bank: only pushed authorization requests (with PKCE)'],
+    ['$0 sandbox --refresh-tokens as-registered', 'the §2.1 registration (no refresh_token grant) gets no refresh token'],
+    ['$0 sandbox --fapi 2.0', 'FAPI 2.0 Security Profile: PAR, PKCE S256, code only, iss, private_key_jwt or tls_client_auth'],
+    ['$0 sandbox --resource-port 8443 --auth-port 9443', 'fixed ports, e.g. for Postman'],
+    ['$0 sandbox --api-versions 3.1', 'v3.1 only, exactly docs/bank-interface.md (v4.0 paths 404)'],
+    [
+      '$0 sandbox --apis accounts,payments,funds,vrp',
+      'also domestic payments (PISP), confirmation of funds (CBPII) and variable recurring payments, v3.1 and v4.0',
+    ],
+    ['$0 sandbox --json', 'one JSON line naming every address once ready'],
+    ['$0 sandbox --page-skin alternate', "PSU pages another bank's consent script is written for"],
+    ['$0 sandbox --id-token-fault bad-signature', 'id_tokens whose signature does not verify'],
+    ['$0 sandbox --token-auth private_key_jwt,tls_client_auth', 'as the bank today: client_secret_basic refused'],
+  ],
+  handler: async (argv, state) => {
     // --fapi here is the emulator's mode (sandbox.fapi), not the TPP's profile (flow.fapi, the flag table's --fapi).
     const { core, config } = await openCommand(state, { ...argv, fapi: undefined });
     const fapiFlag = typeof argv.fapi === 'string' ? (argv.fapi as SandboxFapiMode) : undefined;

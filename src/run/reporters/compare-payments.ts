@@ -4,6 +4,7 @@
 // a refusal on one version only where the files let it). Pure.
 
 import type { PaymentRow } from '../../runner-rules.js';
+import { ABSENT, outcomeRows, type OutcomeRows } from './compare-rows.js';
 
 /**
  * v4.0's codes for v3.1's names. Payment: OBIE v3.1.11 OBTransactionIndividualStatus1Code ↔ ISO 20022
@@ -23,31 +24,10 @@ export const STATUS_CODES: Readonly<Record<'payment' | 'consent', Readonly<Recor
   consent: { AwaitingAuthorisation: 'AWAU', Authorised: 'AUTH', Consumed: 'COND', Rejected: 'RJCT' },
 };
 
-export interface PaymentComparisonRow {
-  field: string;
-  v31: string;
-  v40: string;
-  /** same; explained (v4.0's code is v3.1's name); different (a failed check); shown (not judged). */
-  verdict: 'same' | 'explained' | 'different' | 'shown';
-}
-
-export interface PaymentComparison {
-  rows: PaymentComparisonRow[];
-  /** The rows that differ where nothing explains it: each a failed check. */
-  differences: PaymentComparisonRow[];
-}
-
-const ABSENT = '(absent)';
-
-export function comparePayments(v31: PaymentRow | undefined, v40: PaymentRow | undefined): PaymentComparison {
-  const rows: PaymentComparisonRow[] = [];
-  const same = (field: string, a: string | undefined, b: string | undefined): void => {
-    rows.push({ field, v31: a ?? ABSENT, v40: b ?? ABSENT, verdict: a === b ? 'same' : 'different' });
-  };
-  const mapped = (field: string, codes: Readonly<Record<string, string>>, a: string | undefined, b: string | undefined): void => {
-    const verdict = a !== undefined && b !== undefined && codes[a] === b ? 'explained' : a === b ? 'same' : 'different';
-    rows.push({ field, v31: a ?? ABSENT, v40: b ?? ABSENT, verdict });
-  };
+/** The payment's rows (compare-outcomes.ts OUTCOME_COMPARISONS' payments row): equal, or equal once v4.0's code is read
+ *  as v3.1's name; the signature counts shown, not judged. */
+export function comparePayments(v31: PaymentRow | undefined, v40: PaymentRow | undefined): OutcomeRows {
+  const { rows, same, mapped } = outcomeRows();
   const amount = (row: PaymentRow | undefined) => (row?.amount === undefined ? undefined : `${row.amount} ${row.currency ?? ''}`.trimEnd());
   same('InstructedAmount', amount(v31), amount(v40));
   same('CreditorAccount.Name', v31?.creditor, v40?.creditor);
@@ -58,16 +38,5 @@ export function comparePayments(v31: PaymentRow | undefined, v40: PaymentRow | u
   const signatures = (row: PaymentRow | undefined) =>
     row?.signatures === undefined ? ABSENT : `${row.signatures.signed} signed, ${row.signatures.verified} verified`;
   rows.push({ field: 'signatures', v31: signatures(v31), v40: signatures(v40), verdict: 'shown' });
-  return { rows, differences: rows.filter((row) => row.verdict === 'different') };
-}
-
-/** The terminal's lines: `payment v3.1 beside v4.0:` and a row each, then the verdict. */
-export function formatPaymentComparison(comparison: PaymentComparison): string[] {
-  const lines = ['payment v3.1 beside v4.0:'];
-  for (const row of comparison.rows)
-    lines.push(`  ${row.field}: ${row.v31} | ${row.v40}${row.verdict === 'explained' ? ' (the v4.0 code of the v3.1 name)' : ''}`);
-  for (const row of comparison.differences)
-    lines.push(`✗ payment ${row.field}: v3.1 ${row.v31}, v4.0 ${row.v40} (not explained by the code mapping)`);
-  if (comparison.differences.length === 0) lines.push('✓ no unexplained difference');
-  return lines;
+  return rows;
 }

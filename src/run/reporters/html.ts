@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs.js';
 import { FAMILY_LIST } from '../../api-families.js';
 import { apiLabel, knownVersionRow } from '../../generate/api-versions.js';
+import { comparisonKindOf } from './compare-outcomes.js';
 import { loadReportModule, obflowVersion, renderHtmlReport, type ReportCollector, type ReportModel } from './page.js';
 import type { ReporterContext, RunEvent, RunStartEvent, RunSubscriber, RunTargetInfo } from '../events.js';
 import { buildRunSummary, outcomesOf } from '../summary.js';
@@ -105,9 +106,14 @@ export function reportSubscriber(
           const comparison = page?.comparison?.(result);
           if (comparison !== undefined) model = { ...model, comparison, passed: model.passed && comparison.differences.length === 0 };
           if (page?.comparedIn !== undefined) model = { ...model, comparedIn: page.comparedIn };
-          const payments = page?.paymentComparison?.(result);
-          if (payments !== undefined)
-            model = { ...model, paymentComparison: payments, passed: model.passed && payments.differences.length === 0 };
+          // A money family's later leg: its outcome beside the other version's, in the family row's words; a difference
+          // fails the page as it fails the run (src/pipeline/verdict.ts).
+          const outcomes = page?.outcomeComparison?.(result);
+          if (outcomes !== undefined) {
+            const { title, anchor, note } = comparisonKindOf(outcomes);
+            const section = { ...outcomes, title, anchor, note };
+            model = { ...model, outcomeComparisons: [section], passed: model.passed && outcomes.differences.length === 0 };
+          }
           break;
         }
       }

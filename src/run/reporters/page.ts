@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { DEFAULT_TEMPLATES_DIR } from '../../generate/files.js';
 import type { AccountRow, RunOutcomes } from '../../runner-rules.js';
 import type { VersionComparison } from './compare-versions.js';
-import type { PaymentComparison } from './compare-payments.js';
+import type { OutcomeComparison, OutcomeComparisonKind } from './compare-outcomes.js';
 import { compileTemplate, type CompiledTemplate, type HandlebarsInstance } from './template-cache.js';
 
 export interface ReportAssertion {
@@ -82,10 +82,14 @@ export interface ReportComparison extends VersionComparison {
   other: { version: string; href: string };
 }
 
-/** A run over both versions with payments: the later payments leg's page has the two payments side by side. */
-export interface ReportPaymentComparison extends PaymentComparison {
+/** A run over both versions of a money family: the later leg's page has the two outcomes side by side (the payment, the
+ *  VRP mandate's walk), in its family row's words. */
+export interface ReportOutcomeComparison extends OutcomeComparison {
   other: { version: string; href: string };
 }
+
+/** …as the page draws it: the comparison with its family row's title, anchor and note. */
+export type ReportOutcomeSection = ReportOutcomeComparison & Pick<OutcomeComparisonKind, 'title' | 'anchor' | 'note'>;
 
 export interface ReportModel extends ReportMeta {
   passed: boolean;
@@ -94,8 +98,8 @@ export interface ReportModel extends ReportMeta {
   comparison?: ReportComparison;
   /** …and on the other leg's page, a link to that section. */
   comparedIn?: { version: string; href: string };
-  /** The payment on v3.1 beside v4.0's, on the later payments leg's page. */
-  paymentComparison?: ReportPaymentComparison;
+  /** What the money family did on v3.1 beside v4.0 (the payment, the VRP mandate's walk), on its later leg's page. */
+  outcomeComparisons?: ReportOutcomeSection[];
   steps: ReportStep[];
   accounts: ReportAccount[];
   /** `assertions`: the checks newman counts (what a workspace counts); `localChecks`: obflow's own (id_token). */
