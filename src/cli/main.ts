@@ -35,8 +35,9 @@ export async function main(
       applyHeapPolicy(heap, processHeap, command);
       // Before the lazy imports (newman, the sandbox, playwright-core), which are most of what a start compiles.
       enableCompileCache(options.processEnv, heapFlags(heap));
-      // Packages newman's tree uses on demand load at their first use (where Node.js has module.registerHooks).
-      installDeferredRequires(options.processEnv);
+      // Packages newman's tree uses on demand load at their first use (stand-ins in require's cache); a start that
+      // only prints help or the version runs no command and loads none of them.
+      installDeferredRequires(options.processEnv, command !== undefined && !asksHelp(argv));
     } catch (error) {
       return report(error, state);
     }
@@ -195,6 +196,12 @@ function firstPositional(argv: readonly string[]): string | undefined {
     if (!arg.startsWith('-')) return arg;
   }
   return undefined;
+}
+
+/** `--help` or `-h` before any `--`: yargs prints help and runs no command. */
+function asksHelp(argv: readonly string[]): boolean {
+  const options = argv.indexOf('--') < 0 ? argv : argv.slice(0, argv.indexOf('--'));
+  return options.includes('--help') || options.includes('-h');
 }
 
 function report(error: unknown, state: CommandState): number {
