@@ -12,8 +12,9 @@ import { getTestIdentity } from './identity.js';
 
 export const DIST_SANDBOX = join(import.meta.dirname, '..', '..', 'dist', 'sandbox', 'index.js');
 
-/** Starts the emulator from dist/ in its own process on `dataDir` serving `apis`; resolves with it once it listens. */
-export async function spawnSandbox(dataDir: string, apis: readonly string[]): Promise<{ process: ChildProcess; urls: SandboxUrls }> {
+/** Starts the emulator from dist/ in its own process on `dataDir` serving `apis` (default: the emulator's, accounts);
+ *  resolves with it once it listens. */
+export async function spawnSandbox(dataDir: string, apis?: readonly string[]): Promise<{ process: ChildProcess; urls: SandboxUrls }> {
   if (!existsSync(DIST_SANDBOX)) throw new Error('build first (npm run build): this test runs the sandbox from dist in its own process');
   const identity = await getTestIdentity();
   const optionsFile = `${dataDir}.options.json`;
@@ -25,7 +26,7 @@ export async function spawnSandbox(dataDir: string, apis: readonly string[]): Pr
       clientCa: [identity.pem.rootCa, identity.pem.issuingCa],
       directoryJwks: identity.directoryJwks,
       dataDir,
-      apis,
+      ...(apis === undefined ? {} : { apis }),
     }),
   );
   const script = `const { startSandbox } = await import(${JSON.stringify(DIST_SANDBOX)});

@@ -8,17 +8,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { runCli } from '../helpers/cli.js';
 import { getTestIdentity } from '../helpers/identity.js';
+import { spawnSandbox } from '../helpers/sandbox-process.js';
 import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { RegisteredClient, TestSandbox } from '../helpers/sandbox-client.js';
 import { SandboxDataError } from '../../src/sandbox/index.js';
-import type { SandboxUrls } from '../../src/sandbox/index.js';
 import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 import { tempDirSync } from '../helpers/temp.js';
 
@@ -358,41 +357,19 @@ describe("the store's native objects are never left to the garbage collector", (
 });
 
 describe('kill -9 in the middle of writes', () => {
-  const MAIN_SANDBOX = join(import.meta.dirname, '..', '..', 'dist', 'sandbox', 'index.js');
   let child: ChildProcess | undefined;
   afterAll(() => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-
-  beforeAll(() => {
-    if (!existsSync(MAIN_SANDBOX)) throw new Error('build first (npm run build): this test runs the sandbox from dist in its own process');
   });
 
   it('loses no acknowledged registration, token or consent, on a store already holding 20,000 tokens and 3,000 clients', async () => {
     const identity = await getTestIdentity();
     const dataDir = tempDirSync('obflow-store-kill-');
     soakFolder(dataDir, identity.softwareStatement);
-    const optionsFile = join(dataDir, '..', `${dataDir.split('/').pop() ?? 'x'}.options.json`);
-    writeFileSync(
-      optionsFile,
-      JSON.stringify({
-        serverCertificate: identity.pem.serverCert,
-        serverKey: identity.pem.serverKey,
-        clientCa: [identity.pem.rootCa, identity.pem.issuingCa],
-        directoryJwks: identity.directoryJwks,
-        dataDir,
-      }),
-    );
-    const script = `const { startSandbox } = await import(${JSON.stringify(MAIN_SANDBOX)});
-const options = JSON.parse((await import('node:fs')).readFileSync(process.argv[1], 'utf8'));
-const handle = await startSandbox(options);
-process.stdout.write(JSON.stringify(handle.urls) + '\\n');`;
-    child = spawn(process.execPath, ['--input-type=module', '-e', script, optionsFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const started = await spawnSandbox(dataDir);
+    child = started.process;
     const running = child;
-    const urls = await new Promise<SandboxUrls>((resolve, reject) => {
-      createInterface({ input: running.stdout! }).once('line', (line) => resolve(JSON.parse(line) as SandboxUrls));
-      running.once('exit', (code) => reject(new Error(`the sandbox process exited ${code}`)));
-    });
+    const { urls } = started;
 
     const acknowledged = {
       clients: [] as RegisteredClient[],
