@@ -124,6 +124,12 @@ describe('the VRP mandate on v3.1 beside v4.0', () => {
     );
   });
 
+  it('two legs that both stopped before their outcome compare nothing (no "no unexplained difference"); one leg without it differs', () => {
+    for (const family of ['vrp', 'payments'] as const) expect(compareOutcomes(family, {}, {}), family).toBeUndefined();
+    const lopsided = compareOutcomes('vrp', { vrp: v31 }, {});
+    expect(lopsided?.differences.map((row) => row.field)).toContain('payments made');
+  });
+
   it('the later leg’s page has the section: each row, the explained codes, a difference as a failed check', async () => {
     const other = mandateOf(walkOf(V40_CODE).slice(0, 4), 'AUTH');
     const comparison = compared(v31, other);

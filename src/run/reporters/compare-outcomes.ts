@@ -23,6 +23,8 @@ export interface OutcomeComparisonKind {
   note: string;
   /** The verdict's hint when a row differs. */
   hint: string;
+  /** Whether a leg's run has the family's outcome at all (this run wrote it: src/run/summary.ts). */
+  has(outcomes: RunOutcomes): boolean;
   compare(v31: RunOutcomes, v40: RunOutcomes): OutcomeRows;
 }
 
@@ -38,6 +40,7 @@ export const OUTCOME_COMPARISONS: Readonly<Partial<Record<ApiFamilyName, Outcome
       "the same payment asked on both. v4.0's ISO 20022 status codes are read as v3.1's names (AcceptedSettlementCompleted ↔ " +
       'ACSC, Consumed ↔ COND, …); any other difference is a failed check. The ids differ (two payments).',
     hint: 'The bank made the same payment differently on its two versions: look at the field named in both runs\' reports (docs/collections.md, "Versions").',
+    has: (outcomes) => outcomes.payment !== undefined,
     compare: (v31, v40) => comparePayments(v31.payment, v40.payment),
   },
   vrp: {
@@ -50,6 +53,7 @@ export const OUTCOME_COMPARISONS: Readonly<Partial<Record<ApiFamilyName, Outcome
       "as v3.1's names (Authorised ↔ AUTH; a limit's refusal UK.OBIE.Rules.FailsControlParameters ↔ U014); any other " +
       'difference is a failed check. Ids and times differ (two mandates).',
     hint: 'The bank held the same mandate differently on its two versions: look at the limit named in both runs\' reports (docs/collections.md, "Versions").',
+    has: (outcomes) => outcomes.vrp !== undefined,
     compare: (v31, v40) => compareMandates(v31.vrp, v40.vrp),
   },
 };
@@ -61,10 +65,12 @@ export interface OutcomeComparison {
   differences: OutcomeRows;
 }
 
-/** The family's two outcomes compared; undefined for a family without a row. */
+/** The family's two outcomes compared; undefined for a family without a row, and when neither leg has the outcome (two
+ *  legs that stopped before their payment compare nothing: "no unexplained difference" would be a pass not earned; one
+ *  leg without it is a difference, row by row). */
 export function compareOutcomes(family: ApiFamilyName, v31: RunOutcomes, v40: RunOutcomes): OutcomeComparison | undefined {
   const kind = OUTCOME_COMPARISONS[family];
-  if (kind === undefined) return undefined;
+  if (kind === undefined || (!kind.has(v31) && !kind.has(v40))) return undefined;
   const rows = kind.compare(v31, v40);
   return { family, rows, differences: rows.filter((row) => row.verdict === 'different') };
 }
