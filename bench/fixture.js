@@ -9,7 +9,7 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childEnv, obflowBin, repo, timed } from './lib.js';
+import { childEnv, newmanBin, obflowBin, repo, timed } from './lib.js';
 
 /**
  * `options.apis`: the API families the emulator serves and the client registers for (default: the config's, accounts);
@@ -140,4 +140,24 @@ async function startSandbox(stateDir, cliEnv, options) {
 function signature(line) {
   const [origin, method, url, status] = line.split(' ');
   return `${origin} ${method} ${url.replace(/\/account-access-consents\/[^/?]+/, '/account-access-consents/{ConsentId}')} ${status}`;
+}
+
+/**
+ * The argv of plain `newman run` of `collection` on the bench's bank, as a newman user writes it: the environment, the
+ * certificate list and the CA bundle; `iterations` (-n) and a JUnit file (the report obflow writes too) when given.
+ */
+export function plainNewmanArgs(fixture, collection, { environment = fixture.environment, iterations, junit } = {}) {
+  return [
+    newmanBin,
+    'run',
+    collection,
+    ...(iterations === undefined ? [] : ['-n', String(iterations)]),
+    '--environment',
+    environment,
+    '--ssl-client-cert-list',
+    fixture.certList,
+    '--ssl-extra-ca-certs',
+    fixture.caBundle,
+    ...(junit === undefined ? [] : ['--reporters', 'junit', '--reporter-junit-export', junit]),
+  ];
 }

@@ -12,7 +12,8 @@
 
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { interleaved, invalid, newmanBin, repo, row, timed } from './lib.js';
+import { plainNewmanArgs } from './fixture.js';
+import { interleaved, invalid, repo, row, timed } from './lib.js';
 
 const ROUNDS = 3;
 /** The scripts' CPU bound: 1.82–1.88 in the rounds of one code (docs/notes.md, "the bench in ratios"). */
@@ -42,25 +43,11 @@ export async function flowRows(fixture) {
   // ---- whole flow, and the same requests without scripts (rounds interleaved) --------------------------------------
   // As a newman user runs it, with the JUnit report obflow writes too; a failed check exits 1 (the bench stops).
   const newman = (collection, environment = fixture.environment) =>
-    timed(
-      process.execPath,
-      [
-        newmanBin,
-        'run',
-        collection,
-        '--environment',
-        environment,
-        '--ssl-client-cert-list',
-        fixture.certList,
-        '--ssl-extra-ca-certs',
-        fixture.caBundle,
-        '--reporters',
-        'junit',
-        '--reporter-junit-export',
-        join(tmp, 'newman.xml'),
-      ],
-      { tmp, cwd: tmp, usage: true },
-    );
+    timed(process.execPath, plainNewmanArgs(fixture, collection, { environment, junit: join(tmp, 'newman.xml') }), {
+      tmp,
+      cwd: tmp,
+      usage: true,
+    });
   const { rawFlow, obflowAll, newmanFlow, bare } = await interleaved(ROUNDS, {
     rawFlow: () => observed(() => raw({ mode: 'flow', environment: fixture.environment })),
     obflowAll: async () => {

@@ -10,7 +10,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { interleaved, median, newmanBin, obflowBin, repo, row, timed } from './lib.js';
+import { plainNewmanArgs } from './fixture.js';
+import { interleaved, median, obflowBin, repo, row, timed } from './lib.js';
 
 const wholeFlowCollection = join(repo, 'collections', 'obflow-ais.postman_collection.json');
 
@@ -200,19 +201,9 @@ async function environmentAsJo(fixture) {
 /** A round of plain `newman run` of the whole-flow collection with `environment` on the bench's bank. */
 function plainNewman(fixture, environment) {
   return () =>
-    timed(
-      process.execPath,
-      [
-        newmanBin,
-        'run',
-        wholeFlowCollection,
-        '--environment',
-        environment,
-        '--ssl-client-cert-list',
-        fixture.certList,
-        '--ssl-extra-ca-certs',
-        fixture.caBundle,
-      ],
-      { tmp: fixture.tmp, cwd: fixture.tmp, usage: true },
-    );
+    timed(process.execPath, plainNewmanArgs(fixture, wholeFlowCollection, { environment }), {
+      tmp: fixture.tmp,
+      cwd: fixture.tmp,
+      usage: true,
+    });
 }

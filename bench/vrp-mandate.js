@@ -22,8 +22,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { startFixture } from './fixture.js';
-import { interleaved, invalid, newmanBin, row, timed } from './lib.js';
+import { plainNewmanArgs, startFixture } from './fixture.js';
+import { interleaved, invalid, row, timed } from './lib.js';
 import { detachedJws } from './payment-sign.js';
 
 export const PAYMENTS = 100;
@@ -112,23 +112,7 @@ export async function vrpMandateRows() {
         checked('plain newman', () =>
           timed(
             process.execPath,
-            [
-              newmanBin,
-              'run',
-              single,
-              '-n',
-              String(PAYMENTS),
-              '--environment',
-              environment,
-              '--ssl-client-cert-list',
-              fixture.certList,
-              '--ssl-extra-ca-certs',
-              fixture.caBundle,
-              '--reporters',
-              'junit',
-              '--reporter-junit-export',
-              join(tmp, 'vrp-newman.xml'),
-            ],
+            plainNewmanArgs(fixture, single, { environment, iterations: PAYMENTS, junit: join(tmp, 'vrp-newman.xml') }),
             { tmp },
           ),
         ),
