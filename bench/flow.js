@@ -133,7 +133,7 @@ export async function flowRows(fixture) {
     rawPages: () => observed(() => raw({ mode: 'transactions', environment: joEnvironment })),
     obflowPages: async () => {
       await writeFile(fixture.savedEnvironment, JSON.stringify(joReady), { mode: 0o600 });
-      return observed(() => fixture.obflow(['run', 'transactions', '--json'], { peakRss: true }));
+      return observed(() => fixture.obflow(['run', 'transactions', '--psu-user', 'jo', '--json'], { peakRss: true }));
     },
     // The same step's collection through plain newman, same environment, same requests.
     newmanPages: () => observed(() => newman(transactionsCollection, joEnvironment)),
