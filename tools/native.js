@@ -72,11 +72,20 @@ function packageVersion() {
   return JSON.parse(readFileSync(file, 'utf8')).version;
 }
 
+/** better-sqlite3's objects this process makes, kept until it exits: on Node.js >= 24.19 one left to a garbage
+ *  collection outside a Node.js context aborts the process (src/sandbox/store/db.ts says why; this script cannot
+ *  import it, it runs before the build). */
+const RETAINED = [];
+function retainNative(native) {
+  RETAINED.push(native);
+  return native;
+}
+
 /** Whether `addon` loads in this process (better-sqlite3 opening an in-memory database with it); the error otherwise. */
 function loadError(addon) {
   try {
     const Database = createRequire(join(packageDir(), 'package.json'))('./lib/index.js');
-    new Database(':memory:', { nativeBinding: addon }).close();
+    retainNative(new Database(':memory:', { nativeBinding: addon })).close();
     return undefined;
   } catch (error) {
     return String(error?.message ?? error).split('\n')[0];

@@ -18,6 +18,7 @@ import { spawnSandbox } from '../helpers/sandbox-process.js';
 import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { RegisteredClient, TestSandbox } from '../helpers/sandbox-client.js';
 import { SandboxDataError } from '../../src/sandbox/index.js';
+import { retainNative } from '../../src/sandbox/store/db.js';
 import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 import { tempDirSync } from '../helpers/temp.js';
 
@@ -29,19 +30,15 @@ afterAll(async () => {
   for (const item of opened.reverse()) await item.close();
 });
 
-/** better-sqlite3 objects this file makes, kept reachable until the worker exits: on Node.js ≥ 24.19 one collected
- *  by a GC outside a Node.js context aborts the process (src/sandbox/store/db.ts, RETAINED). */
-const keep: object[] = [];
-
 /** Rows of one collection in a data folder's database (read-only, beside a running sandbox: WAL allows it). */
 function rows(dataDir: string, collection: string): Array<{ key: string; value: string }> {
-  const db = new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() });
-  keep.push(db);
+  const db = retainNative(
+    new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() }),
+  );
   try {
-    const statement = db.prepare<[string], { key: string; value: string }>(
-      'SELECT key, value FROM records WHERE collection = ? ORDER BY rowid',
+    const statement = retainNative(
+      db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY rowid'),
     );
-    keep.push(statement);
     return statement.all(collection);
   } finally {
     db.close();

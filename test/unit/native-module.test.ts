@@ -1,7 +1,10 @@
 // The classifier that tells a native module built for another runtime from damaged data: the error shapes
 // are the real ones, as Node.js 24.21 and `bindings` throw them when better-sqlite3 was built for Node.js 20. And the
 // builds kept per runtime outside node_modules: where they are kept, that tools/native.js keeps them where
-// the store looks, and that the store (and every other opener of a database) loads the kept build for this runtime.
+// the store looks, and that the store (and every other opener of a database) loads the kept build for this runtime. And
+// that every better-sqlite3 object is held until the process exits (src/sandbox/store/db.ts, RETAINED): one left to the
+// garbage collector aborts Node.js >= 24.19, and a test runner that runs many files in one process releases a file's own
+// modules after it (a test file's array of kept objects was collected that way, and the worker aborted on 24).
 
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +13,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import * as store from '../../src/sandbox/store/db.js';
 import { nativeBuildDir, nativeCacheRoot, nativeModuleFailure, SQLITE_ADDON } from '../../src/sandbox/store/native.js';
 import { REPO_ROOT } from '../helpers/prerequisites.js';
 import { tempDirSync } from '../helpers/temp.js';
@@ -206,5 +210,80 @@ describe('the builds of better-sqlite3 kept per runtime', () => {
     expect(
       openers.filter(({ call }) => !call.includes('nativeBinding: keptSqliteAddon()')).map(({ at, call }) => `${at}: ${call}`),
     ).toEqual([]);
+  });
+});
+
+describe("better-sqlite3's objects, held until the process exits", () => {
+  /** The project's files that load better-sqlite3: src, tests, tools and bench (tools/native.js loads it by path). */
+  const LOADS_SQLITE = /\bfrom 'better-sqlite3'|Require\([^\n]*\)\('\.\/lib\/index\.js'\)/;
+  const loaders = ['src', 'test', 'tools', 'bench']
+    .flatMap((folder) =>
+      readdirSync(join(REPO_ROOT, folder), { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.(?:ts|js|mjs)$/.test(file) && !file.includes('node_modules'))
+        .map((file) => `${folder}/${file.split('\\').join('/')}`),
+    )
+    .filter((path) => path !== 'test/unit/native-module.test.ts')
+    .map((path) => ({ path, text: readFileSync(join(REPO_ROOT, path), 'utf8') }))
+    .filter(({ text }) => LOADS_SQLITE.test(text));
+
+  /**
+   * Where a module makes a better-sqlite3 object (database, statement, iterator, backup) without handing it to
+   * `retainNative` in the same statement: left to the garbage collector, it aborts Node.js ≥ 24.19
+   * (src/sandbox/store/db.ts, RETAINED). `pragma()` and `backup()` make one that cannot be handed over: never used.
+   */
+  const unretained = (path: string, text: string): string[] => {
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' ')).replace(/(^|\s)\/\/.*$/gm, '$1');
+    const found: string[] = [];
+    for (const match of code.matchAll(/new Database\(|\.(prepare|iterate|pragma|backup)\s*(?:<[^()]*?>)?\(/g)) {
+      const before = code.slice(0, match.index);
+      const statement = before.slice(Math.max(before.lastIndexOf(';'), before.lastIndexOf('{'), before.lastIndexOf('}')) + 1);
+      const held = match[1] !== 'pragma' && match[1] !== 'backup' && statement.includes('retainNative(');
+      if (!held) found.push(`${path}:${before.split('\n').length}: ${(code.split('\n')[before.split('\n').length - 1] ?? '').trim()}`);
+    }
+    return found;
+  };
+
+  it('are each handed to retainNative as they are made, in src, tests and tools alike', () => {
+    expect(loaders.map(({ path }) => path)).toEqual(
+      expect.arrayContaining([
+        'src/sandbox/store/db.ts',
+        'test/integration/sandbox-store.test.ts',
+        'test/unit/sandbox-store-damage.test.ts',
+        'tools/native.js',
+      ]),
+    );
+    expect(loaders.flatMap(({ path, text }) => unretained(path, text))).toEqual([]);
+  });
+
+  it('catches an object left to the garbage collector (the check can fail)', () => {
+    const offender = [
+      'const db = new Database(file, { readonly: true, nativeBinding: keptSqliteAddon() });',
+      "const statement = db.prepare<[string], { key: string }>('SELECT 1');",
+      'for (const row of rows.iterate()) check(row);',
+      "db.pragma('journal_mode = WAL');",
+      'const kept = retainNative(new Database(file, { nativeBinding: keptSqliteAddon() }));',
+      "const read = retainNative(kept.prepare('SELECT 1')).pluck();",
+      '// db.prepare() in a comment makes nothing',
+    ].join('\n');
+    expect(unretained('test/x.test.ts', offender)).toEqual([
+      'test/x.test.ts:1: const db = new Database(file, { readonly: true, nativeBinding: keptSqliteAddon() });',
+      "test/x.test.ts:2: const statement = db.prepare<[string], { key: string }>('SELECT 1');",
+      'test/x.test.ts:3: for (const row of rows.iterate()) check(row);',
+      "test/x.test.ts:4: db.pragma('journal_mode = WAL');",
+    ]);
+  });
+
+  it('are held by the process, not by a module: a second instance of src/sandbox/store/db.ts keeps into the same set', async () => {
+    // A query makes the module runner evaluate db.ts again: a module instance of its own, as a re-run file would.
+    const specifier = '../../src/sandbox/store/db.js?a-second-instance';
+    const second = (await import(/* @vite-ignore */ specifier)) as typeof store;
+    expect(second.retainNative).not.toBe(store.retainNative);
+
+    const [first, other] = [{ made: 'by the first instance' }, { made: 'by the second instance' }];
+    expect(store.retainNative(first)).toBe(first);
+    expect(second.retainNative(other)).toBe(other);
+    const held = (globalThis as { [key: symbol]: unknown })[store.RETAINED_NATIVE_KEY];
+    expect(held).toBeInstanceOf(Set);
+    expect([(held as Set<object>).has(first), (held as Set<object>).has(other)]).toEqual([true, true]);
   });
 });

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { SandboxDataError } from '../../src/sandbox/contracts.js';
-import { SandboxDb } from '../../src/sandbox/store/db.js';
+import { retainNative, SandboxDb } from '../../src/sandbox/store/db.js';
 import type { CollectionSpec } from '../../src/sandbox/store/db.js';
 import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 import { tempDirSync } from '../helpers/temp.js';
@@ -39,8 +39,6 @@ const item = (n: number): Item => ({
 const KEPT = Array.from({ length: COUNT }, (_, n) => n).filter((n) => n % 10 !== 0);
 
 const opened: SandboxDb[] = [];
-/** better-sqlite3 objects this file makes, kept reachable until the worker exits (db.ts, RETAINED). */
-const keep: object[] = [];
 afterAll(() => {
   for (const db of opened) db.close();
 });
@@ -107,10 +105,8 @@ function occurrences(bytes: Buffer, text: string): Array<{ offset: number; pageT
 
 /** What SQLite's own check says of `file` (read-only, a connection of its own). */
 function sqliteCheck(file: string, check: 'integrity_check' | 'quick_check'): unknown {
-  const db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() });
-  keep.push(db);
-  const statement = db.prepare(`PRAGMA ${check}`).pluck();
-  keep.push(statement);
+  const db = retainNative(new Database(file, { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() }));
+  const statement = retainNative(db.prepare(`PRAGMA ${check}`).pluck());
   try {
     return statement.get();
   } finally {
@@ -188,10 +184,8 @@ describe('a row changed by hand while the store is open (an sqlite3 shell, witho
   function handEdited(): { db: SandboxDb; edit: (n: number) => void } {
     const { dataDir, file } = storedFolder();
     const db = open(dataDir);
-    const shell = new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() });
-    keep.push(shell);
-    const update = shell.prepare('UPDATE records SET value = ? WHERE collection = ? AND key = ?');
-    keep.push(update);
+    const shell = retainNative(new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() }));
+    const update = retainNative(shell.prepare('UPDATE records SET value = ? WHERE collection = ? AND key = ?'));
     return { db, edit: (n) => void update.run(JSON.stringify({ ...item(n), scopes: ['accounts'] }), 'tokens', keyOf(n)) };
   }
 
@@ -217,8 +211,7 @@ describe('a store of schema version 1 (rows without checksums)', () => {
     const dataDir = tempDirSync('obflow-store-v1-');
     mkdirSync(dataDir, { recursive: true });
     // The tables as version 1 made them.
-    const v1 = new Database(join(dataDir, 'sandbox.db'), { nativeBinding: keptSqliteAddon() });
-    keep.push(v1);
+    const v1 = retainNative(new Database(join(dataDir, 'sandbox.db'), { nativeBinding: keptSqliteAddon() }));
     v1.exec(
       'PRAGMA journal_mode = WAL;' +
         'CREATE TABLE records (collection TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER, tag TEXT, UNIQUE (collection, key));' +
@@ -226,8 +219,7 @@ describe('a store of schema version 1 (rows without checksums)', () => {
         'CREATE INDEX records_tag ON records (collection, tag) WHERE tag IS NOT NULL;' +
         "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema', '1');",
     );
-    const insert = v1.prepare('INSERT INTO records VALUES (?, ?, ?, ?, ?)');
-    keep.push(insert);
+    const insert = retainNative(v1.prepare('INSERT INTO records VALUES (?, ?, ?, ?, ?)'));
     for (const n of KEPT) insert.run('tokens', keyOf(n), JSON.stringify(item(n)), Date.parse(item(n).expiresAt), item(n).clientId);
     v1.close();
 

@@ -37,25 +37,32 @@ export interface CollectionSpec<T> {
 const SCHEMA_VERSION = '2';
 
 /**
- * Every better-sqlite3 object (database, statement) this process makes stays reachable until the process exits; none
- * is left to the garbage collector. better-sqlite3 12 wraps them in `node::ObjectWrap`, whose destructor since Node.js
- * 24.19 removes an environment cleanup hook and asserts a Node.js context is entered. A collection run from a V8
- * platform task (idle or incremental GC, no context entered) then aborts the whole process
+ * Every better-sqlite3 object (database, statement, iterator) this process makes stays reachable until the process
+ * exits; none is left to the garbage collector. better-sqlite3 12 wraps them in `node::ObjectWrap`, whose destructor
+ * since Node.js 24.19 removes an environment cleanup hook and asserts a Node.js context is entered. A collection run
+ * from a V8 platform task (idle or incremental GC, no context entered) then aborts the whole process
  * (`node::RemoveEnvironmentCleanupHook … Assertion failed: (env) != nullptr`, exit 134): `obflow demo` did, right after
  * `environment`, as newman's script sandbox made garbage beside the emulator. Kept here, they are deleted by Node.js's
  * own cleanup hooks at exit, inside the environment. A closed database's objects hold no SQLite handles (close()
  * finalizes its statements), so what stays is a few hundred bytes per sandbox opened.
+ *
+ * The set hangs from the global object, not from this module: a module can be released before its process exits (a
+ * test runner that reuses one process for many files drops each file's modules after it), and a set released with its
+ * module leaves its objects to the same garbage collection.
  */
-const RETAINED = new Set<object>();
+export const RETAINED_NATIVE_KEY = Symbol.for('obflow.sandbox.store.retained-native-objects');
+const RETAINED: Set<object> = ((globalThis as { [RETAINED_NATIVE_KEY]?: Set<object> })[RETAINED_NATIVE_KEY] ??= new Set<object>());
 
-function retain<T extends object>(native: T): T {
+/** Keeps a better-sqlite3 object (database, statement, iterator) reachable until the process exits (RETAINED). Every
+ *  such object any code of this project makes goes through it, tests and tools included. */
+export function retainNative<T extends object>(native: T): T {
   RETAINED.add(native);
   return native;
 }
 
 /** db.prepare, with the statement retained for the life of the process (RETAINED). */
 function prepare<P extends unknown[] | object, R = unknown>(db: SqliteDatabase, sql: string): Statement<P, R> {
-  return retain(db.prepare<P, R>(sql));
+  return retainNative(db.prepare<P, R>(sql));
 }
 
 /** Decoded values kept per collection (at most this many, the oldest dropped first): a keep-alive client reading with
@@ -296,7 +303,7 @@ export class SandboxDb {
       // Created owner-only (it holds client secrets); SQLite gives its -wal and -shm files the database's mode.
       closeSync(openSync(file, 'a', 0o600));
       // The build kept for this Node.js when there is one (switching runtimes needs no rebuild), else the package's own.
-      db = retain(new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() }));
+      db = retainNative(new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() }));
       // Pragmas through retained statements (db.pragma() would prepare one and drop it: RETAINED).
       prepare<[]>(db, 'PRAGMA journal_mode = WAL').get();
       prepare<[]>(db, 'PRAGMA synchronous = NORMAL').run();
@@ -320,7 +327,7 @@ export class SandboxDb {
       // request would have read it (a row read later is checked again as it is read: verified). The iterator is a
       // native object too (RETAINED).
       const rows = prepare<[], StoredRow & { rowid: number }>(db, `SELECT rowid, ${STORED_COLUMNS} FROM records`);
-      for (const row of retain(rows.iterate())) verified(file, row);
+      for (const row of retainNative(rows.iterate())) verified(file, row);
     } catch (cause) {
       db?.close();
       // better-sqlite3 loads its addon on the first `new Database`: one built for another Node.js is not damaged data.
