@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/prerequisites.js';
 
 type Check = { name: string; command: string; args: string[] };
-const { runChecks } = (await import(pathToFileURL(join(REPO_ROOT, 'tools', 'check.js')).href)) as {
+const { checksNamed, runChecks } = (await import(pathToFileURL(join(REPO_ROOT, 'tools', 'check.js')).href)) as {
+  checksNamed(names: string[]): Check[] | undefined;
   runChecks(checks: Check[], write: (text: string) => void): Promise<number>;
 };
 
@@ -32,5 +33,11 @@ describe('tools/check.js', () => {
 
   it('exits 0 when every check passes', async () => {
     expect(await runChecks([node('one', ''), node('two', '')], () => undefined)).toBe(0);
+  });
+
+  it('runs the checks named, in the table’s order; every check when none is named; none for a name that is not one', () => {
+    expect(checksNamed(['prettier', 'eslint'])?.map((check) => check.name)).toEqual(['eslint', 'prettier']);
+    expect(checksNamed([])?.map((check) => check.name)).toEqual(['typecheck', 'eslint', 'prettier']);
+    expect(checksNamed(['eslint', 'lint'])).toBeUndefined();
   });
 });
