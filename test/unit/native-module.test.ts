@@ -20,6 +20,15 @@ import { tempDirSync } from '../helpers/temp.js';
 
 const NODE_24 = { version: 'v24.21.0', modules: '137' };
 
+/** The project's own code, read once for the scans below: src, tests, tools and bench. */
+const PROJECT_SOURCES = ['src', 'test', 'tools', 'bench']
+  .flatMap((folder) =>
+    readdirSync(join(REPO_ROOT, folder), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.(?:ts|js|mjs)$/.test(file))
+      .map((file) => `${folder}/${file.split('\\').join('/')}`),
+  )
+  .map((path) => ({ path, text: readFileSync(join(REPO_ROOT, path), 'utf8') }));
+
 function coded(message: string, code?: string): Error {
   return Object.assign(new Error(message), code === undefined ? {} : { code });
 }
@@ -198,13 +207,8 @@ describe('the builds of better-sqlite3 kept per runtime', () => {
   });
 
   it('every database opened in src/ and test/ passes the kept build (nativeBinding), or a runtime switch would break it', () => {
-    const openers = ['src', 'test'].flatMap((top) =>
-      readdirSync(join(REPO_ROOT, top), { recursive: true, encoding: 'utf8' })
-        .filter((file) => file.endsWith('.ts'))
-        .flatMap((file) => {
-          const text = readFileSync(join(REPO_ROOT, top, file), 'utf8');
-          return [...text.matchAll(/new Database\(([^;]*?)\)[);]/g)].map((match) => ({ at: `${top}/${file}`, call: match[0] }));
-        }),
+    const openers = PROJECT_SOURCES.filter(({ path }) => /^(?:src|test)\/.*\.ts$/.test(path)).flatMap(({ path, text }) =>
+      [...text.matchAll(/new Database\(([^;]*?)\)[);]/g)].map((match) => ({ at: path, call: match[0] })),
     );
     expect(openers.length).toBeGreaterThanOrEqual(3);
     expect(
@@ -216,15 +220,7 @@ describe('the builds of better-sqlite3 kept per runtime', () => {
 describe("better-sqlite3's objects, held until the process exits", () => {
   /** The project's files that load better-sqlite3: src, tests, tools and bench (tools/native.js loads it by path). */
   const LOADS_SQLITE = /\bfrom 'better-sqlite3'|Require\([^\n]*\)\('\.\/lib\/index\.js'\)/;
-  const loaders = ['src', 'test', 'tools', 'bench']
-    .flatMap((folder) =>
-      readdirSync(join(REPO_ROOT, folder), { recursive: true, encoding: 'utf8' })
-        .filter((file) => /\.(?:ts|js|mjs)$/.test(file) && !file.includes('node_modules'))
-        .map((file) => `${folder}/${file.split('\\').join('/')}`),
-    )
-    .filter((path) => path !== 'test/unit/native-module.test.ts')
-    .map((path) => ({ path, text: readFileSync(join(REPO_ROOT, path), 'utf8') }))
-    .filter(({ text }) => LOADS_SQLITE.test(text));
+  const loaders = PROJECT_SOURCES.filter(({ path, text }) => path !== 'test/unit/native-module.test.ts' && LOADS_SQLITE.test(text));
 
   /**
    * Where a module makes a better-sqlite3 object (database, statement, iterator, backup) without handing it to
