@@ -363,10 +363,8 @@ describe('kill -9 in the middle of writes', () => {
     const identity = await getTestIdentity();
     const dataDir = tempDirSync('obflow-store-kill-');
     soakFolder(dataDir, identity.softwareStatement);
-    const started = await spawnSandbox(dataDir);
-    child = started.process;
-    const running = child;
-    const { urls } = started;
+    const { process: running, urls } = await spawnSandbox(dataDir);
+    child = running;
 
     const acknowledged = {
       clients: [] as RegisteredClient[],
