@@ -9,7 +9,6 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runCli } from '../helpers/cli.js';
@@ -18,8 +17,7 @@ import { spawnSandbox } from '../helpers/sandbox-process.js';
 import { SandboxTpp, startTestSandbox } from '../helpers/sandbox-client.js';
 import type { RegisteredClient, TestSandbox } from '../helpers/sandbox-client.js';
 import { SandboxDataError } from '../../src/sandbox/index.js';
-import { retainNative } from '../../src/sandbox/store/db.js';
-import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
+import { openSqlite, retainNative } from '../../src/sandbox/store/db.js';
 import { tempDirSync } from '../helpers/temp.js';
 
 /** The built CLI, for `obflow sandbox` as its own process. */
@@ -32,9 +30,7 @@ afterAll(async () => {
 
 /** Rows of one collection in a data folder's database (read-only, beside a running sandbox: WAL allows it). */
 function rows(dataDir: string, collection: string): Array<{ key: string; value: string }> {
-  const db = retainNative(
-    new Database(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() }),
-  );
+  const db = openSqlite(join(dataDir, 'sandbox.db'), { readonly: true, fileMustExist: true });
   try {
     const statement = retainNative(
       db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY rowid'),

@@ -8,13 +8,11 @@
 import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { SandboxDataError } from '../../src/sandbox/contracts.js';
-import { retainNative, SandboxDb } from '../../src/sandbox/store/db.js';
+import { openSqlite, retainNative, SandboxDb } from '../../src/sandbox/store/db.js';
 import type { CollectionSpec } from '../../src/sandbox/store/db.js';
-import { keptSqliteAddon } from '../../src/sandbox/store/native.js';
 import { tempDirSync } from '../helpers/temp.js';
 
 interface Item {
@@ -105,7 +103,7 @@ function occurrences(bytes: Buffer, text: string): Array<{ offset: number; pageT
 
 /** What SQLite's own check says of `file` (read-only, a connection of its own). */
 function sqliteCheck(file: string, check: 'integrity_check' | 'quick_check'): unknown {
-  const db = retainNative(new Database(file, { readonly: true, fileMustExist: true, nativeBinding: keptSqliteAddon() }));
+  const db = openSqlite(file, { readonly: true, fileMustExist: true });
   const statement = retainNative(db.prepare(`PRAGMA ${check}`).pluck());
   try {
     return statement.get();
@@ -184,7 +182,7 @@ describe('a row changed by hand while the store is open (an sqlite3 shell, witho
   function handEdited(): { db: SandboxDb; edit: (n: number) => void } {
     const { dataDir, file } = storedFolder();
     const db = open(dataDir);
-    const shell = retainNative(new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() }));
+    const shell = openSqlite(file, { fileMustExist: true });
     const update = retainNative(shell.prepare('UPDATE records SET value = ? WHERE collection = ? AND key = ?'));
     return { db, edit: (n) => void update.run(JSON.stringify({ ...item(n), scopes: ['accounts'] }), 'tokens', keyOf(n)) };
   }
@@ -211,7 +209,7 @@ describe('a store of schema version 1 (rows without checksums)', () => {
     const dataDir = tempDirSync('obflow-store-v1-');
     mkdirSync(dataDir, { recursive: true });
     // The tables as version 1 made them.
-    const v1 = retainNative(new Database(join(dataDir, 'sandbox.db'), { nativeBinding: keptSqliteAddon() }));
+    const v1 = openSqlite(join(dataDir, 'sandbox.db'));
     v1.exec(
       'PRAGMA journal_mode = WAL;' +
         'CREATE TABLE records (collection TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER, tag TEXT, UNIQUE (collection, key));' +

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
 import Database from 'better-sqlite3';
-import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
+import type { Database as SqliteDatabase, Options as SqliteOptions, Statement } from 'better-sqlite3';
 
 import { SandboxDataError, SandboxNativeModuleError } from '../contracts.js';
 import { keepAtMost } from '../kept.js';
@@ -58,6 +58,13 @@ const RETAINED: Set<object> = ((globalThis as { [RETAINED_NATIVE_KEY]?: Set<obje
 export function retainNative<T extends object>(native: T): T {
   RETAINED.add(native);
   return native;
+}
+
+/** A database on `file` with the build of better-sqlite3 kept for this Node.js when there is one (switching runtimes
+ *  needs no rebuild), else the package's own, retained (RETAINED). Every database this project opens is opened here,
+ *  the tests' included. */
+export function openSqlite(file: string, options: Omit<SqliteOptions, 'nativeBinding'> = {}): SqliteDatabase {
+  return retainNative(new Database(file, { ...options, nativeBinding: keptSqliteAddon() }));
 }
 
 /** db.prepare, with the statement retained for the life of the process (RETAINED). */
@@ -302,8 +309,7 @@ export class SandboxDb {
     try {
       // Created owner-only (it holds client secrets); SQLite gives its -wal and -shm files the database's mode.
       closeSync(openSync(file, 'a', 0o600));
-      // The build kept for this Node.js when there is one (switching runtimes needs no rebuild), else the package's own.
-      db = retainNative(new Database(file, { fileMustExist: true, nativeBinding: keptSqliteAddon() }));
+      db = openSqlite(file, { fileMustExist: true });
       // Pragmas through retained statements (db.pragma() would prepare one and drop it: RETAINED).
       prepare<[]>(db, 'PRAGMA journal_mode = WAL').get();
       prepare<[]>(db, 'PRAGMA synchronous = NORMAL').run();
